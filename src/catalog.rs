@@ -1,0 +1,223 @@
+//! The declarative catalogue in `rules/*.toml`: sinks, key headers, known middleware.
+//!
+//! The data is embedded with `include_str!` and validated once at start; a mistake names the file,
+//! line and field.
+
+use crate::facts::EffectKind;
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+const SINKS: &str = include_str!("../rules/sinks.toml");
+const HEADERS: &str = include_str!("../rules/headers.toml");
+const MIDDLEWARE: &str = include_str!("../rules/middleware.toml");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sink {
+    pub id: String,
+    pub lang: String,
+    pub kind: EffectKind,
+    #[serde(default)]
+    pub label: String,
+    #[serde(default)]
+    pub packages: Vec<String>,
+    #[serde(default)]
+    pub roots: Vec<String>,
+    #[serde(default)]
+    pub calls: Vec<String>,
+    #[serde(default)]
+    pub constructs: Vec<String>,
+    #[serde(default)]
+    pub upsert: bool,
+    #[serde(default)]
+    pub write_method: bool,
+    #[serde(skip)]
+    roots_set: Option<GlobSet>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct RelativeUpdate {
+    #[serde(default)]
+    pub keys: Vec<String>,
+    #[serde(default)]
+    pub calls: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct SqlCalls {
+    #[serde(default)]
+    pub calls: Vec<String>,
+    #[serde(default)]
+    pub tags: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SinksFile {
+    #[serde(default)]
+    sink: Vec<Sink>,
+    #[serde(default)]
+    relative_update: RelativeUpdate,
+    #[serde(default)]
+    sql: SqlCalls,
+}
+
+#[derive(Debug, Deserialize)]
+struct HeadersFile {
+    names: Vec<String>,
+}
+
+/// A known idempotency middleware package. The property flags are read by later rules.
+#[derive(Debug, Deserialize)]
+pub struct Middleware {
+    pub id: String,
+    pub lang: String,
+    pub packages: Vec<String>,
+    #[serde(default)]
+    pub label: String,
+    #[serde(default)]
+    pub docs: String,
+}
+
+#[derive(Debug, Deserialize)]
+struct MiddlewareFile {
+    #[serde(default)]
+    middleware: Vec<Middleware>,
+}
+
+#[derive(Debug)]
+pub struct Catalog {
+    pub sinks: Vec<Sink>,
+    pub relative_update: RelativeUpdate,
+    pub sql: SqlCalls,
+    /// Lower-cased header names that carry an idempotency key.
+    pub key_headers: Vec<String>,
+    pub middleware: Vec<Middleware>,
+}
+
+fn parse<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, String> {
+    toml::from_str(text).map_err(|e| format!("rules/{name}: {e}"))
+}
+
+impl Catalog {
+    /// The built-in catalogue. Its data ships with the binary, so an error here is a bug in it.
+    pub fn builtin() -> Result<Catalog, String> {
+        let sinks: SinksFile = parse("sinks.toml", SINKS)?;
+        let headers: HeadersFile = parse("headers.toml", HEADERS)?;
+        let middleware: MiddlewareFile = parse("middleware.toml", MIDDLEWARE)?;
+        let mut catalog = Catalog {
+            sinks: sinks.sink,
+            relative_update: sinks.relative_update,
+            sql: sinks.sql,
+            key_headers: headers.names.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            middleware: middleware.middleware,
+        };
+        for sink in &mut catalog.sinks {
+            let mut set = GlobSetBuilder::new();
+            for root in &sink.roots {
+                let glob = GlobBuilder::new(root)
+                    .case_insensitive(true)
+                    .build()
+                    .map_err(|e| format!("rules/sinks.toml: sink `{}`: root `{root}`: {e}", sink.id))?;
+                set.add(glob);
+            }
+            sink.roots_set = Some(set.build().map_err(|e| format!("rules/sinks.toml: {e}"))?);
+            if sink.calls.is_empty() && sink.constructs.is_empty() {
+                return Err(format!("rules/sinks.toml: sink `{}` has neither `calls` nor `constructs`", sink.id));
+            }
+        }
+        Ok(catalog)
+    }
+
+    pub fn is_key_header(&self, name: &str) -> bool {
+        let name = name.trim().to_ascii_lowercase();
+        self.key_headers.iter().any(|h| *h == name)
+    }
+
+    /// The known middleware whose package is `spec`, if any.
+    pub fn middleware_for(&self, lang: &str, spec: &str) -> Option<&Middleware> {
+        self.middleware
+            .iter()
+            .find(|m| m.lang == lang && m.packages.iter().any(|p| package_matches(p, spec)))
+    }
+}
+
+impl Sink {
+    pub fn origin_matches(&self, spec: &str) -> bool {
+        self.packages.iter().any(|p| package_matches(p, spec))
+    }
+    pub fn root_matches(&self, name: &str) -> bool {
+        !name.is_empty() && self.roots_set.as_ref().is_some_and(|s| s.is_match(name))
+    }
+    /// Does the member path after the root match one of `calls`? `hops` are the path lengths at
+    /// which the chain was called: the pattern may match the whole path or any suffix after a hop.
+    pub fn call_matches(&self, path: &[String], hops: &[usize]) -> Option<&str> {
+        let starts = std::iter::once(0).chain(hops.iter().copied());
+        for start in starts {
+            if start > path.len() {
+                continue;
+            }
+            let tail = &path[start..];
+            if let Some(p) = self.calls.iter().find(|p| pattern_matches(p, tail)) {
+                return Some(p);
+            }
+        }
+        None
+    }
+}
+
+/// `pkg` matches `spec` exactly or as a prefix on a `/` boundary.
+pub fn package_matches(pkg: &str, spec: &str) -> bool {
+    spec == pkg || (spec.starts_with(pkg) && spec.as_bytes().get(pkg.len()) == Some(&b'/'))
+}
+
+/// Segment pattern: `*` one segment, `**` any number, "" the empty path.
+pub fn pattern_matches(pattern: &str, path: &[String]) -> bool {
+    if pattern.is_empty() {
+        return path.is_empty();
+    }
+    let pat: Vec<&str> = pattern.split('.').collect();
+    fn go(pat: &[&str], path: &[String]) -> bool {
+        match pat.first() {
+            None => path.is_empty(),
+            Some(&"**") => (0..=path.len()).any(|i| go(&pat[1..], &path[i..])),
+            Some(p) => {
+                !path.is_empty() && (*p == "*" || *p == path[0]) && go(&pat[1..], &path[1..])
+            }
+        }
+    }
+    go(&pat, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(s: &str) -> Vec<String> {
+        if s.is_empty() { vec![] } else { s.split('.').map(String::from).collect() }
+    }
+
+    #[test]
+    fn patterns() {
+        assert!(pattern_matches("paymentIntents.create", &p("paymentIntents.create")));
+        assert!(pattern_matches("*.create", &p("user.create")));
+        assert!(!pattern_matches("*.create", &p("create")));
+        assert!(pattern_matches("**.update", &p("where.andWhere.update")));
+        assert!(pattern_matches("", &p("")));
+        assert!(!pattern_matches("", &p("post")));
+    }
+
+    #[test]
+    fn packages() {
+        assert!(package_matches("drizzle-orm", "drizzle-orm/node-postgres"));
+        assert!(!package_matches("drizzle", "drizzle-orm"));
+    }
+
+    #[test]
+    fn builtin_loads() {
+        let c = Catalog::builtin().unwrap();
+        assert!(c.is_key_header("Idempotency-Key"));
+        assert!(!c.sinks.is_empty());
+    }
+}

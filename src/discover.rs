@@ -1,0 +1,143 @@
+//! Finding the files to analyse: gitignore-aware, vendored and build folders skipped, oversized,
+//! binary, non-UTF-8 and minified files reported instead of read, symlinks never followed.
+
+use crate::facts::Diagnostic;
+use rayon::prelude::*;
+use std::path::{Path, PathBuf};
+
+/// Files larger than this are skipped with a diagnostic.
+pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Folders that hold vendored code or build output, never the application's source.
+const SKIPPED_DIRS: &[&str] = &[
+    "node_modules",
+    "bower_components",
+    "dist",
+    "build",
+    "target",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    ".turbo",
+    ".git",
+    "coverage",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Lang {
+    TypeScript,
+    Tsx,
+    JavaScript,
+}
+
+impl Lang {
+    pub fn from_path(path: &Path) -> Option<Lang> {
+        let name = path.file_name()?.to_str()?;
+        if name.ends_with(".d.ts") || name.ends_with(".d.mts") || name.ends_with(".d.cts") {
+            return None;
+        }
+        if name.ends_with(".min.js") || name.ends_with(".bundle.js") {
+            return None;
+        }
+        match path.extension()?.to_str()? {
+            "ts" | "mts" | "cts" => Some(Lang::TypeScript),
+            "tsx" => Some(Lang::Tsx),
+            "js" | "jsx" | "mjs" | "cjs" => Some(Lang::JavaScript),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct SourceFile {
+    /// Relative to the scanned root, `/`-separated.
+    pub rel: String,
+    pub lang: Lang,
+    pub text: String,
+}
+
+pub struct Discovered {
+    pub files: Vec<SourceFile>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+pub fn rel_path(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Walks `root` and reads every source file in parallel. Output is sorted by path.
+pub fn discover(root: &Path) -> Discovered {
+    let mut diagnostics = Vec::new();
+    let mut candidates: Vec<(PathBuf, Lang)> = Vec::new();
+    let walker = ignore::WalkBuilder::new(root)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && e.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+        })
+        .build();
+    for entry in walker {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(err) => {
+                diagnostics.push(Diagnostic::new("", 0, format!("could not walk: {err}")));
+                continue;
+            }
+        };
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if let Some(lang) = Lang::from_path(entry.path()) {
+            candidates.push((entry.into_path(), lang));
+        }
+    }
+    candidates.sort();
+    let read: Vec<Result<SourceFile, Diagnostic>> =
+        candidates.par_iter().map(|(path, lang)| read_source(root, path, *lang)).collect();
+    let mut files = Vec::new();
+    for r in read {
+        match r {
+            Ok(f) => files.push(f),
+            Err(d) => diagnostics.push(d),
+        }
+    }
+    Discovered { files, diagnostics }
+}
+
+fn read_source(root: &Path, path: &Path, lang: Lang) -> Result<SourceFile, Diagnostic> {
+    let rel = rel_path(root, path);
+    let skip = |why: String| Diagnostic::new(rel.clone(), 0, why);
+    let meta = std::fs::metadata(path).map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(skip(format!(
+            "skipped: {} bytes is over the {} MiB size cap",
+            meta.len(),
+            MAX_FILE_BYTES / (1024 * 1024)
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(skip("skipped: binary file".into()));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        skip(format!("skipped: not valid UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
+    })?;
+    if looks_minified(&text) {
+        return Err(skip("skipped: looks minified (very long lines)".into()));
+    }
+    Ok(SourceFile { rel, lang, text })
+}
+
+/// A bundle or minified file: long, with lines far longer than hand-written code has.
+fn looks_minified(text: &str) -> bool {
+    if text.len() < 16 * 1024 {
+        return false;
+    }
+    let lines = text.lines().count().max(1);
+    text.len() / lines > 400 || text.lines().any(|l| l.len() > 50_000)
+}

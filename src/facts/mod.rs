@@ -1,0 +1,185 @@
+//! The language-neutral model every front end produces and every rule reads.
+//!
+//! Nothing here knows about syntax: a route found by tree-sitter in an Express app and one found
+//! by syn in an axum service become the same [`Endpoint`].
+
+use serde::Serialize;
+
+/// A place in the scanned tree: `file` relative to the root, `/`-separated; `line` 1-based.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Location {
+    pub file: String,
+    pub line: u32,
+}
+
+impl Location {
+    pub fn new(file: impl Into<String>, line: u32) -> Self {
+        Location { file: file.into(), line }
+    }
+}
+
+impl std::fmt::Display for Location {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// What a side effect does, in the report's vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectKind {
+    Payment,
+    Email,
+    Sms,
+    QueuePublish,
+    ExternalCall,
+    DbCreate,
+    DbUpdate,
+    DbDelete,
+    FileWrite,
+    WebhookReceiver,
+}
+
+impl EffectKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EffectKind::Payment => "payment",
+            EffectKind::Email => "email",
+            EffectKind::Sms => "sms",
+            EffectKind::QueuePublish => "queue_publish",
+            EffectKind::ExternalCall => "external_call",
+            EffectKind::DbCreate => "db_create",
+            EffectKind::DbUpdate => "db_update",
+            EffectKind::DbDelete => "db_delete",
+            EffectKind::FileWrite => "file_write",
+            EffectKind::WebhookReceiver => "webhook_receiver",
+        }
+    }
+}
+
+/// A side effect reached from an endpoint's handler.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Effect {
+    pub kind: EffectKind,
+    /// The call as written, e.g. `stripe.paymentIntents.create`.
+    pub callee: String,
+    /// Catalogue label, e.g. "Stripe payment".
+    pub label: String,
+    #[serde(flatten)]
+    pub location: Location,
+    /// An upsert / find-or-create: a create that a duplicate cannot repeat.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub upsert: bool,
+    /// A relative update (`increment`, `$inc`, `SET x = x + 1`): running it twice changes the result.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub relative: bool,
+    /// Calls from the handler to this effect, outermost first (`createOrder`, `chargeCard`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub via: Vec<String>,
+    /// Reached only through a heuristic (a method resolved by its name alone).
+    #[serde(skip)]
+    pub speculative: bool,
+}
+
+impl Effect {
+    /// Creates, messages and money: what a duplicate execution repeats.
+    pub fn repeats_on_retry(&self) -> bool {
+        match self.kind {
+            EffectKind::DbCreate => !self.upsert,
+            EffectKind::DbUpdate => self.relative,
+            EffectKind::DbDelete | EffectKind::FileWrite => false,
+            _ => true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MechanismKind {
+    HeaderKey,
+    UniqueConstraint,
+    Upsert,
+    WebhookEventDedup,
+    ContentHash,
+    Natural,
+}
+
+impl MechanismKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MechanismKind::HeaderKey => "header_key",
+            MechanismKind::UniqueConstraint => "unique_constraint",
+            MechanismKind::Upsert => "upsert",
+            MechanismKind::WebhookEventDedup => "webhook_event_dedup",
+            MechanismKind::ContentHash => "content_hash",
+            MechanismKind::Natural => "natural",
+        }
+    }
+}
+
+/// Something that protects an endpoint against a duplicate execution.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Mechanism {
+    pub kind: MechanismKind,
+    pub detail: String,
+    #[serde(flatten)]
+    pub location: Location,
+}
+
+/// An HTTP route as the front end found it, with everything its handler reaches.
+#[derive(Debug, Clone, Serialize)]
+pub struct Endpoint {
+    pub method: String,
+    pub path: String,
+    pub framework: String,
+    #[serde(flatten)]
+    pub location: Location,
+    pub handler: String,
+    pub side_effects: Vec<Effect>,
+    pub mechanisms: Vec<Mechanism>,
+    /// Where the handler or its middleware reads the idempotency-key header.
+    #[serde(skip)]
+    pub key_reads: Vec<Location>,
+    /// The handler's own definition, when known.
+    #[serde(skip)]
+    pub handler_location: Option<Location>,
+}
+
+impl Endpoint {
+    pub fn is_mutation(&self) -> bool {
+        is_mutation_method(&self.method)
+    }
+    pub fn label(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+    pub fn has_mechanism(&self, kind: MechanismKind) -> bool {
+        self.mechanisms.iter().any(|m| m.kind == kind)
+    }
+}
+
+pub fn is_mutation_method(method: &str) -> bool {
+    matches!(method, "POST" | "PUT" | "PATCH" | "DELETE")
+}
+
+/// A problem with the input that did not stop the audit.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Diagnostic {
+    pub file: String,
+    pub line: u32,
+    pub message: String,
+}
+
+impl Diagnostic {
+    pub fn new(file: impl Into<String>, line: u32, message: impl Into<String>) -> Self {
+        Diagnostic { file: file.into(), line, message: message.into() }
+    }
+}
+
+/// Everything the front ends and the linker found in one scanned tree.
+#[derive(Debug, Default)]
+pub struct Facts {
+    pub files_scanned: usize,
+    /// Every route, safe methods included (RS023 needs the GETs).
+    pub endpoints: Vec<Endpoint>,
+    pub diagnostics: Vec<Diagnostic>,
+}

@@ -1,0 +1,3 @@
+//! Front ends: source to facts. Only they know syntax.
+
+pub mod ts;

@@ -1,0 +1,1179 @@
+//! Builds a [`Module`] from one tree-sitter tree: a small abstract interpreter over the file.
+//!
+//! Declarations are bound lazily (so hoisting and use-before-definition work), function bodies are
+//! walked once when the function value is first made, `forEach`/`for…of` over a literal array is
+//! unrolled (route tables), and every call is recorded with its chain decomposed. References to
+//! other files stay symbolic (`Val::Import`) for the linker.
+
+use super::ir::*;
+use crate::catalog::Catalog;
+use crate::facts::Diagnostic;
+use std::collections::HashMap;
+use tree_sitter::Node;
+
+/// Deeper than this, an expression is not followed (a diagnostic says so once per file).
+const MAX_DEPTH: usize = 200;
+
+enum Binding<'t> {
+    Lazy(Node<'t>),
+    LazyFn(Node<'t>),
+    LazyClass(Node<'t>),
+    Busy,
+    Val(Val),
+}
+
+struct Scope<'t> {
+    parent: Option<usize>,
+    owner: FnId,
+    this_class: Option<ClassId>,
+    vars: HashMap<String, Binding<'t>>,
+}
+
+pub(super) struct Chain {
+    pub root: Val,
+    pub root_name: String,
+    pub path: Vec<String>,
+    pub hops: Vec<usize>,
+    pub val: Val,
+}
+
+pub struct Evaluator<'t, 'c> {
+    pub(super) src: &'t str,
+    pub(super) module: Module,
+    pub(super) catalog: &'c Catalog,
+    pub(super) diagnostics: Vec<Diagnostic>,
+    scopes: Vec<Scope<'t>>,
+    cur: usize,
+    fn_memo: HashMap<usize, FnId>,
+    class_memo: HashMap<usize, ClassId>,
+    depth: usize,
+    too_deep: bool,
+    name_hint: Option<String>,
+    export_clauses: Vec<(String, String)>,
+}
+
+pub fn line(n: Node) -> u32 {
+    n.start_position().row as u32 + 1
+}
+
+fn is_statement(kind: &str) -> bool {
+    kind.ends_with("_statement") || kind.ends_with("_declaration") || kind == "statement_block"
+}
+
+fn is_function(kind: &str) -> bool {
+    matches!(
+        kind,
+        "arrow_function" | "function_expression" | "function" | "generator_function"
+    )
+}
+
+impl<'t, 'c> Evaluator<'t, 'c> {
+    pub fn new(file: &str, src: &'t str, catalog: &'c Catalog) -> Self {
+        let mut module = Module { file: file.to_string(), ..Default::default() };
+        module.functions.push(FnFacts { name: "<module>".into(), line: 1, ..Default::default() });
+        Evaluator {
+            src,
+            module,
+            catalog,
+            diagnostics: Vec::new(),
+            scopes: vec![Scope { parent: None, owner: 0, this_class: None, vars: HashMap::new() }],
+            cur: 0,
+            fn_memo: HashMap::new(),
+            class_memo: HashMap::new(),
+            depth: 0,
+            too_deep: false,
+            name_hint: None,
+            export_clauses: Vec::new(),
+        }
+    }
+
+    pub fn run(mut self, root: Node<'t>) -> (Module, Vec<Diagnostic>) {
+        self.hoist(root);
+        self.walk_children(root);
+        self.cur = 0;
+        for (exported, local) in std::mem::take(&mut self.export_clauses) {
+            let v = self.lookup(&local);
+            self.module.exports.push((exported, v));
+        }
+        if self.too_deep {
+            self.diagnostics.push(Diagnostic::new(
+                self.module.file.clone(),
+                0,
+                format!("expressions nested deeper than {MAX_DEPTH} levels were not followed"),
+            ));
+        }
+        (self.module, self.diagnostics)
+    }
+
+    pub(super) fn text(&self, n: Node) -> &'t str {
+        n.utf8_text(self.src.as_bytes()).unwrap_or("")
+    }
+
+    pub(super) fn cur_fn(&self) -> FnId {
+        self.scopes[self.cur].owner
+    }
+
+    // ----- scopes -----
+
+    fn push_scope(&mut self, owner: FnId, this_class: Option<ClassId>) -> usize {
+        self.scopes.push(Scope { parent: Some(self.cur), owner, this_class, vars: HashMap::new() });
+        let prev = self.cur;
+        self.cur = self.scopes.len() - 1;
+        prev
+    }
+
+    fn declare(&mut self, name: &str, b: Binding<'t>) {
+        self.scopes[self.cur].vars.insert(name.to_string(), b);
+    }
+
+    fn set_in(&mut self, scope: usize, name: &str, v: Val) {
+        self.scopes[scope].vars.insert(name.to_string(), Binding::Val(v));
+    }
+
+    fn find(&self, name: &str) -> Option<usize> {
+        let mut s = Some(self.cur);
+        while let Some(i) = s {
+            if self.scopes[i].vars.contains_key(name) {
+                return Some(i);
+            }
+            s = self.scopes[i].parent;
+        }
+        None
+    }
+
+    pub(super) fn lookup(&mut self, name: &str) -> Val {
+        match self.find(name) {
+            Some(i) => self.force(i, name),
+            None => Val::Global(name.to_string()),
+        }
+    }
+
+    fn force(&mut self, scope: usize, name: &str) -> Val {
+        let binding = match self.scopes[scope].vars.get_mut(name) {
+            Some(b) => std::mem::replace(b, Binding::Busy),
+            None => return Val::Unknown,
+        };
+        let node = match binding {
+            Binding::Val(v) => {
+                self.set_in(scope, name, v.clone());
+                return v;
+            }
+            Binding::Busy => {
+                self.set_in(scope, name, Val::Unknown);
+                return Val::Unknown;
+            }
+            Binding::Lazy(n) | Binding::LazyFn(n) | Binding::LazyClass(n) => n,
+        };
+        let saved = self.cur;
+        self.cur = scope;
+        match node.kind() {
+            "variable_declarator" => self.eval_declarator(node),
+            k if k.contains("class") => {
+                let c = self.make_class(node, name.to_string());
+                self.set_in(scope, name, Val::Class(c));
+            }
+            _ => {
+                let f = self.make_function(node, Some(name.to_string()), None);
+                self.set_in(scope, name, Val::Func(f));
+            }
+        }
+        self.cur = saved;
+        match self.scopes[scope].vars.get(name) {
+            Some(Binding::Val(v)) => v.clone(),
+            _ => Val::Unknown,
+        }
+    }
+
+    fn eval_declarator(&mut self, decl: Node<'t>) {
+        let Some(pattern) = decl.child_by_field_name("name") else { return };
+        let v = match decl.child_by_field_name("value") {
+            Some(value) => {
+                if pattern.kind() == "identifier" {
+                    self.name_hint = Some(self.text(pattern).to_string());
+                }
+                let v = self.eval(value);
+                self.name_hint = None;
+                v
+            }
+            None => match decl.child_by_field_name("type") {
+                Some(t) => self.type_ref(t),
+                None => Val::Unknown,
+            },
+        };
+        let scope = self.cur;
+        self.bind_pattern(pattern, v, scope);
+    }
+
+    /// Binds every name in a destructuring pattern to the matching part of `v`.
+    fn bind_pattern(&mut self, pattern: Node<'t>, v: Val, scope: usize) {
+        match pattern.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                let name = self.text(pattern).to_string();
+                self.set_in(scope, &name, v);
+            }
+            "object_pattern" => {
+                let mut cursor = pattern.walk();
+                for child in pattern.named_children(&mut cursor) {
+                    match child.kind() {
+                        "shorthand_property_identifier_pattern" => {
+                            let name = self.text(child).to_string();
+                            let field = self.member(v.clone(), &name);
+                            self.set_in(scope, &name, field);
+                        }
+                        "pair_pattern" => {
+                            let (Some(k), Some(value)) =
+                                (child.child_by_field_name("key"), child.child_by_field_name("value"))
+                            else {
+                                continue;
+                            };
+                            let key = self.property_name(k);
+                            if self.catalog.is_key_header(&key) {
+                                let f = self.cur_fn();
+                                self.module.functions[f].key_reads.push((key.clone(), line(k)));
+                            }
+                            let field = self.member(v.clone(), &key);
+                            self.bind_pattern(value, field, scope);
+                        }
+                        "object_assignment_pattern" => {
+                            if let Some(left) = child.child_by_field_name("left") {
+                                let name = self.text(left).to_string();
+                                let field = self.member(v.clone(), &name);
+                                self.bind_pattern(left, field, scope);
+                            }
+                        }
+                        "rest_pattern" => {
+                            if let Some(inner) = child.named_child(0) {
+                                self.bind_pattern(inner, Val::Unknown, scope);
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            "array_pattern" => {
+                let mut cursor = pattern.walk();
+                let items: Vec<Node> = pattern.named_children(&mut cursor).collect();
+                for (i, child) in items.into_iter().enumerate() {
+                    let item = match &v {
+                        Val::Arr(a) => a.get(i).cloned().unwrap_or(Val::Unknown),
+                        _ => Val::Unknown,
+                    };
+                    self.bind_pattern(child, item, scope);
+                }
+            }
+            "assignment_pattern" | "object_assignment_pattern" => {
+                if let Some(left) = pattern.child_by_field_name("left") {
+                    self.bind_pattern(left, v, scope);
+                }
+            }
+            "rest_pattern" => {
+                if let Some(inner) = pattern.named_child(0) {
+                    self.bind_pattern(inner, Val::Unknown, scope);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn pattern_names(&self, pattern: Node<'t>, out: &mut Vec<String>) {
+        match pattern.kind() {
+            "identifier" | "shorthand_property_identifier_pattern" => out.push(self.text(pattern).to_string()),
+            _ => {
+                let mut cursor = pattern.walk();
+                for child in pattern.named_children(&mut cursor) {
+                    match child.kind() {
+                        "pair_pattern" => {
+                            if let Some(v) = child.child_by_field_name("value") {
+                                self.pattern_names(v, out);
+                            }
+                        }
+                        "object_assignment_pattern" | "assignment_pattern" => {
+                            if let Some(l) = child.child_by_field_name("left") {
+                                self.pattern_names(l, out);
+                            }
+                        }
+                        _ => self.pattern_names(child, out),
+                    }
+                }
+            }
+        }
+    }
+
+    /// Declares, without evaluating, everything a block declares (hoisting).
+    fn hoist(&mut self, block: Node<'t>) {
+        let mut cursor = block.walk();
+        let children: Vec<Node<'t>> = block.named_children(&mut cursor).collect();
+        for stmt in children {
+            self.hoist_stmt(stmt);
+        }
+    }
+
+    fn hoist_stmt(&mut self, stmt: Node<'t>) {
+        match stmt.kind() {
+            "lexical_declaration" | "variable_declaration" => {
+                let mut cursor = stmt.walk();
+                let decls: Vec<Node<'t>> = stmt.named_children(&mut cursor).collect();
+                for decl in decls.into_iter().filter(|d| d.kind() == "variable_declarator") {
+                    if let Some(p) = decl.child_by_field_name("name") {
+                        let mut names = Vec::new();
+                        self.pattern_names(p, &mut names);
+                        for n in names {
+                            self.declare(&n, Binding::Lazy(decl));
+                        }
+                    }
+                }
+            }
+            "function_declaration" | "generator_function_declaration" => {
+                if let Some(n) = stmt.child_by_field_name("name") {
+                    let name = self.text(n).to_string();
+                    self.declare(&name, Binding::LazyFn(stmt));
+                }
+            }
+            "class_declaration" | "abstract_class_declaration" => {
+                if let Some(n) = stmt.child_by_field_name("name") {
+                    let name = self.text(n).to_string();
+                    self.declare(&name, Binding::LazyClass(stmt));
+                }
+            }
+            "export_statement" => {
+                if let Some(d) = stmt.child_by_field_name("declaration") {
+                    self.hoist_stmt(d);
+                }
+            }
+            "import_statement" => self.bind_import(stmt),
+            _ => {}
+        }
+    }
+
+    fn string_value(&self, n: Node) -> String {
+        let t = self.text(n);
+        if t.len() >= 2 && (t.starts_with('"') || t.starts_with('\'') || t.starts_with('`')) {
+            t[1..t.len() - 1].to_string()
+        } else {
+            t.to_string()
+        }
+    }
+
+    fn bind_import(&mut self, stmt: Node<'t>) {
+        let Some(source) = stmt.child_by_field_name("source") else {
+            // `import x = require('y')`
+            let mut cursor = stmt.walk();
+            for child in stmt.named_children(&mut cursor) {
+                if child.kind() == "import_require_clause" {
+                    let id = child.named_child(0);
+                    let src = child.child_by_field_name("source");
+                    if let (Some(id), Some(src)) = (id, src) {
+                        let v = Val::Import { spec: self.string_value(src), name: None };
+                        let name = self.text(id).to_string();
+                        self.declare(&name, Binding::Val(v));
+                    }
+                }
+            }
+            return;
+        };
+        let spec = self.string_value(source);
+        let mut cursor = stmt.walk();
+        let clauses: Vec<Node<'t>> = stmt.named_children(&mut cursor).filter(|c| c.kind() == "import_clause").collect();
+        for clause in clauses {
+            let mut c2 = clause.walk();
+            let parts: Vec<Node<'t>> = clause.named_children(&mut c2).collect();
+            for part in parts {
+                match part.kind() {
+                    "identifier" => {
+                        let v = Val::Import { spec: spec.clone(), name: Some("default".into()) };
+                        let name = self.text(part).to_string();
+                        self.declare(&name, Binding::Val(v));
+                    }
+                    "namespace_import" => {
+                        if let Some(id) = part.named_child(0) {
+                            let v = Val::Import { spec: spec.clone(), name: None };
+                            let name = self.text(id).to_string();
+                            self.declare(&name, Binding::Val(v));
+                        }
+                    }
+                    "named_imports" => {
+                        let mut c3 = part.walk();
+                        let specs: Vec<Node<'t>> = part.named_children(&mut c3).collect();
+                        for s in specs.into_iter().filter(|s| s.kind() == "import_specifier") {
+                            let Some(name) = s.child_by_field_name("name") else { continue };
+                            let imported = self.property_name(name);
+                            let local = s.child_by_field_name("alias").map(|a| self.text(a).to_string()).unwrap_or_else(|| imported.clone());
+                            let v = Val::Import { spec: spec.clone(), name: Some(imported) };
+                            self.declare(&local, Binding::Val(v));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+
+    // ----- statements -----
+
+    fn walk_children(&mut self, node: Node<'t>) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            self.walk(child);
+        }
+    }
+
+    fn walk(&mut self, node: Node<'t>) {
+        if self.depth > MAX_DEPTH {
+            self.too_deep = true;
+            return;
+        }
+        self.depth += 1;
+        self.walk_inner(node);
+        self.depth -= 1;
+    }
+
+    fn walk_inner(&mut self, node: Node<'t>) {
+        match node.kind() {
+            "lexical_declaration" | "variable_declaration" => {
+                let mut cursor = node.walk();
+                let decls: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for decl in decls.into_iter().filter(|d| d.kind() == "variable_declarator") {
+                    let Some(p) = decl.child_by_field_name("name") else { continue };
+                    let mut names = Vec::new();
+                    self.pattern_names(p, &mut names);
+                    match names.first() {
+                        Some(first) if self.find(first).is_some() => {
+                            if let Some(i) = self.find(first) {
+                                self.force(i, first);
+                            }
+                        }
+                        _ => self.eval_declarator(decl),
+                    }
+                }
+            }
+            "function_declaration" | "generator_function_declaration" | "class_declaration" | "abstract_class_declaration" => {
+                if let Some(n) = node.child_by_field_name("name") {
+                    let name = self.text(n).to_string();
+                    match self.find(&name) {
+                        Some(i) => {
+                            self.force(i, &name);
+                        }
+                        None if node.kind().contains("class") => {
+                            self.make_class(node, name);
+                        }
+                        None => {
+                            self.make_function(node, Some(name), None);
+                        }
+                    }
+                }
+            }
+            "export_statement" => self.walk_export(node),
+            "import_statement" => {}
+            "expression_statement" => self.walk_children_eval(node),
+            "return_statement" => {
+                if let Some(e) = node.named_child(0) {
+                    let v = self.eval(e);
+                    let f = self.cur_fn();
+                    self.module.functions[f].returns.push(v);
+                }
+            }
+            "statement_block" | "class_static_block" => {
+                let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
+                self.hoist(node);
+                self.walk_children(node);
+                self.cur = prev;
+            }
+            "for_in_statement" => self.walk_for_of(node),
+            "interface_declaration" | "type_alias_declaration" | "enum_declaration" | "ambient_declaration" => {}
+            _ => self.walk_children_eval(node),
+        }
+    }
+
+    fn walk_children_eval(&mut self, node: Node<'t>) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            if is_statement(child.kind()) {
+                self.walk(child);
+            } else {
+                self.eval(child);
+            }
+        }
+    }
+
+    fn walk_export(&mut self, node: Node<'t>) {
+        let source = node.child_by_field_name("source").map(|s| self.string_value(s));
+        if let Some(decl) = node.child_by_field_name("declaration") {
+            self.walk(decl);
+            let mut names = Vec::new();
+            match decl.kind() {
+                "lexical_declaration" | "variable_declaration" => {
+                    let mut cursor = decl.walk();
+                    for d in decl.named_children(&mut cursor).filter(|d| d.kind() == "variable_declarator") {
+                        if let Some(p) = d.child_by_field_name("name") {
+                            self.pattern_names(p, &mut names);
+                        }
+                    }
+                }
+                _ => {
+                    if let Some(n) = decl.child_by_field_name("name") {
+                        names.push(self.text(n).to_string());
+                    }
+                }
+            }
+            let is_default = self.has_token(node, "default");
+            for n in names {
+                let v = self.lookup(&n);
+                if is_default {
+                    self.module.exports.push(("default".into(), v.clone()));
+                }
+                self.module.exports.push((n, v));
+            }
+            return;
+        }
+        if let Some(value) = node.child_by_field_name("value") {
+            self.name_hint = Some("default".into());
+            let v = self.eval(value);
+            self.name_hint = None;
+            self.module.exports.push(("default".into(), v));
+            return;
+        }
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
+        let mut clause_seen = false;
+        for child in &children {
+            match child.kind() {
+                "export_clause" => {
+                    clause_seen = true;
+                    let mut c2 = child.walk();
+                    for s in child.named_children(&mut c2).filter(|s| s.kind() == "export_specifier") {
+                        let Some(name) = s.child_by_field_name("name") else { continue };
+                        let local = self.property_name(name);
+                        let exported = s.child_by_field_name("alias").map(|a| self.property_name(a)).unwrap_or_else(|| local.clone());
+                        match &source {
+                            Some(spec) => self.module.exports.push((exported, Val::Import { spec: spec.clone(), name: Some(local) })),
+                            None => self.export_clauses.push((exported, local)),
+                        }
+                    }
+                }
+                "namespace_export" => {
+                    clause_seen = true;
+                    if let (Some(spec), Some(id)) = (&source, child.named_child(0)) {
+                        let name = self.property_name(id);
+                        self.module.exports.push((name, Val::Import { spec: spec.clone(), name: None }));
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !clause_seen {
+            if let Some(spec) = source {
+                self.module.star_exports.push(spec);
+            } else if children.iter().any(|c| c.kind() == "=") {
+                // `export = X`
+                if let Some(e) = node.named_children(&mut node.walk()).last() {
+                    let v = self.eval(e);
+                    self.module.cjs_whole = Some(v);
+                }
+            }
+        }
+    }
+
+    fn has_token(&self, node: Node, token: &str) -> bool {
+        let mut cursor = node.walk();
+        node.children(&mut cursor).any(|c| c.kind() == token)
+    }
+
+    fn walk_for_of(&mut self, node: Node<'t>) {
+        let (Some(left), Some(right), Some(body)) =
+            (node.child_by_field_name("left"), node.child_by_field_name("right"), node.child_by_field_name("body"))
+        else {
+            return self.walk_children_eval(node);
+        };
+        let is_of = self.has_token(node, "of");
+        let iterable = self.eval(right);
+        let elements = match (&iterable, is_of) {
+            (Val::Arr(items), true) if !items.is_empty() => items.clone(),
+            _ => vec![Val::Unknown],
+        };
+        for element in elements {
+            let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
+            let scope = self.cur;
+            self.bind_pattern(left, element, scope);
+            self.walk(body);
+            self.cur = prev;
+        }
+    }
+
+    // ----- functions and classes -----
+
+    /// Makes (once per node) the function value of a function-like node, walking its body.
+    pub(super) fn make_function(&mut self, node: Node<'t>, name: Option<String>, class: Option<ClassId>) -> FnId {
+        if let Some(&f) = self.fn_memo.get(&node.id()) {
+            return f;
+        }
+        let id = self.module.functions.len();
+        let name = name
+            .or_else(|| node.child_by_field_name("name").map(|n| self.text(n).to_string()))
+            .unwrap_or_else(|| "anonymous".into());
+        let this_class = if node.kind() == "arrow_function" { self.scopes[self.cur].this_class } else { class.or(self.scopes[self.cur].this_class) };
+        self.module.functions.push(FnFacts { name, line: line(node), class, ..Default::default() });
+        let parent = self.cur_fn();
+        self.module.functions[parent].children.push(id);
+        self.fn_memo.insert(node.id(), id);
+        let prev = self.push_scope(id, this_class);
+        let scope = self.cur;
+        if let Some(params) = node.child_by_field_name("parameters") {
+            let mut cursor = params.walk();
+            let list: Vec<Node<'t>> = params.named_children(&mut cursor).collect();
+            for (i, p) in list.into_iter().enumerate() {
+                let pattern = p.child_by_field_name("pattern").unwrap_or(p);
+                self.bind_pattern(pattern, Val::Param(id, i), scope);
+            }
+        } else if let Some(p) = node.child_by_field_name("parameter") {
+            self.bind_pattern(p, Val::Param(id, 0), scope);
+        }
+        if let Some(body) = node.child_by_field_name("body") {
+            if body.kind() == "statement_block" {
+                self.hoist(body);
+                self.walk_children(body);
+            } else {
+                let v = self.eval(body);
+                self.module.functions[id].returns.push(v);
+            }
+        }
+        self.cur = prev;
+        id
+    }
+
+    fn type_ref(&mut self, annotation: Node<'t>) -> Val {
+        // `: Foo`, `: Foo<T>`, `: mod.Foo`
+        let mut n = annotation;
+        loop {
+            match n.kind() {
+                "type_annotation" | "generic_type" => match n.named_child(0) {
+                    Some(c) => n = c,
+                    None => return Val::Unknown,
+                },
+                "type_identifier" => {
+                    let name = self.text(n).to_string();
+                    return Val::TypeRef(Box::new(self.lookup(&name)));
+                }
+                "nested_type_identifier" => {
+                    let t = self.text(n).to_string();
+                    let mut parts = t.split('.');
+                    let first = parts.next().unwrap_or_default().to_string();
+                    let mut v = self.lookup(&first);
+                    for p in parts {
+                        v = Val::Member(Box::new(v), p.to_string());
+                    }
+                    return Val::TypeRef(Box::new(v));
+                }
+                _ => return Val::Unknown,
+            }
+        }
+    }
+
+    pub(super) fn make_class(&mut self, node: Node<'t>, name: String) -> ClassId {
+        if let Some(&c) = self.class_memo.get(&node.id()) {
+            return c;
+        }
+        let id = self.module.classes.len();
+        let name = node.child_by_field_name("name").map(|n| self.text(n).to_string()).unwrap_or(name);
+        self.module.classes.push(ClassFacts { name: name.clone(), line: line(node), ..Default::default() });
+        self.class_memo.insert(node.id(), id);
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        for child in &children {
+            if child.kind() == "class_heritage" {
+                let mut c2 = child.walk();
+                let parts: Vec<Node<'t>> = child.named_children(&mut c2).collect();
+                for part in parts {
+                    let expr = match part.kind() {
+                        "extends_clause" => part.child_by_field_name("value"),
+                        "implements_clause" => None,
+                        _ => Some(part),
+                    };
+                    if let Some(e) = expr {
+                        let v = self.eval(e);
+                        self.module.classes[id].extends = Some(v);
+                    }
+                }
+            }
+        }
+        let Some(body) = node.child_by_field_name("body") else { return id };
+        let mut c3 = body.walk();
+        let members: Vec<Node<'t>> = body.named_children(&mut c3).collect();
+        // Fields first, so that methods see them.
+        for m in &members {
+            if matches!(m.kind(), "public_field_definition" | "field_definition") {
+                let Some(n) = m.child_by_field_name("name").or_else(|| m.child_by_field_name("property")) else { continue };
+                let field = self.property_name(n);
+                let prev = self.push_scope(self.cur_fn(), Some(id));
+                let v = match (m.child_by_field_name("value"), m.child_by_field_name("type")) {
+                    (Some(v), _) => self.eval(v),
+                    (None, Some(t)) => self.type_ref(t),
+                    _ => Val::Unknown,
+                };
+                self.cur = prev;
+                self.module.classes[id].fields.push((field, v));
+            }
+        }
+        for m in &members {
+            if m.kind() != "method_definition" {
+                continue;
+            }
+            let Some(n) = m.child_by_field_name("name") else { continue };
+            let method = self.property_name(n);
+            if method == "constructor" {
+                self.constructor_fields(*m, id);
+            }
+            let f = self.make_function(*m, Some(format!("{name}.{method}")), Some(id));
+            self.module.classes[id].methods.push((method, f));
+        }
+        id
+    }
+
+    /// TypeScript parameter properties: `constructor(private readonly orders: OrdersService)`.
+    fn constructor_fields(&mut self, ctor: Node<'t>, class: ClassId) {
+        let Some(params) = ctor.child_by_field_name("parameters") else { return };
+        let mut cursor = params.walk();
+        let list: Vec<Node<'t>> = params.named_children(&mut cursor).collect();
+        for p in list {
+            let mut c2 = p.walk();
+            let is_property = p.children(&mut c2).any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly" | "override_modifier"));
+            if !is_property {
+                continue;
+            }
+            let (Some(pat), Some(t)) = (p.child_by_field_name("pattern"), p.child_by_field_name("type")) else { continue };
+            let field = self.text(pat).to_string();
+            let v = self.type_ref(t);
+            self.module.classes[class].fields.push((field, v));
+        }
+    }
+
+    pub(super) fn property_name(&self, n: Node) -> String {
+        match n.kind() {
+            "string" => self.string_value(n),
+            "computed_property_name" => n.named_child(0).map(|c| self.string_value(c)).unwrap_or_default(),
+            _ => self.text(n).to_string(),
+        }
+    }
+
+    // ----- expressions -----
+
+    pub(super) fn eval(&mut self, node: Node<'t>) -> Val {
+        if self.depth > MAX_DEPTH {
+            self.too_deep = true;
+            return Val::Unknown;
+        }
+        self.depth += 1;
+        let v = self.eval_inner(node);
+        self.depth -= 1;
+        v
+    }
+
+    fn eval_inner(&mut self, node: Node<'t>) -> Val {
+        match node.kind() {
+            "identifier" | "shorthand_property_identifier" => {
+                let name = self.text(node).to_string();
+                self.lookup(&name)
+            }
+            "this" => Val::This(self.scopes[self.cur].this_class),
+            "string" => Val::Str(self.string_value(node)),
+            "template_string" => self.eval_template(node),
+            "parenthesized_expression" | "await_expression" | "non_null_expression" | "as_expression"
+            | "satisfies_expression" | "spread_element" => match node.named_child(0) {
+                Some(c) => self.eval(c),
+                None => Val::Unknown,
+            },
+            "type_assertion" => match node.named_child((node.named_child_count().saturating_sub(1)) as u32) {
+                Some(c) => self.eval(c),
+                None => Val::Unknown,
+            },
+            "array" => {
+                let mut cursor = node.walk();
+                let items: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                let mut out = Vec::new();
+                for item in items {
+                    let spread = item.kind() == "spread_element";
+                    match self.eval(item) {
+                        Val::Arr(inner) if spread => out.extend(inner),
+                        v => out.push(v),
+                    }
+                }
+                Val::Arr(out)
+            }
+            "object" => self.eval_object(node),
+            k if is_function(k) => {
+                let hint = self.name_hint.take();
+                Val::Func(self.make_function(node, hint, None))
+            }
+            "class" => {
+                let hint = self.name_hint.take().unwrap_or_else(|| "anonymous".into());
+                Val::Class(self.make_class(node, hint))
+            }
+            "call_expression" => self.eval_call(node).val,
+            "new_expression" => self.eval_new(node).val,
+            "member_expression" | "subscript_expression" => self.chain(node).val,
+            "binary_expression" => {
+                let op = node.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
+                let l = node.child_by_field_name("left").map(|n| self.eval(n)).unwrap_or(Val::Unknown);
+                let r = node.child_by_field_name("right").map(|n| self.eval(n)).unwrap_or(Val::Unknown);
+                match (op, l, r) {
+                    ("+", Val::Str(a), Val::Str(b)) => Val::Str(a + &b),
+                    ("||" | "??", Val::Unknown, r) => r,
+                    ("||" | "??", l, _) => l,
+                    _ => Val::Unknown,
+                }
+            }
+            "assignment_expression" => self.eval_assignment(node),
+            "sequence_expression" => {
+                let mut last = Val::Unknown;
+                let mut cursor = node.walk();
+                let items: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+                for c in items {
+                    last = self.eval(c);
+                }
+                last
+            }
+            "number" | "true" | "false" | "null" | "undefined" | "regex" | "comment" => Val::Unknown,
+            k if is_statement(k) => {
+                self.walk(node);
+                Val::Unknown
+            }
+            _ => {
+                self.walk_children_eval(node);
+                Val::Unknown
+            }
+        }
+    }
+
+    fn eval_template(&mut self, node: Node<'t>) -> Val {
+        let mut out = String::new();
+        let mut static_ = true;
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        let inner_start = node.start_byte() + 1;
+        let mut pos = inner_start;
+        for c in children {
+            if c.kind() == "template_substitution" {
+                out.push_str(&self.src[pos..c.start_byte()]);
+                match c.named_child(0).map(|e| self.eval(e)) {
+                    Some(Val::Str(s)) => out.push_str(&s),
+                    _ => static_ = false,
+                }
+                pos = c.end_byte();
+            }
+        }
+        let end = node.end_byte().saturating_sub(1).max(pos);
+        out.push_str(&self.src[pos..end]);
+        if static_ { Val::Str(out) } else { Val::Unknown }
+    }
+
+    fn eval_object(&mut self, node: Node<'t>) -> Val {
+        let mut fields = Vec::new();
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        for c in children {
+            match c.kind() {
+                "pair" => {
+                    let (Some(k), Some(v)) = (c.child_by_field_name("key"), c.child_by_field_name("value")) else { continue };
+                    let key = self.property_name(k);
+                    self.name_hint = Some(key.clone());
+                    let v = self.eval(v);
+                    self.name_hint = None;
+                    fields.push((key, v));
+                }
+                "shorthand_property_identifier" => {
+                    let key = self.text(c).to_string();
+                    let v = self.lookup(&key);
+                    fields.push((key, v));
+                }
+                "method_definition" => {
+                    if let Some(n) = c.child_by_field_name("name") {
+                        let key = self.property_name(n);
+                        let f = self.make_function(c, Some(key.clone()), None);
+                        fields.push((key, Val::Func(f)));
+                    }
+                }
+                "spread_element" => {
+                    if let Val::Obj(inner) = self.eval(c) {
+                        fields.extend(inner);
+                    }
+                }
+                _ => {
+                    self.eval(c);
+                }
+            }
+        }
+        Val::Obj(fields)
+    }
+
+    fn eval_assignment(&mut self, node: Node<'t>) -> Val {
+        let (Some(left), Some(right)) = (node.child_by_field_name("left"), node.child_by_field_name("right")) else {
+            return Val::Unknown;
+        };
+        let left_text = self.text(left).to_string();
+        self.name_hint = Some(left_text.rsplit('.').next().unwrap_or("").to_string());
+        let v = self.eval(right);
+        self.name_hint = None;
+        match left.kind() {
+            "member_expression" => {
+                let object = left.child_by_field_name("object");
+                let prop = left.child_by_field_name("property").map(|p| self.text(p).to_string()).unwrap_or_default();
+                if left_text == "module.exports" {
+                    self.module.cjs_whole = Some(v.clone());
+                } else if left_text.starts_with("module.exports.") || left_text.starts_with("exports.") {
+                    self.module.exports.push((prop, v.clone()));
+                } else if object.is_some_and(|o| o.kind() == "this") {
+                    if let Some(c) = self.scopes[self.cur].this_class {
+                        self.module.classes[c].fields.push((prop, v.clone()));
+                    }
+                } else {
+                    self.eval(left);
+                }
+            }
+            "identifier" => {
+                if let Some(i) = self.find(&left_text) {
+                    self.set_in(i, &left_text, v.clone());
+                }
+            }
+            _ => {}
+        }
+        v
+    }
+
+    /// Member access on an abstract value.
+    pub(super) fn member(&mut self, obj: Val, prop: &str) -> Val {
+        match &obj {
+            Val::Obj(fields) => fields.iter().rev().find(|(k, _)| k == prop).map(|(_, v)| v.clone()).unwrap_or(Val::Unknown),
+            Val::Instance(c) | Val::Class(c) | Val::This(Some(c)) => {
+                let class = &self.module.classes[*c];
+                if let Some(f) = class.method(prop) {
+                    Val::Func(f)
+                } else if let Some(v) = class.field(prop) {
+                    v.clone()
+                } else {
+                    Val::Member(Box::new(obj), prop.to_string())
+                }
+            }
+            Val::Unknown => Val::Unknown,
+            _ => Val::Member(Box::new(obj), prop.to_string()),
+        }
+    }
+
+    /// Evaluates a callee-like expression and decomposes it into root, member path and call hops.
+    pub(super) fn chain(&mut self, node: Node<'t>) -> Chain {
+        match node.kind() {
+            "member_expression" | "subscript_expression" => {
+                let Some(object) = node.child_by_field_name("object") else {
+                    return self.opaque_chain(node);
+                };
+                let prop = if node.kind() == "member_expression" {
+                    node.child_by_field_name("property").map(|p| self.text(p).to_string())
+                } else {
+                    match node.child_by_field_name("index").map(|i| self.eval(i)) {
+                        Some(Val::Str(s)) => Some(s),
+                        _ => None,
+                    }
+                };
+                let mut c = self.chain(object);
+                let Some(prop) = prop else {
+                    return Chain { val: Val::Unknown, ..c };
+                };
+                if node.kind() == "subscript_expression" && self.catalog.is_key_header(&prop) && self.text(object).ends_with("headers") {
+                    let f = self.cur_fn();
+                    self.module.functions[f].key_reads.push((prop.clone(), line(node)));
+                }
+                if matches!(c.root, Val::This(_)) && c.path.is_empty() {
+                    c.root = self.member(c.val.clone(), &prop);
+                    c.root_name = prop.clone();
+                    c.val = c.root.clone();
+                    return c;
+                }
+                c.val = self.member(c.val, &prop);
+                c.path.push(prop);
+                c
+            }
+            "call_expression" => {
+                let mut c = self.eval_call(node);
+                c.hops.push(c.path.len());
+                c
+            }
+            "parenthesized_expression" | "await_expression" | "non_null_expression" | "as_expression" | "satisfies_expression" => {
+                match node.named_child(0) {
+                    Some(inner) => self.chain(inner),
+                    None => self.opaque_chain(node),
+                }
+            }
+            "identifier" => {
+                let name = self.text(node).to_string();
+                let v = self.lookup(&name);
+                Chain { root: v.clone(), root_name: name, path: vec![], hops: vec![], val: v }
+            }
+            "this" => {
+                let v = Val::This(self.scopes[self.cur].this_class);
+                Chain { root: v.clone(), root_name: "this".into(), path: vec![], hops: vec![], val: v }
+            }
+            _ => self.opaque_chain(node),
+        }
+    }
+
+    fn opaque_chain(&mut self, node: Node<'t>) -> Chain {
+        let v = self.eval(node);
+        Chain { root: v.clone(), root_name: String::new(), path: vec![], hops: vec![], val: v }
+    }
+
+    fn short_text(&self, node: Node) -> String {
+        let t: String = self.text(node).split_whitespace().collect::<Vec<_>>().join(" ");
+        if t.len() > 80 {
+            let mut end = 77;
+            while !t.is_char_boundary(end) {
+                end -= 1;
+            }
+            format!("{}...", &t[..end])
+        } else {
+            t
+        }
+    }
+
+    pub(super) fn eval_call(&mut self, node: Node<'t>) -> Chain {
+        let Some(callee) = node.child_by_field_name("function") else {
+            return self.opaque_chain(node);
+        };
+        let mut c = self.chain(callee);
+        let args_node = node.child_by_field_name("arguments");
+        let arg_nodes: Vec<Node<'t>> = match args_node {
+            Some(a) if a.kind() == "arguments" => {
+                let mut cursor = a.walk();
+                a.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect()
+            }
+            Some(a) => vec![a], // tagged template
+            None => vec![],
+        };
+        // require('x')
+        if c.root == Val::Global("require".into()) && c.path.is_empty() {
+            if let Some(Val::Str(spec)) = arg_nodes.first().map(|a| self.eval(*a)) {
+                c.val = Val::Import { spec, name: None };
+                return c;
+            }
+        }
+        // forEach over a literal array: unroll the callback once per element (route tables).
+        if c.path.last().is_some_and(|p| p == "forEach") {
+            if let (Val::Member(recv, _), Some(cb)) = (&c.val, arg_nodes.first()) {
+                if let (Val::Arr(items), true) = (recv.as_ref(), is_function(cb.kind())) {
+                    let items = items.clone();
+                    self.unroll(*cb, items);
+                    c.val = Val::Unknown;
+                    return c;
+                }
+            }
+        }
+        let args: Vec<Val> = arg_nodes.iter().map(|a| self.eval(*a)).collect();
+        if let Some(v) = self.express_call(&c, &args, &arg_nodes, node) {
+            c.val = v;
+            return c;
+        }
+        if c.path.last().is_some_and(|p| p == "bind") {
+            if let Val::Member(recv, _) = &c.val {
+                c.val = (**recv).clone();
+                return c;
+            }
+        }
+        let last = c.path.last().map(String::as_str).unwrap_or("");
+        if matches!(last, "get" | "header" | "getHeader" | "get_header") {
+            if let Some(Val::Str(h)) = args.first() {
+                if self.catalog.is_key_header(h) {
+                    let f = self.cur_fn();
+                    self.module.functions[f].key_reads.push((h.clone(), line(node)));
+                }
+            }
+        }
+        let literal = arg_nodes.first().filter(|a| matches!(a.kind(), "string" | "template_string")).map(|a| self.string_value(*a));
+        let f = self.cur_fn();
+        let text = self.short_text(callee);
+        self.module.functions[f].calls.push(CallSite {
+            callee: c.val.clone(),
+            root: c.root.clone(),
+            root_name: c.root_name.clone(),
+            path: c.path.clone(),
+            hops: c.hops.clone(),
+            args: args.clone(),
+            literal,
+            is_new: false,
+            line: line(callee.child_by_field_name("property").unwrap_or(callee)),
+            text,
+        });
+        c.val = match &c.val {
+            Val::Func(fid) => {
+                if let Some(wrapped) = args.iter().find(|a| a.is_function_like()) {
+                    wrapped.clone()
+                } else {
+                    let returns = &self.module.functions[*fid].returns;
+                    returns.iter().find(|r| !matches!(r, Val::Unknown)).cloned().unwrap_or(Val::Unknown)
+                }
+            }
+            Val::Unknown => Val::Unknown,
+            callee_val => Val::Call(Box::new(callee_val.clone()), args),
+        };
+        c
+    }
+
+    fn unroll(&mut self, callback: Node<'t>, items: Vec<Val>) {
+        let param = callback
+            .child_by_field_name("parameters")
+            .and_then(|p| p.named_child(0))
+            .map(|p| p.child_by_field_name("pattern").unwrap_or(p))
+            .or_else(|| callback.child_by_field_name("parameter"));
+        let Some(body) = callback.child_by_field_name("body") else { return };
+        for item in items {
+            let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
+            let scope = self.cur;
+            if let Some(p) = param {
+                self.bind_pattern(p, item, scope);
+            }
+            if body.kind() == "statement_block" {
+                self.hoist(body);
+                self.walk_children(body);
+            } else {
+                self.eval(body);
+            }
+            self.cur = prev;
+        }
+    }
+
+    fn eval_new(&mut self, node: Node<'t>) -> Chain {
+        let Some(ctor) = node.child_by_field_name("constructor") else {
+            return self.opaque_chain(node);
+        };
+        let c = self.chain(ctor);
+        let args: Vec<Val> = match node.child_by_field_name("arguments") {
+            Some(a) => {
+                let mut cursor = a.walk();
+                let nodes: Vec<Node<'t>> = a.named_children(&mut cursor).collect();
+                nodes.into_iter().map(|n| self.eval(n)).collect()
+            }
+            None => vec![],
+        };
+        if let Some(v) = self.express_new(&c) {
+            return Chain { val: v, ..c };
+        }
+        let f = self.cur_fn();
+        let text = format!("new {}", self.short_text(ctor));
+        self.module.functions[f].calls.push(CallSite {
+            callee: c.val.clone(),
+            root: c.root.clone(),
+            root_name: c.root_name.clone(),
+            path: c.path.clone(),
+            hops: c.hops.clone(),
+            args,
+            literal: None,
+            is_new: true,
+            line: line(node),
+            text,
+        });
+        let val = match &c.val {
+            Val::Class(k) => Val::Instance(*k),
+            Val::Unknown => Val::Unknown,
+            v => Val::New(Box::new(v.clone())),
+        };
+        Chain { val, ..c }
+    }
+}

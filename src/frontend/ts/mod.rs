@@ -1,0 +1,86 @@
+//! The TypeScript/JavaScript front end: tree-sitter parsing and per-file evaluation.
+
+pub mod eval;
+pub mod express;
+pub mod ir;
+
+use crate::catalog::Catalog;
+use crate::discover::{Lang, SourceFile};
+use crate::facts::Diagnostic;
+use ir::Module;
+use tree_sitter::{Node, Parser};
+
+fn language(lang: Lang) -> tree_sitter::Language {
+    match lang {
+        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
+        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+    }
+}
+
+/// Test code: its apps and routers are fixtures of the tests, not the service's routes.
+pub fn is_test_file(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    let dirs: Vec<&str> = rel.split('/').collect();
+    dirs[..dirs.len() - 1].iter().any(|d| matches!(*d, "__tests__" | "__mocks__" | "test" | "tests" | "e2e" | "spec"))
+        || [".test.", ".spec.", ".e2e-spec.", ".e2e."].iter().any(|m| name.contains(m))
+}
+
+/// Parses one file and evaluates it into a [`Module`]. Never panics on bad input: syntax errors
+/// become diagnostics and the rest of the file is still read.
+pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
+    let mut parser = Parser::new();
+    let mut diagnostics = Vec::new();
+    if parser.set_language(&language(file.lang)).is_err() {
+        diagnostics.push(Diagnostic::new(file.rel.clone(), 0, "internal: grammar version mismatch"));
+        return (Module { file: file.rel.clone(), ..Default::default() }, diagnostics);
+    }
+    let Some(tree) = parser.parse(&file.text, None) else {
+        diagnostics.push(Diagnostic::new(file.rel.clone(), 0, "parse error: the parser gave up on this file"));
+        return (Module { file: file.rel.clone(), ..Default::default() }, diagnostics);
+    };
+    let root = tree.root_node();
+    if root.has_error() {
+        if let Some(err) = first_error(root) {
+            let what = if err.is_missing() {
+                format!("missing `{}`", err.kind())
+            } else {
+                let t = err.utf8_text(file.text.as_bytes()).unwrap_or("");
+                let t: String = t.chars().take(40).collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
+                format!("unexpected `{t}`")
+            };
+            diagnostics.push(Diagnostic::new(
+                file.rel.clone(),
+                err.start_position().row as u32 + 1,
+                format!("parse error: {what}; the rest of the file is read as far as possible"),
+            ));
+        }
+    }
+    let evaluator = eval::Evaluator::new(&file.rel, &file.text, catalog);
+    let (mut module, more) = evaluator.run(root);
+    module.is_test = is_test_file(&file.rel);
+    diagnostics.extend(more);
+    (module, diagnostics)
+}
+
+/// The first ERROR or MISSING node, found without recursion.
+fn first_error(root: Node) -> Option<Node> {
+    let mut cursor = root.walk();
+    loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            return Some(node);
+        }
+        if node.has_error() && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return None;
+            }
+        }
+    }
+}

@@ -1,0 +1,297 @@
+//! Call following: what a function reaches through every call the resolver can follow (imports,
+//! `this.service.method()`, module objects, callbacks), memoised and cycle-safe, and which of those
+//! calls are side effects according to the sink catalogue.
+
+use super::resolve::{ModId, Resolved, Resolver};
+use crate::catalog::Catalog;
+use crate::facts::{Effect, EffectKind, Location};
+use crate::frontend::ts::ir::{CallSite, FnId, Val};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
+
+/// What one function reaches.
+#[derive(Debug, Default, Clone)]
+pub struct Summary {
+    pub effects: Vec<Effect>,
+    pub key_reads: Vec<Location>,
+}
+
+enum Memo {
+    Busy,
+    Done(Rc<Summary>),
+}
+
+/// Names too generic to follow by name alone.
+const GENERIC_METHODS: &[&str] = &[
+    "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every", "push", "pop",
+    "json", "send", "status", "end", "get", "set", "has", "delete", "keys", "values", "entries", "toString",
+    "call", "apply", "bind", "log", "info", "warn", "error", "debug", "emit", "on", "once", "next", "render",
+    "redirect", "query", "exec", "save", "create", "update", "remove", "add", "validate", "parse", "init",
+];
+
+pub struct Calls<'a> {
+    res: &'a Resolver<'a>,
+    catalog: &'a Catalog,
+    memo: RefCell<HashMap<(ModId, FnId), Memo>>,
+    /// Method name -> every class method of that name, for calls on values of unknown type.
+    by_name: HashMap<&'a str, Vec<(ModId, FnId)>>,
+}
+
+fn write_method(args: &[Val]) -> bool {
+    args.iter().any(|a| match a {
+        Val::Obj(fields) => fields.iter().any(|(k, v)| {
+            k == "method" && matches!(v, Val::Str(m) if matches!(m.to_ascii_uppercase().as_str(), "POST" | "PUT" | "PATCH" | "DELETE"))
+        }),
+        _ => false,
+    })
+}
+
+fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match v {
+        Val::Obj(fields) => fields.iter().any(|(k, v)| keys.iter().any(|x| x == k) || has_key(v, keys, depth + 1)),
+        Val::Arr(items) => items.iter().any(|i| has_key(i, keys, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Strips SQL comments and returns the upper-cased words of a statement.
+fn sql_words(sql: &str) -> Vec<String> {
+    let mut clean = String::with_capacity(sql.len());
+    let mut lines = sql.lines();
+    for l in lines.by_ref() {
+        let l = l.split("--").next().unwrap_or("");
+        clean.push_str(l);
+        clean.push(' ');
+    }
+    let mut out = String::new();
+    let mut rest = clean.as_str();
+    while let Some(start) = rest.find("/*") {
+        out.push_str(&rest[..start]);
+        rest = rest[start..].find("*/").map(|e| &rest[start + e + 2..]).unwrap_or("");
+    }
+    out.push_str(rest);
+    out.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '+' || c == '-' || c == '='))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.to_ascii_uppercase())
+        .collect()
+}
+
+/// What a raw SQL statement does: (kind, upsert, relative).
+pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
+    let words = sql_words(sql);
+    let first = words.iter().position(|w| matches!(w.as_str(), "INSERT" | "UPDATE" | "DELETE" | "REPLACE" | "MERGE" | "SELECT"))?;
+    let kind = match words[first].as_str() {
+        "INSERT" | "REPLACE" | "MERGE" => EffectKind::DbCreate,
+        "UPDATE" => EffectKind::DbUpdate,
+        "DELETE" => EffectKind::DbDelete,
+        _ => return None,
+    };
+    let joined = words.join(" ");
+    let upsert = kind == EffectKind::DbCreate
+        && (joined.contains("ON CONFLICT") || joined.contains("INSERT IGNORE") || joined.contains("ON DUPLICATE KEY") || words[first] == "REPLACE" || words[first] == "MERGE");
+    // `SET n = n + 1`: the column on both sides of an assignment with + or -.
+    let relative = kind == EffectKind::DbUpdate && {
+        let compact: String = sql.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
+        compact.split(['=', ',']).collect::<Vec<_>>().windows(2).any(|w| {
+            let col = w[0].rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"')).next().unwrap_or("");
+            !col.is_empty() && (w[1].starts_with(&format!("{col}+")) || w[1].starts_with(&format!("{col}-")))
+        })
+    };
+    Some((kind, upsert, relative))
+}
+
+impl<'a> Calls<'a> {
+    pub fn new(res: &'a Resolver<'a>, catalog: &'a Catalog) -> Self {
+        let mut by_name: HashMap<&str, Vec<(ModId, FnId)>> = HashMap::new();
+        for (m, module) in res.modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for class in &module.classes {
+                for (name, f) in &class.methods {
+                    by_name.entry(name.as_str()).or_default().push((m, *f));
+                }
+            }
+        }
+        Calls { res, catalog, memo: RefCell::new(HashMap::new()), by_name }
+    }
+
+    pub fn location(&self, m: ModId, line: u32) -> Location {
+        Location::new(self.res.modules[m].file.clone(), line)
+    }
+
+    /// Every function reachable inside `f`'s body: itself and the functions defined in it.
+    fn body_functions(&self, m: ModId, f: FnId) -> Vec<FnId> {
+        let fns = &self.res.modules[m].functions;
+        let mut out = vec![f];
+        let mut i = 0;
+        while i < out.len() && out.len() < 10_000 {
+            out.extend(fns[out[i]].children.iter().copied());
+            i += 1;
+        }
+        out
+    }
+
+    pub fn summary(&self, m: ModId, f: FnId) -> Rc<Summary> {
+        match self.memo.borrow().get(&(m, f)) {
+            Some(Memo::Done(s)) => return s.clone(),
+            Some(Memo::Busy) => return Rc::new(Summary::default()),
+            None => {}
+        }
+        self.memo.borrow_mut().insert((m, f), Memo::Busy);
+        let mut out = Summary::default();
+        let body = self.body_functions(m, f);
+        let inside: HashSet<FnId> = body.iter().copied().collect();
+        let module = &self.res.modules[m];
+        for &g in &body {
+            let facts = &module.functions[g];
+            for (_, line) in &facts.key_reads {
+                out.key_reads.push(self.location(m, *line));
+            }
+            for cs in &facts.calls {
+                out.effects.extend(self.effects_of(m, cs));
+                let mut targets: Vec<(Resolved, bool)> = vec![(self.res.resolve(m, &cs.callee), false)];
+                if matches!(targets[0].0, Resolved::Opaque) {
+                    if let Some(t) = self.by_name_alone(cs) {
+                        targets[0] = (Resolved::Func(t.0, t.1), true);
+                    }
+                }
+                for a in &cs.args {
+                    if let Val::Func(af) = a {
+                        if inside.contains(af) {
+                            continue;
+                        }
+                    }
+                    if matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)) {
+                        targets.push((self.res.resolve(m, a), false));
+                    }
+                }
+                for (t, speculative) in targets {
+                    let Resolved::Func(m2, f2) = t else { continue };
+                    if m2 == m && inside.contains(&f2) {
+                        continue;
+                    }
+                    let sub = self.summary(m2, f2);
+                    let name = self.res.modules[m2].functions[f2].name.clone();
+                    for e in &sub.effects {
+                        let mut e = e.clone();
+                        e.via.insert(0, name.clone());
+                        e.via.truncate(8);
+                        e.speculative |= speculative;
+                        out.effects.push(e);
+                    }
+                    out.key_reads.extend(sub.key_reads.iter().cloned());
+                }
+            }
+        }
+        out.effects.sort();
+        out.effects.dedup_by(|a, b| a.kind == b.kind && a.location == b.location && a.callee == b.callee);
+        out.key_reads.sort();
+        out.key_reads.dedup();
+        let s = Rc::new(out);
+        self.memo.borrow_mut().insert((m, f), Memo::Done(s.clone()));
+        s
+    }
+
+    /// A method call on a value of unknown type, resolved by the method's name when exactly one
+    /// class in the project defines it (speculative).
+    fn by_name_alone(&self, cs: &CallSite) -> Option<(ModId, FnId)> {
+        let method = cs.path.last()?;
+        if GENERIC_METHODS.contains(&method.as_str()) || cs.is_new {
+            return None;
+        }
+        let root = cs.root_name.to_ascii_lowercase();
+        if matches!(root.as_str(), "" | "req" | "res" | "request" | "response" | "reply" | "ctx" | "next" | "console" | "json" | "object" | "math" | "promise" | "array" | "logger" | "log") {
+            return None;
+        }
+        match self.by_name.get(method.as_str()) {
+            Some(v) if v.len() == 1 => Some(v[0]),
+            _ => None,
+        }
+    }
+
+    /// The effects one call has by itself, from the catalogue and raw SQL.
+    pub fn effects_of(&self, m: ModId, cs: &CallSite) -> Vec<Effect> {
+        let mut out = Vec::new();
+        let origin = self.res.origin(m, &cs.root);
+        let location = self.location(m, cs.line);
+        for sink in self.catalog.sinks.iter().filter(|s| s.lang == "ts") {
+            let by_origin = origin.as_ref().is_some_and(|(spec, _, _)| sink.origin_matches(spec));
+            let by_name = origin.is_none() && sink.root_matches(&cs.root_name);
+            if !by_origin && !by_name {
+                continue;
+            }
+            let matched = if cs.is_new {
+                let name = origin
+                    .as_ref()
+                    .and_then(|(_, n, p)| p.last().cloned().or_else(|| n.clone()))
+                    .unwrap_or_else(|| cs.root_name.clone());
+                sink.constructs.iter().any(|c| *c == name)
+            } else {
+                let full: Vec<String> = origin
+                    .as_ref()
+                    .map(|(_, _, p)| p.iter().cloned().chain(cs.path.iter().cloned()).collect())
+                    .unwrap_or_default();
+                let offset = full.len().saturating_sub(cs.path.len());
+                let full_hops: Vec<usize> = std::iter::once(offset).chain(cs.hops.iter().map(|h| h + offset)).collect();
+                sink.call_matches(&cs.path, &cs.hops).is_some() || (!full.is_empty() && sink.call_matches(&full, &full_hops).is_some())
+            };
+            if !matched || (sink.write_method && !write_method(&cs.args)) {
+                continue;
+            }
+            let last = cs.path.last().map(String::as_str).unwrap_or("");
+            let relative = sink.kind == EffectKind::DbUpdate
+                && (self.catalog.relative_update.calls.iter().any(|c| c == last)
+                    || cs.args.iter().any(|a| has_key(a, &self.catalog.relative_update.keys, 0)));
+            out.push(Effect {
+                kind: sink.kind,
+                callee: cs.text.clone(),
+                label: if sink.label.is_empty() { sink.id.clone() } else { sink.label.clone() },
+                location: location.clone(),
+                upsert: sink.upsert,
+                relative,
+                via: vec![],
+                speculative: false,
+            });
+            break;
+        }
+        if out.is_empty() {
+            if let Some(sql) = &cs.literal {
+                let last = cs.path.last().map(String::as_str).unwrap_or(cs.root_name.as_str());
+                let is_sql_call = self.catalog.sql.calls.iter().any(|c| c == last) || self.catalog.sql.tags.iter().any(|t| t == last);
+                if let Some((kind, upsert, relative)) = is_sql_call.then(|| classify_sql(sql)).flatten() {
+                    out.push(Effect {
+                        kind,
+                        callee: cs.text.clone(),
+                        label: "raw SQL".into(),
+                        location,
+                        upsert,
+                        relative,
+                        via: vec![],
+                        speculative: false,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sql_kinds() {
+        assert_eq!(classify_sql("INSERT INTO t (a) VALUES ($1)"), Some((EffectKind::DbCreate, false, false)));
+        assert_eq!(classify_sql("insert into t (a) values ($1) on conflict do nothing"), Some((EffectKind::DbCreate, true, false)));
+        assert_eq!(classify_sql("UPDATE accounts SET balance = balance + $1 WHERE id = $2"), Some((EffectKind::DbUpdate, false, true)));
+        assert_eq!(classify_sql("UPDATE users SET name = $1 WHERE id = $2"), Some((EffectKind::DbUpdate, false, false)));
+        assert_eq!(classify_sql("-- note\nDELETE FROM t WHERE id = 1"), Some((EffectKind::DbDelete, false, false)));
+        assert_eq!(classify_sql("SELECT * FROM t"), None);
+    }
+}

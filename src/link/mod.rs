@@ -1,0 +1,136 @@
+//! Linking: mounts across files, handlers to their definitions, calls into services, and the
+//! mechanisms that cover each route. Produces language-neutral [`Endpoint`]s.
+
+pub mod calls;
+pub mod mounts;
+pub mod resolve;
+
+use crate::catalog::Catalog;
+use crate::facts::{Diagnostic, Effect, Endpoint, Location, Mechanism, MechanismKind};
+use crate::frontend::ts::ir::{Module, Val};
+use calls::Calls;
+use resolve::{ModId, Resolved, Resolver};
+use std::path::Path;
+
+fn display(v: &Val) -> String {
+    match v {
+        Val::Member(inner, p) => {
+            let base = display(inner);
+            if base.is_empty() { p.clone() } else { format!("{base}.{p}") }
+        }
+        Val::Import { spec, name } => name.clone().filter(|n| n != "default").unwrap_or_else(|| spec.rsplit('/').next().unwrap_or(spec).to_string()),
+        Val::Global(g) => g.clone(),
+        Val::Call(callee, _) => format!("{}(…)", display(callee)),
+        _ => String::new(),
+    }
+}
+
+/// Links the modules of one tree into endpoints.
+pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog) -> (Vec<Endpoint>, Vec<Diagnostic>) {
+    let res = Resolver::new(modules, root);
+    let calls = Calls::new(&res, catalog);
+    let (routes, diagnostics) = mounts::Mounter::new(&res).routes();
+    let mut endpoints = Vec::new();
+    for route in routes {
+        let mut effects: Vec<Effect> = Vec::new();
+        let mut mechanisms: Vec<Mechanism> = Vec::new();
+        let mut key_reads: Vec<Location> = Vec::new();
+        let (handler, handler_location) = match res.resolve(route.module, &route.handler) {
+            Resolved::Func(m, f) => {
+                let s = calls.summary(m, f);
+                effects.extend(s.effects.iter().cloned());
+                if let Some(first) = s.key_reads.first() {
+                    mechanisms.push(Mechanism {
+                        kind: MechanismKind::HeaderKey,
+                        detail: "the handler reads the idempotency-key header".into(),
+                        location: first.clone(),
+                    });
+                }
+                key_reads.extend(s.key_reads.iter().cloned());
+                let facts = &modules[m].functions[f];
+                (facts.name.clone(), Some(Location::new(modules[m].file.clone(), facts.line)))
+            }
+            _ => {
+                let d = display(&route.handler);
+                (if d.is_empty() { "unresolved".into() } else { d }, None)
+            }
+        };
+        for (mm, mv) in &route.middleware {
+            let here = Location::new(modules[route.module].file.clone(), route.line);
+            if let Some(mech) = key_middleware(&res, &calls, catalog, (*mm, mv), here, &mut key_reads) {
+                mechanisms.push(mech);
+            }
+        }
+        for e in &effects {
+            if e.upsert {
+                mechanisms.push(Mechanism {
+                    kind: MechanismKind::Upsert,
+                    detail: format!("upsert `{}`", e.callee),
+                    location: e.location.clone(),
+                });
+            }
+        }
+        if mechanisms.is_empty() && !effects.iter().any(Effect::repeats_on_retry) {
+            let detail = if effects.is_empty() {
+                "no side effect reached: repeating the request changes nothing".to_string()
+            } else {
+                "only absolute updates and deletes: a repeat leaves the same state".to_string()
+            };
+            mechanisms.push(Mechanism {
+                kind: MechanismKind::Natural,
+                detail,
+                location: handler_location.clone().unwrap_or_else(|| Location::new(modules[route.module].file.clone(), route.line)),
+            });
+        }
+        mechanisms.sort();
+        mechanisms.dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
+        key_reads.sort();
+        key_reads.dedup();
+        endpoints.push(Endpoint {
+            method: route.method,
+            path: route.path,
+            framework: route.framework.to_string(),
+            location: Location::new(modules[route.module].file.clone(), route.line),
+            handler,
+            side_effects: effects,
+            mechanisms,
+            key_reads,
+            handler_location,
+        });
+    }
+    (endpoints, diagnostics)
+}
+
+/// A middleware that handles the idempotency key: a project function that reads the header
+/// (through its calls too), or a known idempotency package.
+fn key_middleware(
+    res: &Resolver,
+    calls: &Calls,
+    catalog: &Catalog,
+    (m, v): (ModId, &Val),
+    route: Location,
+    key_reads: &mut Vec<Location>,
+) -> Option<Mechanism> {
+    match res.resolve(m, v) {
+        Resolved::Func(m2, f2) => {
+            let s = calls.summary(m2, f2);
+            let first = s.key_reads.first()?;
+            key_reads.extend(s.key_reads.iter().cloned());
+            let name = &res.modules[m2].functions[f2].name;
+            Some(Mechanism {
+                kind: MechanismKind::HeaderKey,
+                detail: format!("idempotency middleware `{name}` reads the key header ({first})"),
+                location: Location::new(res.modules[m2].file.clone(), res.modules[m2].functions[f2].line),
+            })
+        }
+        Resolved::Package { spec, .. } => {
+            let known = catalog.middleware_for("ts", &spec)?;
+            Some(Mechanism {
+                kind: MechanismKind::HeaderKey,
+                detail: format!("{} (`{spec}`)", if known.label.is_empty() { &known.id } else { &known.label }),
+                location: route,
+            })
+        }
+        _ => None,
+    }
+}

@@ -1,0 +1,385 @@
+//! Module specifiers to files (relative paths, index files, extensions, tsconfig `baseUrl` and
+//! `paths`, workspace packages) and symbolic values to what they are across files.
+
+use crate::frontend::ts::ir::{ClassId, FnId, Module, RouterId, Val};
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+pub type ModId = usize;
+
+const EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"];
+
+/// What a value is, once every import has been followed.
+#[derive(Debug, Clone)]
+pub enum Resolved {
+    Func(ModId, FnId),
+    Class(ModId, ClassId),
+    Instance(ModId, ClassId),
+    Router(ModId, RouterId),
+    Obj(ModId, Vec<(String, Val)>),
+    Str(String),
+    Module(ModId),
+    /// Something from an npm package: the specifier, the imported name and the members after it.
+    Package { spec: String, name: Option<String>, path: Vec<String> },
+    Opaque,
+}
+
+struct TsConfig {
+    /// Directory of the tsconfig, relative to the root.
+    base_url: Option<String>,
+    paths: Vec<(String, Vec<String>)>,
+}
+
+pub struct Resolver<'m> {
+    pub modules: &'m [Module],
+    by_file: HashMap<&'m str, ModId>,
+    root: &'m Path,
+    tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
+    /// Workspace package name -> its folder, from every package.json in the tree.
+    packages: HashMap<String, String>,
+}
+
+const MAX_DEPTH: usize = 24;
+
+fn parent_dir(file: &str) -> &str {
+    file.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+/// Joins and normalises `a/b/../c` style paths; None if it climbs above the root.
+pub fn join(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if dir.is_empty() { vec![] } else { dir.split('/').collect() };
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+impl<'m> Resolver<'m> {
+    pub fn new(modules: &'m [Module], root: &'m Path) -> Self {
+        let by_file = modules.iter().enumerate().map(|(i, m)| (m.file.as_str(), i)).collect();
+        let mut r = Resolver { modules, by_file, root, tsconfigs: Mutex::new(HashMap::new()), packages: HashMap::new() };
+        r.packages = r.workspace_packages();
+        r
+    }
+
+    fn workspace_packages(&self) -> HashMap<String, String> {
+        let mut dirs: Vec<&str> = self.modules.iter().map(|m| parent_dir(&m.file)).collect();
+        dirs.sort();
+        dirs.dedup();
+        let mut out = HashMap::new();
+        let mut seen = std::collections::HashSet::new();
+        for d in dirs {
+            let mut cur = Some(d);
+            while let Some(dir) = cur {
+                if !seen.insert(dir.to_string()) {
+                    break;
+                }
+                let pj = self.root.join(dir).join("package.json");
+                if let Ok(text) = std::fs::read_to_string(&pj) {
+                    if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
+                        if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
+                            out.insert(name.to_string(), dir.to_string());
+                        }
+                    }
+                }
+                cur = if dir.is_empty() { None } else { Some(parent_dir(dir)) };
+            }
+        }
+        out
+    }
+
+    pub fn module_of(&self, file: &str) -> Option<ModId> {
+        self.by_file.get(file).copied()
+    }
+
+    fn file_candidates(&self, base: &str) -> Option<ModId> {
+        if let Some(&m) = self.by_file.get(base) {
+            return Some(m);
+        }
+        // `./x.js` written in TypeScript sources means `./x.ts`.
+        for (written, actual) in [(".js", &["ts", "tsx"][..]), (".mjs", &["mts"][..]), (".cjs", &["cts"][..]), (".jsx", &["tsx"][..])] {
+            if let Some(stem) = base.strip_suffix(written) {
+                for ext in actual {
+                    if let Some(&m) = self.by_file.get(format!("{stem}.{ext}").as_str()) {
+                        return Some(m);
+                    }
+                }
+            }
+        }
+        for ext in EXTENSIONS {
+            if let Some(&m) = self.by_file.get(format!("{base}.{ext}").as_str()) {
+                return Some(m);
+            }
+        }
+        for ext in EXTENSIONS {
+            let idx = if base.is_empty() { format!("index.{ext}") } else { format!("{base}/index.{ext}") };
+            if let Some(&m) = self.by_file.get(idx.as_str()) {
+                return Some(m);
+            }
+        }
+        None
+    }
+
+    /// The module a specifier names from `from`, or None for an npm package (or a file not scanned).
+    pub fn resolve_spec(&self, from: ModId, spec: &str) -> Option<ModId> {
+        let dir = parent_dir(&self.modules[from].file);
+        if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
+            return self.file_candidates(&join(dir, spec)?);
+        }
+        if spec.starts_with('/') {
+            return None;
+        }
+        if let Some(cfg) = self.tsconfig_for(dir) {
+            for (pattern, targets) in &cfg.paths {
+                let rest = match pattern.strip_suffix('*') {
+                    Some(prefix) => spec.strip_prefix(prefix),
+                    None => (spec == pattern).then_some(""),
+                };
+                let Some(rest) = rest else { continue };
+                for t in targets {
+                    let target = t.replacen('*', rest, 1);
+                    let base = cfg.base_url.as_deref().unwrap_or("");
+                    if let Some(m) = join(base, &target).and_then(|p| self.file_candidates(&p)) {
+                        return Some(m);
+                    }
+                }
+            }
+            if let Some(base) = &cfg.base_url {
+                if let Some(m) = join(base, spec).and_then(|p| self.file_candidates(&p)) {
+                    return Some(m);
+                }
+            }
+        }
+        // Workspace packages: `@org/pkg` or `@org/pkg/sub` inside this tree.
+        let mut parts = spec.splitn(3, '/');
+        let first = parts.next()?;
+        let (name, sub) = if first.starts_with('@') {
+            let second = parts.next()?;
+            (format!("{first}/{second}"), parts.next().unwrap_or(""))
+        } else {
+            let sub = spec[first.len()..].trim_start_matches('/');
+            (first.to_string(), sub)
+        };
+        let dir = self.packages.get(&name)?;
+        if sub.is_empty() {
+            for entry in ["src/index", "index", "lib/index", "src/main"] {
+                if let Some(m) = join(dir, entry).and_then(|p| self.file_candidates(&p)) {
+                    return Some(m);
+                }
+            }
+            None
+        } else {
+            join(dir, sub).and_then(|p| self.file_candidates(&p)).or_else(|| join(dir, &format!("src/{sub}")).and_then(|p| self.file_candidates(&p)))
+        }
+    }
+
+    fn tsconfig_for(&self, dir: &str) -> Option<std::sync::Arc<TsConfig>> {
+        if let Some(c) = self.tsconfigs.lock().ok()?.get(dir) {
+            return c.clone();
+        }
+        let found = match self.load_tsconfig(dir, "tsconfig.json", 0) {
+            Some(c) => Some(std::sync::Arc::new(c)),
+            None if dir.is_empty() => None,
+            None => self.tsconfig_for(parent_dir(dir)),
+        };
+        self.tsconfigs.lock().ok()?.insert(dir.to_string(), found.clone());
+        found
+    }
+
+    /// Reads `dir/name` (JSON with comments), following `extends` to relative files.
+    fn load_tsconfig(&self, dir: &str, name: &str, depth: usize) -> Option<TsConfig> {
+        if depth > 5 {
+            return None;
+        }
+        let rel = join(dir, name)?;
+        let text = std::fs::read_to_string(self.root.join(&rel)).ok()?;
+        let v: serde_json::Value = json5::from_str(&text).ok()?;
+        let cfg_dir = parent_dir(&rel).to_string();
+        let mut cfg = match v.get("extends").and_then(|e| e.as_str()) {
+            Some(ext) if ext.starts_with('.') => {
+                let ext = if ext.ends_with(".json") { ext.to_string() } else { format!("{ext}.json") };
+                self.load_tsconfig(&cfg_dir, &ext, depth + 1).unwrap_or(TsConfig { base_url: None, paths: vec![] })
+            }
+            _ => TsConfig { base_url: None, paths: vec![] },
+        };
+        if let Some(opts) = v.get("compilerOptions") {
+            if let Some(b) = opts.get("baseUrl").and_then(|b| b.as_str()) {
+                cfg.base_url = join(&cfg_dir, b);
+            }
+            if let Some(paths) = opts.get("paths").and_then(|p| p.as_object()) {
+                if cfg.base_url.is_none() {
+                    cfg.base_url = Some(cfg_dir.clone());
+                }
+                cfg.paths = paths
+                    .iter()
+                    .map(|(k, v)| {
+                        let targets = v.as_array().map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect()).unwrap_or_default();
+                        (k.clone(), targets)
+                    })
+                    .collect();
+                cfg.paths.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+            }
+        }
+        Some(cfg)
+    }
+
+    // ----- values -----
+
+    pub fn resolve(&self, m: ModId, v: &Val) -> Resolved {
+        self.resolve_d(m, v, 0)
+    }
+
+    fn resolve_d(&self, m: ModId, v: &Val, depth: usize) -> Resolved {
+        if depth > MAX_DEPTH {
+            return Resolved::Opaque;
+        }
+        let d = depth + 1;
+        match v {
+            Val::Func(f) => Resolved::Func(m, *f),
+            Val::Class(c) => Resolved::Class(m, *c),
+            Val::Instance(c) => Resolved::Instance(m, *c),
+            Val::Router(r) => Resolved::Router(m, *r),
+            Val::Obj(fields) => Resolved::Obj(m, fields.clone()),
+            Val::Str(s) => Resolved::Str(s.clone()),
+            Val::Import { spec, name } => match self.resolve_spec(m, spec) {
+                Some(target) => self.export_value(target, name.as_deref(), d),
+                None => Resolved::Package { spec: spec.clone(), name: name.clone(), path: vec![] },
+            },
+            Val::Member(inner, prop) => {
+                if let Val::This(Some(c)) = inner.as_ref() {
+                    return self.class_member(m, *c, prop, d);
+                }
+                let base = self.resolve_d(m, inner, d);
+                self.member_of(base, prop, d)
+            }
+            Val::Call(callee, args) => {
+                for a in args {
+                    if let r @ Resolved::Func(..) = self.resolve_d(m, a, d) {
+                        return r;
+                    }
+                }
+                match self.resolve_d(m, callee, d) {
+                    Resolved::Func(m2, f) => {
+                        for r in &self.modules[m2].functions[f].returns {
+                            match self.resolve_d(m2, r, d) {
+                                Resolved::Opaque => continue,
+                                x => return x,
+                            }
+                        }
+                        Resolved::Opaque
+                    }
+                    p @ Resolved::Package { .. } => p,
+                    Resolved::Class(m2, c) => Resolved::Instance(m2, c),
+                    _ => Resolved::Opaque,
+                }
+            }
+            Val::New(ctor) | Val::TypeRef(ctor) => match self.resolve_d(m, ctor, d) {
+                Resolved::Class(m2, c) => Resolved::Instance(m2, c),
+                p @ Resolved::Package { .. } => p,
+                _ => Resolved::Opaque,
+            },
+            _ => Resolved::Opaque,
+        }
+    }
+
+    fn export_value(&self, target: ModId, name: Option<&str>, d: usize) -> Resolved {
+        let module = &self.modules[target];
+        match name {
+            None => match &module.cjs_whole {
+                Some(v) => self.resolve_d(target, v, d),
+                None => Resolved::Module(target),
+            },
+            Some(n) => {
+                if let Some(v) = module.export(n) {
+                    return self.resolve_d(target, v, d);
+                }
+                if let Some(whole) = &module.cjs_whole {
+                    if n == "default" {
+                        return self.resolve_d(target, whole, d);
+                    }
+                    let base = self.resolve_d(target, whole, d);
+                    return self.member_of(base, n, d);
+                }
+                if n == "default" && module.exports.is_empty() && module.star_exports.is_empty() {
+                    return Resolved::Opaque;
+                }
+                for spec in &module.star_exports {
+                    if let Some(sub) = self.resolve_spec(target, spec) {
+                        if d < MAX_DEPTH && sub != target {
+                            match self.export_value(sub, Some(n), d + 1) {
+                                Resolved::Opaque => continue,
+                                r => return r,
+                            }
+                        }
+                    }
+                }
+                Resolved::Opaque
+            }
+        }
+    }
+
+    fn class_member(&self, m: ModId, c: ClassId, prop: &str, d: usize) -> Resolved {
+        if d > MAX_DEPTH {
+            return Resolved::Opaque;
+        }
+        let class = &self.modules[m].classes[c];
+        if let Some(f) = class.method(prop) {
+            return Resolved::Func(m, f);
+        }
+        if let Some(v) = class.field(prop) {
+            return self.resolve_d(m, v, d + 1);
+        }
+        match class.extends.as_ref().map(|e| self.resolve_d(m, e, d + 1)) {
+            Some(Resolved::Class(m2, c2)) => self.class_member(m2, c2, prop, d + 1),
+            Some(Resolved::Package { spec, name, mut path }) => {
+                path.push(prop.to_string());
+                Resolved::Package { spec, name, path }
+            }
+            _ => Resolved::Opaque,
+        }
+    }
+
+    pub fn member_of(&self, base: Resolved, prop: &str, d: usize) -> Resolved {
+        match base {
+            Resolved::Obj(m, fields) => match fields.iter().rev().find(|(k, _)| k == prop) {
+                Some((_, v)) => self.resolve_d(m, v, d),
+                None => Resolved::Opaque,
+            },
+            Resolved::Module(m) => self.export_value(m, Some(prop), d),
+            Resolved::Instance(m, c) | Resolved::Class(m, c) => self.class_member(m, c, prop, d),
+            Resolved::Package { spec, name, mut path } => {
+                path.push(prop.to_string());
+                Resolved::Package { spec, name, path }
+            }
+            _ => Resolved::Opaque,
+        }
+    }
+
+    /// The npm package a value comes from, if it does: an import of it, `new X()` of it, a value a
+    /// call on it returned, or an instance of a class that extends one of its classes.
+    pub fn origin(&self, m: ModId, v: &Val) -> Option<(String, Option<String>, Vec<String>)> {
+        match self.resolve(m, v) {
+            Resolved::Package { spec, name, path } => Some((spec, name, path)),
+            Resolved::Instance(m2, c) | Resolved::Class(m2, c) => {
+                let mut cur = (m2, c);
+                for _ in 0..8 {
+                    let ext = self.modules[cur.0].classes[cur.1].extends.clone()?;
+                    match self.resolve(cur.0, &ext) {
+                        Resolved::Package { spec, name, path } => return Some((spec, name, path)),
+                        Resolved::Class(m3, c3) => cur = (m3, c3),
+                        _ => return None,
+                    }
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! The report: one value every output format renders. No rule prints.
+
+pub mod json;
+pub mod markdown;
+pub mod table;
+
+use crate::facts::{Diagnostic, Effect, Endpoint, Mechanism};
+use crate::rules::{Classification, Finding, Severity, classify, fingerprint};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize)]
+pub struct Tool {
+    pub name: &'static str,
+    pub version: &'static str,
+}
+
+#[derive(Debug, Serialize, Default)]
+pub struct BySeverity {
+    pub critical: usize,
+    pub high: usize,
+    pub medium: usize,
+    pub low: usize,
+    pub inverse: usize,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub files_scanned: usize,
+    pub mutation_endpoints: usize,
+    pub with_idempotency: usize,
+    pub by_severity: BySeverity,
+    pub highest_risk: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct EndpointReport {
+    pub id: String,
+    pub method: String,
+    pub path: String,
+    pub framework: String,
+    pub file: String,
+    pub line: u32,
+    pub handler: String,
+    pub side_effects: Vec<Effect>,
+    pub mechanisms: Vec<Mechanism>,
+    pub classification: Classification,
+    pub severity: Severity,
+}
+
+impl EndpointReport {
+    pub fn label(&self) -> String {
+        format!("{} {}", self.method, self.path)
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    pub tool: Tool,
+    pub root: String,
+    pub summary: Summary,
+    pub endpoints: Vec<EndpointReport>,
+    pub findings: Vec<Finding>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// Assembles the report: mutation endpoints only in the inventory, findings of every route.
+    pub fn build(root: String, files_scanned: usize, all: Vec<Endpoint>, mut findings: Vec<Finding>, mut diagnostics: Vec<Diagnostic>) -> Report {
+        findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then_with(|| a.endpoint.cmp(&b.endpoint))
+                .then_with(|| a.file.cmp(&b.file))
+                .then_with(|| a.line.cmp(&b.line))
+                .then_with(|| a.rule.cmp(&b.rule))
+        });
+        let mut worst: BTreeMap<(String, String, u32), Severity> = BTreeMap::new();
+        for f in &findings {
+            let e = worst.entry((f.endpoint.clone(), f.file.clone(), f.line)).or_insert(Severity::None);
+            *e = (*e).max(f.severity);
+        }
+        let mut endpoints: Vec<EndpointReport> = all
+            .into_iter()
+            .filter(Endpoint::is_mutation)
+            .map(|ep| {
+                let label = ep.label();
+                let severity = worst.get(&(label.clone(), ep.location.file.clone(), ep.location.line)).copied().unwrap_or(Severity::None);
+                EndpointReport {
+                    id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
+                    classification: classify(&ep),
+                    method: ep.method,
+                    path: ep.path,
+                    framework: ep.framework,
+                    file: ep.location.file,
+                    line: ep.location.line,
+                    handler: ep.handler,
+                    side_effects: ep.side_effects,
+                    mechanisms: ep.mechanisms,
+                    severity,
+                }
+            })
+            .collect();
+        endpoints.sort_by(|a, b| (&a.path, &a.method, &a.file, a.line).cmp(&(&b.path, &b.method, &b.file, b.line)));
+        diagnostics.sort();
+        diagnostics.dedup();
+        let mut by = BySeverity::default();
+        for f in &findings {
+            match f.severity {
+                Severity::Critical => by.critical += 1,
+                Severity::High => by.high += 1,
+                Severity::Medium => by.medium += 1,
+                Severity::Low => by.low += 1,
+                Severity::Inverse => by.inverse += 1,
+                Severity::None => {}
+            }
+        }
+        let highest_risk = findings
+            .iter()
+            .find(|f| f.severity > Severity::Inverse)
+            .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+        Report {
+            schema_version: SCHEMA_VERSION,
+            tool: Tool { name: "retrysafe", version: env!("CARGO_PKG_VERSION") },
+            root,
+            summary: Summary {
+                files_scanned,
+                mutation_endpoints: endpoints.len(),
+                with_idempotency: endpoints.iter().filter(|e| e.classification != Classification::NotIdempotent).count(),
+                by_severity: by,
+                highest_risk,
+            },
+            endpoints,
+            findings,
+            diagnostics,
+        }
+    }
+
+    /// The highest severity among the findings.
+    pub fn max_severity(&self) -> Severity {
+        self.findings.iter().map(|f| f.severity).max().unwrap_or(Severity::None)
+    }
+}
+
+/// "db_create, payment" for a table cell.
+pub fn effect_kinds(effects: &[Effect]) -> String {
+    let mut kinds: Vec<&str> = effects.iter().map(|e| e.kind.as_str()).collect();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.is_empty() { "none found".into() } else { kinds.join(", ") }
+}
+
+pub fn mechanism_kinds(mechanisms: &[Mechanism]) -> String {
+    let mut kinds: Vec<&str> = mechanisms.iter().map(|m| m.kind.as_str()).collect();
+    kinds.sort();
+    kinds.dedup();
+    if kinds.is_empty() { "none".into() } else { kinds.join(", ") }
+}
+
+/// CSV of the inventory.
+pub fn inventory_csv(report: &Report) -> String {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.write_record(["method", "path", "framework", "file", "line", "handler", "side_effects", "mechanisms", "classification", "severity"]);
+    for e in &report.endpoints {
+        let _ = w.write_record([
+            e.method.as_str(),
+            &e.path,
+            &e.framework,
+            &e.file,
+            &e.line.to_string(),
+            &e.handler,
+            &effect_kinds(&e.side_effects),
+            &mechanism_kinds(&e.mechanisms),
+            e.classification.as_str(),
+            e.severity.as_str(),
+        ]);
+    }
+    String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()
+}

@@ -1,0 +1,94 @@
+//! `--format table`: findings for a terminal. Colour only on a TTY and never with `NO_COLOR`.
+
+use super::{Report, effect_kinds, mechanism_kinds};
+use crate::rules::Severity;
+use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+
+fn severity_cell(s: Severity, colour: bool) -> Cell {
+    let cell = Cell::new(s.as_str());
+    if !colour {
+        return cell;
+    }
+    match s {
+        Severity::Critical => cell.fg(Color::Red),
+        Severity::High => cell.fg(Color::DarkYellow),
+        Severity::Medium => cell.fg(Color::Yellow),
+        Severity::Low => cell.fg(Color::Blue),
+        Severity::Inverse => cell.fg(Color::Magenta),
+        Severity::None => cell.fg(Color::Green),
+    }
+}
+
+fn new_table(colour: bool) -> Table {
+    let mut t = Table::new();
+    t.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    if colour {
+        t.enforce_styling();
+    } else {
+        t.force_no_tty();
+    }
+    if t.width().is_none() {
+        t.set_width(140);
+    }
+    t
+}
+
+pub fn render(report: &Report, colour: bool) -> String {
+    let mut out = String::new();
+    if report.findings.is_empty() {
+        out.push_str("No findings.\n");
+    } else {
+        let mut t = new_table(colour);
+        t.set_header(vec!["Severity", "Rule", "Endpoint", "Location", "Finding", "Change"]);
+        for f in &report.findings {
+            t.add_row(vec![
+                severity_cell(f.severity, colour),
+                Cell::new(format!("{}\n{}", f.rule, f.name)),
+                Cell::new(&f.endpoint),
+                Cell::new(format!("{}:{}", f.file, f.line)),
+                Cell::new(&f.message),
+                Cell::new(&f.change),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    out.push_str(&summary_line(report));
+    out
+}
+
+pub fn render_inventory(report: &Report, colour: bool) -> String {
+    let mut t = new_table(colour);
+    t.set_header(vec!["Endpoint", "Location", "Handler", "Side effects", "Mechanism", "Severity"]);
+    for e in &report.endpoints {
+        t.add_row(vec![
+            Cell::new(e.label()),
+            Cell::new(format!("{}:{}", e.file, e.line)),
+            Cell::new(&e.handler),
+            Cell::new(effect_kinds(&e.side_effects)),
+            Cell::new(mechanism_kinds(&e.mechanisms)),
+            severity_cell(e.severity, colour),
+        ]);
+    }
+    let mut out = t.to_string();
+    out.push('\n');
+    out.push_str(&format!(
+        "{} mutation endpoints, {} with idempotency, {} files scanned\n",
+        report.summary.mutation_endpoints, report.summary.with_idempotency, report.summary.files_scanned
+    ));
+    out
+}
+
+pub fn summary_line(report: &Report) -> String {
+    let s = &report.summary;
+    let b = &s.by_severity;
+    let mut line = format!(
+        "{} mutation endpoints, {} with idempotency; findings: {} critical, {} high, {} medium, {} low, {} inverse; {} files scanned",
+        s.mutation_endpoints, s.with_idempotency, b.critical, b.high, b.medium, b.low, b.inverse, s.files_scanned
+    );
+    if !report.diagnostics.is_empty() {
+        line.push_str(&format!("; {} diagnostics (see --format json)", report.diagnostics.len()));
+    }
+    line.push('\n');
+    line
+}

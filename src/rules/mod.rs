@@ -1,0 +1,185 @@
+//! The rule registry, the finding model and the classification of endpoints.
+//!
+//! Rules read only facts ([`Endpoint`]s); each lives in its own file with its documentation.
+
+pub mod rs001_payment_without_idempotency;
+pub mod rs003_side_effect_without_idempotency;
+pub mod rs023_key_on_safe_method;
+
+use crate::facts::{Effect, Endpoint, MechanismKind};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    None,
+    Inverse,
+    Low,
+    Medium,
+    High,
+    Critical,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::None => "none",
+            Severity::Inverse => "inverse",
+            Severity::Low => "low",
+            Severity::Medium => "medium",
+            Severity::High => "high",
+            Severity::Critical => "critical",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    Speculative,
+    Likely,
+    Confirmed,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Speculative => "speculative",
+            Confidence::Likely => "likely",
+            Confidence::Confirmed => "confirmed",
+        }
+    }
+    /// Likely when every effect behind a finding was seen through resolved calls.
+    pub fn of(effects: &[&Effect]) -> Confidence {
+        if !effects.is_empty() && effects.iter().all(|e| e.speculative) { Confidence::Speculative } else { Confidence::Likely }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Classification {
+    IdempotentByNature,
+    IdempotentWithKey,
+    IdempotentByConstraint,
+    NotIdempotent,
+}
+
+impl Classification {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Classification::IdempotentByNature => "idempotent_by_nature",
+            Classification::IdempotentWithKey => "idempotent_with_key",
+            Classification::IdempotentByConstraint => "idempotent_by_constraint",
+            Classification::NotIdempotent => "not_idempotent",
+        }
+    }
+}
+
+pub fn classify(ep: &Endpoint) -> Classification {
+    if ep.has_mechanism(MechanismKind::HeaderKey) {
+        Classification::IdempotentWithKey
+    } else if ep.has_mechanism(MechanismKind::UniqueConstraint) || ep.has_mechanism(MechanismKind::Upsert) {
+        Classification::IdempotentByConstraint
+    } else if ep.has_mechanism(MechanismKind::Natural) {
+        Classification::IdempotentByNature
+    } else {
+        Classification::NotIdempotent
+    }
+}
+
+/// A rule's identity and documentation. `doc` follows the template: What it does / Why is this
+/// bad? / Example / Use instead.
+pub struct RuleMeta {
+    pub id: &'static str,
+    pub name: &'static str,
+    pub section: &'static str,
+    pub severity: Severity,
+    pub summary: &'static str,
+    pub doc: &'static str,
+}
+
+/// What a rule returns; the report adds the rule's identity, the location and the fingerprint.
+pub struct Hit {
+    pub confidence: Confidence,
+    pub message: String,
+    pub change: String,
+    pub impact: String,
+}
+
+pub struct Rule {
+    pub meta: RuleMeta,
+    pub check: fn(&Endpoint) -> Option<Hit>,
+}
+
+/// The only list of rules. README's table and `retrysafe rules` come from it.
+pub fn registry() -> Vec<Rule> {
+    vec![
+        rs001_payment_without_idempotency::rule(),
+        rs003_side_effect_without_idempotency::rule(),
+        rs023_key_on_safe_method::rule(),
+    ]
+}
+
+pub fn find(id: &str) -> Option<Rule> {
+    registry().into_iter().find(|r| r.meta.id.eq_ignore_ascii_case(id) || r.meta.name == id)
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    pub rule: String,
+    pub name: String,
+    pub section: String,
+    pub severity: Severity,
+    pub confidence: Confidence,
+    pub endpoint: String,
+    pub file: String,
+    pub line: u32,
+    pub message: String,
+    pub change: String,
+    pub impact: String,
+    pub fingerprint: String,
+}
+
+/// Stable across runs and line shifts: the rule, the endpoint and its file, not the line.
+pub fn fingerprint(parts: &[&str]) -> String {
+    let mut h = Sha256::new();
+    for p in parts {
+        h.update(p.as_bytes());
+        h.update([0]);
+    }
+    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// Runs every rule on every endpoint.
+pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
+    let rules = registry();
+    let mut out = Vec::new();
+    for ep in endpoints {
+        for rule in &rules {
+            let Some(hit) = (rule.check)(ep) else { continue };
+            let label = ep.label();
+            out.push(Finding {
+                rule: rule.meta.id.into(),
+                name: rule.meta.name.into(),
+                section: rule.meta.section.into(),
+                severity: rule.meta.severity,
+                confidence: hit.confidence,
+                fingerprint: fingerprint(&[rule.meta.id, &label, &ep.location.file]),
+                endpoint: label,
+                file: ep.location.file.clone(),
+                line: ep.location.line,
+                message: hit.message,
+                change: hit.change,
+                impact: hit.impact,
+            });
+        }
+    }
+    out
+}
+
+/// `callee` (file:line) for messages, with the calls that led there.
+pub fn describe(e: &Effect) -> String {
+    let via = if e.via.is_empty() { String::new() } else { format!(" via {}", e.via.join(" → ")) };
+    format!("`{}` ({}){via}", e.callee, e.location)
+}

@@ -1,0 +1,132 @@
+//! RS001 payment-without-idempotency.
+
+use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use crate::facts::{EffectKind, Endpoint, MechanismKind};
+
+const DOC: &str = r#"## What it does
+Flags a mutation endpoint that reaches a payment sink (a charge, a payment intent create, confirm or
+capture, a refund, a transfer, a payout), directly or through the services it calls, with no inbound
+idempotency key and no constraint that stops a duplicate.
+
+## Why is this bad?
+Clients retry: a mobile app on a flaky network, a load balancer after a timeout, a user pressing
+"Pay" twice. Without a key the server cannot tell the retry from a new intent, so the customer is
+charged twice, and the refund, the support ticket and the chargeback fee follow.
+
+## Example
+```ts
+router.post('/orders/:id/pay', async (req, res) => {
+  const intent = await stripe.paymentIntents.create({ amount, currency: 'eur' });
+  res.json(intent);
+});
+```
+
+Use instead:
+```ts
+router.post('/orders/:id/pay', idempotency(), async (req, res) => {
+  const key = req.get('Idempotency-Key');              // required: 400 when missing
+  const intent = await stripe.paymentIntents.create(
+    { amount, currency: 'eur' },
+    { idempotencyKey: sha256(`${key}:charge`) },        // derived downstream key
+  );
+  res.json(intent);
+});
+```
+The middleware claims the key atomically before the charge and replays the stored response on a
+retry with the same key."#;
+
+fn message(payments: &str) -> String {
+    format!("Payment reached with no idempotency key: {payments}.")
+}
+
+fn check(ep: &Endpoint) -> Option<Hit> {
+    if !ep.is_mutation() {
+        return None;
+    }
+    let protected = [MechanismKind::HeaderKey, MechanismKind::UniqueConstraint, MechanismKind::WebhookEventDedup];
+    if protected.iter().any(|k| ep.has_mechanism(*k)) {
+        return None;
+    }
+    let payments: Vec<_> = ep.side_effects.iter().filter(|e| e.kind == EffectKind::Payment).collect();
+    let first = payments.first()?;
+    Some(Hit {
+        confidence: Confidence::of(&payments),
+        message: message(&payments.iter().map(|e| describe(e)).collect::<Vec<_>>().join(", ")),
+        change: format!(
+            "Require an `Idempotency-Key` header on `{}` (400 when missing), claim it atomically before the charge, replay the stored response on a retry, and pass a key derived from it (`sha256(key + \":{}\")`) to the provider call at {}.",
+            ep.label(),
+            first.label.to_ascii_lowercase().replace(' ', "-"),
+            first.location
+        ),
+        impact: "A client retry after a timeout charges the customer a second time.".into(),
+    })
+}
+
+pub fn rule() -> Rule {
+    Rule {
+        meta: RuleMeta {
+            id: "RS001",
+            name: "payment-without-idempotency",
+            section: "Idempotency Mechanism",
+            severity: Severity::Critical,
+            summary: "a mutation endpoint reaches a payment sink with no inbound key and no constraint that stops the duplicate",
+            doc: DOC,
+        },
+        check,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Effect, Location, Mechanism};
+
+    fn endpoint(method: &str, effects: Vec<Effect>, mechanisms: Vec<Mechanism>) -> Endpoint {
+        Endpoint {
+            method: method.into(),
+            path: "/pay".into(),
+            framework: "express".into(),
+            location: Location::new("a.ts", 3),
+            handler: "pay".into(),
+            side_effects: effects,
+            mechanisms,
+            key_reads: vec![],
+            handler_location: None,
+        }
+    }
+
+    fn payment() -> Effect {
+        Effect {
+            kind: EffectKind::Payment,
+            callee: "stripe.paymentIntents.create".into(),
+            label: "Stripe payment".into(),
+            location: Location::new("b.ts", 9),
+            upsert: false,
+            relative: false,
+            via: vec!["charge".into()],
+            speculative: false,
+        }
+    }
+
+    #[test]
+    fn fires_on_unprotected_payment() {
+        let hit = check(&endpoint("POST", vec![payment()], vec![])).expect("finding");
+        assert!(hit.message.contains("b.ts:9"));
+        assert_eq!(hit.confidence, Confidence::Likely);
+    }
+
+    #[test]
+    fn silent_with_key_or_on_get() {
+        let key = Mechanism { kind: MechanismKind::HeaderKey, detail: String::new(), location: Location::new("m.ts", 1) };
+        assert!(check(&endpoint("POST", vec![payment()], vec![key])).is_none());
+        assert!(check(&endpoint("GET", vec![payment()], vec![])).is_none());
+        assert!(check(&endpoint("POST", vec![], vec![])).is_none());
+    }
+
+    #[test]
+    fn speculative_when_only_reached_by_name() {
+        let mut p = payment();
+        p.speculative = true;
+        assert_eq!(check(&endpoint("POST", vec![p], vec![])).unwrap().confidence, Confidence::Speculative);
+    }
+}

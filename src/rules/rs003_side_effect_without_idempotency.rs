@@ -1,0 +1,138 @@
+//! RS003 side-effect-without-idempotency.
+
+use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use crate::facts::{Effect, EffectKind, Endpoint};
+
+const DOC: &str = r#"## What it does
+Flags a mutation endpoint that reaches a record creation, an email, an SMS, a queue publish, an
+external write or a relative update (`increment`, `$inc`, `SET n = n + 1`) with no idempotency
+mechanism at all: no key, no upsert, no unique constraint, and not idempotent by nature. A payment
+is RS001's, which takes precedence on the same endpoint.
+
+## Why is this bad?
+A retried request runs again: a second order row, a second welcome email, a second job on the
+queue, a counter bumped twice. Each duplicate is small; together they are the support tickets and
+data clean-ups that follow every network blip.
+
+## Example
+```ts
+router.post('/articles/:slug/comments', async (req, res) => {
+  const comment = await prisma.comment.create({ data: req.body });
+  res.status(201).json(comment);
+});
+```
+
+Use instead:
+```ts
+router.post('/articles/:slug/comments', idempotency(), async (req, res) => {
+  const comment = await prisma.comment.create({ data: req.body });
+  res.status(201).json(comment);
+});
+```
+or give the row a natural unique key the client supplies (`@@unique([authorId, clientId])`) and
+return the existing row when the insert conflicts."#;
+
+fn what(e: &Effect) -> &'static str {
+    match e.kind {
+        EffectKind::DbCreate => "creates a record",
+        EffectKind::DbUpdate => "applies a relative update",
+        EffectKind::Email => "sends an email",
+        EffectKind::Sms => "sends an SMS",
+        EffectKind::QueuePublish => "publishes a message",
+        EffectKind::ExternalCall => "calls an external service",
+        EffectKind::FileWrite => "writes a file",
+        _ => "has a side effect",
+    }
+}
+
+fn check(ep: &Endpoint) -> Option<Hit> {
+    if !ep.is_mutation() || !ep.mechanisms.is_empty() {
+        return None;
+    }
+    if ep.side_effects.iter().any(|e| e.kind == EffectKind::Payment) {
+        return None; // RS001
+    }
+    let repeated: Vec<&Effect> = ep.side_effects.iter().filter(|e| e.repeats_on_retry()).collect();
+    let first = repeated.first()?;
+    let list = repeated.iter().map(|e| format!("{} {}", what(e), describe(e))).collect::<Vec<_>>().join("; ");
+    let impact = match first.kind {
+        EffectKind::Email | EffectKind::Sms => "A client retry sends the message again.",
+        EffectKind::QueuePublish => "A client retry enqueues the job again, and its consumers run twice.",
+        EffectKind::ExternalCall => "A client retry repeats the call to the external service.",
+        EffectKind::DbUpdate => "A client retry applies the change a second time.",
+        _ => "A client retry creates a duplicate record.",
+    };
+    Some(Hit {
+        confidence: Confidence::of(&repeated),
+        message: format!("No idempotency mechanism: the endpoint {list}."),
+        change: format!(
+            "Accept an `Idempotency-Key` header on `{}` and claim it before {} (or key the write on a caller-supplied unique value and return the existing record on conflict).",
+            ep.label(),
+            first.location
+        ),
+        impact: impact.into(),
+    })
+}
+
+pub fn rule() -> Rule {
+    Rule {
+        meta: RuleMeta {
+            id: "RS003",
+            name: "side-effect-without-idempotency",
+            section: "Idempotency Mechanism",
+            severity: Severity::High,
+            summary: "a create, email, SMS, queue publish or external call reached with no mechanism at all",
+            doc: DOC,
+        },
+        check,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Location, Mechanism, MechanismKind};
+
+    fn effect(kind: EffectKind, relative: bool, upsert: bool) -> Effect {
+        Effect {
+            kind,
+            callee: "x".into(),
+            label: "x".into(),
+            location: Location::new("s.ts", 4),
+            upsert,
+            relative,
+            via: vec![],
+            speculative: false,
+        }
+    }
+
+    fn endpoint(effects: Vec<Effect>, mechanisms: Vec<Mechanism>) -> Endpoint {
+        Endpoint {
+            method: "POST".into(),
+            path: "/c".into(),
+            framework: "express".into(),
+            location: Location::new("r.ts", 1),
+            handler: "h".into(),
+            side_effects: effects,
+            mechanisms,
+            key_reads: vec![],
+            handler_location: None,
+        }
+    }
+
+    #[test]
+    fn fires_on_create_email_and_relative_update() {
+        assert!(check(&endpoint(vec![effect(EffectKind::DbCreate, false, false)], vec![])).is_some());
+        assert!(check(&endpoint(vec![effect(EffectKind::Email, false, false)], vec![])).is_some());
+        assert!(check(&endpoint(vec![effect(EffectKind::DbUpdate, true, false)], vec![])).is_some());
+    }
+
+    #[test]
+    fn silent_on_absolute_update_upsert_payment_or_mechanism() {
+        assert!(check(&endpoint(vec![effect(EffectKind::DbUpdate, false, false)], vec![])).is_none());
+        assert!(check(&endpoint(vec![effect(EffectKind::DbCreate, false, true)], vec![])).is_none());
+        assert!(check(&endpoint(vec![effect(EffectKind::Payment, false, false), effect(EffectKind::Email, false, false)], vec![])).is_none());
+        let m = Mechanism { kind: MechanismKind::HeaderKey, detail: String::new(), location: Location::new("m.ts", 1) };
+        assert!(check(&endpoint(vec![effect(EffectKind::DbCreate, false, false)], vec![m])).is_none());
+    }
+}
