@@ -31,6 +31,10 @@ pub struct Sink {
     pub upsert: bool,
     #[serde(default)]
     pub write_method: bool,
+    /// Only when the receiver was loaded by one of these calls (`find*`): `doc.save()` on a
+    /// document read from the database updates it rather than creating one.
+    #[serde(default)]
+    pub receiver_from: Vec<String>,
     #[serde(skip)]
     roots_set: Option<GlobSet>,
 }
@@ -110,7 +114,11 @@ impl Catalog {
             sinks: sinks.sink,
             relative_update: sinks.relative_update,
             sql: sinks.sql,
-            key_headers: headers.names.iter().map(|h| h.to_ascii_lowercase()).collect(),
+            key_headers: headers
+                .names
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect(),
             middleware: middleware.middleware,
         };
         for sink in &mut catalog.sinks {
@@ -119,12 +127,17 @@ impl Catalog {
                 let glob = GlobBuilder::new(root)
                     .case_insensitive(true)
                     .build()
-                    .map_err(|e| format!("rules/sinks.toml: sink `{}`: root `{root}`: {e}", sink.id))?;
+                    .map_err(|e| {
+                        format!("rules/sinks.toml: sink `{}`: root `{root}`: {e}", sink.id)
+                    })?;
                 set.add(glob);
             }
             sink.roots_set = Some(set.build().map_err(|e| format!("rules/sinks.toml: {e}"))?);
             if sink.calls.is_empty() && sink.constructs.is_empty() {
-                return Err(format!("rules/sinks.toml: sink `{}` has neither `calls` nor `constructs`", sink.id));
+                return Err(format!(
+                    "rules/sinks.toml: sink `{}` has neither `calls` nor `constructs`",
+                    sink.id
+                ));
             }
         }
         Ok(catalog)
@@ -132,7 +145,7 @@ impl Catalog {
 
     pub fn is_key_header(&self, name: &str) -> bool {
         let name = name.trim().to_ascii_lowercase();
-        self.key_headers.iter().any(|h| *h == name)
+        self.key_headers.contains(&name)
     }
 
     /// The known middleware whose package is `spec`, if any.
@@ -146,6 +159,18 @@ impl Catalog {
 impl Sink {
     pub fn origin_matches(&self, spec: &str) -> bool {
         self.packages.iter().any(|p| package_matches(p, spec))
+    }
+    /// Does the receiver's origin path (the calls that produced it) satisfy `receiver_from`?
+    pub fn receiver_matches(&self, origin_path: &[String]) -> bool {
+        self.receiver_from.is_empty()
+            || origin_path.iter().any(|seg| {
+                self.receiver_from
+                    .iter()
+                    .any(|p| match p.strip_suffix('*') {
+                        Some(prefix) => seg.starts_with(prefix),
+                        None => seg == p,
+                    })
+            })
     }
     pub fn root_matches(&self, name: &str) -> bool {
         !name.is_empty() && self.roots_set.as_ref().is_some_and(|s| s.is_match(name))
@@ -195,12 +220,19 @@ mod tests {
     use super::*;
 
     fn p(s: &str) -> Vec<String> {
-        if s.is_empty() { vec![] } else { s.split('.').map(String::from).collect() }
+        if s.is_empty() {
+            vec![]
+        } else {
+            s.split('.').map(String::from).collect()
+        }
     }
 
     #[test]
     fn patterns() {
-        assert!(pattern_matches("paymentIntents.create", &p("paymentIntents.create")));
+        assert!(pattern_matches(
+            "paymentIntents.create",
+            &p("paymentIntents.create")
+        ));
         assert!(pattern_matches("*.create", &p("user.create")));
         assert!(!pattern_matches("*.create", &p("create")));
         assert!(pattern_matches("**.update", &p("where.andWhere.update")));

@@ -4,7 +4,11 @@ use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Parser, Debug)]
-#[command(name = "retrysafe", version, about = "Audit HTTP mutation endpoints for idempotency: what a client retry would run twice, and what protects it.")]
+#[command(
+    name = "retrysafe",
+    version,
+    about = "Audit HTTP mutation endpoints for idempotency: what a client retry would run twice, and what protects it."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -78,7 +78,9 @@ pub fn discover(root: &Path) -> Discovered {
         .follow_links(false)
         .filter_entry(|e| {
             !(e.file_type().is_some_and(|t| t.is_dir())
-                && e.file_name().to_str().is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+                && e.file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
         })
         .build();
     for entry in walker {
@@ -97,8 +99,10 @@ pub fn discover(root: &Path) -> Discovered {
         }
     }
     candidates.sort();
-    let read: Vec<Result<SourceFile, Diagnostic>> =
-        candidates.par_iter().map(|(path, lang)| read_source(root, path, *lang)).collect();
+    let read: Vec<Result<SourceFile, Diagnostic>> = candidates
+        .par_iter()
+        .map(|(path, lang)| read_source(root, path, *lang))
+        .collect();
     let mut files = Vec::new();
     for r in read {
         match r {
@@ -125,7 +129,10 @@ fn read_source(root: &Path, path: &Path, lang: Lang) -> Result<SourceFile, Diagn
         return Err(skip("skipped: binary file".into()));
     }
     let text = String::from_utf8(bytes).map_err(|e| {
-        skip(format!("skipped: not valid UTF-8 (at byte {})", e.utf8_error().valid_up_to()))
+        skip(format!(
+            "skipped: not valid UTF-8 (at byte {})",
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     if looks_minified(&text) {
         return Err(skip("skipped: looks minified (very long lines)".into()));

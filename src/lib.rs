@@ -44,7 +44,11 @@ impl std::error::Error for AuditError {}
 pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
     let found = discover::discover(root);
     let mut diagnostics = found.diagnostics;
-    let parsed: Vec<_> = found.files.par_iter().map(|f| frontend::ts::analyze_file(f, catalog)).collect();
+    let parsed: Vec<_> = found
+        .files
+        .par_iter()
+        .map(|f| frontend::ts::analyze_file(f, catalog))
+        .collect();
     let mut modules = Vec::with_capacity(parsed.len());
     for (m, d) in parsed {
         modules.push(m);
@@ -52,7 +56,11 @@ pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
     }
     let (endpoints, more) = link::link_ts(&modules, root, catalog);
     diagnostics.extend(more);
-    Facts { files_scanned: found.files.len(), endpoints, diagnostics }
+    Facts {
+        files_scanned: found.files.len(),
+        endpoints,
+        diagnostics,
+    }
 }
 
 /// The public entry: audits the tree at `root`. `display_root` is how the report names it.
@@ -67,5 +75,11 @@ pub fn audit(root: &Path, display_root: &str) -> Result<Report, AuditError> {
         .map_err(|e| AuditError::Threads(e.to_string()))?;
     let facts = pool.install(|| collect_facts(root, &catalog));
     let findings = rules::evaluate(&facts.endpoints);
-    Ok(Report::build(display_root.to_string(), facts.files_scanned, facts.endpoints, findings, facts.diagnostics))
+    Ok(Report::build(
+        display_root.to_string(),
+        facts.files_scanned,
+        facts.endpoints,
+        findings,
+        facts.diagnostics,
+    ))
 }

@@ -7,16 +7,26 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 fn colour(output: &Option<PathBuf>) -> bool {
-    output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    output.is_none()
+        && std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 fn emit(text: &str, output: &Option<PathBuf>) -> Result<(), String> {
     match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
         None => {
             use std::io::Write;
             let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes()).or_else(|e| if e.kind() == std::io::ErrorKind::BrokenPipe { Ok(()) } else { Err(e.to_string()) })
+            out.write_all(text.as_bytes()).or_else(|e| {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    Ok(())
+                } else {
+                    Err(e.to_string())
+                }
+            })
         }
     }
 }
@@ -27,7 +37,12 @@ fn run_audit(path: &Path) -> Result<Report, String> {
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
     match cli.command {
-        Command::Check { path, format, output, fail_on } => {
+        Command::Check {
+            path,
+            format,
+            output,
+            fail_on,
+        } => {
             let report = run_audit(&path)?;
             let text = match format {
                 CheckFormat::Table => report::table::render(&report, colour(&output)),
@@ -35,10 +50,20 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 CheckFormat::Json => report::json::render(&report),
             };
             emit(&text, &output)?;
-            let failed = fail_on.threshold().is_some_and(|t| report.max_severity() >= t);
-            Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+            let failed = fail_on
+                .threshold()
+                .is_some_and(|t| report.max_severity() >= t);
+            Ok(if failed {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
-        Command::Inventory { path, format, output } => {
+        Command::Inventory {
+            path,
+            format,
+            output,
+        } => {
             let report = run_audit(&path)?;
             let text = match format {
                 InventoryFormat::Table => report::table::render_inventory(&report, colour(&output)),
@@ -52,13 +77,20 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         Command::Rules => {
             let mut text = String::new();
             for r in rules::registry() {
-                text.push_str(&format!("{}  {:<36} {:<9} {}\n", r.meta.id, r.meta.name, r.meta.severity.as_str(), r.meta.summary));
+                text.push_str(&format!(
+                    "{}  {:<36} {:<9} {}\n",
+                    r.meta.id,
+                    r.meta.name,
+                    r.meta.severity.as_str(),
+                    r.meta.summary
+                ));
             }
             emit(&text, &None)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Explain { rule } => {
-            let r = rules::find(&rule).ok_or_else(|| format!("unknown rule `{rule}`; `retrysafe rules` lists them"))?;
+            let r = rules::find(&rule)
+                .ok_or_else(|| format!("unknown rule `{rule}`; `retrysafe rules` lists them"))?;
             let text = format!(
                 "# {} {}\n\nSeverity: {} · Section: {}\n\n{}\n",
                 r.meta.id,

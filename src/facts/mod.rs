@@ -14,7 +14,10 @@ pub struct Location {
 
 impl Location {
     pub fn new(file: impl Into<String>, line: u32) -> Self {
-        Location { file: file.into(), line }
+        Location {
+            file: file.into(),
+            line,
+        }
     }
 }
 
@@ -25,7 +28,9 @@ impl std::fmt::Display for Location {
 }
 
 /// What a side effect does, in the report's vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
     Payment,
@@ -171,7 +176,11 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     pub fn new(file: impl Into<String>, line: u32, message: impl Into<String>) -> Self {
-        Diagnostic { file: file.into(), line, message: message.into() }
+        Diagnostic {
+            file: file.into(),
+            line,
+            message: message.into(),
+        }
     }
 }
 

@@ -24,10 +24,11 @@ enum Memo {
 
 /// Names too generic to follow by name alone.
 const GENERIC_METHODS: &[&str] = &[
-    "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every", "push", "pop",
-    "json", "send", "status", "end", "get", "set", "has", "delete", "keys", "values", "entries", "toString",
-    "call", "apply", "bind", "log", "info", "warn", "error", "debug", "emit", "on", "once", "next", "render",
-    "redirect", "query", "exec", "save", "create", "update", "remove", "add", "validate", "parse", "init",
+    "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every",
+    "push", "pop", "json", "send", "status", "end", "get", "set", "has", "delete", "keys",
+    "values", "entries", "toString", "call", "apply", "bind", "log", "info", "warn", "error",
+    "debug", "emit", "on", "once", "next", "render", "redirect", "query", "exec", "save", "create",
+    "update", "remove", "add", "validate", "parse", "init",
 ];
 
 pub struct Calls<'a> {
@@ -52,7 +53,9 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
         return false;
     }
     match v {
-        Val::Obj(fields) => fields.iter().any(|(k, v)| keys.iter().any(|x| x == k) || has_key(v, keys, depth + 1)),
+        Val::Obj(fields) => fields
+            .iter()
+            .any(|(k, v)| keys.iter().any(|x| x == k) || has_key(v, keys, depth + 1)),
         Val::Arr(items) => items.iter().any(|i| has_key(i, keys, depth + 1)),
         _ => false,
     }
@@ -71,7 +74,10 @@ fn sql_words(sql: &str) -> Vec<String> {
     let mut rest = clean.as_str();
     while let Some(start) = rest.find("/*") {
         out.push_str(&rest[..start]);
-        rest = rest[start..].find("*/").map(|e| &rest[start + e + 2..]).unwrap_or("");
+        rest = rest[start..]
+            .find("*/")
+            .map(|e| &rest[start + e + 2..])
+            .unwrap_or("");
     }
     out.push_str(rest);
     out.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '+' || c == '-' || c == '='))
@@ -80,10 +86,41 @@ fn sql_words(sql: &str) -> Vec<String> {
         .collect()
 }
 
+/// `SET n = n + 1`: a column assigned from itself plus or minus something.
+fn has_self_increment(sql: &str) -> bool {
+    let mut spaced = String::with_capacity(sql.len() * 2);
+    for c in sql.chars() {
+        if matches!(c, '=' | ',' | '+' | '-' | '(' | ')') {
+            spaced.push(' ');
+            spaced.push(c);
+            spaced.push(' ');
+        } else {
+            spaced.push(c);
+        }
+    }
+    let tokens: Vec<String> = spaced
+        .split_whitespace()
+        .map(|t| t.trim_matches('"').to_ascii_lowercase())
+        .collect();
+    tokens.windows(4).any(|w| {
+        w[1] == "="
+            && w[0] == w[2]
+            && (w[3] == "+" || w[3] == "-")
+            && w[0]
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    })
+}
+
 /// What a raw SQL statement does: (kind, upsert, relative).
 pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
     let words = sql_words(sql);
-    let first = words.iter().position(|w| matches!(w.as_str(), "INSERT" | "UPDATE" | "DELETE" | "REPLACE" | "MERGE" | "SELECT"))?;
+    let first = words.iter().position(|w| {
+        matches!(
+            w.as_str(),
+            "INSERT" | "UPDATE" | "DELETE" | "REPLACE" | "MERGE" | "SELECT"
+        )
+    })?;
     let kind = match words[first].as_str() {
         "INSERT" | "REPLACE" | "MERGE" => EffectKind::DbCreate,
         "UPDATE" => EffectKind::DbUpdate,
@@ -92,15 +129,13 @@ pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
     };
     let joined = words.join(" ");
     let upsert = kind == EffectKind::DbCreate
-        && (joined.contains("ON CONFLICT") || joined.contains("INSERT IGNORE") || joined.contains("ON DUPLICATE KEY") || words[first] == "REPLACE" || words[first] == "MERGE");
+        && (joined.contains("ON CONFLICT")
+            || joined.contains("INSERT IGNORE")
+            || joined.contains("ON DUPLICATE KEY")
+            || words[first] == "REPLACE"
+            || words[first] == "MERGE");
     // `SET n = n + 1`: the column on both sides of an assignment with + or -.
-    let relative = kind == EffectKind::DbUpdate && {
-        let compact: String = sql.chars().filter(|c| !c.is_whitespace()).collect::<String>().to_ascii_lowercase();
-        compact.split(['=', ',']).collect::<Vec<_>>().windows(2).any(|w| {
-            let col = w[0].rsplit(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"')).next().unwrap_or("");
-            !col.is_empty() && (w[1].starts_with(&format!("{col}+")) || w[1].starts_with(&format!("{col}-")))
-        })
-    };
+    let relative = kind == EffectKind::DbUpdate && has_self_increment(sql);
     Some((kind, upsert, relative))
 }
 
@@ -117,7 +152,12 @@ impl<'a> Calls<'a> {
                 }
             }
         }
-        Calls { res, catalog, memo: RefCell::new(HashMap::new()), by_name }
+        Calls {
+            res,
+            catalog,
+            memo: RefCell::new(HashMap::new()),
+            by_name,
+        }
     }
 
     pub fn location(&self, m: ModId, line: u32) -> Location {
@@ -154,17 +194,18 @@ impl<'a> Calls<'a> {
             }
             for cs in &facts.calls {
                 out.effects.extend(self.effects_of(m, cs));
-                let mut targets: Vec<(Resolved, bool)> = vec![(self.res.resolve(m, &cs.callee), false)];
-                if matches!(targets[0].0, Resolved::Opaque) {
-                    if let Some(t) = self.by_name_alone(cs) {
-                        targets[0] = (Resolved::Func(t.0, t.1), true);
-                    }
+                let mut targets: Vec<(Resolved, bool)> =
+                    vec![(self.res.resolve(m, &cs.callee), false)];
+                if matches!(targets[0].0, Resolved::Opaque)
+                    && let Some(t) = self.by_name_alone(cs)
+                {
+                    targets[0] = (Resolved::Func(t.0, t.1), true);
                 }
                 for a in &cs.args {
-                    if let Val::Func(af) = a {
-                        if inside.contains(af) {
-                            continue;
-                        }
+                    if let Val::Func(af) = a
+                        && inside.contains(af)
+                    {
+                        continue;
                     }
                     if matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)) {
                         targets.push((self.res.resolve(m, a), false));
@@ -189,7 +230,8 @@ impl<'a> Calls<'a> {
             }
         }
         out.effects.sort();
-        out.effects.dedup_by(|a, b| a.kind == b.kind && a.location == b.location && a.callee == b.callee);
+        out.effects
+            .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
         out.key_reads.sort();
         out.key_reads.dedup();
         let s = Rc::new(out);
@@ -205,7 +247,24 @@ impl<'a> Calls<'a> {
             return None;
         }
         let root = cs.root_name.to_ascii_lowercase();
-        if matches!(root.as_str(), "" | "req" | "res" | "request" | "response" | "reply" | "ctx" | "next" | "console" | "json" | "object" | "math" | "promise" | "array" | "logger" | "log") {
+        if matches!(
+            root.as_str(),
+            "" | "req"
+                | "res"
+                | "request"
+                | "response"
+                | "reply"
+                | "ctx"
+                | "next"
+                | "console"
+                | "json"
+                | "object"
+                | "math"
+                | "promise"
+                | "array"
+                | "logger"
+                | "log"
+        ) {
             return None;
         }
         match self.by_name.get(method.as_str()) {
@@ -220,7 +279,9 @@ impl<'a> Calls<'a> {
         let origin = self.res.origin(m, &cs.root);
         let location = self.location(m, cs.line);
         for sink in self.catalog.sinks.iter().filter(|s| s.lang == "ts") {
-            let by_origin = origin.as_ref().is_some_and(|(spec, _, _)| sink.origin_matches(spec));
+            let by_origin = origin
+                .as_ref()
+                .is_some_and(|(spec, _, _)| sink.origin_matches(spec));
             let by_name = origin.is_none() && sink.root_matches(&cs.root_name);
             if !by_origin && !by_name {
                 continue;
@@ -230,27 +291,41 @@ impl<'a> Calls<'a> {
                     .as_ref()
                     .and_then(|(_, n, p)| p.last().cloned().or_else(|| n.clone()))
                     .unwrap_or_else(|| cs.root_name.clone());
-                sink.constructs.iter().any(|c| *c == name)
+                sink.constructs.contains(&name)
             } else {
                 let full: Vec<String> = origin
                     .as_ref()
                     .map(|(_, _, p)| p.iter().cloned().chain(cs.path.iter().cloned()).collect())
                     .unwrap_or_default();
                 let offset = full.len().saturating_sub(cs.path.len());
-                let full_hops: Vec<usize> = std::iter::once(offset).chain(cs.hops.iter().map(|h| h + offset)).collect();
-                sink.call_matches(&cs.path, &cs.hops).is_some() || (!full.is_empty() && sink.call_matches(&full, &full_hops).is_some())
+                let full_hops: Vec<usize> = std::iter::once(offset)
+                    .chain(cs.hops.iter().map(|h| h + offset))
+                    .collect();
+                sink.call_matches(&cs.path, &cs.hops).is_some()
+                    || (!full.is_empty() && sink.call_matches(&full, &full_hops).is_some())
             };
-            if !matched || (sink.write_method && !write_method(&cs.args)) {
+            let origin_path = origin.as_ref().map(|(_, _, p)| p.as_slice()).unwrap_or(&[]);
+            if !matched
+                || (sink.write_method && !write_method(&cs.args))
+                || !sink.receiver_matches(origin_path)
+            {
                 continue;
             }
             let last = cs.path.last().map(String::as_str).unwrap_or("");
             let relative = sink.kind == EffectKind::DbUpdate
                 && (self.catalog.relative_update.calls.iter().any(|c| c == last)
-                    || cs.args.iter().any(|a| has_key(a, &self.catalog.relative_update.keys, 0)));
+                    || cs
+                        .args
+                        .iter()
+                        .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)));
             out.push(Effect {
                 kind: sink.kind,
                 callee: cs.text.clone(),
-                label: if sink.label.is_empty() { sink.id.clone() } else { sink.label.clone() },
+                label: if sink.label.is_empty() {
+                    sink.id.clone()
+                } else {
+                    sink.label.clone()
+                },
                 location: location.clone(),
                 upsert: sink.upsert,
                 relative,
@@ -259,22 +334,28 @@ impl<'a> Calls<'a> {
             });
             break;
         }
-        if out.is_empty() {
-            if let Some(sql) = &cs.literal {
-                let last = cs.path.last().map(String::as_str).unwrap_or(cs.root_name.as_str());
-                let is_sql_call = self.catalog.sql.calls.iter().any(|c| c == last) || self.catalog.sql.tags.iter().any(|t| t == last);
-                if let Some((kind, upsert, relative)) = is_sql_call.then(|| classify_sql(sql)).flatten() {
-                    out.push(Effect {
-                        kind,
-                        callee: cs.text.clone(),
-                        label: "raw SQL".into(),
-                        location,
-                        upsert,
-                        relative,
-                        via: vec![],
-                        speculative: false,
-                    });
-                }
+        if out.is_empty()
+            && let Some(sql) = &cs.literal
+        {
+            let last = cs
+                .path
+                .last()
+                .map(String::as_str)
+                .unwrap_or(cs.root_name.as_str());
+            let is_sql_call = self.catalog.sql.calls.iter().any(|c| c == last)
+                || self.catalog.sql.tags.iter().any(|t| t == last);
+            if let Some((kind, upsert, relative)) = is_sql_call.then(|| classify_sql(sql)).flatten()
+            {
+                out.push(Effect {
+                    kind,
+                    callee: cs.text.clone(),
+                    label: "raw SQL".into(),
+                    location,
+                    upsert,
+                    relative,
+                    via: vec![],
+                    speculative: false,
+                });
             }
         }
         out
@@ -287,11 +368,26 @@ mod tests {
 
     #[test]
     fn sql_kinds() {
-        assert_eq!(classify_sql("INSERT INTO t (a) VALUES ($1)"), Some((EffectKind::DbCreate, false, false)));
-        assert_eq!(classify_sql("insert into t (a) values ($1) on conflict do nothing"), Some((EffectKind::DbCreate, true, false)));
-        assert_eq!(classify_sql("UPDATE accounts SET balance = balance + $1 WHERE id = $2"), Some((EffectKind::DbUpdate, false, true)));
-        assert_eq!(classify_sql("UPDATE users SET name = $1 WHERE id = $2"), Some((EffectKind::DbUpdate, false, false)));
-        assert_eq!(classify_sql("-- note\nDELETE FROM t WHERE id = 1"), Some((EffectKind::DbDelete, false, false)));
+        assert_eq!(
+            classify_sql("INSERT INTO t (a) VALUES ($1)"),
+            Some((EffectKind::DbCreate, false, false))
+        );
+        assert_eq!(
+            classify_sql("insert into t (a) values ($1) on conflict do nothing"),
+            Some((EffectKind::DbCreate, true, false))
+        );
+        assert_eq!(
+            classify_sql("UPDATE accounts SET balance = balance + $1 WHERE id = $2"),
+            Some((EffectKind::DbUpdate, false, true))
+        );
+        assert_eq!(
+            classify_sql("UPDATE users SET name = $1 WHERE id = $2"),
+            Some((EffectKind::DbUpdate, false, false))
+        );
+        assert_eq!(
+            classify_sql("-- note\nDELETE FROM t WHERE id = 1"),
+            Some((EffectKind::DbDelete, false, false))
+        );
         assert_eq!(classify_sql("SELECT * FROM t"), None);
     }
 }

@@ -16,9 +16,16 @@ fn display(v: &Val) -> String {
     match v {
         Val::Member(inner, p) => {
             let base = display(inner);
-            if base.is_empty() { p.clone() } else { format!("{base}.{p}") }
+            if base.is_empty() {
+                p.clone()
+            } else {
+                format!("{base}.{p}")
+            }
         }
-        Val::Import { spec, name } => name.clone().filter(|n| n != "default").unwrap_or_else(|| spec.rsplit('/').next().unwrap_or(spec).to_string()),
+        Val::Import { spec, name } => name
+            .clone()
+            .filter(|n| n != "default")
+            .unwrap_or_else(|| spec.rsplit('/').next().unwrap_or(spec).to_string()),
         Val::Global(g) => g.clone(),
         Val::Call(callee, _) => format!("{}(…)", display(callee)),
         _ => String::new(),
@@ -26,7 +33,11 @@ fn display(v: &Val) -> String {
 }
 
 /// Links the modules of one tree into endpoints.
-pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog) -> (Vec<Endpoint>, Vec<Diagnostic>) {
+pub fn link_ts(
+    modules: &[Module],
+    root: &Path,
+    catalog: &Catalog,
+) -> (Vec<Endpoint>, Vec<Diagnostic>) {
     let res = Resolver::new(modules, root);
     let calls = Calls::new(&res, catalog);
     let (routes, diagnostics) = mounts::Mounter::new(&res).routes();
@@ -48,7 +59,10 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog) -> (Vec<Endpo
                 }
                 key_reads.extend(s.key_reads.iter().cloned());
                 let facts = &modules[m].functions[f];
-                (facts.name.clone(), Some(Location::new(modules[m].file.clone(), facts.line)))
+                (
+                    facts.name.clone(),
+                    Some(Location::new(modules[m].file.clone(), facts.line)),
+                )
             }
             _ => {
                 let d = display(&route.handler);
@@ -57,7 +71,9 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog) -> (Vec<Endpo
         };
         for (mm, mv) in &route.middleware {
             let here = Location::new(modules[route.module].file.clone(), route.line);
-            if let Some(mech) = key_middleware(&res, &calls, catalog, (*mm, mv), here, &mut key_reads) {
+            if let Some(mech) =
+                key_middleware(&res, &calls, catalog, (*mm, mv), here, &mut key_reads)
+            {
                 mechanisms.push(mech);
             }
         }
@@ -79,7 +95,9 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog) -> (Vec<Endpo
             mechanisms.push(Mechanism {
                 kind: MechanismKind::Natural,
                 detail,
-                location: handler_location.clone().unwrap_or_else(|| Location::new(modules[route.module].file.clone(), route.line)),
+                location: handler_location.clone().unwrap_or_else(|| {
+                    Location::new(modules[route.module].file.clone(), route.line)
+                }),
             });
         }
         mechanisms.sort();
@@ -120,14 +138,24 @@ fn key_middleware(
             Some(Mechanism {
                 kind: MechanismKind::HeaderKey,
                 detail: format!("idempotency middleware `{name}` reads the key header ({first})"),
-                location: Location::new(res.modules[m2].file.clone(), res.modules[m2].functions[f2].line),
+                location: Location::new(
+                    res.modules[m2].file.clone(),
+                    res.modules[m2].functions[f2].line,
+                ),
             })
         }
         Resolved::Package { spec, .. } => {
             let known = catalog.middleware_for("ts", &spec)?;
             Some(Mechanism {
                 kind: MechanismKind::HeaderKey,
-                detail: format!("{} (`{spec}`)", if known.label.is_empty() { &known.id } else { &known.label }),
+                detail: format!(
+                    "{} (`{spec}`)",
+                    if known.label.is_empty() {
+                        &known.id
+                    } else {
+                        &known.label
+                    }
+                ),
                 location: route,
             })
         }

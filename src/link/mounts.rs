@@ -21,6 +21,8 @@ pub struct RawRoute {
 
 type RouterKey = (ModId, usize);
 type Items = BTreeMap<RouterKey, Vec<(ModId, RouterItem)>>;
+/// Registrations waiting for the router a function receives: (parameter index, module, item).
+type ParamItems = BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>>;
 
 const MAX_NESTING: usize = 24;
 
@@ -30,7 +32,10 @@ pub fn normalize_path(prefix: &str, path: &str) -> String {
     let mut segs = Vec::new();
     for seg in joined.split('/').filter(|s| !s.is_empty()) {
         if let Some(name) = seg.strip_prefix(':') {
-            let name: String = name.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let name: String = name
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
             segs.push(format!("{{{name}}}"));
         } else {
             segs.push(seg.to_string());
@@ -42,7 +47,16 @@ pub fn normalize_path(prefix: &str, path: &str) -> String {
 fn static_paths(r: &Resolved, v: &Val) -> Option<Vec<String>> {
     match (r, v) {
         (Resolved::Str(s), _) => Some(vec![s.clone()]),
-        (_, Val::Arr(items)) => items.iter().map(|i| if let Val::Str(s) = i { Some(s.clone()) } else { None }).collect(),
+        (_, Val::Arr(items)) => items
+            .iter()
+            .map(|i| {
+                if let Val::Str(s) = i {
+                    Some(s.clone())
+                } else {
+                    None
+                }
+            })
+            .collect(),
         _ => None,
     }
 }
@@ -77,10 +91,18 @@ impl<'a> Mounter<'a> {
         let mut items: Items = BTreeMap::new();
         for (m, module) in res.modules.iter().enumerate() {
             for (r, router) in module.routers.iter().enumerate() {
-                items.entry((m, r)).or_default().extend(router.items.iter().map(|i| (m, i.clone())));
+                items
+                    .entry((m, r))
+                    .or_default()
+                    .extend(router.items.iter().map(|i| (m, i.clone())));
             }
         }
-        let mut mounter = Mounter { res, items, routes: Vec::new(), diagnostics: Vec::new() };
+        let mut mounter = Mounter {
+            res,
+            items,
+            routes: Vec::new(),
+            diagnostics: Vec::new(),
+        };
         mounter.add_foreign_items();
         mounter.add_param_items();
         mounter
@@ -91,7 +113,10 @@ impl<'a> Mounter<'a> {
         for (m, module) in self.res.modules.iter().enumerate() {
             for (receiver, item) in &module.foreign_items {
                 if let Resolved::Router(m2, r2) = self.res.resolve(m, receiver) {
-                    self.items.entry((m2, r2)).or_default().push((m, item.clone()));
+                    self.items
+                        .entry((m2, r2))
+                        .or_default()
+                        .push((m, item.clone()));
                 }
             }
         }
@@ -100,11 +125,14 @@ impl<'a> Mounter<'a> {
     /// `function routes(app) { app.post(...) }` called as `routes(app)`: the registrations go to
     /// the router passed in, also through functions that pass their parameter on.
     fn add_param_items(&mut self) {
-        let mut pending: BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>> = BTreeMap::new();
+        let mut pending: ParamItems = BTreeMap::new();
         for (m, module) in self.res.modules.iter().enumerate() {
             for (f, facts) in module.functions.iter().enumerate() {
                 for (i, item) in &facts.param_items {
-                    pending.entry((m, f)).or_default().push((*i, m, item.clone()));
+                    pending
+                        .entry((m, f))
+                        .or_default()
+                        .push((*i, m, item.clone()));
                 }
             }
         }
@@ -112,22 +140,33 @@ impl<'a> Mounter<'a> {
             return;
         }
         for _round in 0..4 {
-            let mut next: BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>> = BTreeMap::new();
+            let mut next: ParamItems = BTreeMap::new();
             let mut changed = false;
             for (m, module) in self.res.modules.iter().enumerate() {
                 for (caller, facts) in module.functions.iter().enumerate() {
                     for cs in &facts.calls {
-                        let Resolved::Func(tm, tf) = self.res.resolve(m, &cs.callee) else { continue };
-                        let Some(list) = pending.get(&(tm, tf)) else { continue };
+                        let Resolved::Func(tm, tf) = self.res.resolve(m, &cs.callee) else {
+                            continue;
+                        };
+                        let Some(list) = pending.get(&(tm, tf)) else {
+                            continue;
+                        };
                         for (i, im, item) in list {
                             match cs.args.get(*i) {
                                 Some(Val::Param(pf, pi)) if *pf == caller => {
-                                    next.entry((m, caller)).or_default().push((*pi, *im, item.clone()));
+                                    next.entry((m, caller)).or_default().push((
+                                        *pi,
+                                        *im,
+                                        item.clone(),
+                                    ));
                                     changed = true;
                                 }
                                 Some(arg) => {
                                     if let Resolved::Router(rm, rr) = self.res.resolve(m, arg) {
-                                        self.items.entry((rm, rr)).or_default().push((*im, item.clone()));
+                                        self.items
+                                            .entry((rm, rr))
+                                            .or_default()
+                                            .push((*im, item.clone()));
                                     }
                                 }
                                 None => {}
@@ -172,14 +211,24 @@ impl<'a> Mounter<'a> {
             let mut stack = vec![root];
             self.walk(root, "", &[], &mut stack);
         }
-        self.routes.sort_by(|a, b| (&a.path, &a.method, a.module, a.line).cmp(&(&b.path, &b.method, b.module, b.line)));
-        self.routes.dedup_by(|a, b| a.path == b.path && a.method == b.method && a.module == b.module && a.line == b.line);
+        self.routes.sort_by(|a, b| {
+            (&a.path, &a.method, a.module, a.line).cmp(&(&b.path, &b.method, b.module, b.line))
+        });
+        self.routes.dedup_by(|a, b| {
+            a.path == b.path && a.method == b.method && a.module == b.module && a.line == b.line
+        });
         self.diagnostics.sort();
         self.diagnostics.dedup();
         (self.routes, self.diagnostics)
     }
 
-    fn walk(&mut self, key: RouterKey, prefix: &str, inherited: &[(ModId, Val)], stack: &mut Vec<RouterKey>) {
+    fn walk(
+        &mut self,
+        key: RouterKey,
+        prefix: &str,
+        inherited: &[(ModId, Val)],
+        stack: &mut Vec<RouterKey>,
+    ) {
         if stack.len() > MAX_NESTING {
             return;
         }
@@ -189,13 +238,20 @@ impl<'a> Mounter<'a> {
         let mut active: Vec<(ModId, Val, String)> = Vec::new();
         for (m, item) in items {
             match item {
-                RouterItem::Use { path, path_text, args, line } => {
+                RouterItem::Use {
+                    path,
+                    path_text,
+                    args,
+                    line,
+                } => {
                     let scopes: Vec<String> = match &path {
                         None => vec![String::new()],
                         Some(p) => match static_paths(&self.res.resolve(m, p), p) {
                             Some(s) => s,
                             None => {
-                                let has_router = args.iter().any(|a| matches!(self.res.resolve(m, a), Resolved::Router(..)));
+                                let has_router = args.iter().any(|a| {
+                                    matches!(self.res.resolve(m, a), Resolved::Router(..))
+                                });
                                 if has_router {
                                     self.diagnostics.push(Diagnostic::new(
                                         self.res.modules[m].file.clone(),
@@ -229,16 +285,37 @@ impl<'a> Mounter<'a> {
                                 continue;
                             }
                             let mut chain: Vec<(ModId, Val)> = inherited.to_vec();
-                            chain.extend(active.iter().filter(|(_, _, s)| under(scope, s)).map(|(am, v, _)| (*am, v.clone())));
+                            chain.extend(
+                                active
+                                    .iter()
+                                    .filter(|(_, _, s)| under(scope, s))
+                                    .map(|(am, v, _)| (*am, v.clone())),
+                            );
                             chain.extend(mws.iter().cloned());
                             let child_prefix = normalize_path(prefix, scope);
                             stack.push(*child);
-                            self.walk(*child, if child_prefix == "/" { "" } else { &child_prefix }, &chain, stack);
+                            self.walk(
+                                *child,
+                                if child_prefix == "/" {
+                                    ""
+                                } else {
+                                    &child_prefix
+                                },
+                                &chain,
+                                stack,
+                            );
                             stack.pop();
                         }
                     }
                 }
-                RouterItem::Route { method, paths, path_text, middleware, handler, line } => {
+                RouterItem::Route {
+                    method,
+                    paths,
+                    path_text,
+                    middleware,
+                    handler,
+                    line,
+                } => {
                     let Some(list) = static_paths(&self.res.resolve(m, &paths), &paths) else {
                         self.diagnostics.push(Diagnostic::new(
                             self.res.modules[m].file.clone(),
@@ -249,7 +326,12 @@ impl<'a> Mounter<'a> {
                     };
                     for p in list {
                         let mut chain: Vec<(ModId, Val)> = inherited.to_vec();
-                        chain.extend(active.iter().filter(|(_, _, s)| under(&p, s)).map(|(am, v, _)| (*am, v.clone())));
+                        chain.extend(
+                            active
+                                .iter()
+                                .filter(|(_, _, s)| under(&p, s))
+                                .map(|(am, v, _)| (*am, v.clone())),
+                        );
                         chain.extend(middleware.iter().map(|v| (m, v.clone())));
                         for method in methods_of(&method) {
                             self.routes.push(RawRoute {
@@ -278,6 +360,9 @@ mod tests {
         assert_eq!(normalize_path("/api", "/users/:id"), "/api/users/{id}");
         assert_eq!(normalize_path("", "/"), "/");
         assert_eq!(normalize_path("/api/", "/"), "/api");
-        assert_eq!(normalize_path("/v1", "items/:itemId?"), "/v1/items/{itemId}");
+        assert_eq!(
+            normalize_path("/v1", "items/:itemId?"),
+            "/v1/items/{itemId}"
+        );
     }
 }

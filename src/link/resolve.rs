@@ -21,7 +21,11 @@ pub enum Resolved {
     Str(String),
     Module(ModId),
     /// Something from an npm package: the specifier, the imported name and the members after it.
-    Package { spec: String, name: Option<String>, path: Vec<String> },
+    Package {
+        spec: String,
+        name: Option<String>,
+        path: Vec<String>,
+    },
     Opaque,
 }
 
@@ -48,7 +52,11 @@ fn parent_dir(file: &str) -> &str {
 
 /// Joins and normalises `a/b/../c` style paths; None if it climbs above the root.
 pub fn join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = if dir.is_empty() { vec![] } else { dir.split('/').collect() };
+    let mut parts: Vec<&str> = if dir.is_empty() {
+        vec![]
+    } else {
+        dir.split('/').collect()
+    };
     for seg in rel.split('/') {
         match seg {
             "" | "." => {}
@@ -63,8 +71,18 @@ pub fn join(dir: &str, rel: &str) -> Option<String> {
 
 impl<'m> Resolver<'m> {
     pub fn new(modules: &'m [Module], root: &'m Path) -> Self {
-        let by_file = modules.iter().enumerate().map(|(i, m)| (m.file.as_str(), i)).collect();
-        let mut r = Resolver { modules, by_file, root, tsconfigs: Mutex::new(HashMap::new()), packages: HashMap::new() };
+        let by_file = modules
+            .iter()
+            .enumerate()
+            .map(|(i, m)| (m.file.as_str(), i))
+            .collect();
+        let mut r = Resolver {
+            modules,
+            by_file,
+            root,
+            tsconfigs: Mutex::new(HashMap::new()),
+            packages: HashMap::new(),
+        };
         r.packages = r.workspace_packages();
         r
     }
@@ -82,14 +100,17 @@ impl<'m> Resolver<'m> {
                     break;
                 }
                 let pj = self.root.join(dir).join("package.json");
-                if let Ok(text) = std::fs::read_to_string(&pj) {
-                    if let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) {
-                        if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
-                            out.insert(name.to_string(), dir.to_string());
-                        }
-                    }
+                if let Ok(text) = std::fs::read_to_string(&pj)
+                    && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+                    && let Some(name) = v.get("name").and_then(|n| n.as_str())
+                {
+                    out.insert(name.to_string(), dir.to_string());
                 }
-                cur = if dir.is_empty() { None } else { Some(parent_dir(dir)) };
+                cur = if dir.is_empty() {
+                    None
+                } else {
+                    Some(parent_dir(dir))
+                };
             }
         }
         out
@@ -104,7 +125,12 @@ impl<'m> Resolver<'m> {
             return Some(m);
         }
         // `./x.js` written in TypeScript sources means `./x.ts`.
-        for (written, actual) in [(".js", &["ts", "tsx"][..]), (".mjs", &["mts"][..]), (".cjs", &["cts"][..]), (".jsx", &["tsx"][..])] {
+        for (written, actual) in [
+            (".js", &["ts", "tsx"][..]),
+            (".mjs", &["mts"][..]),
+            (".cjs", &["cts"][..]),
+            (".jsx", &["tsx"][..]),
+        ] {
             if let Some(stem) = base.strip_suffix(written) {
                 for ext in actual {
                     if let Some(&m) = self.by_file.get(format!("{stem}.{ext}").as_str()) {
@@ -119,7 +145,11 @@ impl<'m> Resolver<'m> {
             }
         }
         for ext in EXTENSIONS {
-            let idx = if base.is_empty() { format!("index.{ext}") } else { format!("{base}/index.{ext}") };
+            let idx = if base.is_empty() {
+                format!("index.{ext}")
+            } else {
+                format!("{base}/index.{ext}")
+            };
             if let Some(&m) = self.by_file.get(idx.as_str()) {
                 return Some(m);
             }
@@ -151,10 +181,10 @@ impl<'m> Resolver<'m> {
                     }
                 }
             }
-            if let Some(base) = &cfg.base_url {
-                if let Some(m) = join(base, spec).and_then(|p| self.file_candidates(&p)) {
-                    return Some(m);
-                }
+            if let Some(base) = &cfg.base_url
+                && let Some(m) = join(base, spec).and_then(|p| self.file_candidates(&p))
+            {
+                return Some(m);
             }
         }
         // Workspace packages: `@org/pkg` or `@org/pkg/sub` inside this tree.
@@ -176,7 +206,9 @@ impl<'m> Resolver<'m> {
             }
             None
         } else {
-            join(dir, sub).and_then(|p| self.file_candidates(&p)).or_else(|| join(dir, &format!("src/{sub}")).and_then(|p| self.file_candidates(&p)))
+            join(dir, sub)
+                .and_then(|p| self.file_candidates(&p))
+                .or_else(|| join(dir, &format!("src/{sub}")).and_then(|p| self.file_candidates(&p)))
         }
     }
 
@@ -189,7 +221,10 @@ impl<'m> Resolver<'m> {
             None if dir.is_empty() => None,
             None => self.tsconfig_for(parent_dir(dir)),
         };
-        self.tsconfigs.lock().ok()?.insert(dir.to_string(), found.clone());
+        self.tsconfigs
+            .lock()
+            .ok()?
+            .insert(dir.to_string(), found.clone());
         found
     }
 
@@ -204,10 +239,21 @@ impl<'m> Resolver<'m> {
         let cfg_dir = parent_dir(&rel).to_string();
         let mut cfg = match v.get("extends").and_then(|e| e.as_str()) {
             Some(ext) if ext.starts_with('.') => {
-                let ext = if ext.ends_with(".json") { ext.to_string() } else { format!("{ext}.json") };
-                self.load_tsconfig(&cfg_dir, &ext, depth + 1).unwrap_or(TsConfig { base_url: None, paths: vec![] })
+                let ext = if ext.ends_with(".json") {
+                    ext.to_string()
+                } else {
+                    format!("{ext}.json")
+                };
+                self.load_tsconfig(&cfg_dir, &ext, depth + 1)
+                    .unwrap_or(TsConfig {
+                        base_url: None,
+                        paths: vec![],
+                    })
             }
-            _ => TsConfig { base_url: None, paths: vec![] },
+            _ => TsConfig {
+                base_url: None,
+                paths: vec![],
+            },
         };
         if let Some(opts) = v.get("compilerOptions") {
             if let Some(b) = opts.get("baseUrl").and_then(|b| b.as_str()) {
@@ -220,11 +266,19 @@ impl<'m> Resolver<'m> {
                 cfg.paths = paths
                     .iter()
                     .map(|(k, v)| {
-                        let targets = v.as_array().map(|a| a.iter().filter_map(|t| t.as_str().map(String::from)).collect()).unwrap_or_default();
+                        let targets = v
+                            .as_array()
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(|t| t.as_str().map(String::from))
+                                    .collect()
+                            })
+                            .unwrap_or_default();
                         (k.clone(), targets)
                     })
                     .collect();
-                cfg.paths.sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+                cfg.paths
+                    .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
             }
         }
         Some(cfg)
@@ -250,7 +304,11 @@ impl<'m> Resolver<'m> {
             Val::Str(s) => Resolved::Str(s.clone()),
             Val::Import { spec, name } => match self.resolve_spec(m, spec) {
                 Some(target) => self.export_value(target, name.as_deref(), d),
-                None => Resolved::Package { spec: spec.clone(), name: name.clone(), path: vec![] },
+                None => Resolved::Package {
+                    spec: spec.clone(),
+                    name: name.clone(),
+                    path: vec![],
+                },
             },
             Val::Member(inner, prop) => {
                 if let Val::This(Some(c)) = inner.as_ref() {
@@ -311,12 +369,13 @@ impl<'m> Resolver<'m> {
                     return Resolved::Opaque;
                 }
                 for spec in &module.star_exports {
-                    if let Some(sub) = self.resolve_spec(target, spec) {
-                        if d < MAX_DEPTH && sub != target {
-                            match self.export_value(sub, Some(n), d + 1) {
-                                Resolved::Opaque => continue,
-                                r => return r,
-                            }
+                    if let Some(sub) = self.resolve_spec(target, spec)
+                        && d < MAX_DEPTH
+                        && sub != target
+                    {
+                        match self.export_value(sub, Some(n), d + 1) {
+                            Resolved::Opaque => continue,
+                            r => return r,
                         }
                     }
                 }
@@ -338,7 +397,11 @@ impl<'m> Resolver<'m> {
         }
         match class.extends.as_ref().map(|e| self.resolve_d(m, e, d + 1)) {
             Some(Resolved::Class(m2, c2)) => self.class_member(m2, c2, prop, d + 1),
-            Some(Resolved::Package { spec, name, mut path }) => {
+            Some(Resolved::Package {
+                spec,
+                name,
+                mut path,
+            }) => {
                 path.push(prop.to_string());
                 Resolved::Package { spec, name, path }
             }
@@ -354,7 +417,11 @@ impl<'m> Resolver<'m> {
             },
             Resolved::Module(m) => self.export_value(m, Some(prop), d),
             Resolved::Instance(m, c) | Resolved::Class(m, c) => self.class_member(m, c, prop, d),
-            Resolved::Package { spec, name, mut path } => {
+            Resolved::Package {
+                spec,
+                name,
+                mut path,
+            } => {
                 path.push(prop.to_string());
                 Resolved::Package { spec, name, path }
             }

@@ -3,7 +3,8 @@
 use super::Report;
 
 pub fn render(report: &Report) -> String {
-    let mut s = serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+    let mut s =
+        serde_json::to_string_pretty(report).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
     s.push('\n');
     s
 }

@@ -7,7 +7,10 @@ use std::fmt::Write;
 
 /// Every section of the report, in order, with the catalogue rules that report into it.
 const SECTIONS: &[(&str, &[&str])] = &[
-    ("Idempotency Mechanism", &["RS001", "RS003", "RS007", "RS017"]),
+    (
+        "Idempotency Mechanism",
+        &["RS001", "RS003", "RS007", "RS017"],
+    ),
     ("Header Pattern", &["RS008", "RS011", "RS016", "RS019"]),
     ("Storage", &["RS005", "RS014", "RS022"]),
     ("Client Generation", &["RS006"]),
@@ -31,7 +34,9 @@ fn cell(s: &str) -> String {
 }
 
 pub fn inventory_table(report: &Report) -> String {
-    let mut out = String::from("| Endpoint | Side Effect | Idempotency Mechanism | Severity |\n|---|---|---|---|\n");
+    let mut out = String::from(
+        "| Endpoint | Side Effect | Idempotency Mechanism | Severity |\n|---|---|---|---|\n",
+    );
     for e in &report.endpoints {
         let _ = writeln!(
             out,
@@ -54,11 +59,28 @@ pub fn render(report: &Report) -> String {
     let built: Vec<&'static str> = registry().iter().map(|r| r.meta.id).collect();
     let s = &report.summary;
     let mut out = String::from("# Idempotency audit\n\n## Executive summary\n\n");
-    let _ = writeln!(out, "- {} mutation endpoints in {} files scanned.", s.mutation_endpoints, s.files_scanned);
-    let _ = writeln!(out, "- {} have an idempotency mechanism (key, constraint, upsert or idempotent by nature); {} do not.", s.with_idempotency, s.mutation_endpoints - s.with_idempotency);
+    let _ = writeln!(
+        out,
+        "- {} mutation endpoints in {} files scanned.",
+        s.mutation_endpoints, s.files_scanned
+    );
+    let _ = writeln!(
+        out,
+        "- {} have an idempotency mechanism (key, constraint, upsert or idempotent by nature); {} do not.",
+        s.with_idempotency,
+        s.mutation_endpoints - s.with_idempotency
+    );
     let b = &s.by_severity;
-    let _ = writeln!(out, "- Findings: {} critical, {} high, {} medium, {} low, {} inverse.", b.critical, b.high, b.medium, b.low, b.inverse);
-    let _ = writeln!(out, "- Highest-risk gap: {}.", s.highest_risk.as_deref().unwrap_or("none found"));
+    let _ = writeln!(
+        out,
+        "- Findings: {} critical, {} high, {} medium, {} low, {} inverse.",
+        b.critical, b.high, b.medium, b.low, b.inverse
+    );
+    let _ = writeln!(
+        out,
+        "- Highest-risk gap: {}.",
+        s.highest_risk.as_deref().unwrap_or("none found")
+    );
     out.push_str("\n## Mutation inventory\n\n");
     out.push_str(&inventory_table(report));
     for (section, ids) in SECTIONS {
@@ -67,28 +89,50 @@ pub fn render(report: &Report) -> String {
             "Per-Mutation Profile" => per_mutation(report, &mut out),
             "Positive Findings" => positives(report, &mut out),
             _ => {
-                let findings: Vec<_> = report.findings.iter().filter(|f| f.section == *section).collect();
+                let findings: Vec<_> = report
+                    .findings
+                    .iter()
+                    .filter(|f| f.section == *section)
+                    .collect();
                 for f in &findings {
                     let _ = writeln!(out, "### {} {} — `{}`\n", f.rule, f.name, f.endpoint);
-                    let _ = writeln!(out, "- Severity: {} (confidence: {})", f.severity.as_str(), f.confidence.as_str());
+                    let _ = writeln!(
+                        out,
+                        "- Severity: {} (confidence: {})",
+                        f.severity.as_str(),
+                        f.confidence.as_str()
+                    );
                     let _ = writeln!(out, "- Where: `{}:{}`", f.file, f.line);
                     let _ = writeln!(out, "- Finding: {}", f.message);
                     let _ = writeln!(out, "- Change: {}", f.change);
                     let _ = writeln!(out, "- Impact: {}\n", f.impact);
                 }
-                let checked: Vec<&str> = ids.iter().copied().filter(|id| built.contains(id)).collect();
-                let unbuilt: Vec<&str> = ids.iter().copied().filter(|id| !built.contains(id)).collect();
+                let checked: Vec<&str> = ids
+                    .iter()
+                    .copied()
+                    .filter(|id| built.contains(id))
+                    .collect();
+                let unbuilt: Vec<&str> = ids
+                    .iter()
+                    .copied()
+                    .filter(|id| !built.contains(id))
+                    .collect();
                 if findings.is_empty() {
                     if checked.is_empty() {
-                        let _ = writeln!(out, "Not checked: this version does not build rules {} yet.", unbuilt.join(", "));
+                        let _ = writeln!(
+                            out,
+                            "Not checked: this version does not build rules {} yet.",
+                            unbuilt.join(", ")
+                        );
                     } else {
                         let _ = writeln!(out, "None found (checked: {}).", checked.join(", "));
                     }
                 }
-                if !findings.is_empty() || !checked.is_empty() {
-                    if !unbuilt.is_empty() && !checked.is_empty() {
-                        let _ = writeln!(out, "\nNot checked yet: {}.", unbuilt.join(", "));
-                    }
+                if (!findings.is_empty() || !checked.is_empty())
+                    && !unbuilt.is_empty()
+                    && !checked.is_empty()
+                {
+                    let _ = writeln!(out, "\nNot checked yet: {}.", unbuilt.join(", "));
                 }
             }
         }
@@ -108,9 +152,22 @@ fn per_mutation(report: &Report, out: &mut String) {
         return;
     }
     for e in &report.endpoints {
-        let _ = writeln!(out, "- `{}` ({}:{}), handler `{}`: {}; severity {}.", e.label(), e.file, e.line, e.handler, e.classification.as_str().replace('_', " "), e.severity.as_str());
+        let _ = writeln!(
+            out,
+            "- `{}` ({}:{}), handler `{}`: {}; severity {}.",
+            e.label(),
+            e.file,
+            e.line,
+            e.handler,
+            e.classification.as_str().replace('_', " "),
+            e.severity.as_str()
+        );
         for fx in &e.side_effects {
-            let via = if fx.via.is_empty() { String::new() } else { format!(" via {}", fx.via.join(" → ")) };
+            let via = if fx.via.is_empty() {
+                String::new()
+            } else {
+                format!(" via {}", fx.via.join(" → "))
+            };
             let mut flags = Vec::new();
             if fx.upsert {
                 flags.push("upsert");
@@ -118,27 +175,72 @@ fn per_mutation(report: &Report, out: &mut String) {
             if fx.relative {
                 flags.push("relative");
             }
-            let flags = if flags.is_empty() { String::new() } else { format!(" [{}]", flags.join(", ")) };
-            let _ = writeln!(out, "  - {}: `{}` at {}:{}{via}{flags}", fx.kind.as_str(), cell(&fx.callee), fx.location.file, fx.location.line);
+            let flags = if flags.is_empty() {
+                String::new()
+            } else {
+                format!(" [{}]", flags.join(", "))
+            };
+            let _ = writeln!(
+                out,
+                "  - {}: `{}` at {}:{}{via}{flags}",
+                fx.kind.as_str(),
+                cell(&fx.callee),
+                fx.location.file,
+                fx.location.line
+            );
         }
         for m in &e.mechanisms {
-            let _ = writeln!(out, "  - mechanism {}: {} ({}:{})", m.kind.as_str(), m.detail, m.location.file, m.location.line);
+            let _ = writeln!(
+                out,
+                "  - mechanism {}: {} ({}:{})",
+                m.kind.as_str(),
+                m.detail,
+                m.location.file,
+                m.location.line
+            );
         }
     }
 }
 
 fn positives(report: &Report, out: &mut String) {
     let mut any = false;
-    for e in report.endpoints.iter().filter(|e| e.severity <= Severity::Inverse) {
-        for m in e.mechanisms.iter().filter(|m| m.kind != MechanismKind::Natural) {
+    for e in report
+        .endpoints
+        .iter()
+        .filter(|e| e.severity <= Severity::Inverse)
+    {
+        for m in e
+            .mechanisms
+            .iter()
+            .filter(|m| m.kind != MechanismKind::Natural)
+        {
             any = true;
-            let _ = writeln!(out, "- `{}`: {} — {} (`{}:{}`).", e.label(), m.kind.as_str(), m.detail, m.location.file, m.location.line);
+            let _ = writeln!(
+                out,
+                "- `{}`: {} — {} (`{}:{}`).",
+                e.label(),
+                m.kind.as_str(),
+                m.detail,
+                m.location.file,
+                m.location.line
+            );
         }
     }
-    let natural = report.endpoints.iter().filter(|e| e.mechanisms.iter().any(|m| m.kind == MechanismKind::Natural)).count();
+    let natural = report
+        .endpoints
+        .iter()
+        .filter(|e| {
+            e.mechanisms
+                .iter()
+                .any(|m| m.kind == MechanismKind::Natural)
+        })
+        .count();
     if natural > 0 {
         any = true;
-        let _ = writeln!(out, "- {natural} endpoints are idempotent by nature (no repeated side effect) and need no key.");
+        let _ = writeln!(
+            out,
+            "- {natural} endpoints are idempotent by nature (no repeated side effect) and need no key."
+        );
     }
     if !any {
         out.push_str("None found.\n");

@@ -69,7 +69,13 @@ pub struct Report {
 
 impl Report {
     /// Assembles the report: mutation endpoints only in the inventory, findings of every route.
-    pub fn build(root: String, files_scanned: usize, all: Vec<Endpoint>, mut findings: Vec<Finding>, mut diagnostics: Vec<Diagnostic>) -> Report {
+    pub fn build(
+        root: String,
+        files_scanned: usize,
+        all: Vec<Endpoint>,
+        mut findings: Vec<Finding>,
+        mut diagnostics: Vec<Diagnostic>,
+    ) -> Report {
         findings.sort_by(|a, b| {
             b.severity
                 .cmp(&a.severity)
@@ -80,7 +86,9 @@ impl Report {
         });
         let mut worst: BTreeMap<(String, String, u32), Severity> = BTreeMap::new();
         for f in &findings {
-            let e = worst.entry((f.endpoint.clone(), f.file.clone(), f.line)).or_insert(Severity::None);
+            let e = worst
+                .entry((f.endpoint.clone(), f.file.clone(), f.line))
+                .or_insert(Severity::None);
             *e = (*e).max(f.severity);
         }
         let mut endpoints: Vec<EndpointReport> = all
@@ -88,7 +96,10 @@ impl Report {
             .filter(Endpoint::is_mutation)
             .map(|ep| {
                 let label = ep.label();
-                let severity = worst.get(&(label.clone(), ep.location.file.clone(), ep.location.line)).copied().unwrap_or(Severity::None);
+                let severity = worst
+                    .get(&(label.clone(), ep.location.file.clone(), ep.location.line))
+                    .copied()
+                    .unwrap_or(Severity::None);
                 EndpointReport {
                     id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
                     classification: classify(&ep),
@@ -104,7 +115,9 @@ impl Report {
                 }
             })
             .collect();
-        endpoints.sort_by(|a, b| (&a.path, &a.method, &a.file, a.line).cmp(&(&b.path, &b.method, &b.file, b.line)));
+        endpoints.sort_by(|a, b| {
+            (&a.path, &a.method, &a.file, a.line).cmp(&(&b.path, &b.method, &b.file, b.line))
+        });
         diagnostics.sort();
         diagnostics.dedup();
         let mut by = BySeverity::default();
@@ -124,12 +137,18 @@ impl Report {
             .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
         Report {
             schema_version: SCHEMA_VERSION,
-            tool: Tool { name: "retrysafe", version: env!("CARGO_PKG_VERSION") },
+            tool: Tool {
+                name: "retrysafe",
+                version: env!("CARGO_PKG_VERSION"),
+            },
             root,
             summary: Summary {
                 files_scanned,
                 mutation_endpoints: endpoints.len(),
-                with_idempotency: endpoints.iter().filter(|e| e.classification != Classification::NotIdempotent).count(),
+                with_idempotency: endpoints
+                    .iter()
+                    .filter(|e| e.classification != Classification::NotIdempotent)
+                    .count(),
                 by_severity: by,
                 highest_risk,
             },
@@ -141,7 +160,11 @@ impl Report {
 
     /// The highest severity among the findings.
     pub fn max_severity(&self) -> Severity {
-        self.findings.iter().map(|f| f.severity).max().unwrap_or(Severity::None)
+        self.findings
+            .iter()
+            .map(|f| f.severity)
+            .max()
+            .unwrap_or(Severity::None)
     }
 }
 
@@ -150,20 +173,39 @@ pub fn effect_kinds(effects: &[Effect]) -> String {
     let mut kinds: Vec<&str> = effects.iter().map(|e| e.kind.as_str()).collect();
     kinds.sort();
     kinds.dedup();
-    if kinds.is_empty() { "none found".into() } else { kinds.join(", ") }
+    if kinds.is_empty() {
+        "none found".into()
+    } else {
+        kinds.join(", ")
+    }
 }
 
 pub fn mechanism_kinds(mechanisms: &[Mechanism]) -> String {
     let mut kinds: Vec<&str> = mechanisms.iter().map(|m| m.kind.as_str()).collect();
     kinds.sort();
     kinds.dedup();
-    if kinds.is_empty() { "none".into() } else { kinds.join(", ") }
+    if kinds.is_empty() {
+        "none".into()
+    } else {
+        kinds.join(", ")
+    }
 }
 
 /// CSV of the inventory.
 pub fn inventory_csv(report: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
-    let _ = w.write_record(["method", "path", "framework", "file", "line", "handler", "side_effects", "mechanisms", "classification", "severity"]);
+    let _ = w.write_record([
+        "method",
+        "path",
+        "framework",
+        "file",
+        "line",
+        "handler",
+        "side_effects",
+        "mechanisms",
+        "classification",
+        "severity",
+    ]);
     for e in &report.endpoints {
         let _ = w.write_record([
             e.method.as_str(),

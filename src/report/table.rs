@@ -21,7 +21,8 @@ fn severity_cell(s: Severity, colour: bool) -> Cell {
 
 fn new_table(colour: bool) -> Table {
     let mut t = Table::new();
-    t.load_style(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    t.load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic);
     if colour {
         t.enforce_styling();
     } else {
@@ -39,19 +40,31 @@ pub fn render(report: &Report, colour: bool) -> String {
         out.push_str("No findings.\n");
     } else {
         let mut t = new_table(colour);
-        t.set_header(vec!["Severity", "Rule", "Endpoint", "Location", "Finding", "Change"]);
-        for f in &report.findings {
+        t.set_header(vec!["#", "Severity", "Rule", "Endpoint", "Location"]);
+        for (i, f) in report.findings.iter().enumerate() {
             t.add_row(vec![
+                Cell::new(i + 1),
                 severity_cell(f.severity, colour),
-                Cell::new(format!("{}\n{}", f.rule, f.name)),
+                Cell::new(format!("{} {}", f.rule, f.name)),
                 Cell::new(&f.endpoint),
                 Cell::new(format!("{}:{}", f.file, f.line)),
-                Cell::new(&f.message),
-                Cell::new(&f.change),
             ]);
         }
         out.push_str(&t.to_string());
-        out.push('\n');
+        out.push_str("\n\n");
+        for (i, f) in report.findings.iter().enumerate() {
+            out.push_str(&format!(
+                "#{} {} {} at {}:{}\n  {}\n  change: {}\n  impact: {}\n\n",
+                i + 1,
+                f.rule,
+                f.endpoint,
+                f.file,
+                f.line,
+                f.message,
+                f.change,
+                f.impact
+            ));
+        }
     }
     out.push_str(&summary_line(report));
     out
@@ -59,7 +72,14 @@ pub fn render(report: &Report, colour: bool) -> String {
 
 pub fn render_inventory(report: &Report, colour: bool) -> String {
     let mut t = new_table(colour);
-    t.set_header(vec!["Endpoint", "Location", "Handler", "Side effects", "Mechanism", "Severity"]);
+    t.set_header(vec![
+        "Endpoint",
+        "Location",
+        "Handler",
+        "Side effects",
+        "Mechanism",
+        "Severity",
+    ]);
     for e in &report.endpoints {
         t.add_row(vec![
             Cell::new(e.label()),
@@ -74,7 +94,9 @@ pub fn render_inventory(report: &Report, colour: bool) -> String {
     out.push('\n');
     out.push_str(&format!(
         "{} mutation endpoints, {} with idempotency, {} files scanned\n",
-        report.summary.mutation_endpoints, report.summary.with_idempotency, report.summary.files_scanned
+        report.summary.mutation_endpoints,
+        report.summary.with_idempotency,
+        report.summary.files_scanned
     ));
     out
 }
@@ -84,10 +106,20 @@ pub fn summary_line(report: &Report) -> String {
     let b = &s.by_severity;
     let mut line = format!(
         "{} mutation endpoints, {} with idempotency; findings: {} critical, {} high, {} medium, {} low, {} inverse; {} files scanned",
-        s.mutation_endpoints, s.with_idempotency, b.critical, b.high, b.medium, b.low, b.inverse, s.files_scanned
+        s.mutation_endpoints,
+        s.with_idempotency,
+        b.critical,
+        b.high,
+        b.medium,
+        b.low,
+        b.inverse,
+        s.files_scanned
     );
     if !report.diagnostics.is_empty() {
-        line.push_str(&format!("; {} diagnostics (see --format json)", report.diagnostics.len()));
+        line.push_str(&format!(
+            "; {} diagnostics (see --format json)",
+            report.diagnostics.len()
+        ));
     }
     line.push('\n');
     line

@@ -52,7 +52,11 @@ impl Confidence {
     }
     /// Likely when every effect behind a finding was seen through resolved calls.
     pub fn of(effects: &[&Effect]) -> Confidence {
-        if !effects.is_empty() && effects.iter().all(|e| e.speculative) { Confidence::Speculative } else { Confidence::Likely }
+        if !effects.is_empty() && effects.iter().all(|e| e.speculative) {
+            Confidence::Speculative
+        } else {
+            Confidence::Likely
+        }
     }
 }
 
@@ -79,7 +83,9 @@ impl Classification {
 pub fn classify(ep: &Endpoint) -> Classification {
     if ep.has_mechanism(MechanismKind::HeaderKey) {
         Classification::IdempotentWithKey
-    } else if ep.has_mechanism(MechanismKind::UniqueConstraint) || ep.has_mechanism(MechanismKind::Upsert) {
+    } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
+        || ep.has_mechanism(MechanismKind::Upsert)
+    {
         Classification::IdempotentByConstraint
     } else if ep.has_mechanism(MechanismKind::Natural) {
         Classification::IdempotentByNature
@@ -122,7 +128,9 @@ pub fn registry() -> Vec<Rule> {
 }
 
 pub fn find(id: &str) -> Option<Rule> {
-    registry().into_iter().find(|r| r.meta.id.eq_ignore_ascii_case(id) || r.meta.name == id)
+    registry()
+        .into_iter()
+        .find(|r| r.meta.id.eq_ignore_ascii_case(id) || r.meta.name == id)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -148,7 +156,11 @@ pub fn fingerprint(parts: &[&str]) -> String {
         h.update(p.as_bytes());
         h.update([0]);
     }
-    h.finalize().iter().take(8).map(|b| format!("{b:02x}")).collect()
+    h.finalize()
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// Runs every rule on every endpoint.
@@ -157,7 +169,9 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
     let mut out = Vec::new();
     for ep in endpoints {
         for rule in &rules {
-            let Some(hit) = (rule.check)(ep) else { continue };
+            let Some(hit) = (rule.check)(ep) else {
+                continue;
+            };
             let label = ep.label();
             out.push(Finding {
                 rule: rule.meta.id.into(),
@@ -180,6 +194,28 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
 
 /// `callee` (file:line) for messages, with the calls that led there.
 pub fn describe(e: &Effect) -> String {
-    let via = if e.via.is_empty() { String::new() } else { format!(" via {}", e.via.join(" → ")) };
+    let via = if e.via.is_empty() {
+        String::new()
+    } else {
+        format!(" via {}", e.via.join(" → "))
+    };
     format!("`{}` ({}){via}", e.callee, e.location)
+}
+
+/// The rule table of README.md, generated from the registry (a test keeps README in step).
+pub fn markdown_table() -> String {
+    let mut out = String::from(
+        "| id | name | default severity | section | detects |\n|---|---|---|---|---|\n",
+    );
+    for r in registry() {
+        out.push_str(&format!(
+            "| {} | {} | {} | {} | {} |\n",
+            r.meta.id,
+            r.meta.name,
+            r.meta.severity.as_str(),
+            r.meta.section,
+            r.meta.summary
+        ));
+    }
+    out
 }

@@ -39,26 +39,50 @@ fn message(payments: &str) -> String {
     format!("Payment reached with no idempotency key: {payments}.")
 }
 
+fn impact(callee: &str) -> &'static str {
+    let c = callee.to_ascii_lowercase();
+    if c.contains("refund") {
+        "A client retry after a timeout refunds the payment a second time."
+    } else if c.contains("transfer") || c.contains("payout") {
+        "A client retry after a timeout sends the money a second time."
+    } else {
+        "A client retry after a timeout charges the customer a second time."
+    }
+}
+
 fn check(ep: &Endpoint) -> Option<Hit> {
     if !ep.is_mutation() {
         return None;
     }
-    let protected = [MechanismKind::HeaderKey, MechanismKind::UniqueConstraint, MechanismKind::WebhookEventDedup];
+    let protected = [
+        MechanismKind::HeaderKey,
+        MechanismKind::UniqueConstraint,
+        MechanismKind::WebhookEventDedup,
+    ];
     if protected.iter().any(|k| ep.has_mechanism(*k)) {
         return None;
     }
-    let payments: Vec<_> = ep.side_effects.iter().filter(|e| e.kind == EffectKind::Payment).collect();
+    let payments: Vec<_> = ep
+        .side_effects
+        .iter()
+        .filter(|e| e.kind == EffectKind::Payment)
+        .collect();
     let first = payments.first()?;
     Some(Hit {
         confidence: Confidence::of(&payments),
-        message: message(&payments.iter().map(|e| describe(e)).collect::<Vec<_>>().join(", ")),
+        message: message(
+            &payments
+                .iter()
+                .map(|e| describe(e))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
         change: format!(
-            "Require an `Idempotency-Key` header on `{}` (400 when missing), claim it atomically before the charge, replay the stored response on a retry, and pass a key derived from it (`sha256(key + \":{}\")`) to the provider call at {}.",
+            "Require an `Idempotency-Key` header on `{}` (400 when missing), claim it atomically before the charge, replay the stored response on a retry, and pass a key derived from it (`sha256(key + \":charge\")`) to the provider call at {}.",
             ep.label(),
-            first.label.to_ascii_lowercase().replace(' ', "-"),
             first.location
         ),
-        impact: "A client retry after a timeout charges the customer a second time.".into(),
+        impact: impact(&first.callee).into(),
     })
 }
 
@@ -117,7 +141,11 @@ mod tests {
 
     #[test]
     fn silent_with_key_or_on_get() {
-        let key = Mechanism { kind: MechanismKind::HeaderKey, detail: String::new(), location: Location::new("m.ts", 1) };
+        let key = Mechanism {
+            kind: MechanismKind::HeaderKey,
+            detail: String::new(),
+            location: Location::new("m.ts", 1),
+        };
         assert!(check(&endpoint("POST", vec![payment()], vec![key])).is_none());
         assert!(check(&endpoint("GET", vec![payment()], vec![])).is_none());
         assert!(check(&endpoint("POST", vec![], vec![])).is_none());
@@ -127,6 +155,11 @@ mod tests {
     fn speculative_when_only_reached_by_name() {
         let mut p = payment();
         p.speculative = true;
-        assert_eq!(check(&endpoint("POST", vec![p], vec![])).unwrap().confidence, Confidence::Speculative);
+        assert_eq!(
+            check(&endpoint("POST", vec![p], vec![]))
+                .unwrap()
+                .confidence,
+            Confidence::Speculative
+        );
     }
 }

@@ -49,15 +49,29 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if !ep.is_mutation() || !ep.mechanisms.is_empty() {
         return None;
     }
-    if ep.side_effects.iter().any(|e| e.kind == EffectKind::Payment) {
+    if ep
+        .side_effects
+        .iter()
+        .any(|e| e.kind == EffectKind::Payment)
+    {
         return None; // RS001
     }
-    let repeated: Vec<&Effect> = ep.side_effects.iter().filter(|e| e.repeats_on_retry()).collect();
+    let repeated: Vec<&Effect> = ep
+        .side_effects
+        .iter()
+        .filter(|e| e.repeats_on_retry())
+        .collect();
     let first = repeated.first()?;
-    let list = repeated.iter().map(|e| format!("{} {}", what(e), describe(e))).collect::<Vec<_>>().join("; ");
+    let list = repeated
+        .iter()
+        .map(|e| format!("{} {}", what(e), describe(e)))
+        .collect::<Vec<_>>()
+        .join("; ");
     let impact = match first.kind {
         EffectKind::Email | EffectKind::Sms => "A client retry sends the message again.",
-        EffectKind::QueuePublish => "A client retry enqueues the job again, and its consumers run twice.",
+        EffectKind::QueuePublish => {
+            "A client retry enqueues the job again, and its consumers run twice."
+        }
         EffectKind::ExternalCall => "A client retry repeats the call to the external service.",
         EffectKind::DbUpdate => "A client retry applies the change a second time.",
         _ => "A client retry creates a duplicate record.",
@@ -122,17 +136,66 @@ mod tests {
 
     #[test]
     fn fires_on_create_email_and_relative_update() {
-        assert!(check(&endpoint(vec![effect(EffectKind::DbCreate, false, false)], vec![])).is_some());
-        assert!(check(&endpoint(vec![effect(EffectKind::Email, false, false)], vec![])).is_some());
-        assert!(check(&endpoint(vec![effect(EffectKind::DbUpdate, true, false)], vec![])).is_some());
+        assert!(
+            check(&endpoint(
+                vec![effect(EffectKind::DbCreate, false, false)],
+                vec![]
+            ))
+            .is_some()
+        );
+        assert!(
+            check(&endpoint(
+                vec![effect(EffectKind::Email, false, false)],
+                vec![]
+            ))
+            .is_some()
+        );
+        assert!(
+            check(&endpoint(
+                vec![effect(EffectKind::DbUpdate, true, false)],
+                vec![]
+            ))
+            .is_some()
+        );
     }
 
     #[test]
     fn silent_on_absolute_update_upsert_payment_or_mechanism() {
-        assert!(check(&endpoint(vec![effect(EffectKind::DbUpdate, false, false)], vec![])).is_none());
-        assert!(check(&endpoint(vec![effect(EffectKind::DbCreate, false, true)], vec![])).is_none());
-        assert!(check(&endpoint(vec![effect(EffectKind::Payment, false, false), effect(EffectKind::Email, false, false)], vec![])).is_none());
-        let m = Mechanism { kind: MechanismKind::HeaderKey, detail: String::new(), location: Location::new("m.ts", 1) };
-        assert!(check(&endpoint(vec![effect(EffectKind::DbCreate, false, false)], vec![m])).is_none());
+        assert!(
+            check(&endpoint(
+                vec![effect(EffectKind::DbUpdate, false, false)],
+                vec![]
+            ))
+            .is_none()
+        );
+        assert!(
+            check(&endpoint(
+                vec![effect(EffectKind::DbCreate, false, true)],
+                vec![]
+            ))
+            .is_none()
+        );
+        assert!(
+            check(&endpoint(
+                vec![
+                    effect(EffectKind::Payment, false, false),
+                    effect(EffectKind::Email, false, false)
+                ],
+                vec![]
+            ))
+            .is_none()
+        );
+        let m = Mechanism {
+            kind: MechanismKind::HeaderKey,
+            detail: String::new(),
+            location: Location::new("m.ts", 1),
+        };
+        assert!(
+            check(&endpoint(
+                vec![effect(EffectKind::DbCreate, false, false)],
+                vec![m]
+            ))
+            .is_none()
+        );
     }
 }

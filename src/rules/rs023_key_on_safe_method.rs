@@ -28,7 +28,10 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if !matches!(ep.method.as_str(), "GET" | "HEAD") {
         return None;
     }
-    let key = ep.mechanisms.iter().find(|m| m.kind == MechanismKind::HeaderKey)?;
+    let key = ep
+        .mechanisms
+        .iter()
+        .find(|m| m.kind == MechanismKind::HeaderKey)?;
     Some(Hit {
         confidence: Confidence::Likely,
         message: format!("Idempotency keys are handled on a safe method: {}.", key.detail),
@@ -58,7 +61,11 @@ mod tests {
 
     fn endpoint(method: &str, keyed: bool) -> Endpoint {
         let mechanisms = if keyed {
-            vec![Mechanism { kind: MechanismKind::HeaderKey, detail: "idempotency middleware".into(), location: Location::new("m.ts", 2) }]
+            vec![Mechanism {
+                kind: MechanismKind::HeaderKey,
+                detail: "idempotency middleware".into(),
+                location: Location::new("m.ts", 2),
+            }]
         } else {
             vec![]
         };

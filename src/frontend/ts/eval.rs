@@ -69,14 +69,26 @@ fn is_function(kind: &str) -> bool {
 
 impl<'t, 'c> Evaluator<'t, 'c> {
     pub fn new(file: &str, src: &'t str, catalog: &'c Catalog) -> Self {
-        let mut module = Module { file: file.to_string(), ..Default::default() };
-        module.functions.push(FnFacts { name: "<module>".into(), line: 1, ..Default::default() });
+        let mut module = Module {
+            file: file.to_string(),
+            ..Default::default()
+        };
+        module.functions.push(FnFacts {
+            name: "<module>".into(),
+            line: 1,
+            ..Default::default()
+        });
         Evaluator {
             src,
             module,
             catalog,
             diagnostics: Vec::new(),
-            scopes: vec![Scope { parent: None, owner: 0, this_class: None, vars: HashMap::new() }],
+            scopes: vec![Scope {
+                parent: None,
+                owner: 0,
+                this_class: None,
+                vars: HashMap::new(),
+            }],
             cur: 0,
             fn_memo: HashMap::new(),
             class_memo: HashMap::new(),
@@ -116,7 +128,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     // ----- scopes -----
 
     fn push_scope(&mut self, owner: FnId, this_class: Option<ClassId>) -> usize {
-        self.scopes.push(Scope { parent: Some(self.cur), owner, this_class, vars: HashMap::new() });
+        self.scopes.push(Scope {
+            parent: Some(self.cur),
+            owner,
+            this_class,
+            vars: HashMap::new(),
+        });
         let prev = self.cur;
         self.cur = self.scopes.len() - 1;
         prev
@@ -127,7 +144,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn set_in(&mut self, scope: usize, name: &str, v: Val) {
-        self.scopes[scope].vars.insert(name.to_string(), Binding::Val(v));
+        self.scopes[scope]
+            .vars
+            .insert(name.to_string(), Binding::Val(v));
     }
 
     fn find(&self, name: &str) -> Option<usize> {
@@ -185,7 +204,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn eval_declarator(&mut self, decl: Node<'t>) {
-        let Some(pattern) = decl.child_by_field_name("name") else { return };
+        let Some(pattern) = decl.child_by_field_name("name") else {
+            return;
+        };
         let v = match decl.child_by_field_name("value") {
             Some(value) => {
                 if pattern.kind() == "identifier" {
@@ -221,15 +242,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                             self.set_in(scope, &name, field);
                         }
                         "pair_pattern" => {
-                            let (Some(k), Some(value)) =
-                                (child.child_by_field_name("key"), child.child_by_field_name("value"))
-                            else {
+                            let (Some(k), Some(value)) = (
+                                child.child_by_field_name("key"),
+                                child.child_by_field_name("value"),
+                            ) else {
                                 continue;
                             };
                             let key = self.property_name(k);
                             if self.catalog.is_key_header(&key) {
                                 let f = self.cur_fn();
-                                self.module.functions[f].key_reads.push((key.clone(), line(k)));
+                                self.module.functions[f]
+                                    .key_reads
+                                    .push((key.clone(), line(k)));
                             }
                             let field = self.member(v.clone(), &key);
                             self.bind_pattern(value, field, scope);
@@ -277,7 +301,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     fn pattern_names(&self, pattern: Node<'t>, out: &mut Vec<String>) {
         match pattern.kind() {
-            "identifier" | "shorthand_property_identifier_pattern" => out.push(self.text(pattern).to_string()),
+            "identifier" | "shorthand_property_identifier_pattern" => {
+                out.push(self.text(pattern).to_string())
+            }
             _ => {
                 let mut cursor = pattern.walk();
                 for child in pattern.named_children(&mut cursor) {
@@ -313,7 +339,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "lexical_declaration" | "variable_declaration" => {
                 let mut cursor = stmt.walk();
                 let decls: Vec<Node<'t>> = stmt.named_children(&mut cursor).collect();
-                for decl in decls.into_iter().filter(|d| d.kind() == "variable_declarator") {
+                for decl in decls
+                    .into_iter()
+                    .filter(|d| d.kind() == "variable_declarator")
+                {
                     if let Some(p) = decl.child_by_field_name("name") {
                         let mut names = Vec::new();
                         self.pattern_names(p, &mut names);
@@ -363,7 +392,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     let id = child.named_child(0);
                     let src = child.child_by_field_name("source");
                     if let (Some(id), Some(src)) = (id, src) {
-                        let v = Val::Import { spec: self.string_value(src), name: None };
+                        let v = Val::Import {
+                            spec: self.string_value(src),
+                            name: None,
+                        };
                         let name = self.text(id).to_string();
                         self.declare(&name, Binding::Val(v));
                     }
@@ -373,20 +405,29 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         let spec = self.string_value(source);
         let mut cursor = stmt.walk();
-        let clauses: Vec<Node<'t>> = stmt.named_children(&mut cursor).filter(|c| c.kind() == "import_clause").collect();
+        let clauses: Vec<Node<'t>> = stmt
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() == "import_clause")
+            .collect();
         for clause in clauses {
             let mut c2 = clause.walk();
             let parts: Vec<Node<'t>> = clause.named_children(&mut c2).collect();
             for part in parts {
                 match part.kind() {
                     "identifier" => {
-                        let v = Val::Import { spec: spec.clone(), name: Some("default".into()) };
+                        let v = Val::Import {
+                            spec: spec.clone(),
+                            name: Some("default".into()),
+                        };
                         let name = self.text(part).to_string();
                         self.declare(&name, Binding::Val(v));
                     }
                     "namespace_import" => {
                         if let Some(id) = part.named_child(0) {
-                            let v = Val::Import { spec: spec.clone(), name: None };
+                            let v = Val::Import {
+                                spec: spec.clone(),
+                                name: None,
+                            };
                             let name = self.text(id).to_string();
                             self.declare(&name, Binding::Val(v));
                         }
@@ -395,10 +436,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         let mut c3 = part.walk();
                         let specs: Vec<Node<'t>> = part.named_children(&mut c3).collect();
                         for s in specs.into_iter().filter(|s| s.kind() == "import_specifier") {
-                            let Some(name) = s.child_by_field_name("name") else { continue };
+                            let Some(name) = s.child_by_field_name("name") else {
+                                continue;
+                            };
                             let imported = self.property_name(name);
-                            let local = s.child_by_field_name("alias").map(|a| self.text(a).to_string()).unwrap_or_else(|| imported.clone());
-                            let v = Val::Import { spec: spec.clone(), name: Some(imported) };
+                            let local = s
+                                .child_by_field_name("alias")
+                                .map(|a| self.text(a).to_string())
+                                .unwrap_or_else(|| imported.clone());
+                            let v = Val::Import {
+                                spec: spec.clone(),
+                                name: Some(imported),
+                            };
                             self.declare(&local, Binding::Val(v));
                         }
                     }
@@ -433,8 +482,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "lexical_declaration" | "variable_declaration" => {
                 let mut cursor = node.walk();
                 let decls: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-                for decl in decls.into_iter().filter(|d| d.kind() == "variable_declarator") {
-                    let Some(p) = decl.child_by_field_name("name") else { continue };
+                for decl in decls
+                    .into_iter()
+                    .filter(|d| d.kind() == "variable_declarator")
+                {
+                    let Some(p) = decl.child_by_field_name("name") else {
+                        continue;
+                    };
                     let mut names = Vec::new();
                     self.pattern_names(p, &mut names);
                     match names.first() {
@@ -447,7 +501,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                 }
             }
-            "function_declaration" | "generator_function_declaration" | "class_declaration" | "abstract_class_declaration" => {
+            "function_declaration"
+            | "generator_function_declaration"
+            | "class_declaration"
+            | "abstract_class_declaration" => {
                 if let Some(n) = node.child_by_field_name("name") {
                     let name = self.text(n).to_string();
                     match self.find(&name) {
@@ -480,7 +537,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.cur = prev;
             }
             "for_in_statement" => self.walk_for_of(node),
-            "interface_declaration" | "type_alias_declaration" | "enum_declaration" | "ambient_declaration" => {}
+            "interface_declaration"
+            | "type_alias_declaration"
+            | "enum_declaration"
+            | "ambient_declaration" => {}
             _ => self.walk_children_eval(node),
         }
     }
@@ -498,14 +558,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn walk_export(&mut self, node: Node<'t>) {
-        let source = node.child_by_field_name("source").map(|s| self.string_value(s));
+        let source = node
+            .child_by_field_name("source")
+            .map(|s| self.string_value(s));
         if let Some(decl) = node.child_by_field_name("declaration") {
             self.walk(decl);
             let mut names = Vec::new();
             match decl.kind() {
                 "lexical_declaration" | "variable_declaration" => {
                     let mut cursor = decl.walk();
-                    for d in decl.named_children(&mut cursor).filter(|d| d.kind() == "variable_declarator") {
+                    for d in decl
+                        .named_children(&mut cursor)
+                        .filter(|d| d.kind() == "variable_declarator")
+                    {
                         if let Some(p) = d.child_by_field_name("name") {
                             self.pattern_names(p, &mut names);
                         }
@@ -542,12 +607,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 "export_clause" => {
                     clause_seen = true;
                     let mut c2 = child.walk();
-                    for s in child.named_children(&mut c2).filter(|s| s.kind() == "export_specifier") {
-                        let Some(name) = s.child_by_field_name("name") else { continue };
+                    for s in child
+                        .named_children(&mut c2)
+                        .filter(|s| s.kind() == "export_specifier")
+                    {
+                        let Some(name) = s.child_by_field_name("name") else {
+                            continue;
+                        };
                         let local = self.property_name(name);
-                        let exported = s.child_by_field_name("alias").map(|a| self.property_name(a)).unwrap_or_else(|| local.clone());
+                        let exported = s
+                            .child_by_field_name("alias")
+                            .map(|a| self.property_name(a))
+                            .unwrap_or_else(|| local.clone());
                         match &source {
-                            Some(spec) => self.module.exports.push((exported, Val::Import { spec: spec.clone(), name: Some(local) })),
+                            Some(spec) => self.module.exports.push((
+                                exported,
+                                Val::Import {
+                                    spec: spec.clone(),
+                                    name: Some(local),
+                                },
+                            )),
                             None => self.export_clauses.push((exported, local)),
                         }
                     }
@@ -556,7 +635,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     clause_seen = true;
                     if let (Some(spec), Some(id)) = (&source, child.named_child(0)) {
                         let name = self.property_name(id);
-                        self.module.exports.push((name, Val::Import { spec: spec.clone(), name: None }));
+                        self.module.exports.push((
+                            name,
+                            Val::Import {
+                                spec: spec.clone(),
+                                name: None,
+                            },
+                        ));
                     }
                 }
                 _ => {}
@@ -581,9 +666,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn walk_for_of(&mut self, node: Node<'t>) {
-        let (Some(left), Some(right), Some(body)) =
-            (node.child_by_field_name("left"), node.child_by_field_name("right"), node.child_by_field_name("body"))
-        else {
+        let (Some(left), Some(right), Some(body)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+            node.child_by_field_name("body"),
+        ) else {
             return self.walk_children_eval(node);
         };
         let is_of = self.has_token(node, "of");
@@ -604,16 +691,33 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     // ----- functions and classes -----
 
     /// Makes (once per node) the function value of a function-like node, walking its body.
-    pub(super) fn make_function(&mut self, node: Node<'t>, name: Option<String>, class: Option<ClassId>) -> FnId {
+    pub(super) fn make_function(
+        &mut self,
+        node: Node<'t>,
+        name: Option<String>,
+        class: Option<ClassId>,
+    ) -> FnId {
         if let Some(&f) = self.fn_memo.get(&node.id()) {
             return f;
         }
         let id = self.module.functions.len();
         let name = name
-            .or_else(|| node.child_by_field_name("name").map(|n| self.text(n).to_string()))
+            .or_else(|| {
+                node.child_by_field_name("name")
+                    .map(|n| self.text(n).to_string())
+            })
             .unwrap_or_else(|| "anonymous".into());
-        let this_class = if node.kind() == "arrow_function" { self.scopes[self.cur].this_class } else { class.or(self.scopes[self.cur].this_class) };
-        self.module.functions.push(FnFacts { name, line: line(node), class, ..Default::default() });
+        let this_class = if node.kind() == "arrow_function" {
+            self.scopes[self.cur].this_class
+        } else {
+            class.or(self.scopes[self.cur].this_class)
+        };
+        self.module.functions.push(FnFacts {
+            name,
+            line: line(node),
+            class,
+            ..Default::default()
+        });
         let parent = self.cur_fn();
         self.module.functions[parent].children.push(id);
         self.fn_memo.insert(node.id(), id);
@@ -675,8 +779,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return c;
         }
         let id = self.module.classes.len();
-        let name = node.child_by_field_name("name").map(|n| self.text(n).to_string()).unwrap_or(name);
-        self.module.classes.push(ClassFacts { name: name.clone(), line: line(node), ..Default::default() });
+        let name = node
+            .child_by_field_name("name")
+            .map(|n| self.text(n).to_string())
+            .unwrap_or(name);
+        self.module.classes.push(ClassFacts {
+            name: name.clone(),
+            line: line(node),
+            ..Default::default()
+        });
         self.class_memo.insert(node.id(), id);
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
@@ -697,16 +808,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
         }
-        let Some(body) = node.child_by_field_name("body") else { return id };
+        let Some(body) = node.child_by_field_name("body") else {
+            return id;
+        };
         let mut c3 = body.walk();
         let members: Vec<Node<'t>> = body.named_children(&mut c3).collect();
         // Fields first, so that methods see them.
         for m in &members {
             if matches!(m.kind(), "public_field_definition" | "field_definition") {
-                let Some(n) = m.child_by_field_name("name").or_else(|| m.child_by_field_name("property")) else { continue };
+                let Some(n) = m
+                    .child_by_field_name("name")
+                    .or_else(|| m.child_by_field_name("property"))
+                else {
+                    continue;
+                };
                 let field = self.property_name(n);
                 let prev = self.push_scope(self.cur_fn(), Some(id));
-                let v = match (m.child_by_field_name("value"), m.child_by_field_name("type")) {
+                let v = match (
+                    m.child_by_field_name("value"),
+                    m.child_by_field_name("type"),
+                ) {
                     (Some(v), _) => self.eval(v),
                     (None, Some(t)) => self.type_ref(t),
                     _ => Val::Unknown,
@@ -719,7 +840,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             if m.kind() != "method_definition" {
                 continue;
             }
-            let Some(n) = m.child_by_field_name("name") else { continue };
+            let Some(n) = m.child_by_field_name("name") else {
+                continue;
+            };
             let method = self.property_name(n);
             if method == "constructor" {
                 self.constructor_fields(*m, id);
@@ -732,16 +855,28 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     /// TypeScript parameter properties: `constructor(private readonly orders: OrdersService)`.
     fn constructor_fields(&mut self, ctor: Node<'t>, class: ClassId) {
-        let Some(params) = ctor.child_by_field_name("parameters") else { return };
+        let Some(params) = ctor.child_by_field_name("parameters") else {
+            return;
+        };
         let mut cursor = params.walk();
         let list: Vec<Node<'t>> = params.named_children(&mut cursor).collect();
         for p in list {
             let mut c2 = p.walk();
-            let is_property = p.children(&mut c2).any(|c| matches!(c.kind(), "accessibility_modifier" | "readonly" | "override_modifier"));
+            let is_property = p.children(&mut c2).any(|c| {
+                matches!(
+                    c.kind(),
+                    "accessibility_modifier" | "readonly" | "override_modifier"
+                )
+            });
             if !is_property {
                 continue;
             }
-            let (Some(pat), Some(t)) = (p.child_by_field_name("pattern"), p.child_by_field_name("type")) else { continue };
+            let (Some(pat), Some(t)) = (
+                p.child_by_field_name("pattern"),
+                p.child_by_field_name("type"),
+            ) else {
+                continue;
+            };
             let field = self.text(pat).to_string();
             let v = self.type_ref(t);
             self.module.classes[class].fields.push((field, v));
@@ -751,7 +886,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     pub(super) fn property_name(&self, n: Node) -> String {
         match n.kind() {
             "string" => self.string_value(n),
-            "computed_property_name" => n.named_child(0).map(|c| self.string_value(c)).unwrap_or_default(),
+            "computed_property_name" => n
+                .named_child(0)
+                .map(|c| self.string_value(c))
+                .unwrap_or_default(),
             _ => self.text(n).to_string(),
         }
     }
@@ -778,15 +916,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "this" => Val::This(self.scopes[self.cur].this_class),
             "string" => Val::Str(self.string_value(node)),
             "template_string" => self.eval_template(node),
-            "parenthesized_expression" | "await_expression" | "non_null_expression" | "as_expression"
-            | "satisfies_expression" | "spread_element" => match node.named_child(0) {
+            "parenthesized_expression"
+            | "await_expression"
+            | "non_null_expression"
+            | "as_expression"
+            | "satisfies_expression"
+            | "spread_element" => match node.named_child(0) {
                 Some(c) => self.eval(c),
                 None => Val::Unknown,
             },
-            "type_assertion" => match node.named_child((node.named_child_count().saturating_sub(1)) as u32) {
-                Some(c) => self.eval(c),
-                None => Val::Unknown,
-            },
+            "type_assertion" => {
+                match node.named_child((node.named_child_count().saturating_sub(1)) as u32) {
+                    Some(c) => self.eval(c),
+                    None => Val::Unknown,
+                }
+            }
             "array" => {
                 let mut cursor = node.walk();
                 let items: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
@@ -813,9 +957,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "new_expression" => self.eval_new(node).val,
             "member_expression" | "subscript_expression" => self.chain(node).val,
             "binary_expression" => {
-                let op = node.child_by_field_name("operator").map(|o| self.text(o)).unwrap_or("");
-                let l = node.child_by_field_name("left").map(|n| self.eval(n)).unwrap_or(Val::Unknown);
-                let r = node.child_by_field_name("right").map(|n| self.eval(n)).unwrap_or(Val::Unknown);
+                let op = node
+                    .child_by_field_name("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                let l = node
+                    .child_by_field_name("left")
+                    .map(|n| self.eval(n))
+                    .unwrap_or(Val::Unknown);
+                let r = node
+                    .child_by_field_name("right")
+                    .map(|n| self.eval(n))
+                    .unwrap_or(Val::Unknown);
                 match (op, l, r) {
                     ("+", Val::Str(a), Val::Str(b)) => Val::Str(a + &b),
                     ("||" | "??", Val::Unknown, r) => r,
@@ -833,7 +986,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
                 last
             }
-            "number" | "true" | "false" | "null" | "undefined" | "regex" | "comment" => Val::Unknown,
+            "number" | "true" | "false" | "null" | "undefined" | "regex" | "comment" => {
+                Val::Unknown
+            }
             k if is_statement(k) => {
                 self.walk(node);
                 Val::Unknown
@@ -874,7 +1029,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         for c in children {
             match c.kind() {
                 "pair" => {
-                    let (Some(k), Some(v)) = (c.child_by_field_name("key"), c.child_by_field_name("value")) else { continue };
+                    let (Some(k), Some(v)) =
+                        (c.child_by_field_name("key"), c.child_by_field_name("value"))
+                    else {
+                        continue;
+                    };
                     let key = self.property_name(k);
                     self.name_hint = Some(key.clone());
                     let v = self.eval(v);
@@ -907,7 +1066,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn eval_assignment(&mut self, node: Node<'t>) -> Val {
-        let (Some(left), Some(right)) = (node.child_by_field_name("left"), node.child_by_field_name("right")) else {
+        let (Some(left), Some(right)) = (
+            node.child_by_field_name("left"),
+            node.child_by_field_name("right"),
+        ) else {
             return Val::Unknown;
         };
         let left_text = self.text(left).to_string();
@@ -917,10 +1079,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         match left.kind() {
             "member_expression" => {
                 let object = left.child_by_field_name("object");
-                let prop = left.child_by_field_name("property").map(|p| self.text(p).to_string()).unwrap_or_default();
+                let prop = left
+                    .child_by_field_name("property")
+                    .map(|p| self.text(p).to_string())
+                    .unwrap_or_default();
                 if left_text == "module.exports" {
                     self.module.cjs_whole = Some(v.clone());
-                } else if left_text.starts_with("module.exports.") || left_text.starts_with("exports.") {
+                } else if left_text.starts_with("module.exports.")
+                    || left_text.starts_with("exports.")
+                {
                     self.module.exports.push((prop, v.clone()));
                 } else if object.is_some_and(|o| o.kind() == "this") {
                     if let Some(c) = self.scopes[self.cur].this_class {
@@ -943,7 +1110,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     /// Member access on an abstract value.
     pub(super) fn member(&mut self, obj: Val, prop: &str) -> Val {
         match &obj {
-            Val::Obj(fields) => fields.iter().rev().find(|(k, _)| k == prop).map(|(_, v)| v.clone()).unwrap_or(Val::Unknown),
+            Val::Obj(fields) => fields
+                .iter()
+                .rev()
+                .find(|(k, _)| k == prop)
+                .map(|(_, v)| v.clone())
+                .unwrap_or(Val::Unknown),
             Val::Instance(c) | Val::Class(c) | Val::This(Some(c)) => {
                 let class = &self.module.classes[*c];
                 if let Some(f) = class.method(prop) {
@@ -967,7 +1139,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     return self.opaque_chain(node);
                 };
                 let prop = if node.kind() == "member_expression" {
-                    node.child_by_field_name("property").map(|p| self.text(p).to_string())
+                    node.child_by_field_name("property")
+                        .map(|p| self.text(p).to_string())
                 } else {
                     match node.child_by_field_name("index").map(|i| self.eval(i)) {
                         Some(Val::Str(s)) => Some(s),
@@ -976,11 +1149,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 };
                 let mut c = self.chain(object);
                 let Some(prop) = prop else {
-                    return Chain { val: Val::Unknown, ..c };
+                    return Chain {
+                        val: Val::Unknown,
+                        ..c
+                    };
                 };
-                if node.kind() == "subscript_expression" && self.catalog.is_key_header(&prop) && self.text(object).ends_with("headers") {
+                if node.kind() == "subscript_expression"
+                    && self.catalog.is_key_header(&prop)
+                    && self.text(object).ends_with("headers")
+                {
                     let f = self.cur_fn();
-                    self.module.functions[f].key_reads.push((prop.clone(), line(node)));
+                    self.module.functions[f]
+                        .key_reads
+                        .push((prop.clone(), line(node)));
                 }
                 if matches!(c.root, Val::This(_)) && c.path.is_empty() {
                     c.root = self.member(c.val.clone(), &prop);
@@ -997,20 +1178,34 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 c.hops.push(c.path.len());
                 c
             }
-            "parenthesized_expression" | "await_expression" | "non_null_expression" | "as_expression" | "satisfies_expression" => {
-                match node.named_child(0) {
-                    Some(inner) => self.chain(inner),
-                    None => self.opaque_chain(node),
-                }
-            }
+            "parenthesized_expression"
+            | "await_expression"
+            | "non_null_expression"
+            | "as_expression"
+            | "satisfies_expression" => match node.named_child(0) {
+                Some(inner) => self.chain(inner),
+                None => self.opaque_chain(node),
+            },
             "identifier" => {
                 let name = self.text(node).to_string();
                 let v = self.lookup(&name);
-                Chain { root: v.clone(), root_name: name, path: vec![], hops: vec![], val: v }
+                Chain {
+                    root: v.clone(),
+                    root_name: name,
+                    path: vec![],
+                    hops: vec![],
+                    val: v,
+                }
             }
             "this" => {
                 let v = Val::This(self.scopes[self.cur].this_class);
-                Chain { root: v.clone(), root_name: "this".into(), path: vec![], hops: vec![], val: v }
+                Chain {
+                    root: v.clone(),
+                    root_name: "this".into(),
+                    path: vec![],
+                    hops: vec![],
+                    val: v,
+                }
             }
             _ => self.opaque_chain(node),
         }
@@ -1018,11 +1213,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     fn opaque_chain(&mut self, node: Node<'t>) -> Chain {
         let v = self.eval(node);
-        Chain { root: v.clone(), root_name: String::new(), path: vec![], hops: vec![], val: v }
+        Chain {
+            root: v.clone(),
+            root_name: String::new(),
+            path: vec![],
+            hops: vec![],
+            val: v,
+        }
     }
 
     fn short_text(&self, node: Node) -> String {
-        let t: String = self.text(node).split_whitespace().collect::<Vec<_>>().join(" ");
+        let t: String = self
+            .text(node)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
         if t.len() > 80 {
             let mut end = 77;
             while !t.is_char_boundary(end) {
@@ -1043,50 +1248,56 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let arg_nodes: Vec<Node<'t>> = match args_node {
             Some(a) if a.kind() == "arguments" => {
                 let mut cursor = a.walk();
-                a.named_children(&mut cursor).filter(|n| n.kind() != "comment").collect()
+                a.named_children(&mut cursor)
+                    .filter(|n| n.kind() != "comment")
+                    .collect()
             }
             Some(a) => vec![a], // tagged template
             None => vec![],
         };
         // require('x')
-        if c.root == Val::Global("require".into()) && c.path.is_empty() {
-            if let Some(Val::Str(spec)) = arg_nodes.first().map(|a| self.eval(*a)) {
-                c.val = Val::Import { spec, name: None };
-                return c;
-            }
+        if c.root == Val::Global("require".into())
+            && c.path.is_empty()
+            && let Some(Val::Str(spec)) = arg_nodes.first().map(|a| self.eval(*a))
+        {
+            c.val = Val::Import { spec, name: None };
+            return c;
         }
         // forEach over a literal array: unroll the callback once per element (route tables).
-        if c.path.last().is_some_and(|p| p == "forEach") {
-            if let (Val::Member(recv, _), Some(cb)) = (&c.val, arg_nodes.first()) {
-                if let (Val::Arr(items), true) = (recv.as_ref(), is_function(cb.kind())) {
-                    let items = items.clone();
-                    self.unroll(*cb, items);
-                    c.val = Val::Unknown;
-                    return c;
-                }
-            }
+        if c.path.last().is_some_and(|p| p == "forEach")
+            && let (Val::Member(recv, _), Some(cb)) = (&c.val, arg_nodes.first())
+            && let (Val::Arr(items), true) = (recv.as_ref(), is_function(cb.kind()))
+        {
+            let items = items.clone();
+            self.unroll(*cb, items);
+            c.val = Val::Unknown;
+            return c;
         }
         let args: Vec<Val> = arg_nodes.iter().map(|a| self.eval(*a)).collect();
         if let Some(v) = self.express_call(&c, &args, &arg_nodes, node) {
             c.val = v;
             return c;
         }
-        if c.path.last().is_some_and(|p| p == "bind") {
-            if let Val::Member(recv, _) = &c.val {
-                c.val = (**recv).clone();
-                return c;
-            }
+        if c.path.last().is_some_and(|p| p == "bind")
+            && let Val::Member(recv, _) = &c.val
+        {
+            c.val = (**recv).clone();
+            return c;
         }
         let last = c.path.last().map(String::as_str).unwrap_or("");
-        if matches!(last, "get" | "header" | "getHeader" | "get_header") {
-            if let Some(Val::Str(h)) = args.first() {
-                if self.catalog.is_key_header(h) {
-                    let f = self.cur_fn();
-                    self.module.functions[f].key_reads.push((h.clone(), line(node)));
-                }
-            }
+        if matches!(last, "get" | "header" | "getHeader" | "get_header")
+            && let Some(Val::Str(h)) = args.first()
+            && self.catalog.is_key_header(h)
+        {
+            let f = self.cur_fn();
+            self.module.functions[f]
+                .key_reads
+                .push((h.clone(), line(node)));
         }
-        let literal = arg_nodes.first().filter(|a| matches!(a.kind(), "string" | "template_string")).map(|a| self.string_value(*a));
+        let literal = arg_nodes
+            .first()
+            .filter(|a| matches!(a.kind(), "string" | "template_string"))
+            .map(|a| self.string_value(*a));
         let f = self.cur_fn();
         let text = self.short_text(callee);
         self.module.functions[f].calls.push(CallSite {
@@ -1107,7 +1318,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     wrapped.clone()
                 } else {
                     let returns = &self.module.functions[*fid].returns;
-                    returns.iter().find(|r| !matches!(r, Val::Unknown)).cloned().unwrap_or(Val::Unknown)
+                    returns
+                        .iter()
+                        .find(|r| !matches!(r, Val::Unknown))
+                        .cloned()
+                        .unwrap_or(Val::Unknown)
                 }
             }
             Val::Unknown => Val::Unknown,
@@ -1122,7 +1337,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             .and_then(|p| p.named_child(0))
             .map(|p| p.child_by_field_name("pattern").unwrap_or(p))
             .or_else(|| callback.child_by_field_name("parameter"));
-        let Some(body) = callback.child_by_field_name("body") else { return };
+        let Some(body) = callback.child_by_field_name("body") else {
+            return;
+        };
         for item in items {
             let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
             let scope = self.cur;

@@ -10,7 +10,9 @@ use super::ir::*;
 use tree_sitter::Node;
 
 /// Route registration methods; `all` stands for every method.
-pub const ROUTE_METHODS: &[&str] = &["get", "post", "put", "patch", "delete", "del", "all", "head", "options"];
+pub const ROUTE_METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "del", "all", "head", "options",
+];
 
 fn is_express_module(v: &Val) -> bool {
     matches!(v, Val::Import { spec, name } if spec == "express" && name.as_deref().is_none_or(|n| n == "default"))
@@ -18,7 +20,10 @@ fn is_express_module(v: &Val) -> bool {
 
 fn is_router_factory(v: &Val) -> bool {
     match v {
-        Val::Import { spec, name: Some(n) } => spec == "express" && n == "Router",
+        Val::Import {
+            spec,
+            name: Some(n),
+        } => spec == "express" && n == "Router",
         Val::Member(inner, p) => p == "Router" && is_express_module(inner),
         _ => false,
     }
@@ -28,7 +33,9 @@ fn is_router_factory(v: &Val) -> bool {
 fn prefix_like(v: &Val) -> Option<bool> {
     match v {
         Val::Str(_) => Some(true),
-        Val::Arr(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Val::Str(_))) => Some(true),
+        Val::Arr(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Val::Str(_))) => {
+            Some(true)
+        }
         Val::Member(..) if rooted_at_process(v) => Some(false),
         _ => None,
     }
@@ -70,7 +77,12 @@ enum Target {
 impl<'t> Evaluator<'t, '_> {
     fn new_router(&mut self, kind: RouterKind, node: Node) -> Val {
         let id = self.module.routers.len();
-        self.module.routers.push(RouterFacts { kind, framework: "express", line: line(node), items: Vec::new() });
+        self.module.routers.push(RouterFacts {
+            kind,
+            framework: "express",
+            line: line(node),
+            items: Vec::new(),
+        });
         Val::Router(id)
     }
 
@@ -78,20 +90,33 @@ impl<'t> Evaluator<'t, '_> {
         // `new express.Router()` is unusual but valid.
         if is_router_factory(&c.val) {
             return Some(Val::Router(self.module.routers.len())).inspect(|_| {
-                self.module.routers.push(RouterFacts { kind: RouterKind::Router, framework: "express", line: 0, items: Vec::new() })
+                self.module.routers.push(RouterFacts {
+                    kind: RouterKind::Router,
+                    framework: "express",
+                    line: 0,
+                    items: Vec::new(),
+                })
             });
         }
         None
     }
 
-    pub(super) fn express_call(&mut self, c: &Chain, args: &[Val], arg_nodes: &[Node<'t>], node: Node<'t>) -> Option<Val> {
+    pub(super) fn express_call(
+        &mut self,
+        c: &Chain,
+        args: &[Val],
+        arg_nodes: &[Node<'t>],
+        node: Node<'t>,
+    ) -> Option<Val> {
         if is_express_module(&c.val) {
             return Some(self.new_router(RouterKind::App, node));
         }
         if is_router_factory(&c.val) {
             return Some(self.new_router(RouterKind::Router, node));
         }
-        let Val::Member(receiver, method) = &c.val else { return None };
+        let Val::Member(receiver, method) = &c.val else {
+            return None;
+        };
         let method = method.as_str();
         let receiver = receiver.as_ref().clone();
         let method_line = c.path.last().map(|_| {
@@ -100,7 +125,10 @@ impl<'t> Evaluator<'t, '_> {
                 .map(line)
                 .unwrap_or_else(|| line(node))
         })?;
-        let path_text = arg_nodes.first().map(|n| self.text(*n).to_string()).unwrap_or_default();
+        let path_text = arg_nodes
+            .first()
+            .map(|n| self.text(*n).to_string())
+            .unwrap_or_default();
         match (&receiver, method) {
             (Val::RouteChain(r, paths), m) if ROUTE_METHODS.contains(&m) => {
                 let mut all = flatten(args);
@@ -118,8 +146,13 @@ impl<'t> Evaluator<'t, '_> {
             }
             (Val::RouteChain(..), _) => None,
             (_, "route") => {
-                let Target::Router(r) = self.target(&receiver, true)? else { return None };
-                Some(Val::RouteChain(r, Box::new(args.first().cloned().unwrap_or(Val::Unknown))))
+                let Target::Router(r) = self.target(&receiver, true)? else {
+                    return None;
+                };
+                Some(Val::RouteChain(
+                    r,
+                    Box::new(args.first().cloned().unwrap_or(Val::Unknown)),
+                ))
             }
             (_, m) if ROUTE_METHODS.contains(&m) => {
                 if args.len() < 2 {
@@ -164,7 +197,9 @@ impl<'t> Evaluator<'t, '_> {
         match receiver {
             Val::Router(r) => Some(Target::Router(*r)),
             Val::Param(f, i) if plausible => Some(Target::Param(*f, *i)),
-            Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => Some(Target::Foreign(receiver.clone())),
+            Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
+                Some(Target::Foreign(receiver.clone()))
+            }
             _ => None,
         }
     }
@@ -180,7 +215,12 @@ impl<'t> Evaluator<'t, '_> {
 
 fn is_import_rooted(v: &Val) -> bool {
     match v {
-        Val::Import { spec, .. } => spec.starts_with('.') || spec.starts_with('@') || spec.starts_with('~') || spec.starts_with('#'),
+        Val::Import { spec, .. } => {
+            spec.starts_with('.')
+                || spec.starts_with('@')
+                || spec.starts_with('~')
+                || spec.starts_with('#')
+        }
         Val::Member(inner, _) => is_import_rooted(inner),
         _ => false,
     }

@@ -20,7 +20,10 @@ pub enum Val {
     /// `router.route(path)`: the paths of the chain and the router it belongs to.
     RouteChain(RouterId, Box<Val>),
     /// A binding imported from `spec`; `name` None is the whole module (require, `import * as`).
-    Import { spec: String, name: Option<String> },
+    Import {
+        spec: String,
+        name: Option<String>,
+    },
     Member(Box<Val>, String),
     /// The result of calling something this file cannot see into.
     Call(Box<Val>, Vec<Val>),
@@ -64,8 +67,20 @@ pub struct CallSite {
 
 #[derive(Debug, Clone)]
 pub enum RouterItem {
-    Route { method: String, paths: Val, path_text: String, middleware: Vec<Val>, handler: Val, line: u32 },
-    Use { path: Option<Val>, path_text: String, args: Vec<Val>, line: u32 },
+    Route {
+        method: String,
+        paths: Val,
+        path_text: String,
+        middleware: Vec<Val>,
+        handler: Val,
+        line: u32,
+    },
+    Use {
+        path: Option<Val>,
+        path_text: String,
+        args: Vec<Val>,
+        line: u32,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +123,10 @@ pub struct ClassFacts {
 
 impl ClassFacts {
     pub fn method(&self, name: &str) -> Option<FnId> {
-        self.methods.iter().find(|(n, _)| n == name).map(|(_, f)| *f)
+        self.methods
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, f)| *f)
     }
     pub fn field(&self, name: &str) -> Option<&Val> {
         self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
@@ -134,6 +152,10 @@ pub struct Module {
 
 impl Module {
     pub fn export(&self, name: &str) -> Option<&Val> {
-        self.exports.iter().rev().find(|(n, _)| n == name).map(|(_, v)| v)
+        self.exports
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v)
     }
 }

@@ -22,8 +22,14 @@ fn language(lang: Lang) -> tree_sitter::Language {
 pub fn is_test_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let dirs: Vec<&str> = rel.split('/').collect();
-    dirs[..dirs.len() - 1].iter().any(|d| matches!(*d, "__tests__" | "__mocks__" | "test" | "tests" | "e2e" | "spec"))
-        || [".test.", ".spec.", ".e2e-spec.", ".e2e."].iter().any(|m| name.contains(m))
+    dirs[..dirs.len() - 1].iter().any(|d| {
+        matches!(
+            *d,
+            "__tests__" | "__mocks__" | "test" | "tests" | "e2e" | "spec"
+        )
+    }) || [".test.", ".spec.", ".e2e-spec.", ".e2e."]
+        .iter()
+        .any(|m| name.contains(m))
 }
 
 /// Parses one file and evaluates it into a [`Module`]. Never panics on bad input: syntax errors
@@ -32,29 +38,55 @@ pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagno
     let mut parser = Parser::new();
     let mut diagnostics = Vec::new();
     if parser.set_language(&language(file.lang)).is_err() {
-        diagnostics.push(Diagnostic::new(file.rel.clone(), 0, "internal: grammar version mismatch"));
-        return (Module { file: file.rel.clone(), ..Default::default() }, diagnostics);
+        diagnostics.push(Diagnostic::new(
+            file.rel.clone(),
+            0,
+            "internal: grammar version mismatch",
+        ));
+        return (
+            Module {
+                file: file.rel.clone(),
+                ..Default::default()
+            },
+            diagnostics,
+        );
     }
     let Some(tree) = parser.parse(&file.text, None) else {
-        diagnostics.push(Diagnostic::new(file.rel.clone(), 0, "parse error: the parser gave up on this file"));
-        return (Module { file: file.rel.clone(), ..Default::default() }, diagnostics);
+        diagnostics.push(Diagnostic::new(
+            file.rel.clone(),
+            0,
+            "parse error: the parser gave up on this file",
+        ));
+        return (
+            Module {
+                file: file.rel.clone(),
+                ..Default::default()
+            },
+            diagnostics,
+        );
     };
     let root = tree.root_node();
-    if root.has_error() {
-        if let Some(err) = first_error(root) {
-            let what = if err.is_missing() {
-                format!("missing `{}`", err.kind())
-            } else {
-                let t = err.utf8_text(file.text.as_bytes()).unwrap_or("");
-                let t: String = t.chars().take(40).collect::<String>().split_whitespace().collect::<Vec<_>>().join(" ");
-                format!("unexpected `{t}`")
-            };
-            diagnostics.push(Diagnostic::new(
-                file.rel.clone(),
-                err.start_position().row as u32 + 1,
-                format!("parse error: {what}; the rest of the file is read as far as possible"),
-            ));
-        }
+    if root.has_error()
+        && let Some(err) = first_error(root)
+    {
+        let what = if err.is_missing() {
+            format!("missing `{}`", err.kind())
+        } else {
+            let t = err.utf8_text(file.text.as_bytes()).unwrap_or("");
+            let t: String = t
+                .chars()
+                .take(40)
+                .collect::<String>()
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ");
+            format!("unexpected `{t}`")
+        };
+        diagnostics.push(Diagnostic::new(
+            file.rel.clone(),
+            err.start_position().row as u32 + 1,
+            format!("parse error: {what}; the rest of the file is read as far as possible"),
+        ));
     }
     let evaluator = eval::Evaluator::new(&file.rel, &file.text, catalog);
     let (mut module, more) = evaluator.run(root);

@@ -1,0 +1,169 @@
+//! Every fixture carries its expectations: `expected.json` (the inventory) and `// expect: RSxxx`
+//! markers on the registration lines (the findings). One harness checks them all through the binary.
+
+mod common;
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::Path;
+
+fn kinds(v: &Value) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap().to_string())
+        .collect();
+    k.sort();
+    k.dedup();
+    k
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+/// (rule, file, line) for every `// expect:` marker: trailing on the line it names, or alone on the
+/// line above the registration it names.
+fn markers(root: &Path) -> BTreeSet<(String, String, u64)> {
+    let mut out = BTreeSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let p = entry.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+                continue;
+            }
+            let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
+            if !["ts", "tsx", "js", "jsx", "mjs", "cjs", "rs"].contains(&ext) {
+                continue;
+            }
+            let rel = p
+                .strip_prefix(root)
+                .unwrap()
+                .to_str()
+                .unwrap()
+                .replace('\\', "/");
+            let text = std::fs::read_to_string(&p).unwrap();
+            let lines: Vec<&str> = text.lines().collect();
+            for (i, l) in lines.iter().enumerate() {
+                let Some(pos) = l.find("// expect:") else {
+                    continue;
+                };
+                let ids: Vec<String> = l[pos + 10..]
+                    .split(',')
+                    .map(|s| s.trim().to_string())
+                    .filter(|s| s.starts_with("RS"))
+                    .collect();
+                let mut line = i + 1;
+                if l.trim_start().starts_with("//") {
+                    let mut j = i + 1;
+                    while j < lines.len() && lines[j].trim_start().starts_with("//") {
+                        j += 1;
+                    }
+                    line = j + 1;
+                }
+                for id in ids {
+                    out.insert((id, rel.clone(), line as u64));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn check_fixture(name: &str) {
+    let root = common::fixture(name);
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
+            .unwrap();
+    let report = common::json_report(&root);
+
+    let got: Vec<Value> = report["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "method": e["method"], "path": e["path"], "file": e["file"], "line": e["line"],
+                "side_effects": kinds(&e["side_effects"]), "mechanisms": kinds(&e["mechanisms"]),
+                "classification": e["classification"], "severity": e["severity"],
+            })
+        })
+        .collect();
+    let mut want: Vec<Value> = expected["endpoints"].as_array().unwrap().clone();
+    let key = |v: &Value| {
+        (
+            v["path"].as_str().unwrap().to_string(),
+            v["method"].as_str().unwrap().to_string(),
+        )
+    };
+    want.sort_by_key(key);
+    let mut got_sorted = got.clone();
+    got_sorted.sort_by_key(key);
+    assert_eq!(
+        serde_json::to_string_pretty(&got_sorted).unwrap(),
+        serde_json::to_string_pretty(&want).unwrap(),
+        "{name}: inventory differs from expected.json"
+    );
+
+    let findings: BTreeSet<(String, String, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().into(),
+                f["file"].as_str().unwrap().into(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        findings,
+        markers(&root),
+        "{name}: findings differ from the // expect: markers"
+    );
+
+    if let Some(needles) = expected.get("diagnostics_contain") {
+        for needle in strings(needles) {
+            assert!(
+                report["diagnostics"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .any(|d| d["message"].as_str().unwrap().contains(&needle)),
+                "{name}: no diagnostic mentions {needle}"
+            );
+        }
+    }
+    for f in report["findings"].as_array().unwrap() {
+        for field in ["message", "change", "impact", "fingerprint"] {
+            assert!(
+                !f[field].as_str().unwrap().is_empty(),
+                "{name}: finding without {field}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_fixture_matches_its_expectations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("expected.json").is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 3, "fixtures missing: {names:?}");
+    for name in names {
+        check_fixture(&name);
+    }
+}

@@ -1,0 +1,127 @@
+//! Bad input never costs the rest of the audit: each problem file becomes a diagnostic.
+
+mod common;
+
+use std::fs;
+
+#[test]
+fn hostile_tree_audits_to_completion_with_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src/vendor")).unwrap();
+    // A healthy app that must still be found.
+    fs::write(
+        root.join("src/app.js"),
+        "const express = require('express');\nconst { PrismaClient } = require('@prisma/client');\nconst prisma = new PrismaClient();\nconst app = express();\napp.post('/notes', async (req, res) => {\n  res.json(await prisma.note.create({ data: req.body }));\n});\n",
+    )
+    .unwrap();
+    // A syntax error.
+    fs::write(
+        root.join("src/broken.ts"),
+        "export function f( {\n  return 1 +;\n}\n",
+    )
+    .unwrap();
+    // A 5 MiB minified bundle (over the size cap).
+    let mut bundle = String::with_capacity(5 * 1024 * 1024 + 64);
+    while bundle.len() < 5 * 1024 * 1024 {
+        bundle.push_str("var a=function(b){return b+1};");
+    }
+    fs::write(root.join("src/vendor/bundle.js"), &bundle).unwrap();
+    // A smaller minified file, under the cap.
+    fs::write(root.join("src/vendor/small.js"), &bundle[..100_000]).unwrap();
+    // Not UTF-8.
+    fs::write(root.join("src/latin1.js"), b"const s = '\xe9t\xe9';\n").unwrap();
+    // Binary.
+    fs::write(root.join("src/blob.js"), b"\x00\x01\x02binary").unwrap();
+    // 50,000-deep nested expressions, one level a line so they are not taken for minified code.
+    let depth = 50_000;
+    fs::write(
+        root.join("src/deep.js"),
+        format!(
+            "const x = {}1{};\n",
+            "(\n".repeat(depth),
+            ")\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/deep_calls.js"),
+        format!(
+            "const y = {}0{};\n",
+            "f(\n".repeat(depth),
+            ")\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    fs::write(
+        root.join("src/deep_arrays.ts"),
+        format!(
+            "export const z = {}{};\n",
+            "[\n".repeat(depth),
+            "]\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    // A symlink loop.
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("..", root.join("src/loop")).unwrap();
+        std::os::unix::fs::symlink(root.join("src/self"), root.join("src/self")).ok();
+    }
+
+    let out = common::bin()
+        .args([
+            "check",
+            root.to_str().unwrap(),
+            "--format",
+            "json",
+            "--fail-on",
+            "none",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let diags: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    let has = |file: &str, words: &str| {
+        diags
+            .iter()
+            .any(|d| d.starts_with(file) && d.contains(words))
+    };
+    assert!(has("src/broken.ts", "parse error"), "{diags:#?}");
+    assert!(has("src/vendor/bundle.js", "size cap"), "{diags:#?}");
+    assert!(has("src/vendor/small.js", "minified"), "{diags:#?}");
+    assert!(has("src/latin1.js", "UTF-8"), "{diags:#?}");
+    assert!(has("src/blob.js", "binary"), "{diags:#?}");
+    for deep in ["src/deep.js", "src/deep_calls.js", "src/deep_arrays.ts"] {
+        assert!(has(deep, "nested deeper"), "{diags:#?}");
+    }
+    let endpoints = report["endpoints"].as_array().unwrap();
+    assert_eq!(endpoints.len(), 1, "{endpoints:#?}");
+    assert_eq!(endpoints[0]["path"], "/notes");
+    assert_eq!(endpoints[0]["severity"], "high");
+}
+
+#[test]
+fn missing_path_is_exit_2_with_a_message() {
+    let out = common::run(&["check", "/definitely/not/here"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no such directory"));
+}
