@@ -77,31 +77,10 @@ pub fn link_ts(
                 mechanisms.push(mech);
             }
         }
-        for e in &effects {
-            if e.upsert {
-                mechanisms.push(Mechanism {
-                    kind: MechanismKind::Upsert,
-                    detail: format!("upsert `{}`", e.callee),
-                    location: e.location.clone(),
-                });
-            }
-        }
-        if mechanisms.is_empty() && !effects.iter().any(Effect::repeats_on_retry) {
-            let detail = if effects.is_empty() {
-                "no side effect reached: repeating the request changes nothing".to_string()
-            } else {
-                "only absolute updates and deletes: a repeat leaves the same state".to_string()
-            };
-            mechanisms.push(Mechanism {
-                kind: MechanismKind::Natural,
-                detail,
-                location: handler_location.clone().unwrap_or_else(|| {
-                    Location::new(modules[route.module].file.clone(), route.line)
-                }),
-            });
-        }
-        mechanisms.sort();
-        mechanisms.dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
+        let fallback = handler_location
+            .clone()
+            .unwrap_or_else(|| Location::new(modules[route.module].file.clone(), route.line));
+        complete_mechanisms(&effects, &mut mechanisms, fallback);
         key_reads.sort();
         key_reads.dedup();
         endpoints.push(Endpoint {
@@ -161,4 +140,31 @@ fn key_middleware(
         }
         _ => None,
     }
+}
+
+/// The mechanisms every front end derives the same way from what it found: an upsert reached is
+/// mechanism `upsert`; with no mechanism at all and no effect that repeats on a retry, `natural`.
+/// Sorts and deduplicates.
+pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, handler: Location) {
+    for e in effects.iter().filter(|e| e.upsert) {
+        mechanisms.push(Mechanism {
+            kind: MechanismKind::Upsert,
+            detail: format!("upsert `{}`", e.callee),
+            location: e.location.clone(),
+        });
+    }
+    if mechanisms.is_empty() && !effects.iter().any(Effect::repeats_on_retry) {
+        let detail = if effects.is_empty() {
+            "no side effect reached: repeating the request changes nothing"
+        } else {
+            "only absolute updates and deletes: a repeat leaves the same state"
+        };
+        mechanisms.push(Mechanism {
+            kind: MechanismKind::Natural,
+            detail: detail.into(),
+            location: handler,
+        });
+    }
+    mechanisms.sort();
+    mechanisms.dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
 }
