@@ -183,6 +183,18 @@ impl<'a> Calls<'a> {
             None => {}
         }
         self.memo.borrow_mut().insert((m, f), Memo::Busy);
+        let s = Rc::new(self.compute(m, f, None));
+        self.memo.borrow_mut().insert((m, f), Memo::Done(s.clone()));
+        s
+    }
+
+    /// What `f` reaches when the request's method is `method`: calls inside other methods'
+    /// `req.method` branches are left out (Next.js pages handlers).
+    pub fn summary_for_method(&self, m: ModId, f: FnId, method: &str) -> Summary {
+        self.compute(m, f, Some(method))
+    }
+
+    fn compute(&self, m: ModId, f: FnId, method: Option<&str>) -> Summary {
         let mut out = Summary::default();
         let body = self.body_functions(m, f);
         let inside: HashSet<FnId> = body.iter().copied().collect();
@@ -193,6 +205,11 @@ impl<'a> Calls<'a> {
                 out.key_reads.push(self.location(m, *line));
             }
             for cs in &facts.calls {
+                if let (Some(method), Some(branch)) = (method, &cs.branch)
+                    && !branch.iter().any(|b| b == method)
+                {
+                    continue;
+                }
                 out.effects.extend(self.effects_of(m, cs));
                 let mut targets: Vec<(Resolved, bool)> =
                     vec![(self.res.resolve(m, &cs.callee), false)];
@@ -234,9 +251,7 @@ impl<'a> Calls<'a> {
             .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
         out.key_reads.sort();
         out.key_reads.dedup();
-        let s = Rc::new(out);
-        self.memo.borrow_mut().insert((m, f), Memo::Done(s.clone()));
-        s
+        out
     }
 
     /// A method call on a value of unknown type, resolved by the method's name when exactly one

@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod mounts;
+pub mod next;
 pub mod resolve;
 
 use crate::catalog::Catalog;
@@ -46,9 +47,12 @@ pub fn link_ts(
         let mut effects: Vec<Effect> = Vec::new();
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
-        let (handler, handler_location) = match res.resolve(route.module, &route.handler) {
+        let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
-                let s = calls.summary(m, f);
+                let s = match &route.branch {
+                    Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
+                    None => calls.summary(m, f),
+                };
                 effects.extend(s.effects.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     mechanisms.push(Mechanism {

@@ -1,9 +1,11 @@
-//! Router mounting: routers nested under prefixes across files, middleware in Express order, one
-//! endpoint per (method, full path).
+//! Router mounting: routers nested under prefixes across files, plugins registered under
+//! prefixes, middleware in each framework's order, NestJS controllers under the bootstrap's global
+//! prefix and version; one endpoint per (method, full path).
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::Diagnostic;
-use crate::frontend::ts::ir::{RouterItem, RouterKind, Val};
+use crate::frontend::ts::ir::{FnId, Module, NestBootstrap, RouterId, RouterItem, RouterKind, Val};
+use crate::frontend::ts::routers::field;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// A route before its handler is followed.
@@ -15,18 +17,28 @@ pub struct RawRoute {
     pub module: ModId,
     pub line: u32,
     pub handler: Val,
+    /// The module `handler` is written in (it can differ from `module`, the route's location).
+    pub handler_module: ModId,
     /// Every middleware covering the route, outermost first, with the module it was written in.
     pub middleware: Vec<(ModId, Val)>,
+    /// Only the handler's code under this method's `req.method` branch runs (Next.js pages).
+    pub branch: Option<String>,
 }
 
-type RouterKey = (ModId, usize);
-type Items = BTreeMap<RouterKey, Vec<(ModId, RouterItem)>>;
+/// A router: one an app or file made, or the context a plugin function receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Key {
+    Local(ModId, RouterId),
+    Plugin(ModId, FnId),
+}
+
+type Items = BTreeMap<Key, Vec<(ModId, RouterItem)>>;
 /// Registrations waiting for the router a function receives: (parameter index, module, item).
 type ParamItems = BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>>;
 
 const MAX_NESTING: usize = 24;
 
-/// `:id` → `{id}`, joined with `/`, no trailing slash.
+/// Joins prefix and path: `:id` → `{id}`, no trailing slash, `/` for the root.
 pub fn normalize_path(prefix: &str, path: &str) -> String {
     let joined = format!("{prefix}/{path}");
     let mut segs = Vec::new();
@@ -44,25 +56,8 @@ pub fn normalize_path(prefix: &str, path: &str) -> String {
     format!("/{}", segs.join("/"))
 }
 
-fn static_paths(r: &Resolved, v: &Val) -> Option<Vec<String>> {
-    match (r, v) {
-        (Resolved::Str(s), _) => Some(vec![s.clone()]),
-        (_, Val::Arr(items)) => items
-            .iter()
-            .map(|i| {
-                if let Val::Str(s) = i {
-                    Some(s.clone())
-                } else {
-                    None
-                }
-            })
-            .collect(),
-        _ => None,
-    }
-}
-
 fn methods_of(m: &str) -> Vec<&'static str> {
-    match m {
+    match m.to_ascii_lowercase().as_str() {
         "all" => vec!["POST", "PUT", "PATCH", "DELETE"],
         "get" => vec!["GET"],
         "post" => vec!["POST"],
@@ -74,14 +69,21 @@ fn methods_of(m: &str) -> Vec<&'static str> {
     }
 }
 
+/// Is `path` inside a middleware scope (`/admin`, `/admin/*`, `*`)?
 fn under(path: &str, scope: &str) -> bool {
-    let scope = scope.trim_end_matches('/');
+    let scope = scope.trim_end_matches('*').trim_end_matches('/');
     scope.is_empty() || path == scope || path.starts_with(&format!("{scope}/"))
+}
+
+fn dir_of(file: &str) -> &str {
+    file.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
 
 pub struct Mounter<'a> {
     res: &'a Resolver<'a>,
     items: Items,
+    /// Functions whose router parameter was bound by a call: not roots of their own.
+    applied: BTreeSet<(ModId, FnId)>,
     routes: Vec<RawRoute>,
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -92,14 +94,25 @@ impl<'a> Mounter<'a> {
         for (m, module) in res.modules.iter().enumerate() {
             for (r, router) in module.routers.iter().enumerate() {
                 items
-                    .entry((m, r))
+                    .entry(Key::Local(m, r))
                     .or_default()
                     .extend(router.items.iter().map(|i| (m, i.clone())));
+            }
+            for (f, facts) in module.functions.iter().enumerate() {
+                for (i, item) in &facts.param_items {
+                    if *i == 0 {
+                        items
+                            .entry(Key::Plugin(m, f))
+                            .or_default()
+                            .push((m, item.clone()));
+                    }
+                }
             }
         }
         let mut mounter = Mounter {
             res,
             items,
+            applied: BTreeSet::new(),
             routes: Vec::new(),
             diagnostics: Vec::new(),
         };
@@ -108,13 +121,17 @@ impl<'a> Mounter<'a> {
         mounter
     }
 
+    fn modules(&self) -> &'a [Module] {
+        self.res.modules
+    }
+
     /// `router.post(...)` on a router imported from another file.
     fn add_foreign_items(&mut self) {
-        for (m, module) in self.res.modules.iter().enumerate() {
+        for (m, module) in self.modules().iter().enumerate() {
             for (receiver, item) in &module.foreign_items {
                 if let Resolved::Router(m2, r2) = self.res.resolve(m, receiver) {
                     self.items
-                        .entry((m2, r2))
+                        .entry(Key::Local(m2, r2))
                         .or_default()
                         .push((m, item.clone()));
                 }
@@ -126,7 +143,7 @@ impl<'a> Mounter<'a> {
     /// the router passed in, also through functions that pass their parameter on.
     fn add_param_items(&mut self) {
         let mut pending: ParamItems = BTreeMap::new();
-        for (m, module) in self.res.modules.iter().enumerate() {
+        for (m, module) in self.modules().iter().enumerate() {
             for (f, facts) in module.functions.iter().enumerate() {
                 for (i, item) in &facts.param_items {
                     pending
@@ -136,13 +153,12 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
-        if pending.is_empty() {
-            return;
-        }
         for _round in 0..4 {
+            if pending.is_empty() {
+                break;
+            }
             let mut next: ParamItems = BTreeMap::new();
-            let mut changed = false;
-            for (m, module) in self.res.modules.iter().enumerate() {
+            for (m, module) in self.modules().iter().enumerate() {
                 for (caller, facts) in module.functions.iter().enumerate() {
                     for cs in &facts.calls {
                         let Resolved::Func(tm, tf) = self.res.resolve(m, &cs.callee) else {
@@ -159,14 +175,21 @@ impl<'a> Mounter<'a> {
                                         *im,
                                         item.clone(),
                                     ));
-                                    changed = true;
+                                    if *pi == 0 {
+                                        self.items
+                                            .entry(Key::Plugin(m, caller))
+                                            .or_default()
+                                            .push((*im, item.clone()));
+                                    }
+                                    self.applied.insert((tm, tf));
                                 }
                                 Some(arg) => {
                                     if let Resolved::Router(rm, rr) = self.res.resolve(m, arg) {
                                         self.items
-                                            .entry((rm, rr))
+                                            .entry(Key::Local(rm, rr))
                                             .or_default()
                                             .push((*im, item.clone()));
+                                        self.applied.insert((tm, tf));
                                     }
                                 }
                                 None => {}
@@ -175,42 +198,97 @@ impl<'a> Mounter<'a> {
                     }
                 }
             }
-            if !changed {
-                break;
-            }
             pending = next;
         }
     }
 
-    fn kind(&self, key: RouterKey) -> RouterKind {
-        self.res.modules[key.0].routers[key.1].kind
+    fn child_of(&self, m: ModId, v: &Val, plugin: bool) -> Option<Key> {
+        match self.res.resolve(m, v) {
+            Resolved::Router(m2, r2) => Some(Key::Local(m2, r2)),
+            Resolved::Func(m2, f2) if plugin && self.items.contains_key(&Key::Plugin(m2, f2)) => {
+                Some(Key::Plugin(m2, f2))
+            }
+            _ => None,
+        }
     }
 
-    /// Every route of every app, and of routers that nothing mounts.
+    fn module_of(key: Key) -> ModId {
+        match key {
+            Key::Local(m, _) | Key::Plugin(m, _) => m,
+        }
+    }
+
+    /// Strings a value stands for: `'/x'`, `['/a', '/b']`, or constants from other files.
+    fn strings(&self, m: ModId, v: &Val) -> Option<Vec<String>> {
+        match v {
+            Val::Str(s) => Some(vec![s.clone()]),
+            Val::Arr(items) => {
+                let mut out = Vec::new();
+                for i in items {
+                    out.extend(self.strings(m, i)?);
+                }
+                Some(out)
+            }
+            Val::Unknown => None,
+            other => match self.res.resolve(m, other) {
+                Resolved::Str(s) => Some(vec![s]),
+                Resolved::Obj(..) | Resolved::Opaque | _ => None,
+            },
+        }
+    }
+
+    /// Every route of every app, of routers and plugins that nothing mounts, and of NestJS
+    /// controllers.
     pub fn routes(mut self) -> (Vec<RawRoute>, Vec<Diagnostic>) {
         let mut mounted = BTreeSet::new();
         for list in self.items.values() {
             for (m, item) in list {
-                if let RouterItem::Use { args, .. } = item {
-                    for a in args {
-                        if let Resolved::Router(m2, r2) = self.res.resolve(*m, a) {
-                            mounted.insert((m2, r2));
+                match item {
+                    RouterItem::Use { args, .. } => {
+                        for a in args {
+                            if let Some(k) = self.child_of(*m, a, false) {
+                                mounted.insert(k);
+                            }
                         }
                     }
+                    RouterItem::Register { plugin, .. } => {
+                        if let Some(k) = self.child_of(*m, plugin, true) {
+                            mounted.insert(k);
+                        }
+                    }
+                    RouterItem::Route { .. } => {}
                 }
             }
         }
-        let roots: Vec<RouterKey> = self
+        let hint = self
+            .modules()
+            .iter()
+            .flat_map(|m| m.routers.iter())
+            .map(|r| r.framework)
+            .find(|f| *f != "nestjs")
+            .unwrap_or("express");
+        let roots: Vec<Key> = self
             .items
             .keys()
             .copied()
-            .filter(|k| !self.res.modules[k.0].is_test)
-            .filter(|k| self.kind(*k) == RouterKind::App || !mounted.contains(k))
+            .filter(|k| !self.modules()[Self::module_of(*k)].is_test && !mounted.contains(k))
+            .filter(|k| match k {
+                Key::Local(m, r) => {
+                    self.modules()[*m].routers[*r].kind != RouterKind::NestController
+                }
+                Key::Plugin(m, f) => !self.applied.contains(&(*m, *f)),
+            })
             .collect();
         for root in roots {
+            let framework = match root {
+                Key::Local(m, r) => self.modules()[m].routers[r].framework,
+                Key::Plugin(..) => hint,
+            };
             let mut stack = vec![root];
-            self.walk(root, "", &[], &mut stack);
+            self.walk(root, "", &[], &mut stack, framework);
         }
+        self.nest_routes();
+        self.routes.extend(super::next::routes(self.res));
         self.routes.sort_by(|a, b| {
             (&a.path, &a.method, a.module, a.line).cmp(&(&b.path, &b.method, b.module, b.line))
         });
@@ -224,18 +302,71 @@ impl<'a> Mounter<'a> {
 
     fn walk(
         &mut self,
-        key: RouterKey,
+        key: Key,
         prefix: &str,
         inherited: &[(ModId, Val)],
-        stack: &mut Vec<RouterKey>,
+        stack: &mut Vec<Key>,
+        framework: &'static str,
     ) {
         if stack.len() > MAX_NESTING {
             return;
         }
-        let framework = self.res.modules[key.0].routers[key.1].framework;
+        let (framework, own_prefixes) = match key {
+            Key::Local(m, r) => {
+                let router = &self.modules()[m].routers[r];
+                let prefixes: Vec<String> = router
+                    .prefixes
+                    .iter()
+                    .filter_map(|p| self.strings(m, p))
+                    .flatten()
+                    .collect();
+                (router.framework, prefixes)
+            }
+            Key::Plugin(..) => (framework, vec![]),
+        };
+        if own_prefixes.is_empty() {
+            self.walk_items(key, prefix, inherited, stack, framework);
+        } else {
+            for p in own_prefixes {
+                let full = normalize_path(prefix, &p);
+                self.walk_items(
+                    key,
+                    if full == "/" { "" } else { &full },
+                    inherited,
+                    stack,
+                    framework,
+                );
+            }
+        }
+    }
+
+    fn walk_items(
+        &mut self,
+        key: Key,
+        prefix: &str,
+        inherited: &[(ModId, Val)],
+        stack: &mut Vec<Key>,
+        framework: &'static str,
+    ) {
         let items = self.items.get(&key).cloned().unwrap_or_default();
-        // Router-level middleware seen so far: (module, value, path scope).
+        // Router-level middleware seen so far: (module, value, path scope). Express, Koa and Hono
+        // apply it to what is registered after; Fastify hooks cover the whole context.
         let mut active: Vec<(ModId, Val, String)> = Vec::new();
+        let order_free = framework == "fastify";
+        if order_free {
+            for (m, item) in &items {
+                if let RouterItem::Use {
+                    path: None, args, ..
+                } = item
+                {
+                    for a in args {
+                        if self.child_of(*m, a, false).is_none() {
+                            active.push((*m, a.clone(), String::new()));
+                        }
+                    }
+                }
+            }
+        }
         for (m, item) in items {
             match item {
                 RouterItem::Use {
@@ -246,15 +377,12 @@ impl<'a> Mounter<'a> {
                 } => {
                     let scopes: Vec<String> = match &path {
                         None => vec![String::new()],
-                        Some(p) => match static_paths(&self.res.resolve(m, p), p) {
+                        Some(p) => match self.strings(m, p) {
                             Some(s) => s,
                             None => {
-                                let has_router = args.iter().any(|a| {
-                                    matches!(self.res.resolve(m, a), Resolved::Router(..))
-                                });
-                                if has_router {
+                                if args.iter().any(|a| self.child_of(m, a, false).is_some()) {
                                     self.diagnostics.push(Diagnostic::new(
-                                        self.res.modules[m].file.clone(),
+                                        self.modules()[m].file.clone(),
                                         line,
                                         format!("router mounted at `{path_text}`, a prefix that is not statically known: its routes are left out of the inventory"),
                                     ));
@@ -266,46 +394,58 @@ impl<'a> Mounter<'a> {
                     let mut before: Vec<(ModId, Val)> = Vec::new();
                     let mut children = Vec::new();
                     for a in &args {
-                        match self.res.resolve(m, a) {
-                            Resolved::Router(m2, r2) => children.push(((m2, r2), before.clone())),
-                            _ => before.push((m, a.clone())),
+                        match self.child_of(m, a, false) {
+                            Some(k) => children.push((k, before.clone())),
+                            None => before.push((m, a.clone())),
                         }
                     }
                     if children.is_empty() {
-                        for scope in &scopes {
-                            for (bm, b) in &before {
-                                active.push((*bm, b.clone(), scope.clone()));
+                        if !(order_free && path.is_none()) {
+                            for scope in &scopes {
+                                for (bm, b) in &before {
+                                    active.push((*bm, b.clone(), scope.clone()));
+                                }
                             }
                         }
                         continue;
                     }
                     for scope in &scopes {
                         for (child, mws) in &children {
-                            if stack.contains(child) {
+                            let chain = self.chain(inherited, &active, scope, mws);
+                            self.descend(*child, prefix, scope, &chain, stack, framework);
+                        }
+                    }
+                }
+                RouterItem::Register {
+                    path,
+                    path_text,
+                    plugin,
+                    line,
+                } => {
+                    let scope = match &path {
+                        None => vec![String::new()],
+                        Some(p) => match self.strings(m, p) {
+                            Some(s) => s,
+                            None => {
+                                self.diagnostics.push(Diagnostic::new(
+                                    self.modules()[m].file.clone(),
+                                    line,
+                                    format!("plugin registered with prefix `{path_text}`, which is not statically known: its routes are left out of the inventory"),
+                                ));
                                 continue;
                             }
-                            let mut chain: Vec<(ModId, Val)> = inherited.to_vec();
-                            chain.extend(
-                                active
-                                    .iter()
-                                    .filter(|(_, _, s)| under(scope, s))
-                                    .map(|(am, v, _)| (*am, v.clone())),
-                            );
-                            chain.extend(mws.iter().cloned());
-                            let child_prefix = normalize_path(prefix, scope);
-                            stack.push(*child);
-                            self.walk(
-                                *child,
-                                if child_prefix == "/" {
-                                    ""
-                                } else {
-                                    &child_prefix
-                                },
-                                &chain,
-                                stack,
-                            );
-                            stack.pop();
+                        },
+                    };
+                    match self.child_of(m, &plugin, true) {
+                        Some(child) => {
+                            for s in &scope {
+                                let chain = self.chain(inherited, &active, s, &[]);
+                                self.descend(child, prefix, s, &chain, stack, framework);
+                            }
                         }
+                        // A plugin with no routes of its own: hooks, decorators, an idempotency
+                        // plugin. It covers the context it is registered in.
+                        None => active.push((m, plugin.clone(), String::new())),
                     }
                 }
                 RouterItem::Route {
@@ -315,15 +455,22 @@ impl<'a> Mounter<'a> {
                     middleware,
                     handler,
                     line,
+                    version: _,
                 } => {
-                    let Some(list) = static_paths(&self.res.resolve(m, &paths), &paths) else {
+                    let Some(list) = self.strings(m, &paths) else {
                         self.diagnostics.push(Diagnostic::new(
-                            self.res.modules[m].file.clone(),
+                            self.modules()[m].file.clone(),
                             line,
                             format!("route path `{path_text}` is not statically known: the route is left out of the inventory"),
                         ));
                         continue;
                     };
+                    let methods: Vec<&'static str> = self
+                        .strings(m, &method)
+                        .unwrap_or_default()
+                        .iter()
+                        .flat_map(|s| methods_of(s))
+                        .collect();
                     for p in list {
                         let mut chain: Vec<(ModId, Val)> = inherited.to_vec();
                         chain.extend(
@@ -333,7 +480,7 @@ impl<'a> Mounter<'a> {
                                 .map(|(am, v, _)| (*am, v.clone())),
                         );
                         chain.extend(middleware.iter().map(|v| (m, v.clone())));
-                        for method in methods_of(&method) {
+                        for method in &methods {
                             self.routes.push(RawRoute {
                                 method: method.to_string(),
                                 path: normalize_path(prefix, &p),
@@ -341,8 +488,193 @@ impl<'a> Mounter<'a> {
                                 module: m,
                                 line,
                                 handler: handler.clone(),
+                                handler_module: m,
                                 middleware: chain.clone(),
+                                branch: None,
                             });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn chain(
+        &self,
+        inherited: &[(ModId, Val)],
+        active: &[(ModId, Val, String)],
+        scope: &str,
+        extra: &[(ModId, Val)],
+    ) -> Vec<(ModId, Val)> {
+        let mut chain: Vec<(ModId, Val)> = inherited.to_vec();
+        chain.extend(
+            active
+                .iter()
+                .filter(|(_, _, s)| under(scope, s))
+                .map(|(am, v, _)| (*am, v.clone())),
+        );
+        chain.extend(extra.iter().cloned());
+        chain
+    }
+
+    fn descend(
+        &mut self,
+        child: Key,
+        prefix: &str,
+        scope: &str,
+        chain: &[(ModId, Val)],
+        stack: &mut Vec<Key>,
+        framework: &'static str,
+    ) {
+        if stack.contains(&child) {
+            return;
+        }
+        let child_prefix = normalize_path(prefix, scope);
+        stack.push(child);
+        self.walk(
+            child,
+            if child_prefix == "/" {
+                ""
+            } else {
+                &child_prefix
+            },
+            chain,
+            stack,
+            framework,
+        );
+        stack.pop();
+    }
+
+    /// The bootstrap that serves a controller: the one in the nearest enclosing folder.
+    fn bootstrap_for(&self, file: &str) -> Option<(ModId, &'a NestBootstrap)> {
+        let modules = self.modules();
+        modules
+            .iter()
+            .enumerate()
+            .filter_map(|(i, m)| {
+                m.nest_bootstrap
+                    .as_ref()
+                    .filter(|_| !m.is_test)
+                    .map(|b| (i, b))
+            })
+            .filter(|(i, _)| {
+                let d = dir_of(&modules[*i].file);
+                let d = d.strip_suffix("/src").unwrap_or(d);
+                d.is_empty() || file.starts_with(&format!("{d}/"))
+            })
+            .max_by_key(|(i, _)| dir_of(&modules[*i].file).len())
+    }
+
+    fn nest_routes(&mut self) {
+        let modules = self.modules();
+        for (m, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for (r, router) in module
+                .routers
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.kind == RouterKind::NestController)
+            {
+                let boot = self.bootstrap_for(&module.file);
+                let global = boot
+                    .and_then(|(bm, b)| b.global_prefix.as_ref().and_then(|g| self.strings(bm, g)))
+                    .and_then(|g| g.into_iter().next())
+                    .unwrap_or_default();
+                let excluded: Vec<String> = boot
+                    .map(|(bm, b)| {
+                        b.exclude
+                            .iter()
+                            .filter_map(|e| {
+                                self.strings(bm, e)
+                                    .or_else(|| field(e, "path").and_then(|p| self.strings(bm, &p)))
+                            })
+                            .flatten()
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let versioning = boot.and_then(|(_, b)| b.versioning.clone());
+                let interceptors: Vec<(ModId, Val)> = boot
+                    .map(|(bm, b)| b.interceptors.iter().map(|v| (bm, v.clone())).collect())
+                    .unwrap_or_default();
+                let prefixes: Vec<String> = router
+                    .prefixes
+                    .iter()
+                    .filter_map(|p| self.strings(m, p))
+                    .flatten()
+                    .collect();
+                for (im, item) in self
+                    .items
+                    .get(&Key::Local(m, r))
+                    .cloned()
+                    .unwrap_or_default()
+                {
+                    let RouterItem::Route {
+                        method,
+                        paths,
+                        path_text,
+                        middleware,
+                        handler,
+                        line,
+                        version,
+                    } = item
+                    else {
+                        continue;
+                    };
+                    let Some(list) = self.strings(im, &paths) else {
+                        self.diagnostics.push(Diagnostic::new(module.file.clone(), line, format!("route path `{path_text}` is not statically known: the route is left out of the inventory")));
+                        continue;
+                    };
+                    let versions: Vec<String> = match &versioning {
+                        None => vec![String::new()],
+                        Some((vprefix, default)) => {
+                            let chosen = version
+                                .clone()
+                                .or_else(|| router.version.clone())
+                                .or_else(|| default.clone());
+                            match chosen.and_then(|v| self.strings(m, &v)) {
+                                Some(vs) if !vs.is_empty() => {
+                                    vs.into_iter().map(|v| format!("{vprefix}{v}")).collect()
+                                }
+                                _ => vec![String::new()],
+                            }
+                        }
+                    };
+                    let methods: Vec<&'static str> = self
+                        .strings(im, &method)
+                        .unwrap_or_default()
+                        .iter()
+                        .flat_map(|s| methods_of(s))
+                        .collect();
+                    let mut chain = interceptors.clone();
+                    chain.extend(router.middleware.iter().map(|v| (m, v.clone())));
+                    chain.extend(middleware.iter().map(|v| (im, v.clone())));
+                    for prefix in &prefixes {
+                        for p in &list {
+                            let local = normalize_path(prefix, p);
+                            let global_here =
+                                if excluded.iter().any(|e| normalize_path("", e) == local) {
+                                    ""
+                                } else {
+                                    global.as_str()
+                                };
+                            for v in &versions {
+                                let path = normalize_path(&normalize_path(global_here, v), &local);
+                                for method in &methods {
+                                    self.routes.push(RawRoute {
+                                        method: method.to_string(),
+                                        path: path.clone(),
+                                        framework: "nestjs",
+                                        module: im,
+                                        line,
+                                        handler: handler.clone(),
+                                        handler_module: im,
+                                        middleware: chain.clone(),
+                                        branch: None,
+                                    });
+                                }
+                            }
                         }
                     }
                 }
@@ -364,5 +696,16 @@ mod tests {
             normalize_path("/v1", "items/:itemId?"),
             "/v1/items/{itemId}"
         );
+        assert_eq!(
+            normalize_path("/api", "documents.list"),
+            "/api/documents.list"
+        );
+    }
+
+    #[test]
+    fn scopes() {
+        assert!(under("/v1/payments/x", "/v1/payments/*"));
+        assert!(under("/anything", "*"));
+        assert!(!under("/v1/other", "/v1/payments/*"));
     }
 }

@@ -318,6 +318,13 @@ impl<'m> Resolver<'m> {
                 self.member_of(base, prop, d)
             }
             Val::Call(callee, args) => {
+                // `router.routes()` (koa-router) hands over the router itself.
+                if let Val::Member(inner, p) = callee.as_ref()
+                    && matches!(p.as_str(), "routes" | "middleware" | "withTypeProvider")
+                    && let r @ Resolved::Router(..) = self.resolve_d(m, inner, d)
+                {
+                    return r;
+                }
                 for a in args {
                     if let r @ Resolved::Func(..) = self.resolve_d(m, a, d) {
                         return r;

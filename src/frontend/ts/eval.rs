@@ -49,7 +49,9 @@ pub struct Evaluator<'t, 'c> {
     depth: usize,
     too_deep: bool,
     name_hint: Option<String>,
-    export_clauses: Vec<(String, String)>,
+    export_clauses: Vec<(String, String, u32)>,
+    /// The HTTP methods the code being walked runs under (`if (req.method === 'POST')`).
+    pub(super) branch: Option<Vec<String>>,
 }
 
 pub fn line(n: Node) -> u32 {
@@ -96,6 +98,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             too_deep: false,
             name_hint: None,
             export_clauses: Vec::new(),
+            branch: None,
         }
     }
 
@@ -103,8 +106,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.hoist(root);
         self.walk_children(root);
         self.cur = 0;
-        for (exported, local) in std::mem::take(&mut self.export_clauses) {
+        for (exported, local, l) in std::mem::take(&mut self.export_clauses) {
             let v = self.lookup(&local);
+            self.module.export_lines.push((exported.clone(), l));
             self.module.exports.push((exported, v));
         }
         if self.too_deep {
@@ -537,11 +541,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.cur = prev;
             }
             "for_in_statement" => self.walk_for_of(node),
+            "if_statement" => self.walk_if(node),
+            "switch_statement" => self.walk_switch(node),
             "interface_declaration"
             | "type_alias_declaration"
             | "enum_declaration"
             | "ambient_declaration" => {}
             _ => self.walk_children_eval(node),
+        }
+    }
+
+    pub(super) fn walk_stmt_or_expr(&mut self, node: Node<'t>) {
+        if is_statement(node.kind()) {
+            self.walk(node);
+        } else {
+            self.eval(node);
         }
     }
 
@@ -587,7 +601,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let v = self.lookup(&n);
                 if is_default {
                     self.module.exports.push(("default".into(), v.clone()));
+                    self.module
+                        .export_lines
+                        .push(("default".into(), line(node)));
                 }
+                self.module.export_lines.push((n.clone(), line(node)));
                 self.module.exports.push((n, v));
             }
             return;
@@ -597,6 +615,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             let v = self.eval(value);
             self.name_hint = None;
             self.module.exports.push(("default".into(), v));
+            self.module
+                .export_lines
+                .push(("default".into(), line(node)));
             return;
         }
         let mut cursor = node.walk();
@@ -620,14 +641,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                             .map(|a| self.property_name(a))
                             .unwrap_or_else(|| local.clone());
                         match &source {
-                            Some(spec) => self.module.exports.push((
-                                exported,
-                                Val::Import {
-                                    spec: spec.clone(),
-                                    name: Some(local),
-                                },
-                            )),
-                            None => self.export_clauses.push((exported, local)),
+                            Some(spec) => {
+                                self.module
+                                    .export_lines
+                                    .push((exported.clone(), line(node)));
+                                self.module.exports.push((
+                                    exported,
+                                    Val::Import {
+                                        spec: spec.clone(),
+                                        name: Some(local),
+                                    },
+                                ))
+                            }
+                            None => self.export_clauses.push((exported, local, line(node))),
                         }
                     }
                 }
@@ -728,7 +754,23 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             let list: Vec<Node<'t>> = params.named_children(&mut cursor).collect();
             for (i, p) in list.into_iter().enumerate() {
                 let pattern = p.child_by_field_name("pattern").unwrap_or(p);
-                self.bind_pattern(pattern, Val::Param(id, i), scope);
+                self.param_decorators(p, id);
+                // `function init(app: Koa = new Koa())`: the default is the app.
+                let default = p.child_by_field_name("value").or_else(|| {
+                    (p.kind() == "assignment_pattern")
+                        .then(|| p.child_by_field_name("right"))
+                        .flatten()
+                });
+                let pattern = if p.kind() == "assignment_pattern" {
+                    p.child_by_field_name("left").unwrap_or(pattern)
+                } else {
+                    pattern
+                };
+                let value = match default.map(|d| self.eval(d)) {
+                    Some(r @ Val::Router(_)) => r,
+                    _ => Val::Param(id, i),
+                };
+                self.bind_pattern(pattern, value, scope);
             }
         } else if let Some(p) = node.child_by_field_name("parameter") {
             self.bind_pattern(p, Val::Param(id, 0), scope);
@@ -836,8 +878,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.module.classes[id].fields.push((field, v));
             }
         }
+        let mut decorators: Vec<Node<'t>> = Vec::new();
+        let mut decorated: Vec<(FnId, Vec<Node<'t>>)> = Vec::new();
         for m in &members {
+            if m.kind() == "decorator" {
+                decorators.push(*m);
+                continue;
+            }
             if m.kind() != "method_definition" {
+                decorators.clear();
                 continue;
             }
             let Some(n) = m.child_by_field_name("name") else {
@@ -849,7 +898,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             let f = self.make_function(*m, Some(format!("{name}.{method}")), Some(id));
             self.module.classes[id].methods.push((method, f));
+            decorated.push((f, std::mem::take(&mut decorators)));
         }
+        self.nest_controller(node, id, &decorated);
         id
     }
 
@@ -1085,9 +1136,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .unwrap_or_default();
                 if left_text == "module.exports" {
                     self.module.cjs_whole = Some(v.clone());
+                    self.module
+                        .export_lines
+                        .push(("default".into(), line(node)));
                 } else if left_text.starts_with("module.exports.")
                     || left_text.starts_with("exports.")
                 {
+                    self.module.export_lines.push((prop.clone(), line(node)));
                     self.module.exports.push((prop, v.clone()));
                 } else if object.is_some_and(|o| o.kind() == "this") {
                     if let Some(c) = self.scopes[self.cur].this_class {
@@ -1274,7 +1329,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return c;
         }
         let args: Vec<Val> = arg_nodes.iter().map(|a| self.eval(*a)).collect();
-        if let Some(v) = self.express_call(&c, &args, &arg_nodes, node) {
+        self.nest_bootstrap_call(&c, &args, node);
+        if let Some(v) = self.router_call(&c, &args, &arg_nodes, node) {
             c.val = v;
             return c;
         }
@@ -1311,6 +1367,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             is_new: false,
             line: line(callee.child_by_field_name("property").unwrap_or(callee)),
             text,
+            branch: self.branch.clone(),
         });
         c.val = match &c.val {
             Val::Func(fid) => {
@@ -1369,7 +1426,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             None => vec![],
         };
-        if let Some(v) = self.express_new(&c) {
+        if let Some(v) = self.router_new(&c, &args, node) {
             return Chain { val: v, ..c };
         }
         let f = self.cur_fn();
@@ -1385,6 +1442,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             is_new: true,
             line: line(node),
             text,
+            branch: self.branch.clone(),
         });
         let val = match &c.val {
             Val::Class(k) => Val::Instance(*k),

@@ -63,22 +63,36 @@ pub struct CallSite {
     pub line: u32,
     /// The call as written, shortened, for reports.
     pub text: String,
+    /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.
+    pub branch: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone)]
 pub enum RouterItem {
+    /// A route. `method` is a string (`"post"`, `"all"`) or an array of them, possibly symbolic
+    /// (a zod-openapi route object defined in another file).
     Route {
-        method: String,
+        method: Val,
         paths: Val,
         path_text: String,
         middleware: Vec<Val>,
         handler: Val,
         line: u32,
+        /// NestJS `@Version('2')`.
+        version: Option<Val>,
     },
+    /// Middleware and/or routers mounted under an optional prefix (`app.use`, `app.route`).
     Use {
         path: Option<Val>,
         path_text: String,
         args: Vec<Val>,
+        line: u32,
+    },
+    /// Fastify `register(plugin, { prefix })`: the plugin's first parameter is a child context.
+    Register {
+        path: Option<Val>,
+        path_text: String,
+        plugin: Val,
         line: u32,
     },
 }
@@ -87,6 +101,8 @@ pub enum RouterItem {
 pub enum RouterKind {
     App,
     Router,
+    /// A NestJS `@Controller` class: a root whose prefix comes from the bootstrap file.
+    NestController,
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +111,45 @@ pub struct RouterFacts {
     pub framework: &'static str,
     pub line: u32,
     pub items: Vec<RouterItem>,
+    /// A prefix of the router itself (koa-router `prefix`, Nest `@Controller` paths).
+    pub prefixes: Vec<Val>,
+    /// NestJS controller version.
+    pub version: Option<Val>,
+    /// Middleware applied to every route regardless of order (Nest class-level interceptors).
+    pub middleware: Vec<Val>,
+}
+
+impl RouterFacts {
+    pub fn new(kind: RouterKind, framework: &'static str, line: u32) -> Self {
+        RouterFacts {
+            kind,
+            framework,
+            line,
+            items: Vec::new(),
+            prefixes: Vec::new(),
+            version: None,
+            middleware: Vec::new(),
+        }
+    }
+}
+
+/// What a NestJS bootstrap file configures for every controller.
+#[derive(Debug, Clone, Default)]
+pub struct NestBootstrap {
+    pub global_prefix: Option<Val>,
+    pub exclude: Vec<Val>,
+    /// URI versioning: (prefix, default version).
+    pub versioning: Option<(String, Option<Val>)>,
+    pub interceptors: Vec<Val>,
+    pub line: u32,
+}
+
+/// A `req.method` comparison: which methods, where, and whether it excludes them.
+#[derive(Debug, Clone)]
+pub struct MethodCheck {
+    pub methods: Vec<String>,
+    pub line: u32,
+    pub negated: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -110,6 +165,8 @@ pub struct FnFacts {
     pub children: Vec<FnId>,
     /// Registrations on a router that arrives as parameter `usize`.
     pub param_items: Vec<(usize, RouterItem)>,
+    /// `req.method` checks in the body (Next.js pages handlers).
+    pub method_checks: Vec<MethodCheck>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -148,9 +205,18 @@ pub struct Module {
     pub star_exports: Vec<String>,
     /// Registrations on a router imported from another file.
     pub foreign_items: Vec<(Val, RouterItem)>,
+    /// Line of each export (`default` included).
+    pub export_lines: Vec<(String, u32)>,
+    pub nest_bootstrap: Option<NestBootstrap>,
 }
 
 impl Module {
+    pub fn export_line(&self, name: &str) -> Option<u32> {
+        self.export_lines
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, l)| *l)
+    }
     pub fn export(&self, name: &str) -> Option<&Val> {
         self.exports
             .iter()

@@ -2,7 +2,13 @@
 
 pub mod eval;
 pub mod express;
+pub mod fastify;
+pub mod hono;
 pub mod ir;
+pub mod koa;
+pub mod nest;
+pub mod next;
+pub mod routers;
 
 use crate::catalog::Catalog;
 use crate::discover::{Lang, SourceFile};

@@ -1,0 +1,34 @@
+//! Hono: `new Hono()` / `new OpenAPIHono()` make an app; `createRoute({ method, path })` of
+//! `@hono/zod-openapi` is the route object `app.openapi(route, handler)` registers.
+
+use super::eval::{Chain, Evaluator};
+use super::ir::*;
+use tree_sitter::Node;
+
+const PACKAGES: &[&str] = &["hono", "hono/quick", "hono/tiny", "@hono/zod-openapi"];
+
+fn named(v: &Val, names: &[&str]) -> bool {
+    match v {
+        Val::Import {
+            spec,
+            name: Some(n),
+        } => PACKAGES.contains(&spec.as_str()) && names.contains(&n.as_str()),
+        Val::Member(inner, p) => {
+            names.contains(&p.as_str())
+                && matches!(inner.as_ref(), Val::Import { spec, .. } if PACKAGES.contains(&spec.as_str()))
+        }
+        _ => false,
+    }
+}
+
+impl<'t> Evaluator<'t, '_> {
+    pub(super) fn hono_create(&mut self, c: &Chain, node: Node<'t>) -> Option<Val> {
+        named(&c.val, &["Hono", "OpenAPIHono"])
+            .then(|| Val::Router(self.new_router(RouterKind::Router, "hono", node)))
+    }
+
+    /// `createRoute(x)` is `x`.
+    pub(super) fn hono_passthrough(&mut self, c: &Chain, args: &[Val]) -> Option<Val> {
+        named(&c.val, &["createRoute"]).then(|| args.first().cloned().unwrap_or(Val::Unknown))
+    }
+}

@@ -1,0 +1,60 @@
+//! Koa: `new Koa()` makes an app; `new Router({ prefix })` from `koa-router` / `@koa/router` a
+//! router; `mount('/api', app)` from `koa-mount` mounts an app under a prefix.
+
+use super::eval::{Chain, Evaluator};
+use super::ir::*;
+use super::routers::field;
+use tree_sitter::Node;
+
+fn from(v: &Val, packages: &[&str]) -> bool {
+    match v {
+        Val::Import { spec, name } => {
+            packages.contains(&spec.as_str())
+                && name
+                    .as_deref()
+                    .is_none_or(|n| n == "default" || n == "Router")
+        }
+        Val::Member(inner, p) => p == "default" && from(inner, packages),
+        _ => false,
+    }
+}
+
+impl<'t> Evaluator<'t, '_> {
+    pub(super) fn koa_create(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
+        if from(&c.val, &["koa"]) {
+            return Some(Val::Router(self.new_router(RouterKind::App, "koa", node)));
+        }
+        if from(&c.val, &["koa-router", "@koa/router"]) {
+            let r = self.new_router(RouterKind::Router, "koa", node);
+            if let Some(p) = args.first().and_then(|o| field(o, "prefix")) {
+                self.module.routers[r].prefixes.push(p);
+            }
+            return Some(Val::Router(r));
+        }
+        None
+    }
+
+    /// `mount('/api', app)`: a router holding one mount.
+    pub(super) fn koa_mount(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
+        if !from(&c.val, &["koa-mount"]) {
+            return None;
+        }
+        let r = self.new_router(RouterKind::Router, "koa", node);
+        let (path, rest) = match args {
+            [p @ Val::Str(_), rest @ ..] => (Some(p.clone()), rest.to_vec()),
+            rest => (None, rest.to_vec()),
+        };
+        let path_text = node
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .map(|n| self.text(n).to_string())
+            .unwrap_or_default();
+        self.module.routers[r].items.push(RouterItem::Use {
+            path,
+            path_text,
+            args: rest,
+            line: super::eval::line(node),
+        });
+        Some(Val::Router(r))
+    }
+}

@@ -1,0 +1,234 @@
+//! NestJS: `@Controller` classes with `@Post()`-style method decorators are routers; interceptors
+//! and guards are middleware; `@Headers('idempotency-key')` is a key read; the bootstrap file's
+//! `setGlobalPrefix` / `enableVersioning` / `useGlobalInterceptors` apply to every controller.
+
+use super::eval::{Evaluator, line};
+use super::ir::*;
+use tree_sitter::Node;
+
+const ROUTE_DECORATORS: &[(&str, &str)] = &[
+    ("Get", "get"),
+    ("Post", "post"),
+    ("Put", "put"),
+    ("Patch", "patch"),
+    ("Delete", "delete"),
+    ("Head", "head"),
+    ("All", "all"),
+];
+
+/// A decorator's name (the imported name when it comes from `@nestjs/*`) and its arguments.
+struct Decorator {
+    name: String,
+    args: Vec<Val>,
+    line: u32,
+}
+
+fn nest_name(v: &Val, written: &str) -> String {
+    match v {
+        Val::Import {
+            spec,
+            name: Some(n),
+        } if spec.starts_with("@nestjs/") => n.clone(),
+        _ => written.to_string(),
+    }
+}
+
+impl<'t> Evaluator<'t, '_> {
+    fn decorator(&mut self, node: Node<'t>) -> Option<Decorator> {
+        let expr = node.named_child(0)?;
+        let (callee, args) = match expr.kind() {
+            "call_expression" => {
+                let f = expr.child_by_field_name("function")?;
+                let mut args = Vec::new();
+                if let Some(a) = expr.child_by_field_name("arguments") {
+                    let mut cursor = a.walk();
+                    let nodes: Vec<Node<'t>> = a.named_children(&mut cursor).collect();
+                    for n in nodes {
+                        args.push(self.eval(n));
+                    }
+                }
+                (f, args)
+            }
+            _ => (expr, vec![]),
+        };
+        let written = self
+            .text(callee)
+            .rsplit('.')
+            .next()
+            .unwrap_or("")
+            .to_string();
+        let v = self.eval(callee);
+        Some(Decorator {
+            name: nest_name(&v, &written),
+            args,
+            line: line(node),
+        })
+    }
+
+    fn decorators_of(&mut self, nodes: &[Node<'t>]) -> Vec<Decorator> {
+        nodes.iter().filter_map(|n| self.decorator(*n)).collect()
+    }
+
+    /// Class decorators sit on the class, or on the `export` statement around it.
+    fn class_decorator_nodes(&self, class: Node<'t>) -> Vec<Node<'t>> {
+        let mut out = Vec::new();
+        for n in [
+            Some(class),
+            class.parent().filter(|p| p.kind() == "export_statement"),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let mut cursor = n.walk();
+            out.extend(n.children(&mut cursor).filter(|c| c.kind() == "decorator"));
+        }
+        out
+    }
+
+    pub(super) fn nest_controller(
+        &mut self,
+        class: Node<'t>,
+        _class_id: ClassId,
+        methods: &[(FnId, Vec<Node<'t>>)],
+    ) {
+        let class_decorators = self.class_decorator_nodes(class);
+        if class_decorators.is_empty() {
+            return;
+        }
+        let decorators = self.decorators_of(&class_decorators);
+        let Some(controller) = decorators.iter().find(|d| d.name == "Controller") else {
+            return;
+        };
+        let mut router = RouterFacts::new(RouterKind::NestController, "nestjs", controller.line);
+        match controller.args.first() {
+            Some(Val::Obj(fields)) => {
+                for (k, v) in fields {
+                    match k.as_str() {
+                        "path" => router.prefixes = flatten_paths(v),
+                        "version" => router.version = Some(v.clone()),
+                        _ => {}
+                    }
+                }
+            }
+            Some(v) => router.prefixes = flatten_paths(v),
+            None => {}
+        }
+        if router.prefixes.is_empty() {
+            router.prefixes.push(Val::Str(String::new()));
+        }
+        for d in &decorators {
+            if matches!(d.name.as_str(), "UseInterceptors" | "UseGuards") {
+                router.middleware.extend(d.args.iter().cloned());
+            }
+        }
+        for (f, nodes) in methods {
+            let ds = self.decorators_of(nodes);
+            let Some((route, method)) = ds.iter().find_map(|d| {
+                ROUTE_DECORATORS
+                    .iter()
+                    .find(|(n, _)| *n == d.name)
+                    .map(|(_, m)| (d, *m))
+            }) else {
+                continue;
+            };
+            let mut middleware = Vec::new();
+            let mut version = None;
+            for d in &ds {
+                match d.name.as_str() {
+                    "UseInterceptors" | "UseGuards" => middleware.extend(d.args.iter().cloned()),
+                    "Version" => version = d.args.first().cloned(),
+                    _ => {}
+                }
+            }
+            router.items.push(RouterItem::Route {
+                method: Val::Str(method.into()),
+                paths: route
+                    .args
+                    .first()
+                    .cloned()
+                    .unwrap_or(Val::Str(String::new())),
+                path_text: String::new(),
+                middleware,
+                handler: Val::Func(*f),
+                line: route.line,
+                version,
+            });
+        }
+        self.module.routers.push(router);
+    }
+
+    /// `@Headers('idempotency-key') key: string` reads the key.
+    pub(super) fn param_decorators(&mut self, param: Node<'t>, f: FnId) {
+        let mut cursor = param.walk();
+        let nodes: Vec<Node<'t>> = param
+            .children(&mut cursor)
+            .filter(|c| c.kind() == "decorator")
+            .collect();
+        for d in self.decorators_of(&nodes) {
+            if d.name == "Headers"
+                && let Some(Val::Str(h)) = d.args.first()
+                && self.catalog.is_key_header(h)
+            {
+                self.module.functions[f].key_reads.push((h.clone(), d.line));
+            }
+        }
+    }
+
+    /// `app.setGlobalPrefix`, `app.enableVersioning`, `app.useGlobalInterceptors` in a bootstrap.
+    pub(super) fn nest_bootstrap_call(
+        &mut self,
+        c: &super::eval::Chain,
+        args: &[Val],
+        node: Node<'t>,
+    ) {
+        let Some(method) = c.path.last() else { return };
+        let l = line(node);
+        fn boot(module: &mut Module, l: u32) -> &mut NestBootstrap {
+            module.nest_bootstrap.get_or_insert_with(|| NestBootstrap {
+                line: l,
+                ..Default::default()
+            })
+        }
+        match method.as_str() {
+            "setGlobalPrefix" if !args.is_empty() => {
+                let exclude = args
+                    .get(1)
+                    .and_then(|o| super::routers::field(o, "exclude"))
+                    .map(|e| super::routers::flatten(&[e]))
+                    .unwrap_or_default();
+                let b = boot(&mut self.module, l);
+                b.global_prefix = Some(args[0].clone());
+                b.exclude = exclude;
+            }
+            "enableVersioning" => {
+                let opts = args.first().cloned().unwrap_or(Val::Unknown);
+                let is_uri = match super::routers::field(&opts, "type") {
+                    Some(Val::Member(_, t)) => t == "URI",
+                    None => true, // URI is Nest's default versioning type
+                    _ => false,
+                };
+                if is_uri {
+                    let prefix = match super::routers::field(&opts, "prefix") {
+                        Some(Val::Str(p)) => p,
+                        _ => "v".into(),
+                    };
+                    let default = super::routers::field(&opts, "defaultVersion");
+                    boot(&mut self.module, l).versioning = Some((prefix, default));
+                }
+            }
+            "useGlobalInterceptors" | "useGlobalGuards" => {
+                boot(&mut self.module, l)
+                    .interceptors
+                    .extend(args.iter().cloned());
+            }
+            _ => {}
+        }
+    }
+}
+
+fn flatten_paths(v: &Val) -> Vec<Val> {
+    match v {
+        Val::Arr(items) => items.clone(),
+        v => vec![v.clone()],
+    }
+}

@@ -1,0 +1,398 @@
+//! Route registration, shared by the call-registered frameworks (Express, Koa, Hono, Fastify).
+//!
+//! Recognition happens while a file is evaluated, on abstract values: a framework file says what
+//! creates an app or router (`express()`, `new Router()`, `new Hono()`, `Fastify()`); this file
+//! says what registers on one. Registrations on a router that arrives as a parameter (a Fastify
+//! plugin, a `routes(app)` function) or an import are kept for the linker.
+
+use super::eval::{Chain, Evaluator, line};
+use super::ir::*;
+use tree_sitter::Node;
+
+/// Route registration methods; `all` stands for every mutation method.
+pub const ROUTE_METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "del", "all", "head", "options",
+];
+
+/// A first argument that names a mount prefix rather than a handler or router: Some(true) when
+/// static, Some(false) when read from the environment.
+pub fn prefix_like(v: &Val) -> Option<bool> {
+    match v {
+        Val::Str(_) => Some(true),
+        Val::Arr(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Val::Str(_))) => {
+            Some(true)
+        }
+        Val::Member(..) if rooted_at_process(v) => Some(false),
+        _ => None,
+    }
+}
+
+fn rooted_at_process(v: &Val) -> bool {
+    match v {
+        Val::Member(inner, _) => rooted_at_process(inner),
+        Val::Global(g) => g == "process",
+        _ => false,
+    }
+}
+
+fn path_like(v: &Val) -> bool {
+    match v {
+        Val::Str(s) => s.starts_with('/') || s == "*",
+        Val::Arr(items) => !items.is_empty() && items.iter().all(path_like),
+        _ => false,
+    }
+}
+
+pub fn flatten(args: &[Val]) -> Vec<Val> {
+    let mut out = Vec::new();
+    for a in args {
+        match a {
+            Val::Arr(inner) => out.extend(flatten(inner)),
+            v => out.push(v.clone()),
+        }
+    }
+    out
+}
+
+pub fn field(v: &Val, name: &str) -> Option<Val> {
+    match v {
+        Val::Obj(fields) => fields
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone()),
+        _ => None,
+    }
+}
+
+/// Fastify route options: hooks that run before the handler, and possibly the handler itself.
+fn route_options(opts: &Val) -> (Vec<Val>, Option<Val>) {
+    let mut hooks = Vec::new();
+    for hook in ["onRequest", "preParsing", "preValidation", "preHandler"] {
+        if let Some(h) = field(opts, hook) {
+            hooks.extend(flatten(&[h]));
+        }
+    }
+    (hooks, field(opts, "handler"))
+}
+
+pub(super) enum Target {
+    Router(RouterId),
+    Param(FnId, usize),
+    Foreign(Val),
+}
+
+impl<'t> Evaluator<'t, '_> {
+    pub(super) fn new_router(
+        &mut self,
+        kind: RouterKind,
+        framework: &'static str,
+        node: Node,
+    ) -> RouterId {
+        self.module
+            .routers
+            .push(RouterFacts::new(kind, framework, line(node)));
+        self.module.routers.len() - 1
+    }
+
+    /// `new X(...)` that makes an app or router.
+    pub(super) fn router_new(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
+        self.express_create(c, node)
+            .or_else(|| self.koa_create(c, args, node))
+            .or_else(|| self.hono_create(c, node))
+    }
+
+    /// A call that makes a router, or registers on one. Returns the call's value when it did.
+    pub(super) fn router_call(
+        &mut self,
+        c: &Chain,
+        args: &[Val],
+        arg_nodes: &[Node<'t>],
+        node: Node<'t>,
+    ) -> Option<Val> {
+        if let Some(v) = self
+            .express_create(c, node)
+            .or_else(|| self.koa_create(c, args, node))
+            .or_else(|| self.koa_mount(c, args, node))
+            .or_else(|| self.hono_passthrough(c, args))
+            .or_else(|| self.fastify_create(c, node))
+        {
+            return Some(v);
+        }
+        let Val::Member(receiver, method) = &c.val else {
+            return None;
+        };
+        let receiver = receiver.as_ref().clone();
+        let method_line = node
+            .child_by_field_name("function")
+            .and_then(|f| f.child_by_field_name("property"))
+            .map(line)
+            .unwrap_or_else(|| line(node));
+        let path_text = arg_nodes
+            .first()
+            .map(|n| self.text(*n).to_string())
+            .unwrap_or_default();
+        let method = method.as_str();
+        if let Val::RouteChain(r, paths) = &receiver {
+            if !ROUTE_METHODS.contains(&method) {
+                return None;
+            }
+            let mut all = flatten(args);
+            let handler = all.pop()?;
+            let item = RouterItem::Route {
+                method: Val::Str(method.into()),
+                paths: (**paths).clone(),
+                path_text: String::new(),
+                middleware: all,
+                handler,
+                line: method_line,
+                version: None,
+            };
+            self.module.routers[*r].items.push(item);
+            return Some(receiver.clone());
+        }
+        match method {
+            m if ROUTE_METHODS.contains(&m) => {
+                if args.len() < 2 {
+                    return None; // `app.get('env')` reads a setting
+                }
+                let target = self.target(&receiver, path_like(&args[0]))?;
+                let (mut paths, mut rest) = (args[0].clone(), &args[1..]);
+                // koa-router named routes: router.post('name', '/path', handler)
+                if let (Val::Str(_), Some(Val::Str(p))) = (&args[0], rest.first())
+                    && rest.len() >= 2
+                {
+                    paths = Val::Str(p.clone());
+                    rest = &rest[1..];
+                }
+                let mut middleware = Vec::new();
+                let mut handler = None;
+                if let Some(opts @ Val::Obj(_)) = rest.first() {
+                    let (hooks, h) = route_options(opts);
+                    middleware.extend(hooks);
+                    handler = h;
+                    rest = &rest[1..];
+                }
+                let mut rest = flatten(rest);
+                let handler = match handler {
+                    Some(h) if rest.is_empty() => h,
+                    _ => rest.pop()?,
+                };
+                middleware.extend(rest);
+                self.push_item(
+                    target,
+                    RouterItem::Route {
+                        method: Val::Str(m.into()),
+                        paths,
+                        path_text,
+                        middleware,
+                        handler,
+                        line: method_line,
+                        version: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            "use" => {
+                let target = self.target(&receiver, !args.is_empty())?;
+                let (path, rest) = match args.first().and_then(prefix_like) {
+                    Some(_) => (Some(args[0].clone()), &args[1..]),
+                    None => (None, args),
+                };
+                self.push_item(
+                    target,
+                    RouterItem::Use {
+                        path,
+                        path_text,
+                        args: flatten(rest),
+                        line: method_line,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Express `router.route(path)` chains; Hono `app.route(prefix, sub)`; Fastify
+            // `fastify.route({ method, url, handler })`.
+            "route" => match args {
+                [p] if !matches!(p, Val::Obj(_)) => {
+                    let Target::Router(r) = self.target(&receiver, true)? else {
+                        return None;
+                    };
+                    Some(Val::RouteChain(r, Box::new(p.clone())))
+                }
+                [opts @ Val::Obj(_)] => {
+                    let target = self.target(
+                        &receiver,
+                        field(opts, "url")
+                            .or_else(|| field(opts, "path"))
+                            .is_some_and(|p| path_like(&p)),
+                    )?;
+                    let (middleware, handler) = route_options(opts);
+                    self.push_item(
+                        target,
+                        RouterItem::Route {
+                            method: field(opts, "method").unwrap_or(Val::Unknown),
+                            paths: field(opts, "url")
+                                .or_else(|| field(opts, "path"))
+                                .unwrap_or(Val::Unknown),
+                            path_text: String::new(),
+                            middleware,
+                            handler: handler?,
+                            line: method_line,
+                            version: None,
+                        },
+                    );
+                    Some(receiver.clone())
+                }
+                [p, subs @ ..] if prefix_like(p).is_some() && !subs.is_empty() => {
+                    let target = self.target(&receiver, true)?;
+                    self.push_item(
+                        target,
+                        RouterItem::Use {
+                            path: Some(p.clone()),
+                            path_text,
+                            args: subs.to_vec(),
+                            line: method_line,
+                        },
+                    );
+                    Some(receiver.clone())
+                }
+                _ => None,
+            },
+            // Hono `app.on('POST', '/x', h)` and `app.on(['POST', 'PUT'], ['/a', '/b'], h)`.
+            "on" if args.len() >= 3 && matches!(args[0], Val::Str(_) | Val::Arr(_)) => {
+                let target = self.target(&receiver, path_like(&args[1]))?;
+                let mut rest = flatten(&args[2..]);
+                let handler = rest.pop()?;
+                let path_text = arg_nodes
+                    .get(1)
+                    .map(|n| self.text(*n).to_string())
+                    .unwrap_or_default();
+                self.push_item(
+                    target,
+                    RouterItem::Route {
+                        method: args[0].clone(),
+                        paths: args[1].clone(),
+                        path_text,
+                        middleware: rest,
+                        handler,
+                        line: method_line,
+                        version: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // @hono/zod-openapi: `app.openapi(createRoute({ method, path }), handler)`.
+            "openapi" if args.len() >= 2 => {
+                let target = self.target(&receiver, true)?;
+                let route = args[0].clone();
+                let method = self.member(route.clone(), "method");
+                let paths = self.member(route, "path");
+                self.push_item(
+                    target,
+                    RouterItem::Route {
+                        method,
+                        paths,
+                        path_text,
+                        middleware: vec![],
+                        handler: args[1].clone(),
+                        line: method_line,
+                        version: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Fastify `register(plugin, { prefix })`.
+            "register" if !args.is_empty() => {
+                let target = self.target(&receiver, true)?;
+                let path = args.get(1).and_then(|o| field(o, "prefix"));
+                let path_text = arg_nodes
+                    .get(1)
+                    .map(|n| self.text(*n).to_string())
+                    .unwrap_or_default();
+                self.push_item(
+                    target,
+                    RouterItem::Register {
+                        path,
+                        path_text,
+                        plugin: args[0].clone(),
+                        line: method_line,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Fastify hooks: run for every route of the context.
+            "addHook" if args.len() >= 2 => {
+                let hook = matches!(&args[0], Val::Str(h) if matches!(h.as_str(), "onRequest" | "preParsing" | "preValidation" | "preHandler"));
+                if !hook {
+                    return None;
+                }
+                let target = self.target(&receiver, true)?;
+                self.push_item(
+                    target,
+                    RouterItem::Use {
+                        path: None,
+                        path_text: String::new(),
+                        args: flatten(&args[1..]),
+                        line: method_line,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Hono `app.basePath('/api')`: a router whose routes sit under the prefix.
+            "basePath" if args.len() == 1 => {
+                let Target::Router(r) = self.target(&receiver, true)? else {
+                    return None;
+                };
+                let framework = self.module.routers[r].framework;
+                let child = self.new_router(RouterKind::Router, framework, node);
+                self.module.routers[r].items.push(RouterItem::Use {
+                    path: Some(args[0].clone()),
+                    path_text,
+                    args: vec![Val::Router(child)],
+                    line: method_line,
+                });
+                Some(Val::Router(child))
+            }
+            // koa-router `router.routes()` / `.middleware()` hand the router to `use`.
+            "routes" | "middleware" if matches!(receiver, Val::Router(_)) => Some(receiver.clone()),
+            // koa-router `router.prefix('/x')`.
+            "prefix" if matches!(receiver, Val::Router(_)) && args.len() == 1 => {
+                if let Val::Router(r) = receiver {
+                    self.module.routers[r].prefixes = vec![args[0].clone()];
+                }
+                Some(receiver.clone())
+            }
+            "withTypeProvider" => Some(receiver.clone()),
+            _ => None,
+        }
+    }
+
+    /// Where a registration on `receiver` goes. Routers this file made are certain; a parameter
+    /// or an import is kept only when the call looks like a route (`plausible`).
+    pub(super) fn target(&mut self, receiver: &Val, plausible: bool) -> Option<Target> {
+        match receiver {
+            Val::Router(r) => Some(Target::Router(*r)),
+            Val::Param(f, i) if plausible => Some(Target::Param(*f, *i)),
+            Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
+                Some(Target::Foreign(receiver.clone()))
+            }
+            _ => None,
+        }
+    }
+
+    pub(super) fn push_item(&mut self, target: Target, item: RouterItem) {
+        match target {
+            Target::Router(r) => self.module.routers[r].items.push(item),
+            Target::Param(f, i) => self.module.functions[f].param_items.push((i, item)),
+            Target::Foreign(v) => self.module.foreign_items.push((v, item)),
+        }
+    }
+}
+
+fn is_import_rooted(v: &Val) -> bool {
+    match v {
+        Val::Import { .. } => true,
+        Val::Member(inner, _) => is_import_rooted(inner),
+        _ => false,
+    }
+}

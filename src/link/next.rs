@@ -1,0 +1,180 @@
+//! Next.js file routes: `pages/api/**` handlers (methods from their `req.method` checks) and
+//! app-router `app/**/route.ts` method exports, under `basePath` from `next.config.*`.
+
+use super::mounts::{RawRoute, normalize_path};
+use super::resolve::{ModId, Resolved, Resolver};
+
+const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
+const APP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+/// `[id]` → `{id}`, `[...slug]` / `[[...slug]]` → `{slug}`.
+fn segment(seg: &str) -> String {
+    match seg.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
+        Some(inner) => {
+            let inner = inner
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .trim_start_matches("...");
+            format!("{{{inner}}}")
+        }
+        None => seg.to_string(),
+    }
+}
+
+fn strip_ext(file: &str) -> &str {
+    file.rsplit_once('.').map(|(s, _)| s).unwrap_or(file)
+}
+
+/// Splits `apps/web/pages/api/x.ts` at its `pages/` folder: (project root, `api/x.ts`).
+fn split_at<'f>(file: &'f str, folder: &str) -> Option<(&'f str, &'f str)> {
+    let marker = format!("{folder}/");
+    let at = if file.starts_with(&marker) {
+        0
+    } else {
+        file.find(&format!("/{marker}"))? + 1
+    };
+    let root = file[..at].trim_end_matches('/');
+    let root = root
+        .strip_suffix("/src")
+        .or_else(|| (root == "src").then_some(""))
+        .unwrap_or(root);
+    Some((root, &file[at + marker.len()..]))
+}
+
+fn base_path(res: &Resolver, root: &str) -> String {
+    for ext in ["js", "mjs", "cjs", "ts", "mts"] {
+        let file = if root.is_empty() {
+            format!("next.config.{ext}")
+        } else {
+            format!("{root}/next.config.{ext}")
+        };
+        let Some(m) = res.module_of(&file) else {
+            continue;
+        };
+        let module = &res.modules[m];
+        let Some(v) = module
+            .cjs_whole
+            .clone()
+            .or_else(|| module.export("default").cloned())
+        else {
+            continue;
+        };
+        if let Resolved::Obj(om, fields) = res.resolve(m, &v)
+            && let Some((_, bp)) = fields.iter().rev().find(|(k, _)| k == "basePath")
+            && let Resolved::Str(s) = res.resolve(om, bp)
+        {
+            return s;
+        }
+    }
+    String::new()
+}
+
+pub fn routes(res: &Resolver) -> Vec<RawRoute> {
+    let mut out = Vec::new();
+    for (m, module) in res.modules.iter().enumerate() {
+        if module.is_test {
+            continue;
+        }
+        if let Some((root, rest)) =
+            split_at(&module.file, "pages").filter(|(_, rest)| rest.starts_with("api/"))
+        {
+            let prefix = base_path(res, root);
+            let mut segs: Vec<String> = strip_ext(rest).split('/').map(segment).collect();
+            if segs.last().is_some_and(|s| s == "index") {
+                segs.pop();
+            }
+            let path = normalize_path(&prefix, &segs.join("/"));
+            pages_handler(res, m, path, &mut out);
+        } else if let Some((root, rest)) = split_at(&module.file, "app") {
+            let name = rest.rsplit('/').next().unwrap_or(rest);
+            if strip_ext(name) != "route" {
+                continue;
+            }
+            let dirs: Vec<&str> = rest.split('/').collect();
+            let dirs = &dirs[..dirs.len() - 1];
+            if dirs.iter().any(|d| d.starts_with('_')) {
+                continue; // private folder
+            }
+            let segs: Vec<String> = dirs
+                .iter()
+                .filter(|d| !(d.starts_with('(') && d.ends_with(')')) && !d.starts_with('@'))
+                .map(|d| segment(d))
+                .collect();
+            let path = normalize_path(&base_path(res, root), &segs.join("/"));
+            for method in APP_METHODS {
+                let Some(handler) = module.export(method) else {
+                    continue;
+                };
+                out.push(RawRoute {
+                    method: method.to_string(),
+                    path: path.clone(),
+                    framework: "nextjs",
+                    module: m,
+                    line: module.export_line(method).unwrap_or(1),
+                    handler: handler.clone(),
+                    handler_module: m,
+                    middleware: vec![],
+                    branch: None,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// A pages-router handler: the methods its `req.method` checks let through, each at the line of
+/// its check, or every mutation method at the `export default` line when there is no check.
+fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>) {
+    let module = &res.modules[m];
+    let Some(default) = module.export("default").or(module.cjs_whole.as_ref()) else {
+        return;
+    };
+    let export_line = module.export_line("default").unwrap_or(1);
+    let route = |method: &str, module: ModId, line: u32, branch: Option<String>| RawRoute {
+        method: method.to_string(),
+        path: path.clone(),
+        framework: "nextjs",
+        module,
+        line,
+        handler: default.clone(),
+        handler_module: m,
+        middleware: vec![],
+        branch,
+    };
+    let (hm, checks) = match res.resolve(m, default) {
+        Resolved::Func(hm, hf) => {
+            let fns = &res.modules[hm].functions;
+            let mut checks = fns[hf].method_checks.clone();
+            let mut stack = fns[hf].children.clone();
+            while let Some(c) = stack.pop() {
+                checks.extend(fns[c].method_checks.iter().cloned());
+                stack.extend(fns[c].children.iter().copied());
+            }
+            (hm, checks)
+        }
+        _ => (m, vec![]),
+    };
+    let positive: Vec<_> = checks.iter().filter(|c| !c.negated).collect();
+    let negative: Vec<_> = checks.iter().filter(|c| c.negated).collect();
+    let list = if positive.is_empty() {
+        &negative
+    } else {
+        &positive
+    };
+    if list.is_empty() {
+        for method in MUTATIONS {
+            out.push(route(method, m, export_line, None));
+        }
+        return;
+    }
+    let mut seen = Vec::new();
+    for check in list {
+        for method in &check.methods {
+            if MUTATIONS.contains(&method.as_str()) && !seen.contains(method) {
+                seen.push(method.clone());
+                let branch = (!positive.is_empty()).then(|| method.clone());
+                out.push(route(method, hm, check.line, branch));
+            }
+        }
+    }
+}
