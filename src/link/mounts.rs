@@ -232,7 +232,7 @@ impl<'a> Mounter<'a> {
             Val::Unknown => None,
             other => match self.res.resolve(m, other) {
                 Resolved::Str(s) => Some(vec![s]),
-                Resolved::Obj(..) | Resolved::Opaque | _ => None,
+                _ => None,
             },
         }
     }

@@ -25,6 +25,11 @@ fn strip_ext(file: &str) -> &str {
     file.rsplit_once('.').map(|(s, _)| s).unwrap_or(file)
 }
 
+/// Route groups `(shop)` and parallel-route slots `@modal` are not path segments.
+fn is_group_or_slot(dir: &str) -> bool {
+    (dir.starts_with('(') && dir.ends_with(')')) || dir.starts_with('@')
+}
+
 /// Splits `apps/web/pages/api/x.ts` at its `pages/` folder: (project root, `api/x.ts`).
 fn split_at<'f>(file: &'f str, folder: &str) -> Option<(&'f str, &'f str)> {
     let marker = format!("{folder}/");
@@ -97,7 +102,7 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
             }
             let segs: Vec<String> = dirs
                 .iter()
-                .filter(|d| !(d.starts_with('(') && d.ends_with(')')) && !d.starts_with('@'))
+                .filter(|d| !is_group_or_slot(d))
                 .map(|d| segment(d))
                 .collect();
             let path = normalize_path(&base_path(res, root), &segs.join("/"));
