@@ -127,6 +127,29 @@ fn key_middleware(
                 ),
             })
         }
+        // A NestJS interceptor or guard class (or an instance of one): its methods decide.
+        Resolved::Class(m2, c) | Resolved::Instance(m2, c) => {
+            let class = &res.modules[m2].classes[c];
+            for (_, f2) in &class.methods {
+                let s = calls.summary(m2, *f2);
+                if let Some(first) = s.key_reads.first() {
+                    key_reads.extend(s.key_reads.iter().cloned());
+                    return Some(Mechanism {
+                        kind: MechanismKind::HeaderKey,
+                        detail: format!("`{}` reads the key header ({first})", class.name),
+                        location: Location::new(res.modules[m2].file.clone(), class.line),
+                    });
+                }
+            }
+            match class.extends.as_ref().map(|e| res.resolve(m2, e)) {
+                Some(Resolved::Package { spec, .. }) => catalog.middleware_for("ts", &spec).map(|known| Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!("`{}` extends {} (`{spec}`)", class.name, if known.label.is_empty() { &known.id } else { &known.label }),
+                    location: Location::new(res.modules[m2].file.clone(), class.line),
+                }),
+                _ => None,
+            }
+        }
         Resolved::Package { spec, .. } => {
             let known = catalog.middleware_for("ts", &spec)?;
             Some(Mechanism {

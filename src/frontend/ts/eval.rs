@@ -885,6 +885,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 decorators.push(*m);
                 continue;
             }
+            if m.kind() == "comment" {
+                continue;
+            }
             if m.kind() != "method_definition" {
                 decorators.clear();
                 continue;
