@@ -142,11 +142,21 @@ fn key_middleware(
                 }
             }
             match class.extends.as_ref().map(|e| res.resolve(m2, e)) {
-                Some(Resolved::Package { spec, .. }) => catalog.middleware_for("ts", &spec).map(|known| Mechanism {
-                    kind: MechanismKind::HeaderKey,
-                    detail: format!("`{}` extends {} (`{spec}`)", class.name, if known.label.is_empty() { &known.id } else { &known.label }),
-                    location: Location::new(res.modules[m2].file.clone(), class.line),
-                }),
+                Some(Resolved::Package { spec, .. }) => {
+                    catalog.middleware_for("ts", &spec).map(|known| Mechanism {
+                        kind: MechanismKind::HeaderKey,
+                        detail: format!(
+                            "`{}` extends {} (`{spec}`)",
+                            class.name,
+                            if known.label.is_empty() {
+                                &known.id
+                            } else {
+                                &known.label
+                            }
+                        ),
+                        location: Location::new(res.modules[m2].file.clone(), class.line),
+                    })
+                }
                 _ => None,
             }
         }

@@ -3,6 +3,7 @@
 
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
+use crate::frontend::ts::ir::{FnId, Val};
 
 const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 const APP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
@@ -80,6 +81,7 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
         if module.is_test {
             continue;
         }
+        server_actions(res, m, &mut out);
         if let Some((root, rest)) =
             split_at(&module.file, "pages").filter(|(_, rest)| rest.starts_with("api/"))
         {
@@ -181,5 +183,50 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
                 out.push(route(method, hm, check.line, branch));
             }
         }
+    }
+}
+
+/// Server actions (`'use server'` files' exported functions, and functions that open with the
+/// directive) are POST endpoints; they have no URL of their own, so the path names the action.
+fn server_actions(res: &Resolver, m: ModId, out: &mut Vec<RawRoute>) {
+    let module = &res.modules[m];
+    let mut actions: Vec<(String, u32, FnId)> = Vec::new();
+    if module.use_server {
+        for (name, v) in &module.exports {
+            if let Resolved::Func(fm, f) = res.resolve(m, v) {
+                if fm == m {
+                    let line = module.export_line(name).unwrap_or(module.functions[f].line);
+                    actions.push((
+                        if name == "default" {
+                            module.functions[f].name.clone()
+                        } else {
+                            name.clone()
+                        },
+                        line,
+                        f,
+                    ));
+                }
+            }
+        }
+    }
+    for (f, facts) in module.functions.iter().enumerate() {
+        if facts.use_server && !actions.iter().any(|(_, _, g)| *g == f) {
+            actions.push((facts.name.clone(), facts.line, f));
+        }
+    }
+    actions.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+    actions.dedup_by(|a, b| a.2 == b.2);
+    for (name, line, f) in actions {
+        out.push(RawRoute {
+            method: "POST".into(),
+            path: format!("action:{name}"),
+            framework: "nextjs",
+            module: m,
+            line,
+            handler: Val::Func(f),
+            handler_module: m,
+            middleware: vec![],
+            branch: None,
+        });
     }
 }

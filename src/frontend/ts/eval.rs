@@ -103,6 +103,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     pub fn run(mut self, root: Node<'t>) -> (Module, Vec<Diagnostic>) {
+        self.module.use_server = self.has_directive(root, "use server");
         self.hoist(root);
         self.walk_children(root);
         self.cur = 0;
@@ -551,6 +552,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// A `'use server'`-style directive: a string expression statement before any other.
+    fn has_directive(&self, block: Node<'t>, directive: &str) -> bool {
+        let mut cursor = block.walk();
+        for stmt in block.named_children(&mut cursor) {
+            match stmt.kind() {
+                "comment" => continue,
+                "expression_statement" => match stmt.named_child(0) {
+                    Some(s) if s.kind() == "string" => {
+                        if self.string_value(s) == directive {
+                            return true;
+                        }
+                    }
+                    _ => return false,
+                },
+                _ => return false,
+            }
+        }
+        false
+    }
+
     pub(super) fn walk_stmt_or_expr(&mut self, node: Node<'t>) {
         if is_statement(node.kind()) {
             self.walk(node);
@@ -777,6 +798,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         if let Some(body) = node.child_by_field_name("body") {
             if body.kind() == "statement_block" {
+                self.module.functions[id].use_server = self.has_directive(body, "use server");
                 self.hoist(body);
                 self.walk_children(body);
             } else {

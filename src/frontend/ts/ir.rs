@@ -167,6 +167,8 @@ pub struct FnFacts {
     pub param_items: Vec<(usize, RouterItem)>,
     /// `req.method` checks in the body (Next.js pages handlers).
     pub method_checks: Vec<MethodCheck>,
+    /// The body opens with `'use server'`: a Next.js server action.
+    pub use_server: bool,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -208,6 +210,8 @@ pub struct Module {
     /// Line of each export (`default` included).
     pub export_lines: Vec<(String, u32)>,
     pub nest_bootstrap: Option<NestBootstrap>,
+    /// The file opens with `'use server'`: every exported function is a server action.
+    pub use_server: bool,
 }
 
 impl Module {
