@@ -193,19 +193,19 @@ fn server_actions(res: &Resolver, m: ModId, out: &mut Vec<RawRoute>) {
     let mut actions: Vec<(String, u32, FnId)> = Vec::new();
     if module.use_server {
         for (name, v) in &module.exports {
-            if let Resolved::Func(fm, f) = res.resolve(m, v) {
-                if fm == m {
-                    let line = module.export_line(name).unwrap_or(module.functions[f].line);
-                    actions.push((
-                        if name == "default" {
-                            module.functions[f].name.clone()
-                        } else {
-                            name.clone()
-                        },
-                        line,
-                        f,
-                    ));
-                }
+            if let Resolved::Func(fm, f) = res.resolve(m, v)
+                && fm == m
+            {
+                let line = module.export_line(name).unwrap_or(module.functions[f].line);
+                actions.push((
+                    if name == "default" {
+                        module.functions[f].name.clone()
+                    } else {
+                        name.clone()
+                    },
+                    line,
+                    f,
+                ));
             }
         }
     }
