@@ -69,6 +69,21 @@ fn methods_of(m: &str) -> Vec<&'static str> {
     }
 }
 
+/// Middleware with the path scope it covers, relative to the router it sits in.
+type Scoped = (ModId, Val, String);
+
+/// A scope seen from a router mounted at `mount`: all of it (`""`), the rest of it, or nothing.
+fn rescope(scope: &str, mount: &str) -> Option<String> {
+    if under(mount, scope) {
+        return Some(String::new());
+    }
+    let mount = mount.trim_end_matches('/');
+    let s = scope.trim_end_matches('*');
+    s.strip_prefix(mount)
+        .filter(|rest| rest.starts_with('/'))
+        .map(|rest| format!("{rest}*"))
+}
+
 /// Is `path` inside a middleware scope (`/admin`, `/admin/*`, `*`)?
 fn under(path: &str, scope: &str) -> bool {
     let scope = scope.trim_end_matches('*').trim_end_matches('/');
@@ -304,7 +319,7 @@ impl<'a> Mounter<'a> {
         &mut self,
         key: Key,
         prefix: &str,
-        inherited: &[(ModId, Val)],
+        inherited: &[Scoped],
         stack: &mut Vec<Key>,
         framework: &'static str,
     ) {
@@ -344,7 +359,7 @@ impl<'a> Mounter<'a> {
         &mut self,
         key: Key,
         prefix: &str,
-        inherited: &[(ModId, Val)],
+        inherited: &[Scoped],
         stack: &mut Vec<Key>,
         framework: &'static str,
     ) {
@@ -472,13 +487,12 @@ impl<'a> Mounter<'a> {
                         .flat_map(|s| methods_of(s))
                         .collect();
                     for p in list {
-                        let mut chain: Vec<(ModId, Val)> = inherited.to_vec();
-                        chain.extend(
-                            active
-                                .iter()
-                                .filter(|(_, _, s)| under(&p, s))
-                                .map(|(am, v, _)| (*am, v.clone())),
-                        );
+                        let mut chain: Vec<(ModId, Val)> = inherited
+                            .iter()
+                            .chain(active.iter())
+                            .filter(|(_, _, s)| under(&p, s))
+                            .map(|(am, v, _)| (*am, v.clone()))
+                            .collect();
                         chain.extend(middleware.iter().map(|v| (m, v.clone())));
                         for method in &methods {
                             self.routes.push(RawRoute {
@@ -501,19 +515,17 @@ impl<'a> Mounter<'a> {
 
     fn chain(
         &self,
-        inherited: &[(ModId, Val)],
+        inherited: &[Scoped],
         active: &[(ModId, Val, String)],
         scope: &str,
         extra: &[(ModId, Val)],
-    ) -> Vec<(ModId, Val)> {
-        let mut chain: Vec<(ModId, Val)> = inherited.to_vec();
-        chain.extend(
-            active
-                .iter()
-                .filter(|(_, _, s)| under(scope, s))
-                .map(|(am, v, _)| (*am, v.clone())),
-        );
-        chain.extend(extra.iter().cloned());
+    ) -> Vec<Scoped> {
+        let mut chain: Vec<Scoped> = inherited
+            .iter()
+            .chain(active.iter())
+            .filter_map(|(am, v, s)| rescope(s, scope).map(|s| (*am, v.clone(), s)))
+            .collect();
+        chain.extend(extra.iter().map(|(m, v)| (*m, v.clone(), String::new())));
         chain
     }
 
@@ -522,7 +534,7 @@ impl<'a> Mounter<'a> {
         child: Key,
         prefix: &str,
         scope: &str,
-        chain: &[(ModId, Val)],
+        chain: &[Scoped],
         stack: &mut Vec<Key>,
         framework: &'static str,
     ) {
