@@ -57,10 +57,20 @@ pub struct SqlCalls {
     pub tags: Vec<String>,
 }
 
+/// Calls that read a model: a create after one is pre-checked.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct Reads {
+    #[serde(default)]
+    pub calls: Vec<String>,
+}
+
 #[derive(Debug, Deserialize)]
 struct SinksFile {
     #[serde(default)]
     sink: Vec<Sink>,
+    #[serde(default)]
+    reads: Reads,
     #[serde(default)]
     relative_update: RelativeUpdate,
     #[serde(default)]
@@ -93,6 +103,7 @@ struct MiddlewareFile {
 #[derive(Debug)]
 pub struct Catalog {
     pub sinks: Vec<Sink>,
+    pub reads: Reads,
     pub relative_update: RelativeUpdate,
     pub sql: SqlCalls,
     /// Lower-cased header names that carry an idempotency key.
@@ -112,6 +123,7 @@ impl Catalog {
         let middleware: MiddlewareFile = parse("middleware.toml", MIDDLEWARE)?;
         let mut catalog = Catalog {
             sinks: sinks.sink,
+            reads: sinks.reads,
             relative_update: sinks.relative_update,
             sql: sinks.sql,
             key_headers: headers

@@ -28,6 +28,16 @@ pub enum Lang {
     TypeScript,
     Tsx,
     JavaScript,
+    /// Prisma schema (`.prisma`).
+    Prisma,
+    /// SQL migrations and schema dumps.
+    Sql,
+}
+
+impl Lang {
+    pub fn is_ts(self) -> bool {
+        matches!(self, Lang::TypeScript | Lang::Tsx | Lang::JavaScript)
+    }
 }
 
 impl Lang {
@@ -43,12 +53,14 @@ impl Lang {
             "ts" | "mts" | "cts" => Some(Lang::TypeScript),
             "tsx" => Some(Lang::Tsx),
             "js" | "jsx" | "mjs" | "cjs" => Some(Lang::JavaScript),
+            "prisma" => Some(Lang::Prisma),
+            "sql" => Some(Lang::Sql),
             _ => None,
         }
     }
 }
 
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct SourceFile {
     /// Relative to the scanned root, `/`-separated.
     pub rel: String,

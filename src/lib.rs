@@ -44,8 +44,9 @@ impl std::error::Error for AuditError {}
 pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
     let found = discover::discover(root);
     let mut diagnostics = found.diagnostics;
-    let parsed: Vec<_> = found
-        .files
+    let (ts_files, schema_files): (Vec<_>, Vec<_>) =
+        found.files.iter().partition(|f| f.lang.is_ts());
+    let parsed: Vec<_> = ts_files
         .par_iter()
         .map(|f| frontend::ts::analyze_file(f, catalog))
         .collect();
@@ -54,10 +55,25 @@ pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
         modules.push(m);
         diagnostics.extend(d);
     }
-    let (endpoints, more) = link::link_ts(&modules, root, catalog);
+    let schema_files: Vec<discover::SourceFile> = schema_files.into_iter().cloned().collect();
+    let (mut constraints, more) = frontend::schema::analyze(&schema_files);
     diagnostics.extend(more);
+    let (mut endpoints, more, model_constraints) = link::link_ts(&modules, root, catalog);
+    diagnostics.extend(more);
+    constraints.extend(model_constraints);
+    constraints.sort();
+    constraints.dedup();
+    link::constraints::apply(&mut endpoints, &constraints);
+    for ep in &mut endpoints {
+        let handler = ep
+            .handler_location
+            .clone()
+            .unwrap_or_else(|| ep.location.clone());
+        link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
+    }
     Facts {
         files_scanned: found.files.len(),
+        constraints,
         endpoints,
         diagnostics,
     }

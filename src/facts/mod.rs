@@ -91,13 +91,25 @@ pub struct Effect {
     /// Reached only through a heuristic (a method resolved by its name alone).
     #[serde(skip)]
     pub speculative: bool,
+    /// Link facts for constraints: the keys of the data written, when the call shows them.
+    #[serde(skip)]
+    pub data_keys: Option<Vec<String>>,
+    /// Inside a `try` (or `.catch`) whose handler names a unique-violation code.
+    #[serde(skip)]
+    pub unique_caught: bool,
+    /// A read of the same model comes first in the same function (find, then create).
+    #[serde(skip)]
+    pub prechecked: bool,
+    /// The caller-keyed unique constraint that stops a duplicate of this create.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constraint: Option<String>,
 }
 
 impl Effect {
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
         match self.kind {
-            EffectKind::DbCreate => !self.upsert && !self.replaces,
+            EffectKind::DbCreate => !self.upsert && !self.replaces && self.constraint.is_none(),
             EffectKind::DbUpdate => self.relative,
             EffectKind::DbDelete | EffectKind::FileWrite => false,
             _ => true,
@@ -173,6 +185,53 @@ pub fn is_mutation_method(method: &str) -> bool {
     matches!(method, "POST" | "PUT" | "PATCH" | "DELETE")
 }
 
+/// A unique constraint declared in a schema, an ORM model or a migration.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct UniqueConstraint {
+    /// The model or table as declared (`User`, `users`).
+    pub model: String,
+    /// Other names of the same model (a Prisma `@@map`, a TypeORM table name).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub aliases: Vec<String>,
+    pub columns: Vec<String>,
+    /// A partial index (`WHERE …`): it does not stop every duplicate.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
+    /// Every column is generated at insert (a sequence, a fresh UUID): it protects nothing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub generated: bool,
+    /// prisma, sql, typeorm, sequelize, mongoose, drizzle, knex, …
+    pub source: &'static str,
+    #[serde(flatten)]
+    pub location: Location,
+}
+
+impl UniqueConstraint {
+    pub fn describe(&self) -> String {
+        let partial = if self.partial { ", partial" } else { "" };
+        format!(
+            "{}({}){partial} at {}",
+            self.model,
+            self.columns.join(", "),
+            self.location
+        )
+    }
+}
+
+/// A model or table name reduced for matching across sources: `Users`, `user`, `user_s` → `user`.
+pub fn model_key(name: &str) -> String {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let n = n.strip_suffix("ies").map(|s| format!("{s}y")).unwrap_or(n);
+    match n.strip_suffix('s') {
+        Some(s) if !s.ends_with('s') && !s.is_empty() => s.to_string(),
+        _ => n,
+    }
+}
+
 /// A problem with the input that did not stop the audit.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Diagnostic {
@@ -195,6 +254,7 @@ impl Diagnostic {
 #[derive(Debug, Default)]
 pub struct Facts {
     pub files_scanned: usize,
+    pub constraints: Vec<UniqueConstraint>,
     /// Every route, safe methods included (RS023 needs the GETs).
     pub endpoints: Vec<Endpoint>,
     pub diagnostics: Vec<Diagnostic>,

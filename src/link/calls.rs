@@ -15,6 +15,9 @@ use std::rc::Rc;
 pub struct Summary {
     pub effects: Vec<Effect>,
     pub key_reads: Vec<Location>,
+    /// Models read (find, count, exists), directly or through calls: a create after such a
+    /// read is pre-checked. `None` is a read of a model the call does not name.
+    pub reads: Vec<Option<String>>,
 }
 
 enum Memo {
@@ -247,6 +250,17 @@ impl<'a> Calls<'a> {
             let facts = &module.functions[g];
             // Targets deleted earlier in this function: a create after them replaces the set.
             let mut deleted: Vec<Option<String>> = Vec::new();
+            // Models read so far in this function: a create after a read is pre-checked.
+            let mut read: Vec<Option<String>> = Vec::new();
+            let caught_groups: HashSet<usize> = facts
+                .calls
+                .iter()
+                .filter(|c| c.unique_caught)
+                .map(|c| c.group)
+                .collect();
+            let prechecked = |read: &[Option<String>], target: &Option<String>| {
+                read.iter().any(|r| r.is_none() || r == target)
+            };
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
@@ -256,6 +270,10 @@ impl<'a> Calls<'a> {
                 {
                     continue;
                 }
+                if let Some(t) = self.read_of(cs) {
+                    read.push(t.clone());
+                    out.reads.push(t);
+                }
                 for mut e in self.effects_of(m, cs) {
                     if e.kind == EffectKind::DbCreate
                         && e.target.is_some()
@@ -263,6 +281,8 @@ impl<'a> Calls<'a> {
                     {
                         e.replaces = true;
                     }
+                    e.unique_caught |= caught_groups.contains(&cs.group);
+                    e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete {
                         deleted.push(e.target.clone());
                     }
@@ -292,13 +312,19 @@ impl<'a> Calls<'a> {
                     }
                     let sub = self.summary(m2, f2);
                     let name = self.res.modules[m2].functions[f2].name.clone();
+                    let caught = caught_groups.contains(&cs.group);
                     for e in &sub.effects {
                         let mut e = e.clone();
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
                         e.speculative |= speculative;
+                        e.unique_caught |= caught;
+                        e.prechecked |=
+                            e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                         out.effects.push(e);
                     }
+                    read.extend(sub.reads.iter().cloned());
+                    out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
                 }
             }
@@ -344,6 +370,38 @@ impl<'a> Calls<'a> {
             Some(v) if v.len() == 1 => Some(v[0]),
             _ => None,
         }
+    }
+
+    /// A read of a model (`prisma.user.findUnique`, `User.findOne`, `this.findOne`).
+    fn read_of(&self, cs: &CallSite) -> Option<Option<String>> {
+        let last = cs.path.last()?;
+        if !self.catalog.reads.calls.iter().any(|c| c == last) {
+            return None;
+        }
+        Some(match cs.path.len() {
+            1 if cs.root_name == "this" || cs.root_name.is_empty() => None,
+            1 => Some(cs.root_name.clone()),
+            n => Some(cs.path[n - 2].clone()),
+        })
+    }
+
+    /// The keys of the record a create writes, when the call shows them: Prisma's `data`, or
+    /// the object passed (`User.create({ email })`).
+    fn data_keys(cs: &CallSite) -> Option<Vec<String>> {
+        let first = cs.args.first()?;
+        let obj = match first {
+            Val::Obj(fields) => match fields.iter().find(|(k, _)| k == "data") {
+                Some((_, Val::Obj(data))) => data,
+                Some((_, Val::Arr(items))) => match items.first() {
+                    Some(Val::Obj(data)) => data,
+                    _ => return None,
+                },
+                Some(_) => return None,
+                None => fields,
+            },
+            _ => return None,
+        };
+        Some(obj.iter().map(|(k, _)| k.clone()).collect())
     }
 
     /// The effects one call has by itself, from the catalogue and raw SQL.
@@ -410,8 +468,12 @@ impl<'a> Calls<'a> {
                 relative,
                 replaces: false,
                 target: target.clone(),
+                data_keys: Self::data_keys(cs),
                 via: vec![],
                 speculative: false,
+                unique_caught: false,
+                prechecked: false,
+                constraint: None,
             });
             break;
         }
@@ -438,6 +500,10 @@ impl<'a> Calls<'a> {
                     target: sql_table(sql),
                     via: vec![],
                     speculative: false,
+                    data_keys: None,
+                    unique_caught: false,
+                    prechecked: false,
+                    constraint: None,
                 });
             }
         }
@@ -461,6 +527,10 @@ mod tests {
             target: None,
             via: vec![],
             speculative: false,
+            data_keys: None,
+            unique_caught: false,
+            prechecked: false,
+            constraint: None,
         }
     }
 

@@ -2,12 +2,15 @@
 //! mechanisms that cover each route. Produces language-neutral [`Endpoint`]s.
 
 pub mod calls;
+pub mod constraints;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
 
 use crate::catalog::Catalog;
-use crate::facts::{Diagnostic, Effect, Endpoint, Location, Mechanism, MechanismKind};
+use crate::facts::{
+    Diagnostic, Effect, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
+};
 use crate::frontend::ts::ir::{Module, Val};
 use calls::Calls;
 use resolve::{ModId, Resolved, Resolver};
@@ -33,12 +36,13 @@ fn display(v: &Val) -> String {
     }
 }
 
-/// Links the modules of one tree into endpoints.
+/// Links the modules of one tree into endpoints, and collects the unique constraints their ORM
+/// models declare.
 pub fn link_ts(
     modules: &[Module],
     root: &Path,
     catalog: &Catalog,
-) -> (Vec<Endpoint>, Vec<Diagnostic>) {
+) -> (Vec<Endpoint>, Vec<Diagnostic>, Vec<UniqueConstraint>) {
     let res = Resolver::new(modules, root);
     let calls = Calls::new(&res, catalog);
     let (routes, diagnostics) = mounts::Mounter::new(&res).routes();
@@ -81,10 +85,7 @@ pub fn link_ts(
                 mechanisms.push(mech);
             }
         }
-        let fallback = handler_location
-            .clone()
-            .unwrap_or_else(|| Location::new(modules[route.module].file.clone(), route.line));
-        complete_mechanisms(&effects, &mut mechanisms, fallback);
+
         key_reads.sort();
         key_reads.dedup();
         endpoints.push(Endpoint {
@@ -99,7 +100,7 @@ pub fn link_ts(
             handler_location,
         });
     }
-    (endpoints, diagnostics)
+    (endpoints, diagnostics, constraints::from_modules(&res))
 }
 
 /// A middleware that handles the idempotency key: a project function that reads the header
@@ -233,6 +234,10 @@ mod tests {
             target: None,
             via: vec![],
             speculative: false,
+            data_keys: None,
+            unique_caught: false,
+            prechecked: false,
+            constraint: None,
         }
     }
 

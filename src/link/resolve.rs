@@ -345,7 +345,7 @@ impl<'m> Resolver<'m> {
                     _ => Resolved::Opaque,
                 }
             }
-            Val::New(ctor) | Val::TypeRef(ctor) => match self.resolve_d(m, ctor, d) {
+            Val::New(ctor, _) | Val::TypeRef(ctor) => match self.resolve_d(m, ctor, d) {
                 Resolved::Class(m2, c) => Resolved::Instance(m2, c),
                 p @ Resolved::Package { .. } => p,
                 _ => Resolved::Opaque,

@@ -131,6 +131,10 @@ mod tests {
             target: None,
             via: vec!["charge".into()],
             speculative: false,
+            data_keys: None,
+            unique_caught: false,
+            prechecked: false,
+            constraint: None,
         }
     }
 

@@ -119,6 +119,10 @@ mod tests {
             target: None,
             via: vec![],
             speculative: false,
+            data_keys: None,
+            unique_caught: false,
+            prechecked: false,
+            constraint: None,
         }
     }
 

@@ -52,6 +52,8 @@ pub struct Evaluator<'t, 'c> {
     export_clauses: Vec<(String, String, u32)>,
     /// The HTTP methods the code being walked runs under (`if (req.method === 'POST')`).
     pub(super) branch: Option<Vec<String>>,
+    /// Inside a `try` whose `catch` names a unique-violation code.
+    unique_catch: bool,
     chain_group: Option<usize>,
 }
 
@@ -61,6 +63,25 @@ pub fn line(n: Node) -> u32 {
 
 fn is_statement(kind: &str) -> bool {
     kind.ends_with("_statement") || kind.ends_with("_declaration") || kind == "statement_block"
+}
+
+/// Does a catch handler's source name a unique-violation code or error class?
+pub fn names_unique_violation(text: &str) -> bool {
+    const CODES: &[&str] = &[
+        "P2002",
+        "23505",
+        "ER_DUP_ENTRY",
+        "1062",
+        "SQLITE_CONSTRAINT",
+        "11000",
+        "E11000",
+        "UniqueConstraintError",
+        "UniqueViolation",
+        "unique_violation",
+        "isUniqueViolation",
+        "duplicate key",
+    ];
+    CODES.iter().any(|c| text.contains(c))
 }
 
 fn is_function(kind: &str) -> bool {
@@ -101,6 +122,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             export_clauses: Vec::new(),
             branch: None,
             chain_group: None,
+            unique_catch: false,
         }
     }
 
@@ -545,6 +567,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             "for_in_statement" => self.walk_for_of(node),
             "if_statement" => self.walk_if(node),
+            "try_statement" => self.walk_try(node),
             "switch_statement" => self.walk_switch(node),
             "interface_declaration"
             | "type_alias_declaration"
@@ -572,6 +595,24 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
         }
         false
+    }
+
+    /// A `try` whose `catch` recognises a unique violation covers the calls in its body.
+    fn walk_try(&mut self, node: Node<'t>) {
+        let handler = node.child_by_field_name("handler");
+        let catches = handler.is_some_and(|h| names_unique_violation(self.text(h)));
+        if let Some(body) = node.child_by_field_name("body") {
+            let saved = self.unique_catch;
+            self.unique_catch |= catches;
+            self.walk(body);
+            self.unique_catch = saved;
+        }
+        for part in [handler, node.child_by_field_name("finalizer")]
+            .into_iter()
+            .flatten()
+        {
+            self.walk_stmt_or_expr(part);
+        }
     }
 
     pub(super) fn walk_stmt_or_expr(&mut self, node: Node<'t>) {
@@ -899,9 +940,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     _ => Val::Unknown,
                 };
                 self.cur = prev;
+                let mut cursor = m.walk();
+                let nodes: Vec<Node<'t>> = m
+                    .children(&mut cursor)
+                    .filter(|c| c.kind() == "decorator")
+                    .collect();
+                for d in self.decorators_of(&nodes) {
+                    self.module.classes[id]
+                        .field_decorators
+                        .push((field.clone(), d));
+                }
                 self.module.classes[id].fields.push((field, v));
             }
         }
+        let class_decorators = self.class_decorator_nodes(node);
+        let decorators = self.decorators_of(&class_decorators);
+        self.module.classes[id].decorators = decorators;
         let mut decorators: Vec<Node<'t>> = Vec::new();
         let mut decorated: Vec<(FnId, Vec<Node<'t>>)> = Vec::new();
         for m in &members {
@@ -1064,9 +1118,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
                 last
             }
-            "number" | "true" | "false" | "null" | "undefined" | "regex" | "comment" => {
-                Val::Unknown
-            }
+            "true" => Val::Bool(true),
+            "false" => Val::Bool(false),
+            "number" | "null" | "undefined" | "regex" | "comment" => Val::Unknown,
             k if is_statement(k) => {
                 self.walk(node);
                 Val::Unknown
@@ -1396,6 +1450,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 .key_reads
                 .push((h.clone(), line(node)));
         }
+        // `create(...).catch((e) => { if (e.code === 'P2002') ... })` on the same chain.
+        let chain_catches = c.path.last().is_some_and(|p| p == "catch")
+            && arg_nodes
+                .first()
+                .is_some_and(|a| names_unique_violation(self.text(*a)));
         let literal = arg_nodes
             .first()
             .filter(|a| matches!(a.kind(), "string" | "template_string"))
@@ -1414,6 +1473,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             line: line(callee.child_by_field_name("property").unwrap_or(callee)),
             text,
             group,
+            unique_caught: self.unique_catch || chain_catches,
             branch: self.branch.clone(),
         });
         c.val = match &c.val {
@@ -1490,12 +1550,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             line: line(node),
             text,
             group: node.id(),
+            unique_caught: self.unique_catch,
             branch: self.branch.clone(),
         });
         let val = match &c.val {
             Val::Class(k) => Val::Instance(*k),
             Val::Unknown => Val::Unknown,
-            v => Val::New(Box::new(v.clone())),
+            v => Val::New(Box::new(v.clone()), line(node)),
         };
         Chain { val, ..c }
     }

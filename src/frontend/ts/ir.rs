@@ -27,7 +27,9 @@ pub enum Val {
     Member(Box<Val>, String),
     /// The result of calling something this file cannot see into.
     Call(Box<Val>, Vec<Val>),
-    New(Box<Val>),
+    /// `new X(...)`; the line finds the call (and its arguments) among the module's calls.
+    New(Box<Val>, u32),
+    Bool(bool),
     /// A TypeScript type annotation naming a class: an instance of it.
     TypeRef(Box<Val>),
     /// An unbound identifier (`fetch`, `process`).
@@ -63,6 +65,8 @@ pub struct CallSite {
     pub line: u32,
     /// The call as written, shortened, for reports.
     pub text: String,
+    /// Inside a `try` (or followed by a `.catch`) whose handler names a unique-violation code.
+    pub unique_caught: bool,
     /// Calls chained on one another share a group (the outermost call's node id).
     pub group: usize,
     /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.
@@ -173,6 +177,15 @@ pub struct FnFacts {
     pub use_server: bool,
 }
 
+/// A decorator as evaluated: its name (the imported one for framework decorators), arguments
+/// and line.
+#[derive(Debug, Clone)]
+pub struct DecoratorFacts {
+    pub name: String,
+    pub args: Vec<Val>,
+    pub line: u32,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct ClassFacts {
     pub name: String,
@@ -180,6 +193,9 @@ pub struct ClassFacts {
     pub extends: Option<Val>,
     pub methods: Vec<(String, FnId)>,
     pub fields: Vec<(String, Val)>,
+    pub decorators: Vec<DecoratorFacts>,
+    /// Property decorators (`@Column({ unique: true }) email`), with the property name.
+    pub field_decorators: Vec<(String, DecoratorFacts)>,
 }
 
 impl ClassFacts {

@@ -16,11 +16,12 @@ use crate::facts::Diagnostic;
 use ir::Module;
 use tree_sitter::{Node, Parser};
 
-fn language(lang: Lang) -> tree_sitter::Language {
+fn language(lang: Lang) -> Option<tree_sitter::Language> {
     match lang {
-        Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-        Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-        Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
+        Lang::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
+        Lang::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),
+        Lang::JavaScript => Some(tree_sitter_javascript::LANGUAGE.into()),
+        _ => None,
     }
 }
 
@@ -43,7 +44,7 @@ pub fn is_test_file(rel: &str) -> bool {
 pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
     let mut parser = Parser::new();
     let mut diagnostics = Vec::new();
-    if parser.set_language(&language(file.lang)).is_err() {
+    if language(file.lang).is_none_or(|l| parser.set_language(&l).is_err()) {
         diagnostics.push(Diagnostic::new(
             file.rel.clone(),
             0,

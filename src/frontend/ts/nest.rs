@@ -16,12 +16,7 @@ const ROUTE_DECORATORS: &[(&str, &str)] = &[
     ("All", "all"),
 ];
 
-/// A decorator's name (the imported name when it comes from `@nestjs/*`) and its arguments.
-struct Decorator {
-    name: String,
-    args: Vec<Val>,
-    line: u32,
-}
+type Decorator = DecoratorFacts;
 
 fn nest_name(v: &Val, written: &str) -> String {
     match v {
@@ -34,7 +29,8 @@ fn nest_name(v: &Val, written: &str) -> String {
 }
 
 impl<'t> Evaluator<'t, '_> {
-    fn decorator(&mut self, node: Node<'t>) -> Option<Decorator> {
+    /// A decorator's name (the imported name when it comes from a package) and arguments.
+    pub(super) fn decorator(&mut self, node: Node<'t>) -> Option<Decorator> {
         let expr = node.named_child(0)?;
         let (callee, args) = match expr.kind() {
             "call_expression" => {
@@ -65,12 +61,12 @@ impl<'t> Evaluator<'t, '_> {
         })
     }
 
-    fn decorators_of(&mut self, nodes: &[Node<'t>]) -> Vec<Decorator> {
+    pub(super) fn decorators_of(&mut self, nodes: &[Node<'t>]) -> Vec<Decorator> {
         nodes.iter().filter_map(|n| self.decorator(*n)).collect()
     }
 
     /// Class decorators sit on the class, or on the `export` statement around it.
-    fn class_decorator_nodes(&self, class: Node<'t>) -> Vec<Node<'t>> {
+    pub(super) fn class_decorator_nodes(&self, class: Node<'t>) -> Vec<Node<'t>> {
         let mut out = Vec::new();
         for n in [
             Some(class),

@@ -1,0 +1,452 @@
+//! SQL migrations, parsed with `sqlparser` and applied in path order (timestamped and `V1__`
+//! names sort in the order they run): `UNIQUE` and `PRIMARY KEY` on columns and tables,
+//! `CREATE UNIQUE INDEX` (partial too), `ALTER TABLE … ADD CONSTRAINT … UNIQUE`, and the drops
+//! and renames of later migrations. A statement the parser cannot read is a diagnostic.
+
+use crate::discover::SourceFile;
+use crate::facts::{Diagnostic, Location, UniqueConstraint};
+use sqlparser::ast::{
+    AlterTableOperation, ColumnDef, ColumnOption, CreateIndex, CreateTable, Expr, IndexColumn,
+    ObjectName, ObjectType, Statement, TableConstraint,
+};
+use sqlparser::dialect::{Dialect, GenericDialect, MySqlDialect, PostgreSqlDialect, SQLiteDialect};
+use sqlparser::parser::Parser;
+use sqlparser::tokenizer::{Token, Tokenizer};
+use std::collections::BTreeMap;
+
+#[derive(Debug, Clone)]
+struct Unique {
+    name: Option<String>,
+    columns: Vec<String>,
+    partial: bool,
+    location: Location,
+}
+
+#[derive(Debug, Default)]
+struct Table {
+    name: String,
+    generated: Vec<String>,
+    uniques: Vec<Unique>,
+}
+
+fn last_ident(name: &ObjectName) -> String {
+    name.to_string()
+        .rsplit('.')
+        .next()
+        .unwrap_or_default()
+        .trim_matches(|c| c == '"' || c == '`' || c == '[' || c == ']')
+        .to_string()
+}
+
+fn key(name: &str) -> String {
+    name.to_ascii_lowercase()
+}
+
+fn column_of(ic: &IndexColumn) -> String {
+    match &ic.column.expr {
+        Expr::Identifier(i) => i.value.clone(),
+        e => e.to_string().trim_matches('"').to_string(),
+    }
+}
+
+/// A column whose value the database makes up at insert.
+fn is_generated(col: &ColumnDef) -> bool {
+    let ty = col.data_type.to_string().to_ascii_uppercase();
+    if ty.contains("SERIAL") {
+        return true;
+    }
+    col.options.iter().any(|o| {
+        let text = o.option.to_string().to_ascii_lowercase();
+        match &o.option {
+            ColumnOption::Default(e) => {
+                let e = e.to_string().to_ascii_lowercase();
+                [
+                    "gen_random_uuid",
+                    "uuid_generate",
+                    "nextval",
+                    "newid",
+                    "uuid()",
+                    "gen_random_bytes",
+                    "now()",
+                    "current_timestamp",
+                ]
+                .iter()
+                .any(|g| e.contains(g))
+            }
+            _ => {
+                text.contains("auto_increment")
+                    || text.contains("autoincrement")
+                    || text.contains("identity")
+                    || text.starts_with("generated")
+            }
+        }
+    })
+}
+
+/// Splits a file into statements with the tokenizer (so `;` inside strings and dollar-quoted
+/// bodies does not split), keeping each statement's first line.
+fn statements(text: &str) -> Result<Vec<(String, u32)>, String> {
+    let dialect = PostgreSqlDialect {};
+    let tokens = Tokenizer::new(&dialect, text)
+        .tokenize_with_location()
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut first_line: Option<u32> = None;
+    for t in tokens {
+        match &t.token {
+            Token::SemiColon => {
+                if let Some(l) = first_line.take() {
+                    out.push((std::mem::take(&mut current), l));
+                }
+                current.clear();
+            }
+            Token::Whitespace(_) => {
+                if first_line.is_some() {
+                    current.push_str(&t.token.to_string());
+                }
+            }
+            tok => {
+                first_line.get_or_insert(t.span.start.line as u32);
+                current.push_str(&tok.to_string());
+            }
+        }
+    }
+    if let Some(l) = first_line {
+        out.push((current, l));
+    }
+    Ok(out)
+}
+
+fn parse_one(stmt: &str) -> Result<Vec<Statement>, String> {
+    let dialects: [&dyn Dialect; 4] = [
+        &PostgreSqlDialect {},
+        &MySqlDialect {},
+        &SQLiteDialect {},
+        &GenericDialect {},
+    ];
+    let mut first_err = None;
+    for d in dialects {
+        match Parser::parse_sql(d, stmt) {
+            Ok(s) => return Ok(s),
+            Err(e) => {
+                first_err.get_or_insert(e.to_string());
+            }
+        }
+    }
+    Err(first_err.unwrap_or_default())
+}
+
+#[derive(Default)]
+struct Schema {
+    tables: BTreeMap<String, Table>,
+    /// Index name → table key.
+    indexes: BTreeMap<String, String>,
+}
+
+impl Schema {
+    fn table(&mut self, name: &str) -> &mut Table {
+        self.tables.entry(key(name)).or_insert_with(|| Table {
+            name: name.to_string(),
+            ..Default::default()
+        })
+    }
+
+    fn add_constraint(&mut self, table: &str, c: &TableConstraint, here: &Location) {
+        let u = match c {
+            TableConstraint::Unique(u) => Unique {
+                name: u.name.as_ref().map(|n| n.value.clone()),
+                columns: u.columns.iter().map(column_of).collect(),
+                partial: false,
+                location: here.clone(),
+            },
+            TableConstraint::PrimaryKey(p) => Unique {
+                name: p.name.as_ref().map(|n| n.value.clone()),
+                columns: p.columns.iter().map(column_of).collect(),
+                partial: false,
+                location: here.clone(),
+            },
+            _ => return,
+        };
+        self.table(table).uniques.push(u);
+    }
+
+    fn add_column(&mut self, table: &str, col: &ColumnDef, here: &Location) {
+        let name = col.name.value.clone();
+        if is_generated(col) {
+            self.table(table).generated.push(name.clone());
+        }
+        for o in &col.options {
+            if matches!(
+                o.option,
+                ColumnOption::Unique(_) | ColumnOption::PrimaryKey(_)
+            ) {
+                let u = Unique {
+                    name: o.name.as_ref().map(|n| n.value.clone()),
+                    columns: vec![name.clone()],
+                    partial: false,
+                    location: here.clone(),
+                };
+                self.table(table).uniques.push(u);
+            }
+        }
+    }
+
+    fn apply(&mut self, stmt: &Statement, here: &Location) {
+        match stmt {
+            Statement::CreateTable(CreateTable {
+                name,
+                columns,
+                constraints,
+                ..
+            }) => {
+                let t = last_ident(name);
+                self.tables.remove(&key(&t));
+                self.table(&t);
+                for col in columns {
+                    self.add_column(&t, col, here);
+                }
+                for c in constraints {
+                    self.add_constraint(&t, c, here);
+                }
+            }
+            Statement::CreateIndex(CreateIndex {
+                name,
+                table_name,
+                columns,
+                unique: true,
+                predicate,
+                ..
+            }) => {
+                let t = last_ident(table_name);
+                let index = name.as_ref().map(last_ident);
+                if let Some(i) = &index {
+                    self.indexes.insert(key(i), key(&t));
+                }
+                let u = Unique {
+                    name: index,
+                    columns: columns.iter().map(column_of).collect(),
+                    partial: predicate.is_some(),
+                    location: here.clone(),
+                };
+                self.table(&t).uniques.push(u);
+            }
+            Statement::AlterTable(alter) => {
+                let mut t = last_ident(&alter.name);
+                for op in &alter.operations {
+                    match op {
+                        AlterTableOperation::AddConstraint { constraint, .. } => {
+                            self.add_constraint(&t, constraint, here)
+                        }
+                        AlterTableOperation::AddColumn { column_def, .. } => {
+                            self.add_column(&t, column_def, here)
+                        }
+                        AlterTableOperation::DropConstraint { name, .. } => {
+                            let n = key(&name.value);
+                            self.table(&t)
+                                .uniques
+                                .retain(|u| u.name.as_deref().map(key) != Some(n.clone()));
+                        }
+                        AlterTableOperation::DropColumn { column_names, .. } => {
+                            let dropped: Vec<String> =
+                                column_names.iter().map(|c| key(&c.value)).collect();
+                            self.table(&t)
+                                .uniques
+                                .retain(|u| !u.columns.iter().any(|c| dropped.contains(&key(c))));
+                        }
+                        AlterTableOperation::RenameColumn {
+                            old_column_name,
+                            new_column_name,
+                        } => {
+                            let (old, new) =
+                                (key(&old_column_name.value), new_column_name.value.clone());
+                            for u in &mut self.table(&t).uniques {
+                                for c in &mut u.columns {
+                                    if key(c) == old {
+                                        *c = new.clone();
+                                    }
+                                }
+                            }
+                        }
+                        AlterTableOperation::RenameTable { table_name } => {
+                            let new = match table_name {
+                                sqlparser::ast::RenameTableNameKind::As(n)
+                                | sqlparser::ast::RenameTableNameKind::To(n) => last_ident(n),
+                            };
+                            if let Some(mut old) = self.tables.remove(&key(&t)) {
+                                old.name = new.clone();
+                                self.tables.insert(key(&new), old);
+                            }
+                            t = new;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Statement::Drop {
+                object_type, names, ..
+            } => {
+                for n in names {
+                    let name = key(&last_ident(n));
+                    match object_type {
+                        ObjectType::Table => {
+                            self.tables.remove(&name);
+                        }
+                        ObjectType::Index => {
+                            if let Some(t) = self.indexes.remove(&name) {
+                                if let Some(table) = self.tables.get_mut(&t) {
+                                    table.uniques.retain(|u| {
+                                        u.name.as_deref().map(key) != Some(name.clone())
+                                    });
+                                }
+                            } else {
+                                for table in self.tables.values_mut() {
+                                    table.uniques.retain(|u| {
+                                        u.name.as_deref().map(key) != Some(name.clone())
+                                    });
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Applies every migration in path order and returns the constraints that remain.
+pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnostic>) {
+    let mut schema = Schema::default();
+    let mut diagnostics = Vec::new();
+    let mut files: Vec<&&SourceFile> = files.iter().collect();
+    files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    for f in files {
+        let stmts = match statements(&f.text) {
+            Ok(s) => s,
+            Err(e) => {
+                diagnostics.push(Diagnostic::new(
+                    f.rel.clone(),
+                    0,
+                    format!("SQL not read: {e}"),
+                ));
+                continue;
+            }
+        };
+        let mut failed: Vec<(u32, String)> = Vec::new();
+        for (text, line) in stmts {
+            let here = Location::new(f.rel.clone(), line);
+            match parse_one(&text) {
+                Ok(parsed) => {
+                    for s in &parsed {
+                        schema.apply(s, &here);
+                    }
+                }
+                Err(e) => failed.push((line, e)),
+            }
+        }
+        if let Some((line, e)) = failed.first() {
+            let more = if failed.len() > 1 {
+                format!(" (and {} more statements)", failed.len() - 1)
+            } else {
+                String::new()
+            };
+            diagnostics.push(Diagnostic::new(
+                f.rel.clone(),
+                *line,
+                format!("SQL statement not read: {e}{more}; its constraints are not known"),
+            ));
+        }
+    }
+    let mut out = Vec::new();
+    for table in schema.tables.values() {
+        for u in &table.uniques {
+            out.push(UniqueConstraint {
+                model: table.name.clone(),
+                aliases: vec![],
+                generated: !u.columns.is_empty()
+                    && u.columns
+                        .iter()
+                        .all(|c| table.generated.iter().any(|g| key(g) == key(c))),
+                columns: u.columns.clone(),
+                partial: u.partial,
+                source: "sql",
+                location: u.location.clone(),
+            });
+        }
+    }
+    (out, diagnostics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discover::Lang;
+
+    fn file(rel: &str, text: &str) -> SourceFile {
+        SourceFile {
+            rel: rel.into(),
+            lang: Lang::Sql,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn migrations_apply_in_order() {
+        let a = file(
+            "migrations/001_init.sql",
+            "CREATE TABLE users (id SERIAL PRIMARY KEY, email TEXT NOT NULL UNIQUE, handle TEXT);\n\
+             CREATE TABLE posts (id UUID PRIMARY KEY DEFAULT gen_random_uuid(), user_id INT, slug TEXT, UNIQUE (user_id, slug));\n\
+             CREATE UNIQUE INDEX users_handle_active ON users (handle) WHERE deleted_at IS NULL;\n\
+             CREATE FUNCTION f() RETURNS trigger AS $$ BEGIN RETURN NEW; END; $$ LANGUAGE plpgsql;",
+        );
+        let b = file(
+            "migrations/002_more.sql",
+            "ALTER TABLE users DROP CONSTRAINT users_email_key;\nALTER TABLE users ADD CONSTRAINT users_email_uq UNIQUE (email);\n\
+             ALTER TABLE posts RENAME COLUMN slug TO permalink;\nDROP INDEX users_handle_active;",
+        );
+        let (c, d) = constraints(&[&b, &a]);
+        let summary: Vec<(String, Vec<String>, bool, bool)> = c
+            .iter()
+            .map(|c| (c.model.clone(), c.columns.clone(), c.generated, c.partial))
+            .collect();
+        assert!(
+            summary.contains(&("users".into(), vec!["id".into()], true, false)),
+            "{summary:?}"
+        );
+        assert!(
+            summary.contains(&("users".into(), vec!["email".into()], false, false)),
+            "{summary:?}"
+        );
+        assert!(
+            summary.contains(&(
+                "posts".into(),
+                vec!["user_id".into(), "permalink".into()],
+                false,
+                false
+            )),
+            "{summary:?}"
+        );
+        assert!(
+            !summary.iter().any(|s| s.1 == vec!["handle".to_string()]),
+            "dropped index is gone: {summary:?}"
+        );
+        assert!(
+            d.is_empty() || d.iter().all(|d| d.message.contains("not read")),
+            "{d:?}"
+        );
+    }
+
+    #[test]
+    fn unreadable_statement_is_a_diagnostic() {
+        let f = file(
+            "db/V1__x.sql",
+            "CREATE TABLE t (id INT PRIMARY KEY);\nTHIS IS NOT SQL;\n",
+        );
+        let (c, d) = constraints(&[&f]);
+        assert_eq!(c.len(), 1);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].line, 2);
+    }
+}

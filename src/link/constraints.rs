@@ -1,0 +1,606 @@
+//! Unique constraints linked to the creates they protect, and the constraints that ORM models
+//! written in TypeScript declare (Mongoose, TypeORM, Sequelize, Drizzle, knex).
+//!
+//! A create is protected when a unique constraint on its model covers columns the caller
+//! supplies: the retry's insert conflicts instead of adding a row. A constraint on a generated
+//! column (a sequence, a fresh UUID) protects nothing; a partial index protects some rows only.
+
+use super::resolve::{ModId, Resolver};
+use crate::facts::{
+    EffectKind, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint, model_key,
+};
+use crate::frontend::ts::ir::{CallSite, DecoratorFacts, Module, Val};
+use std::collections::BTreeMap;
+
+/// Does the create's data supply column `c`? Relations count (`author: { connect }` for `authorId`).
+fn supplies(keys: &[String], c: &str) -> bool {
+    let base = c
+        .strip_suffix("Id")
+        .or_else(|| c.strip_suffix("_id"))
+        .unwrap_or(c);
+    keys.iter().any(|k| k == c || k == base)
+}
+
+/// Links every unprotected create to the best caller-keyed constraint on its model, and adds the
+/// `unique_constraint` mechanism to the endpoints where one was found.
+pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
+    let mut by_model: BTreeMap<String, Vec<&UniqueConstraint>> = BTreeMap::new();
+    for c in constraints.iter().filter(|c| !c.generated) {
+        for name in std::iter::once(&c.model).chain(c.aliases.iter()) {
+            by_model.entry(model_key(name)).or_default().push(c);
+        }
+    }
+    for ep in endpoints.iter_mut() {
+        let mut used: Vec<(&UniqueConstraint, String)> = Vec::new();
+        for e in ep.side_effects.iter_mut() {
+            if e.kind != EffectKind::DbCreate || e.upsert || e.replaces {
+                continue;
+            }
+            let Some(target) = &e.target else { continue };
+            let Some(candidates) = by_model.get(&model_key(target)) else {
+                continue;
+            };
+            let keyed = candidates
+                .iter()
+                .filter(|c| match &e.data_keys {
+                    Some(keys) => c.columns.iter().all(|col| supplies(keys, col)),
+                    None => true,
+                })
+                .min_by_key(|c| (c.partial, c.columns.len(), c.location.clone()));
+            if let Some(c) = keyed {
+                e.constraint = Some(c.describe());
+                used.push((c, e.callee.clone()));
+            }
+        }
+        for (c, callee) in used {
+            ep.mechanisms.push(Mechanism {
+                kind: MechanismKind::UniqueConstraint,
+                detail: format!(
+                    "unique {} ({}) stops a duplicate `{callee}`",
+                    c.describe(),
+                    c.source
+                ),
+                location: c.location.clone(),
+            });
+        }
+        ep.mechanisms.sort();
+        ep.mechanisms
+            .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
+    }
+}
+
+fn truthy(v: Option<&Val>) -> bool {
+    matches!(v, Some(Val::Bool(true)))
+}
+
+fn field<'v>(v: &'v Val, name: &str) -> Option<&'v Val> {
+    match v {
+        Val::Obj(fields) => fields.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+fn strings(v: &Val) -> Vec<String> {
+    match v {
+        Val::Str(s) => vec![s.clone()],
+        Val::Arr(items) => items.iter().flat_map(strings).collect(),
+        Val::Obj(fields) => fields.iter().map(|(k, _)| k.clone()).collect(),
+        _ => vec![],
+    }
+}
+
+/// The member names along a builder chain (`text('email').notNull().unique()`), innermost first,
+/// with the first string argument seen.
+fn builder_chain(v: &Val) -> (Vec<String>, Option<String>) {
+    let mut names = Vec::new();
+    let mut first = None;
+    let mut cur = v;
+    loop {
+        match cur {
+            Val::Call(callee, args) => {
+                if let Some(Val::Str(s)) = args.first() {
+                    first = Some(s.clone());
+                }
+                cur = callee;
+            }
+            Val::Member(inner, p) => {
+                names.push(p.clone());
+                cur = inner;
+            }
+            Val::Import { name: Some(n), .. } => {
+                names.push(n.clone());
+                break;
+            }
+            _ => break,
+        }
+    }
+    names.reverse();
+    (names, first)
+}
+
+struct Collector<'a> {
+    res: &'a Resolver<'a>,
+    out: Vec<UniqueConstraint>,
+}
+
+impl Collector<'_> {
+    /// Records a constraint; `flags` are (generated, partial).
+    fn push(
+        &mut self,
+        model: &str,
+        aliases: Vec<String>,
+        columns: Vec<String>,
+        flags: (bool, bool),
+        source: &'static str,
+        at: Location,
+    ) {
+        let (generated, partial) = flags;
+        if columns.is_empty() || model.is_empty() {
+            return;
+        }
+        self.out.push(UniqueConstraint {
+            model: model.to_string(),
+            aliases,
+            columns,
+            partial,
+            generated,
+            source,
+            location: at,
+        });
+    }
+
+    fn origin_is(&self, m: ModId, v: &Val, packages: &[&str]) -> bool {
+        self.res.origin(m, v).is_some_and(|(spec, _, _)| {
+            packages
+                .iter()
+                .any(|p| crate::catalog::package_matches(p, &spec))
+        })
+    }
+
+    /// The arguments of the `new` call on `line` of module `m`.
+    fn new_args(&self, m: ModId, line: u32) -> Option<&[Val]> {
+        self.res.modules[m]
+            .functions
+            .iter()
+            .flat_map(|f| f.calls.iter())
+            .find(|c| c.is_new && c.line == line)
+            .map(|c| c.args.as_slice())
+    }
+
+    fn site(&self, m: ModId, line: u32) -> Location {
+        Location::new(self.res.modules[m].file.clone(), line)
+    }
+
+    fn call(&mut self, m: ModId, cs: &CallSite) {
+        let Some(last) = cs.path.last().map(String::as_str) else {
+            return;
+        };
+        let at = self.site(m, cs.line);
+        match last {
+            // mongoose.model('User', userSchema)
+            "model" if self.origin_is(m, &cs.root, &["mongoose"]) => {
+                let (Some(Val::Str(name)), Some(schema)) = (cs.args.first(), cs.args.get(1)) else {
+                    return;
+                };
+                // `new Schema({...})` or `Schema({...})`
+                let (fields, line) = match schema {
+                    Val::New(_, l) => (self.new_args(m, *l).and_then(|a| a.first()).cloned(), *l),
+                    Val::Call(_, args) => (args.first().cloned(), cs.line),
+                    _ => return,
+                };
+                let Some(fields) = fields else { return };
+                if let Val::Obj(defs) = &fields {
+                    for (col, def) in defs {
+                        let def = match def {
+                            Val::Arr(items) => items.first().cloned().unwrap_or(Val::Unknown),
+                            d => d.clone(),
+                        };
+                        if truthy(field(&def, "unique")) {
+                            self.push(
+                                name,
+                                vec![],
+                                vec![col.clone()],
+                                (false, false),
+                                "mongoose",
+                                self.site(m, line),
+                            );
+                        }
+                    }
+                }
+                // userSchema.index({ a: 1, b: 1 }, { unique: true })
+                let indexes: Vec<(Vec<String>, bool, u32)> = self.res.modules[m]
+                    .functions
+                    .iter()
+                    .flat_map(|g| g.calls.iter())
+                    .filter(|c| c.path == ["index"] && &c.root == schema)
+                    .filter(|c| truthy(c.args.get(1).and_then(|o| field(o, "unique"))))
+                    .map(|c| {
+                        (
+                            strings(&c.args[0]),
+                            c.args
+                                .get(1)
+                                .and_then(|o| field(o, "partialFilterExpression"))
+                                .is_some(),
+                            c.line,
+                        )
+                    })
+                    .collect();
+                for (cols, partial, line) in indexes {
+                    self.push(
+                        name,
+                        vec![],
+                        cols,
+                        (false, partial),
+                        "mongoose",
+                        self.site(m, line),
+                    );
+                }
+            }
+            // sequelize.define('User', attrs, { indexes }) / queryInterface.createTable('users', attrs)
+            "define" | "createTable"
+                if matches!(cs.args.first(), Some(Val::Str(_)))
+                    && matches!(cs.args.get(1), Some(Val::Obj(_))) =>
+            {
+                let Some(Val::Str(name)) = cs.args.first() else {
+                    return;
+                };
+                let source = if last == "define" {
+                    "sequelize"
+                } else {
+                    "sequelize-migration"
+                };
+                self.sequelize_attrs(name, vec![], &cs.args[1], cs.args.get(2), source, at);
+            }
+            // User.init(attrs, { sequelize, tableName, indexes })
+            "init"
+                if cs.path.len() == 1
+                    && matches!(cs.args.first(), Some(Val::Obj(_)))
+                    && cs.args.get(1).and_then(|o| field(o, "sequelize")).is_some() =>
+            {
+                let aliases = cs
+                    .args
+                    .get(1)
+                    .and_then(|o| field(o, "tableName"))
+                    .map(strings)
+                    .unwrap_or_default();
+                let name = cs.root_name.clone();
+                self.sequelize_attrs(&name, aliases, &cs.args[0], cs.args.get(1), "sequelize", at);
+            }
+            // queryInterface.addIndex('t', ['a'], { unique: true }) / addConstraint('t', { fields, type: 'unique' })
+            "addIndex" | "addConstraint" if matches!(cs.args.first(), Some(Val::Str(_))) => {
+                let Some(Val::Str(table)) = cs.args.first() else {
+                    return;
+                };
+                let (cols, opts) = match cs.args.get(1) {
+                    Some(a @ Val::Arr(_)) => {
+                        (strings(a), cs.args.get(2).cloned().unwrap_or(Val::Unknown))
+                    }
+                    Some(o @ Val::Obj(_)) => (
+                        field(o, "fields").map(strings).unwrap_or_default(),
+                        o.clone(),
+                    ),
+                    _ => return,
+                };
+                let unique = truthy(field(&opts, "unique"))
+                    || matches!(field(&opts, "type"), Some(Val::Str(t)) if t.eq_ignore_ascii_case("unique") || t.eq_ignore_ascii_case("primary key"));
+                if unique {
+                    let partial = field(&opts, "where").is_some();
+                    self.push(
+                        table,
+                        vec![],
+                        cols,
+                        (false, partial),
+                        "sequelize-migration",
+                        at,
+                    );
+                }
+            }
+            // pgTable('users', { email: text('email').unique() }, (t) => [uniqueIndex('x').on(t.a)])
+            "pgTable" | "mysqlTable" | "sqliteTable"
+                if self.origin_is(m, &cs.root, &["drizzle-orm"]) || cs.path.len() == 1 =>
+            {
+                let (Some(Val::Str(table)), Some(Val::Obj(cols))) =
+                    (cs.args.first(), cs.args.get(1))
+                else {
+                    return;
+                };
+                for (key, col) in cols {
+                    let (names, name) = builder_chain(col);
+                    if names.iter().any(|n| n == "unique" || n == "primaryKey") {
+                        let generated = names.iter().any(|n| {
+                            matches!(
+                                n.as_str(),
+                                "serial"
+                                    | "bigserial"
+                                    | "smallserial"
+                                    | "defaultRandom"
+                                    | "$defaultFn"
+                                    | "generatedAlwaysAsIdentity"
+                                    | "generatedByDefaultAsIdentity"
+                                    | "autoincrement"
+                            )
+                        }) || (names.iter().any(|n| n == "integer")
+                            && names.iter().any(|n| n == "primaryKey"));
+                        let column = name.unwrap_or_else(|| key.clone());
+                        self.push(
+                            table,
+                            vec![key.clone()],
+                            vec![column],
+                            (generated, false),
+                            "drizzle",
+                            at.clone(),
+                        );
+                    }
+                }
+                if let Some(Val::Func(cb)) = cs.args.get(2) {
+                    let returns = self.res.modules[m].functions[*cb].returns.clone();
+                    for r in returns {
+                        let items: Vec<Val> = match r {
+                            Val::Arr(items) => items,
+                            Val::Obj(fields) => fields.into_iter().map(|(_, v)| v).collect(),
+                            _ => vec![],
+                        };
+                        for item in items {
+                            let (names, _) = builder_chain(&item);
+                            if !names.iter().any(|n| {
+                                matches!(n.as_str(), "uniqueIndex" | "unique" | "primaryKey")
+                            }) {
+                                continue;
+                            }
+                            let cols = on_columns(&item);
+                            let partial = names.iter().any(|n| n == "where");
+                            self.push(table, vec![], cols, (false, partial), "drizzle", at.clone());
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn sequelize_attrs(
+        &mut self,
+        model: &str,
+        aliases: Vec<String>,
+        attrs: &Val,
+        opts: Option<&Val>,
+        source: &'static str,
+        at: Location,
+    ) {
+        if let Val::Obj(defs) = attrs {
+            for (col, def) in defs {
+                let generated = truthy(field(def, "autoIncrement"))
+                    || field(def, "defaultValue")
+                        .is_some_and(|d| matches!(d, Val::Member(_, n) if n.starts_with("UUIDV")));
+                if truthy(field(def, "unique"))
+                    || truthy(field(def, "primaryKey"))
+                    || matches!(field(def, "unique"), Some(Val::Str(_)))
+                {
+                    self.push(
+                        model,
+                        aliases.clone(),
+                        vec![col.clone()],
+                        (generated, false),
+                        source,
+                        at.clone(),
+                    );
+                }
+            }
+        }
+        if let Some(Val::Arr(indexes)) = opts.and_then(|o| field(o, "indexes")) {
+            for idx in indexes {
+                if truthy(field(idx, "unique")) {
+                    let cols = field(idx, "fields").map(strings).unwrap_or_default();
+                    self.push(
+                        model,
+                        aliases.clone(),
+                        cols,
+                        (false, field(idx, "where").is_some()),
+                        source,
+                        at.clone(),
+                    );
+                }
+            }
+        }
+    }
+
+    /// knex: `knex.schema.createTable('users', (t) => { t.string('email').unique(); t.unique(['a', 'b']) })`.
+    fn knex_table(&mut self, m: ModId, cs: &CallSite) {
+        if !matches!(
+            cs.path.last().map(String::as_str),
+            Some("createTable" | "table" | "alterTable")
+        ) || !cs.path.iter().any(|p| p == "schema")
+        {
+            return;
+        }
+        let (Some(Val::Str(table)), Some(Val::Func(cb))) = (cs.args.first(), cs.args.get(1)) else {
+            return;
+        };
+        let facts = &self.res.modules[m].functions[*cb];
+        let mut found = Vec::new();
+        for c in &facts.calls {
+            if !matches!(c.root, Val::Param(f, 0) if f == *cb)
+                || !matches!(
+                    c.path.last().map(String::as_str),
+                    Some("unique" | "primary")
+                )
+            {
+                continue;
+            }
+            let cols = match c.args.first() {
+                Some(a @ (Val::Arr(_) | Val::Str(_))) => strings(a),
+                _ => facts
+                    .calls
+                    .iter()
+                    .find(|inner| inner.group == c.group && inner.path.len() == 1)
+                    .and_then(|inner| inner.args.first())
+                    .map(strings)
+                    .unwrap_or_default(),
+            };
+            let generated = c
+                .path
+                .first()
+                .is_some_and(|p| p == "increments" || p == "bigIncrements");
+            found.push((cols, generated, c.line));
+        }
+        for (cols, generated, line) in found {
+            self.push(
+                table,
+                vec![],
+                cols,
+                (generated, false),
+                "knex",
+                self.site(m, line),
+            );
+        }
+    }
+
+    /// TypeORM entities and sequelize-typescript models, from their decorators.
+    fn class(
+        &mut self,
+        m: ModId,
+        name: &str,
+        decorators: &[DecoratorFacts],
+        fields: &[(String, DecoratorFacts)],
+    ) {
+        let entity = decorators
+            .iter()
+            .find(|d| matches!(d.name.as_str(), "Entity" | "Table"));
+        let Some(entity) = entity else { return };
+        let source = if entity.name == "Entity" {
+            "typeorm"
+        } else {
+            "sequelize"
+        };
+        let aliases: Vec<String> = match entity.args.first() {
+            Some(Val::Str(s)) => vec![s.clone()],
+            Some(o @ Val::Obj(_)) => field(o, "name")
+                .or_else(|| field(o, "tableName"))
+                .map(strings)
+                .unwrap_or_default(),
+            _ => vec![],
+        };
+        for d in decorators {
+            let unique = match d.name.as_str() {
+                "Unique" => true,
+                "Index" => truthy(
+                    d.args
+                        .iter()
+                        .find(|a| matches!(a, Val::Obj(_)))
+                        .and_then(|o| field(o, "unique")),
+                ),
+                _ => false,
+            };
+            if unique {
+                let cols = d
+                    .args
+                    .iter()
+                    .find(|a| matches!(a, Val::Arr(_)))
+                    .map(strings)
+                    .unwrap_or_default();
+                self.push(
+                    name,
+                    aliases.clone(),
+                    cols,
+                    (false, false),
+                    source,
+                    self.site(m, d.line),
+                );
+            }
+        }
+        let mut by_field: BTreeMap<&str, Vec<&DecoratorFacts>> = BTreeMap::new();
+        for (f, d) in fields {
+            by_field.entry(f.as_str()).or_default().push(d);
+        }
+        for (f, ds) in by_field {
+            let opts = |d: &DecoratorFacts| {
+                d.args
+                    .iter()
+                    .find(|a| matches!(a, Val::Obj(_)))
+                    .cloned()
+                    .unwrap_or(Val::Unknown)
+            };
+            let generated = ds.iter().any(|d| {
+                matches!(
+                    d.name.as_str(),
+                    "PrimaryGeneratedColumn" | "AutoIncrement" | "CreateDateColumn" | "Generated"
+                )
+            }) || ds.iter().any(|d| {
+                d.name == "Default"
+                    && matches!(d.args.first(), Some(Val::Member(_, n)) if n.starts_with("UUIDV"))
+            });
+            for d in &ds {
+                let unique = match d.name.as_str() {
+                    "PrimaryColumn" | "PrimaryGeneratedColumn" | "PrimaryKey" | "Unique" => true,
+                    "Column" | "Index" => {
+                        truthy(field(&opts(d), "unique")) || truthy(field(&opts(d), "primary"))
+                    }
+                    _ => false,
+                };
+                if unique {
+                    self.push(
+                        name,
+                        aliases.clone(),
+                        vec![f.to_string()],
+                        (generated, false),
+                        source,
+                        self.site(m, d.line),
+                    );
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// The columns of `.on(t.a, t.b)`.
+fn on_columns(v: &Val) -> Vec<String> {
+    let mut cur = v;
+    while let Val::Call(callee, args) = cur {
+        if let Val::Member(inner, p) = callee.as_ref() {
+            if p == "on" {
+                return args
+                    .iter()
+                    .filter_map(|a| {
+                        if let Val::Member(_, c) = a {
+                            Some(c.clone())
+                        } else {
+                            None
+                        }
+                    })
+                    .collect();
+            }
+            cur = inner;
+        } else {
+            break;
+        }
+    }
+    vec![]
+}
+
+/// Every unique constraint the TypeScript/JavaScript models and migrations declare.
+pub fn from_modules(res: &Resolver) -> Vec<UniqueConstraint> {
+    let mut c = Collector {
+        res,
+        out: Vec::new(),
+    };
+    for (m, module) in res.modules.iter().enumerate() {
+        if module.is_test {
+            continue;
+        }
+        collect_module(&mut c, m, module);
+    }
+    c.out
+}
+
+fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
+    for facts in &module.functions {
+        for cs in &facts.calls {
+            c.call(m, cs);
+            c.knex_table(m, cs);
+        }
+    }
+    for class in &module.classes {
+        c.class(m, &class.name, &class.decorators, &class.field_decorators);
+    }
+}
