@@ -4,7 +4,9 @@
 
 pub mod rs001_payment_without_idempotency;
 pub mod rs003_side_effect_without_idempotency;
+pub mod rs012_unique_violation_unhandled;
 pub mod rs023_key_on_safe_method;
+pub mod rs024_key_where_constraint_suffices;
 
 use crate::facts::{Effect, Endpoint, MechanismKind};
 use serde::Serialize;
@@ -123,7 +125,9 @@ pub fn registry() -> Vec<Rule> {
     vec![
         rs001_payment_without_idempotency::rule(),
         rs003_side_effect_without_idempotency::rule(),
+        rs012_unique_violation_unhandled::rule(),
         rs023_key_on_safe_method::rule(),
+        rs024_key_where_constraint_suffices::rule(),
     ]
 }
 

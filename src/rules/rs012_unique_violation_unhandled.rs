@@ -1,0 +1,118 @@
+//! RS012 unique-violation-unhandled.
+
+use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use crate::facts::{Effect, EffectKind, Endpoint};
+
+const DOC: &str = r#"## What it does
+Flags a create that only a unique constraint protects when nothing turns the constraint's
+violation into an answer: no `catch` for the unique-violation code (Prisma `P2002`, Postgres
+`23505`, MySQL `ER_DUP_ENTRY`/1062, SQLite `SQLITE_CONSTRAINT_UNIQUE`, Mongo 11000, Sequelize
+`UniqueConstraintError`) and no read of the same model before the insert.
+
+## Why is this bad?
+The constraint does stop the duplicate row, but the retry's insert throws, and the client that
+retried after a timeout gets a 500 for a request that in fact succeeded. It retries again, alerts
+fire, and support sees "failed" orders that exist.
+
+## Example
+```ts
+router.post('/tags', async (req, res) => {
+  const tag = await prisma.tag.create({ data: { name: req.body.name, userId: req.user.id } });
+  res.status(201).json(tag);
+});
+```
+
+Use instead:
+```ts
+router.post('/tags', async (req, res) => {
+  try {
+    res.status(201).json(await prisma.tag.create({ data: { name: req.body.name, userId: req.user.id } }));
+  } catch (e) {
+    if (e.code !== 'P2002') throw e;
+    res.status(200).json(await prisma.tag.findUnique({ where: { name_userId: { name: req.body.name, userId: req.user.id } } }));
+  }
+});
+```"#;
+
+fn check(ep: &Endpoint) -> Option<Hit> {
+    if !ep.is_mutation() {
+        return None;
+    }
+    let unhandled: Vec<&Effect> = ep
+        .side_effects
+        .iter()
+        .filter(|e| e.kind == EffectKind::DbCreate && e.constraint.is_some() && !e.unique_caught && !e.prechecked)
+        .collect();
+    let first = unhandled.first()?;
+    let constraint = first.constraint.clone().unwrap_or_default();
+    Some(Hit {
+        confidence: Confidence::of(&unhandled),
+        message: format!(
+            "The unique constraint {constraint} stops a duplicate of {}, but nothing handles its violation.",
+            describe(first)
+        ),
+        change: format!(
+            "Catch the unique-violation error around the create at {} and answer with the existing record (200) or 409, instead of letting it surface as a 500.",
+            first.location
+        ),
+        impact: "A retried request that already succeeded gets a 500 instead of its result.".into(),
+    })
+}
+
+pub fn rule() -> Rule {
+    Rule {
+        meta: RuleMeta {
+            id: "RS012",
+            name: "unique-violation-unhandled",
+            section: "Constraint-Based",
+            severity: Severity::Medium,
+            summary: "a create protected only by a unique constraint whose violation is not caught, so a retry gets a 500",
+            doc: DOC,
+        },
+        check,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Location;
+
+    fn endpoint(caught: bool, prechecked: bool, constraint: bool) -> Endpoint {
+        let e = Effect {
+            kind: EffectKind::DbCreate,
+            callee: "prisma.tag.create".into(),
+            label: String::new(),
+            location: Location::new("s.ts", 7),
+            upsert: false,
+            relative: false,
+            replaces: false,
+            target: Some("tag".into()),
+            via: vec![],
+            speculative: false,
+            data_keys: None,
+            unique_caught: caught,
+            prechecked,
+            constraint: constraint.then(|| "Tag(name, userId) at schema.prisma:3".into()),
+        };
+        Endpoint {
+            method: "POST".into(),
+            path: "/tags".into(),
+            framework: "express".into(),
+            location: Location::new("r.ts", 2),
+            handler: "h".into(),
+            side_effects: vec![e],
+            mechanisms: vec![],
+            key_reads: vec![],
+            handler_location: None,
+        }
+    }
+
+    #[test]
+    fn fires_only_when_the_violation_is_unhandled() {
+        assert!(check(&endpoint(false, false, true)).is_some());
+        assert!(check(&endpoint(true, false, true)).is_none());
+        assert!(check(&endpoint(false, true, true)).is_none());
+        assert!(check(&endpoint(false, false, false)).is_none());
+    }
+}
