@@ -256,6 +256,13 @@ impl Config {
                     Some("`retrysafe rules` lists the ids and names"),
                 ));
             };
+            if setting.severity == Some(Severity::None) {
+                return Err(src.error(
+                    key.span(),
+                    "a rule cannot have severity `none`",
+                    Some("write `enabled = false` to turn a rule off"),
+                ));
+            }
             config.rules.insert(rule.meta.id.to_string(), setting);
         }
 
