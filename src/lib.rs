@@ -127,7 +127,12 @@ pub fn audit_with(
     progress.phase("rules");
     let mut findings = rules::evaluate(&facts.endpoints);
     config.apply_to_findings(&mut findings);
-    suppress::apply(&mut findings, &facts.suppressions, &mut facts.diagnostics);
+    suppress::apply(
+        &mut findings,
+        &facts.suppressions,
+        &|rule| config.rule_enabled(rule),
+        &mut facts.diagnostics,
+    );
     Ok(Report::build(
         display_root.to_string(),
         facts.files_scanned,

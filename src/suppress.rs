@@ -102,10 +102,12 @@ pub fn scan(file: &str, text: &str) -> Vec<Suppression> {
 }
 
 /// Marks the findings the suppressions silence; reports suppressions that are malformed, have no
-/// reason, name an unknown rule or match nothing.
+/// reason, name an unknown rule or match nothing. A rule the configuration turned off (`enabled`
+/// false) has no findings to match, and its suppressions are not reported as stale.
 pub fn apply(
     findings: &mut [Finding],
     suppressions: &[Suppression],
+    enabled: &dyn Fn(&str) -> bool,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let known: BTreeSet<&str> = rules::registry().iter().map(|r| r.meta.id).collect();
@@ -140,7 +142,7 @@ pub fn apply(
                     matched = true;
                 }
             }
-            if !matched {
+            if !matched && enabled(rule) {
                 diagnostics.push(diag(format!(
                     "`{MARKER} {rule}` matches no {rule} finding at line {}: remove it if it is stale",
                     s.target

@@ -132,3 +132,22 @@ fn suppressed_findings_do_not_gate_and_are_left_out_of_human_outputs() {
         "test-mode account only"
     );
 }
+
+#[test]
+fn suppressions_of_a_rule_turned_off_are_not_stale() {
+    let dir = app();
+    fs::write(
+        dir.path().join("retrysafe.toml"),
+        "[rules.RS001]\nenabled = false\n",
+    )
+    .unwrap();
+    let (_, out, _) = run_in(&["check", dir.path().to_str().unwrap(), "--format", "json"]);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    let diags = report["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 2, "{diags:#?}");
+    assert!(
+        diags
+            .iter()
+            .all(|d| !d["message"].as_str().unwrap().contains("matches no RS001"))
+    );
+}
