@@ -88,6 +88,13 @@ pub struct Effect {
     /// A relative update (`increment`, `$inc`, `SET x = x + 1`): running it twice changes the result.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub relative: bool,
+    /// A create that follows a delete of the same model in the same function: the set is
+    /// replaced, so a repeat leaves the same rows.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub replaces: bool,
+    /// The model or table written, when the call names it (`prisma.order.create` → `order`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// Calls from the handler to this effect, outermost first (`createOrder`, `chargeCard`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub via: Vec<String>,
@@ -100,7 +107,7 @@ impl Effect {
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
         match self.kind {
-            EffectKind::DbCreate => !self.upsert,
+            EffectKind::DbCreate => !self.upsert && !self.replaces,
             EffectKind::DbUpdate => self.relative,
             EffectKind::DbDelete | EffectKind::FileWrite => false,
             _ => true,

@@ -112,6 +112,49 @@ fn has_self_increment(sql: &str) -> bool {
     })
 }
 
+/// One chained expression is one effect: `insert(t).values(v).onConflictDoNothing()` matches at
+/// several of its calls, and the upsert at the end decides what the whole chain does.
+fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
+    let mut groups: std::collections::BTreeMap<usize, Vec<Effect>> =
+        std::collections::BTreeMap::new();
+    for (g, e) in own {
+        groups.entry(g).or_default().push(e);
+    }
+    let mut out = Vec::new();
+    for (_, mut effects) in groups {
+        if effects.iter().any(|e| e.upsert) {
+            effects.retain(|e| e.upsert || e.kind != EffectKind::DbCreate);
+        }
+        // Inner calls are recorded first: keep the outermost effect of each kind.
+        let mut kept: Vec<Effect> = Vec::new();
+        for e in effects.into_iter().rev() {
+            if !kept.iter().any(|k| k.kind == e.kind) {
+                kept.push(e);
+            }
+        }
+        out.extend(kept);
+    }
+    out
+}
+
+/// The table a write statement names: `INSERT INTO t`, `UPDATE t`, `DELETE FROM t`.
+pub fn sql_table(sql: &str) -> Option<String> {
+    let words: Vec<&str> = sql
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = words
+        .iter()
+        .position(|w| matches!(w.to_ascii_uppercase().as_str(), "INTO" | "UPDATE" | "FROM"))?;
+    let name = words.get(at + 1)?.trim_matches(|c| c == '"' || c == '`');
+    let name = name
+        .rsplit('.')
+        .next()
+        .unwrap_or(name)
+        .trim_matches(|c| c == '"' || c == '`');
+    (!name.is_empty() && !name.starts_with('$')).then(|| name.to_ascii_lowercase())
+}
+
 /// What a raw SQL statement does: (kind, upsert, relative).
 pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
     let words = sql_words(sql);
@@ -199,8 +242,11 @@ impl<'a> Calls<'a> {
         let body = self.body_functions(m, f);
         let inside: HashSet<FnId> = body.iter().copied().collect();
         let module = &self.res.modules[m];
+        let mut own: Vec<(usize, Effect)> = Vec::new();
         for &g in &body {
             let facts = &module.functions[g];
+            // Targets deleted earlier in this function: a create after them replaces the set.
+            let mut deleted: Vec<Option<String>> = Vec::new();
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
@@ -210,7 +256,18 @@ impl<'a> Calls<'a> {
                 {
                     continue;
                 }
-                out.effects.extend(self.effects_of(m, cs));
+                for mut e in self.effects_of(m, cs) {
+                    if e.kind == EffectKind::DbCreate
+                        && e.target.is_some()
+                        && deleted.contains(&e.target)
+                    {
+                        e.replaces = true;
+                    }
+                    if e.kind == EffectKind::DbDelete {
+                        deleted.push(e.target.clone());
+                    }
+                    own.push((cs.group, e));
+                }
                 let mut targets: Vec<(Resolved, bool)> =
                     vec![(self.res.resolve(m, &cs.callee), false)];
                 if matches!(targets[0].0, Resolved::Opaque)
@@ -246,6 +303,7 @@ impl<'a> Calls<'a> {
                 }
             }
         }
+        out.effects.extend(merge_chains(own));
         out.effects.sort();
         out.effects
             .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
@@ -293,6 +351,12 @@ impl<'a> Calls<'a> {
         let mut out = Vec::new();
         let origin = self.res.origin(m, &cs.root);
         let location = self.location(m, cs.line);
+        // `prisma.order.create` → `order`; `Order.create` → `Order`.
+        let target = match cs.path.len() {
+            0 => None,
+            1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
+            n => Some(cs.path[n - 2].clone()),
+        };
         for sink in self.catalog.sinks.iter().filter(|s| s.lang == "ts") {
             let by_origin = origin
                 .as_ref()
@@ -344,6 +408,8 @@ impl<'a> Calls<'a> {
                 location: location.clone(),
                 upsert: sink.upsert,
                 relative,
+                replaces: false,
+                target: target.clone(),
                 via: vec![],
                 speculative: false,
             });
@@ -368,6 +434,8 @@ impl<'a> Calls<'a> {
                     location,
                     upsert,
                     relative,
+                    replaces: false,
+                    target: sql_table(sql),
                     via: vec![],
                     speculative: false,
                 });
@@ -380,6 +448,51 @@ impl<'a> Calls<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn effect(kind: EffectKind, upsert: bool, line: u32) -> Effect {
+        Effect {
+            kind,
+            callee: format!("c{line}"),
+            label: String::new(),
+            location: Location::new("a.ts", line),
+            upsert,
+            relative: false,
+            replaces: false,
+            target: None,
+            via: vec![],
+            speculative: false,
+        }
+    }
+
+    #[test]
+    fn a_chain_ending_in_an_upsert_is_one_upsert() {
+        // insert(t) (inner call) then .onConflictDoNothing() (outer) in group 7; a plain create in group 9.
+        let own = vec![
+            (7, effect(EffectKind::DbCreate, false, 3)),
+            (7, effect(EffectKind::DbCreate, true, 3)),
+            (9, effect(EffectKind::DbCreate, false, 5)),
+        ];
+        let merged = merge_chains(own);
+        assert_eq!(merged.len(), 2);
+        assert!(merged.iter().any(|e| e.upsert && e.location.line == 3));
+        assert!(merged.iter().any(|e| !e.upsert && e.location.line == 5));
+    }
+
+    #[test]
+    fn sql_tables() {
+        assert_eq!(
+            sql_table("INSERT INTO public.orders (a) VALUES ($1)"),
+            Some("orders".into())
+        );
+        assert_eq!(
+            sql_table("update \"Users\" set name = $1"),
+            Some("users".into())
+        );
+        assert_eq!(
+            sql_table("DELETE FROM sessions WHERE id = $1"),
+            Some("sessions".into())
+        );
+    }
 
     #[test]
     fn sql_kinds() {

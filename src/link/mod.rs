@@ -179,29 +179,91 @@ fn key_middleware(
     }
 }
 
-/// The mechanisms every front end derives the same way from what it found: an upsert reached is
-/// mechanism `upsert`; with no mechanism at all and no effect that repeats on a retry, `natural`.
-/// Sorts and deduplicates.
+/// The mechanisms every front end derives the same way from what it found, when nothing else
+/// protects the endpoint and nothing it reaches repeats on a retry: `upsert` for the upserts that
+/// make it so, `natural` when its other writes are absolute updates and deletes (or there are
+/// none). Sorts and deduplicates.
 pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, handler: Location) {
-    for e in effects.iter().filter(|e| e.upsert) {
-        mechanisms.push(Mechanism {
-            kind: MechanismKind::Upsert,
-            detail: format!("upsert `{}`", e.callee),
-            location: e.location.clone(),
-        });
-    }
-    if mechanisms.is_empty() && !effects.iter().any(Effect::repeats_on_retry) {
-        let detail = if effects.is_empty() {
-            "no side effect reached: repeating the request changes nothing"
-        } else {
-            "only absolute updates and deletes: a repeat leaves the same state"
-        };
-        mechanisms.push(Mechanism {
-            kind: MechanismKind::Natural,
-            detail: detail.into(),
-            location: handler,
-        });
+    let repeats = effects.iter().any(Effect::repeats_on_retry);
+    let upserts: Vec<&Effect> = effects.iter().filter(|e| e.upsert).collect();
+    // An upsert protects its own write only: it is the endpoint's mechanism when nothing else
+    // the endpoint does would repeat.
+    if !repeats && mechanisms.is_empty() {
+        for e in &upserts {
+            mechanisms.push(Mechanism {
+                kind: MechanismKind::Upsert,
+                detail: format!("upsert `{}`", e.callee),
+                location: e.location.clone(),
+            });
+        }
+        let other_writes = effects.iter().any(|e| !e.upsert);
+        if upserts.is_empty() || other_writes {
+            let detail = if effects.is_empty() {
+                "no side effect reached: repeating the request changes nothing"
+            } else if upserts.is_empty() {
+                "only absolute updates and deletes: a repeat leaves the same state"
+            } else {
+                "only absolute updates, deletes and upserts: a repeat leaves the same state"
+            };
+            mechanisms.push(Mechanism {
+                kind: MechanismKind::Natural,
+                detail: detail.into(),
+                location: handler,
+            });
+        }
     }
     mechanisms.sort();
     mechanisms.dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::EffectKind;
+
+    fn effect(kind: EffectKind, upsert: bool) -> Effect {
+        Effect {
+            kind,
+            callee: "x".into(),
+            label: String::new(),
+            location: Location::new("s.ts", 2),
+            upsert,
+            relative: false,
+            replaces: false,
+            target: None,
+            via: vec![],
+            speculative: false,
+        }
+    }
+
+    fn kinds(effects: &[Effect]) -> Vec<MechanismKind> {
+        let mut m = Vec::new();
+        complete_mechanisms(effects, &mut m, Location::new("h.ts", 1));
+        m.iter().map(|m| m.kind).collect()
+    }
+
+    #[test]
+    fn upsert_protects_only_its_own_write() {
+        assert_eq!(
+            kinds(&[effect(EffectKind::DbCreate, true)]),
+            vec![MechanismKind::Upsert]
+        );
+        // A plain create beside the upsert still repeats: no mechanism.
+        assert!(
+            kinds(&[
+                effect(EffectKind::DbCreate, true),
+                effect(EffectKind::DbCreate, false)
+            ])
+            .is_empty()
+        );
+        // Absolute writes beside an upsert: idempotent by nature, the upsert listed too.
+        assert_eq!(
+            kinds(&[
+                effect(EffectKind::DbCreate, true),
+                effect(EffectKind::DbUpdate, false)
+            ]),
+            vec![MechanismKind::Upsert, MechanismKind::Natural]
+        );
+        assert_eq!(kinds(&[]), vec![MechanismKind::Natural]);
+    }
 }

@@ -95,12 +95,12 @@ impl Classification {
 pub fn classify(ep: &Endpoint) -> Classification {
     if ep.has_mechanism(MechanismKind::HeaderKey) {
         Classification::IdempotentWithKey
+    } else if ep.has_mechanism(MechanismKind::Natural) {
+        Classification::IdempotentByNature
     } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
         || ep.has_mechanism(MechanismKind::Upsert)
     {
         Classification::IdempotentByConstraint
-    } else if ep.has_mechanism(MechanismKind::Natural) {
-        Classification::IdempotentByNature
     } else {
         Classification::NotIdempotent
     }

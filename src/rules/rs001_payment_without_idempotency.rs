@@ -127,6 +127,8 @@ mod tests {
             location: Location::new("b.ts", 9),
             upsert: false,
             relative: false,
+            replaces: false,
+            target: None,
             via: vec!["charge".into()],
             speculative: false,
         }

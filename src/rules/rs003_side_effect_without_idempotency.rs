@@ -115,6 +115,8 @@ mod tests {
             location: Location::new("s.ts", 4),
             upsert,
             relative,
+            replaces: false,
+            target: None,
             via: vec![],
             speculative: false,
         }

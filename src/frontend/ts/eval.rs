@@ -52,6 +52,7 @@ pub struct Evaluator<'t, 'c> {
     export_clauses: Vec<(String, String, u32)>,
     /// The HTTP methods the code being walked runs under (`if (req.method === 'POST')`).
     pub(super) branch: Option<Vec<String>>,
+    chain_group: Option<usize>,
 }
 
 pub fn line(n: Node) -> u32 {
@@ -99,6 +100,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             name_hint: None,
             export_clauses: Vec::new(),
             branch: None,
+            chain_group: None,
         }
     }
 
@@ -1320,9 +1322,24 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     pub(super) fn eval_call(&mut self, node: Node<'t>) -> Chain {
+        // Calls chained on one another (`db.insert(t).values(v).onConflictDoNothing()`) share
+        // the outermost call's group; arguments start groups of their own.
+        let outermost = self.chain_group.is_none();
+        if outermost {
+            self.chain_group = Some(node.id());
+        }
+        let c = self.eval_call_inner(node);
+        if outermost {
+            self.chain_group = None;
+        }
+        c
+    }
+
+    fn eval_call_inner(&mut self, node: Node<'t>) -> Chain {
         let Some(callee) = node.child_by_field_name("function") else {
             return self.opaque_chain(node);
         };
+        let group = self.chain_group.unwrap_or(node.id());
         let mut c = self.chain(callee);
         let args_node = node.child_by_field_name("arguments");
         let arg_nodes: Vec<Node<'t>> = match args_node {
@@ -1349,11 +1366,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             && let (Val::Arr(items), true) = (recv.as_ref(), is_function(cb.kind()))
         {
             let items = items.clone();
+            let saved_group = self.chain_group.take();
             self.unroll(*cb, items);
+            self.chain_group = saved_group;
             c.val = Val::Unknown;
             return c;
         }
+        let saved_group = self.chain_group.take();
         let args: Vec<Val> = arg_nodes.iter().map(|a| self.eval(*a)).collect();
+        self.chain_group = saved_group;
         self.nest_bootstrap_call(&c, &args, node);
         if let Some(v) = self.router_call(&c, &args, &arg_nodes, node) {
             c.val = v;
@@ -1392,6 +1413,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             is_new: false,
             line: line(callee.child_by_field_name("property").unwrap_or(callee)),
             text,
+            group,
             branch: self.branch.clone(),
         });
         c.val = match &c.val {
@@ -1467,6 +1489,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             is_new: true,
             line: line(node),
             text,
+            group: node.id(),
             branch: self.branch.clone(),
         });
         let val = match &c.val {

@@ -63,6 +63,8 @@ pub struct CallSite {
     pub line: u32,
     /// The call as written, shortened, for reports.
     pub text: String,
+    /// Calls chained on one another share a group (the outermost call's node id).
+    pub group: usize,
     /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.
     pub branch: Option<Vec<String>>,
 }
