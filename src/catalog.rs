@@ -11,7 +11,7 @@ const SINKS: &str = include_str!("../rules/sinks.toml");
 const HEADERS: &str = include_str!("../rules/headers.toml");
 const MIDDLEWARE: &str = include_str!("../rules/middleware.toml");
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sink {
     pub id: String,
@@ -83,7 +83,7 @@ struct HeadersFile {
 }
 
 /// A known idempotency middleware package. The property flags are read by later rules.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct Middleware {
     pub id: String,
     pub lang: String,
@@ -134,25 +134,35 @@ impl Catalog {
             middleware: middleware.middleware,
         };
         for sink in &mut catalog.sinks {
-            let mut set = GlobSetBuilder::new();
-            for root in &sink.roots {
-                let glob = GlobBuilder::new(root)
-                    .case_insensitive(true)
-                    .build()
-                    .map_err(|e| {
-                        format!("rules/sinks.toml: sink `{}`: root `{root}`: {e}", sink.id)
-                    })?;
-                set.add(glob);
-            }
-            sink.roots_set = Some(set.build().map_err(|e| format!("rules/sinks.toml: {e}"))?);
-            if sink.calls.is_empty() && sink.constructs.is_empty() {
-                return Err(format!(
-                    "rules/sinks.toml: sink `{}` has neither `calls` nor `constructs`",
-                    sink.id
-                ));
-            }
+            sink.prepare()
+                .map_err(|e| format!("rules/sinks.toml: {e}"))?;
         }
         Ok(catalog)
+    }
+
+    /// Adds a project's own entries (from `retrysafe.toml`, same shapes as `rules/*.toml`). They
+    /// come first, so a project's sink wins over a built-in one that matches the same call.
+    pub fn extend(
+        &mut self,
+        mut sinks: Vec<Sink>,
+        key_headers: &[String],
+        middleware: Vec<Middleware>,
+    ) -> Result<(), String> {
+        for sink in &mut sinks {
+            sink.prepare()?;
+        }
+        sinks.append(&mut self.sinks);
+        self.sinks = sinks;
+        for h in key_headers {
+            let h = h.trim().to_ascii_lowercase();
+            if !self.key_headers.contains(&h) {
+                self.key_headers.push(h);
+            }
+        }
+        let mut middleware = middleware;
+        middleware.append(&mut self.middleware);
+        self.middleware = middleware;
+        Ok(())
     }
 
     pub fn is_key_header(&self, name: &str) -> bool {
@@ -169,6 +179,28 @@ impl Catalog {
 }
 
 impl Sink {
+    /// Checks the entry and compiles its `roots` globs. The error names the sink and the field.
+    pub fn prepare(&mut self) -> Result<(), String> {
+        let mut set = GlobSetBuilder::new();
+        for root in &self.roots {
+            let glob = GlobBuilder::new(root)
+                .case_insensitive(true)
+                .build()
+                .map_err(|e| format!("sink `{}`: root `{root}`: {e}", self.id))?;
+            set.add(glob);
+        }
+        self.roots_set = Some(
+            set.build()
+                .map_err(|e| format!("sink `{}`: {e}", self.id))?,
+        );
+        if self.calls.is_empty() && self.constructs.is_empty() {
+            return Err(format!(
+                "sink `{}` has neither `calls` nor `constructs`",
+                self.id
+            ));
+        }
+        Ok(())
+    }
     pub fn origin_matches(&self, spec: &str) -> bool {
         self.packages.iter().any(|p| package_matches(p, spec))
     }

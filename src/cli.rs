@@ -21,14 +21,28 @@ pub enum Command {
         /// The repository to audit.
         #[arg(default_value = ".")]
         path: PathBuf,
-        #[arg(long, value_enum, default_value_t = CheckFormat::Table)]
+        /// pretty: each finding as a compiler-style diagnostic with the source lines.
+        #[arg(long, value_enum, default_value_t = CheckFormat::Pretty)]
         format: CheckFormat,
         /// Write the report to FILE instead of stdout.
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
-        /// Exit 1 when a finding is at or above this severity.
+        /// Exit 1 when a finding is at or above this severity (suppressed and baselined findings
+        /// never count).
         #[arg(long, value_enum, default_value_t = FailOn::Critical)]
         fail_on: FailOn,
+        /// The configuration file (default: PATH/retrysafe.toml if present).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Fail only on findings that are not in this baseline file.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+        /// Record today's findings in FILE as the baseline (and exit 0).
+        #[arg(long, value_name = "FILE")]
+        write_baseline: Option<PathBuf>,
+        /// Print the findings only: no summary line, no progress bar, no notes on stderr.
+        #[arg(long, short = 'q')]
+        quiet: bool,
     },
     /// Print the mutation inventory only.
     Inventory {
@@ -38,6 +52,9 @@ pub enum Command {
         format: InventoryFormat,
         #[arg(long, short = 'o', value_name = "FILE")]
         output: Option<PathBuf>,
+        /// The configuration file (default: PATH/retrysafe.toml if present).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
     },
     /// List the rules: id, name, default severity.
     Rules,
@@ -46,13 +63,19 @@ pub enum Command {
         /// A rule id (RS001) or name (payment-without-idempotency).
         rule: String,
     },
+    /// Print the JSON Schema of `check --format json` (shipped as docs/report.schema.json).
+    Schema,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CheckFormat {
+    /// Compiler-style diagnostics with source excerpts (the default).
+    Pretty,
     Table,
     Markdown,
     Json,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
+    Sarif,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

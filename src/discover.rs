@@ -83,16 +83,29 @@ pub fn rel_path(root: &Path, path: &Path) -> String {
 
 /// Walks `root` and reads every source file in parallel. Output is sorted by path.
 pub fn discover(root: &Path) -> Discovered {
+    discover_with(root, None)
+}
+
+/// As [`discover`], also skipping what `ignore` (the project's `ignore` patterns) matches.
+pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>) -> Discovered {
     let mut diagnostics = Vec::new();
     let mut candidates: Vec<(PathBuf, Lang)> = Vec::new();
+    let ignore = ignore.cloned();
     let walker = ignore::WalkBuilder::new(root)
         .require_git(false)
         .follow_links(false)
-        .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
+        .filter_entry(move |e| {
+            let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+            if is_dir
                 && e.file_name()
                     .to_str()
-                    .is_some_and(|n| SKIPPED_DIRS.contains(&n)))
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+            {
+                return false;
+            }
+            ignore
+                .as_ref()
+                .is_none_or(|g| !g.matched(e.path(), is_dir).is_ignore())
         })
         .build();
     for entry in walker {

@@ -3,16 +3,20 @@
 //!
 //! Pipeline: discover → parse (per file, in parallel) → facts → link → rules → report.
 
+pub mod baseline;
 pub mod catalog;
 pub mod cli;
+pub mod config;
 pub mod discover;
 pub mod facts;
 pub mod frontend;
 pub mod link;
 pub mod report;
 pub mod rules;
+pub mod suppress;
 
 use catalog::Catalog;
+use config::Config;
 use facts::Facts;
 use rayon::prelude::*;
 use report::Report;
@@ -32,7 +36,7 @@ impl std::fmt::Display for AuditError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AuditError::NotFound(p) => write!(f, "no such directory: {p}"),
-            AuditError::Catalog(e) => write!(f, "the built-in catalogue is invalid: {e}"),
+            AuditError::Catalog(e) => write!(f, "the catalogue is invalid: {e}"),
             AuditError::Threads(e) => write!(f, "could not start worker threads: {e}"),
         }
     }
@@ -40,15 +44,49 @@ impl std::fmt::Display for AuditError {
 
 impl std::error::Error for AuditError {}
 
+/// Told how an audit advances (for a progress bar). Every method has a no-op default.
+pub trait Progress: Sync {
+    /// The files are found; `files` of them will be parsed.
+    fn discovered(&self, _files: usize) {}
+    /// One more file parsed.
+    fn parsed(&self) {}
+    /// A phase after parsing starts ("linking", "rules").
+    fn phase(&self, _name: &str) {}
+}
+
+/// A [`Progress`] that ignores everything.
+pub struct Silent;
+impl Progress for Silent {}
+
 /// Discovers, parses and links everything under `root`.
 pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
-    let found = discover::discover(root);
+    collect_facts_with(root, catalog, &Config::default(), &Silent)
+}
+
+/// As [`collect_facts`], with the project's ignore patterns and a progress observer.
+pub fn collect_facts_with(
+    root: &Path,
+    catalog: &Catalog,
+    config: &Config,
+    progress: &dyn Progress,
+) -> Facts {
+    let found = discover::discover_with(root, config.ignore_matcher(root).as_ref());
+    progress.discovered(found.files.len());
     let mut diagnostics = found.diagnostics;
+    let suppressions: Vec<_> = found
+        .files
+        .par_iter()
+        .flat_map_iter(|f| suppress::scan(&f.rel, &f.text))
+        .collect();
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         found.files.iter().partition(|f| f.lang.is_ts());
     let parsed: Vec<_> = ts_files
         .par_iter()
-        .map(|f| frontend::ts::analyze_file(f, catalog))
+        .map(|f| {
+            let r = frontend::ts::analyze_file(f, catalog);
+            progress.parsed();
+            r
+        })
         .collect();
     let mut modules = Vec::with_capacity(parsed.len());
     for (m, d) in parsed {
@@ -58,6 +96,7 @@ pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
     let schema_files: Vec<discover::SourceFile> = schema_files.into_iter().cloned().collect();
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
     diagnostics.extend(more);
+    progress.phase("linking");
     let (mut endpoints, more, model_constraints) = link::link_ts(&modules, root, catalog);
     diagnostics.extend(more);
     constraints.extend(model_constraints);
@@ -76,21 +115,40 @@ pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
         constraints,
         endpoints,
         diagnostics,
+        suppressions,
     }
 }
 
 /// The public entry: audits the tree at `root`. `display_root` is how the report names it.
 pub fn audit(root: &Path, display_root: &str) -> Result<Report, AuditError> {
+    audit_with(root, display_root, &Config::default(), &Silent)
+}
+
+/// As [`audit`], with a project configuration (`retrysafe.toml`) and a progress observer.
+pub fn audit_with(
+    root: &Path,
+    display_root: &str,
+    config: &Config,
+    progress: &dyn Progress,
+) -> Result<Report, AuditError> {
     if !root.is_dir() {
         return Err(AuditError::NotFound(root.display().to_string()));
     }
-    let catalog = Catalog::builtin().map_err(AuditError::Catalog)?;
+    let catalog = config.catalog().map_err(AuditError::Catalog)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .stack_size(STACK_BYTES)
         .build()
         .map_err(|e| AuditError::Threads(e.to_string()))?;
-    let facts = pool.install(|| collect_facts(root, &catalog));
-    let findings = rules::evaluate(&facts.endpoints);
+    let mut facts = pool.install(|| collect_facts_with(root, &catalog, config, progress));
+    progress.phase("rules");
+    let mut findings = rules::evaluate(&facts.endpoints);
+    config.apply_to_findings(&mut findings);
+    suppress::apply(
+        &mut findings,
+        &facts.suppressions,
+        &|rule| config.rule_enabled(rule),
+        &mut facts.diagnostics,
+    );
     Ok(Report::build(
         display_root.to_string(),
         facts.files_scanned,

@@ -1,15 +1,31 @@
 use clap::Parser;
+use retrysafe::baseline::Baseline;
 use retrysafe::cli::{CheckFormat, Cli, Command, InventoryFormat};
+use retrysafe::config::{Config, ConfigError};
 use retrysafe::report::{self, Report};
 use retrysafe::rules;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// Why a run could not complete (exit 2).
+enum Failure {
+    Message(String),
+    Config(ConfigError),
+}
+
+impl From<String> for Failure {
+    fn from(s: String) -> Self {
+        Failure::Message(s)
+    }
+}
+
+fn no_color() -> bool {
+    std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty())
+}
+
 fn colour(output: &Option<PathBuf>) -> bool {
-    output.is_none()
-        && std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    output.is_none() && std::io::stdout().is_terminal() && !no_color()
 }
 
 fn emit(text: &str, output: &Option<PathBuf>) -> Result<(), String> {
@@ -31,28 +47,67 @@ fn emit(text: &str, output: &Option<PathBuf>) -> Result<(), String> {
     }
 }
 
-fn run_audit(path: &Path) -> Result<Report, String> {
-    retrysafe::audit(path, &path.display().to_string()).map_err(|e| e.to_string())
+fn run_audit(path: &Path, config: Option<&Path>, quiet: bool) -> Result<Report, Failure> {
+    let config = Config::discover(path, config).map_err(Failure::Config)?;
+    let bar = if quiet {
+        None
+    } else {
+        report::progress::Bar::start()
+    };
+    let observer: &dyn retrysafe::Progress = match &bar {
+        Some(b) => b,
+        None => &retrysafe::Silent,
+    };
+    let result = retrysafe::audit_with(path, &path.display().to_string(), &config, observer);
+    if let Some(b) = bar {
+        b.finish();
+    }
+    result.map_err(|e| Failure::Message(e.to_string()))
 }
 
-fn run(cli: Cli) -> Result<ExitCode, String> {
+fn run(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
         Command::Check {
             path,
             format,
             output,
             fail_on,
+            config,
+            baseline,
+            write_baseline,
+            quiet,
         } => {
-            let report = run_audit(&path)?;
+            let mut report = run_audit(&path, config.as_deref(), quiet)?;
+            if let Some(file) = &baseline {
+                report.mark_baselined(&Baseline::load(file)?.fingerprints());
+            }
             let text = match format {
+                CheckFormat::Pretty => {
+                    report::diagnostics::render(&report, &path, colour(&output), quiet)
+                }
+                CheckFormat::Table if quiet => report::table::findings(&report, colour(&output)),
                 CheckFormat::Table => report::table::render(&report, colour(&output)),
                 CheckFormat::Markdown => report::markdown::render(&report),
                 CheckFormat::Json => report::json::render(&report),
+                CheckFormat::Sarif => report::sarif::render(&report),
             };
             emit(&text, &output)?;
+            if let Some(file) = &write_baseline {
+                let b = Baseline::from_report(&report);
+                std::fs::write(file, b.to_json())
+                    .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+                if !quiet {
+                    eprintln!(
+                        "retrysafe: wrote a baseline of {} findings to {}",
+                        b.findings.len(),
+                        file.display()
+                    );
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
             let failed = fail_on
                 .threshold()
-                .is_some_and(|t| report.max_severity() >= t);
+                .is_some_and(|t| report.gating_severity() >= t);
             Ok(if failed {
                 ExitCode::from(1)
             } else {
@@ -63,8 +118,9 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             path,
             format,
             output,
+            config,
         } => {
-            let report = run_audit(&path)?;
+            let report = run_audit(&path, config.as_deref(), false)?;
             let text = match format {
                 InventoryFormat::Table => report::table::render_inventory(&report, colour(&output)),
                 InventoryFormat::Markdown => report::markdown::inventory_table(&report),
@@ -102,6 +158,10 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             emit(&text, &None)?;
             Ok(ExitCode::SUCCESS)
         }
+        Command::Schema => {
+            emit(&report::json::schema(), &None)?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
@@ -109,8 +169,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,
-        Err(msg) => {
+        Err(Failure::Message(msg)) => {
             eprintln!("retrysafe: error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Config(e)) => {
+            let colour = std::io::stderr().is_terminal() && !no_color();
+            eprint!("{}", report::diagnostics::render_error(&e, colour));
             ExitCode::from(2)
         }
     }

@@ -6,7 +6,7 @@
 use serde::Serialize;
 
 /// A place in the scanned tree: `file` relative to the root, `/`-separated; `line` 1-based.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
 pub struct Location {
     pub file: String,
     pub line: u32,
@@ -29,7 +29,17 @@ impl std::fmt::Display for Location {
 
 /// What a side effect does, in the report's vocabulary.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
@@ -63,7 +73,7 @@ impl EffectKind {
 }
 
 /// A side effect reached from an endpoint's handler.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct Effect {
     pub kind: EffectKind,
     /// The call as written, e.g. `stripe.paymentIntents.create`.
@@ -117,7 +127,9 @@ impl Effect {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum MechanismKind {
     HeaderKey,
@@ -142,7 +154,7 @@ impl MechanismKind {
 }
 
 /// Something that protects an endpoint against a duplicate execution.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct Mechanism {
     pub kind: MechanismKind,
     pub detail: String,
@@ -233,7 +245,7 @@ pub fn model_key(name: &str) -> String {
 }
 
 /// A problem with the input that did not stop the audit.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct Diagnostic {
     pub file: String,
     pub line: u32,
@@ -258,4 +270,6 @@ pub struct Facts {
     /// Every route, safe methods included (RS023 needs the GETs).
     pub endpoints: Vec<Endpoint>,
     pub diagnostics: Vec<Diagnostic>,
+    /// `retrysafe-ignore` comments found in the scanned files.
+    pub suppressions: Vec<crate::suppress::Suppression>,
 }

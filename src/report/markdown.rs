@@ -81,6 +81,13 @@ pub fn render(report: &Report) -> String {
         "- Highest-risk gap: {}.",
         s.highest_risk.as_deref().unwrap_or("none found")
     );
+    if s.suppressed > 0 || s.baselined > 0 {
+        let _ = writeln!(
+            out,
+            "- Accepted: {} suppressed in the source (`retrysafe-ignore`, not listed below), {} in the baseline.",
+            s.suppressed, s.baselined
+        );
+    }
     out.push_str("\n## Mutation inventory\n\n");
     out.push_str(&inventory_table(report));
     for (section, ids) in SECTIONS {
@@ -90,8 +97,7 @@ pub fn render(report: &Report) -> String {
             "Positive Findings" => positives(report, &mut out),
             _ => {
                 let findings: Vec<_> = report
-                    .findings
-                    .iter()
+                    .visible_findings()
                     .filter(|f| f.section == *section)
                     .collect();
                 for f in &findings {
@@ -103,6 +109,9 @@ pub fn render(report: &Report) -> String {
                         f.confidence.as_str()
                     );
                     let _ = writeln!(out, "- Where: `{}:{}`", f.file, f.line);
+                    if f.baselined {
+                        let _ = writeln!(out, "- Baseline: known (in the `--baseline` file)");
+                    }
                     let _ = writeln!(out, "- Finding: {}", f.message);
                     let _ = writeln!(out, "- Change: {}", f.change);
                     let _ = writeln!(out, "- Impact: {}\n", f.impact);

@@ -1,7 +1,10 @@
 //! The report: one value every output format renders. No rule prints.
 
+pub mod diagnostics;
 pub mod json;
 pub mod markdown;
+pub mod progress;
+pub mod sarif;
 pub mod table;
 
 use crate::facts::{Diagnostic, Effect, Endpoint, Mechanism};
@@ -11,13 +14,13 @@ use std::collections::BTreeMap;
 
 pub const SCHEMA_VERSION: u32 = 1;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Tool {
     pub name: &'static str,
     pub version: &'static str,
 }
 
-#[derive(Debug, Serialize, Default)]
+#[derive(Debug, Serialize, Default, schemars::JsonSchema)]
 pub struct BySeverity {
     pub critical: usize,
     pub high: usize,
@@ -26,16 +29,21 @@ pub struct BySeverity {
     pub inverse: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub files_scanned: usize,
     pub mutation_endpoints: usize,
     pub with_idempotency: usize,
+    /// Findings that are not suppressed, by severity (baselined findings included).
     pub by_severity: BySeverity,
     pub highest_risk: Option<String>,
+    /// Findings silenced by a `retrysafe-ignore` comment (not in `by_severity`).
+    pub suppressed: usize,
+    /// Findings known in the `--baseline` file (in `by_severity`, not gating `--fail-on`).
+    pub baselined: usize,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct EndpointReport {
     pub id: String,
     pub method: String,
@@ -56,7 +64,7 @@ impl EndpointReport {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Report {
     pub schema_version: u32,
     pub tool: Tool,
@@ -121,7 +129,7 @@ impl Report {
         diagnostics.sort();
         diagnostics.dedup();
         let mut by = BySeverity::default();
-        for f in &findings {
+        for f in findings.iter().filter(|f| !f.suppressed) {
             match f.severity {
                 Severity::Critical => by.critical += 1,
                 Severity::High => by.high += 1,
@@ -133,7 +141,7 @@ impl Report {
         }
         let highest_risk = findings
             .iter()
-            .find(|f| f.severity > Severity::Inverse)
+            .find(|f| f.severity > Severity::Inverse && !f.suppressed)
             .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
         Report {
             schema_version: SCHEMA_VERSION,
@@ -151,6 +159,8 @@ impl Report {
                     .count(),
                 by_severity: by,
                 highest_risk,
+                suppressed: findings.iter().filter(|f| f.suppressed).count(),
+                baselined: findings.iter().filter(|f| f.baselined).count(),
             },
             endpoints,
             findings,
@@ -165,6 +175,30 @@ impl Report {
             .map(|f| f.severity)
             .max()
             .unwrap_or(Severity::None)
+    }
+
+    /// The highest severity among the findings that gate `--fail-on`: neither suppressed nor
+    /// in the baseline.
+    pub fn gating_severity(&self) -> Severity {
+        self.findings
+            .iter()
+            .filter(|f| !f.suppressed && !f.baselined)
+            .map(|f| f.severity)
+            .max()
+            .unwrap_or(Severity::None)
+    }
+
+    /// Marks the findings whose fingerprint is in `known` as baselined.
+    pub fn mark_baselined(&mut self, known: &std::collections::HashSet<String>) {
+        for f in &mut self.findings {
+            f.baselined = known.contains(&f.fingerprint);
+        }
+        self.summary.baselined = self.findings.iter().filter(|f| f.baselined).count();
+    }
+
+    /// The findings a person reads in the table, Markdown and terminal outputs: not suppressed.
+    pub fn visible_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| !f.suppressed)
     }
 }
 

@@ -35,16 +35,30 @@ fn new_table(colour: bool) -> Table {
 }
 
 pub fn render(report: &Report, colour: bool) -> String {
+    let mut out = findings(report, colour);
+    out.push_str(&summary_line(report));
+    out
+}
+
+/// The table and the details of each finding, without the summary line. Suppressed findings are
+/// left out (the JSON keeps them); baselined ones say so.
+pub fn findings(report: &Report, colour: bool) -> String {
     let mut out = String::new();
-    if report.findings.is_empty() {
+    let visible: Vec<_> = report.visible_findings().collect();
+    if visible.is_empty() {
         out.push_str("No findings.\n");
     } else {
         let mut t = new_table(colour);
         t.set_header(vec!["#", "Severity", "Rule", "Endpoint", "Location"]);
-        for (i, f) in report.findings.iter().enumerate() {
+        for (i, f) in visible.iter().enumerate() {
+            let sev = if f.baselined {
+                Cell::new(format!("{} (baselined)", f.severity.as_str()))
+            } else {
+                severity_cell(f.severity, colour)
+            };
             t.add_row(vec![
                 Cell::new(i + 1),
-                severity_cell(f.severity, colour),
+                sev,
                 Cell::new(format!("{} {}", f.rule, f.name)),
                 Cell::new(&f.endpoint),
                 Cell::new(format!("{}:{}", f.file, f.line)),
@@ -52,7 +66,7 @@ pub fn render(report: &Report, colour: bool) -> String {
         }
         out.push_str(&t.to_string());
         out.push_str("\n\n");
-        for (i, f) in report.findings.iter().enumerate() {
+        for (i, f) in visible.iter().enumerate() {
             out.push_str(&format!(
                 "#{} {} {} at {}:{}\n  {}\n  change: {}\n  impact: {}\n\n",
                 i + 1,
@@ -66,7 +80,6 @@ pub fn render(report: &Report, colour: bool) -> String {
             ));
         }
     }
-    out.push_str(&summary_line(report));
     out
 }
 
@@ -115,6 +128,12 @@ pub fn summary_line(report: &Report) -> String {
         b.inverse,
         s.files_scanned
     );
+    if s.suppressed > 0 {
+        line.push_str(&format!("; {} suppressed", s.suppressed));
+    }
+    if s.baselined > 0 {
+        line.push_str(&format!("; {} in the baseline", s.baselined));
+    }
     if !report.diagnostics.is_empty() {
         line.push_str(&format!(
             "; {} diagnostics (see --format json)",

@@ -12,7 +12,19 @@ use crate::facts::{Effect, Endpoint, MechanismKind};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     None,
@@ -36,7 +48,7 @@ impl Severity {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Confidence {
     Speculative,
@@ -62,7 +74,7 @@ impl Confidence {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Classification {
     IdempotentByNature,
@@ -137,7 +149,7 @@ pub fn find(id: &str) -> Option<Rule> {
         .find(|r| r.meta.id.eq_ignore_ascii_case(id) || r.meta.name == id)
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     pub rule: String,
     pub name: String,
@@ -151,6 +163,13 @@ pub struct Finding {
     pub change: String,
     pub impact: String,
     pub fingerprint: String,
+    /// Silenced by a `retrysafe-ignore` comment with a reason: shown, never counted or gating.
+    pub suppressed: bool,
+    /// The reason written in the suppression comment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppression_reason: Option<String>,
+    /// Known in the `--baseline` file: shown and counted, but not gating `--fail-on`.
+    pub baselined: bool,
 }
 
 /// Stable across runs and line shifts: the rule, the endpoint and its file, not the line.
@@ -190,6 +209,9 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 message: hit.message,
                 change: hit.change,
                 impact: hit.impact,
+                suppressed: false,
+                suppression_reason: None,
+                baselined: false,
             });
         }
     }

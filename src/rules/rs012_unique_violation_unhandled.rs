@@ -41,7 +41,12 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     let unhandled: Vec<&Effect> = ep
         .side_effects
         .iter()
-        .filter(|e| e.kind == EffectKind::DbCreate && e.constraint.is_some() && !e.unique_caught && !e.prechecked)
+        .filter(|e| {
+            e.kind == EffectKind::DbCreate
+                && e.constraint.is_some()
+                && !e.unique_caught
+                && !e.prechecked
+        })
         .collect();
     let first = unhandled.first()?;
     let constraint = first.constraint.clone().unwrap_or_default();

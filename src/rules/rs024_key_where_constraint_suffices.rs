@@ -39,18 +39,32 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         return None;
     }
     let natural = |c: &str| !c.to_ascii_lowercase().contains("idempoten");
-    let creates: Vec<_> = ep.side_effects.iter().filter(|e| e.kind == EffectKind::DbCreate && !e.upsert).collect();
-    if creates.is_empty() || !creates.iter().all(|e| e.constraint.as_deref().is_some_and(natural)) {
+    let creates: Vec<_> = ep
+        .side_effects
+        .iter()
+        .filter(|e| e.kind == EffectKind::DbCreate && !e.upsert)
+        .collect();
+    if creates.is_empty()
+        || !creates
+            .iter()
+            .all(|e| e.constraint.as_deref().is_some_and(natural))
+    {
         return None;
     }
     // Everything else must be harmless to repeat: the constraint does not stop a charge or an email.
-    if ep.side_effects.iter().any(|e| e.kind != EffectKind::DbCreate && e.repeats_on_retry()) {
+    if ep
+        .side_effects
+        .iter()
+        .any(|e| e.kind != EffectKind::DbCreate && e.repeats_on_retry())
+    {
         return None;
     }
     let constraint = creates[0].constraint.clone().unwrap_or_default();
     Some(Hit {
         confidence: Confidence::Likely,
-        message: format!("The idempotency key duplicates what the unique constraint {constraint} already guarantees."),
+        message: format!(
+            "The idempotency key duplicates what the unique constraint {constraint} already guarantees."
+        ),
         change: format!(
             "Drop the key requirement on `{}` and answer the constraint's violation with the existing record.",
             ep.label()
@@ -97,7 +111,11 @@ mod tests {
         };
         let mut effects = vec![create.clone()];
         if email {
-            effects.push(Effect { kind: EffectKind::Email, constraint: None, ..create });
+            effects.push(Effect {
+                kind: EffectKind::Email,
+                constraint: None,
+                ..create
+            });
         }
         Endpoint {
             method: "POST".into(),
@@ -106,7 +124,11 @@ mod tests {
             location: Location::new("r.ts", 2),
             handler: "h".into(),
             side_effects: effects,
-            mechanisms: vec![Mechanism { kind: MechanismKind::HeaderKey, detail: String::new(), location: Location::new("m.ts", 1) }],
+            mechanisms: vec![Mechanism {
+                kind: MechanismKind::HeaderKey,
+                detail: String::new(),
+                location: Location::new("m.ts", 1),
+            }],
             key_reads: vec![],
             handler_location: None,
         }
@@ -114,8 +136,20 @@ mod tests {
 
     #[test]
     fn fires_when_the_constraint_covers_everything() {
-        assert!(check(&endpoint(Some("Member(workspaceId, email) at s.prisma:4"), false)).is_some());
-        assert!(check(&endpoint(Some("Member(workspaceId, email) at s.prisma:4"), true)).is_none());
+        assert!(
+            check(&endpoint(
+                Some("Member(workspaceId, email) at s.prisma:4"),
+                false
+            ))
+            .is_some()
+        );
+        assert!(
+            check(&endpoint(
+                Some("Member(workspaceId, email) at s.prisma:4"),
+                true
+            ))
+            .is_none()
+        );
         assert!(check(&endpoint(None, false)).is_none());
         assert!(check(&endpoint(Some("Key(idempotencyKey) at s.prisma:9"), false)).is_none());
     }

@@ -40,3 +40,32 @@ pub fn json_report(path: &Path) -> serde_json::Value {
     );
     serde_json::from_slice(&out.stdout).expect("valid JSON")
 }
+
+/// A copy of a fixture in a temporary directory, to edit freely.
+pub fn fixture_copy(name: &str) -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for entry in std::fs::read_dir(from).unwrap() {
+            let entry = entry.unwrap();
+            let target = to.join(entry.file_name());
+            if entry.file_type().unwrap().is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(&fixture(name), dir.path());
+    dir
+}
+
+/// `retrysafe ARGS…` with `NO_COLOR`, returning (exit code, stdout, stderr).
+pub fn run_in(args: &[&str]) -> (i32, String, String) {
+    let out = run(args);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
