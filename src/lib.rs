@@ -44,20 +44,30 @@ impl std::error::Error for AuditError {}
 pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
     let found = discover::discover(root);
     let mut diagnostics = found.diagnostics;
-    let parsed: Vec<_> = found
-        .files
-        .par_iter()
-        .map(|f| frontend::ts::analyze_file(f, catalog))
-        .collect();
-    let mut modules = Vec::with_capacity(parsed.len());
-    for (m, d) in parsed {
-        modules.push(m);
-        diagnostics.extend(d);
-    }
-    let (endpoints, more) = link::link_ts(&modules, root, catalog);
+    let ((mut endpoints, more), (rust_endpoints, rust_diagnostics)) = rayon::join(
+        || {
+            let parsed: Vec<_> = found
+                .files
+                .par_iter()
+                .map(|f| frontend::ts::analyze_file(f, catalog))
+                .collect();
+            let mut modules = Vec::with_capacity(parsed.len());
+            let mut diagnostics = Vec::new();
+            for (m, d) in parsed {
+                modules.push(m);
+                diagnostics.extend(d);
+            }
+            let (endpoints, more) = link::link_ts(&modules, root, catalog);
+            diagnostics.extend(more);
+            (endpoints, diagnostics)
+        },
+        || frontend::rust::analyze(&found.rust_files, root, catalog),
+    );
     diagnostics.extend(more);
+    endpoints.extend(rust_endpoints);
+    diagnostics.extend(rust_diagnostics);
     Facts {
-        files_scanned: found.files.len(),
+        files_scanned: found.files.len() + found.rust_files.len(),
         endpoints,
         diagnostics,
     }

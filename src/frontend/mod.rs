@@ -1,3 +1,4 @@
 //! Front ends: source to facts. Only they know syntax.
 
+pub mod rust;
 pub mod ts;
