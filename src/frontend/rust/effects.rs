@@ -81,6 +81,9 @@ struct Scope {
     module: ModId,
     imp: Option<ImplId>,
     vars: HashMap<String, Res>,
+    /// Type names as written for variables whose type did not resolve (derive-generated
+    /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
+    names: HashMap<String, String>,
 }
 
 /// The root of a call chain and the method calls on it.
@@ -130,6 +133,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             module: def.module,
             imp: def.imp,
             vars: HashMap::new(),
+            names: HashMap::new(),
         };
         self.bind_params(&def.func.params, &mut scope);
         let mut out = Summary::default();
@@ -146,6 +150,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             module,
             imp,
             vars: HashMap::new(),
+            names: HashMap::new(),
         };
         let mut out = Summary::default();
         if let Ex::Closure { params, body, .. } = ex {
@@ -170,8 +175,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                 } else {
                     ty.clone()
                 };
-                if let Some(r) = self.resolve_ty(&ty, scope.module, scope.imp) {
-                    scope.vars.insert(p.name.clone(), r);
+                match self.resolve_ty(&ty, scope.module, scope.imp) {
+                    Some(r) => {
+                        scope.vars.insert(p.name.clone(), r);
+                    }
+                    None => {
+                        scope.names.insert(p.name.clone(), ty.last().to_string());
+                    }
                 }
             }
         }
@@ -259,11 +269,15 @@ impl<'m, 'a> Effects<'m, 'a> {
                 ) {
                     return Some(t);
                 }
-                if matches!(t, Res::Type(..)) {
-                    let fns = self.model.methods_of(&t, name);
-                    return fns.first().and_then(|&f| self.ret_type(f));
+                match &t {
+                    Res::Type(..) => {
+                        let fns = self.model.methods_of(&t, name);
+                        fns.first().and_then(|&f| self.ret_type(f))
+                    }
+                    // a value from an external crate keeps that crate as its origin
+                    Res::Ext(p) => p.first().map(|c| Res::Ext(vec![c.clone()])),
+                    _ => None,
                 }
-                None
             }
             _ => None,
         }
@@ -300,6 +314,20 @@ impl<'m, 'a> Effects<'m, 'a> {
                         self.walk(e, scope, out, false);
                     }
                     if names.len() == 1 {
+                        let written = ty.as_ref().map(|t| t.last().to_string()).or_else(|| {
+                            match init.as_ref()? {
+                                Ex::Struct(p, _) => p.last().cloned(),
+                                Ex::Call(f, _, _) => match &**f {
+                                    Ex::Path(p, _) if p.len() >= 2 => Some(p[p.len() - 2].clone()),
+                                    _ => None,
+                                },
+                                _ => None,
+                            }
+                        });
+                        match written {
+                            Some(w) => scope.names.insert(names[0].clone(), w),
+                            None => scope.names.remove(&names[0]),
+                        };
                         let t = ty
                             .as_ref()
                             .and_then(|t| self.resolve_ty(t, scope.module, scope.imp))
@@ -496,11 +524,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                             c.origin = full.first().cloned();
                             c.segs = full[1..].to_vec();
                         }
-                        Res::Unknown => c.segs = p.clone(),
                         r => {
                             // a project function: its return type may be an external client
-                            let t = self.fns_of(&r).first().and_then(|&f| self.ret_type(f));
-                            from_type(&mut c, t);
+                            let fns = self.fns_of(&r);
+                            if fns.is_empty() {
+                                // a derive-generated or unresolved function: as written
+                                if p.len() >= 2 {
+                                    c.root_name = p[p.len() - 2].clone();
+                                }
+                                c.segs = p.clone();
+                            } else {
+                                let t = fns.first().and_then(|&f| self.ret_type(f));
+                                from_type(&mut c, t);
+                            }
                         }
                     }
                 }
@@ -521,6 +557,9 @@ impl<'m, 'a> Effects<'m, 'a> {
             Ex::Path(p, line) => {
                 c.line = *line;
                 c.root_name = p.last().cloned().unwrap_or_default();
+                if let Some(n) = scope.names.get(&c.root_name) {
+                    c.root_name = n.clone();
+                }
                 c.text = p.join("::");
                 from_type(&mut c, self.type_of(cur, scope, 0));
             }
@@ -551,6 +590,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             .origin
             .as_ref()
             .map(|o| self.model.package_of(scope.module, o));
+        let deps_unknown = self.model.crate_of(scope.module).deps.is_empty();
         for sink in &self.sinks {
             let by_origin = c.origin.as_ref().is_some_and(|o| {
                 sink.packages.iter().any(|p| {
@@ -558,18 +598,23 @@ impl<'m, 'a> Effects<'m, 'a> {
                     p == norm(o) || package.as_ref().is_some_and(|pk| *pk == p)
                 })
             });
-            let by_name = c.origin.is_none() && sink.root_matches(&c.root_name);
+            let by_name = c.origin.is_none()
+                && sink.root_matches(&c.root_name)
+                && (deps_unknown || sink.packages.iter().any(|p| self.model.depends_on(scope.module, p)));
             if !by_origin && !by_name {
                 continue;
             }
-            let matched = (0..c.segs.len())
-                .any(|i| sink.calls.iter().any(|p| pattern_matches(p, &c.segs[i..])));
+            let n = c.segs.len();
+            let matched = (0..n).any(|i| {
+                (i + 1..=n).any(|j| sink.calls.iter().any(|p| pattern_matches(p, &c.segs[i..j])))
+            });
             if !matched || (sink.write_method && !writes(&c)) {
                 continue;
             }
-            let last = c.segs.last().map(String::as_str).unwrap_or("");
             let relative = sink.kind == EffectKind::DbUpdate
-                && self.catalog.relative_update.calls.iter().any(|x| x == last);
+                && c.segs
+                    .iter()
+                    .any(|s| self.catalog.relative_update.calls.contains(s));
             out.effects.push(Effect {
                 kind: sink.kind,
                 callee: c.text.clone(),

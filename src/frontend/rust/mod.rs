@@ -81,8 +81,12 @@ pub fn analyze(files: &[RustFile], root: &Path, catalog: &Catalog) -> (Vec<Endpo
             });
         }
         key_reads.extend(summary.key_reads.iter().cloned());
+        let safe = !crate::facts::is_mutation_method(&e.method);
         for mw in &e.middleware {
-            if let Some((mech, reads)) = key_middleware(&model, &fx, catalog, mw) {
+            if let Some((mech, reads, mutations_only)) = key_middleware(&model, &fx, catalog, mw) {
+                if safe && mutations_only {
+                    continue;
+                }
                 mechanisms.push(mech);
                 key_reads.extend(reads);
             }
@@ -163,7 +167,7 @@ fn key_middleware(
     fx: &Effects,
     catalog: &Catalog,
     mw: &MwAt,
-) -> Option<(Mechanism, Vec<Location>)> {
+) -> Option<(Mechanism, Vec<Location>, bool)> {
     let here = Location::new(model.file_of(mw.module), mw.line);
     match &mw.mw {
         Mw::Handler(Handler::Fn(f)) => {
@@ -180,6 +184,7 @@ fn key_middleware(
                     location: Location::new(model.file_of(def.module), def.func.line),
                 },
                 s.key_reads.clone(),
+                mutations_only(model, &[*f], &[]),
             ))
         }
         Mw::Handler(Handler::Closure { module, imp, ex }) => {
@@ -192,18 +197,21 @@ fn key_middleware(
                     location: here,
                 },
                 s.key_reads,
+                mutations_only(model, &[], &[ex]),
             ))
         }
         Mw::Handler(Handler::Named(_)) => None,
         Mw::Type(r) => {
             let mut types = vec![r.clone()];
             let mut reads = Vec::new();
+            let mut fns = Vec::new();
             let mut i = 0;
             while i < types.len() && i < 8 {
                 for imp_id in model.impls_of(&types[i]) {
                     let imp = &model.impls[imp_id];
                     for &g in &imp.fns {
                         reads.extend(fx.summary(g).key_reads.iter().cloned());
+                        fns.push(g);
                     }
                     for (_, t) in &imp.imp.assoc_types {
                         let tr = model.resolve(imp.module, &t.path);
@@ -228,6 +236,7 @@ fn key_middleware(
                     location: here,
                 },
                 reads,
+                mutations_only(model, &fns, &[]),
             ))
         }
         Mw::Ext(path) => {
@@ -247,7 +256,38 @@ fn key_middleware(
                     location: here,
                 },
                 vec![],
+                true,
             ))
         }
     }
+}
+
+/// Does middleware code restrict itself to write methods (`Method::POST`, `is_safe()`)? Then it
+/// does not handle keys on the GET routes it also wraps.
+fn mutations_only(model: &Model, fns: &[model::FnId], closures: &[&ir::Ex]) -> bool {
+    let mut stack: Vec<&ir::Ex> = closures.to_vec();
+    for &f in fns {
+        parse::push_stmts(&model.fns[f].func.body, &mut stack);
+    }
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 100_000 {
+            break;
+        }
+        match e {
+            ir::Ex::Path(p, _) if p.len() >= 2 => {
+                let (ty, m) = (&p[p.len() - 2], &p[p.len() - 1]);
+                if ty == "Method" && matches!(m.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
+                    return true;
+                }
+            }
+            ir::Ex::Method(_, name, _, _) if matches!(name.as_str(), "is_safe" | "is_idempotent") => {
+                return true;
+            }
+            _ => {}
+        }
+        parse::children(e, &mut stack);
+    }
+    false
 }

@@ -388,16 +388,13 @@ fn lower_ty_depth(t: &syn::Type, depth: usize) -> Ty {
                 .map(|e| lower_ty_depth(e, depth + 1))
                 .collect(),
         },
-        syn::Type::ImplTrait(i) => bounds_ty(i.bounds.iter(), depth),
-        syn::Type::TraitObject(o) => bounds_ty(o.bounds.iter(), depth),
+        syn::Type::ImplTrait(i) => bounds_ty(i.bounds.iter()),
+        syn::Type::TraitObject(o) => bounds_ty(o.bounds.iter()),
         _ => Ty::default(),
     }
 }
 
-fn bounds_ty<'a>(
-    mut bounds: impl Iterator<Item = &'a syn::TypeParamBound>,
-    depth: usize,
-) -> Ty {
+fn bounds_ty<'a>(mut bounds: impl Iterator<Item = &'a syn::TypeParamBound>) -> Ty {
     bounds
         .find_map(|b| match b {
             syn::TypeParamBound::Trait(t) => {
@@ -743,7 +740,16 @@ impl Lower {
                 }
                 Ex::Other(v)
             }
-            Expr::Let(l) => Ex::Other(vec![self.expr(&l.expr)]),
+            Expr::Let(l) => {
+                // `if let Some(x) = e`: binds like a `let`
+                let mut names = Vec::new();
+                pat_names(&l.pat, &mut names, 0);
+                Ex::Block(vec![Stmt::Let {
+                    names,
+                    ty: None,
+                    init: Some(self.expr(&l.expr)),
+                }])
+            }
             Expr::Await(a) => self.expr(&a.base),
             Expr::Try(t) => self.expr(&t.expr),
             Expr::Paren(p) => self.expr(&p.expr),

@@ -659,12 +659,11 @@ impl<'m, 'a> Routes<'m, 'a> {
         let in_crate = |c: &str, pkg: &str| krate == c || (path.len() <= 2 && self.model.depends_on(m, pkg));
         let axum = in_crate("axum", "axum");
         let actix = in_crate("actix_web", "actix-web");
-        let rocket = in_crate("rocket", "rocket");
         match (prev, last) {
             ("Router", "new") if axum => return self.new_router(Kind::Axum, String::new(), m, line),
             ("App", "new") if actix => return self.new_router(Kind::ActixApp, String::new(), m, line),
             ("Vec", "new") | ("ServiceBuilder", "new") => return V::List(vec![]),
-            ("rocket" | "Rocket", "build" | "custom") => {
+            ("rocket" | "Rocket", "build" | "custom") if in_crate("rocket", "rocket") => {
                 self.eval_args(args, frame);
                 return self.new_router(Kind::Rocket, String::new(), m, line);
             }
