@@ -26,23 +26,125 @@ enum Memo {
 
 /// Method names too common to follow by name alone.
 const GENERIC_METHODS: &[&str] = &[
-    "new", "default", "clone", "into", "from", "try_from", "try_into", "as_ref", "as_mut",
-    "unwrap", "expect", "unwrap_or", "unwrap_or_default", "unwrap_or_else", "ok", "err", "map",
-    "map_err", "and_then", "or_else", "iter", "into_iter", "collect", "get", "get_mut", "set",
-    "insert", "remove", "push", "pop", "len", "is_empty", "to_string", "to_owned", "as_str",
-    "fmt", "eq", "cmp", "hash", "send", "execute", "run", "call", "lock", "read", "write", "json",
-    "body", "status", "into_inner", "save", "create", "update", "delete", "find", "validate",
-    "parse", "build", "next", "poll", "poll_ready", "drop", "deref", "from_request",
-    "from_request_parts", "handle", "apply", "load", "first", "filter", "values", "execute_query",
-    "serialize", "deserialize", "to_json", "from_str", "try_into_inner", "extend", "contains",
-    "with", "init", "start", "stop", "close", "connect", "query", "fetch", "post", "put", "patch",
-    "head", "request", "response", "clear", "flush",
+    "new",
+    "default",
+    "clone",
+    "into",
+    "from",
+    "try_from",
+    "try_into",
+    "as_ref",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "ok",
+    "err",
+    "map",
+    "map_err",
+    "and_then",
+    "or_else",
+    "iter",
+    "into_iter",
+    "collect",
+    "get",
+    "get_mut",
+    "set",
+    "insert",
+    "remove",
+    "push",
+    "pop",
+    "len",
+    "is_empty",
+    "to_string",
+    "to_owned",
+    "as_str",
+    "fmt",
+    "eq",
+    "cmp",
+    "hash",
+    "send",
+    "execute",
+    "run",
+    "call",
+    "lock",
+    "read",
+    "write",
+    "json",
+    "body",
+    "status",
+    "into_inner",
+    "save",
+    "create",
+    "update",
+    "delete",
+    "find",
+    "validate",
+    "parse",
+    "build",
+    "next",
+    "poll",
+    "poll_ready",
+    "drop",
+    "deref",
+    "from_request",
+    "from_request_parts",
+    "handle",
+    "apply",
+    "load",
+    "first",
+    "filter",
+    "values",
+    "execute_query",
+    "serialize",
+    "deserialize",
+    "to_json",
+    "from_str",
+    "try_into_inner",
+    "extend",
+    "contains",
+    "with",
+    "init",
+    "start",
+    "stop",
+    "close",
+    "connect",
+    "query",
+    "fetch",
+    "post",
+    "put",
+    "patch",
+    "head",
+    "request",
+    "response",
+    "clear",
+    "flush",
 ];
 
 /// Wrappers a value of type `T` is reached through: `Option<T>`, `web::Data<T>`, `Arc<T>`, …
 const TRANSPARENT: &[&str] = &[
-    "Option", "Result", "Box", "Arc", "Rc", "Data", "State", "Extension", "Json", "Form", "Query",
-    "Path", "RwLock", "Mutex", "Cow", "Ref", "RefMut", "MutexGuard", "LemmyResult", "Pin",
+    "Option",
+    "Result",
+    "Box",
+    "Arc",
+    "Rc",
+    "Data",
+    "State",
+    "Extension",
+    "Json",
+    "Form",
+    "Query",
+    "Path",
+    "RwLock",
+    "Mutex",
+    "Cow",
+    "Ref",
+    "RefMut",
+    "MutexGuard",
+    "LemmyResult",
+    "Pin",
     "ApubData",
 ];
 
@@ -247,7 +349,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     return self.ret_type(f);
                 }
                 match r {
-                    Res::Assoc(ty, name) if matches!(name.as_str(), "new" | "default" | "builder") => {
+                    Res::Assoc(ty, name)
+                        if matches!(name.as_str(), "new" | "default" | "builder") =>
+                    {
                         Some(*ty)
                     }
                     Res::Ext(mut p) if p.len() >= 2 => {
@@ -264,8 +368,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let t = self.type_of(recv, scope, depth + 1)?;
                 if matches!(
                     name.as_str(),
-                    "clone" | "unwrap" | "expect" | "to_owned" | "into_inner" | "as_ref" | "lock"
-                        | "read" | "write" | "borrow" | "borrow_mut" | "get_ref" | "deref"
+                    "clone"
+                        | "unwrap"
+                        | "expect"
+                        | "to_owned"
+                        | "into_inner"
+                        | "as_ref"
+                        | "lock"
+                        | "read"
+                        | "write"
+                        | "borrow"
+                        | "borrow_mut"
+                        | "get_ref"
+                        | "deref"
                 ) {
                     return Some(t);
                 }
@@ -439,7 +554,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
                 return;
             }
-            Ex::Macro { args, line, lits, .. } => {
+            Ex::Macro {
+                args, line, lits, ..
+            } => {
                 if !in_chain {
                     self.sink_check(e, scope, out);
                 }
@@ -473,7 +590,14 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
     }
 
-    fn key_args(&self, method: Option<&String>, args: &[Ex], scope: &Scope, line: Line, out: &mut Summary) {
+    fn key_args(
+        &self,
+        method: Option<&String>,
+        args: &[Ex],
+        scope: &Scope,
+        line: Line,
+        out: &mut Summary,
+    ) {
         if method.is_some_and(|m| HEADER_WRITERS.contains(&m.as_str())) {
             return;
         }
@@ -541,7 +665,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     }
                 }
             }
-            Ex::Macro { path, lits, line, .. } => {
+            Ex::Macro {
+                path, lits, line, ..
+            } => {
                 c.line = *line;
                 c.lits = lits.clone();
                 c.root_name = path.last().cloned().unwrap_or_default();
@@ -600,7 +726,11 @@ impl<'m, 'a> Effects<'m, 'a> {
             });
             let by_name = c.origin.is_none()
                 && sink.root_matches(&c.root_name)
-                && (deps_unknown || sink.packages.iter().any(|p| self.model.depends_on(scope.module, p)));
+                && (deps_unknown
+                    || sink
+                        .packages
+                        .iter()
+                        .any(|p| self.model.depends_on(scope.module, p)));
             if !by_origin && !by_name {
                 continue;
             }
@@ -667,7 +797,12 @@ impl<'m, 'a> Effects<'m, 'a> {
 
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
 fn writes(c: &Chain<'_>) -> bool {
-    let is_write = |s: &str| matches!(s.to_ascii_uppercase().as_str(), "POST" | "PUT" | "PATCH" | "DELETE");
+    let is_write = |s: &str| {
+        matches!(
+            s.to_ascii_uppercase().as_str(),
+            "POST" | "PUT" | "PATCH" | "DELETE"
+        )
+    };
     c.links.iter().any(|(_, args, _)| {
         args.iter().any(|a| match a {
             Ex::Path(p, _) => p.last().is_some_and(|s| is_write(s)),
@@ -690,7 +825,11 @@ fn classify(sql: &str) -> Option<(EffectKind, bool, bool)> {
     let words: Vec<(usize, &str)> = lower
         .match_indices(|c: char| c.is_ascii_alphanumeric() || c == '_')
         .map(|(i, _)| i)
-        .filter(|&i| i == 0 || !lower.as_bytes()[i - 1].is_ascii_alphanumeric() && lower.as_bytes()[i - 1] != b'_')
+        .filter(|&i| {
+            i == 0
+                || !lower.as_bytes()[i - 1].is_ascii_alphanumeric()
+                    && lower.as_bytes()[i - 1] != b'_'
+        })
         .map(|i| {
             let end = lower[i..]
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
@@ -723,6 +862,9 @@ mod tests {
     fn writing_ctes() {
         let sql = "with a as (select id from t where s = $1), b as (insert into f(id) select id from a on conflict do nothing) select id from a";
         assert_eq!(classify(sql), Some((EffectKind::DbCreate, true, false)));
-        assert_eq!(classify("with a as (select 1) select * from a for update"), None);
+        assert_eq!(
+            classify("with a as (select 1) select * from a for update"),
+            None
+        );
     }
 }

@@ -22,10 +22,19 @@ use std::path::Path;
 
 /// Traits whose implementations turn a request into a handler argument (axum extractors, actix
 /// and rocket `FromRequest`, typed headers).
-const EXTRACTOR_TRAITS: &[&str] = &["FromRequest", "FromRequestParts", "Header", "FromRequestAsync"];
+const EXTRACTOR_TRAITS: &[&str] = &[
+    "FromRequest",
+    "FromRequestParts",
+    "Header",
+    "FromRequestAsync",
+];
 
 /// Audits the Rust files of one tree.
-pub fn analyze(files: &[RustFile], root: &Path, catalog: &Catalog) -> (Vec<Endpoint>, Vec<Diagnostic>) {
+pub fn analyze(
+    files: &[RustFile],
+    root: &Path,
+    catalog: &Catalog,
+) -> (Vec<Endpoint>, Vec<Diagnostic>) {
     let parsed: Vec<_> = files
         .par_iter()
         .map(|f| parse::parse_file(&f.rel, &f.text))
@@ -108,15 +117,18 @@ pub fn analyze(files: &[RustFile], root: &Path, catalog: &Catalog) -> (Vec<Endpo
             handler_location,
         });
     }
-    endpoints.sort_by(|a, b| {
-        (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path))
-    });
+    endpoints
+        .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
     (endpoints, diagnostics)
 }
 
 /// Key reads in the extractors among a handler's parameters: a type whose `FromRequest`,
 /// `FromRequestParts` or `Header` implementation reads the header.
-fn extractor_reads(model: &Model, fx: &Effects, f: model::FnId) -> Vec<(String, Location, Vec<Location>)> {
+fn extractor_reads(
+    model: &Model,
+    fx: &Effects,
+    f: model::FnId,
+) -> Vec<(String, Location, Vec<Location>)> {
     let def = &model.fns[f];
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -146,7 +158,10 @@ fn extractor_reads(model: &Model, fx: &Effects, f: model::FnId) -> Vec<(String, 
                 for &g in &imp.fns {
                     let s = fx.summary(g);
                     if !s.key_reads.is_empty() && at.is_none() {
-                        at = Some(Location::new(model.file_of(imp.module), model.fns[g].func.line));
+                        at = Some(Location::new(
+                            model.file_of(imp.module),
+                            model.fns[g].func.line,
+                        ));
                     }
                     reads.extend(s.key_reads.iter().cloned());
                 }
@@ -232,7 +247,9 @@ fn key_middleware(
             Some((
                 Mechanism {
                     kind: MechanismKind::HeaderKey,
-                    detail: format!("idempotency middleware `{name}` reads the key header ({first})"),
+                    detail: format!(
+                        "idempotency middleware `{name}` reads the key header ({first})"
+                    ),
                     location: here,
                 },
                 reads,
@@ -250,7 +267,11 @@ fn key_middleware(
                     kind: MechanismKind::HeaderKey,
                     detail: format!(
                         "{} (`{}`)",
-                        if known.label.is_empty() { &known.id } else { &known.label },
+                        if known.label.is_empty() {
+                            &known.id
+                        } else {
+                            &known.label
+                        },
                         path.join("::")
                     ),
                     location: here,
@@ -282,7 +303,9 @@ fn mutations_only(model: &Model, fns: &[model::FnId], closures: &[&ir::Ex]) -> b
                     return true;
                 }
             }
-            ir::Ex::Method(_, name, _, _) if matches!(name.as_str(), "is_safe" | "is_idempotent") => {
+            ir::Ex::Method(_, name, _, _)
+                if matches!(name.as_str(), "is_safe" | "is_idempotent") =>
+            {
                 return true;
             }
             _ => {}

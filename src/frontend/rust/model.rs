@@ -162,7 +162,10 @@ fn read_manifest(root: &Path, dir: &str, workspace: &HashMap<String, String>) ->
     };
     if let Some(lib) = v.get("lib") {
         m.lib_name = lib.get("name").and_then(|n| n.as_str()).map(norm);
-        m.lib_path = lib.get("path").and_then(|n| n.as_str()).map(|p| join(dir, p));
+        m.lib_path = lib
+            .get("path")
+            .and_then(|n| n.as_str())
+            .map(|p| join(dir, p));
     }
     if let Some(bins) = v.get("bin").and_then(|b| b.as_array()) {
         for b in bins {
@@ -446,7 +449,13 @@ impl<'a> Model<'a> {
         self.modules.len() - 1
     }
 
-    fn add_fn(&mut self, m: ModId, func: &'a Func, imp: Option<ImplId>, in_trait: Option<String>) -> FnId {
+    fn add_fn(
+        &mut self,
+        m: ModId,
+        func: &'a Func,
+        imp: Option<ImplId>,
+        in_trait: Option<String>,
+    ) -> FnId {
         self.fns.push(FnDef {
             module: m,
             func,
@@ -745,7 +754,11 @@ impl<'a> Model<'a> {
         if let Res::Trait(tm, tn) = ty
             && let Some(ids) = self.modules[*tm].traits.get(tn)
         {
-            out.extend(ids.iter().copied().filter(|&f| self.fns[f].func.name == name));
+            out.extend(
+                ids.iter()
+                    .copied()
+                    .filter(|&f| self.fns[f].func.name == name),
+            );
         }
         out
     }
@@ -754,7 +767,10 @@ impl<'a> Model<'a> {
     pub fn impl_type(&self, i: ImplId) -> Res {
         let imp = &self.impls[i];
         match self.resolve(imp.module, &imp.imp.self_ty) {
-            Res::Unknown => Res::Type(imp.module, imp.imp.self_ty.last().cloned().unwrap_or_default()),
+            Res::Unknown => Res::Type(
+                imp.module,
+                imp.imp.self_ty.last().cloned().unwrap_or_default(),
+            ),
             r => r,
         }
     }

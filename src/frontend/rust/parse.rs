@@ -166,7 +166,9 @@ pub fn too_deep(text: &str) -> Option<(u32, String)> {
                     while j < b.len() && j < i + 6 && b[j] != b'\'' {
                         j += 1;
                     }
-                    i = if b.get(j) == Some(&b'\'') && !text[i + 1..j].contains(|c: char| c.is_ascii_alphanumeric() || c == '_') {
+                    i = if b.get(j) == Some(&b'\'')
+                        && !text[i + 1..j].contains(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    {
                         j + 1
                     } else {
                         i + 1
@@ -189,10 +191,7 @@ pub fn too_deep(text: &str) -> Option<(u32, String)> {
             b'!' | b'-' | b'*' | b'&' | b'|' => {
                 run += 1;
                 if run > MAX_NESTING {
-                    return Some((
-                        line,
-                        format!("more than {MAX_NESTING} operators in a row"),
-                    ));
+                    return Some((line, format!("more than {MAX_NESTING} operators in a row")));
                 }
             }
             _ => run = 0,
@@ -213,7 +212,11 @@ fn path_segs(p: &syn::Path) -> Vec<String> {
 fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         let p = a.path();
-        let last = p.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let last = p
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         if matches!(last.as_str(), "test" | "async_test" | "bench") {
             return true;
         }
@@ -269,8 +272,7 @@ fn route_attrs(attrs: &[syn::Attribute]) -> Vec<RouteAttr> {
             idents: vec![],
             line: line_of(a.pound_token.span),
         };
-        let Ok(args) = list.parse_args_with(Punctuated::<Expr, Token![,]>::parse_terminated)
-        else {
+        let Ok(args) = list.parse_args_with(Punctuated::<Expr, Token![,]>::parse_terminated) else {
             continue;
         };
         for e in args {
@@ -397,12 +399,10 @@ fn lower_ty_depth(t: &syn::Type, depth: usize) -> Ty {
 fn bounds_ty<'a>(mut bounds: impl Iterator<Item = &'a syn::TypeParamBound>) -> Ty {
     bounds
         .find_map(|b| match b {
-            syn::TypeParamBound::Trait(t) => {
-                Some(Ty {
-                    path: path_segs(&t.path),
-                    args: vec![],
-                })
-            }
+            syn::TypeParamBound::Trait(t) => Some(Ty {
+                path: path_segs(&t.path),
+                args: vec![],
+            }),
             _ => None,
         })
         .unwrap_or_default()
@@ -770,7 +770,9 @@ impl Lower {
                 }
                 Ex::Struct(path_segs(&s.path), v)
             }
-            Expr::Assign(a) => Ex::Assign(Box::new(self.expr(&a.left)), Box::new(self.expr(&a.right))),
+            Expr::Assign(a) => {
+                Ex::Assign(Box::new(self.expr(&a.left)), Box::new(self.expr(&a.right)))
+            }
             Expr::Binary(b) => Ex::Other(vec![self.expr(&b.left), self.expr(&b.right)]),
             Expr::Index(i) => Ex::Other(vec![self.expr(&i.expr), self.expr(&i.index)]),
             Expr::Range(r) => Ex::Other(
@@ -860,7 +862,16 @@ const BUILDER_METHODS: &[&str] = &[
     "default_service",
     "to",
 ];
-const BUILDER_PATHS: &[&str] = &["scope", "resource", "Router", "App", "build", "custom", "HttpServer", "Rocket"];
+const BUILDER_PATHS: &[&str] = &[
+    "scope",
+    "resource",
+    "Router",
+    "App",
+    "build",
+    "custom",
+    "HttpServer",
+    "Rocket",
+];
 const BUILDER_TYPES: &[&str] = &[
     "Router",
     "ServiceConfig",
@@ -876,7 +887,8 @@ const BUILDER_TYPES: &[&str] = &[
 
 fn builds_routes(f: &Func) -> bool {
     let typed = |t: &Ty| t.all().iter().any(|t| BUILDER_TYPES.contains(&t.last()));
-    if f.params.iter().filter_map(|p| p.ty.as_ref()).any(typed) || f.ret.as_ref().is_some_and(typed) {
+    if f.params.iter().filter_map(|p| p.ty.as_ref()).any(typed) || f.ret.as_ref().is_some_and(typed)
+    {
         return true;
     }
     let mut found = false;

@@ -196,7 +196,11 @@ impl<'m, 'a> Routes<'m, 'a> {
         let mut standalone: Vec<(FnId, std::ops::Range<usize>)> = Vec::new();
         for (id, f) in model.fns.iter().enumerate() {
             let module = &model.modules[f.module];
-            if !f.func.builds_routes || f.func.is_test || module.is_test || model.crate_of(f.module).is_test {
+            if !f.func.builds_routes
+                || f.func.is_test
+                || module.is_test
+                || model.crate_of(f.module).is_test
+            {
                 continue;
             }
             let start = self.arena.len();
@@ -268,7 +272,11 @@ impl<'m, 'a> Routes<'m, 'a> {
                     .filter(|(k, _)| k == "method")
                     .map(|(_, v)| v.to_ascii_uppercase())
                     .collect();
-                methods.extend(a.idents.iter().filter_map(|i| method_of(i.rsplit("::").next()?)));
+                methods.extend(
+                    a.idents
+                        .iter()
+                        .filter_map(|i| method_of(i.rsplit("::").next()?)),
+                );
                 let path = a
                     .pairs
                     .iter()
@@ -277,7 +285,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                     .or_else(|| a.lits.first().cloned());
                 (methods, path)
             } else {
-                (method_of(name).into_iter().collect(), a.lits.first().cloned())
+                (
+                    method_of(name).into_iter().collect(),
+                    a.lits.first().cloned(),
+                )
             };
             let Some(path) = path else { continue };
             for method in methods {
@@ -393,13 +404,11 @@ impl<'m, 'a> Routes<'m, 'a> {
             "ServiceConfig" => Kind::ActixConfig,
             "Scope" => Kind::ActixScope,
             "Rocket" => Kind::Rocket,
-            "Router" => {
-                match self.model.resolve(m, &ty.path) {
-                    Res::Ext(p) if p[0] != "axum" => return V::Unknown,
-                    Res::Type(..) => return V::Unknown,
-                    _ => Kind::Axum,
-                }
-            }
+            "Router" => match self.model.resolve(m, &ty.path) {
+                Res::Ext(p) if p[0] != "axum" => return V::Unknown,
+                Res::Type(..) => return V::Unknown,
+                _ => Kind::Axum,
+            },
             _ => return V::Unknown,
         };
         self.new_router(kind, String::new(), m, 0)
@@ -569,7 +578,8 @@ impl<'m, 'a> Routes<'m, 'a> {
 
     fn path_value(&self, p: &[String], frame: &Frame<'a>) -> V<'a> {
         let last = p.last().map(String::as_str).unwrap_or("");
-        if p.len() >= 2 && matches!(p[p.len() - 2].as_str(), "MethodFilter" | "Method")
+        if p.len() >= 2
+            && matches!(p[p.len() - 2].as_str(), "MethodFilter" | "Method")
             && let Some(m) = method_of(last)
         {
             return V::Methods(vec![m]);
@@ -594,7 +604,13 @@ impl<'m, 'a> Routes<'m, 'a> {
         args.iter().map(|a| self.expr(a, frame)).collect()
     }
 
-    fn call_expr(&mut self, func: &'a Ex, args: &'a [Ex], line: Line, frame: &mut Frame<'a>) -> V<'a> {
+    fn call_expr(
+        &mut self,
+        func: &'a Ex,
+        args: &'a [Ex],
+        line: Line,
+        frame: &mut Frame<'a>,
+    ) -> V<'a> {
         let Ex::Path(p, _) = func else {
             self.expr(func, frame);
             self.eval_args(args, frame);
@@ -647,7 +663,13 @@ impl<'m, 'a> Routes<'m, 'a> {
     }
 
     /// Calls into the frameworks (and a few std constructors) by their path.
-    fn builtin(&mut self, path: &[String], args: &'a [Ex], line: Line, frame: &mut Frame<'a>) -> V<'a> {
+    fn builtin(
+        &mut self,
+        path: &[String],
+        args: &'a [Ex],
+        line: Line,
+        frame: &mut Frame<'a>,
+    ) -> V<'a> {
         let m = frame.module;
         let last = path.last().map(String::as_str).unwrap_or("");
         let krate = path.first().map(String::as_str).unwrap_or("");
@@ -656,12 +678,17 @@ impl<'m, 'a> Routes<'m, 'a> {
         } else {
             ""
         };
-        let in_crate = |c: &str, pkg: &str| krate == c || (path.len() <= 2 && self.model.depends_on(m, pkg));
+        let in_crate =
+            |c: &str, pkg: &str| krate == c || (path.len() <= 2 && self.model.depends_on(m, pkg));
         let axum = in_crate("axum", "axum");
         let actix = in_crate("actix_web", "actix-web");
         match (prev, last) {
-            ("Router", "new") if axum => return self.new_router(Kind::Axum, String::new(), m, line),
-            ("App", "new") if actix => return self.new_router(Kind::ActixApp, String::new(), m, line),
+            ("Router", "new") if axum => {
+                return self.new_router(Kind::Axum, String::new(), m, line);
+            }
+            ("App", "new") if actix => {
+                return self.new_router(Kind::ActixApp, String::new(), m, line);
+            }
             ("Vec", "new") | ("ServiceBuilder", "new") => return V::List(vec![]),
             ("rocket" | "Rocket", "build" | "custom") if in_crate("rocket", "rocket") => {
                 self.eval_args(args, frame);
@@ -675,6 +702,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                     .unwrap_or(V::Unknown);
             }
             _ => {}
+        }
+        if (actix || krate == "actix_web")
+            && prev == "guard"
+            && let Some(mm) = method_of(last)
+        {
+            self.eval_args(args, frame);
+            return V::Methods(vec![mm]);
         }
         if actix && (prev == "web" || path.len() == 1 || krate == "actix_web") {
             match last {
@@ -709,11 +743,6 @@ impl<'m, 'a> Routes<'m, 'a> {
                 }
                 _ => {}
             }
-        }
-        if (actix || krate == "actix_web") && prev == "guard"
-            && let Some(mm) = method_of(last)
-        {
-            return V::Methods(vec![mm]);
         }
         if axum && (prev == "routing" || path.len() == 1 || krate == "axum") {
             let base = last.strip_suffix("_service").unwrap_or(last);
@@ -759,8 +788,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                 );
             }
         }
-        if matches!(last, "from_fn" | "from_fn_with_state" | "from_extractor" | "from_extractor_with_state")
-            && let Some(a) = args.last()
+        if matches!(
+            last,
+            "from_fn" | "from_fn_with_state" | "from_extractor" | "from_extractor_with_state"
+        ) && let Some(a) = args.last()
         {
             let v = self.expr(a, frame);
             return match v {
@@ -820,7 +851,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                         });
                     }
                 } else if matches!(name, "layer" | "route_layer") {
-                    let v = args.first().map(|a| self.expr(a, frame)).unwrap_or(V::Unknown);
+                    let v = args
+                        .first()
+                        .map(|a| self.expr(a, frame))
+                        .unwrap_or(V::Unknown);
                     let mut mws = Vec::new();
                     Self::mws_of(&v, m, line, &mut mws);
                     for r in &mut routes {
@@ -863,7 +897,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                         V::List(items)
                     }
                     "concat" | "join" => {
-                        if items.iter().all(|i| matches!(i, V::Str(_) | V::Unknown | V::Ext(_))) {
+                        if items
+                            .iter()
+                            .all(|i| matches!(i, V::Str(_) | V::Unknown | V::Ext(_)))
+                        {
                             V::Str(items.iter().map(|i| self.str_of(i)).collect())
                         } else {
                             V::List(
@@ -925,7 +962,14 @@ impl<'m, 'a> Routes<'m, 'a> {
         }
     }
 
-    fn router_method(&mut self, h: usize, name: &str, args: &'a [Ex], line: Line, frame: &mut Frame<'a>) -> V<'a> {
+    fn router_method(
+        &mut self,
+        h: usize,
+        name: &str,
+        args: &'a [Ex],
+        line: Line,
+        frame: &mut Frame<'a>,
+    ) -> V<'a> {
         let m = frame.module;
         let kind = self.arena[h].kind;
         let fw = match kind {
@@ -985,7 +1029,8 @@ impl<'m, 'a> Routes<'m, 'a> {
                     }
                 }
             }
-            (Kind::Rocket, "attach") | (Kind::ActixApp | Kind::ActixScope | Kind::ActixResource, "wrap" | "wrap_fn")
+            (Kind::Rocket, "attach")
+            | (Kind::ActixApp | Kind::ActixScope | Kind::ActixResource, "wrap" | "wrap_fn")
                 if args.len() == 1 =>
             {
                 let v = self.expr(&args[0], frame);
@@ -993,7 +1038,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                 Self::mws_of(&v, m, line, &mut mws);
                 self.arena[h].pending.extend(mws);
             }
-            (Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig | Kind::ActixResource, "service" | "services") => {
+            (
+                Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig | Kind::ActixResource,
+                "service" | "services",
+            ) => {
                 let vals = self.eval_args(args, frame);
                 for v in vals {
                     self.actix_service(h, v);
@@ -1022,7 +1070,9 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let ms = Self::methods_in(&v);
                 self.arena[h].methods.extend(ms);
             }
-            (Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig, "configure") if args.len() == 1 => {
+            (Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig, "configure")
+                if args.len() == 1 =>
+            {
                 let f = self.expr(&args[0], frame);
                 if let V::Func(fh) = f {
                     let c = self.new_router(Kind::ActixConfig, String::new(), m, line);
@@ -1111,7 +1161,10 @@ mod tests {
 
     #[test]
     fn paths() {
-        assert_eq!(normalize_path("/api/articles/:slug"), "/api/articles/{slug}");
+        assert_eq!(
+            normalize_path("/api/articles/:slug"),
+            "/api/articles/{slug}"
+        );
         assert_eq!(normalize_path("/files/*rest"), "/files/{rest}");
         assert_eq!(normalize_path("/u/<id>/<path..>?<q>"), "/u/{id}/{path}");
         assert_eq!(normalize_path("/x/{id:\\d+}"), "/x/{id}");
