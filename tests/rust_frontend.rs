@@ -209,3 +209,35 @@ fn rocket_mounts_and_request_guards() {
         ]
     );
 }
+
+#[test]
+fn typed_headers_and_key_constants() {
+    let dir = tree(&[
+        ("Cargo.toml", AXUM_TOML),
+        (
+            "src/main.rs",
+            "mod key;\nuse axum::{routing::post, Router};\nuse axum_extra::TypedHeader;\n\nasync fn typed(TypedHeader(k): TypedHeader<key::IdemKey>) { sqlx::query(\"insert into t values (1)\").execute(&p).await; }\nasync fn by_const(headers: axum::http::HeaderMap) { let _ = headers.get(key::KEY); sqlx::query(\"insert into t values (1)\").execute(&p).await; }\nasync fn writes_downstream() { reqwest::Client::new().post(\"https://psp.example.com/charges\").header(\"Idempotency-Key\", \"k\").send().await; }\n\nfn app() -> Router {\n    Router::new()\n        .route(\"/typed\", post(typed))\n        .route(\"/const\", post(by_const))\n        .route(\"/downstream\", post(writes_downstream))\n}\n",
+        ),
+        (
+            "src/key.rs",
+            "use axum::http::HeaderName;\npub static KEY: HeaderName = HeaderName::from_static(\"idempotency-key\");\npub struct IdemKey(pub String);\nimpl headers::Header for IdemKey {\n    fn name() -> &'static HeaderName {\n        &KEY\n    }\n    fn decode<'i, I>(values: &mut I) -> Result<Self, headers::Error> { todo!() }\n    fn encode<E: Extend<axum::http::HeaderValue>>(&self, values: &mut E) {}\n}\n",
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    let got: Vec<(&str, &[String], &[String])> = inv
+        .iter()
+        .map(|e| (e.1.as_str(), e.4.as_slice(), e.5.as_slice()))
+        .collect();
+    let create = strs(&["db_create"]);
+    let external = strs(&["external_call"]);
+    let key = strs(&["header_key"]);
+    let none: &[String] = &[];
+    assert_eq!(
+        got,
+        vec![
+            ("/const", create.as_slice(), key.as_slice()),
+            ("/downstream", external.as_slice(), none),
+            ("/typed", create.as_slice(), key.as_slice()),
+        ]
+    );
+}

@@ -574,6 +574,26 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
     }
 
+    /// Where function `f` names the key header anywhere (a literal or a constant), if it does.
+    pub fn names_key(&self, f: FnId) -> Option<Location> {
+        let def = &self.model.fns[f];
+        let scope = Scope {
+            module: def.module,
+            imp: def.imp,
+            vars: HashMap::new(),
+            names: HashMap::new(),
+        };
+        let mut stack = Vec::new();
+        super::parse::push_stmts(&def.func.body, &mut stack);
+        while let Some(e) = stack.pop() {
+            if matches!(e, Ex::Lit(_) | Ex::Path(..)) && self.is_key_arg(e, &scope) {
+                return Some(self.location(def.module, e.line().max(def.func.line)));
+            }
+            children(e, &mut stack);
+        }
+        None
+    }
+
     /// Is an argument the key header's name (a literal or a constant)?
     fn is_key_arg(&self, a: &Ex, scope: &Scope) -> bool {
         match a {

@@ -46,7 +46,8 @@ pub fn analyze(
         diagnostics.extend(d);
     }
     let model = Model::build(&irs, root);
-    let entries = Routes::new(&model).run();
+    let (entries, more) = Routes::new(&model).run();
+    diagnostics.extend(more);
     let fx = Effects::new(&model, catalog);
     let mut seen = HashSet::new();
     let mut endpoints = Vec::new();
@@ -155,15 +156,28 @@ fn extractor_reads(
                 if !is_extractor {
                     continue;
                 }
+                let typed_header = imp
+                    .imp
+                    .trait_
+                    .as_ref()
+                    .and_then(|t| t.last())
+                    .is_some_and(|t| t == "Header");
                 for &g in &imp.fns {
-                    let s = fx.summary(g);
-                    if !s.key_reads.is_empty() && at.is_none() {
+                    let mut found: Vec<Location> = fx.summary(g).key_reads.clone();
+                    // a typed header names itself: `fn name() -> &'static HeaderName { &KEY }`
+                    if found.is_empty()
+                        && typed_header
+                        && let Some(l) = fx.names_key(g)
+                    {
+                        found.push(l);
+                    }
+                    if !found.is_empty() && at.is_none() {
                         at = Some(Location::new(
                             model.file_of(imp.module),
                             model.fns[g].func.line,
                         ));
                     }
-                    reads.extend(s.key_reads.iter().cloned());
+                    reads.extend(found);
                 }
             }
             if let Some(at) = at {

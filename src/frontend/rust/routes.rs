@@ -10,7 +10,8 @@
 
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
-use std::collections::{HashMap, HashSet};
+use crate::facts::Diagnostic;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 /// A function or closure that handles requests (or runs as middleware).
 #[derive(Debug, Clone)]
@@ -125,6 +126,7 @@ pub struct Routes<'m, 'a> {
     /// Functions whose route attributes were registered somewhere.
     registered: HashSet<FnId>,
     steps: usize,
+    diagnostics: BTreeSet<Diagnostic>,
 }
 
 /// Evaluation steps allowed for one root function (a guard against pathological code).
@@ -186,12 +188,13 @@ impl<'m, 'a> Routes<'m, 'a> {
             callees: HashSet::new(),
             registered: HashSet::new(),
             steps: 0,
+            diagnostics: BTreeSet::new(),
         }
     }
 
     /// Every route of every router that is not nested into another, plus attribute routes that
     /// nothing registers (with their own path only).
-    pub fn run(mut self) -> Vec<Entry<'a>> {
+    pub fn run(mut self) -> (Vec<Entry<'a>>, Vec<Diagnostic>) {
         let model = self.model;
         let mut standalone: Vec<(FnId, std::ops::Range<usize>)> = Vec::new();
         for (id, f) in model.fns.iter().enumerate() {
@@ -242,7 +245,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         for e in &mut out {
             e.path = normalize_path(&e.path);
         }
-        out
+        (out, self.diagnostics.into_iter().collect())
     }
 
     /// Which framework an attribute route belongs to: the context's, else the crate's.
@@ -437,6 +440,29 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
         }
         last
+    }
+
+    /// A prefix's text; a prefix that is not (wholly) a literal is reported: its literal parts are
+    /// kept.
+    fn prefix_of(&mut self, v: &V<'a>, module: ModId, line: Line, what: &str) -> String {
+        let known = match v {
+            V::Str(_) => true,
+            V::List(items) => items.iter().all(|i| matches!(i, V::Str(_))),
+            _ => false,
+        };
+        let text = self.str_of(v);
+        if !known {
+            let message = if text.is_empty() {
+                format!(
+                    "the prefix of `{what}` is not statically known: its routes are listed without it"
+                )
+            } else {
+                format!("the prefix of `{what}` has a runtime part: only `{text}` is kept")
+            };
+            self.diagnostics
+                .insert(Diagnostic::new(self.model.file_of(module), line, message));
+        }
+        text
     }
 
     fn str_of(&self, v: &V<'a>) -> String {
@@ -714,7 +740,10 @@ impl<'m, 'a> Routes<'m, 'a> {
             match last {
                 "scope" | "resource" => {
                     let vals = self.eval_args(args, frame);
-                    let prefix = vals.first().map(|v| self.str_of(v)).unwrap_or_default();
+                    let prefix = match vals.first() {
+                        Some(v) => self.prefix_of(v, m, line, last),
+                        None => String::new(),
+                    };
                     let kind = if last == "scope" {
                         Kind::ActixScope
                     } else {
@@ -897,11 +926,14 @@ impl<'m, 'a> Routes<'m, 'a> {
                         V::List(items)
                     }
                     "concat" | "join" => {
-                        if items
+                        if items.iter().all(|i| matches!(i, V::Str(_))) {
+                            V::Str(items.iter().map(|i| self.str_of(i)).collect())
+                        } else if items
                             .iter()
                             .all(|i| matches!(i, V::Str(_) | V::Unknown | V::Ext(_)))
                         {
-                            V::Str(items.iter().map(|i| self.str_of(i)).collect())
+                            // a string with runtime parts: kept as parts for `prefix_of`
+                            V::List(items)
                         } else {
                             V::List(
                                 items
@@ -998,7 +1030,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             (Kind::Axum, "nest" | "nest_service") if args.len() == 2 => {
                 let prefix = self.expr(&args[0], frame);
-                let prefix = self.str_of(&prefix);
+                let prefix = self.prefix_of(&prefix, m, line, name);
                 if let V::Handle(c) = self.expr(&args[1], frame) {
                     self.absorb(h, c, &prefix);
                 }
@@ -1018,7 +1050,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             (Kind::Rocket, "mount") if args.len() == 2 => {
                 let prefix = self.expr(&args[0], frame);
-                let prefix = self.str_of(&prefix);
+                let prefix = self.prefix_of(&prefix, m, line, "mount");
                 let routes = self.expr(&args[1], frame);
                 let mut fns = Vec::new();
                 collect_fns(&routes, &mut fns);
