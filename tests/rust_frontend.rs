@@ -241,3 +241,27 @@ fn typed_headers_and_key_constants() {
         ]
     );
 }
+
+#[test]
+fn rust_output_is_the_same_whatever_the_thread_count() {
+    let root = common::fixture("actix-forum");
+    let run = |threads: &str| {
+        let out = common::bin()
+            .args([
+                "check",
+                root.to_str().unwrap(),
+                "--format",
+                "json",
+                "--fail-on",
+                "none",
+            ])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        out.stdout
+    };
+    let one = run("1");
+    assert_eq!(one, run("4"));
+    assert_eq!(one, run("4"));
+}

@@ -1115,15 +1115,8 @@ impl<'m, 'a> Routes<'m, 'a> {
                 }
             }
             _ => {
-                let vals = self.eval_args(args, frame);
-                for v in vals {
-                    if let V::Func(hh @ Handler::Closure { .. }) = &v
-                        && matches!(kind, Kind::ActixScope | Kind::ActixApp)
-                        && name == "default_service"
-                    {
-                        let _ = hh;
-                    }
-                }
+                // with_state, fallback, app_data, default_service, …: the router itself
+                self.eval_args(args, frame);
             }
         }
         V::Handle(h)
