@@ -955,3 +955,46 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_scan_skips_strings_and_comments() {
+        let deep = "(".repeat(MAX_NESTING + 1);
+        assert!(too_deep(&format!("fn f() {{ {deep} }}")).is_some());
+        assert!(too_deep(&format!("fn f() {{ let s = \"{deep}\"; }}")).is_none());
+        assert!(too_deep(&format!("fn f() {{ let s = r#\"{deep}\"#; }}")).is_none());
+        assert!(
+            too_deep(&format!(
+                "// {deep}\n/* {deep} */ fn f<'a>(c: char) {{ '(' }}"
+            ))
+            .is_none()
+        );
+        assert!(
+            too_deep(&format!(
+                "fn f() -> bool {{ {}true }}",
+                "!".repeat(MAX_NESTING + 1)
+            ))
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn lowering_keeps_lines_and_route_attributes() {
+        let (ir, d) = parse_file(
+            "src/a.rs",
+            "#[post(\"/x\", data = \"<d>\")]\nasync fn create(d: Json<Body>) {\n    sqlx::query!(\"insert into t values ($1)\", d.0).execute(&p).await;\n}\n",
+        );
+        assert!(d.is_empty());
+        let Item::Fn(f) = &ir.items[0] else {
+            panic!("not a fn")
+        };
+        assert_eq!((f.name.as_str(), f.line), ("create", 2));
+        assert_eq!(f.route_attrs[0].lits, vec!["/x".to_string()]);
+        assert_eq!(f.route_attrs[0].line, 1);
+        let (_, d) = parse_file("src/b.rs", "fn broken( {\n");
+        assert!(d[0].message.starts_with("parse error"));
+    }
+}
