@@ -68,9 +68,24 @@ pub struct SourceFile {
     pub text: String,
 }
 
+/// A Rust source file (read with the same caps as the others).
+#[derive(Debug)]
+pub struct RustFile {
+    /// Relative to the scanned root, `/`-separated.
+    pub rel: String,
+    pub text: String,
+}
+
 pub struct Discovered {
+    /// TypeScript and JavaScript files.
     pub files: Vec<SourceFile>,
+    /// `.rs` files, for the Rust front end.
+    pub rust_files: Vec<RustFile>,
     pub diagnostics: Vec<Diagnostic>,
+}
+
+fn is_rust(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "rs")
 }
 
 pub fn rel_path(root: &Path, path: &Path) -> String {
@@ -91,6 +106,7 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
     let mut diagnostics = Vec::new();
     let mut candidates: Vec<(PathBuf, Lang)> = Vec::new();
     let ignore = ignore.cloned();
+    let mut rust_candidates: Vec<PathBuf> = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .require_git(false)
         .follow_links(false)
@@ -121,9 +137,12 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
         }
         if let Some(lang) = Lang::from_path(entry.path()) {
             candidates.push((entry.into_path(), lang));
+        } else if is_rust(entry.path()) {
+            rust_candidates.push(entry.into_path());
         }
     }
     candidates.sort();
+    rust_candidates.sort();
     let read: Vec<Result<SourceFile, Diagnostic>> = candidates
         .par_iter()
         .map(|(path, lang)| read_source(root, path, *lang))
@@ -135,10 +154,31 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
             Err(d) => diagnostics.push(d),
         }
     }
-    Discovered { files, diagnostics }
+    let read: Vec<Result<RustFile, Diagnostic>> = rust_candidates
+        .par_iter()
+        .map(|path| read_text(root, path).map(|(rel, text)| RustFile { rel, text }))
+        .collect();
+    let mut rust_files = Vec::new();
+    for r in read {
+        match r {
+            Ok(f) => rust_files.push(f),
+            Err(d) => diagnostics.push(d),
+        }
+    }
+    Discovered {
+        files,
+        rust_files,
+        diagnostics,
+    }
 }
 
 fn read_source(root: &Path, path: &Path, lang: Lang) -> Result<SourceFile, Diagnostic> {
+    let (rel, text) = read_text(root, path)?;
+    Ok(SourceFile { rel, lang, text })
+}
+
+/// Reads a file as text, or says why it was skipped.
+fn read_text(root: &Path, path: &Path) -> Result<(String, String), Diagnostic> {
     let rel = rel_path(root, path);
     let skip = |why: String| Diagnostic::new(rel.clone(), 0, why);
     let meta = std::fs::metadata(path).map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
@@ -162,7 +202,7 @@ fn read_source(root: &Path, path: &Path, lang: Lang) -> Result<SourceFile, Diagn
     if looks_minified(&text) {
         return Err(skip("skipped: looks minified (very long lines)".into()));
     }
-    Ok(SourceFile { rel, lang, text })
+    Ok((rel, text))
 }
 
 /// A bundle or minified file: long, with lines far longer than hand-written code has.

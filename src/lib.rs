@@ -77,27 +77,45 @@ pub fn collect_facts_with(
         .files
         .par_iter()
         .flat_map_iter(|f| suppress::scan(&f.rel, &f.text))
+        .chain(
+            found
+                .rust_files
+                .par_iter()
+                .flat_map_iter(|f| suppress::scan(&f.rel, &f.text)),
+        )
         .collect();
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         found.files.iter().partition(|f| f.lang.is_ts());
-    let parsed: Vec<_> = ts_files
-        .par_iter()
-        .map(|f| {
-            let r = frontend::ts::analyze_file(f, catalog);
-            progress.parsed();
-            r
-        })
-        .collect();
-    let mut modules = Vec::with_capacity(parsed.len());
-    for (m, d) in parsed {
-        modules.push(m);
-        diagnostics.extend(d);
-    }
+    // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
+    let ((mut endpoints, ts_diagnostics, model_constraints), (rust_endpoints, rust_diagnostics)) =
+        rayon::join(
+            || {
+                let parsed: Vec<_> = ts_files
+                    .par_iter()
+                    .map(|f| {
+                        let r = frontend::ts::analyze_file(f, catalog);
+                        progress.parsed();
+                        r
+                    })
+                    .collect();
+                let mut modules = Vec::with_capacity(parsed.len());
+                let mut diagnostics = Vec::new();
+                for (m, d) in parsed {
+                    modules.push(m);
+                    diagnostics.extend(d);
+                }
+                progress.phase("linking");
+                let (endpoints, more, constraints) = link::link_ts(&modules, root, catalog);
+                diagnostics.extend(more);
+                (endpoints, diagnostics, constraints)
+            },
+            || frontend::rust::analyze(&found.rust_files, root, catalog),
+        );
+    diagnostics.extend(ts_diagnostics);
+    endpoints.extend(rust_endpoints);
+    diagnostics.extend(rust_diagnostics);
     let schema_files: Vec<discover::SourceFile> = schema_files.into_iter().cloned().collect();
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
-    diagnostics.extend(more);
-    progress.phase("linking");
-    let (mut endpoints, more, model_constraints) = link::link_ts(&modules, root, catalog);
     diagnostics.extend(more);
     constraints.extend(model_constraints);
     constraints.sort();
@@ -111,7 +129,7 @@ pub fn collect_facts_with(
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
     }
     Facts {
-        files_scanned: found.files.len(),
+        files_scanned: found.files.len() + found.rust_files.len(),
         constraints,
         endpoints,
         diagnostics,

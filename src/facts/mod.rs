@@ -6,7 +6,9 @@
 use serde::Serialize;
 
 /// A place in the scanned tree: `file` relative to the root, `/`-separated; `line` 1-based.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 pub struct Location {
     pub file: String,
     pub line: u32,
@@ -29,6 +31,7 @@ impl std::fmt::Display for Location {
 
 /// What a side effect does, in the report's vocabulary.
 #[derive(
+    Default,
     Debug,
     Clone,
     Copy,
@@ -43,6 +46,7 @@ impl std::fmt::Display for Location {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum EffectKind {
+    #[default]
     Payment,
     Email,
     Sms,
@@ -73,7 +77,9 @@ impl EffectKind {
 }
 
 /// A side effect reached from an endpoint's handler.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+#[derive(
+    Default, Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema,
+)]
 pub struct Effect {
     pub kind: EffectKind,
     /// The call as written, e.g. `stripe.paymentIntents.create`.

@@ -1,0 +1,889 @@
+//! What a handler reaches: calls followed into project functions and methods (through paths,
+//! `use`, `impl` blocks, and by unique method name as a last resort), memoised and cycle-safe;
+//! the side effects among those calls according to the Rust entries of `rules/sinks.toml` and raw
+//! SQL; and where the idempotency-key header is read.
+
+use super::ir::*;
+use super::model::{FnId, ImplId, ModId, Model, Res};
+use super::parse::children;
+use crate::catalog::{Catalog, Sink, pattern_matches};
+use crate::facts::{Effect, EffectKind, Location};
+use crate::link::calls::classify_sql;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+#[derive(Debug, Default, Clone)]
+pub struct Summary {
+    pub effects: Vec<Effect>,
+    pub key_reads: Vec<Location>,
+}
+
+enum Memo {
+    Busy,
+    Done(Rc<Summary>),
+}
+
+/// Method names too common to follow by name alone.
+const GENERIC_METHODS: &[&str] = &[
+    "new",
+    "default",
+    "clone",
+    "into",
+    "from",
+    "try_from",
+    "try_into",
+    "as_ref",
+    "as_mut",
+    "unwrap",
+    "expect",
+    "unwrap_or",
+    "unwrap_or_default",
+    "unwrap_or_else",
+    "ok",
+    "err",
+    "map",
+    "map_err",
+    "and_then",
+    "or_else",
+    "iter",
+    "into_iter",
+    "collect",
+    "get",
+    "get_mut",
+    "set",
+    "insert",
+    "remove",
+    "push",
+    "pop",
+    "len",
+    "is_empty",
+    "to_string",
+    "to_owned",
+    "as_str",
+    "fmt",
+    "eq",
+    "cmp",
+    "hash",
+    "send",
+    "execute",
+    "run",
+    "call",
+    "lock",
+    "read",
+    "write",
+    "json",
+    "body",
+    "status",
+    "into_inner",
+    "save",
+    "create",
+    "update",
+    "delete",
+    "find",
+    "validate",
+    "parse",
+    "build",
+    "next",
+    "poll",
+    "poll_ready",
+    "drop",
+    "deref",
+    "from_request",
+    "from_request_parts",
+    "handle",
+    "apply",
+    "load",
+    "first",
+    "filter",
+    "values",
+    "execute_query",
+    "serialize",
+    "deserialize",
+    "to_json",
+    "from_str",
+    "try_into_inner",
+    "extend",
+    "contains",
+    "with",
+    "init",
+    "start",
+    "stop",
+    "close",
+    "connect",
+    "query",
+    "fetch",
+    "post",
+    "put",
+    "patch",
+    "head",
+    "request",
+    "response",
+    "clear",
+    "flush",
+];
+
+/// Wrappers a value of type `T` is reached through: `Option<T>`, `web::Data<T>`, `Arc<T>`, …
+const TRANSPARENT: &[&str] = &[
+    "Option",
+    "Result",
+    "Box",
+    "Arc",
+    "Rc",
+    "Data",
+    "State",
+    "Extension",
+    "Json",
+    "Form",
+    "Query",
+    "Path",
+    "RwLock",
+    "Mutex",
+    "Cow",
+    "Ref",
+    "RefMut",
+    "MutexGuard",
+    "LemmyResult",
+    "Pin",
+    "ApubData",
+];
+
+/// Methods that set a header (downstream keys), not read one.
+const HEADER_WRITERS: &[&str] = &[
+    "header",
+    "insert",
+    "append",
+    "insert_header",
+    "append_header",
+    "typed_insert",
+    "set_header",
+    "header_str",
+    "idempotency_key",
+];
+
+/// sqlx (and similar) query functions and macros whose first string is SQL.
+const SQL_QUERIES: &[&str] = &[
+    "query",
+    "query_as",
+    "query_scalar",
+    "query_unchecked",
+    "query_as_unchecked",
+    "query_scalar_unchecked",
+    "query_with",
+    "query_as_with",
+    "query_scalar_with",
+    "sql_query",
+];
+
+fn norm(s: &str) -> String {
+    s.replace('-', "_")
+}
+
+struct Scope {
+    module: ModId,
+    imp: Option<ImplId>,
+    vars: HashMap<String, Res>,
+    /// Type names as written for variables whose type did not resolve (derive-generated
+    /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
+    names: HashMap<String, String>,
+}
+
+/// The root of a call chain and the method calls on it.
+struct Chain<'e> {
+    /// The external crate the chain starts from, when known.
+    origin: Option<String>,
+    /// Path segments after the crate, then each method name.
+    segs: Vec<String>,
+    root_name: String,
+    /// String literals of the root call or macro.
+    lits: Vec<String>,
+    links: Vec<(&'e str, &'e [Ex], Line)>,
+    line: Line,
+    text: String,
+}
+
+pub struct Effects<'m, 'a> {
+    model: &'m Model<'a>,
+    catalog: &'m Catalog,
+    sinks: Vec<&'m Sink>,
+    memo: RefCell<HashMap<FnId, Memo>>,
+}
+
+impl<'m, 'a> Effects<'m, 'a> {
+    pub fn new(model: &'m Model<'a>, catalog: &'m Catalog) -> Self {
+        Effects {
+            model,
+            catalog,
+            sinks: catalog.sinks.iter().filter(|s| s.lang == "rust").collect(),
+            memo: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn location(&self, m: ModId, line: Line) -> Location {
+        Location::new(self.model.file_of(m), line)
+    }
+
+    pub fn summary(&self, f: FnId) -> Rc<Summary> {
+        match self.memo.borrow().get(&f) {
+            Some(Memo::Done(s)) => return s.clone(),
+            Some(Memo::Busy) => return Rc::new(Summary::default()),
+            None => {}
+        }
+        self.memo.borrow_mut().insert(f, Memo::Busy);
+        let def = &self.model.fns[f];
+        let mut scope = Scope {
+            module: def.module,
+            imp: def.imp,
+            vars: HashMap::new(),
+            names: HashMap::new(),
+        };
+        self.bind_params(&def.func.params, &mut scope);
+        let mut out = Summary::default();
+        self.stmts(&def.func.body, &mut scope, &mut out);
+        finish(&mut out);
+        let s = Rc::new(out);
+        self.memo.borrow_mut().insert(f, Memo::Done(s.clone()));
+        s
+    }
+
+    /// A closure used as a handler or middleware.
+    pub fn closure_summary(&self, module: ModId, imp: Option<ImplId>, ex: &Ex) -> Summary {
+        let mut scope = Scope {
+            module,
+            imp,
+            vars: HashMap::new(),
+            names: HashMap::new(),
+        };
+        let mut out = Summary::default();
+        if let Ex::Closure { params, body, .. } = ex {
+            self.bind_params(params, &mut scope);
+            self.walk(body, &mut scope, &mut out, false);
+        }
+        finish(&mut out);
+        out
+    }
+
+    fn bind_params(&self, params: &[Param], scope: &mut Scope) {
+        for p in params {
+            if p.name == "self" {
+                if let Some(i) = scope.imp {
+                    scope.vars.insert("self".into(), self.model.impl_type(i));
+                }
+                continue;
+            }
+            if let Some(ty) = &p.ty {
+                let ty = if p.unwrap {
+                    ty.args.first().cloned().unwrap_or_default()
+                } else {
+                    ty.clone()
+                };
+                match self.resolve_ty(&ty, scope.module, scope.imp) {
+                    Some(r) => {
+                        scope.vars.insert(p.name.clone(), r);
+                    }
+                    None => {
+                        scope.names.insert(p.name.clone(), ty.last().to_string());
+                    }
+                }
+            }
+        }
+    }
+
+    /// A type, through `Option`/`Arc`/`web::Data`/… wrappers.
+    fn resolve_ty(&self, ty: &Ty, m: ModId, imp: Option<ImplId>) -> Option<Res> {
+        let mut t = ty;
+        for _ in 0..8 {
+            if TRANSPARENT.contains(&t.last())
+                && let Some(a) = t.args.first()
+            {
+                t = a;
+                continue;
+            }
+            break;
+        }
+        if t.path.is_empty() {
+            return None;
+        }
+        if t.path.len() == 1 && t.path[0] == "Self" {
+            return imp.map(|i| self.model.impl_type(i));
+        }
+        match self.model.resolve(m, &t.path) {
+            r @ (Res::Type(..) | Res::Trait(..) | Res::Ext(_)) => Some(r),
+            _ => None,
+        }
+    }
+
+    fn ret_type(&self, f: FnId) -> Option<Res> {
+        let def = &self.model.fns[f];
+        let ty = def.func.ret.as_ref()?;
+        self.resolve_ty(ty, def.module, def.imp)
+    }
+
+    fn field_type(&self, ty: &Res, field: &str) -> Option<Res> {
+        let Res::Type(m, name) = ty else { return None };
+        let fields = self.model.modules[*m].fields.get(name)?;
+        let (_, t) = fields.iter().find(|(n, _)| n == field)?;
+        self.resolve_ty(t, *m, None)
+    }
+
+    /// The type of an expression, where cheap to know.
+    fn type_of(&self, e: &Ex, scope: &Scope, depth: usize) -> Option<Res> {
+        if depth > 12 {
+            return None;
+        }
+        match e {
+            Ex::Path(p, _) if p.len() == 1 => scope.vars.get(&p[0]).cloned(),
+            Ex::Field(b, f) => {
+                let t = self.type_of(b, scope, depth + 1)?;
+                self.field_type(&t, f)
+            }
+            Ex::Struct(p, _) => match self.resolve(p, scope) {
+                r @ Res::Type(..) => Some(r),
+                _ => None,
+            },
+            Ex::Call(func, _, _) => {
+                let Ex::Path(p, _) = &**func else { return None };
+                let r = self.resolve(p, scope);
+                let fns = self.fns_of(&r);
+                if let Some(&f) = fns.first() {
+                    return self.ret_type(f);
+                }
+                match r {
+                    Res::Assoc(ty, name)
+                        if matches!(name.as_str(), "new" | "default" | "builder") =>
+                    {
+                        Some(*ty)
+                    }
+                    Res::Ext(mut p) if p.len() >= 2 => {
+                        // `reqwest::Client::new()` -> reqwest::Client
+                        let last = p.pop()?;
+                        let first = p.last()?.chars().next()?;
+                        (first.is_uppercase() && !last.chars().next()?.is_uppercase())
+                            .then_some(Res::Ext(p))
+                    }
+                    _ => None,
+                }
+            }
+            Ex::Method(recv, name, _, _) => {
+                let t = self.type_of(recv, scope, depth + 1)?;
+                if matches!(
+                    name.as_str(),
+                    "clone"
+                        | "unwrap"
+                        | "expect"
+                        | "to_owned"
+                        | "into_inner"
+                        | "as_ref"
+                        | "lock"
+                        | "read"
+                        | "write"
+                        | "borrow"
+                        | "borrow_mut"
+                        | "get_ref"
+                        | "deref"
+                ) {
+                    return Some(t);
+                }
+                match &t {
+                    Res::Type(..) => {
+                        let fns = self.model.methods_of(&t, name);
+                        fns.first().and_then(|&f| self.ret_type(f))
+                    }
+                    // a value from an external crate keeps that crate as its origin
+                    Res::Ext(p) => p.first().map(|c| Res::Ext(vec![c.clone()])),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
+    fn resolve(&self, p: &[String], scope: &Scope) -> Res {
+        if p.first().is_some_and(|s| s == "Self") {
+            if let Some(i) = scope.imp {
+                let ty = self.model.impl_type(i);
+                return match p.len() {
+                    1 => ty,
+                    2 => Res::Assoc(Box::new(ty), p[1].clone()),
+                    _ => Res::Unknown,
+                };
+            }
+            return Res::Unknown;
+        }
+        self.model.resolve(scope.module, p)
+    }
+
+    fn fns_of(&self, r: &Res) -> Vec<FnId> {
+        match r {
+            Res::Fn(f) => vec![*f],
+            Res::Assoc(ty, name) => self.model.methods_of(ty, name),
+            _ => vec![],
+        }
+    }
+
+    fn stmts(&self, stmts: &[Stmt], scope: &mut Scope, out: &mut Summary) {
+        for s in stmts {
+            match s {
+                Stmt::Let { names, ty, init } => {
+                    if let Some(e) = init {
+                        self.walk(e, scope, out, false);
+                    }
+                    if names.len() == 1 {
+                        let written = ty.as_ref().map(|t| t.last().to_string()).or_else(|| {
+                            match init.as_ref()? {
+                                Ex::Struct(p, _) => p.last().cloned(),
+                                Ex::Call(f, _, _) => match &**f {
+                                    Ex::Path(p, _) if p.len() >= 2 => Some(p[p.len() - 2].clone()),
+                                    _ => None,
+                                },
+                                _ => None,
+                            }
+                        });
+                        match written {
+                            Some(w) => scope.names.insert(names[0].clone(), w),
+                            None => scope.names.remove(&names[0]),
+                        };
+                        let t = ty
+                            .as_ref()
+                            .and_then(|t| self.resolve_ty(t, scope.module, scope.imp))
+                            .or_else(|| init.as_ref().and_then(|e| self.type_of(e, scope, 0)));
+                        match t {
+                            Some(t) => {
+                                scope.vars.insert(names[0].clone(), t);
+                            }
+                            None => {
+                                scope.vars.remove(&names[0]);
+                            }
+                        }
+                    }
+                }
+                Stmt::Expr(e) => self.walk(e, scope, out, false),
+                Stmt::Item(_) => {}
+            }
+        }
+    }
+
+    /// Follows one project function from a call site.
+    fn follow(&self, f: FnId, speculative: bool, out: &mut Summary) {
+        let sub = self.summary(f);
+        let name = self.model.fns[f].func.name.clone();
+        for e in &sub.effects {
+            let mut e = e.clone();
+            e.via.insert(0, name.clone());
+            e.via.truncate(8);
+            e.speculative |= speculative;
+            out.effects.push(e);
+        }
+        out.key_reads.extend(sub.key_reads.iter().cloned());
+    }
+
+    fn walk(&self, e: &Ex, scope: &mut Scope, out: &mut Summary, in_chain: bool) {
+        match e {
+            Ex::Block(stmts) => {
+                self.stmts(stmts, scope, out);
+                return;
+            }
+            Ex::Closure { params, body, .. } => {
+                let saved: Vec<(String, Option<Res>)> = params
+                    .iter()
+                    .map(|p| (p.name.clone(), scope.vars.remove(&p.name)))
+                    .collect();
+                self.walk(body, scope, out, false);
+                for (n, v) in saved {
+                    if let Some(v) = v {
+                        scope.vars.insert(n, v);
+                    }
+                }
+                return;
+            }
+            _ => {}
+        }
+        match e {
+            Ex::Call(func, args, line) => {
+                if !in_chain {
+                    self.sink_check(e, scope, out);
+                }
+                self.key_args(None, args, scope, *line, out);
+                if let Ex::Path(p, _) = &**func {
+                    let r = self.resolve(p, scope);
+                    for f in self.fns_of(&r) {
+                        self.follow(f, false, out);
+                    }
+                }
+                for a in args {
+                    if let Ex::Path(p, _) = a
+                        && !(p.len() == 1 && scope.vars.contains_key(&p[0]))
+                        && let Res::Fn(f) = self.resolve(p, scope)
+                    {
+                        self.follow(f, false, out);
+                    }
+                    self.walk(a, scope, out, false);
+                }
+                return;
+            }
+            Ex::Method(recv, name, args, line) => {
+                if !in_chain {
+                    self.sink_check(e, scope, out);
+                }
+                self.key_args(Some(name), args, scope, *line, out);
+                let ty = self.type_of(recv, scope, 0);
+                let mut followed = false;
+                if let Some(t @ (Res::Type(..) | Res::Trait(..))) = &ty {
+                    for f in self.model.methods_of(t, name) {
+                        self.follow(f, false, out);
+                        followed = true;
+                    }
+                }
+                if !followed
+                    && !matches!(ty, Some(Res::Ext(_)))
+                    && !GENERIC_METHODS.contains(&name.as_str())
+                    && let Some(cands) = self.model.methods_by_name.get(name.as_str())
+                    && cands.len() == 1
+                {
+                    self.follow(cands[0], true, out);
+                }
+                self.walk(recv, scope, out, true);
+                for a in args {
+                    if let Ex::Path(p, _) = a
+                        && !(p.len() == 1 && scope.vars.contains_key(&p[0]))
+                        && let Res::Fn(f) = self.resolve(p, scope)
+                    {
+                        self.follow(f, false, out);
+                    }
+                    self.walk(a, scope, out, false);
+                }
+                return;
+            }
+            Ex::Macro {
+                args, line, lits, ..
+            } => {
+                if !in_chain {
+                    self.sink_check(e, scope, out);
+                }
+                if lits.iter().any(|l| self.catalog.is_key_header(l)) {
+                    out.key_reads.push(self.location(scope.module, *line));
+                }
+                self.key_args(None, args, scope, *line, out);
+            }
+            _ => {}
+        }
+        let mut kids = Vec::new();
+        children(e, &mut kids);
+        for k in kids {
+            self.walk(k, scope, out, false);
+        }
+    }
+
+    /// Where function `f` names the key header anywhere (a literal or a constant), if it does.
+    pub fn names_key(&self, f: FnId) -> Option<Location> {
+        let def = &self.model.fns[f];
+        let scope = Scope {
+            module: def.module,
+            imp: def.imp,
+            vars: HashMap::new(),
+            names: HashMap::new(),
+        };
+        let mut stack = Vec::new();
+        super::parse::push_stmts(&def.func.body, &mut stack);
+        while let Some(e) = stack.pop() {
+            if matches!(e, Ex::Lit(_) | Ex::Path(..)) && self.is_key_arg(e, &scope) {
+                return Some(self.location(def.module, e.line().max(def.func.line)));
+            }
+            children(e, &mut stack);
+        }
+        None
+    }
+
+    /// Is an argument the key header's name (a literal or a constant)?
+    fn is_key_arg(&self, a: &Ex, scope: &Scope) -> bool {
+        match a {
+            Ex::Lit(s) => self.catalog.is_key_header(s),
+            Ex::Path(p, _) => match self.resolve(p, scope) {
+                Res::Const(m, n) => self
+                    .model
+                    .const_str(m, &n)
+                    .is_some_and(|s| self.catalog.is_key_header(&s)),
+                _ => false,
+            },
+            Ex::Call(_, args, _) => args.iter().any(|a| self.is_key_arg(a, scope)),
+            _ => false,
+        }
+    }
+
+    fn key_args(
+        &self,
+        method: Option<&String>,
+        args: &[Ex],
+        scope: &Scope,
+        line: Line,
+        out: &mut Summary,
+    ) {
+        if method.is_some_and(|m| HEADER_WRITERS.contains(&m.as_str())) {
+            return;
+        }
+        if args.iter().any(|a| self.is_key_arg(a, scope)) {
+            out.key_reads.push(self.location(scope.module, line));
+        }
+    }
+
+    /// The chain ending at `e`: its root and method links, innermost first.
+    fn chain<'e>(&self, e: &'e Ex, scope: &Scope) -> Chain<'e> {
+        let mut links: Vec<(&'e str, &'e [Ex], Line)> = Vec::new();
+        let mut cur = e;
+        while let Ex::Method(recv, name, args, line) = cur {
+            links.push((name.as_str(), args.as_slice(), *line));
+            cur = recv;
+        }
+        links.reverse();
+        let mut c = Chain {
+            origin: None,
+            segs: vec![],
+            root_name: String::new(),
+            lits: vec![],
+            links,
+            line: 0,
+            text: String::new(),
+        };
+        let from_type = |c: &mut Chain, t: Option<Res>| {
+            if let Some(Res::Ext(p)) = t {
+                c.origin = p.first().cloned();
+                c.segs = p[1..].to_vec();
+            }
+        };
+        match cur {
+            Ex::Call(func, args, line) => {
+                c.line = *line;
+                c.lits = args
+                    .iter()
+                    .filter_map(|a| match a {
+                        Ex::Lit(s) => Some(s.clone()),
+                        _ => None,
+                    })
+                    .collect();
+                if let Ex::Path(p, _) = &**func {
+                    c.root_name = p.first().cloned().unwrap_or_default();
+                    c.text = p.join("::");
+                    match self.resolve(p, scope) {
+                        Res::Ext(full) => {
+                            c.origin = full.first().cloned();
+                            c.segs = full[1..].to_vec();
+                        }
+                        r => {
+                            // a project function: its return type may be an external client
+                            let fns = self.fns_of(&r);
+                            if fns.is_empty() {
+                                // a derive-generated or unresolved function: as written
+                                if p.len() >= 2 {
+                                    c.root_name = p[p.len() - 2].clone();
+                                }
+                                c.segs = p.clone();
+                            } else {
+                                let t = fns.first().and_then(|&f| self.ret_type(f));
+                                from_type(&mut c, t);
+                            }
+                        }
+                    }
+                }
+            }
+            Ex::Macro {
+                path, lits, line, ..
+            } => {
+                c.line = *line;
+                c.lits = lits.clone();
+                c.root_name = path.last().cloned().unwrap_or_default();
+                c.text = format!("{}!", path.join("::"));
+                match self.resolve(path, scope) {
+                    Res::Ext(full) if full.len() > 1 => {
+                        c.origin = full.first().cloned();
+                        c.segs = full[1..].to_vec();
+                    }
+                    _ => c.segs = vec![c.root_name.clone()],
+                }
+            }
+            Ex::Path(p, line) => {
+                c.line = *line;
+                c.root_name = p.last().cloned().unwrap_or_default();
+                if let Some(n) = scope.names.get(&c.root_name) {
+                    c.root_name = n.clone();
+                }
+                c.text = p.join("::");
+                from_type(&mut c, self.type_of(cur, scope, 0));
+            }
+            Ex::Field(_, f) => {
+                c.root_name = f.clone();
+                c.text = f.clone();
+                from_type(&mut c, self.type_of(cur, scope, 0));
+            }
+            _ => {}
+        }
+        for (name, _, line) in &c.links {
+            c.segs.push(name.to_string());
+            if c.line == 0 {
+                c.line = *line;
+            }
+            c.text.push_str(&format!(".{name}()"));
+        }
+        c
+    }
+
+    fn sink_check(&self, e: &Ex, scope: &Scope, out: &mut Summary) {
+        let c = self.chain(e, scope);
+        if c.segs.is_empty() {
+            return;
+        }
+        let location = self.location(scope.module, c.line);
+        let package = c
+            .origin
+            .as_ref()
+            .map(|o| self.model.package_of(scope.module, o));
+        let deps_unknown = self.model.crate_of(scope.module).deps.is_empty();
+        for sink in &self.sinks {
+            let by_origin = c.origin.as_ref().is_some_and(|o| {
+                sink.packages.iter().any(|p| {
+                    let p = norm(p);
+                    p == norm(o) || package.as_ref().is_some_and(|pk| *pk == p)
+                })
+            });
+            let by_name = c.origin.is_none()
+                && sink.root_matches(&c.root_name)
+                && (deps_unknown
+                    || sink
+                        .packages
+                        .iter()
+                        .any(|p| self.model.depends_on(scope.module, p)));
+            if !by_origin && !by_name {
+                continue;
+            }
+            let n = c.segs.len();
+            let matched = (0..n).any(|i| {
+                (i + 1..=n).any(|j| sink.calls.iter().any(|p| pattern_matches(p, &c.segs[i..j])))
+            });
+            if !matched || (sink.write_method && !writes(&c)) {
+                continue;
+            }
+            let relative = sink.kind == EffectKind::DbUpdate
+                && c.segs
+                    .iter()
+                    .any(|s| self.catalog.relative_update.calls.contains(s));
+            out.effects.push(Effect {
+                kind: sink.kind,
+                callee: c.text.clone(),
+                label: if sink.label.is_empty() {
+                    sink.id.clone()
+                } else {
+                    sink.label.clone()
+                },
+                location,
+                upsert: sink.upsert,
+                relative,
+                ..Effect::default()
+            });
+            return;
+        }
+        // raw SQL: a query function or macro with the statement as its first string
+        let root_last = c.segs.first().map(String::as_str).unwrap_or("");
+        let sql_root = SQL_QUERIES.contains(&root_last)
+            || (c.segs.len() == c.links.len() + 1
+                && self.catalog.sql.calls.iter().any(|x| x == root_last));
+        let mut sql: Option<(String, Line)> = None;
+        if sql_root && let Some(s) = c.lits.first() {
+            sql = Some((s.clone(), c.line));
+        }
+        for (name, args, line) in &c.links {
+            if sql.is_none()
+                && (self.catalog.sql.calls.iter().any(|x| x == name) || SQL_QUERIES.contains(name))
+                && let Some(Ex::Lit(s)) = args.first()
+            {
+                sql = Some((s.clone(), *line));
+            }
+        }
+        if let Some((s, line)) = sql
+            && let Some((kind, upsert, relative)) = classify(&s)
+        {
+            out.effects.push(Effect {
+                kind,
+                callee: c.text.clone(),
+                label: "raw SQL".into(),
+                location: self.location(scope.module, line),
+                upsert,
+                relative,
+                target: crate::link::calls::sql_table(&s),
+                ..Effect::default()
+            });
+        }
+    }
+}
+
+/// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
+fn writes(c: &Chain<'_>) -> bool {
+    let is_write = |s: &str| {
+        matches!(
+            s.to_ascii_uppercase().as_str(),
+            "POST" | "PUT" | "PATCH" | "DELETE"
+        )
+    };
+    c.links.iter().any(|(_, args, _)| {
+        args.iter().any(|a| match a {
+            Ex::Path(p, _) => p.last().is_some_and(|s| is_write(s)),
+            Ex::Lit(s) => is_write(s),
+            _ => false,
+        })
+    })
+}
+
+/// Raw SQL, including a `WITH` whose common table expressions write (`with x as (insert ..)
+/// select ..`): the first writing statement decides.
+fn classify(sql: &str) -> Option<(EffectKind, bool, bool)> {
+    if let Some(c) = classify_sql(sql) {
+        return Some(c);
+    }
+    let lower = sql.to_ascii_lowercase();
+    if lower.split_whitespace().next() != Some("with") {
+        return None;
+    }
+    let words: Vec<(usize, &str)> = lower
+        .match_indices(|c: char| c.is_ascii_alphanumeric() || c == '_')
+        .map(|(i, _)| i)
+        .filter(|&i| {
+            i == 0
+                || !lower.as_bytes()[i - 1].is_ascii_alphanumeric()
+                    && lower.as_bytes()[i - 1] != b'_'
+        })
+        .map(|i| {
+            let end = lower[i..]
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .map_or(lower.len(), |e| i + e);
+            (i, &lower[i..end])
+        })
+        .collect();
+    for (k, (i, w)) in words.iter().enumerate() {
+        let prev = if k > 0 { words[k - 1].1 } else { "" };
+        if matches!(*w, "insert" | "update" | "delete") && !matches!(prev, "for" | "do") {
+            return classify_sql(&sql[*i..]);
+        }
+    }
+    None
+}
+
+fn finish(out: &mut Summary) {
+    out.effects.sort();
+    out.effects
+        .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
+    out.key_reads.sort();
+    out.key_reads.dedup();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writing_ctes() {
+        let sql = "with a as (select id from t where s = $1), b as (insert into f(id) select id from a on conflict do nothing) select id from a";
+        assert_eq!(classify(sql), Some((EffectKind::DbCreate, true, false)));
+        assert_eq!(
+            classify("with a as (select 1) select * from a for update"),
+            None
+        );
+    }
+}

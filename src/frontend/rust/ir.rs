@@ -1,0 +1,183 @@
+//! What the Rust front end keeps of a parsed file: a small, owned, thread-safe model of its items
+//! and function bodies. `syn`'s trees hold `proc_macro2` spans, which are neither `Send` nor valid
+//! after the per-thread span table is cleared, so each file is lowered to this right after parsing.
+
+/// 1-based line.
+pub type Line = u32;
+
+#[derive(Debug, Default)]
+pub struct FileIr {
+    /// Relative to the scanned root, `/`-separated.
+    pub rel: String,
+    pub items: Vec<Item>,
+}
+
+#[derive(Debug)]
+pub enum Item {
+    /// `mod name;` (body `None`) or `mod name { .. }`.
+    Mod {
+        name: String,
+        path_attr: Option<String>,
+        body: Option<Vec<Item>>,
+        is_test: bool,
+    },
+    Use(Vec<UseDecl>),
+    /// `extern crate name as alias;`
+    ExternCrate {
+        name: String,
+        alias: String,
+    },
+    Fn(Func),
+    Impl(Impl),
+    Trait {
+        name: String,
+        fns: Vec<Func>,
+    },
+    /// A `const` or `static`.
+    Const {
+        name: String,
+        value: Ex,
+    },
+    /// A struct, enum, union or type alias: a name paths can resolve to.
+    Type {
+        name: String,
+        /// A struct's named fields.
+        fields: Vec<(String, Ty)>,
+    },
+}
+
+/// One name brought in by a `use`: `path` (as written, `crate`/`self`/`super` included) under
+/// `alias`; a glob has alias `*`.
+#[derive(Debug, Clone)]
+pub struct UseDecl {
+    pub path: Vec<String>,
+    pub alias: String,
+}
+
+#[derive(Debug)]
+pub struct Impl {
+    /// The implementing type's path, generics dropped.
+    pub self_ty: Vec<String>,
+    pub trait_: Option<Vec<String>>,
+    /// `type Transform = IdempotencyService<S>;` and the like.
+    pub assoc_types: Vec<(String, Ty)>,
+    pub fns: Vec<Func>,
+}
+
+/// An attribute that registers a route: `#[post("/x")]`, `#[route("/x", method = "PUT")]`,
+/// `#[route(POST, uri = "/x")]`.
+#[derive(Debug, Clone)]
+pub struct RouteAttr {
+    pub path: Vec<String>,
+    /// String literals in positional places.
+    pub lits: Vec<String>,
+    /// `key = "value"` pairs.
+    pub pairs: Vec<(String, String)>,
+    /// Bare identifiers (`POST` in rocket's `#[route(POST, ..)]`).
+    pub idents: Vec<String>,
+    pub line: Line,
+}
+
+#[derive(Debug)]
+pub struct Func {
+    pub name: String,
+    pub line: Line,
+    pub route_attrs: Vec<RouteAttr>,
+    pub params: Vec<Param>,
+    pub ret: Option<Ty>,
+    pub body: Vec<Stmt>,
+    /// `#[test]`, `#[tokio::test]`, `#[cfg(test)]`, …: its routers are fixtures of a test.
+    pub is_test: bool,
+    /// The body builds or configures routes (a cheap filter before evaluating it).
+    pub builds_routes: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Param {
+    /// `self` for a receiver; `_` when the pattern binds no single name.
+    pub name: String,
+    pub ty: Option<Ty>,
+    /// The pattern destructures the type (`Json(body): Json<T>`): `name` has its first generic
+    /// argument's type.
+    pub unwrap: bool,
+}
+
+/// A type as far as resolution needs it: its path and generic arguments. References, `mut`,
+/// parentheses are dropped; `impl Trait`/`dyn Trait` keep the trait's path.
+#[derive(Debug, Clone, Default)]
+pub struct Ty {
+    pub path: Vec<String>,
+    pub args: Vec<Ty>,
+}
+
+impl Ty {
+    pub fn last(&self) -> &str {
+        self.path.last().map(String::as_str).unwrap_or("")
+    }
+    /// This type and every type in its generic arguments, outermost first.
+    pub fn all(&self) -> Vec<&Ty> {
+        let mut out = vec![self];
+        let mut i = 0;
+        while i < out.len() && out.len() < 64 {
+            out.extend(out[i].args.iter());
+            i += 1;
+        }
+        out
+    }
+}
+
+#[derive(Debug)]
+pub enum Stmt {
+    Let {
+        /// Every name the pattern binds.
+        names: Vec<String>,
+        ty: Option<Ty>,
+        init: Option<Ex>,
+    },
+    Expr(Ex),
+    Item(Box<Item>),
+}
+
+#[derive(Debug)]
+pub enum Ex {
+    /// A string literal.
+    Lit(String),
+    Path(Vec<String>, Line),
+    Call(Box<Ex>, Vec<Ex>, Line),
+    /// `receiver.name(args)`; the line is the method name's.
+    Method(Box<Ex>, String, Vec<Ex>, Line),
+    /// `path!(..)`: string literals found at its top level, and the expressions that could be
+    /// read out of its tokens.
+    Macro {
+        path: Vec<String>,
+        lits: Vec<String>,
+        args: Vec<Ex>,
+        line: Line,
+    },
+    Closure {
+        params: Vec<Param>,
+        body: Box<Ex>,
+        line: Line,
+    },
+    Field(Box<Ex>, String),
+    Block(Vec<Stmt>),
+    /// Arrays and tuples.
+    List(Vec<Ex>),
+    /// `Type { field: value, .. }`
+    Struct(Vec<String>, Vec<Ex>),
+    /// `a = b`
+    Assign(Box<Ex>, Box<Ex>),
+    /// Anything else, with its sub-expressions (control flow, operators, …).
+    Other(Vec<Ex>),
+}
+
+impl Ex {
+    pub fn line(&self) -> Line {
+        match self {
+            Ex::Path(_, l) | Ex::Call(_, _, l) | Ex::Method(_, _, _, l) => *l,
+            Ex::Macro { line, .. } | Ex::Closure { line, .. } => *line,
+            Ex::Field(e, _) => e.line(),
+            _ => 0,
+        }
+    }
+}

@@ -1,0 +1,330 @@
+//! The Rust front end: `syn` parsing, the crate model, route registration for axum, actix-web
+//! and rocket, and call following into the effects and key reads each handler reaches.
+//!
+//! Files are parsed in parallel and lowered at once to an owned model ([`ir`]); everything after
+//! that reads the model only. The output is language-neutral [`Endpoint`]s.
+
+pub mod effects;
+pub mod ir;
+pub mod model;
+pub mod parse;
+pub mod routes;
+
+use crate::catalog::Catalog;
+use crate::discover::RustFile;
+use crate::facts::{Diagnostic, Endpoint, Location, Mechanism, MechanismKind};
+use effects::{Effects, Summary};
+use model::{Model, Res};
+use rayon::prelude::*;
+use routes::{Handler, Mw, MwAt, Routes};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// Traits whose implementations turn a request into a handler argument (axum extractors, actix
+/// and rocket `FromRequest`, typed headers).
+const EXTRACTOR_TRAITS: &[&str] = &[
+    "FromRequest",
+    "FromRequestParts",
+    "Header",
+    "FromRequestAsync",
+];
+
+/// Audits the Rust files of one tree.
+pub fn analyze(
+    files: &[RustFile],
+    root: &Path,
+    catalog: &Catalog,
+) -> (Vec<Endpoint>, Vec<Diagnostic>) {
+    let parsed: Vec<_> = files
+        .par_iter()
+        .map(|f| parse::parse_file(&f.rel, &f.text))
+        .collect();
+    let mut irs = Vec::with_capacity(parsed.len());
+    let mut diagnostics = Vec::new();
+    for (ir, d) in parsed {
+        irs.push(ir);
+        diagnostics.extend(d);
+    }
+    let model = Model::build(&irs, root);
+    let (entries, more) = Routes::new(&model).run();
+    diagnostics.extend(more);
+    let fx = Effects::new(&model, catalog);
+    let mut seen = HashSet::new();
+    let mut endpoints = Vec::new();
+    for e in entries {
+        let location = Location::new(model.file_of(e.module), e.line);
+        if !seen.insert((e.method.clone(), e.path.clone(), location.clone())) {
+            continue;
+        }
+        let mut mechanisms = Vec::new();
+        let mut key_reads = Vec::new();
+        let (name, handler_location, summary) = match &e.handler {
+            Handler::Fn(f) => {
+                let def = &model.fns[*f];
+                let s = (*fx.summary(*f)).clone();
+                for (ex_name, at, reads) in extractor_reads(&model, &fx, *f) {
+                    key_reads.extend(reads);
+                    mechanisms.push(Mechanism {
+                        kind: MechanismKind::HeaderKey,
+                        detail: format!("extractor `{ex_name}` reads the idempotency-key header"),
+                        location: at,
+                    });
+                }
+                (
+                    def.func.name.clone(),
+                    Some(Location::new(model.file_of(def.module), def.func.line)),
+                    s,
+                )
+            }
+            Handler::Closure { module, imp, ex } => (
+                "closure".to_string(),
+                Some(Location::new(model.file_of(*module), ex.line())),
+                fx.closure_summary(*module, *imp, ex),
+            ),
+            Handler::Named(n) => (n.clone(), None, Summary::default()),
+        };
+        if let Some(first) = summary.key_reads.first() {
+            mechanisms.push(Mechanism {
+                kind: MechanismKind::HeaderKey,
+                detail: "the handler reads the idempotency-key header".into(),
+                location: first.clone(),
+            });
+        }
+        key_reads.extend(summary.key_reads.iter().cloned());
+        let safe = !crate::facts::is_mutation_method(&e.method);
+        for mw in &e.middleware {
+            if let Some((mech, reads, mutations_only)) = key_middleware(&model, &fx, catalog, mw) {
+                if safe && mutations_only {
+                    continue;
+                }
+                mechanisms.push(mech);
+                key_reads.extend(reads);
+            }
+        }
+        let effects = summary.effects;
+        let fallback = handler_location.clone().unwrap_or_else(|| location.clone());
+        crate::link::complete_mechanisms(&effects, &mut mechanisms, fallback);
+        key_reads.sort();
+        key_reads.dedup();
+        endpoints.push(Endpoint {
+            method: e.method,
+            path: e.path,
+            framework: e.framework.to_string(),
+            location,
+            handler: name,
+            side_effects: effects,
+            mechanisms,
+            key_reads,
+            handler_location,
+        });
+    }
+    endpoints
+        .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
+    (endpoints, diagnostics)
+}
+
+/// Key reads in the extractors among a handler's parameters: a type whose `FromRequest`,
+/// `FromRequestParts` or `Header` implementation reads the header.
+fn extractor_reads(
+    model: &Model,
+    fx: &Effects,
+    f: model::FnId,
+) -> Vec<(String, Location, Vec<Location>)> {
+    let def = &model.fns[f];
+    let mut out = Vec::new();
+    let mut seen = HashSet::new();
+    for p in &def.func.params {
+        let Some(ty) = &p.ty else { continue };
+        for t in ty.all() {
+            if t.path.is_empty() {
+                continue;
+            }
+            let r = model.resolve(def.module, &t.path);
+            if !matches!(r, Res::Type(..)) || !seen.insert(r.clone()) {
+                continue;
+            }
+            let mut reads = Vec::new();
+            let mut at = None;
+            for i in model.impls_of(&r) {
+                let imp = &model.impls[i];
+                let is_extractor = imp
+                    .imp
+                    .trait_
+                    .as_ref()
+                    .and_then(|t| t.last())
+                    .is_some_and(|t| EXTRACTOR_TRAITS.contains(&t.as_str()));
+                if !is_extractor {
+                    continue;
+                }
+                let typed_header = imp
+                    .imp
+                    .trait_
+                    .as_ref()
+                    .and_then(|t| t.last())
+                    .is_some_and(|t| t == "Header");
+                for &g in &imp.fns {
+                    let mut found: Vec<Location> = fx.summary(g).key_reads.clone();
+                    // a typed header names itself: `fn name() -> &'static HeaderName { &KEY }`
+                    if found.is_empty()
+                        && typed_header
+                        && let Some(l) = fx.names_key(g)
+                    {
+                        found.push(l);
+                    }
+                    if !found.is_empty() && at.is_none() {
+                        at = Some(Location::new(
+                            model.file_of(imp.module),
+                            model.fns[g].func.line,
+                        ));
+                    }
+                    reads.extend(found);
+                }
+            }
+            if let Some(at) = at {
+                out.push((t.last().to_string(), at, reads));
+            }
+        }
+    }
+    out
+}
+
+/// A middleware that handles the idempotency key: project code that reads the header (a
+/// function, a closure, or a type's implementations such as actix `Transform`/`Service`, tower
+/// `Layer`/`Service`, rocket `Fairing`), or a known idempotency crate.
+fn key_middleware(
+    model: &Model,
+    fx: &Effects,
+    catalog: &Catalog,
+    mw: &MwAt,
+) -> Option<(Mechanism, Vec<Location>, bool)> {
+    let here = Location::new(model.file_of(mw.module), mw.line);
+    match &mw.mw {
+        Mw::Handler(Handler::Fn(f)) => {
+            let s = fx.summary(*f);
+            let first = s.key_reads.first()?;
+            let def = &model.fns[*f];
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "idempotency middleware `{}` reads the key header ({first})",
+                        def.func.name
+                    ),
+                    location: Location::new(model.file_of(def.module), def.func.line),
+                },
+                s.key_reads.clone(),
+                mutations_only(model, &[*f], &[]),
+            ))
+        }
+        Mw::Handler(Handler::Closure { module, imp, ex }) => {
+            let s = fx.closure_summary(*module, *imp, ex);
+            let first = s.key_reads.first()?.clone();
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!("middleware closure reads the key header ({first})"),
+                    location: here,
+                },
+                s.key_reads,
+                mutations_only(model, &[], &[ex]),
+            ))
+        }
+        Mw::Handler(Handler::Named(_)) => None,
+        Mw::Type(r) => {
+            let mut types = vec![r.clone()];
+            let mut reads = Vec::new();
+            let mut fns = Vec::new();
+            let mut i = 0;
+            while i < types.len() && i < 8 {
+                for imp_id in model.impls_of(&types[i]) {
+                    let imp = &model.impls[imp_id];
+                    for &g in &imp.fns {
+                        reads.extend(fx.summary(g).key_reads.iter().cloned());
+                        fns.push(g);
+                    }
+                    for (_, t) in &imp.imp.assoc_types {
+                        let tr = model.resolve(imp.module, &t.path);
+                        if matches!(tr, Res::Type(..)) && !types.contains(&tr) {
+                            types.push(tr);
+                        }
+                    }
+                }
+                i += 1;
+            }
+            reads.sort();
+            reads.dedup();
+            let first = reads.first()?.clone();
+            let name = match r {
+                Res::Type(_, n) => n.clone(),
+                _ => "middleware".into(),
+            };
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "idempotency middleware `{name}` reads the key header ({first})"
+                    ),
+                    location: here,
+                },
+                reads,
+                mutations_only(model, &fns, &[]),
+            ))
+        }
+        Mw::Ext(path) => {
+            let krate = path.first()?;
+            let package = model.package_of(mw.module, krate);
+            let known = [krate.clone(), package.clone(), package.replace('_', "-")]
+                .iter()
+                .find_map(|spec| catalog.middleware_for("rust", spec))?;
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "{} (`{}`)",
+                        if known.label.is_empty() {
+                            &known.id
+                        } else {
+                            &known.label
+                        },
+                        path.join("::")
+                    ),
+                    location: here,
+                },
+                vec![],
+                true,
+            ))
+        }
+    }
+}
+
+/// Does middleware code restrict itself to write methods (`Method::POST`, `is_safe()`)? Then it
+/// does not handle keys on the GET routes it also wraps.
+fn mutations_only(model: &Model, fns: &[model::FnId], closures: &[&ir::Ex]) -> bool {
+    let mut stack: Vec<&ir::Ex> = closures.to_vec();
+    for &f in fns {
+        parse::push_stmts(&model.fns[f].func.body, &mut stack);
+    }
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 100_000 {
+            break;
+        }
+        match e {
+            ir::Ex::Path(p, _) if p.len() >= 2 => {
+                let (ty, m) = (&p[p.len() - 2], &p[p.len() - 1]);
+                if ty == "Method" && matches!(m.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
+                    return true;
+                }
+            }
+            ir::Ex::Method(_, name, _, _)
+                if matches!(name.as_str(), "is_safe" | "is_idempotent") =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+        parse::children(e, &mut stack);
+    }
+    false
+}

@@ -1,0 +1,803 @@
+//! The crate model: packages from `Cargo.toml`, each crate's module tree from its root file and
+//! `mod` declarations (`x.rs`, `x/mod.rs`, `#[path]`, inline `mod x { }`), and path resolution
+//! through `use` (`crate::`, `super::`, `self::`, renames, globs, other workspace crates).
+
+use super::ir::*;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+pub type ModId = usize;
+pub type FnId = usize;
+pub type ImplId = usize;
+
+/// One compilation unit: a package's library, one of its binaries, or a lone file.
+#[derive(Debug, Default)]
+pub struct Crate {
+    /// The name other crates use for it (`-` read as `_`).
+    pub name: String,
+    /// Dependencies by the name code uses, mapped to their package name (both `-` → `_`).
+    pub deps: HashMap<String, String>,
+    /// Integration tests and benches: their routers are test fixtures.
+    pub is_test: bool,
+}
+
+#[derive(Debug)]
+pub struct Module<'a> {
+    pub krate: usize,
+    pub file: usize,
+    pub parent: Option<ModId>,
+    /// Where `mod x;` looks for `x.rs` / `x/mod.rs`.
+    pub dir: String,
+    pub children: HashMap<String, ModId>,
+    pub fns: HashMap<String, FnId>,
+    pub types: HashSet<String>,
+    /// Named fields of the structs defined here.
+    pub fields: HashMap<String, &'a [(String, Ty)]>,
+    pub traits: HashMap<String, Vec<FnId>>,
+    pub consts: HashMap<String, &'a Ex>,
+    pub uses: Vec<&'a UseDecl>,
+    pub externs: Vec<(String, String)>,
+    pub is_test: bool,
+}
+
+#[derive(Debug)]
+pub struct FnDef<'a> {
+    pub module: ModId,
+    pub func: &'a Func,
+    pub imp: Option<ImplId>,
+    /// The trait this is a default method of.
+    pub in_trait: Option<String>,
+}
+
+#[derive(Debug)]
+pub struct ImplDef<'a> {
+    pub module: ModId,
+    pub imp: &'a Impl,
+    pub fns: Vec<FnId>,
+}
+
+/// What a path names.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Res {
+    Mod(ModId),
+    Fn(FnId),
+    /// A struct/enum/alias defined in module `.0`.
+    Type(ModId, String),
+    Trait(ModId, String),
+    Const(ModId, String),
+    /// `Type::name`: an associated function or constant of a project type (or trait).
+    Assoc(Box<Res>, String),
+    /// Outside the scanned tree: the full path, crate first (`axum::routing::post`).
+    Ext(Vec<String>),
+    Unknown,
+}
+
+pub struct Model<'a> {
+    pub files: &'a [FileIr],
+    pub crates: Vec<Crate>,
+    pub modules: Vec<Module<'a>>,
+    pub fns: Vec<FnDef<'a>>,
+    pub impls: Vec<ImplDef<'a>>,
+    impls_by_type: HashMap<String, Vec<ImplId>>,
+    /// Every method of every impl and trait, by name: for calls on values of unknown type.
+    pub methods_by_name: HashMap<String, Vec<FnId>>,
+    /// Library crates by the name code uses.
+    lib_roots: HashMap<String, ModId>,
+    lookup_cache: RefCell<HashMap<(ModId, String, bool, bool), Res>>,
+}
+
+const MAX_RESOLVE_DEPTH: usize = 24;
+
+/// Names every Rust file has in scope without a `use`.
+const PRELUDE: &[&str] = &[
+    "Some", "None", "Ok", "Err", "Vec", "String", "Box", "Option", "Result", "Default", "Clone",
+    "Into", "From", "ToString", "Iterator", "Arc", "Rc",
+];
+
+fn norm(name: &str) -> String {
+    name.replace('-', "_")
+}
+
+fn dirname(rel: &str) -> &str {
+    rel.rfind('/').map(|i| &rel[..i]).unwrap_or("")
+}
+
+fn join(dir: &str, name: &str) -> String {
+    let mut parts: Vec<&str> = if dir.is_empty() {
+        vec![]
+    } else {
+        dir.split('/').collect()
+    };
+    for p in name.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    parts.join("/")
+}
+
+/// A package's manifest, as far as the model needs it.
+#[derive(Debug, Default)]
+struct Manifest {
+    dir: String,
+    name: String,
+    lib_name: Option<String>,
+    lib_path: Option<String>,
+    bin_paths: Vec<String>,
+    deps: HashMap<String, String>,
+}
+
+fn dep_tables(v: &toml::Value) -> Vec<&toml::value::Table> {
+    let mut out = Vec::new();
+    for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        if let Some(t) = v.get(key).and_then(|t| t.as_table()) {
+            out.push(t);
+        }
+    }
+    if let Some(targets) = v.get("target").and_then(|t| t.as_table()) {
+        for (_, t) in targets {
+            for key in ["dependencies", "dev-dependencies"] {
+                if let Some(t) = t.get(key).and_then(|t| t.as_table()) {
+                    out.push(t);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn read_manifest(root: &Path, dir: &str, workspace: &HashMap<String, String>) -> Option<Manifest> {
+    let text = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).ok()?;
+    let v: toml::Value = toml::from_str(&text).ok()?;
+    let name = v.get("package")?.get("name")?.as_str()?.to_string();
+    let mut m = Manifest {
+        dir: dir.to_string(),
+        name,
+        ..Default::default()
+    };
+    if let Some(lib) = v.get("lib") {
+        m.lib_name = lib.get("name").and_then(|n| n.as_str()).map(norm);
+        m.lib_path = lib
+            .get("path")
+            .and_then(|n| n.as_str())
+            .map(|p| join(dir, p));
+    }
+    if let Some(bins) = v.get("bin").and_then(|b| b.as_array()) {
+        for b in bins {
+            if let Some(p) = b.get("path").and_then(|p| p.as_str()) {
+                m.bin_paths.push(join(dir, p));
+            }
+        }
+    }
+    for t in dep_tables(&v) {
+        for (key, spec) in t {
+            let package = spec
+                .get("package")
+                .and_then(|p| p.as_str())
+                .map(norm)
+                .or_else(|| workspace.get(&norm(key)).cloned())
+                .unwrap_or_else(|| norm(key));
+            m.deps.insert(norm(key), package);
+        }
+    }
+    Some(m)
+}
+
+/// `[workspace.dependencies]` renames: code name -> package name.
+fn workspace_deps(root: &Path, dirs: &[String]) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for dir in dirs {
+        let Ok(text) = std::fs::read_to_string(root.join(dir).join("Cargo.toml")) else {
+            continue;
+        };
+        let Ok(v) = toml::from_str::<toml::Value>(&text) else {
+            continue;
+        };
+        if let Some(t) = v
+            .get("workspace")
+            .and_then(|w| w.get("dependencies"))
+            .and_then(|d| d.as_table())
+        {
+            for (key, spec) in t {
+                if let Some(p) = spec.get("package").and_then(|p| p.as_str()) {
+                    out.insert(norm(key), norm(p));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn is_test_path(rel: &str) -> bool {
+    let dirs: Vec<&str> = rel.split('/').collect();
+    dirs[..dirs.len() - 1]
+        .iter()
+        .any(|d| matches!(*d, "tests" | "benches" | "test"))
+}
+
+impl<'a> Model<'a> {
+    pub fn build(files: &'a [FileIr], root: &Path) -> Model<'a> {
+        let by_rel: HashMap<&str, usize> = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.rel.as_str(), i))
+            .collect();
+        // Every directory that holds a .rs file, and its ancestors: where manifests may be.
+        let mut dirs: HashSet<String> = HashSet::new();
+        for f in files {
+            let mut d = dirname(&f.rel);
+            loop {
+                if !dirs.insert(d.to_string()) {
+                    break;
+                }
+                if d.is_empty() {
+                    break;
+                }
+                d = dirname(d);
+            }
+        }
+        let mut dirs: Vec<String> = dirs.into_iter().collect();
+        dirs.sort();
+        let workspace = workspace_deps(root, &dirs);
+        let manifests: Vec<Manifest> = dirs
+            .iter()
+            .filter_map(|d| read_manifest(root, d, &workspace))
+            .collect();
+
+        let mut model = Model {
+            files,
+            crates: Vec::new(),
+            modules: Vec::new(),
+            fns: Vec::new(),
+            impls: Vec::new(),
+            impls_by_type: HashMap::new(),
+            methods_by_name: HashMap::new(),
+            lib_roots: HashMap::new(),
+            lookup_cache: RefCell::new(HashMap::new()),
+        };
+        let mut reached: HashSet<usize> = HashSet::new();
+        // (crate, root file)
+        let mut roots: Vec<(usize, usize)> = Vec::new();
+        for m in &manifests {
+            let code_name = m.lib_name.clone().unwrap_or_else(|| norm(&m.name));
+            let src = join(&m.dir, "src");
+            let lib = m.lib_path.clone().unwrap_or_else(|| join(&src, "lib.rs"));
+            let mut targets: Vec<(String, bool, bool)> = Vec::new(); // (file, is_lib, is_test)
+            targets.push((lib, true, false));
+            targets.push((join(&src, "main.rs"), false, false));
+            for b in &m.bin_paths {
+                targets.push((b.clone(), false, false));
+            }
+            let bin_dir = format!("{}/", join(&src, "bin"));
+            let tests_dir = format!("{}/", join(&m.dir, "tests"));
+            let benches_dir = format!("{}/", join(&m.dir, "benches"));
+            let examples_dir = format!("{}/", join(&m.dir, "examples"));
+            for f in files {
+                let rest_of = |d: &str| f.rel.strip_prefix(d).map(str::to_string);
+                for (dir, test) in [
+                    (&bin_dir, false),
+                    (&examples_dir, false),
+                    (&tests_dir, true),
+                    (&benches_dir, true),
+                ] {
+                    if let Some(rest) = rest_of(dir)
+                        && (!rest.contains('/') || rest.ends_with("/main.rs"))
+                    {
+                        targets.push((f.rel.clone(), false, test));
+                    }
+                }
+            }
+            let deps = m.deps.clone();
+            for (file, is_lib, is_test) in targets {
+                let Some(&fi) = by_rel.get(file.as_str()) else {
+                    continue;
+                };
+                if roots.iter().any(|&(_, f)| f == fi) {
+                    continue;
+                }
+                model.crates.push(Crate {
+                    name: code_name.clone(),
+                    deps: deps.clone(),
+                    is_test,
+                });
+                let c = model.crates.len() - 1;
+                roots.push((c, fi));
+                let root_mod = model.add_tree(c, fi, &by_rel, &mut reached, is_test);
+                if is_lib {
+                    model.lib_roots.entry(code_name.clone()).or_insert(root_mod);
+                }
+            }
+        }
+        // Files no crate reaches: each is read as a crate of its own.
+        for (fi, f) in files.iter().enumerate() {
+            if reached.contains(&fi) {
+                continue;
+            }
+            let pkg = manifests
+                .iter()
+                .filter(|m| m.dir.is_empty() || f.rel.starts_with(&format!("{}/", m.dir)))
+                .max_by_key(|m| m.dir.len());
+            model.crates.push(Crate {
+                name: pkg.map(|m| norm(&m.name)).unwrap_or_default(),
+                deps: pkg.map(|m| m.deps.clone()).unwrap_or_default(),
+                is_test: is_test_path(&f.rel),
+            });
+            let c = model.crates.len() - 1;
+            let test = is_test_path(&f.rel);
+            model.add_tree(c, fi, &by_rel, &mut reached, test);
+        }
+        for (i, imp) in model.impls.iter().enumerate() {
+            if let Some(last) = imp.imp.self_ty.last() {
+                model.impls_by_type.entry(last.clone()).or_default().push(i);
+            }
+        }
+        for (id, f) in model.fns.iter().enumerate() {
+            if f.imp.is_some() || f.in_trait.is_some() {
+                model
+                    .methods_by_name
+                    .entry(f.func.name.clone())
+                    .or_default()
+                    .push(id);
+            }
+        }
+        model
+    }
+
+    /// Adds the module tree rooted at file `fi`; returns the root module.
+    fn add_tree(
+        &mut self,
+        krate: usize,
+        fi: usize,
+        by_rel: &HashMap<&str, usize>,
+        reached: &mut HashSet<usize>,
+        is_test: bool,
+    ) -> ModId {
+        reached.insert(fi);
+        let files = self.files;
+        let file = &files[fi];
+        let root = self.new_module(krate, fi, None, dirname(&file.rel).to_string(), is_test);
+        // (module, items, the file's directory for #[path])
+        let mut stack: Vec<(ModId, &'a [Item])> = vec![(root, &file.items)];
+        let mut in_crate: HashSet<usize> = HashSet::from([fi]);
+        while let Some((m, items)) = stack.pop() {
+            for item in items {
+                self.add_item(m, item);
+                let Item::Mod {
+                    name,
+                    path_attr,
+                    body,
+                    is_test: test,
+                } = item
+                else {
+                    continue;
+                };
+                let test = *test || self.modules[m].is_test;
+                let parent_dir = self.modules[m].dir.clone();
+                let cur_file = self.modules[m].file;
+                match body {
+                    Some(inner) => {
+                        let dir = match path_attr {
+                            Some(p) => join(&parent_dir, p),
+                            None => join(&parent_dir, name),
+                        };
+                        let child = self.new_module(krate, cur_file, Some(m), dir, test);
+                        self.modules[m].children.insert(name.clone(), child);
+                        stack.push((child, inner));
+                    }
+                    None => {
+                        let candidates: Vec<String> = match path_attr {
+                            Some(p) => vec![join(dirname(&files[cur_file].rel), p)],
+                            None => vec![
+                                join(&parent_dir, &format!("{name}.rs")),
+                                join(&parent_dir, &format!("{name}/mod.rs")),
+                            ],
+                        };
+                        let Some((path, &cfi)) = candidates
+                            .iter()
+                            .find_map(|c| by_rel.get(c.as_str()).map(|f| (c, f)))
+                        else {
+                            continue;
+                        };
+                        if !in_crate.insert(cfi) {
+                            continue;
+                        }
+                        reached.insert(cfi);
+                        let mod_rs = path.ends_with("/mod.rs") || path_attr.is_some();
+                        let dir = if mod_rs {
+                            dirname(path).to_string()
+                        } else {
+                            path.trim_end_matches(".rs").to_string()
+                        };
+                        let child = self.new_module(krate, cfi, Some(m), dir, test);
+                        self.modules[m].children.insert(name.clone(), child);
+                        stack.push((child, &files[cfi].items));
+                    }
+                }
+            }
+        }
+        root
+    }
+
+    fn new_module(
+        &mut self,
+        krate: usize,
+        file: usize,
+        parent: Option<ModId>,
+        dir: String,
+        is_test: bool,
+    ) -> ModId {
+        self.modules.push(Module {
+            krate,
+            file,
+            parent,
+            dir,
+            children: HashMap::new(),
+            fns: HashMap::new(),
+            types: HashSet::new(),
+            fields: HashMap::new(),
+            traits: HashMap::new(),
+            consts: HashMap::new(),
+            uses: Vec::new(),
+            externs: Vec::new(),
+            is_test,
+        });
+        self.modules.len() - 1
+    }
+
+    fn add_fn(
+        &mut self,
+        m: ModId,
+        func: &'a Func,
+        imp: Option<ImplId>,
+        in_trait: Option<String>,
+    ) -> FnId {
+        self.fns.push(FnDef {
+            module: m,
+            func,
+            imp,
+            in_trait,
+        });
+        self.fns.len() - 1
+    }
+
+    fn add_item(&mut self, m: ModId, item: &'a Item) {
+        match item {
+            Item::Fn(f) => {
+                let id = self.add_fn(m, f, None, None);
+                self.modules[m].fns.entry(f.name.clone()).or_insert(id);
+                self.add_nested(m, &f.body);
+            }
+            Item::Impl(imp) => {
+                self.impls.push(ImplDef {
+                    module: m,
+                    imp,
+                    fns: vec![],
+                });
+                let iid = self.impls.len() - 1;
+                for f in &imp.fns {
+                    let id = self.add_fn(m, f, Some(iid), None);
+                    self.impls[iid].fns.push(id);
+                }
+            }
+            Item::Trait { name, fns } => {
+                let mut ids = Vec::new();
+                for f in fns {
+                    ids.push(self.add_fn(m, f, None, Some(name.clone())));
+                }
+                self.modules[m].traits.insert(name.clone(), ids);
+            }
+            Item::Const { name, value } => {
+                self.modules[m].consts.insert(name.clone(), value);
+            }
+            Item::Type { name, fields } => {
+                self.modules[m].types.insert(name.clone());
+                self.modules[m].fields.insert(name.clone(), fields);
+            }
+            Item::Use(decls) => self.modules[m].uses.extend(decls.iter()),
+            Item::ExternCrate { name, alias } => {
+                self.modules[m].externs.push((alias.clone(), name.clone()))
+            }
+            Item::Mod { .. } => {}
+        }
+    }
+
+    /// Items declared inside a function body: visible to the module for our purposes.
+    fn add_nested(&mut self, m: ModId, body: &'a [Stmt]) {
+        for s in body {
+            if let Stmt::Item(item) = s
+                && !matches!(**item, Item::Mod { .. })
+            {
+                if let Item::Fn(f) = &**item
+                    && self.modules[m].fns.contains_key(&f.name)
+                {
+                    continue;
+                }
+                self.add_item(m, item);
+            }
+        }
+    }
+
+    pub fn file_of(&self, m: ModId) -> &'a str {
+        &self.files[self.modules[m].file].rel
+    }
+
+    pub fn crate_of(&self, m: ModId) -> &Crate {
+        &self.crates[self.modules[m].krate]
+    }
+
+    fn crate_root(&self, mut m: ModId) -> ModId {
+        while let Some(p) = self.modules[m].parent {
+            m = p;
+        }
+        m
+    }
+
+    /// Does the crate of `m` depend on `package` (by its code or package name)?
+    pub fn depends_on(&self, m: ModId, package: &str) -> bool {
+        let p = norm(package);
+        let c = self.crate_of(m);
+        c.deps.contains_key(&p) || c.deps.values().any(|v| *v == p)
+    }
+
+    /// The package an external crate name stands for in module `m`'s crate.
+    pub fn package_of(&self, m: ModId, code_name: &str) -> String {
+        self.crate_of(m)
+            .deps
+            .get(code_name)
+            .cloned()
+            .unwrap_or_else(|| norm(code_name))
+    }
+
+    /// Resolves a path as written in module `m`.
+    pub fn resolve(&self, m: ModId, segs: &[String]) -> Res {
+        self.resolve_d(m, segs, 0)
+    }
+
+    fn resolve_d(&self, m: ModId, segs: &[String], depth: usize) -> Res {
+        if depth > MAX_RESOLVE_DEPTH || segs.is_empty() {
+            return Res::Unknown;
+        }
+        let first = segs[0].as_str();
+        let mut cur = match first {
+            "crate" | "$crate" => Res::Mod(self.crate_root(m)),
+            "self" => Res::Mod(m),
+            "super" => Res::Mod(self.modules[m].parent.unwrap_or(m)),
+            "Self" => return Res::Unknown,
+            name => self.lookup(m, name, segs.len() == 1, true, depth + 1),
+        };
+        for seg in &segs[1..] {
+            cur = match cur {
+                Res::Mod(x) => {
+                    if seg == "super" {
+                        Res::Mod(self.modules[x].parent.unwrap_or(x))
+                    } else {
+                        self.lookup(x, seg, false, false, depth + 1)
+                    }
+                }
+                Res::Type(..) | Res::Trait(..) => Res::Assoc(Box::new(cur), seg.clone()),
+                Res::Ext(mut p) => {
+                    p.push(seg.clone());
+                    Res::Ext(p)
+                }
+                _ => return Res::Unknown,
+            };
+        }
+        cur
+    }
+
+    /// A name in module `m`: its items, its `use`s, its globs; then (for the first segment of a
+    /// path) crates and the prelude.
+    fn lookup(&self, m: ModId, name: &str, last: bool, scope: bool, depth: usize) -> Res {
+        let key = (m, name.to_string(), last, scope);
+        if let Some(r) = self.lookup_cache.borrow().get(&key) {
+            return r.clone();
+        }
+        let r = self.lookup_uncached(m, name, last, scope, depth);
+        if depth <= 1 || r != Res::Unknown {
+            self.lookup_cache.borrow_mut().insert(key, r.clone());
+        }
+        r
+    }
+
+    fn lookup_uncached(&self, m: ModId, name: &str, last: bool, scope: bool, depth: usize) -> Res {
+        if depth > MAX_RESOLVE_DEPTH {
+            return Res::Unknown;
+        }
+        if let Some(r) = self.local(m, name) {
+            return r;
+        }
+        let module = &self.modules[m];
+        let mut ext_glob: Option<Res> = None;
+        for u in module.uses.iter().filter(|u| u.alias == name) {
+            if u.path.len() == 1 && u.path[0] == name {
+                return self.extern_crate(m, name);
+            }
+            let r = self.resolve_d(m, &u.path, depth + 1);
+            if r != Res::Unknown {
+                return r;
+            }
+        }
+        for (alias, krate) in &module.externs {
+            if alias == name {
+                return self.extern_crate(m, krate);
+            }
+        }
+        for u in module.uses.iter().filter(|u| u.alias == "*") {
+            match self.resolve_d(m, &u.path, depth + 1) {
+                Res::Mod(g) if g != m => {
+                    let r = self.lookup(g, name, last, false, depth + 1);
+                    if !matches!(r, Res::Unknown | Res::Ext(_)) {
+                        return r;
+                    }
+                    if ext_glob.is_none() && matches!(r, Res::Ext(_)) && last {
+                        ext_glob = Some(r);
+                    }
+                }
+                Res::Ext(mut p) if last && ext_glob.is_none() => {
+                    p.push(name.to_string());
+                    ext_glob = Some(Res::Ext(p));
+                }
+                _ => {}
+            }
+        }
+        if !scope {
+            return ext_glob.unwrap_or(Res::Unknown);
+        }
+        let krate = self.crate_of(m);
+        if self.lib_roots.contains_key(name) || krate.deps.contains_key(name) || name == krate.name
+        {
+            return self.extern_crate(m, name);
+        }
+        if let Some(r) = ext_glob {
+            return r;
+        }
+        if PRELUDE.contains(&name) {
+            return Res::Ext(vec!["std".into(), name.into()]);
+        }
+        self.extern_crate(m, name)
+    }
+
+    fn extern_crate(&self, m: ModId, name: &str) -> Res {
+        let package = self.package_of(m, name);
+        match self
+            .lib_roots
+            .get(name)
+            .or_else(|| self.lib_roots.get(&package))
+        {
+            Some(&r) => Res::Mod(r),
+            None => Res::Ext(vec![name.to_string()]),
+        }
+    }
+
+    /// An item defined in module `m` itself.
+    fn local(&self, m: ModId, name: &str) -> Option<Res> {
+        let module = &self.modules[m];
+        if let Some(&c) = module.children.get(name) {
+            return Some(Res::Mod(c));
+        }
+        if let Some(&f) = module.fns.get(name) {
+            return Some(Res::Fn(f));
+        }
+        if module.types.contains(name) {
+            return Some(Res::Type(m, name.to_string()));
+        }
+        if module.traits.contains_key(name) {
+            return Some(Res::Trait(m, name.to_string()));
+        }
+        if module.consts.contains_key(name) {
+            return Some(Res::Const(m, name.to_string()));
+        }
+        None
+    }
+
+    /// The impls of a type, best first: those whose self type resolves to `ty` itself, else every
+    /// impl of a type of that name.
+    pub fn impls_of(&self, ty: &Res) -> Vec<ImplId> {
+        let name = match ty {
+            Res::Type(_, n) => n.as_str(),
+            Res::Ext(p) => match p.last() {
+                Some(n) => n.as_str(),
+                None => return vec![],
+            },
+            _ => return vec![],
+        };
+        let Some(all) = self.impls_by_type.get(name) else {
+            return vec![];
+        };
+        let exact: Vec<ImplId> = all
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let imp = &self.impls[i];
+                self.resolve(imp.module, &imp.imp.self_ty) == *ty
+            })
+            .collect();
+        if exact.is_empty() && matches!(ty, Res::Type(..)) {
+            all.clone()
+        } else {
+            exact
+        }
+    }
+
+    /// `Type::name` or `value.name()` on a value of type `ty`: the functions it can run.
+    pub fn methods_of(&self, ty: &Res, name: &str) -> Vec<FnId> {
+        let mut out = Vec::new();
+        let impls = self.impls_of(ty);
+        for &i in &impls {
+            out.extend(
+                self.impls[i]
+                    .fns
+                    .iter()
+                    .copied()
+                    .filter(|&f| self.fns[f].func.name == name),
+            );
+        }
+        if out.is_empty() {
+            // a trait's default method
+            for &i in &impls {
+                let imp = &self.impls[i];
+                if let Some(tr) = &imp.imp.trait_
+                    && let Res::Trait(tm, tn) = self.resolve(imp.module, tr)
+                    && let Some(ids) = self.modules[tm].traits.get(&tn)
+                {
+                    out.extend(ids.iter().copied().filter(|&f| {
+                        self.fns[f].func.name == name && !self.fns[f].func.body.is_empty()
+                    }));
+                }
+            }
+        }
+        if let Res::Trait(tm, tn) = ty
+            && let Some(ids) = self.modules[*tm].traits.get(tn)
+        {
+            out.extend(
+                ids.iter()
+                    .copied()
+                    .filter(|&f| self.fns[f].func.name == name),
+            );
+        }
+        out
+    }
+
+    /// The type an impl block is for, resolved in its module.
+    pub fn impl_type(&self, i: ImplId) -> Res {
+        let imp = &self.impls[i];
+        match self.resolve(imp.module, &imp.imp.self_ty) {
+            Res::Unknown => Res::Type(
+                imp.module,
+                imp.imp.self_ty.last().cloned().unwrap_or_default(),
+            ),
+            r => r,
+        }
+    }
+
+    /// The string value of a constant, if it is a literal (or `HeaderName::from_static(lit)`).
+    pub fn const_str(&self, m: ModId, name: &str) -> Option<String> {
+        let e = self.modules[m].consts.get(name)?;
+        match e {
+            Ex::Lit(s) => Some(s.clone()),
+            Ex::Call(_, args, _) => match args.first() {
+                Some(Ex::Lit(s)) => Some(s.clone()),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn joins() {
+        assert_eq!(join("src/a", "../b.rs"), "src/b.rs");
+        assert_eq!(join("", "src/x.rs"), "src/x.rs");
+        assert_eq!(dirname("src/x.rs"), "src");
+        assert_eq!(dirname("x.rs"), "");
+    }
+}

@@ -1,0 +1,1000 @@
+//! Parsing one `.rs` file with `syn` and lowering it to [`FileIr`] at once, on the worker thread:
+//! lines are read from the spans, then the thread's span table is cleared.
+//!
+//! `syn` recurses on nested expressions, so a file is first scanned cheaply for nesting deeper than
+//! [`MAX_NESTING`]; such a file is reported and skipped rather than risking the stack. Lowering
+//! itself stops descending at [`MAX_LOWER_DEPTH`].
+
+use super::ir::*;
+use crate::facts::Diagnostic;
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Token};
+
+/// Bracket nesting, or a run of prefix operators, beyond which a file is not handed to `syn`.
+pub const MAX_NESTING: usize = 256;
+/// Lowering stops descending below this depth (the rest of that expression is dropped).
+const MAX_LOWER_DEPTH: usize = 200;
+/// How deep macro token groups are searched for expressions.
+const MAX_MACRO_DEPTH: usize = 6;
+
+/// Parses and lowers one file. Never panics on bad input: a file `syn` cannot parse, or one nested
+/// too deeply to parse safely, becomes a diagnostic and an empty [`FileIr`].
+pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
+    let mut ir = FileIr {
+        rel: rel.to_string(),
+        items: Vec::new(),
+    };
+    if let Some((line, why)) = too_deep(text) {
+        return (
+            ir,
+            vec![Diagnostic::new(
+                rel,
+                line,
+                format!("skipped: {why}, too deep to parse safely"),
+            )],
+        );
+    }
+    let mut diagnostics = Vec::new();
+    match syn::parse_file(text) {
+        Ok(file) => {
+            let mut lower = Lower { depth: 0 };
+            ir.items = lower.items(&file.items);
+        }
+        Err(e) => {
+            let line = e.span().start().line as u32;
+            diagnostics.push(Diagnostic::new(
+                rel,
+                line,
+                format!("parse error: {e}; routes in this file are not seen"),
+            ));
+        }
+    }
+    proc_macro2::extra::invalidate_current_thread_spans();
+    (ir, diagnostics)
+}
+
+/// The first place where brackets nest, or prefix operators (`!`, `-`, `*`, `&`, `|`) follow each
+/// other, more than [`MAX_NESTING`] deep. Strings, chars and comments are skipped; the scan is
+/// linear and allocation-free.
+pub fn too_deep(text: &str) -> Option<(u32, String)> {
+    let b = text.as_bytes();
+    let mut i = 0;
+    let mut line = 1u32;
+    let mut depth = 0usize;
+    let mut run = 0usize;
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b'\n' => {
+                line += 1;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'/') => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if b.get(i + 1) == Some(&b'*') => {
+                let mut nest = 0usize;
+                while i < b.len() {
+                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
+                        nest += 1;
+                        i += 2;
+                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
+                        nest -= 1;
+                        i += 2;
+                        if nest == 0 {
+                            break;
+                        }
+                    } else {
+                        if b[i] == b'\n' {
+                            line += 1;
+                        }
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            b'r' if matches!(b.get(i + 1), Some(b'#') | Some(b'"'))
+                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
+            {
+                // raw string r#".."#
+                let mut j = i + 1;
+                let mut hashes = 0;
+                while j < b.len() && b[j] == b'#' {
+                    hashes += 1;
+                    j += 1;
+                }
+                if b.get(j) == Some(&b'"') {
+                    j += 1;
+                    loop {
+                        if j >= b.len() {
+                            break;
+                        }
+                        if b[j] == b'\n' {
+                            line += 1;
+                        }
+                        if b[j] == b'"' && b[j + 1..].iter().take(hashes).all(|&h| h == b'#') {
+                            j += 1 + hashes;
+                            break;
+                        }
+                        j += 1;
+                    }
+                    i = j;
+                    run = 0;
+                    continue;
+                }
+                i += 1;
+                run = 0;
+                continue;
+            }
+            b'"' => {
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    } else if b[i] == b'\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+                i += 1;
+                run = 0;
+                continue;
+            }
+            b'\'' => {
+                // a char literal ('x', '\n', '\u{..}') or a lifetime ('a)
+                if b.get(i + 1) == Some(&b'\\') {
+                    let mut j = i + 2;
+                    while j < b.len() && b[j] != b'\'' && b[j] != b'\n' {
+                        j += 1;
+                    }
+                    i = j + 1;
+                } else if b.get(i + 2) == Some(&b'\'') {
+                    i += 3;
+                } else {
+                    // multi-byte char or lifetime
+                    let mut j = i + 1;
+                    while j < b.len() && j < i + 6 && b[j] != b'\'' {
+                        j += 1;
+                    }
+                    i = if b.get(j) == Some(&b'\'')
+                        && !text[i + 1..j].contains(|c: char| c.is_ascii_alphanumeric() || c == '_')
+                    {
+                        j + 1
+                    } else {
+                        i + 1
+                    };
+                }
+                run = 0;
+                continue;
+            }
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Some((line, format!("brackets nest more than {MAX_NESTING} deep")));
+                }
+                run = 0;
+            }
+            b')' | b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                run = 0;
+            }
+            b'!' | b'-' | b'*' | b'&' | b'|' => {
+                run += 1;
+                if run > MAX_NESTING {
+                    return Some((line, format!("more than {MAX_NESTING} operators in a row")));
+                }
+            }
+            _ => run = 0,
+        }
+        i += 1;
+    }
+    None
+}
+
+fn line_of(span: proc_macro2::Span) -> Line {
+    span.start().line as Line
+}
+
+fn path_segs(p: &syn::Path) -> Vec<String> {
+    p.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
+fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| {
+        let p = a.path();
+        let last = p
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
+        if matches!(last.as_str(), "test" | "async_test" | "bench") {
+            return true;
+        }
+        if p.is_ident("cfg")
+            && let syn::Meta::List(l) = &a.meta
+        {
+            let t = l.tokens.to_string();
+            return t
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "test");
+        }
+        false
+    })
+}
+
+fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
+    attrs.iter().find_map(|a| {
+        if !a.path().is_ident("path") {
+            return None;
+        }
+        match &a.meta {
+            syn::Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(l) => match &l.lit {
+                    syn::Lit::Str(s) => Some(s.value()),
+                    _ => None,
+                },
+                _ => None,
+            },
+            _ => None,
+        }
+    })
+}
+
+const ROUTE_ATTRS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "head", "options", "route", "trace", "connect",
+];
+
+fn route_attrs(attrs: &[syn::Attribute]) -> Vec<RouteAttr> {
+    let mut out = Vec::new();
+    for a in attrs {
+        let path = path_segs(a.path());
+        let Some(last) = path.last() else { continue };
+        if !ROUTE_ATTRS.contains(&last.as_str()) {
+            continue;
+        }
+        let syn::Meta::List(list) = &a.meta else {
+            continue;
+        };
+        let mut ra = RouteAttr {
+            path: path.clone(),
+            lits: vec![],
+            pairs: vec![],
+            idents: vec![],
+            line: line_of(a.pound_token.span),
+        };
+        let Ok(args) = list.parse_args_with(Punctuated::<Expr, Token![,]>::parse_terminated) else {
+            continue;
+        };
+        for e in args {
+            match e {
+                Expr::Lit(l) => {
+                    if let syn::Lit::Str(s) = &l.lit {
+                        ra.lits.push(s.value());
+                    }
+                }
+                Expr::Assign(asg) => {
+                    let key = match &*asg.left {
+                        Expr::Path(p) => path_segs(&p.path).join("::"),
+                        _ => continue,
+                    };
+                    let value = match &*asg.right {
+                        Expr::Lit(l) => match &l.lit {
+                            syn::Lit::Str(s) => s.value(),
+                            _ => continue,
+                        },
+                        Expr::Path(p) => path_segs(&p.path).join("::"),
+                        _ => continue,
+                    };
+                    ra.pairs.push((key, value));
+                }
+                Expr::Path(p) => ra.idents.push(path_segs(&p.path).join("::")),
+                _ => {}
+            }
+        }
+        out.push(ra);
+    }
+    out
+}
+
+fn use_tree(prefix: &mut Vec<String>, tree: &syn::UseTree, out: &mut Vec<UseDecl>) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            use_tree(prefix, &p.tree, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let name = n.ident.to_string();
+            if name == "self" {
+                if let Some(last) = prefix.last() {
+                    out.push(UseDecl {
+                        path: prefix.clone(),
+                        alias: last.clone(),
+                    });
+                }
+            } else {
+                let mut path = prefix.clone();
+                path.push(name.clone());
+                out.push(UseDecl { path, alias: name });
+            }
+        }
+        syn::UseTree::Rename(r) => {
+            let name = r.ident.to_string();
+            let mut path = prefix.clone();
+            if name != "self" {
+                path.push(name);
+            }
+            out.push(UseDecl {
+                path,
+                alias: r.rename.to_string(),
+            });
+        }
+        syn::UseTree::Glob(_) => out.push(UseDecl {
+            path: prefix.clone(),
+            alias: "*".into(),
+        }),
+        syn::UseTree::Group(g) => {
+            for t in &g.items {
+                use_tree(prefix, t, out);
+            }
+        }
+    }
+}
+
+pub fn lower_ty(t: &syn::Type) -> Ty {
+    lower_ty_depth(t, 0)
+}
+
+fn lower_ty_depth(t: &syn::Type, depth: usize) -> Ty {
+    if depth > 16 {
+        return Ty::default();
+    }
+    match t {
+        syn::Type::Path(p) => {
+            let mut ty = Ty {
+                path: path_segs(&p.path),
+                args: vec![],
+            };
+            for seg in &p.path.segments {
+                if let syn::PathArguments::AngleBracketed(a) = &seg.arguments {
+                    for arg in &a.args {
+                        if let syn::GenericArgument::Type(t) = arg {
+                            ty.args.push(lower_ty_depth(t, depth + 1));
+                        }
+                    }
+                }
+            }
+            ty
+        }
+        syn::Type::Reference(r) => lower_ty_depth(&r.elem, depth + 1),
+        syn::Type::Paren(p) => lower_ty_depth(&p.elem, depth + 1),
+        syn::Type::Group(g) => lower_ty_depth(&g.elem, depth + 1),
+        syn::Type::Array(a) => lower_ty_depth(&a.elem, depth + 1),
+        syn::Type::Slice(s) => lower_ty_depth(&s.elem, depth + 1),
+        syn::Type::Ptr(p) => lower_ty_depth(&p.elem, depth + 1),
+        syn::Type::Tuple(t) => Ty {
+            path: vec![],
+            args: t
+                .elems
+                .iter()
+                .map(|e| lower_ty_depth(e, depth + 1))
+                .collect(),
+        },
+        syn::Type::ImplTrait(i) => bounds_ty(i.bounds.iter()),
+        syn::Type::TraitObject(o) => bounds_ty(o.bounds.iter()),
+        _ => Ty::default(),
+    }
+}
+
+fn bounds_ty<'a>(mut bounds: impl Iterator<Item = &'a syn::TypeParamBound>) -> Ty {
+    bounds
+        .find_map(|b| match b {
+            syn::TypeParamBound::Trait(t) => Some(Ty {
+                path: path_segs(&t.path),
+                args: vec![],
+            }),
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// Every identifier a pattern binds.
+fn pat_names(p: &syn::Pat, out: &mut Vec<String>, depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    match p {
+        syn::Pat::Ident(i) => {
+            out.push(i.ident.to_string());
+            if let Some((_, sub)) = &i.subpat {
+                pat_names(sub, out, depth + 1);
+            }
+        }
+        syn::Pat::Reference(r) => pat_names(&r.pat, out, depth + 1),
+        syn::Pat::Paren(r) => pat_names(&r.pat, out, depth + 1),
+        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out, depth + 1)),
+        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| pat_names(e, out, depth + 1)),
+        syn::Pat::Struct(s) => s
+            .fields
+            .iter()
+            .for_each(|f| pat_names(&f.pat, out, depth + 1)),
+        syn::Pat::Slice(s) => s.elems.iter().for_each(|e| pat_names(e, out, depth + 1)),
+        syn::Pat::Type(t) => pat_names(&t.pat, out, depth + 1),
+        syn::Pat::Or(o) => {
+            if let Some(first) = o.cases.first() {
+                pat_names(first, out, depth + 1)
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A parameter: `name: Ty`, or `Extractor(name): Extractor<Inner>` (the name then has the inner
+/// type, and `unwrap` says so).
+fn param_of(pat: &syn::Pat, ty: Option<&syn::Type>) -> Param {
+    let ty = ty.map(lower_ty);
+    let mut names = Vec::new();
+    pat_names(pat, &mut names, 0);
+    let destructured = matches!(pat, syn::Pat::TupleStruct(_));
+    Param {
+        name: if names.len() == 1 {
+            names.remove(0)
+        } else {
+            "_".into()
+        },
+        ty,
+        unwrap: destructured,
+    }
+}
+
+struct Lower {
+    depth: usize,
+}
+
+impl Lower {
+    fn items(&mut self, items: &[syn::Item]) -> Vec<Item> {
+        items.iter().filter_map(|i| self.item(i)).collect()
+    }
+
+    fn item(&mut self, item: &syn::Item) -> Option<Item> {
+        Some(match item {
+            syn::Item::Fn(f) => Item::Fn(self.func(&f.attrs, &f.sig, Some(&f.block), false)),
+            syn::Item::Mod(m) => Item::Mod {
+                name: m.ident.to_string(),
+                path_attr: path_attr(&m.attrs),
+                body: m.content.as_ref().map(|(_, items)| self.items(items)),
+                is_test: is_test_attr(&m.attrs),
+            },
+            syn::Item::Use(u) => {
+                let mut out = Vec::new();
+                let mut prefix = Vec::new();
+                if u.leading_colon.is_some() {
+                    prefix.push("::".to_string());
+                }
+                use_tree(&mut prefix, &u.tree, &mut out);
+                for d in &mut out {
+                    if d.path.first().is_some_and(|s| s == "::") {
+                        d.path.remove(0);
+                    }
+                }
+                Item::Use(out)
+            }
+            syn::Item::ExternCrate(e) => Item::ExternCrate {
+                name: e.ident.to_string(),
+                alias: e
+                    .rename
+                    .as_ref()
+                    .map(|(_, a)| a.to_string())
+                    .unwrap_or_else(|| e.ident.to_string()),
+            },
+            syn::Item::Impl(i) => {
+                let is_test = is_test_attr(&i.attrs);
+                let mut fns = Vec::new();
+                let mut assoc_types = Vec::new();
+                for it in &i.items {
+                    match it {
+                        syn::ImplItem::Fn(f) => {
+                            fns.push(self.func(&f.attrs, &f.sig, Some(&f.block), is_test))
+                        }
+                        syn::ImplItem::Type(t) => {
+                            assoc_types.push((t.ident.to_string(), lower_ty(&t.ty)))
+                        }
+                        _ => {}
+                    }
+                }
+                Item::Impl(Impl {
+                    self_ty: lower_ty(&i.self_ty).path,
+                    trait_: i.trait_.as_ref().map(|(p, _)| path_segs(p)),
+                    assoc_types,
+                    fns,
+                })
+            }
+            syn::Item::Trait(t) => Item::Trait {
+                name: t.ident.to_string(),
+                fns: t
+                    .items
+                    .iter()
+                    .filter_map(|it| match it {
+                        syn::TraitItem::Fn(f) => {
+                            Some(self.func(&f.attrs, &f.sig, f.default.as_ref(), false))
+                        }
+                        _ => None,
+                    })
+                    .collect(),
+            },
+            syn::Item::Const(c) => Item::Const {
+                name: c.ident.to_string(),
+                value: self.expr(&c.expr),
+            },
+            syn::Item::Static(s) => Item::Const {
+                name: s.ident.to_string(),
+                value: self.expr(&s.expr),
+            },
+            syn::Item::Struct(s) => Item::Type {
+                name: s.ident.to_string(),
+                fields: s
+                    .fields
+                    .iter()
+                    .filter_map(|f| Some((f.ident.as_ref()?.to_string(), lower_ty(&f.ty))))
+                    .collect(),
+            },
+            syn::Item::Enum(s) => Item::Type {
+                name: s.ident.to_string(),
+                fields: vec![],
+            },
+            syn::Item::Union(s) => Item::Type {
+                name: s.ident.to_string(),
+                fields: vec![],
+            },
+            syn::Item::Type(s) => Item::Type {
+                name: s.ident.to_string(),
+                fields: vec![],
+            },
+            _ => return None,
+        })
+    }
+
+    fn func(
+        &mut self,
+        attrs: &[syn::Attribute],
+        sig: &syn::Signature,
+        block: Option<&syn::Block>,
+        in_test: bool,
+    ) -> Func {
+        let params = sig
+            .inputs
+            .iter()
+            .map(|a| match a {
+                syn::FnArg::Receiver(_) => Param {
+                    name: "self".into(),
+                    ty: None,
+                    unwrap: false,
+                },
+                syn::FnArg::Typed(t) => param_of(&t.pat, Some(&t.ty)),
+            })
+            .collect();
+        let ret = match &sig.output {
+            syn::ReturnType::Type(_, t) => Some(lower_ty(t)),
+            syn::ReturnType::Default => None,
+        };
+        let body = block.map(|b| self.block(b)).unwrap_or_default();
+        let mut f = Func {
+            name: sig.ident.to_string(),
+            line: line_of(sig.ident.span()),
+            route_attrs: route_attrs(attrs),
+            params,
+            ret,
+            body,
+            is_test: in_test || is_test_attr(attrs),
+            builds_routes: false,
+        };
+        f.builds_routes = builds_routes(&f);
+        f
+    }
+
+    fn block(&mut self, b: &syn::Block) -> Vec<Stmt> {
+        self.stmts(&b.stmts)
+    }
+
+    fn stmts(&mut self, stmts: &[syn::Stmt]) -> Vec<Stmt> {
+        let mut out = Vec::with_capacity(stmts.len());
+        for s in stmts {
+            match s {
+                syn::Stmt::Local(l) => {
+                    let mut names = Vec::new();
+                    pat_names(&l.pat, &mut names, 0);
+                    let ty = match &l.pat {
+                        syn::Pat::Type(t) => Some(lower_ty(&t.ty)),
+                        _ => None,
+                    };
+                    let mut init = l.init.as_ref().map(|i| self.expr(&i.expr));
+                    if let Some(i) = &l.init
+                        && let Some((_, d)) = &i.diverge
+                    {
+                        let d = self.expr(d);
+                        init = Some(Ex::Other(init.into_iter().chain([d]).collect()));
+                    }
+                    out.push(Stmt::Let { names, ty, init });
+                }
+                syn::Stmt::Item(i) => {
+                    if let Some(i) = self.item(i) {
+                        out.push(Stmt::Item(Box::new(i)));
+                    }
+                }
+                syn::Stmt::Expr(e, _) => out.push(Stmt::Expr(self.expr(e))),
+                syn::Stmt::Macro(m) => out.push(Stmt::Expr(self.mac(&m.mac))),
+            }
+        }
+        out
+    }
+
+    fn exprs<'a>(&mut self, es: impl IntoIterator<Item = &'a Expr>) -> Vec<Ex> {
+        es.into_iter().map(|e| self.expr(e)).collect()
+    }
+
+    fn expr(&mut self, e: &Expr) -> Ex {
+        if self.depth > MAX_LOWER_DEPTH {
+            return Ex::Other(vec![]);
+        }
+        self.depth += 1;
+        let out = self.expr_inner(e);
+        self.depth -= 1;
+        out
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> Ex {
+        match e {
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Str(s) => Ex::Lit(s.value()),
+                _ => Ex::Other(vec![]),
+            },
+            Expr::Path(p) => {
+                let line = p
+                    .path
+                    .segments
+                    .last()
+                    .map(|s| line_of(s.ident.span()))
+                    .unwrap_or(0);
+                Ex::Path(path_segs(&p.path), line)
+            }
+            Expr::Call(c) => {
+                let line = match &*c.func {
+                    Expr::Path(p) => p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| line_of(s.ident.span()))
+                        .unwrap_or(0),
+                    other => line_of(other.span()),
+                };
+                let func = self.expr(&c.func);
+                Ex::Call(Box::new(func), self.exprs(&c.args), line)
+            }
+            Expr::MethodCall(m) => {
+                let recv = self.expr(&m.receiver);
+                Ex::Method(
+                    Box::new(recv),
+                    m.method.to_string(),
+                    self.exprs(&m.args),
+                    line_of(m.method.span()),
+                )
+            }
+            Expr::Macro(m) => self.mac(&m.mac),
+            Expr::Closure(c) => {
+                let params = c
+                    .inputs
+                    .iter()
+                    .map(|p| match p {
+                        syn::Pat::Type(t) => param_of(&t.pat, Some(&t.ty)),
+                        other => param_of(other, None),
+                    })
+                    .collect();
+                Ex::Closure {
+                    params,
+                    body: Box::new(self.expr(&c.body)),
+                    line: line_of(c.inputs_begin.span),
+                }
+            }
+            Expr::Field(f) => {
+                let member = match &f.member {
+                    syn::Member::Named(i) => i.to_string(),
+                    syn::Member::Unnamed(i) => i.index.to_string(),
+                };
+                Ex::Field(Box::new(self.expr(&f.base)), member)
+            }
+            Expr::Block(b) => Ex::Block(self.block(&b.block)),
+            Expr::Unsafe(b) => Ex::Block(self.block(&b.block)),
+            Expr::Async(b) => Ex::Block(self.block(&b.block)),
+            Expr::Const(b) => Ex::Block(self.block(&b.block)),
+            Expr::TryBlock(b) => Ex::Block(self.block(&b.block)),
+            Expr::Loop(l) => Ex::Other(vec![Ex::Block(self.block(&l.body))]),
+            Expr::While(w) => {
+                let c = self.expr(&w.cond);
+                Ex::Other(vec![c, Ex::Block(self.block(&w.body))])
+            }
+            Expr::ForLoop(f) => {
+                let c = self.expr(&f.expr);
+                Ex::Other(vec![c, Ex::Block(self.block(&f.body))])
+            }
+            Expr::If(i) => {
+                let mut v = vec![self.expr(&i.cond), Ex::Block(self.block(&i.then_branch))];
+                if let Some((_, e)) = &i.else_branch {
+                    v.push(self.expr(e));
+                }
+                Ex::Other(v)
+            }
+            Expr::Match(m) => {
+                let mut v = vec![self.expr(&m.expr)];
+                for arm in &m.arms {
+                    v.push(self.expr(&arm.body));
+                }
+                Ex::Other(v)
+            }
+            Expr::Let(l) => {
+                // `if let Some(x) = e`: binds like a `let`
+                let mut names = Vec::new();
+                pat_names(&l.pat, &mut names, 0);
+                Ex::Block(vec![Stmt::Let {
+                    names,
+                    ty: None,
+                    init: Some(self.expr(&l.expr)),
+                }])
+            }
+            Expr::Await(a) => self.expr(&a.base),
+            Expr::Try(t) => self.expr(&t.expr),
+            Expr::Paren(p) => self.expr(&p.expr),
+            Expr::Group(g) => self.expr(&g.expr),
+            Expr::Reference(r) => self.expr(&r.expr),
+            Expr::RawAddr(r) => self.expr(&r.expr),
+            Expr::Cast(c) => self.expr(&c.expr),
+            Expr::Unary(u) => match u.op {
+                syn::UnOp::Deref(_) => self.expr(&u.expr),
+                _ => Ex::Other(vec![self.expr(&u.expr)]),
+            },
+            Expr::Array(a) => Ex::List(self.exprs(&a.elems)),
+            Expr::Tuple(t) => Ex::List(self.exprs(&t.elems)),
+            Expr::Struct(s) => {
+                let mut v: Vec<Ex> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
+                if let Some(r) = &s.rest {
+                    v.push(self.expr(r));
+                }
+                Ex::Struct(path_segs(&s.path), v)
+            }
+            Expr::Assign(a) => {
+                Ex::Assign(Box::new(self.expr(&a.left)), Box::new(self.expr(&a.right)))
+            }
+            Expr::Binary(b) => Ex::Other(vec![self.expr(&b.left), self.expr(&b.right)]),
+            Expr::Index(i) => Ex::Other(vec![self.expr(&i.expr), self.expr(&i.index)]),
+            Expr::Range(r) => Ex::Other(
+                r.start
+                    .iter()
+                    .chain(r.end.iter())
+                    .map(|e| self.expr(e))
+                    .collect(),
+            ),
+            Expr::Return(r) => Ex::Other(r.expr.iter().map(|e| self.expr(e)).collect()),
+            Expr::Break(r) => Ex::Other(r.expr.iter().map(|e| self.expr(e)).collect()),
+            Expr::Yield(r) => Ex::Other(r.expr.iter().map(|e| self.expr(e)).collect()),
+            Expr::Repeat(r) => Ex::Other(vec![self.expr(&r.expr)]),
+            _ => Ex::Other(vec![]),
+        }
+    }
+
+    fn mac(&mut self, m: &syn::Macro) -> Ex {
+        let path = path_segs(&m.path);
+        let line = m
+            .path
+            .segments
+            .last()
+            .map(|s| line_of(s.ident.span()))
+            .unwrap_or(0);
+        let mut lits = Vec::new();
+        for tt in m.tokens.clone() {
+            if let TokenTree::Literal(l) = tt
+                && let syn::Lit::Str(s) = syn::Lit::new(l)
+            {
+                lits.push(s.value());
+            }
+        }
+        let mut args = Vec::new();
+        self.mine(m.tokens.clone(), &mut args, 0);
+        Ex::Macro {
+            path,
+            lits,
+            args,
+            line,
+        }
+    }
+
+    /// Reads expressions out of macro tokens: as comma-separated expressions, else as statements,
+    /// else group by group.
+    fn mine(&mut self, tokens: TokenStream, out: &mut Vec<Ex>, depth: usize) {
+        if depth > MAX_MACRO_DEPTH || tokens.is_empty() {
+            return;
+        }
+        if let Ok(es) = syn::parse::Parser::parse2(
+            Punctuated::<Expr, Token![,]>::parse_terminated,
+            tokens.clone(),
+        ) {
+            let lowered = self.exprs(&es);
+            out.extend(lowered);
+            return;
+        }
+        if let Ok(stmts) = syn::parse::Parser::parse2(syn::Block::parse_within, tokens.clone()) {
+            let lowered = self.stmts(&stmts);
+            out.push(Ex::Block(lowered));
+            return;
+        }
+        for tt in tokens {
+            if let TokenTree::Group(g) = tt
+                && g.delimiter() != Delimiter::None
+            {
+                self.mine(g.stream(), out, depth + 1);
+            }
+        }
+    }
+}
+
+/// Method names and path ends that only route-building code uses (or uses often enough): a
+/// function with none of them is not evaluated for routes.
+const BUILDER_METHODS: &[&str] = &[
+    "route",
+    "nest",
+    "nest_service",
+    "merge",
+    "service",
+    "configure",
+    "mount",
+    "route_layer",
+    "wrap",
+    "wrap_fn",
+    "attach",
+    "default_service",
+    "to",
+];
+const BUILDER_PATHS: &[&str] = &[
+    "scope",
+    "resource",
+    "Router",
+    "App",
+    "build",
+    "custom",
+    "HttpServer",
+    "Rocket",
+];
+const BUILDER_TYPES: &[&str] = &[
+    "Router",
+    "ServiceConfig",
+    "Scope",
+    "Resource",
+    "Rocket",
+    "App",
+    "Route",
+    "HttpServiceFactory",
+    "MethodRouter",
+    "Build",
+];
+
+fn builds_routes(f: &Func) -> bool {
+    let typed = |t: &Ty| t.all().iter().any(|t| BUILDER_TYPES.contains(&t.last()));
+    if f.params.iter().filter_map(|p| p.ty.as_ref()).any(typed) || f.ret.as_ref().is_some_and(typed)
+    {
+        return true;
+    }
+    let mut found = false;
+    let mut stack: Vec<&Ex> = Vec::new();
+    push_stmts(&f.body, &mut stack);
+    while let Some(e) = stack.pop() {
+        match e {
+            Ex::Method(r, name, args, _) => {
+                if BUILDER_METHODS.contains(&name.as_str()) {
+                    found = true;
+                }
+                stack.push(r);
+                stack.extend(args.iter());
+            }
+            Ex::Path(p, _) => {
+                if p.iter().any(|s| BUILDER_PATHS.contains(&s.as_str())) {
+                    found = true;
+                }
+            }
+            Ex::Macro { path, args, .. } => {
+                if path.last().is_some_and(|s| s == "routes") {
+                    found = true;
+                }
+                stack.extend(args.iter());
+            }
+            _ => children(e, &mut stack),
+        }
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
+pub fn push_stmts<'a>(stmts: &'a [Stmt], stack: &mut Vec<&'a Ex>) {
+    for s in stmts {
+        match s {
+            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => stack.push(e),
+            _ => {}
+        }
+    }
+}
+
+/// The direct sub-expressions of `e`.
+pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
+    match e {
+        Ex::Lit(_) | Ex::Path(..) => {}
+        Ex::Call(f, args, _) => {
+            stack.push(f);
+            stack.extend(args.iter());
+        }
+        Ex::Method(r, _, args, _) => {
+            stack.push(r);
+            stack.extend(args.iter());
+        }
+        Ex::Macro { args, .. } => stack.extend(args.iter()),
+        Ex::Closure { body, .. } => stack.push(body),
+        Ex::Field(b, _) => stack.push(b),
+        Ex::Block(stmts) => push_stmts(stmts, stack),
+        Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v) => stack.extend(v.iter()),
+        Ex::Assign(a, b) => {
+            stack.push(a);
+            stack.push(b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_scan_skips_strings_and_comments() {
+        let deep = "(".repeat(MAX_NESTING + 1);
+        assert!(too_deep(&format!("fn f() {{ {deep} }}")).is_some());
+        assert!(too_deep(&format!("fn f() {{ let s = \"{deep}\"; }}")).is_none());
+        assert!(too_deep(&format!("fn f() {{ let s = r#\"{deep}\"#; }}")).is_none());
+        assert!(
+            too_deep(&format!(
+                "// {deep}\n/* {deep} */ fn f<'a>(c: char) {{ '(' }}"
+            ))
+            .is_none()
+        );
+        assert!(
+            too_deep(&format!(
+                "fn f() -> bool {{ {}true }}",
+                "!".repeat(MAX_NESTING + 1)
+            ))
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn lowering_keeps_lines_and_route_attributes() {
+        let (ir, d) = parse_file(
+            "src/a.rs",
+            "#[post(\"/x\", data = \"<d>\")]\nasync fn create(d: Json<Body>) {\n    sqlx::query!(\"insert into t values ($1)\", d.0).execute(&p).await;\n}\n",
+        );
+        assert!(d.is_empty());
+        let Item::Fn(f) = &ir.items[0] else {
+            panic!("not a fn")
+        };
+        assert_eq!((f.name.as_str(), f.line), ("create", 2));
+        assert_eq!(f.route_attrs[0].lits, vec!["/x".to_string()]);
+        assert_eq!(f.route_attrs[0].line, 1);
+        let (_, d) = parse_file("src/b.rs", "fn broken( {\n");
+        assert!(d[0].message.starts_with("parse error"));
+    }
+}

@@ -1,0 +1,1200 @@
+//! Route registration for axum, actix-web and rocket, by a small abstract interpreter over the
+//! functions that build routers.
+//!
+//! Routers are handles into an arena, so builder calls mutate them in place whether the code
+//! chains (`Router::new().route(..)`), rebinds (`let app = app.route(..)`) or passes a `&mut
+//! ServiceConfig` to another crate. Nesting copies a child's routes into its parent with the
+//! prefix and marks the child consumed; what is never consumed is a root. Every function that
+//! builds routes is evaluated on its own; a function that another one calls is evaluated again
+//! in that call (with its arguments) and its own evaluation yields no roots.
+
+use super::ir::*;
+use super::model::{FnId, ImplId, ModId, Model, Res};
+use crate::facts::Diagnostic;
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+/// A function or closure that handles requests (or runs as middleware).
+#[derive(Debug, Clone)]
+pub enum Handler<'a> {
+    Fn(FnId),
+    Closure {
+        module: ModId,
+        imp: Option<ImplId>,
+        ex: &'a Ex,
+    },
+    Named(String),
+}
+
+/// A middleware applied to routes: `from_fn(f)`, `wrap(Type::new())`, `attach(Fairing)`, or a
+/// value from an external crate.
+#[derive(Debug, Clone)]
+pub enum Mw<'a> {
+    Handler(Handler<'a>),
+    Type(Res),
+    Ext(Vec<String>),
+}
+
+#[derive(Debug, Clone)]
+pub struct MwAt<'a> {
+    pub mw: Mw<'a>,
+    pub module: ModId,
+    pub line: Line,
+}
+
+#[derive(Debug, Clone)]
+pub struct Entry<'a> {
+    pub method: String,
+    pub path: String,
+    pub framework: &'static str,
+    pub module: ModId,
+    pub line: Line,
+    pub handler: Handler<'a>,
+    pub middleware: Vec<MwAt<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Axum,
+    ActixApp,
+    ActixScope,
+    ActixResource,
+    ActixConfig,
+    Rocket,
+}
+
+#[derive(Debug)]
+struct RouterData<'a> {
+    kind: Kind,
+    prefix: String,
+    entries: Vec<Entry<'a>>,
+    /// actix `wrap` and rocket `attach`: they cover every route of the router, added before or
+    /// after.
+    pending: Vec<MwAt<'a>>,
+    /// actix `resource(..).guard(guard::Post())`.
+    methods: Vec<String>,
+    module: ModId,
+    line: Line,
+    consumed: bool,
+}
+
+#[derive(Debug, Clone)]
+struct MethodRoute<'a> {
+    method: String,
+    handler: Handler<'a>,
+    module: ModId,
+    line: Line,
+    middleware: Vec<MwAt<'a>>,
+}
+
+#[derive(Debug, Clone)]
+enum V<'a> {
+    Unknown,
+    Str(String),
+    Methods(Vec<String>),
+    Handle(usize),
+    Func(Handler<'a>),
+    /// A value of a known type: `Type::new(..)`, `Type { .. }`, a unit struct.
+    Instance(Res),
+    Ext(Vec<String>),
+    /// axum `post(a).get(b)`.
+    MethodRouter(Vec<MethodRoute<'a>>),
+    /// actix `web::post().to(h)`.
+    ActixRoute {
+        methods: Vec<String>,
+        handler: Option<Handler<'a>>,
+    },
+    List(Vec<V<'a>>),
+}
+
+const METHODS: &[&str] = &[
+    "get", "post", "put", "patch", "delete", "head", "options", "trace", "connect",
+];
+const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
+const MAX_CALL_DEPTH: usize = 16;
+
+struct Frame<'a> {
+    module: ModId,
+    imp: Option<ImplId>,
+    vars: HashMap<String, V<'a>>,
+}
+
+pub struct Routes<'m, 'a> {
+    model: &'m Model<'a>,
+    arena: Vec<RouterData<'a>>,
+    stack: Vec<FnId>,
+    callees: HashSet<FnId>,
+    /// Functions whose route attributes were registered somewhere.
+    registered: HashSet<FnId>,
+    steps: usize,
+    diagnostics: BTreeSet<Diagnostic>,
+}
+
+/// Evaluation steps allowed for one root function (a guard against pathological code).
+const MAX_STEPS: usize = 200_000;
+
+/// `:id` / `{id}` / `<id>` / `*rest` / `<rest..>` / `{id:\d+}` → `{id}`; a query part is dropped.
+pub fn normalize_path(path: &str) -> String {
+    let path = path.split('?').next().unwrap_or("");
+    let mut out = Vec::new();
+    for seg in path.split('/') {
+        if seg.is_empty() {
+            continue;
+        }
+        let s = if let Some(n) = seg.strip_prefix(':') {
+            format!("{{{n}}}")
+        } else if let Some(n) = seg.strip_prefix('*') {
+            format!("{{{}}}", if n.is_empty() { "wildcard" } else { n })
+        } else if seg.starts_with('<') && seg.ends_with('>') {
+            format!("{{{}}}", seg[1..seg.len() - 1].trim_end_matches(".."))
+        } else if seg.starts_with('{') && seg.ends_with('}') {
+            let inner = &seg[1..seg.len() - 1];
+            let name = inner.split(':').next().unwrap_or(inner);
+            format!("{{{}}}", name.trim_start_matches('*'))
+        } else {
+            seg.to_string()
+        };
+        out.push(s);
+    }
+    format!("/{}", out.join("/"))
+}
+
+fn join_path(prefix: &str, path: &str) -> String {
+    if prefix.is_empty() {
+        return path.to_string();
+    }
+    if path.is_empty() {
+        return prefix.to_string();
+    }
+    format!(
+        "{}/{}",
+        prefix.trim_end_matches('/'),
+        path.trim_start_matches('/')
+    )
+}
+
+fn method_of(name: &str) -> Option<String> {
+    let lower = name.to_ascii_lowercase();
+    METHODS
+        .contains(&lower.as_str())
+        .then(|| lower.to_ascii_uppercase())
+}
+
+impl<'m, 'a> Routes<'m, 'a> {
+    pub fn new(model: &'m Model<'a>) -> Self {
+        Routes {
+            model,
+            arena: Vec::new(),
+            stack: Vec::new(),
+            callees: HashSet::new(),
+            registered: HashSet::new(),
+            steps: 0,
+            diagnostics: BTreeSet::new(),
+        }
+    }
+
+    /// Every route of every router that is not nested into another, plus attribute routes that
+    /// nothing registers (with their own path only).
+    pub fn run(mut self) -> (Vec<Entry<'a>>, Vec<Diagnostic>) {
+        let model = self.model;
+        let mut standalone: Vec<(FnId, std::ops::Range<usize>)> = Vec::new();
+        for (id, f) in model.fns.iter().enumerate() {
+            let module = &model.modules[f.module];
+            if !f.func.builds_routes
+                || f.func.is_test
+                || module.is_test
+                || model.crate_of(f.module).is_test
+            {
+                continue;
+            }
+            let start = self.arena.len();
+            self.steps = 0;
+            self.call(id, Vec::new());
+            standalone.push((id, start..self.arena.len()));
+        }
+        let mut out = Vec::new();
+        for (f, range) in standalone {
+            if self.callees.contains(&f) {
+                continue;
+            }
+            for h in range {
+                let r = &self.arena[h];
+                if r.consumed {
+                    continue;
+                }
+                for e in &r.entries {
+                    let mut e = e.clone();
+                    e.path = join_path(&r.prefix, &e.path);
+                    e.middleware.extend(r.pending.iter().cloned());
+                    out.push(e);
+                }
+            }
+        }
+        // Attribute routes nothing registers.
+        for (id, f) in model.fns.iter().enumerate() {
+            if f.func.route_attrs.is_empty()
+                || self.registered.contains(&id)
+                || f.func.is_test
+                || model.modules[f.module].is_test
+            {
+                continue;
+            }
+            let fw = self.attr_framework(f.module, None);
+            let Some(fw) = fw else { continue };
+            out.extend(self.attr_entries(id, fw));
+        }
+        for e in &mut out {
+            e.path = normalize_path(&e.path);
+        }
+        (out, self.diagnostics.into_iter().collect())
+    }
+
+    /// Which framework an attribute route belongs to: the context's, else the crate's.
+    fn attr_framework(&self, m: ModId, context: Option<&'static str>) -> Option<&'static str> {
+        if let Some(c) = context {
+            return Some(c);
+        }
+        let rocket = self.model.depends_on(m, "rocket");
+        let actix = self.model.depends_on(m, "actix-web");
+        match (rocket, actix) {
+            (true, false) => Some("rocket"),
+            (false, true) => Some("actix-web"),
+            _ => None,
+        }
+    }
+
+    fn attr_entries(&mut self, f: FnId, framework: &'static str) -> Vec<Entry<'a>> {
+        self.registered.insert(f);
+        let def = &self.model.fns[f];
+        let mut out = Vec::new();
+        for a in &def.func.route_attrs {
+            let name = a.path.last().map(String::as_str).unwrap_or("");
+            let (methods, path): (Vec<String>, Option<String>) = if name == "route" {
+                let mut methods: Vec<String> = a
+                    .pairs
+                    .iter()
+                    .filter(|(k, _)| k == "method")
+                    .map(|(_, v)| v.to_ascii_uppercase())
+                    .collect();
+                methods.extend(
+                    a.idents
+                        .iter()
+                        .filter_map(|i| method_of(i.rsplit("::").next()?)),
+                );
+                let path = a
+                    .pairs
+                    .iter()
+                    .find(|(k, _)| k == "uri" || k == "path")
+                    .map(|(_, v)| v.clone())
+                    .or_else(|| a.lits.first().cloned());
+                (methods, path)
+            } else {
+                (
+                    method_of(name).into_iter().collect(),
+                    a.lits.first().cloned(),
+                )
+            };
+            let Some(path) = path else { continue };
+            for method in methods {
+                out.push(Entry {
+                    method,
+                    path: path.clone(),
+                    framework,
+                    module: def.module,
+                    line: a.line,
+                    handler: Handler::Fn(f),
+                    middleware: vec![],
+                });
+            }
+        }
+        out
+    }
+
+    fn new_router(&mut self, kind: Kind, prefix: String, module: ModId, line: Line) -> V<'a> {
+        self.arena.push(RouterData {
+            kind,
+            prefix,
+            entries: vec![],
+            pending: vec![],
+            methods: vec![],
+            module,
+            line,
+            consumed: false,
+        });
+        V::Handle(self.arena.len() - 1)
+    }
+
+    /// Copies `child`'s routes into `parent` under `prefix` and marks the child consumed.
+    fn absorb(&mut self, parent: usize, child: usize, prefix: &str) {
+        if parent == child {
+            return;
+        }
+        self.arena[child].consumed = true;
+        let c = &self.arena[child];
+        let mut moved = Vec::with_capacity(c.entries.len());
+        for e in &c.entries {
+            let mut e = e.clone();
+            e.path = join_path(prefix, &join_path(&c.prefix, &e.path));
+            e.middleware.extend(c.pending.iter().cloned());
+            moved.push(e);
+        }
+        self.arena[parent].entries.extend(moved);
+    }
+
+    /// Evaluates function `f` with `args`.
+    fn call(&mut self, f: FnId, args: Vec<V<'a>>) -> V<'a> {
+        if self.stack.contains(&f) || self.stack.len() >= MAX_CALL_DEPTH {
+            return V::Unknown;
+        }
+        let def = &self.model.fns[f];
+        self.stack.push(f);
+        let mut frame = Frame {
+            module: def.module,
+            imp: def.imp,
+            vars: HashMap::new(),
+        };
+        let mut args = args.into_iter();
+        for p in &def.func.params {
+            let v = match args.next() {
+                Some(V::Unknown) | None => self.param_default(def.module, p),
+                Some(v) => v,
+            };
+            frame.vars.insert(p.name.clone(), v);
+        }
+        let v = self.block(&def.func.body, &mut frame);
+        self.stack.pop();
+        v
+    }
+
+    fn call_closure(&mut self, h: &Handler<'a>, args: Vec<V<'a>>, outer: &Frame<'a>) -> V<'a> {
+        match h {
+            Handler::Fn(f) => {
+                if self.model.fns[*f].func.builds_routes {
+                    self.callees.insert(*f);
+                }
+                self.call(*f, args)
+            }
+            Handler::Closure { module, imp, ex } => {
+                let Ex::Closure { params, body, .. } = ex else {
+                    return V::Unknown;
+                };
+                let mut frame = Frame {
+                    module: *module,
+                    imp: *imp,
+                    vars: if *module == outer.module {
+                        outer.vars.clone()
+                    } else {
+                        HashMap::new()
+                    },
+                };
+                let mut args = args.into_iter();
+                for p in params {
+                    let v = match args.next() {
+                        Some(V::Unknown) | None => self.param_default(*module, p),
+                        Some(v) => v,
+                    };
+                    frame.vars.insert(p.name.clone(), v);
+                }
+                self.expr(body, &mut frame)
+            }
+            Handler::Named(_) => V::Unknown,
+        }
+    }
+
+    /// A parameter with no argument: a fresh router when its type is one.
+    fn param_default(&mut self, m: ModId, p: &Param) -> V<'a> {
+        let Some(ty) = &p.ty else { return V::Unknown };
+        let kind = match ty.last() {
+            "ServiceConfig" => Kind::ActixConfig,
+            "Scope" => Kind::ActixScope,
+            "Rocket" => Kind::Rocket,
+            "Router" => match self.model.resolve(m, &ty.path) {
+                Res::Ext(p) if p[0] != "axum" => return V::Unknown,
+                Res::Type(..) => return V::Unknown,
+                _ => Kind::Axum,
+            },
+            _ => return V::Unknown,
+        };
+        self.new_router(kind, String::new(), m, 0)
+    }
+
+    fn block(&mut self, stmts: &'a [Stmt], frame: &mut Frame<'a>) -> V<'a> {
+        let mut last = V::Unknown;
+        for s in stmts {
+            match s {
+                Stmt::Let { names, init, .. } => {
+                    let v = match init {
+                        Some(e) => self.expr(e, frame),
+                        None => V::Unknown,
+                    };
+                    if names.len() == 1 {
+                        frame.vars.insert(names[0].clone(), v);
+                    } else {
+                        for n in names {
+                            frame.vars.insert(n.clone(), V::Unknown);
+                        }
+                    }
+                    last = V::Unknown;
+                }
+                Stmt::Expr(e) => last = self.expr(e, frame),
+                Stmt::Item(_) => {}
+            }
+        }
+        last
+    }
+
+    /// A prefix's text; a prefix that is not (wholly) a literal is reported: its literal parts are
+    /// kept.
+    fn prefix_of(&mut self, v: &V<'a>, module: ModId, line: Line, what: &str) -> String {
+        let known = match v {
+            V::Str(_) => true,
+            V::List(items) => items.iter().all(|i| matches!(i, V::Str(_))),
+            _ => false,
+        };
+        let text = self.str_of(v);
+        if !known {
+            let message = if text.is_empty() {
+                format!(
+                    "the prefix of `{what}` is not statically known: its routes are listed without it"
+                )
+            } else {
+                format!("the prefix of `{what}` has a runtime part: only `{text}` is kept")
+            };
+            self.diagnostics
+                .insert(Diagnostic::new(self.model.file_of(module), line, message));
+        }
+        text
+    }
+
+    fn str_of(&self, v: &V<'a>) -> String {
+        match v {
+            V::Str(s) => s.clone(),
+            V::List(items) => items.iter().map(|i| self.str_of(i)).collect(),
+            _ => String::new(),
+        }
+    }
+
+    fn handler_of(v: &V<'a>) -> Handler<'a> {
+        match v {
+            V::Func(h) => h.clone(),
+            V::Ext(p) => Handler::Named(p.join("::")),
+            V::MethodRouter(routes) => routes
+                .first()
+                .map(|r| r.handler.clone())
+                .unwrap_or(Handler::Named("unresolved".into())),
+            _ => Handler::Named("unresolved".into()),
+        }
+    }
+
+    fn mws_of(v: &V<'a>, module: ModId, line: Line, out: &mut Vec<MwAt<'a>>) {
+        let mw = match v {
+            V::Func(h) => Mw::Handler(h.clone()),
+            V::Instance(r) => Mw::Type(r.clone()),
+            V::Ext(p) => Mw::Ext(p.clone()),
+            V::List(items) => {
+                for i in items {
+                    Self::mws_of(i, module, line, out);
+                }
+                return;
+            }
+            _ => return,
+        };
+        out.push(MwAt { mw, module, line });
+    }
+
+    fn methods_in(v: &V<'a>) -> Vec<String> {
+        match v {
+            V::Methods(m) => m.clone(),
+            V::Str(s) => method_of(s).into_iter().collect(),
+            V::List(items) => items.iter().flat_map(Self::methods_in).collect(),
+            _ => vec![],
+        }
+    }
+
+    fn resolve_path(&self, p: &[String], frame: &Frame<'a>) -> Res {
+        if p.first().is_some_and(|s| s == "Self") {
+            if let Some(i) = frame.imp
+                && p.len() == 2
+            {
+                return Res::Assoc(Box::new(self.model.impl_type(i)), p[1].clone());
+            }
+            return Res::Unknown;
+        }
+        self.model.resolve(frame.module, p)
+    }
+
+    /// The functions a resolved path can call.
+    fn fns_of(&self, r: &Res) -> Vec<FnId> {
+        match r {
+            Res::Fn(f) => vec![*f],
+            Res::Assoc(ty, name) => self.model.methods_of(ty, name),
+            _ => vec![],
+        }
+    }
+
+    fn expr(&mut self, e: &'a Ex, frame: &mut Frame<'a>) -> V<'a> {
+        self.steps += 1;
+        if self.steps > MAX_STEPS {
+            return V::Unknown;
+        }
+        match e {
+            Ex::Lit(s) => V::Str(s.clone()),
+            Ex::Path(p, _) => {
+                if p.len() == 1
+                    && let Some(v) = frame.vars.get(&p[0])
+                {
+                    return v.clone();
+                }
+                self.path_value(p, frame)
+            }
+            Ex::Call(func, args, line) => self.call_expr(func, args, *line, frame),
+            Ex::Method(recv, name, args, line) => {
+                let rv = self.expr(recv, frame);
+                self.method(recv, rv, name, args, *line, frame)
+            }
+            Ex::Macro {
+                path, args, lits, ..
+            } => {
+                let name = path.last().map(String::as_str).unwrap_or("");
+                match name {
+                    "routes" => V::List(args.iter().map(|a| self.expr(a, frame)).collect()),
+                    "vec" => V::List(args.iter().map(|a| self.expr(a, frame)).collect()),
+                    "concat" => V::Str(lits.concat()),
+                    _ => {
+                        for a in args {
+                            self.expr(a, frame);
+                        }
+                        V::Unknown
+                    }
+                }
+            }
+            Ex::Closure { .. } => V::Func(Handler::Closure {
+                module: frame.module,
+                imp: frame.imp,
+                ex: e,
+            }),
+            Ex::Field(b, _) => {
+                self.expr(b, frame);
+                V::Unknown
+            }
+            Ex::Block(stmts) => self.block(stmts, frame),
+            Ex::List(items) => V::List(items.iter().map(|i| self.expr(i, frame)).collect()),
+            Ex::Struct(path, fields) => {
+                for f in fields {
+                    self.expr(f, frame);
+                }
+                V::Instance(self.resolve_path(path, frame))
+            }
+            Ex::Assign(l, r) => {
+                let v = self.expr(r, frame);
+                if let Ex::Path(p, _) = &**l
+                    && p.len() == 1
+                {
+                    frame.vars.insert(p[0].clone(), v);
+                }
+                V::Unknown
+            }
+            Ex::Other(children) => {
+                for c in children {
+                    self.expr(c, frame);
+                }
+                V::Unknown
+            }
+        }
+    }
+
+    fn path_value(&self, p: &[String], frame: &Frame<'a>) -> V<'a> {
+        let last = p.last().map(String::as_str).unwrap_or("");
+        if p.len() >= 2
+            && matches!(p[p.len() - 2].as_str(), "MethodFilter" | "Method")
+            && let Some(m) = method_of(last)
+        {
+            return V::Methods(vec![m]);
+        }
+        match self.resolve_path(p, frame) {
+            Res::Fn(f) => V::Func(Handler::Fn(f)),
+            r @ Res::Assoc(..) => match self.fns_of(&r).first() {
+                Some(&f) => V::Func(Handler::Fn(f)),
+                None => V::Unknown,
+            },
+            r @ Res::Type(..) => V::Instance(r),
+            Res::Const(m, name) => match self.model.const_str(m, &name) {
+                Some(s) => V::Str(s),
+                None => V::Unknown,
+            },
+            Res::Ext(path) => V::Ext(path),
+            _ => V::Ext(p.to_vec()),
+        }
+    }
+
+    fn eval_args(&mut self, args: &'a [Ex], frame: &mut Frame<'a>) -> Vec<V<'a>> {
+        args.iter().map(|a| self.expr(a, frame)).collect()
+    }
+
+    fn call_expr(
+        &mut self,
+        func: &'a Ex,
+        args: &'a [Ex],
+        line: Line,
+        frame: &mut Frame<'a>,
+    ) -> V<'a> {
+        let Ex::Path(p, _) = func else {
+            self.expr(func, frame);
+            self.eval_args(args, frame);
+            return V::Unknown;
+        };
+        // a local closure or function value
+        if p.len() == 1
+            && let Some(V::Func(h)) = frame.vars.get(&p[0]).cloned()
+        {
+            let vals = self.eval_args(args, frame);
+            return self.call_closure(&h, vals, frame);
+        }
+        let r = self.resolve_path(p, frame);
+        let fns = self.fns_of(&r);
+        if let Some(&f) = fns.first() {
+            let vals = self.eval_args(args, frame);
+            let def = &self.model.fns[f];
+            if def.func.builds_routes {
+                self.callees.insert(f);
+                return self.call(f, vals);
+            }
+            // a constructor of a project type: `Middleware::new(..)`
+            if let Res::Assoc(ty, _) = &r
+                && def.func.ret.as_ref().is_some_and(|t| {
+                    t.last() == "Self" || ty_name(ty).is_some_and(|n| n == t.last())
+                })
+            {
+                return V::Instance((**ty).clone());
+            }
+            return V::Unknown;
+        }
+        let ext: Vec<String> = match &r {
+            Res::Ext(path) => path.clone(),
+            Res::Unknown => p.clone(),
+            Res::Assoc(ty, name) => {
+                // an associated fn the project does not define (derive, trait default elsewhere)
+                let vals = self.eval_args(args, frame);
+                drop(vals);
+                if matches!(name.as_str(), "new" | "default") {
+                    return V::Instance((**ty).clone());
+                }
+                return V::Unknown;
+            }
+            _ => {
+                self.eval_args(args, frame);
+                return V::Unknown;
+            }
+        };
+        self.builtin(&ext, args, line, frame)
+    }
+
+    /// Calls into the frameworks (and a few std constructors) by their path.
+    fn builtin(
+        &mut self,
+        path: &[String],
+        args: &'a [Ex],
+        line: Line,
+        frame: &mut Frame<'a>,
+    ) -> V<'a> {
+        let m = frame.module;
+        let last = path.last().map(String::as_str).unwrap_or("");
+        let krate = path.first().map(String::as_str).unwrap_or("");
+        let prev = if path.len() >= 2 {
+            path[path.len() - 2].as_str()
+        } else {
+            ""
+        };
+        let in_crate =
+            |c: &str, pkg: &str| krate == c || (path.len() <= 2 && self.model.depends_on(m, pkg));
+        let axum = in_crate("axum", "axum");
+        let actix = in_crate("actix_web", "actix-web");
+        match (prev, last) {
+            ("Router", "new") if axum => {
+                return self.new_router(Kind::Axum, String::new(), m, line);
+            }
+            ("App", "new") if actix => {
+                return self.new_router(Kind::ActixApp, String::new(), m, line);
+            }
+            ("Vec", "new") | ("ServiceBuilder", "new") => return V::List(vec![]),
+            ("rocket" | "Rocket", "build" | "custom") if in_crate("rocket", "rocket") => {
+                self.eval_args(args, frame);
+                return self.new_router(Kind::Rocket, String::new(), m, line);
+            }
+            ("AdHoc", _) => {
+                let vals = self.eval_args(args, frame);
+                return vals
+                    .into_iter()
+                    .find(|v| matches!(v, V::Func(_)))
+                    .unwrap_or(V::Unknown);
+            }
+            _ => {}
+        }
+        if (actix || krate == "actix_web")
+            && prev == "guard"
+            && let Some(mm) = method_of(last)
+        {
+            self.eval_args(args, frame);
+            return V::Methods(vec![mm]);
+        }
+        if actix && (prev == "web" || path.len() == 1 || krate == "actix_web") {
+            match last {
+                "scope" | "resource" => {
+                    let vals = self.eval_args(args, frame);
+                    let prefix = match vals.first() {
+                        Some(v) => self.prefix_of(v, m, line, last),
+                        None => String::new(),
+                    };
+                    let kind = if last == "scope" {
+                        Kind::ActixScope
+                    } else {
+                        Kind::ActixResource
+                    };
+                    return self.new_router(kind, prefix, m, line);
+                }
+                "route" if args.is_empty() => {
+                    return V::ActixRoute {
+                        methods: vec![],
+                        handler: None,
+                    };
+                }
+                "to" if args.len() == 1 => {
+                    let v = self.expr(&args[0], frame);
+                    return V::ActixRoute {
+                        methods: vec![],
+                        handler: Some(Self::handler_of(&v)),
+                    };
+                }
+                name if args.is_empty() && method_of(name).is_some() => {
+                    return V::ActixRoute {
+                        methods: method_of(name).into_iter().collect(),
+                        handler: None,
+                    };
+                }
+                _ => {}
+            }
+        }
+        if axum && (prev == "routing" || path.len() == 1 || krate == "axum") {
+            let base = last.strip_suffix("_service").unwrap_or(last);
+            if let Some(method) = method_of(base).filter(|_| args.len() == 1) {
+                let v = self.expr(&args[0], frame);
+                return V::MethodRouter(vec![MethodRoute {
+                    method,
+                    handler: Self::handler_of(&v),
+                    module: m,
+                    line,
+                    middleware: vec![],
+                }]);
+            }
+            if matches!(base, "any") && args.len() == 1 {
+                let v = self.expr(&args[0], frame);
+                return V::MethodRouter(
+                    MUTATIONS
+                        .iter()
+                        .map(|mm| MethodRoute {
+                            method: mm.to_string(),
+                            handler: Self::handler_of(&v),
+                            module: m,
+                            line,
+                            middleware: vec![],
+                        })
+                        .collect(),
+                );
+            }
+            if base == "on" && args.len() == 2 {
+                let filter = self.expr(&args[0], frame);
+                let v = self.expr(&args[1], frame);
+                return V::MethodRouter(
+                    Self::methods_in(&filter)
+                        .into_iter()
+                        .map(|method| MethodRoute {
+                            method,
+                            handler: Self::handler_of(&v),
+                            module: m,
+                            line,
+                            middleware: vec![],
+                        })
+                        .collect(),
+                );
+            }
+        }
+        if matches!(
+            last,
+            "from_fn" | "from_fn_with_state" | "from_extractor" | "from_extractor_with_state"
+        ) && let Some(a) = args.last()
+        {
+            let v = self.expr(a, frame);
+            return match v {
+                V::Func(h) => V::Func(h),
+                _ => V::Unknown,
+            };
+        }
+        // an unknown call: evaluate closures passed to it (`HttpServer::new(|| App::new()..)`)
+        let vals = self.eval_args(args, frame);
+        let mut out = V::Unknown;
+        for v in vals {
+            if let V::Func(h @ Handler::Closure { .. }) = &v {
+                self.call_closure(h, vec![], frame);
+                out = v.clone();
+            }
+        }
+        if matches!(out, V::Unknown) && path.len() >= 2 && last == "new" {
+            return V::Ext(path[..path.len() - 1].to_vec());
+        }
+        out
+    }
+
+    fn method(
+        &mut self,
+        recv: &'a Ex,
+        rv: V<'a>,
+        name: &str,
+        args: &'a [Ex],
+        line: Line,
+        frame: &mut Frame<'a>,
+    ) -> V<'a> {
+        let m = frame.module;
+        match rv {
+            V::Handle(h) => self.router_method(h, name, args, line, frame),
+            V::MethodRouter(mut routes) => {
+                if let Some(method) = method_of(name.strip_suffix("_service").unwrap_or(name))
+                    && args.len() == 1
+                {
+                    let v = self.expr(&args[0], frame);
+                    routes.push(MethodRoute {
+                        method,
+                        handler: Self::handler_of(&v),
+                        module: m,
+                        line,
+                        middleware: vec![],
+                    });
+                } else if name == "on" && args.len() == 2 {
+                    let filter = self.expr(&args[0], frame);
+                    let v = self.expr(&args[1], frame);
+                    for method in Self::methods_in(&filter) {
+                        routes.push(MethodRoute {
+                            method,
+                            handler: Self::handler_of(&v),
+                            module: m,
+                            line,
+                            middleware: vec![],
+                        });
+                    }
+                } else if matches!(name, "layer" | "route_layer") {
+                    let v = args
+                        .first()
+                        .map(|a| self.expr(a, frame))
+                        .unwrap_or(V::Unknown);
+                    let mut mws = Vec::new();
+                    Self::mws_of(&v, m, line, &mut mws);
+                    for r in &mut routes {
+                        r.middleware.extend(mws.iter().cloned());
+                    }
+                } else {
+                    self.eval_args(args, frame);
+                }
+                V::MethodRouter(routes)
+            }
+            V::ActixRoute {
+                mut methods,
+                mut handler,
+            } => {
+                let vals = self.eval_args(args, frame);
+                match name {
+                    "to" | "service" => handler = vals.first().map(Self::handler_of),
+                    "method" | "guard" => {
+                        methods.extend(vals.iter().flat_map(Self::methods_in));
+                    }
+                    _ => {}
+                }
+                V::ActixRoute { methods, handler }
+            }
+            V::List(mut items) => {
+                let vals = self.eval_args(args, frame);
+                match name {
+                    "append" | "extend" | "push" | "extend_from_slice" => {
+                        for v in vals {
+                            match v {
+                                V::List(more) if name != "push" => items.extend(more),
+                                other => items.push(other),
+                            }
+                        }
+                        if let Ex::Path(p, _) = recv
+                            && p.len() == 1
+                        {
+                            frame.vars.insert(p[0].clone(), V::List(items.clone()));
+                        }
+                        V::List(items)
+                    }
+                    "concat" | "join" => {
+                        if items.iter().all(|i| matches!(i, V::Str(_))) {
+                            V::Str(items.iter().map(|i| self.str_of(i)).collect())
+                        } else if items
+                            .iter()
+                            .all(|i| matches!(i, V::Str(_) | V::Unknown | V::Ext(_)))
+                        {
+                            // a string with runtime parts: kept as parts for `prefix_of`
+                            V::List(items)
+                        } else {
+                            V::List(
+                                items
+                                    .into_iter()
+                                    .flat_map(|i| match i {
+                                        V::List(v) => v,
+                                        other => vec![other],
+                                    })
+                                    .collect(),
+                            )
+                        }
+                    }
+                    "layer" => {
+                        items.extend(vals);
+                        V::List(items)
+                    }
+                    "into_iter" | "iter" | "collect" | "clone" | "to_vec" | "into" | "chain" => {
+                        for v in vals {
+                            if let V::List(more) = v {
+                                items.extend(more);
+                            }
+                        }
+                        V::List(items)
+                    }
+                    _ => V::Unknown,
+                }
+            }
+            V::Str(s) => {
+                self.eval_args(args, frame);
+                match name {
+                    "to_string" | "to_owned" | "into" | "as_str" | "clone" | "as_ref" => V::Str(s),
+                    _ => V::Unknown,
+                }
+            }
+            V::Methods(mut ms) => {
+                let vals = self.eval_args(args, frame);
+                if name == "or" {
+                    ms.extend(vals.iter().flat_map(Self::methods_in));
+                }
+                V::Methods(ms)
+            }
+            V::Func(h) => {
+                self.eval_args(args, frame);
+                V::Func(h)
+            }
+            other => {
+                let vals = self.eval_args(args, frame);
+                for v in vals {
+                    if let V::Func(h @ Handler::Closure { .. }) = &v {
+                        self.call_closure(h, vec![], frame);
+                    }
+                }
+                match (name, other) {
+                    ("clone", v) => v,
+                    _ => V::Unknown,
+                }
+            }
+        }
+    }
+
+    fn router_method(
+        &mut self,
+        h: usize,
+        name: &str,
+        args: &'a [Ex],
+        line: Line,
+        frame: &mut Frame<'a>,
+    ) -> V<'a> {
+        let m = frame.module;
+        let kind = self.arena[h].kind;
+        let fw = match kind {
+            Kind::Axum => "axum",
+            Kind::Rocket => "rocket",
+            _ => "actix-web",
+        };
+        match (kind, name) {
+            (Kind::Axum, "route") if args.len() == 2 => {
+                let path = self.expr(&args[0], frame);
+                let path = self.str_of(&path);
+                let mr = self.expr(&args[1], frame);
+                if let V::MethodRouter(routes) = mr {
+                    for r in routes {
+                        self.arena[h].entries.push(Entry {
+                            method: r.method,
+                            path: path.clone(),
+                            framework: fw,
+                            module: r.module,
+                            line: r.line,
+                            handler: r.handler,
+                            middleware: r.middleware,
+                        });
+                    }
+                }
+            }
+            (Kind::Axum, "nest" | "nest_service") if args.len() == 2 => {
+                let prefix = self.expr(&args[0], frame);
+                let prefix = self.prefix_of(&prefix, m, line, name);
+                if let V::Handle(c) = self.expr(&args[1], frame) {
+                    self.absorb(h, c, &prefix);
+                }
+            }
+            (Kind::Axum, "merge") if args.len() == 1 => {
+                if let V::Handle(c) = self.expr(&args[0], frame) {
+                    self.absorb(h, c, "");
+                }
+            }
+            (Kind::Axum, "layer" | "route_layer") if args.len() == 1 => {
+                let v = self.expr(&args[0], frame);
+                let mut mws = Vec::new();
+                Self::mws_of(&v, m, line, &mut mws);
+                for e in &mut self.arena[h].entries {
+                    e.middleware.extend(mws.iter().cloned());
+                }
+            }
+            (Kind::Rocket, "mount") if args.len() == 2 => {
+                let prefix = self.expr(&args[0], frame);
+                let prefix = self.prefix_of(&prefix, m, line, "mount");
+                let routes = self.expr(&args[1], frame);
+                let mut fns = Vec::new();
+                collect_fns(&routes, &mut fns);
+                for f in fns {
+                    for mut e in self.attr_entries(f, "rocket") {
+                        e.path = join_path(&prefix, &e.path);
+                        self.arena[h].entries.push(e);
+                    }
+                }
+            }
+            (Kind::Rocket, "attach")
+            | (Kind::ActixApp | Kind::ActixScope | Kind::ActixResource, "wrap" | "wrap_fn")
+                if args.len() == 1 =>
+            {
+                let v = self.expr(&args[0], frame);
+                let mut mws = Vec::new();
+                Self::mws_of(&v, m, line, &mut mws);
+                self.arena[h].pending.extend(mws);
+            }
+            (
+                Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig | Kind::ActixResource,
+                "service" | "services",
+            ) => {
+                let vals = self.eval_args(args, frame);
+                for v in vals {
+                    self.actix_service(h, v);
+                }
+            }
+            (Kind::ActixResource, "route") if args.len() == 1 => {
+                let v = self.expr(&args[0], frame);
+                self.actix_route(h, "", v, None);
+            }
+            (Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig, "route") if args.len() == 2 => {
+                let path = self.expr(&args[0], frame);
+                let path = self.str_of(&path);
+                let v = self.expr(&args[1], frame);
+                self.actix_route(h, &path, v, Some((m, line)));
+            }
+            (Kind::ActixResource, "to") if args.len() == 1 => {
+                let v = self.expr(&args[0], frame);
+                let route = V::ActixRoute {
+                    methods: vec![],
+                    handler: Some(Self::handler_of(&v)),
+                };
+                self.actix_route(h, "", route, None);
+            }
+            (Kind::ActixResource, "guard") if args.len() == 1 => {
+                let v = self.expr(&args[0], frame);
+                let ms = Self::methods_in(&v);
+                self.arena[h].methods.extend(ms);
+            }
+            (Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig, "configure")
+                if args.len() == 1 =>
+            {
+                let f = self.expr(&args[0], frame);
+                if let V::Func(fh) = f {
+                    let c = self.new_router(Kind::ActixConfig, String::new(), m, line);
+                    self.call_closure(&fh, vec![c.clone()], frame);
+                    if let V::Handle(c) = c {
+                        self.absorb(h, c, "");
+                    }
+                }
+            }
+            _ => {
+                // with_state, fallback, app_data, default_service, …: the router itself
+                self.eval_args(args, frame);
+            }
+        }
+        V::Handle(h)
+    }
+
+    fn actix_service(&mut self, h: usize, v: V<'a>) {
+        match v {
+            V::Handle(c) => self.absorb(h, c, ""),
+            V::Func(Handler::Fn(f)) if !self.model.fns[f].func.route_attrs.is_empty() => {
+                let entries = self.attr_entries(f, "actix-web");
+                self.arena[h].entries.extend(entries);
+            }
+            V::List(items) => {
+                for i in items {
+                    self.actix_service(h, i);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A route on an actix router: `path` relative to it; `at` is the `.route(` call for scope
+    /// routes (resource routes are located at the resource).
+    fn actix_route(&mut self, h: usize, path: &str, v: V<'a>, at: Option<(ModId, Line)>) {
+        let V::ActixRoute { methods, handler } = v else {
+            return;
+        };
+        let Some(handler) = handler else { return };
+        let mut methods = methods;
+        if methods.is_empty() {
+            methods = self.arena[h].methods.clone();
+        }
+        let (module, line) = at.unwrap_or((self.arena[h].module, self.arena[h].line));
+        for method in methods {
+            self.arena[h].entries.push(Entry {
+                method,
+                path: path.to_string(),
+                framework: "actix-web",
+                module,
+                line,
+                handler: handler.clone(),
+                middleware: vec![],
+            });
+        }
+    }
+}
+
+fn ty_name(r: &Res) -> Option<&str> {
+    match r {
+        Res::Type(_, n) | Res::Trait(_, n) => Some(n),
+        Res::Ext(p) => p.last().map(String::as_str),
+        _ => None,
+    }
+}
+
+fn collect_fns(v: &V<'_>, out: &mut Vec<FnId>) {
+    match v {
+        V::Func(Handler::Fn(f)) => out.push(*f),
+        V::List(items) => items.iter().for_each(|i| collect_fns(i, out)),
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths() {
+        assert_eq!(
+            normalize_path("/api/articles/:slug"),
+            "/api/articles/{slug}"
+        );
+        assert_eq!(normalize_path("/files/*rest"), "/files/{rest}");
+        assert_eq!(normalize_path("/u/<id>/<path..>?<q>"), "/u/{id}/{path}");
+        assert_eq!(normalize_path("/x/{id:\\d+}"), "/x/{id}");
+        assert_eq!(normalize_path(""), "/");
+        assert_eq!(join_path("/api/v3", ""), "/api/v3");
+        assert_eq!(join_path("/api/", "/x"), "/api/x");
+    }
+}

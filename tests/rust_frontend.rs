@@ -1,0 +1,267 @@
+//! The Rust front end's crate model and router semantics, each on a small tree built here and
+//! audited through the binary.
+
+mod common;
+
+use serde_json::Value;
+use std::fs;
+use std::path::Path;
+
+fn tree(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (rel, text) in files {
+        let p = dir.path().join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    }
+    dir
+}
+
+/// (method, path, line, handler, sorted effect kinds, sorted mechanism kinds).
+type Row = (String, String, u64, String, Vec<String>, Vec<String>);
+
+/// The endpoints of the tree, sorted.
+fn inventory(root: &Path) -> Vec<Row> {
+    let report = common::json_report(root);
+    let kinds = |v: &Value| {
+        let mut k: Vec<String> = v
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x["kind"].as_str().unwrap().to_string())
+            .collect();
+        k.sort();
+        k.dedup();
+        k
+    };
+    let mut out: Vec<_> = report["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["method"].as_str().unwrap().to_string(),
+                e["path"].as_str().unwrap().to_string(),
+                e["line"].as_u64().unwrap(),
+                e["handler"].as_str().unwrap().to_string(),
+                kinds(&e["side_effects"]),
+                kinds(&e["mechanisms"]),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn strs(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+const AXUM_TOML: &str = "[package]\nname = \"svc\"\nversion = \"0.1.0\"\n\n[dependencies]\naxum = \"0.8\"\nsqlx = \"0.8\"\n";
+
+#[test]
+fn modules_paths_and_uses_resolve() {
+    let dir = tree(&[
+        ("Cargo.toml", AXUM_TOML),
+        (
+            "src/main.rs",
+            "mod api;\n#[path = \"odd/place.rs\"]\nmod place;\nmod inline {\n    pub mod deeper {\n        pub async fn made() { sqlx::query(\"INSERT INTO t VALUES (1)\").execute(&p).await; }\n    }\n}\nuse axum::Router;\n\nfn app() -> Router {\n    Router::new()\n        .nest(\"/v1\", api::router())\n        .merge(place::router())\n}\n",
+        ),
+        (
+            "src/api/mod.rs",
+            "mod notes;\npub use self::notes::router;\n",
+        ),
+        (
+            "src/api/notes.rs",
+            "use axum::routing::{self as r, on, MethodFilter};\nuse axum::Router;\nuse super::super::inline::deeper::made as create;\nuse crate::place::*;\n\npub fn router() -> Router {\n    Router::new()\n        .route(\"/notes/:id/*rest\", r::post(create))\n        .route(\"/notes\", on(MethodFilter::PUT, helper))\n        .route(\"/closure\", r::delete(|| async { sqlx::query!(\"delete from t\").execute(&p).await }))\n}\n",
+        ),
+        (
+            "src/odd/place.rs",
+            "use axum::{routing::any, Router};\npub async fn helper() {}\npub fn router() -> Router {\n    Router::new().route(\"/anything\", any(helper))\n}\n",
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    let got: Vec<(String, String, u64, String)> = inv
+        .iter()
+        .map(|e| (e.0.clone(), e.1.clone(), e.2, e.3.clone()))
+        .collect();
+    let want = vec![
+        ("DELETE", "/anything", 4, "helper"),
+        ("DELETE", "/v1/closure", 10, "closure"),
+        ("PATCH", "/anything", 4, "helper"),
+        ("POST", "/anything", 4, "helper"),
+        ("POST", "/v1/notes/{id}/{rest}", 8, "made"),
+        ("PUT", "/anything", 4, "helper"),
+        ("PUT", "/v1/notes", 9, "helper"),
+    ];
+    let want: Vec<(String, String, u64, String)> = want
+        .into_iter()
+        .map(|(m, p, l, h)| (m.to_string(), p.to_string(), l, h.to_string()))
+        .collect();
+    assert_eq!(got, want);
+    let made = inv.iter().find(|e| e.3 == "made").unwrap();
+    assert_eq!(made.4, strs(&["db_create"]));
+    let closure = inv.iter().find(|e| e.3 == "closure").unwrap();
+    assert_eq!(closure.4, strs(&["db_delete"]));
+}
+
+#[test]
+fn axum_layers_cover_the_routes_added_before_them() {
+    let dir = tree(&[
+        ("Cargo.toml", AXUM_TOML),
+        (
+            "src/main.rs",
+            "use axum::{middleware, routing::post, Router, extract::Request, middleware::Next, response::Response};\n\nasync fn keyed(req: Request, next: Next) -> Response {\n    let _ = req.headers().get(\"Idempotency-Key\");\n    next.run(req).await\n}\nasync fn pay() { stripe::Charge::create(&c, p).await; }\n\nfn app() -> Router {\n    Router::new()\n        .route(\"/a\", post(pay))\n        .layer(middleware::from_fn(keyed))\n        .route(\"/b\", post(pay))\n}\n",
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    assert_eq!(inv.len(), 2);
+    assert_eq!(inv[0].1, "/a");
+    assert_eq!(inv[0].5, strs(&["header_key"]));
+    assert_eq!(inv[1].1, "/b");
+    assert!(inv[1].5.is_empty());
+    let report = common::json_report(dir.path());
+    let rules: Vec<(&str, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(rules, vec![("RS001", 13)]);
+}
+
+#[test]
+fn workspace_crates_configure_each_other() {
+    let dir = tree(&[
+        (
+            "Cargo.toml",
+            "[workspace]\nmembers = [\"bin\", \"routes\"]\n\n[workspace.dependencies]\nweb-routes = { path = \"routes\" }\n",
+        ),
+        (
+            "bin/Cargo.toml",
+            "[package]\nname = \"bin\"\nversion = \"0.1.0\"\n\n[dependencies]\nactix-web = \"4\"\nweb-routes = { workspace = true }\n",
+        ),
+        (
+            "bin/src/main.rs",
+            "use actix_web::{App, HttpServer, web};\n\n#[actix_web::main]\nasync fn main() {\n    HttpServer::new(|| App::new().service(web::scope(\"/api\").configure(|cfg| web_routes::config(cfg))))\n        .bind(\"0:80\").unwrap().run().await.unwrap();\n}\n",
+        ),
+        (
+            "routes/Cargo.toml",
+            "[package]\nname = \"web-routes\"\nversion = \"0.1.0\"\n\n[dependencies]\nactix-web = \"4\"\nlettre = \"0.11\"\n",
+        ),
+        (
+            "routes/src/lib.rs",
+            "use actix_web::{web, post};\nmod mail;\n\npub fn config(cfg: &mut web::ServiceConfig) {\n    cfg.service(invite)\n        .service(web::resource(\"/items/{id}\").guard(actix_web::guard::Delete()).to(drop_item));\n}\n\n#[post(\"/invite\")]\nasync fn invite() { mail::send().await; }\n\nasync fn drop_item() {}\n",
+        ),
+        (
+            "routes/src/mail.rs",
+            "use lettre::{AsyncTransport, AsyncSmtpTransport, Tokio1Executor};\npub async fn send() {\n    let t = AsyncSmtpTransport::<Tokio1Executor>::unencrypted_localhost();\n    t.send(m).await.unwrap();\n}\n",
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    let got: Vec<(&str, &str, &str)> = inv
+        .iter()
+        .map(|e| (e.0.as_str(), e.1.as_str(), e.3.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("DELETE", "/api/items/{id}", "drop_item"),
+            ("POST", "/api/invite", "invite")
+        ]
+    );
+    assert_eq!(inv[1].4, strs(&["email"]));
+}
+
+#[test]
+fn rocket_mounts_and_request_guards() {
+    let dir = tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"lib\"\nversion = \"0.1.0\"\n\n[dependencies]\nrocket = \"0.5\"\ndiesel = \"2\"\n",
+        ),
+        (
+            "src/main.rs",
+            "#[macro_use] extern crate rocket;\nmod guard;\nmod items;\n\n#[launch]\nfn rocket() -> _ {\n    rocket::build()\n        .mount(\"/\", routes![items::add])\n        .mount(\"/v2\", items::all())\n}\n",
+        ),
+        (
+            "src/guard.rs",
+            "use rocket::request::{FromRequest, Outcome, Request};\npub struct Key;\n#[rocket::async_trait]\nimpl<'r> FromRequest<'r> for Key {\n    type Error = ();\n    async fn from_request(req: &'r Request<'_>) -> Outcome<Self, ()> {\n        let _ = req.headers().get_one(\"X-Idempotency-Key\");\n        Outcome::Success(Key)\n    }\n}\n",
+        ),
+        (
+            "src/items.rs",
+            "use rocket::Route;\nuse crate::guard::Key;\n\npub fn all() -> Vec<Route> { routes![add, keyed] }\n\n#[post(\"/items?<draft>\", data = \"<body>\")]\npub fn add(draft: bool, body: String) { diesel::insert_into(items::table).values(&body).execute(&mut c); }\n\n#[route(PUT, uri = \"/items/<id>/<rest..>\")]\npub fn keyed(id: i32, rest: std::path::PathBuf, _k: Key) { diesel::insert_into(items::table).values(&id).execute(&mut c); }\n",
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    let got: Vec<(&str, &str, &[String])> = inv
+        .iter()
+        .map(|e| (e.0.as_str(), e.1.as_str(), e.5.as_slice()))
+        .collect();
+    let none: &[String] = &[];
+    let key = strs(&["header_key"]);
+    assert_eq!(
+        got,
+        vec![
+            ("POST", "/items", none),
+            ("POST", "/v2/items", none),
+            ("PUT", "/v2/items/{id}/{rest}", key.as_slice()),
+        ]
+    );
+}
+
+#[test]
+fn typed_headers_and_key_constants() {
+    let dir = tree(&[
+        ("Cargo.toml", AXUM_TOML),
+        (
+            "src/main.rs",
+            "mod key;\nuse axum::{routing::post, Router};\nuse axum_extra::TypedHeader;\n\nasync fn typed(TypedHeader(k): TypedHeader<key::IdemKey>) { sqlx::query(\"insert into t values (1)\").execute(&p).await; }\nasync fn by_const(headers: axum::http::HeaderMap) { let _ = headers.get(key::KEY); sqlx::query(\"insert into t values (1)\").execute(&p).await; }\nasync fn writes_downstream() { reqwest::Client::new().post(\"https://psp.example.com/charges\").header(\"Idempotency-Key\", \"k\").send().await; }\n\nfn app() -> Router {\n    Router::new()\n        .route(\"/typed\", post(typed))\n        .route(\"/const\", post(by_const))\n        .route(\"/downstream\", post(writes_downstream))\n}\n",
+        ),
+        (
+            "src/key.rs",
+            "use axum::http::HeaderName;\npub static KEY: HeaderName = HeaderName::from_static(\"idempotency-key\");\npub struct IdemKey(pub String);\nimpl headers::Header for IdemKey {\n    fn name() -> &'static HeaderName {\n        &KEY\n    }\n    fn decode<'i, I>(values: &mut I) -> Result<Self, headers::Error> { todo!() }\n    fn encode<E: Extend<axum::http::HeaderValue>>(&self, values: &mut E) {}\n}\n",
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    let got: Vec<(&str, &[String], &[String])> = inv
+        .iter()
+        .map(|e| (e.1.as_str(), e.4.as_slice(), e.5.as_slice()))
+        .collect();
+    let create = strs(&["db_create"]);
+    let external = strs(&["external_call"]);
+    let key = strs(&["header_key"]);
+    let none: &[String] = &[];
+    assert_eq!(
+        got,
+        vec![
+            ("/const", create.as_slice(), key.as_slice()),
+            ("/downstream", external.as_slice(), none),
+            ("/typed", create.as_slice(), key.as_slice()),
+        ]
+    );
+}
+
+#[test]
+fn rust_output_is_the_same_whatever_the_thread_count() {
+    let root = common::fixture("actix-forum");
+    let run = |threads: &str| {
+        let out = common::bin()
+            .args([
+                "check",
+                root.to_str().unwrap(),
+                "--format",
+                "json",
+                "--fail-on",
+                "none",
+            ])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        out.stdout
+    };
+    let one = run("1");
+    assert_eq!(one, run("4"));
+    assert_eq!(one, run("4"));
+}
