@@ -105,7 +105,7 @@ pub fn collect_facts_with(
                     diagnostics.extend(d);
                 }
                 progress.phase("linking");
-                let (endpoints, more, constraints) = link::link_ts(&modules, root, catalog);
+                let (endpoints, more, constraints) = link::link_ts(&modules, root, catalog, config);
                 diagnostics.extend(more);
                 (endpoints, diagnostics, constraints)
             },

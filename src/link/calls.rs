@@ -40,7 +40,16 @@ pub struct Calls<'a> {
     memo: RefCell<HashMap<(ModId, FnId), Memo>>,
     /// Method name -> every class method of that name, for calls on values of unknown type.
     by_name: HashMap<&'a str, Vec<(ModId, FnId)>>,
+    /// How many calls deep to follow (`call_depth` in retrysafe.toml).
+    max_depth: usize,
+    depth: std::cell::Cell<usize>,
+    /// A summary computed under the depth bound is incomplete: not memoised.
+    truncated: std::cell::Cell<bool>,
 }
+
+/// Calls followed when the configuration does not say: deep enough for real services, shallow
+/// enough for the stack.
+pub const DEFAULT_CALL_DEPTH: usize = 48;
 
 fn write_method(args: &[Val]) -> bool {
     args.iter().any(|a| match a {
@@ -199,6 +208,9 @@ impl<'a> Calls<'a> {
             }
         }
         Calls {
+            max_depth: DEFAULT_CALL_DEPTH,
+            depth: std::cell::Cell::new(0),
+            truncated: std::cell::Cell::new(false),
             res,
             catalog,
             memo: RefCell::new(HashMap::new()),
@@ -222,15 +234,33 @@ impl<'a> Calls<'a> {
         out
     }
 
+    /// Limits call following to `depth` calls below a handler.
+    pub fn with_max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
     pub fn summary(&self, m: ModId, f: FnId) -> Rc<Summary> {
         match self.memo.borrow().get(&(m, f)) {
             Some(Memo::Done(s)) => return s.clone(),
             Some(Memo::Busy) => return Rc::new(Summary::default()),
             None => {}
         }
+        if self.depth.get() > self.max_depth {
+            self.truncated.set(true);
+            return Rc::new(Summary::default());
+        }
+        let outer_truncated = self.truncated.replace(false);
         self.memo.borrow_mut().insert((m, f), Memo::Busy);
+        self.depth.set(self.depth.get() + 1);
         let s = Rc::new(self.compute(m, f, None));
-        self.memo.borrow_mut().insert((m, f), Memo::Done(s.clone()));
+        self.depth.set(self.depth.get() - 1);
+        if self.truncated.get() {
+            self.memo.borrow_mut().remove(&(m, f));
+        } else {
+            self.memo.borrow_mut().insert((m, f), Memo::Done(s.clone()));
+        }
+        self.truncated.set(self.truncated.get() || outer_truncated);
         s
     }
 
@@ -375,7 +405,13 @@ impl<'a> Calls<'a> {
     /// A read of a model (`prisma.user.findUnique`, `User.findOne`, `this.findOne`).
     fn read_of(&self, cs: &CallSite) -> Option<Option<String>> {
         let last = cs.path.last()?;
-        if !self.catalog.reads.calls.iter().any(|c| c == last) {
+        let matches = |c: &String| match c.strip_suffix('*') {
+            Some(prefix) => last
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_uppercase())),
+            None => c == last,
+        };
+        if !self.catalog.reads.calls.iter().any(matches) {
             return None;
         }
         Some(match cs.path.len() {

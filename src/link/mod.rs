@@ -8,6 +8,7 @@ pub mod next;
 pub mod resolve;
 
 use crate::catalog::Catalog;
+use crate::config::Config;
 use crate::facts::{
     Diagnostic, Effect, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
 };
@@ -42,10 +43,14 @@ pub fn link_ts(
     modules: &[Module],
     root: &Path,
     catalog: &Catalog,
+    config: &Config,
 ) -> (Vec<Endpoint>, Vec<Diagnostic>, Vec<UniqueConstraint>) {
     let res = Resolver::new(modules, root);
-    let calls = Calls::new(&res, catalog);
-    let (routes, diagnostics) = mounts::Mounter::new(&res).routes();
+    let mut calls = Calls::new(&res, catalog);
+    if let Some(depth) = config.call_depth {
+        calls = calls.with_max_depth(depth as usize);
+    }
+    let (routes, diagnostics) = mounts::Mounter::new(&res, config).routes();
     let mut endpoints = Vec::new();
     for route in routes {
         let mut effects: Vec<Effect> = Vec::new();

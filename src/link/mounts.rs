@@ -3,6 +3,7 @@
 //! prefix and version; one endpoint per (method, full path).
 
 use super::resolve::{ModId, Resolved, Resolver};
+use crate::config::Config;
 use crate::facts::Diagnostic;
 use crate::frontend::ts::ir::{FnId, Module, NestBootstrap, RouterId, RouterItem, RouterKind, Val};
 use crate::frontend::ts::routers::field;
@@ -96,6 +97,8 @@ fn dir_of(file: &str) -> &str {
 
 pub struct Mounter<'a> {
     res: &'a Resolver<'a>,
+    /// Known prefixes for routers mounted dynamically (`[[mount]]` in retrysafe.toml).
+    config: &'a Config,
     items: Items,
     /// Functions whose router parameter was bound by a call: not roots of their own.
     applied: BTreeSet<(ModId, FnId)>,
@@ -104,7 +107,7 @@ pub struct Mounter<'a> {
 }
 
 impl<'a> Mounter<'a> {
-    pub fn new(res: &'a Resolver<'a>) -> Self {
+    pub fn new(res: &'a Resolver<'a>, config: &'a Config) -> Self {
         let mut items: Items = BTreeMap::new();
         for (m, module) in res.modules.iter().enumerate() {
             for (r, router) in module.routers.iter().enumerate() {
@@ -126,6 +129,7 @@ impl<'a> Mounter<'a> {
         }
         let mut mounter = Mounter {
             res,
+            config,
             items,
             applied: BTreeSet::new(),
             routes: Vec::new(),
@@ -215,6 +219,13 @@ impl<'a> Mounter<'a> {
             }
             pending = next;
         }
+    }
+
+    /// The prefix the configuration gives a dynamic mount (`[[mount]]`), if any.
+    fn configured(&self, m: ModId, line: u32, expression: &str) -> Option<String> {
+        self.config
+            .mount_prefix(&self.modules()[m].file, line, expression)
+            .map(String::from)
     }
 
     fn child_of(&self, m: ModId, v: &Val, plugin: bool) -> Option<Key> {
@@ -394,12 +405,15 @@ impl<'a> Mounter<'a> {
                         None => vec![String::new()],
                         Some(p) => match self.strings(m, p) {
                             Some(s) => s,
+                            None if self.configured(m, line, &path_text).is_some() => {
+                                vec![self.configured(m, line, &path_text).unwrap_or_default()]
+                            }
                             None => {
                                 if args.iter().any(|a| self.child_of(m, a, false).is_some()) {
                                     self.diagnostics.push(Diagnostic::new(
                                         self.modules()[m].file.clone(),
                                         line,
-                                        format!("router mounted at `{path_text}`, a prefix that is not statically known: its routes are left out of the inventory"),
+                                        format!("router mounted at `{path_text}`, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{}\", line = {line}, prefix = \"/…\")", self.modules()[m].file),
                                     ));
                                 }
                                 continue;
@@ -441,6 +455,9 @@ impl<'a> Mounter<'a> {
                         None => vec![String::new()],
                         Some(p) => match self.strings(m, p) {
                             Some(s) => s,
+                            None if self.configured(m, line, &path_text).is_some() => {
+                                vec![self.configured(m, line, &path_text).unwrap_or_default()]
+                            }
                             None => {
                                 self.diagnostics.push(Diagnostic::new(
                                     self.modules()[m].file.clone(),
