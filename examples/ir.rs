@@ -17,5 +17,8 @@ fn main() {
             "fn {i} {} line {} param_items {:?} checks {:?}",
             f.name, f.line, f.param_items, f.method_checks
         );
+        for c in &f.calls {
+            println!("    call {} line {} callee {:?}", c.text, c.line, c.callee);
+        }
     }
 }

@@ -173,5 +173,6 @@ pub fn audit_with(
         facts.endpoints,
         findings,
         facts.diagnostics,
+        facts.constraints,
     ))
 }

@@ -15,6 +15,12 @@ fn hostile_tree_audits_to_completion_with_diagnostics() {
         "const express = require('express');\nconst { PrismaClient } = require('@prisma/client');\nconst prisma = new PrismaClient();\nconst app = express();\napp.post('/notes', async (req, res) => {\n  res.json(await prisma.note.create({ data: req.body }));\n});\n",
     )
     .unwrap();
+    // Registration look-alikes with missing arguments (once a panic in the front end).
+    fs::write(
+        root.join("src/odd.js"),
+        "const app = require('express')();\nconst f = require('fastify')();\nf.register();\nf.route();\napp.use();\napp.post();\nf.withTypeProvider().post();\n",
+    )
+    .unwrap();
     // A syntax error.
     fs::write(
         root.join("src/broken.ts"),

@@ -204,7 +204,7 @@ pub fn is_mutation_method(method: &str) -> bool {
 }
 
 /// A unique constraint declared in a schema, an ORM model or a migration.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct UniqueConstraint {
     /// The model or table as declared (`User`, `users`).
     pub model: String,

@@ -137,9 +137,10 @@ fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
         if effects.iter().any(|e| e.upsert) {
             effects.retain(|e| e.upsert || e.kind != EffectKind::DbCreate);
         }
-        // Inner calls are recorded first: keep the outermost effect of each kind.
+        // Inner calls are recorded first: keep the innermost effect of each kind (the call that
+        // writes, not a `.then()` / `.catch()` after it), the upsert when there is one.
         let mut kept: Vec<Effect> = Vec::new();
-        for e in effects.into_iter().rev() {
+        for e in effects.into_iter() {
             if !kept.iter().any(|k| k.kind == e.kind) {
                 kept.push(e);
             }
@@ -282,6 +283,16 @@ impl<'a> Calls<'a> {
             let mut deleted: Vec<Option<String>> = Vec::new();
             // Models read so far in this function: a create after a read is pre-checked.
             let mut read: Vec<Option<String>> = Vec::new();
+            // `knex('t').where(..).first()`: the table a chain starts from names its target.
+            let group_table: std::collections::HashMap<usize, String> = facts
+                .calls
+                .iter()
+                .filter(|c| c.path.is_empty() && !c.is_new)
+                .filter_map(|c| match c.args.first() {
+                    Some(Val::Str(t)) if c.args.len() == 1 => Some((c.group, t.clone())),
+                    _ => None,
+                })
+                .collect();
             let caught_groups: HashSet<usize> = facts
                 .calls
                 .iter()
@@ -301,10 +312,16 @@ impl<'a> Calls<'a> {
                     continue;
                 }
                 if let Some(t) = self.read_of(cs) {
+                    let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
                     read.push(t.clone());
                     out.reads.push(t);
                 }
                 for mut e in self.effects_of(m, cs) {
+                    if (e.target.as_deref() == Some(cs.root_name.as_str()) || e.target.is_none())
+                        && let Some(t) = group_table.get(&cs.group)
+                    {
+                        e.target = Some(t.clone());
+                    }
                     if e.kind == EffectKind::DbCreate
                         && e.target.is_some()
                         && deleted.contains(&e.target)
@@ -404,6 +421,20 @@ impl<'a> Calls<'a> {
 
     /// A read of a model (`prisma.user.findUnique`, `User.findOne`, `this.findOne`).
     fn read_of(&self, cs: &CallSite) -> Option<Option<String>> {
+        // A raw `SELECT … FROM t` reads `t`.
+        if let Some(sql) = &cs.literal {
+            let is_sql = cs.path.last().or(Some(&cs.root_name)).is_some_and(|l| {
+                self.catalog.sql.calls.contains(l) || self.catalog.sql.tags.contains(l)
+            });
+            if is_sql
+                && sql
+                    .trim_start()
+                    .get(..6)
+                    .is_some_and(|w| w.eq_ignore_ascii_case("select"))
+            {
+                return Some(sql_table(sql));
+            }
+        }
         let last = cs.path.last()?;
         let matches = |c: &String| match c.strip_suffix('*') {
             Some(prefix) => last

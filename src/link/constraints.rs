@@ -118,6 +118,9 @@ fn builder_chain(v: &Val) -> (Vec<String>, Option<String>) {
     (names, first)
 }
 
+/// A knex schema operation in order: (adds, columns, (generated, partial), line).
+type KnexOp = (bool, Vec<String>, (bool, bool), u32);
+
 struct Collector<'a> {
     res: &'a Resolver<'a>,
     out: Vec<UniqueConstraint>,
@@ -172,9 +175,12 @@ impl Collector<'_> {
     }
 
     fn call(&mut self, m: ModId, cs: &CallSite) {
-        let Some(last) = cs.path.last().map(String::as_str) else {
-            return;
-        };
+        // `pgTable(...)` called bare has no member path: its name is the root.
+        let last = cs
+            .path
+            .last()
+            .map(String::as_str)
+            .unwrap_or(cs.root_name.as_str());
         let at = self.site(m, cs.line);
         match last {
             // mongoose.model('User', userSchema)
@@ -417,12 +423,14 @@ impl Collector<'_> {
             return;
         };
         let facts = &self.res.modules[m].functions[*cb];
-        let mut found = Vec::new();
+        // In order: additions, and drops of earlier migrations' constraints.
+        let mut ops: Vec<KnexOp> = Vec::new();
         for c in &facts.calls {
+            let last = c.path.last().map(String::as_str);
             if !matches!(c.root, Val::Param(f, 0) if f == *cb)
                 || !matches!(
-                    c.path.last().map(String::as_str),
-                    Some("unique" | "primary")
+                    last,
+                    Some("unique" | "primary" | "dropUnique" | "dropPrimary")
                 )
             {
                 continue;
@@ -441,17 +449,19 @@ impl Collector<'_> {
                 .path
                 .first()
                 .is_some_and(|p| p == "increments" || p == "bigIncrements");
-            found.push((cols, generated, c.line));
+            let partial = c.args.get(1).and_then(|o| field(o, "predicate")).is_some();
+            let add = matches!(last, Some("unique" | "primary"));
+            ops.push((add, cols, (generated, partial), c.line));
         }
-        for (cols, generated, line) in found {
-            self.push(
-                table,
-                vec![],
-                cols,
-                (generated, false),
-                "knex",
-                self.site(m, line),
-            );
+        for (add, cols, flags, line) in ops {
+            if add {
+                self.push(table, vec![], cols, flags, "knex", self.site(m, line));
+            } else {
+                let key = model_key(table);
+                self.out.retain(|u| {
+                    !(u.source == "knex" && model_key(&u.model) == key && u.columns == cols)
+                });
+            }
         }
     }
 
@@ -594,7 +604,8 @@ pub fn from_modules(res: &Resolver) -> Vec<UniqueConstraint> {
 }
 
 fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
-    for facts in &module.functions {
+    // A migration's `down` undoes its `up`: only `up` says what the schema becomes.
+    for facts in module.functions.iter().filter(|f| f.name != "down") {
         for cs in &facts.calls {
             c.call(m, cs);
             c.knex_table(m, cs);

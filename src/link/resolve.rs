@@ -318,6 +318,18 @@ impl<'m> Resolver<'m> {
                 self.member_of(base, prop, d)
             }
             Val::Call(callee, args) => {
+                // `sequelize.define('User', attributes)` on a Sequelize instance that arrived as a
+                // parameter (`module.exports = (sequelize) => sequelize.define(...)`) is a model.
+                if let (Val::Member(_, p), [Val::Str(_), Val::Obj(_), ..]) =
+                    (callee.as_ref(), args.as_slice())
+                    && p == "define"
+                {
+                    return Resolved::Package {
+                        spec: "sequelize".into(),
+                        name: Some("Model".into()),
+                        path: vec![],
+                    };
+                }
                 // `router.routes()` (koa-router) hands over the router itself.
                 if let Val::Member(inner, p) = callee.as_ref()
                     && matches!(p.as_str(), "routes" | "middleware" | "withTypeProvider")

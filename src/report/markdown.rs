@@ -94,56 +94,12 @@ pub fn render(report: &Report) -> String {
         let _ = writeln!(out, "\n## {section}\n");
         match *section {
             "Per-Mutation Profile" => per_mutation(report, &mut out),
-            "Positive Findings" => positives(report, &mut out),
-            _ => {
-                let findings: Vec<_> = report
-                    .visible_findings()
-                    .filter(|f| f.section == *section)
-                    .collect();
-                for f in &findings {
-                    let _ = writeln!(out, "### {} {} — `{}`\n", f.rule, f.name, f.endpoint);
-                    let _ = writeln!(
-                        out,
-                        "- Severity: {} (confidence: {})",
-                        f.severity.as_str(),
-                        f.confidence.as_str()
-                    );
-                    let _ = writeln!(out, "- Where: `{}:{}`", f.file, f.line);
-                    if f.baselined {
-                        let _ = writeln!(out, "- Baseline: known (in the `--baseline` file)");
-                    }
-                    let _ = writeln!(out, "- Finding: {}", f.message);
-                    let _ = writeln!(out, "- Change: {}", f.change);
-                    let _ = writeln!(out, "- Impact: {}\n", f.impact);
-                }
-                let checked: Vec<&str> = ids
-                    .iter()
-                    .copied()
-                    .filter(|id| built.contains(id))
-                    .collect();
-                let unbuilt: Vec<&str> = ids
-                    .iter()
-                    .copied()
-                    .filter(|id| !built.contains(id))
-                    .collect();
-                if findings.is_empty() {
-                    if checked.is_empty() {
-                        let _ = writeln!(
-                            out,
-                            "Not checked: this version does not build rules {} yet.",
-                            unbuilt.join(", ")
-                        );
-                    } else {
-                        let _ = writeln!(out, "None found (checked: {}).", checked.join(", "));
-                    }
-                }
-                if (!findings.is_empty() || !checked.is_empty())
-                    && !unbuilt.is_empty()
-                    && !checked.is_empty()
-                {
-                    let _ = writeln!(out, "\nNot checked yet: {}.", unbuilt.join(", "));
-                }
+            "Constraint-Based" => {
+                constraints_used(report, &mut out);
+                section_findings(report, section, ids, &built, &mut out);
             }
+            "Positive Findings" => positives(report, &mut out),
+            _ => section_findings(report, section, ids, &built, &mut out),
         }
     }
     if !report.diagnostics.is_empty() {
@@ -254,4 +210,92 @@ fn positives(report: &Report, out: &mut String) {
     if !any {
         out.push_str("None found.\n");
     }
+}
+
+/// A section's findings, or what was checked when there are none.
+fn section_findings(
+    report: &Report,
+    section: &str,
+    ids: &[&str],
+    built: &[&'static str],
+    out: &mut String,
+) {
+    let findings: Vec<_> = report
+        .visible_findings()
+        .filter(|f| f.section == *section)
+        .collect();
+    for f in &findings {
+        let _ = writeln!(out, "### {} {} — `{}`\n", f.rule, f.name, f.endpoint);
+        let _ = writeln!(
+            out,
+            "- Severity: {} (confidence: {})",
+            f.severity.as_str(),
+            f.confidence.as_str()
+        );
+        let _ = writeln!(out, "- Where: `{}:{}`", f.file, f.line);
+        if f.baselined {
+            let _ = writeln!(out, "- Baseline: known (in the `--baseline` file)");
+        }
+        let _ = writeln!(out, "- Finding: {}", f.message);
+        let _ = writeln!(out, "- Change: {}", f.change);
+        let _ = writeln!(out, "- Impact: {}\n", f.impact);
+    }
+    let checked: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| built.contains(id))
+        .collect();
+    let unbuilt: Vec<&str> = ids
+        .iter()
+        .copied()
+        .filter(|id| !built.contains(id))
+        .collect();
+    if findings.is_empty() {
+        if checked.is_empty() {
+            let _ = writeln!(
+                out,
+                "Not checked: this version does not build rules {} yet.",
+                unbuilt.join(", ")
+            );
+        } else {
+            let _ = writeln!(out, "None found (checked: {}).", checked.join(", "));
+        }
+    }
+    if (!findings.is_empty() || !checked.is_empty()) && !unbuilt.is_empty() && !checked.is_empty() {
+        let _ = writeln!(out, "\nNot checked yet: {}.", unbuilt.join(", "));
+    }
+}
+
+/// The constraints that protect a create, where each is declared, and which endpoints it covers.
+fn constraints_used(report: &Report, out: &mut String) {
+    let used: Vec<_> = report
+        .constraints
+        .iter()
+        .filter(|c| !c.protects.is_empty())
+        .collect();
+    let _ = writeln!(
+        out,
+        "{} unique constraints found in schemas, migrations and models; {} protect an endpoint's create.\n",
+        report.constraints.len(),
+        used.len()
+    );
+    for c in used {
+        let k = &c.constraint;
+        let partial = if k.partial { ", partial" } else { "" };
+        let _ = writeln!(
+            out,
+            "- `{}({})`{partial} ({}, `{}:{}`) protects {}",
+            k.model,
+            k.columns.join(", "),
+            k.source,
+            k.location.file,
+            k.location.line,
+            c.protects
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out.push('\n');
 }

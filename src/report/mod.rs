@@ -7,7 +7,7 @@ pub mod progress;
 pub mod sarif;
 pub mod table;
 
-use crate::facts::{Diagnostic, Effect, Endpoint, Mechanism};
+use crate::facts::{Diagnostic, Effect, Endpoint, Mechanism, UniqueConstraint};
 use crate::rules::{Classification, Finding, Severity, classify, fingerprint};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -73,6 +73,17 @@ pub struct Report {
     pub endpoints: Vec<EndpointReport>,
     pub findings: Vec<Finding>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Unique constraints found in schemas, migrations and ORM models, with the endpoints whose
+    /// creates they protect.
+    pub constraints: Vec<ConstraintReport>,
+}
+
+/// A unique constraint and the mutation endpoints whose creates it protects.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct ConstraintReport {
+    #[serde(flatten)]
+    pub constraint: UniqueConstraint,
+    pub protects: Vec<String>,
 }
 
 impl Report {
@@ -83,6 +94,7 @@ impl Report {
         all: Vec<Endpoint>,
         mut findings: Vec<Finding>,
         mut diagnostics: Vec<Diagnostic>,
+        constraints: Vec<UniqueConstraint>,
     ) -> Report {
         findings.sort_by(|a, b| {
             b.severity
@@ -143,7 +155,28 @@ impl Report {
             .iter()
             .find(|f| f.severity > Severity::Inverse && !f.suppressed)
             .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+        let constraints = constraints
+            .into_iter()
+            .map(|c| {
+                let described = c.describe();
+                let mut protects: Vec<String> = endpoints
+                    .iter()
+                    .filter(|e| {
+                        e.side_effects
+                            .iter()
+                            .any(|fx| fx.constraint.as_deref() == Some(described.as_str()))
+                    })
+                    .map(|e| e.label())
+                    .collect();
+                protects.dedup();
+                ConstraintReport {
+                    constraint: c,
+                    protects,
+                }
+            })
+            .collect();
         Report {
+            constraints,
             schema_version: SCHEMA_VERSION,
             tool: Tool {
                 name: "retrysafe",

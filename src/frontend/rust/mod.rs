@@ -37,7 +37,16 @@ pub fn analyze(
 ) -> (Vec<Endpoint>, Vec<Diagnostic>) {
     let parsed: Vec<_> = files
         .par_iter()
-        .map(|f| parse::parse_file(&f.rel, &f.text))
+        .map(|f| {
+            super::guarded(
+                &f.rel,
+                || parse::parse_file(&f.rel, &f.text),
+                || ir::FileIr {
+                    rel: f.rel.clone(),
+                    items: Vec::new(),
+                },
+            )
+        })
         .collect();
     let mut irs = Vec::with_capacity(parsed.len());
     let mut diagnostics = Vec::new();

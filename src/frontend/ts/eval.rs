@@ -1430,8 +1430,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let args: Vec<Val> = arg_nodes.iter().map(|a| self.eval(*a)).collect();
         self.chain_group = saved_group;
         self.nest_bootstrap_call(&c, &args, node);
-        if let Some(v) = self.router_call(&c, &args, &arg_nodes, node) {
-            c.val = v;
+        let registered = self.router_call(&c, &args, &arg_nodes, node);
+        // A registration on a router this file made is certain; on a parameter or an import it
+        // may be an ordinary call (`users.register(email)`), so the call is kept too.
+        let certain = matches!(&c.val, Val::Member(r, _) if matches!(r.as_ref(), Val::Router(_) | Val::RouteChain(..)))
+            || !matches!(&c.val, Val::Member(..));
+        if let Some(v) = &registered
+            && certain
+        {
+            c.val = v.clone();
             return c;
         }
         if c.path.last().is_some_and(|p| p == "bind")
@@ -1476,6 +1483,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             unique_caught: self.unique_catch || chain_catches,
             branch: self.branch.clone(),
         });
+        if let Some(v) = registered {
+            c.val = v;
+            return c;
+        }
         c.val = match &c.val {
             Val::Func(fid) => {
                 if let Some(wrapped) = args.iter().find(|a| a.is_function_like()) {

@@ -42,6 +42,17 @@ pub fn is_test_file(rel: &str) -> bool {
 /// Parses one file and evaluates it into a [`Module`]. Never panics on bad input: syntax errors
 /// become diagnostics and the rest of the file is still read.
 pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
+    super::guarded(
+        &file.rel,
+        || analyze_file_inner(file, catalog),
+        || Module {
+            file: file.rel.clone(),
+            ..Default::default()
+        },
+    )
+}
+
+fn analyze_file_inner(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
     let mut parser = Parser::new();
     let mut diagnostics = Vec::new();
     if language(file.lang).is_none_or(|l| parser.set_language(&l).is_err()) {

@@ -302,7 +302,10 @@ impl<'t> Evaluator<'t, '_> {
                 Some(receiver.clone())
             }
             // Fastify `register(plugin, { prefix })`.
-            "register" if !args.is_empty() => {
+            "register"
+                if args.first().is_some_and(plugin_like)
+                    && args.get(1).is_none_or(|o| matches!(o, Val::Obj(_))) =>
+            {
                 let target = self.target(&receiver, true)?;
                 let path = args.get(1).and_then(|o| field(o, "prefix"));
                 let path_text = arg_nodes
@@ -386,6 +389,17 @@ impl<'t> Evaluator<'t, '_> {
             Target::Param(f, i) => self.module.functions[f].param_items.push((i, item)),
             Target::Foreign(v) => self.module.foreign_items.push((v, item)),
         }
+    }
+}
+
+/// A Fastify plugin: a function, a reference to one in another file, or a wrapper call around one
+/// (`fp(plugin)`, `import('./routes')`).
+fn plugin_like(v: &Val) -> bool {
+    match v {
+        Val::Func(_) | Val::Import { .. } => true,
+        Val::Member(..) => is_import_rooted(v),
+        Val::Call(callee, args) => is_import_rooted(callee) || args.iter().any(plugin_like),
+        _ => false,
     }
 }
 
