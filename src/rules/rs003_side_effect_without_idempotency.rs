@@ -1,13 +1,15 @@
 //! RS003 side-effect-without-idempotency.
 
 use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
-use crate::facts::{Effect, EffectKind, Endpoint};
+use crate::facts::{Effect, EffectKind, Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
 Flags a mutation endpoint that reaches a record creation, an email, an SMS, a queue publish, an
-external write or a relative update (`increment`, `$inc`, `SET n = n + 1`) with no idempotency
-mechanism at all: no key, no upsert, no unique constraint, and not idempotent by nature. A payment
-is RS001's, which takes precedence on the same endpoint.
+external write or a relative update (`increment`, `$inc`, `SET n = n + 1`) that nothing protects:
+no idempotency key on the endpoint, and for a create no upsert and no caller-keyed unique
+constraint. An upsert or a constraint protects its own write only, so an email sent beside a
+protected create is still flagged. A payment is RS001's, which takes precedence on the same
+endpoint.
 
 ## Why is this bad?
 A retried request runs again: a second order row, a second welcome email, a second job on the
@@ -46,7 +48,9 @@ fn what(e: &Effect) -> &'static str {
 }
 
 fn check(ep: &Endpoint) -> Option<Hit> {
-    if !ep.is_mutation() || !ep.mechanisms.is_empty() {
+    // A key covers everything the endpoint does; an upsert or a unique constraint covers only
+    // its own write, which `repeats_on_retry` already leaves out.
+    if !ep.is_mutation() || ep.has_mechanism(MechanismKind::HeaderKey) {
         return None;
     }
     if ep
