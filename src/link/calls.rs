@@ -452,12 +452,12 @@ impl<'a> Calls<'a> {
         })
     }
 
-    /// The keys of the record a create writes, when the call shows them: Prisma's `data`, or
-    /// the object passed (`User.create({ email })`).
+    /// The keys of the record a create writes, when the call shows them: Prisma's `data` (or an
+    /// upsert's `create`), or the object passed (`User.create({ email })`).
     fn data_keys(cs: &CallSite) -> Option<Vec<String>> {
         let first = cs.args.first()?;
         let obj = match first {
-            Val::Obj(fields) => match fields.iter().find(|(k, _)| k == "data") {
+            Val::Obj(fields) => match fields.iter().find(|(k, _)| k == "data" || k == "create") {
                 Some((_, Val::Obj(data))) => data,
                 Some((_, Val::Arr(items))) => match items.first() {
                     Some(Val::Obj(data)) => data,

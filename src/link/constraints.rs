@@ -33,7 +33,7 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
     for ep in endpoints.iter_mut() {
         let mut used: Vec<(&UniqueConstraint, String)> = Vec::new();
         for e in ep.side_effects.iter_mut() {
-            if e.kind != EffectKind::DbCreate || e.upsert || e.replaces {
+            if e.kind != EffectKind::DbCreate || e.replaces {
                 continue;
             }
             let Some(target) = &e.target else { continue };
@@ -48,7 +48,11 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                 })
                 .min_by_key(|c| (c.partial, c.columns.len(), c.location.clone()));
             if let Some(c) = keyed {
-                e.constraint = Some(c.describe());
+                // An upsert already stops its duplicate; the constraint it conflicts on is what
+                // makes it work, so it is named too.
+                if !e.upsert {
+                    e.constraint = Some(c.describe());
+                }
                 used.push((c, e.callee.clone()));
             }
         }

@@ -10,7 +10,7 @@ pub mod resolve;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::facts::{
-    Diagnostic, Effect, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
+    Diagnostic, Effect, EffectKind, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
 };
 use crate::frontend::ts::ir::{Module, Val};
 use calls::Calls;
@@ -185,38 +185,42 @@ fn key_middleware(
     }
 }
 
-/// The mechanisms every front end derives the same way from what it found, when nothing else
-/// protects the endpoint and nothing it reaches repeats on a retry: `upsert` for the upserts that
-/// make it so, `natural` when its other writes are absolute updates and deletes (or there are
-/// none). Sorts and deduplicates.
+/// The mechanisms every endpoint gets the same way from what it reaches, once nothing it reaches
+/// repeats on a retry: `upsert` for each upsert, and `natural` when its writes are absolute
+/// updates, deletes, replaces and upserts (or there are none), whatever key also covers it.
+/// Sorts and deduplicates.
 pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, handler: Location) {
-    let repeats = effects.iter().any(Effect::repeats_on_retry);
+    // Something still repeats on a retry: only a key (found by the front end) protects it.
+    if effects.iter().any(Effect::repeats_on_retry) {
+        return;
+    }
     let upserts: Vec<&Effect> = effects.iter().filter(|e| e.upsert).collect();
-    // An upsert protects its own write only: it is the endpoint's mechanism when nothing else
-    // the endpoint does would repeat.
-    if !repeats && mechanisms.is_empty() {
-        for e in &upserts {
-            mechanisms.push(Mechanism {
-                kind: MechanismKind::Upsert,
-                detail: format!("upsert `{}`", e.callee),
-                location: e.location.clone(),
-            });
-        }
-        let other_writes = effects.iter().any(|e| !e.upsert);
-        if upserts.is_empty() || other_writes {
-            let detail = if effects.is_empty() {
-                "no side effect reached: repeating the request changes nothing"
-            } else if upserts.is_empty() {
-                "only absolute updates and deletes: a repeat leaves the same state"
-            } else {
-                "only absolute updates, deletes and upserts: a repeat leaves the same state"
-            };
-            mechanisms.push(Mechanism {
-                kind: MechanismKind::Natural,
-                detail: detail.into(),
-                location: handler,
-            });
-        }
+    for e in &upserts {
+        mechanisms.push(Mechanism {
+            kind: MechanismKind::Upsert,
+            detail: format!("upsert `{}`", e.callee),
+            location: e.location.clone(),
+        });
+    }
+    // Idempotent by nature: every write is an absolute update, a delete, a replace or an upsert
+    // beside other such writes. A create that only a constraint stops is not.
+    let constrained = effects
+        .iter()
+        .any(|e| e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces);
+    let other_writes = effects.iter().any(|e| !e.upsert);
+    if !constrained && (upserts.is_empty() || other_writes) {
+        let detail = if effects.is_empty() {
+            "no side effect reached: repeating the request changes nothing"
+        } else if upserts.is_empty() {
+            "only absolute updates and deletes: a repeat leaves the same state"
+        } else {
+            "only absolute updates, deletes and upserts: a repeat leaves the same state"
+        };
+        mechanisms.push(Mechanism {
+            kind: MechanismKind::Natural,
+            detail: detail.into(),
+            location: handler,
+        });
     }
     mechanisms.sort();
     mechanisms.dedup_by(|a, b| a.kind == b.kind && a.location == b.location);

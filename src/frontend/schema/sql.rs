@@ -316,11 +316,31 @@ impl Schema {
     }
 }
 
+/// A migration that undoes another (`down.sql`, `x.down.sql`, Flyway `U2__x.sql`): it is not
+/// the schema's history.
+fn is_down_migration(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let flyway_undo = name.starts_with('u')
+        && name[1..].split("__").next().is_some_and(|v| {
+            !v.is_empty()
+                && v.chars()
+                    .all(|c| c.is_ascii_digit() || c == '.' || c == '_')
+        });
+    name == "down.sql"
+        || name.ends_with(".down.sql")
+        || name.ends_with("_down.sql")
+        || name.ends_with("-down.sql")
+        || flyway_undo
+}
+
 /// Applies every migration in path order and returns the constraints that remain.
 pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnostic>) {
     let mut schema = Schema::default();
     let mut diagnostics = Vec::new();
-    let mut files: Vec<&&SourceFile> = files.iter().collect();
+    let mut files: Vec<&&SourceFile> = files
+        .iter()
+        .filter(|f| !is_down_migration(&f.rel))
+        .collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     for f in files {
         let stmts = match statements(&f.text) {
@@ -436,6 +456,19 @@ mod tests {
             d.is_empty() || d.iter().all(|d| d.message.contains("not read")),
             "{d:?}"
         );
+    }
+
+    #[test]
+    fn down_migrations_are_not_history() {
+        let up = file(
+            "migrations/2020-01-01_x/up.sql",
+            "CREATE TABLE t (id INT, name TEXT UNIQUE);",
+        );
+        let down = file("migrations/2020-01-01_x/down.sql", "DROP TABLE t;");
+        let (c, _) = constraints(&[&up, &down]);
+        assert_eq!(c.len(), 1);
+        assert!(is_down_migration("db/U3__undo.sql"));
+        assert!(!is_down_migration("db/V3__users.sql"));
     }
 
     #[test]
