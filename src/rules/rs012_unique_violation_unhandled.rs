@@ -50,8 +50,15 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         .collect();
     let first = unhandled.first()?;
     let constraint = first.constraint.clone().unwrap_or_default();
+    // Without the written keys in view, the constraint is only assumed to cover the caller's
+    // values (a server-generated column would not conflict on a retry).
+    let confidence = if unhandled.iter().all(|e| e.data_keys.is_none()) {
+        Confidence::Speculative
+    } else {
+        Confidence::of(&unhandled)
+    };
     Some(Hit {
-        confidence: Confidence::of(&unhandled),
+        confidence,
         message: format!(
             "The unique constraint {constraint} stops a duplicate of {}, but nothing handles its violation.",
             describe(first)

@@ -198,6 +198,8 @@ struct Chain<'e> {
     /// String literals of the root call or macro.
     lits: Vec<String>,
     links: Vec<(&'e str, &'e [Ex], Line)>,
+    /// The arguments of the root call (`insert_into(twofactor::table)`).
+    root_args: &'e [Ex],
     line: Line,
     text: String,
 }
@@ -641,6 +643,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             root_name: String::new(),
             lits: vec![],
             links,
+            root_args: &[],
             line: 0,
             text: String::new(),
         };
@@ -653,6 +656,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         match cur {
             Ex::Call(func, args, line) => {
                 c.line = *line;
+                c.root_args = args.as_slice();
                 c.lits = args
                     .iter()
                     .filter_map(|a| match a {
@@ -776,6 +780,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 location,
                 upsert: sink.upsert,
                 relative,
+                target: table_of(&c),
                 ..Effect::default()
             });
             return;
@@ -812,6 +817,14 @@ impl<'m, 'a> Effects<'m, 'a> {
             });
         }
     }
+}
+
+/// The table a diesel call names (`insert_into(twofactor::table)` → `twofactor`).
+fn table_of(c: &Chain<'_>) -> Option<String> {
+    c.root_args.iter().chain(c.links.iter().flat_map(|(_, args, _)| args.iter())).find_map(|a| match a {
+        Ex::Path(p, _) if p.len() >= 2 && p.last().is_some_and(|l| l == "table") => Some(p[p.len() - 2].clone()),
+        _ => None,
+    })
 }
 
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
