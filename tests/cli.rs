@@ -211,15 +211,7 @@ fn output_is_byte_identical_across_runs_and_thread_counts() {
     for name in ["express-shop", "express-keyed", "express-edge-forms"] {
         let path = fixture(name);
         let with_threads = |n: &str| {
-            common::bin()
-                .args([
-                    "check",
-                    path.to_str().unwrap(),
-                    "--format",
-                    "json",
-                    "--fail-on",
-                    "none",
-                ])
+            common::json_check(&path)
                 .env("RAYON_NUM_THREADS", n)
                 .output()
                 .unwrap()

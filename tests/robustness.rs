@@ -75,17 +75,7 @@ fn hostile_tree_audits_to_completion_with_diagnostics() {
         std::os::unix::fs::symlink(root.join("src/self"), root.join("src/self")).ok();
     }
 
-    let out = common::bin()
-        .args([
-            "check",
-            root.to_str().unwrap(),
-            "--format",
-            "json",
-            "--fail-on",
-            "none",
-        ])
-        .output()
-        .unwrap();
+    let out = common::json_check(root).output().unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),

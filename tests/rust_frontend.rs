@@ -3,7 +3,6 @@
 
 mod common;
 
-use serde_json::Value;
 use std::fs;
 use std::path::Path;
 
@@ -23,17 +22,7 @@ type Row = (String, String, u64, String, Vec<String>, Vec<String>);
 /// The endpoints of the tree, sorted.
 fn inventory(root: &Path) -> Vec<Row> {
     let report = common::json_report(root);
-    let kinds = |v: &Value| {
-        let mut k: Vec<String> = v
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x["kind"].as_str().unwrap().to_string())
-            .collect();
-        k.sort();
-        k.dedup();
-        k
-    };
+    let kinds = common::kinds;
     let mut out: Vec<_> = report["endpoints"]
         .as_array()
         .unwrap()
@@ -246,15 +235,7 @@ fn typed_headers_and_key_constants() {
 fn rust_output_is_the_same_whatever_the_thread_count() {
     let root = common::fixture("actix-forum");
     let run = |threads: &str| {
-        let out = common::bin()
-            .args([
-                "check",
-                root.to_str().unwrap(),
-                "--format",
-                "json",
-                "--fail-on",
-                "none",
-            ])
+        let out = common::json_check(&root)
             .env("RAYON_NUM_THREADS", threads)
             .output()
             .unwrap();

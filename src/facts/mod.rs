@@ -169,7 +169,7 @@ pub struct Mechanism {
 }
 
 /// An HTTP route as the front end found it, with everything its handler reaches.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Default, Serialize)]
 pub struct Endpoint {
     pub method: String,
     pub path: String,

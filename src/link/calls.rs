@@ -585,19 +585,10 @@ mod tests {
     fn effect(kind: EffectKind, upsert: bool, line: u32) -> Effect {
         Effect {
             kind,
-            callee: format!("c{line}"),
-            label: String::new(),
-            location: Location::new("a.ts", line),
             upsert,
-            relative: false,
-            replaces: false,
-            target: None,
-            via: vec![],
-            speculative: false,
-            data_keys: None,
-            unique_caught: false,
-            prechecked: false,
-            constraint: None,
+            callee: format!("c{line}"),
+            location: Location::new("a.ts", line),
+            ..Effect::default()
         }
     }
 

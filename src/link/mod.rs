@@ -234,19 +234,9 @@ mod tests {
     fn effect(kind: EffectKind, upsert: bool) -> Effect {
         Effect {
             kind,
-            callee: "x".into(),
-            label: String::new(),
-            location: Location::new("s.ts", 2),
             upsert,
-            relative: false,
-            replaces: false,
-            target: None,
-            via: vec![],
-            speculative: false,
-            data_keys: None,
-            unique_caught: false,
-            prechecked: false,
-            constraint: None,
+            location: Location::new("s.ts", 2),
+            ..Effect::default()
         }
     }
 

@@ -221,6 +221,39 @@ impl<'a> Mounter<'a> {
         }
     }
 
+    /// The prefixes a mount puts its routes under: none given is the router's own root, a
+    /// static one is itself, a dynamic one is what `[[mount]]` configures, or None (the routes are
+    /// left out, and when `what` names the mount a diagnostic says so).
+    fn prefixes(
+        &mut self,
+        m: ModId,
+        path: Option<&Val>,
+        path_text: &str,
+        line: u32,
+        what: Option<&str>,
+    ) -> Option<Vec<String>> {
+        let Some(p) = path else {
+            return Some(vec![String::new()]);
+        };
+        if let Some(s) = self.strings(m, p) {
+            return Some(s);
+        }
+        if let Some(configured) = self.configured(m, line, path_text) {
+            return Some(vec![configured]);
+        }
+        if let Some(what) = what {
+            let file = self.modules()[m].file.clone();
+            self.diagnostics.push(Diagnostic::new(
+                file.clone(),
+                line,
+                format!(
+                    "{what} `{path_text}`, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")"
+                ),
+            ));
+        }
+        None
+    }
+
     /// The prefix the configuration gives a dynamic mount (`[[mount]]`), if any.
     fn configured(&self, m: ModId, line: u32, expression: &str) -> Option<String> {
         self.config
@@ -401,24 +434,11 @@ impl<'a> Mounter<'a> {
                     args,
                     line,
                 } => {
-                    let scopes: Vec<String> = match &path {
-                        None => vec![String::new()],
-                        Some(p) => match self.strings(m, p) {
-                            Some(s) => s,
-                            None if self.configured(m, line, &path_text).is_some() => {
-                                vec![self.configured(m, line, &path_text).unwrap_or_default()]
-                            }
-                            None => {
-                                if args.iter().any(|a| self.child_of(m, a, false).is_some()) {
-                                    self.diagnostics.push(Diagnostic::new(
-                                        self.modules()[m].file.clone(),
-                                        line,
-                                        format!("router mounted at `{path_text}`, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{}\", line = {line}, prefix = \"/…\")", self.modules()[m].file),
-                                    ));
-                                }
-                                continue;
-                            }
-                        },
+                    let mounts_router = args.iter().any(|a| self.child_of(m, a, false).is_some());
+                    let what = mounts_router.then_some("router mounted at");
+                    let Some(scopes) = self.prefixes(m, path.as_ref(), &path_text, line, what)
+                    else {
+                        continue;
                     };
                     let mut before: Vec<(ModId, Val)> = Vec::new();
                     let mut children = Vec::new();
@@ -451,22 +471,14 @@ impl<'a> Mounter<'a> {
                     plugin,
                     line,
                 } => {
-                    let scope = match &path {
-                        None => vec![String::new()],
-                        Some(p) => match self.strings(m, p) {
-                            Some(s) => s,
-                            None if self.configured(m, line, &path_text).is_some() => {
-                                vec![self.configured(m, line, &path_text).unwrap_or_default()]
-                            }
-                            None => {
-                                self.diagnostics.push(Diagnostic::new(
-                                    self.modules()[m].file.clone(),
-                                    line,
-                                    format!("plugin registered with prefix `{path_text}`, which is not statically known: its routes are left out of the inventory"),
-                                ));
-                                continue;
-                            }
-                        },
+                    let Some(scope) = self.prefixes(
+                        m,
+                        path.as_ref(),
+                        &path_text,
+                        line,
+                        Some("plugin registered with prefix"),
+                    ) else {
+                        continue;
                     };
                     match self.child_of(m, &plugin, true) {
                         Some(child) => {

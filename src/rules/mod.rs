@@ -245,3 +245,43 @@ pub fn markdown_table() -> String {
     }
     out
 }
+
+/// Small builders for the rules' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::facts::{Effect, EffectKind, Endpoint, Location, Mechanism, MechanismKind};
+
+    pub fn effect(kind: EffectKind) -> Effect {
+        Effect {
+            kind,
+            callee: "x.create".into(),
+            location: Location::new("s.ts", 7),
+            ..Effect::default()
+        }
+    }
+
+    pub fn endpoint(
+        method: &str,
+        side_effects: Vec<Effect>,
+        mechanisms: Vec<Mechanism>,
+    ) -> Endpoint {
+        Endpoint {
+            method: method.into(),
+            path: "/x".into(),
+            framework: "express".into(),
+            location: Location::new("r.ts", 2),
+            handler: "h".into(),
+            side_effects,
+            mechanisms,
+            ..Endpoint::default()
+        }
+    }
+
+    pub fn mechanism(kind: MechanismKind) -> Mechanism {
+        Mechanism {
+            kind,
+            detail: "idempotency middleware".into(),
+            location: Location::new("m.ts", 1),
+        }
+    }
+}

@@ -103,64 +103,42 @@ pub fn rule() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Effect, Location, Mechanism};
+    use crate::rules::testing::{effect, endpoint, mechanism};
 
-    fn endpoint(method: &str, effects: Vec<Effect>, mechanisms: Vec<Mechanism>) -> Endpoint {
-        Endpoint {
-            method: method.into(),
-            path: "/pay".into(),
-            framework: "express".into(),
-            location: Location::new("a.ts", 3),
-            handler: "pay".into(),
-            side_effects: effects,
-            mechanisms,
-            key_reads: vec![],
-            handler_location: None,
-        }
-    }
-
-    fn payment() -> Effect {
-        Effect {
-            kind: EffectKind::Payment,
+    fn payment() -> crate::facts::Effect {
+        crate::facts::Effect {
             callee: "stripe.paymentIntents.create".into(),
-            label: "Stripe payment".into(),
-            location: Location::new("b.ts", 9),
-            upsert: false,
-            relative: false,
-            replaces: false,
-            target: None,
-            via: vec!["charge".into()],
-            speculative: false,
-            data_keys: None,
-            unique_caught: false,
-            prechecked: false,
-            constraint: None,
+            ..effect(EffectKind::Payment)
         }
     }
 
     #[test]
     fn fires_on_unprotected_payment() {
         let hit = check(&endpoint("POST", vec![payment()], vec![])).expect("finding");
-        assert!(hit.message.contains("b.ts:9"));
+        assert!(hit.message.contains("s.ts:7"));
         assert_eq!(hit.confidence, Confidence::Likely);
     }
 
     #[test]
     fn silent_with_key_or_on_get() {
-        let key = Mechanism {
-            kind: MechanismKind::HeaderKey,
-            detail: String::new(),
-            location: Location::new("m.ts", 1),
-        };
-        assert!(check(&endpoint("POST", vec![payment()], vec![key])).is_none());
+        assert!(
+            check(&endpoint(
+                "POST",
+                vec![payment()],
+                vec![mechanism(MechanismKind::HeaderKey)]
+            ))
+            .is_none()
+        );
         assert!(check(&endpoint("GET", vec![payment()], vec![])).is_none());
         assert!(check(&endpoint("POST", vec![], vec![])).is_none());
     }
 
     #[test]
     fn speculative_when_only_reached_by_name() {
-        let mut p = payment();
-        p.speculative = true;
+        let p = crate::facts::Effect {
+            speculative: true,
+            ..payment()
+        };
         assert_eq!(
             check(&endpoint("POST", vec![p], vec![]))
                 .unwrap()

@@ -109,103 +109,57 @@ pub fn rule() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Location, Mechanism, MechanismKind};
+    use crate::rules::testing::{effect, endpoint, mechanism};
 
-    fn effect(kind: EffectKind, relative: bool, upsert: bool) -> Effect {
-        Effect {
-            kind,
-            callee: "x".into(),
-            label: "x".into(),
-            location: Location::new("s.ts", 4),
-            upsert,
-            relative,
-            replaces: false,
-            target: None,
-            via: vec![],
-            speculative: false,
-            data_keys: None,
-            unique_caught: false,
-            prechecked: false,
-            constraint: None,
-        }
-    }
-
-    fn endpoint(effects: Vec<Effect>, mechanisms: Vec<Mechanism>) -> Endpoint {
-        Endpoint {
-            method: "POST".into(),
-            path: "/c".into(),
-            framework: "express".into(),
-            location: Location::new("r.ts", 1),
-            handler: "h".into(),
-            side_effects: effects,
-            mechanisms,
-            key_reads: vec![],
-            handler_location: None,
-        }
+    fn post(effects: Vec<Effect>) -> Endpoint {
+        endpoint("POST", effects, vec![])
     }
 
     #[test]
     fn fires_on_create_email_and_relative_update() {
+        assert!(check(&post(vec![effect(EffectKind::DbCreate)])).is_some());
+        assert!(check(&post(vec![effect(EffectKind::Email)])).is_some());
         assert!(
-            check(&endpoint(
-                vec![effect(EffectKind::DbCreate, false, false)],
-                vec![]
-            ))
-            .is_some()
-        );
-        assert!(
-            check(&endpoint(
-                vec![effect(EffectKind::Email, false, false)],
-                vec![]
-            ))
-            .is_some()
-        );
-        assert!(
-            check(&endpoint(
-                vec![effect(EffectKind::DbUpdate, true, false)],
-                vec![]
-            ))
+            check(&post(vec![Effect {
+                relative: true,
+                ..effect(EffectKind::DbUpdate)
+            }]))
             .is_some()
         );
     }
 
     #[test]
-    fn silent_on_absolute_update_upsert_payment_or_mechanism() {
+    fn silent_on_absolute_update_upsert_payment_or_key() {
+        assert!(check(&post(vec![effect(EffectKind::DbUpdate)])).is_none());
         assert!(
-            check(&endpoint(
-                vec![effect(EffectKind::DbUpdate, false, false)],
-                vec![]
-            ))
+            check(&post(vec![Effect {
+                upsert: true,
+                ..effect(EffectKind::DbCreate)
+            }]))
             .is_none()
         );
         assert!(
-            check(&endpoint(
-                vec![effect(EffectKind::DbCreate, false, true)],
-                vec![]
-            ))
+            check(&post(vec![
+                effect(EffectKind::Payment),
+                effect(EffectKind::Email)
+            ]))
             .is_none()
         );
-        assert!(
-            check(&endpoint(
-                vec![
-                    effect(EffectKind::Payment, false, false),
-                    effect(EffectKind::Email, false, false)
-                ],
-                vec![]
-            ))
-            .is_none()
+        let keyed = endpoint(
+            "POST",
+            vec![effect(EffectKind::DbCreate)],
+            vec![mechanism(MechanismKind::HeaderKey)],
         );
-        let m = Mechanism {
-            kind: MechanismKind::HeaderKey,
-            detail: String::new(),
-            location: Location::new("m.ts", 1),
+        assert!(check(&keyed).is_none());
+    }
+
+    #[test]
+    fn a_protected_create_does_not_cover_an_email() {
+        let protected = Effect {
+            constraint: Some("User(email)".into()),
+            ..effect(EffectKind::DbCreate)
         };
-        assert!(
-            check(&endpoint(
-                vec![effect(EffectKind::DbCreate, false, false)],
-                vec![m]
-            ))
-            .is_none()
-        );
+        assert!(check(&post(vec![protected.clone()])).is_none());
+        assert!(check(&post(vec![protected, effect(EffectKind::Email)])).is_some());
     }
 }

@@ -88,43 +88,38 @@ pub fn rule() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::Location;
+    use crate::rules::testing::{effect, endpoint};
 
-    fn endpoint(caught: bool, prechecked: bool, constraint: bool) -> Endpoint {
+    fn create(caught: bool, prechecked: bool, constraint: bool, keys: bool) -> Endpoint {
         let e = Effect {
-            kind: EffectKind::DbCreate,
-            callee: "prisma.tag.create".into(),
-            label: String::new(),
-            location: Location::new("s.ts", 7),
-            upsert: false,
-            relative: false,
-            replaces: false,
-            target: Some("tag".into()),
-            via: vec![],
-            speculative: false,
-            data_keys: None,
             unique_caught: caught,
             prechecked,
             constraint: constraint.then(|| "Tag(name, userId) at schema.prisma:3".into()),
+            data_keys: keys.then(|| vec!["name".into(), "userId".into()]),
+            ..effect(EffectKind::DbCreate)
         };
-        Endpoint {
-            method: "POST".into(),
-            path: "/tags".into(),
-            framework: "express".into(),
-            location: Location::new("r.ts", 2),
-            handler: "h".into(),
-            side_effects: vec![e],
-            mechanisms: vec![],
-            key_reads: vec![],
-            handler_location: None,
-        }
+        endpoint("POST", vec![e], vec![])
     }
 
     #[test]
     fn fires_only_when_the_violation_is_unhandled() {
-        assert!(check(&endpoint(false, false, true)).is_some());
-        assert!(check(&endpoint(true, false, true)).is_none());
-        assert!(check(&endpoint(false, true, true)).is_none());
-        assert!(check(&endpoint(false, false, false)).is_none());
+        assert!(check(&create(false, false, true, true)).is_some());
+        assert!(check(&create(true, false, true, true)).is_none());
+        assert!(check(&create(false, true, true, true)).is_none());
+        assert!(check(&create(false, false, false, true)).is_none());
+    }
+
+    #[test]
+    fn speculative_when_the_written_keys_are_not_in_view() {
+        assert_eq!(
+            check(&create(false, false, true, true)).unwrap().confidence,
+            Confidence::Likely
+        );
+        assert_eq!(
+            check(&create(false, false, true, false))
+                .unwrap()
+                .confidence,
+            Confidence::Speculative
+        );
     }
 }

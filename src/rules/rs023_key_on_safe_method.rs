@@ -57,36 +57,22 @@ pub fn rule() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Location, Mechanism};
+    use crate::rules::testing::{endpoint, mechanism};
 
-    fn endpoint(method: &str, keyed: bool) -> Endpoint {
+    fn route(method: &str, keyed: bool) -> Endpoint {
         let mechanisms = if keyed {
-            vec![Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: "idempotency middleware".into(),
-                location: Location::new("m.ts", 2),
-            }]
+            vec![mechanism(MechanismKind::HeaderKey)]
         } else {
             vec![]
         };
-        Endpoint {
-            method: method.into(),
-            path: "/t".into(),
-            framework: "express".into(),
-            location: Location::new("r.ts", 1),
-            handler: "h".into(),
-            side_effects: vec![],
-            mechanisms,
-            key_reads: vec![],
-            handler_location: None,
-        }
+        endpoint(method, vec![], mechanisms)
     }
 
     #[test]
     fn fires_only_on_keyed_safe_methods() {
-        assert!(check(&endpoint("GET", true)).is_some());
-        assert!(check(&endpoint("HEAD", true)).is_some());
-        assert!(check(&endpoint("GET", false)).is_none());
-        assert!(check(&endpoint("POST", true)).is_none());
+        assert!(check(&route("GET", true)).is_some());
+        assert!(check(&route("HEAD", true)).is_some());
+        assert!(check(&route("GET", false)).is_none());
+        assert!(check(&route("POST", true)).is_none());
     }
 }

@@ -90,67 +90,39 @@ pub fn rule() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::facts::{Effect, Location, Mechanism};
+    use crate::facts::Effect;
+    use crate::rules::testing::{effect, endpoint, mechanism};
 
-    fn endpoint(constraint: Option<&str>, email: bool) -> Endpoint {
+    fn keyed(constraint: Option<&str>, email: bool) -> Endpoint {
         let create = Effect {
-            kind: EffectKind::DbCreate,
-            callee: "prisma.member.create".into(),
-            label: String::new(),
-            location: Location::new("s.ts", 7),
-            upsert: false,
-            relative: false,
-            replaces: false,
-            target: Some("member".into()),
-            via: vec![],
-            speculative: false,
-            data_keys: None,
             unique_caught: true,
-            prechecked: false,
             constraint: constraint.map(String::from),
+            ..effect(EffectKind::DbCreate)
         };
-        let mut effects = vec![create.clone()];
+        let mut effects = vec![create];
         if email {
-            effects.push(Effect {
-                kind: EffectKind::Email,
-                constraint: None,
-                ..create
-            });
+            effects.push(effect(EffectKind::Email));
         }
-        Endpoint {
-            method: "POST".into(),
-            path: "/members".into(),
-            framework: "express".into(),
-            location: Location::new("r.ts", 2),
-            handler: "h".into(),
-            side_effects: effects,
-            mechanisms: vec![Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: String::new(),
-                location: Location::new("m.ts", 1),
-            }],
-            key_reads: vec![],
-            handler_location: None,
-        }
+        endpoint("POST", effects, vec![mechanism(MechanismKind::HeaderKey)])
     }
 
     #[test]
     fn fires_when_the_constraint_covers_everything() {
         assert!(
-            check(&endpoint(
+            check(&keyed(
                 Some("Member(workspaceId, email) at s.prisma:4"),
                 false
             ))
             .is_some()
         );
         assert!(
-            check(&endpoint(
+            check(&keyed(
                 Some("Member(workspaceId, email) at s.prisma:4"),
                 true
             ))
             .is_none()
         );
-        assert!(check(&endpoint(None, false)).is_none());
-        assert!(check(&endpoint(Some("Key(idempotencyKey) at s.prisma:9"), false)).is_none());
+        assert!(check(&keyed(None, false)).is_none());
+        assert!(check(&keyed(Some("Key(idempotencyKey) at s.prisma:9"), false)).is_none());
     }
 }

@@ -20,18 +20,35 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run retrysafe")
 }
 
+/// `retrysafe check PATH --format json --fail-on none`, ready to run.
+pub fn json_check(path: &Path) -> Command {
+    let mut c = bin();
+    c.args([
+        "check",
+        path.to_str().unwrap(),
+        "--format",
+        "json",
+        "--fail-on",
+        "none",
+    ]);
+    c
+}
+
+/// The sorted, unique `kind`s of a JSON array of effects or mechanisms.
+pub fn kinds(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["kind"].as_str().unwrap().to_string())
+        .collect();
+    k.sort();
+    k.dedup();
+    k
+}
+
 pub fn json_report(path: &Path) -> serde_json::Value {
-    let out = bin()
-        .args([
-            "check",
-            path.to_str().unwrap(),
-            "--format",
-            "json",
-            "--fail-on",
-            "none",
-        ])
-        .output()
-        .expect("run retrysafe");
+    let out = json_check(path).output().expect("run retrysafe");
     assert_eq!(
         out.status.code(),
         Some(0),

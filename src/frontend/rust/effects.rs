@@ -821,10 +821,15 @@ impl<'m, 'a> Effects<'m, 'a> {
 
 /// The table a diesel call names (`insert_into(twofactor::table)` → `twofactor`).
 fn table_of(c: &Chain<'_>) -> Option<String> {
-    c.root_args.iter().chain(c.links.iter().flat_map(|(_, args, _)| args.iter())).find_map(|a| match a {
-        Ex::Path(p, _) if p.len() >= 2 && p.last().is_some_and(|l| l == "table") => Some(p[p.len() - 2].clone()),
-        _ => None,
-    })
+    c.root_args
+        .iter()
+        .chain(c.links.iter().flat_map(|(_, args, _)| args.iter()))
+        .find_map(|a| match a {
+            Ex::Path(p, _) if p.len() >= 2 && p.last().is_some_and(|l| l == "table") => {
+                Some(p[p.len() - 2].clone())
+            }
+            _ => None,
+        })
 }
 
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
