@@ -99,7 +99,7 @@ pub fn rule() -> Rule {
             name: "side-effect-without-idempotency",
             section: "Idempotency Mechanism",
             severity: Severity::High,
-            summary: "a create, email, SMS, queue publish or external call reached with no mechanism at all",
+            summary: "a create, email, SMS, queue publish, external call or relative update that no key, upsert or constraint protects",
             doc: DOC,
         },
         check,
