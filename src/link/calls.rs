@@ -124,6 +124,53 @@ fn has_self_increment(sql: &str) -> bool {
     })
 }
 
+/// A value generated per call: a random id, token or timestamp.
+fn fresh_random(v: &Val) -> bool {
+    const MAKERS: &[&str] = &[
+        "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
+        "createId",
+    ];
+    let mut cur = v;
+    loop {
+        match cur {
+            Val::Call(callee, _) => cur = callee,
+            Val::Member(inner, name) => {
+                if MAKERS
+                    .iter()
+                    .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
+                {
+                    return true;
+                }
+                cur = inner;
+            }
+            Val::Import {
+                name: Some(name),
+                spec,
+            } => {
+                return MAKERS
+                    .iter()
+                    .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
+                    || ["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"]
+                        .contains(&spec.as_str());
+            }
+            Val::Import { spec, .. } => {
+                return ["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"]
+                    .contains(&spec.as_str());
+            }
+            _ => return false,
+        }
+    }
+}
+
+/// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
+fn freshly_built(v: &Val) -> bool {
+    match v {
+        Val::New(..) | Val::Instance(_) => true,
+        Val::Call(callee, _) => matches!(callee.as_ref(), Val::Member(_, m) if m == "build"),
+        _ => false,
+    }
+}
+
 /// One chained expression is one effect: `insert(t).values(v).onConflictDoNothing()` matches at
 /// several of its calls, and the upsert at the end decides what the whole chain does.
 fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
@@ -468,7 +515,14 @@ impl<'a> Calls<'a> {
             },
             _ => return None,
         };
-        Some(obj.iter().map(|(k, _)| k.clone()).collect())
+        // A value made up for this request (`randomUUID()`, `nanoid()`, `crypto.randomBytes()`)
+        // is not the caller's: a retry writes a new one and never conflicts.
+        Some(
+            obj.iter()
+                .filter(|(_, v)| !fresh_random(v))
+                .map(|(k, _)| k.clone())
+                .collect(),
+        )
     }
 
     /// The effects one call has by itself, from the catalogue and raw SQL.
@@ -522,8 +576,20 @@ impl<'a> Calls<'a> {
                         .args
                         .iter()
                         .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)));
+            // `doc.save()` (no record argument) writes back an instance: a create only when the
+            // instance was just made (`new Model(..)`, `Model.build(..)`), otherwise an update.
+            let kind = if sink.kind == EffectKind::DbCreate
+                && last == "save"
+                && cs.args.iter().all(|a| matches!(a, Val::Obj(_) | Val::Unknown))
+                && !cs.args.iter().any(|a| matches!(a, Val::Obj(f) if !f.is_empty() && !f.iter().any(|(k, _)| matches!(k.as_str(), "transaction" | "validate" | "session" | "fields" | "hooks"))))
+                && !freshly_built(&cs.root)
+            {
+                EffectKind::DbUpdate
+            } else {
+                sink.kind
+            };
             out.push(Effect {
-                kind: sink.kind,
+                kind,
                 callee: cs.text.clone(),
                 label: if sink.label.is_empty() {
                     sink.id.clone()
@@ -645,5 +711,43 @@ mod tests {
             Some((EffectKind::DbDelete, false, false))
         );
         assert_eq!(classify_sql("SELECT * FROM t"), None);
+    }
+}
+
+#[cfg(test)]
+mod random_tests {
+    use super::*;
+
+    #[test]
+    fn values_made_per_request_are_not_the_callers() {
+        let uuid = Val::Call(
+            Box::new(Val::Import {
+                spec: "node:crypto".into(),
+                name: Some("randomUUID".into()),
+            }),
+            vec![],
+        );
+        let bytes = Val::Call(
+            Box::new(Val::Member(
+                Box::new(Val::Call(
+                    Box::new(Val::Member(
+                        Box::new(Val::Import {
+                            spec: "crypto".into(),
+                            name: None,
+                        }),
+                        "randomBytes".into(),
+                    )),
+                    vec![],
+                )),
+                "toString".into(),
+            )),
+            vec![],
+        );
+        assert!(fresh_random(&uuid));
+        assert!(fresh_random(&bytes));
+        assert!(!fresh_random(&Val::Member(
+            Box::new(Val::Param(1, 0)),
+            "email".into()
+        )));
     }
 }

@@ -31,7 +31,7 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         }
     }
     for ep in endpoints.iter_mut() {
-        let mut used: Vec<(&UniqueConstraint, String)> = Vec::new();
+        let mut used: Vec<(&UniqueConstraint, String, bool)> = Vec::new();
         for e in ep.side_effects.iter_mut() {
             if e.kind != EffectKind::DbCreate || e.replaces {
                 continue;
@@ -53,10 +53,17 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                 if !e.upsert {
                     e.constraint = Some(c.describe());
                 }
-                used.push((c, e.callee.clone()));
+                used.push((c, e.callee.clone(), e.upsert));
             }
         }
-        for (c, callee) in used {
+        // A constraint that stops a create is the endpoint's mechanism for that create. One an
+        // upsert conflicts on is named only when nothing else the endpoint does would repeat
+        // (an upsert in shared plumbing does not make the endpoint safe).
+        let repeats = ep.side_effects.iter().any(|e| e.repeats_on_retry());
+        for (c, callee, upsert) in used {
+            if upsert && repeats {
+                continue;
+            }
             ep.mechanisms.push(Mechanism {
                 kind: MechanismKind::UniqueConstraint,
                 detail: format!(
@@ -617,5 +624,75 @@ fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
     }
     for class in &module.classes {
         c.class(m, &class.name, &class.decorators, &class.field_decorators);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::{Effect, Location};
+
+    fn constraint(model: &str, columns: &[&str]) -> UniqueConstraint {
+        UniqueConstraint {
+            model: model.into(),
+            aliases: vec![],
+            columns: columns.iter().map(|c| c.to_string()).collect(),
+            partial: false,
+            generated: false,
+            source: "prisma",
+            location: Location::new("schema.prisma", 4),
+        }
+    }
+
+    fn create(target: &str, keys: Option<&[&str]>, upsert: bool) -> Effect {
+        Effect {
+            kind: EffectKind::DbCreate,
+            target: Some(target.into()),
+            data_keys: keys.map(|k| k.iter().map(|s| s.to_string()).collect()),
+            upsert,
+            ..Effect::default()
+        }
+    }
+
+    fn linked(effects: Vec<Effect>, constraints: &[UniqueConstraint]) -> Endpoint {
+        let mut eps = vec![Endpoint {
+            method: "POST".into(),
+            side_effects: effects,
+            ..Endpoint::default()
+        }];
+        apply(&mut eps, constraints);
+        eps.remove(0)
+    }
+
+    #[test]
+    fn a_caller_keyed_constraint_protects_the_create() {
+        let c = [constraint("User", &["email"])];
+        let ep = linked(vec![create("user", Some(&["email", "name"]), false)], &c);
+        assert!(ep.side_effects[0].constraint.is_some());
+        assert!(ep.has_mechanism(MechanismKind::UniqueConstraint));
+        // The column is not among the written keys (generated, or not written): no protection.
+        let ep = linked(vec![create("user", Some(&["name"]), false)], &c);
+        assert!(ep.side_effects[0].constraint.is_none());
+        // Relation keys supply their `…Id` column.
+        let ep = linked(
+            vec![create("follow", Some(&["follower", "followingId"]), false)],
+            &[constraint("Follow", &["followerId", "followingId"])],
+        );
+        assert!(ep.side_effects[0].constraint.is_some());
+    }
+
+    #[test]
+    fn an_upsert_names_its_constraint_only_when_the_endpoint_is_safe() {
+        let c = [constraint("Subscription", &["userId"])];
+        let ep = linked(vec![create("subscription", None, true)], &c);
+        assert!(ep.has_mechanism(MechanismKind::UniqueConstraint));
+        let ep = linked(
+            vec![
+                create("subscription", None, true),
+                create("link", None, false),
+            ],
+            &c,
+        );
+        assert!(!ep.has_mechanism(MechanismKind::UniqueConstraint));
     }
 }
