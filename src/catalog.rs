@@ -10,6 +10,7 @@ use serde::Deserialize;
 const SINKS: &str = include_str!("../rules/sinks.toml");
 const HEADERS: &str = include_str!("../rules/headers.toml");
 const MIDDLEWARE: &str = include_str!("../rules/middleware.toml");
+const WEBHOOKS: &str = include_str!("../rules/webhooks.toml");
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,6 +110,35 @@ pub struct Catalog {
     /// Lower-cased header names that carry an idempotency key.
     pub key_headers: Vec<String>,
     pub middleware: Vec<Middleware>,
+    /// Lower-cased headers that carry a webhook provider's signature.
+    pub signature_headers: Vec<String>,
+    /// Models or tables where a receiver records the events it has processed.
+    pub event_record_models: GlobSet,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Names {
+    #[serde(default)]
+    names: Vec<String>,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct DedupModels {
+    #[serde(default)]
+    models: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WebhooksFile {
+    #[serde(default)]
+    provider: Vec<Sink>,
+    #[serde(default)]
+    signature_headers: Names,
+    #[serde(default)]
+    dedup: DedupModels,
 }
 
 fn parse<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, String> {
@@ -121,7 +151,32 @@ impl Catalog {
         let sinks: SinksFile = parse("sinks.toml", SINKS)?;
         let headers: HeadersFile = parse("headers.toml", HEADERS)?;
         let middleware: MiddlewareFile = parse("middleware.toml", MIDDLEWARE)?;
+        let webhooks: WebhooksFile = parse("webhooks.toml", WEBHOOKS)?;
+        let mut providers = webhooks.provider;
+        for p in &mut providers {
+            p.kind = EffectKind::WebhookReceiver;
+            p.prepare()
+                .map_err(|e| format!("rules/webhooks.toml: {e}"))?;
+        }
+        let mut dedup = GlobSetBuilder::new();
+        for m in &webhooks.dedup.models {
+            dedup.add(
+                GlobBuilder::new(m)
+                    .case_insensitive(true)
+                    .build()
+                    .map_err(|e| format!("rules/webhooks.toml: dedup model `{m}`: {e}"))?,
+            );
+        }
         let mut catalog = Catalog {
+            signature_headers: webhooks
+                .signature_headers
+                .names
+                .iter()
+                .map(|h| h.to_ascii_lowercase())
+                .collect(),
+            event_record_models: dedup
+                .build()
+                .map_err(|e| format!("rules/webhooks.toml: {e}"))?,
             sinks: sinks.sink,
             reads: sinks.reads,
             relative_update: sinks.relative_update,
@@ -137,6 +192,8 @@ impl Catalog {
             sink.prepare()
                 .map_err(|e| format!("rules/sinks.toml: {e}"))?;
         }
+        // Signature checks are matched like sinks, after them.
+        catalog.sinks.extend(providers);
         Ok(catalog)
     }
 
@@ -163,6 +220,16 @@ impl Catalog {
         middleware.append(&mut self.middleware);
         self.middleware = middleware;
         Ok(())
+    }
+
+    pub fn is_signature_header(&self, name: &str) -> bool {
+        let name = name.trim().to_ascii_lowercase();
+        self.signature_headers.contains(&name)
+    }
+
+    /// Is `model` where a webhook receiver records processed event ids?
+    pub fn is_event_record(&self, model: &str) -> bool {
+        self.event_record_models.is_match(model)
     }
 
     pub fn is_key_header(&self, name: &str) -> bool {

@@ -121,6 +121,7 @@ pub fn collect_facts_with(
     constraints.sort();
     constraints.dedup();
     link::constraints::apply(&mut endpoints, &constraints);
+    link::webhooks::apply(&mut endpoints, catalog);
     for ep in &mut endpoints {
         let handler = ep
             .handler_location

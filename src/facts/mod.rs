@@ -127,7 +127,7 @@ impl Effect {
         match self.kind {
             EffectKind::DbCreate => !self.upsert && !self.replaces && self.constraint.is_none(),
             EffectKind::DbUpdate => self.relative,
-            EffectKind::DbDelete | EffectKind::FileWrite => false,
+            EffectKind::DbDelete | EffectKind::FileWrite | EffectKind::WebhookReceiver => false,
             _ => true,
         }
     }
@@ -193,6 +193,13 @@ impl Endpoint {
     }
     pub fn label(&self) -> String {
         format!("{} {}", self.method, self.path)
+    }
+    /// Receives a provider's webhooks: it checks a provider signature (a verification call or a
+    /// signature header). A path alone is not enough: `/settings/webhooks` configures them.
+    pub fn is_webhook_receiver(&self) -> bool {
+        self.side_effects
+            .iter()
+            .any(|e| e.kind == EffectKind::WebhookReceiver)
     }
     pub fn has_mechanism(&self, kind: MechanismKind) -> bool {
         self.mechanisms.iter().any(|m| m.kind == kind)

@@ -352,6 +352,19 @@ impl<'a> Calls<'a> {
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
+            // Reading a provider's signature header is a webhook receiver's signature check.
+            for (header, line) in &facts.signature_reads {
+                own.push((
+                    usize::MAX - *line as usize,
+                    Effect {
+                        kind: EffectKind::WebhookReceiver,
+                        callee: format!("{header} header"),
+                        label: "webhook signature header".into(),
+                        location: self.location(m, *line),
+                        ..Effect::default()
+                    },
+                ));
+            }
             for cs in &facts.calls {
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
                     && !branch.iter().any(|b| b == method)

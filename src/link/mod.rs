@@ -6,6 +6,7 @@ pub mod constraints;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
+pub mod webhooks;
 
 use crate::catalog::Catalog;
 use crate::config::Config;

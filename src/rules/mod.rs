@@ -3,6 +3,7 @@
 //! Rules read only facts ([`Endpoint`]s); each lives in its own file with its documentation.
 
 pub mod rs001_payment_without_idempotency;
+pub mod rs002_webhook_without_dedup;
 pub mod rs003_side_effect_without_idempotency;
 pub mod rs012_unique_violation_unhandled;
 pub mod rs023_key_on_safe_method;
@@ -95,7 +96,9 @@ impl Classification {
 }
 
 pub fn classify(ep: &Endpoint) -> Classification {
-    if ep.has_mechanism(MechanismKind::HeaderKey) {
+    if ep.has_mechanism(MechanismKind::HeaderKey)
+        || ep.has_mechanism(MechanismKind::WebhookEventDedup)
+    {
         Classification::IdempotentWithKey
     } else if ep.has_mechanism(MechanismKind::Natural) {
         Classification::IdempotentByNature
@@ -136,6 +139,7 @@ pub struct Rule {
 pub fn registry() -> Vec<Rule> {
     vec![
         rs001_payment_without_idempotency::rule(),
+        rs002_webhook_without_dedup::rule(),
         rs003_side_effect_without_idempotency::rule(),
         rs012_unique_violation_unhandled::rule(),
         rs023_key_on_safe_method::rule(),

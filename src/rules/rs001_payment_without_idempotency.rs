@@ -54,6 +54,11 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if !ep.is_mutation() {
         return None;
     }
+    // A webhook receiver's protection is event-id dedup, which covers all it does; without it,
+    // RS002 speaks for the receiver.
+    if ep.is_webhook_receiver() || ep.has_mechanism(MechanismKind::WebhookEventDedup) {
+        return None;
+    }
     let protected = [
         MechanismKind::HeaderKey,
         MechanismKind::UniqueConstraint,

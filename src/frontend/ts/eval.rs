@@ -278,12 +278,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                                 continue;
                             };
                             let key = self.property_name(k);
-                            if self.catalog.is_key_header(&key) {
-                                let f = self.cur_fn();
-                                self.module.functions[f]
-                                    .key_reads
-                                    .push((key.clone(), line(k)));
-                            }
+                            self.header_read(&key, line(k));
                             let field = self.member(v.clone(), &key);
                             self.bind_pattern(value, field, scope);
                         }
@@ -612,6 +607,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             .flatten()
         {
             self.walk_stmt_or_expr(part);
+        }
+    }
+
+    /// A read of a header the audit tracks: an idempotency key, or a webhook signature.
+    pub(super) fn header_read(&mut self, name: &str, at: u32) {
+        let f = self.cur_fn();
+        if self.catalog.is_key_header(name) {
+            self.module.functions[f]
+                .key_reads
+                .push((name.to_string(), at));
+        } else if self.catalog.is_signature_header(name) {
+            self.module.functions[f]
+                .signature_reads
+                .push((name.to_string(), at));
         }
     }
 
@@ -1290,14 +1299,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         ..c
                     };
                 };
-                if node.kind() == "subscript_expression"
-                    && self.catalog.is_key_header(&prop)
-                    && self.text(object).ends_with("headers")
-                {
-                    let f = self.cur_fn();
-                    self.module.functions[f]
-                        .key_reads
-                        .push((prop.clone(), line(node)));
+                if node.kind() == "subscript_expression" && self.text(object).ends_with("headers") {
+                    self.header_read(&prop, line(node));
                 }
                 if matches!(c.root, Val::This(_)) && c.path.is_empty() {
                     c.root = self.member(c.val.clone(), &prop);
@@ -1450,12 +1453,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let last = c.path.last().map(String::as_str).unwrap_or("");
         if matches!(last, "get" | "header" | "getHeader" | "get_header")
             && let Some(Val::Str(h)) = args.first()
-            && self.catalog.is_key_header(h)
         {
-            let f = self.cur_fn();
-            self.module.functions[f]
-                .key_reads
-                .push((h.clone(), line(node)));
+            self.header_read(h, line(node));
         }
         // `create(...).catch((e) => { if (e.code === 'P2002') ... })` on the same chain.
         let chain_catches = c.path.last().is_some_and(|p| p == "catch")

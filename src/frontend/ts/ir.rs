@@ -166,6 +166,8 @@ pub struct FnFacts {
     pub calls: Vec<CallSite>,
     /// (header name as written, line) for every read of an idempotency-key header.
     pub key_reads: Vec<(String, u32)>,
+    /// (header name, line) for every read of a webhook signature header.
+    pub signature_reads: Vec<(String, u32)>,
     pub returns: Vec<Val>,
     /// Functions defined inside this one; their bodies count as part of it.
     pub children: Vec<FnId>,
