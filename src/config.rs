@@ -102,6 +102,9 @@ struct RawConfig {
     middleware: Vec<Middleware>,
     #[serde(default)]
     mount: Vec<Spanned<MountPrefix>>,
+    /// Webhook signature checks, in the shape of `[[provider]]` in rules/webhooks.toml.
+    #[serde(default)]
+    webhook: Vec<Spanned<Sink>>,
 }
 
 #[derive(Deserialize)]
@@ -280,6 +283,25 @@ impl Config {
             let mut s = sink.into_inner();
             if let Err(e) = s.prepare() {
                 return Err(src.error(span, e, Some("the fields are those of rules/sinks.toml")));
+            }
+            config.sinks.push(s);
+        }
+        for hook in raw.webhook {
+            let span = hook.span();
+            let mut s = hook.into_inner();
+            if s.kind != crate::facts::EffectKind::WebhookReceiver {
+                return Err(src.error(
+                    span,
+                    "a webhook provider's kind is `webhook_receiver`",
+                    None,
+                ));
+            }
+            if let Err(e) = s.prepare() {
+                return Err(src.error(
+                    span,
+                    e,
+                    Some("the fields are those of [[provider]] in rules/webhooks.toml"),
+                ));
             }
             config.sinks.push(s);
         }

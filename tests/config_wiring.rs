@@ -88,3 +88,29 @@ fn call_depth_bounds_how_far_effects_are_followed() {
         "with call_depth = 1 it is out of reach"
     );
 }
+
+#[test]
+fn a_configured_webhook_provider_makes_a_receiver() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("src")).unwrap();
+    fs::write(
+        dir.path().join("src/app.js"),
+        "const express = require('express');\nimport { verifySignature } from '@acme/webhooks';\nconst { PrismaClient } = require('@prisma/client');\nconst prisma = new PrismaClient();\nconst app = express();\napp.post('/acme/events', async (req, res) => {\n  verifySignature(req.body, req.get('x-acme-sig'));\n  await prisma.order.create({ data: { ref: req.body.ref } });\n  res.sendStatus(200);\n});\n",
+    )
+    .unwrap();
+    let rules = |report: &serde_json::Value| -> Vec<String> {
+        report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(rules(&common::json_report(dir.path())), vec!["RS003"]);
+    fs::write(
+        dir.path().join("retrysafe.toml"),
+        "[[webhook]]\nid = \"acme\"\nlang = \"ts\"\nkind = \"webhook_receiver\"\npackages = [\"@acme/webhooks\"]\ncalls = [\"verifySignature\"]\n",
+    )
+    .unwrap();
+    assert_eq!(rules(&common::json_report(dir.path())), vec!["RS002"]);
+}

@@ -564,9 +564,18 @@ impl<'a> Calls<'a> {
                     .unwrap_or_else(|| cs.root_name.clone());
                 sink.constructs.contains(&name)
             } else {
+                // The path from the package itself: a named import is its first segment
+                // (`import { writeFile } from 'fs/promises'; writeFile(..)` → `writeFile`).
                 let full: Vec<String> = origin
                     .as_ref()
-                    .map(|(_, _, p)| p.iter().cloned().chain(cs.path.iter().cloned()).collect())
+                    .map(|(_, n, p)| {
+                        n.iter()
+                            .filter(|n| *n != "default")
+                            .cloned()
+                            .chain(p.iter().cloned())
+                            .chain(cs.path.iter().cloned())
+                            .collect()
+                    })
                     .unwrap_or_default();
                 let offset = full.len().saturating_sub(cs.path.len());
                 let full_hops: Vec<usize> = std::iter::once(offset)
