@@ -36,6 +36,10 @@ pub struct Sink {
     /// document read from the database updates it rather than creating one.
     #[serde(default)]
     pub receiver_from: Vec<String>,
+    /// How the call takes an idempotency key (`idempotencyKey` in stripe-node's request
+    /// options): when given, the key it passes downstream is checked (RS007).
+    #[serde(default)]
+    pub idempotency_option: Vec<String>,
     #[serde(skip)]
     roots_set: Option<GlobSet>,
 }

@@ -116,6 +116,9 @@ pub struct Effect {
     /// A read of the same model comes first in the same function (find, then create).
     #[serde(skip)]
     pub prechecked: bool,
+    /// For a provider call that accepts one: the idempotency key it passes downstream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downstream_key: Option<DownstreamKey>,
     /// The caller-keyed unique constraint that stops a duplicate of this create.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<String>,
@@ -131,6 +134,20 @@ impl Effect {
             _ => true,
         }
     }
+}
+
+/// The idempotency key a provider call passes (`{ idempotencyKey }`, an `Idempotency-Key` header).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum DownstreamKey {
+    /// No key: the provider cannot tell our retry from a new request.
+    Missing,
+    /// A key made at call time (`uuid()`): every retry sends a new one.
+    Random,
+    /// A key from something stable (the inbound key and a purpose, an id).
+    Derived,
 }
 
 #[derive(

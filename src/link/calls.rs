@@ -4,7 +4,7 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
-use crate::facts::{Effect, EffectKind, Location};
+use crate::facts::{DownstreamKey, Effect, EffectKind, Location};
 use crate::frontend::ts::ir::{CallSite, FnId, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -512,6 +512,33 @@ impl<'a> Calls<'a> {
         })
     }
 
+    /// The idempotency key a provider call passes: one of the sink's `idempotency_option`s
+    /// (stripe-node's `{ idempotencyKey }`), or an idempotency-key header.
+    fn downstream_key(&self, cs: &CallSite, options: &[String]) -> DownstreamKey {
+        let mut key = None;
+        for a in &cs.args {
+            let Val::Obj(fields) = a else { continue };
+            for (k, v) in fields {
+                if options.contains(k) || self.catalog.is_key_header(k) {
+                    key = Some(v);
+                } else if k == "headers" {
+                    if let Val::Obj(headers) = v {
+                        if let Some((_, hv)) =
+                            headers.iter().find(|(h, _)| self.catalog.is_key_header(h))
+                        {
+                            key = Some(hv);
+                        }
+                    }
+                }
+            }
+        }
+        match key {
+            None => DownstreamKey::Missing,
+            Some(v) if fresh_random(v) => DownstreamKey::Random,
+            Some(_) => DownstreamKey::Derived,
+        }
+    }
+
     /// The keys of the record a create writes, when the call shows them: Prisma's `data` (or an
     /// upsert's `create`), or the object passed (`User.create({ email })`).
     fn data_keys(cs: &CallSite) -> Option<Vec<String>> {
@@ -621,14 +648,11 @@ impl<'a> Calls<'a> {
                 location: location.clone(),
                 upsert: sink.upsert,
                 relative,
-                replaces: false,
                 target: target.clone(),
                 data_keys: Self::data_keys(cs),
-                via: vec![],
-                speculative: false,
-                unique_caught: false,
-                prechecked: false,
-                constraint: None,
+                downstream_key: (!sink.idempotency_option.is_empty())
+                    .then(|| self.downstream_key(cs, &sink.idempotency_option)),
+                ..Effect::default()
             });
             break;
         }
@@ -651,14 +675,8 @@ impl<'a> Calls<'a> {
                     location,
                     upsert,
                     relative,
-                    replaces: false,
                     target: sql_table(sql),
-                    via: vec![],
-                    speculative: false,
-                    data_keys: None,
-                    unique_caught: false,
-                    prechecked: false,
-                    constraint: None,
+                    ..Effect::default()
                 });
             }
         }

@@ -5,6 +5,7 @@
 pub mod rs001_payment_without_idempotency;
 pub mod rs002_webhook_without_dedup;
 pub mod rs003_side_effect_without_idempotency;
+pub mod rs007_downstream_key_missing;
 pub mod rs012_unique_violation_unhandled;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
@@ -141,6 +142,7 @@ pub fn registry() -> Vec<Rule> {
         rs001_payment_without_idempotency::rule(),
         rs002_webhook_without_dedup::rule(),
         rs003_side_effect_without_idempotency::rule(),
+        rs007_downstream_key_missing::rule(),
         rs012_unique_violation_unhandled::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),

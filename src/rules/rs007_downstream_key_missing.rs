@@ -1,0 +1,118 @@
+//! RS007 downstream-key-missing.
+
+use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use crate::facts::{DownstreamKey, Effect, EffectKind, Endpoint, MechanismKind};
+
+const DOC: &str = r#"## What it does
+On an endpoint that already takes an idempotency key, flags a provider call (a Stripe charge,
+refund or transfer) that passes no idempotency key downstream, or one made up at call time
+(`uuid()`, `randomUUID()`) instead of derived from the inbound key.
+
+## Why is this bad?
+The inbound key protects our endpoint; the provider still sees every attempt of ours as new. When
+our call times out after the provider charged, the replayed request (or the client's retry that
+finds no stored response) charges again. A key generated at call time changes on every attempt,
+so it protects nothing. Derive it from the inbound key and a purpose, so that every retry of one
+intent sends the same key and two purposes never collide.
+
+## Example
+```ts
+await stripe.paymentIntents.create({ amount, currency }, { idempotencyKey: randomUUID() });
+```
+
+Use instead:
+```ts
+const downstream = createHash('sha256').update(`${req.get('Idempotency-Key')}:charge`).digest('hex');
+await stripe.paymentIntents.create({ amount, currency }, { idempotencyKey: downstream });
+```"#;
+
+fn check(ep: &Endpoint) -> Option<Hit> {
+    if !ep.is_mutation() || !ep.has_mechanism(MechanismKind::HeaderKey) {
+        return None;
+    }
+    let weak: Vec<&Effect> = ep
+        .side_effects
+        .iter()
+        .filter(|e| {
+            e.kind == EffectKind::Payment
+                && matches!(
+                    e.downstream_key,
+                    Some(DownstreamKey::Missing | DownstreamKey::Random)
+                )
+        })
+        .collect();
+    let first = weak.first()?;
+    let what = match first.downstream_key {
+        Some(DownstreamKey::Random) => "passes a key generated at call time",
+        _ => "passes no idempotency key",
+    };
+    Some(Hit {
+        confidence: Confidence::of(&weak),
+        message: format!(
+            "The provider call {} {what}, so the provider cannot recognise our own retry.",
+            describe(first)
+        ),
+        change: format!(
+            "Pass `{{ idempotencyKey: sha256(inboundKey + \":<purpose>\") }}` to the call at {}: the same key on every retry of this request, a different one for each purpose.",
+            first.location
+        ),
+        impact: "A timeout between the provider's charge and our response can still charge twice."
+            .into(),
+    })
+}
+
+pub fn rule() -> Rule {
+    Rule {
+        meta: RuleMeta {
+            id: "RS007",
+            name: "downstream-key-missing",
+            section: "Idempotency Mechanism",
+            severity: Severity::High,
+            summary: "a provider call from a keyed endpoint without an idempotency key, or with a random one made at call time",
+            doc: DOC,
+        },
+        check,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::testing::{effect, endpoint, mechanism};
+
+    fn keyed(key: DownstreamKey) -> Endpoint {
+        let charge = Effect {
+            downstream_key: Some(key),
+            ..effect(EffectKind::Payment)
+        };
+        endpoint(
+            "POST",
+            vec![charge],
+            vec![mechanism(MechanismKind::HeaderKey)],
+        )
+    }
+
+    #[test]
+    fn fires_on_missing_or_random_keys_only_behind_an_inbound_key() {
+        assert!(check(&keyed(DownstreamKey::Missing)).is_some());
+        assert!(
+            check(&keyed(DownstreamKey::Random))
+                .unwrap()
+                .message
+                .contains("generated at call time")
+        );
+        assert!(check(&keyed(DownstreamKey::Derived)).is_none());
+        let unkeyed = endpoint(
+            "POST",
+            vec![Effect {
+                downstream_key: Some(DownstreamKey::Missing),
+                ..effect(EffectKind::Payment)
+            }],
+            vec![],
+        );
+        assert!(
+            check(&unkeyed).is_none(),
+            "RS001 speaks for an endpoint with no key at all"
+        );
+    }
+}
