@@ -521,14 +521,12 @@ impl<'a> Calls<'a> {
             for (k, v) in fields {
                 if options.contains(k) || self.catalog.is_key_header(k) {
                     key = Some(v);
-                } else if k == "headers" {
-                    if let Val::Obj(headers) = v {
-                        if let Some((_, hv)) =
-                            headers.iter().find(|(h, _)| self.catalog.is_key_header(h))
-                        {
-                            key = Some(hv);
-                        }
-                    }
+                } else if k == "headers"
+                    && let Val::Obj(headers) = v
+                    && let Some((_, hv)) =
+                        headers.iter().find(|(h, _)| self.catalog.is_key_header(h))
+                {
+                    key = Some(hv);
                 }
             }
         }
