@@ -7,17 +7,7 @@ use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn kinds(v: &Value) -> Vec<String> {
-    let mut k: Vec<String> = v
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x["kind"].as_str().unwrap().to_string())
-        .collect();
-    k.sort();
-    k.dedup();
-    k
-}
+use common::kinds;
 
 fn strings(v: &Value) -> Vec<String> {
     v.as_array()

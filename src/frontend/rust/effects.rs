@@ -479,6 +479,19 @@ impl<'m, 'a> Effects<'m, 'a> {
         out.key_reads.extend(sub.key_reads.iter().cloned());
     }
 
+    /// Arguments: a function passed by name is followed (a callback), then each is walked.
+    fn walk_args(&self, args: &[Ex], scope: &mut Scope, out: &mut Summary) {
+        for a in args {
+            if let Ex::Path(p, _) = a
+                && !(p.len() == 1 && scope.vars.contains_key(&p[0]))
+                && let Res::Fn(f) = self.resolve(p, scope)
+            {
+                self.follow(f, false, out);
+            }
+            self.walk(a, scope, out, false);
+        }
+    }
+
     fn walk(&self, e: &Ex, scope: &mut Scope, out: &mut Summary, in_chain: bool) {
         match e {
             Ex::Block(stmts) => {
@@ -512,15 +525,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         self.follow(f, false, out);
                     }
                 }
-                for a in args {
-                    if let Ex::Path(p, _) = a
-                        && !(p.len() == 1 && scope.vars.contains_key(&p[0]))
-                        && let Res::Fn(f) = self.resolve(p, scope)
-                    {
-                        self.follow(f, false, out);
-                    }
-                    self.walk(a, scope, out, false);
-                }
+                self.walk_args(args, scope, out);
                 return;
             }
             Ex::Method(recv, name, args, line) => {
@@ -545,15 +550,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     self.follow(cands[0], true, out);
                 }
                 self.walk(recv, scope, out, true);
-                for a in args {
-                    if let Ex::Path(p, _) = a
-                        && !(p.len() == 1 && scope.vars.contains_key(&p[0]))
-                        && let Res::Fn(f) = self.resolve(p, scope)
-                    {
-                        self.follow(f, false, out);
-                    }
-                    self.walk(a, scope, out, false);
-                }
+                self.walk_args(args, scope, out);
                 return;
             }
             Ex::Macro {
