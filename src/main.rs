@@ -1,3 +1,8 @@
+/// The analysis allocates many small values (syntax nodes, abstract values): mimalloc is markedly
+/// faster at that than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::Parser;
 use retrysafe::baseline::Baseline;
 use retrysafe::cli::{CheckFormat, Cli, Command, InventoryFormat};
