@@ -202,6 +202,19 @@ pub struct Endpoint {
     /// The handler's own definition, when known.
     #[serde(skip)]
     pub handler_location: Option<Location>,
+    /// Where the key mechanism keeps its keys, when that is visible.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_store: Option<KeyStore>,
+}
+
+/// A key store the audit recognised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct KeyStore {
+    /// `memory`: a `Map`, `Set`, LRU or `HashMap` in the process.
+    pub kind: String,
+    pub detail: String,
+    #[serde(flatten)]
+    pub location: Location,
 }
 
 impl Endpoint {

@@ -479,6 +479,46 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// Where a key middleware keeps its keys, when that is process memory: a `Map`/`Set` or an
+    /// LRU cache it calls `get`/`set`/`has` on.
+    pub fn memory_store(&self, m: ModId, f: FnId) -> Option<(Location, String)> {
+        const LRU: &[&str] = &[
+            "lru-cache",
+            "quick-lru",
+            "node-cache",
+            "memory-cache",
+            "@isaacs/ttlcache",
+            "lru.min",
+        ];
+        let module = &self.res.modules[m];
+        for g in self.body_functions(m, f) {
+            for cs in &module.functions[g].calls {
+                let Some(op) = cs.path.last() else { continue };
+                if !matches!(op.as_str(), "get" | "set" | "has" | "add") {
+                    continue;
+                }
+                let in_memory = match &cs.root {
+                    Val::New(ctor, _) => match ctor.as_ref() {
+                        Val::Global(g) => matches!(g.as_str(), "Map" | "Set" | "WeakMap"),
+                        other => self
+                            .res
+                            .origin(m, other)
+                            .is_some_and(|(spec, _, _)| LRU.contains(&spec.as_str())),
+                    },
+                    Val::Obj(_) => true,
+                    _ => false,
+                };
+                if in_memory {
+                    return Some((
+                        self.location(m, cs.line),
+                        format!("`{}` keeps the keys in the process", cs.text),
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     /// A read of a model (`prisma.user.findUnique`, `User.findOne`, `this.findOne`).
     fn read_of(&self, cs: &CallSite) -> Option<Option<String>> {
         // A raw `SELECT … FROM t` reads `t`.

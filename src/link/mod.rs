@@ -11,7 +11,8 @@ pub mod webhooks;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::facts::{
-    Diagnostic, Effect, EffectKind, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
+    Diagnostic, Effect, EffectKind, Endpoint, KeyStore, Location, Mechanism, MechanismKind,
+    UniqueConstraint,
 };
 use crate::frontend::ts::ir::{Module, Val};
 use calls::Calls;
@@ -83,7 +84,18 @@ pub fn link_ts(
                 (if d.is_empty() { "unresolved".into() } else { d }, None)
             }
         };
+        let mut key_store = None;
         for (mm, mv) in &route.middleware {
+            if let Resolved::Func(m2, f2) = res.resolve(*mm, mv)
+                && !calls.summary(m2, f2).key_reads.is_empty()
+                && let Some((location, detail)) = calls.memory_store(m2, f2)
+            {
+                key_store = Some(KeyStore {
+                    kind: "memory".into(),
+                    detail,
+                    location,
+                });
+            }
             let here = Location::new(modules[route.module].file.clone(), route.line);
             if let Some(mech) =
                 key_middleware(&res, &calls, catalog, (*mm, mv), here, &mut key_reads)
@@ -104,6 +116,7 @@ pub fn link_ts(
             mechanisms,
             key_reads,
             handler_location,
+            key_store,
         });
     }
     (endpoints, diagnostics, constraints::from_modules(&res))

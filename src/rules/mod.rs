@@ -7,6 +7,7 @@ pub mod rs002_webhook_without_dedup;
 pub mod rs003_side_effect_without_idempotency;
 pub mod rs007_downstream_key_missing;
 pub mod rs012_unique_violation_unhandled;
+pub mod rs014_in_memory_key_store;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
 
@@ -144,6 +145,7 @@ pub fn registry() -> Vec<Rule> {
         rs003_side_effect_without_idempotency::rule(),
         rs007_downstream_key_missing::rule(),
         rs012_unique_violation_unhandled::rule(),
+        rs014_in_memory_key_store::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
     ]

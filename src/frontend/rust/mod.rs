@@ -101,10 +101,20 @@ pub fn analyze(
         }
         key_reads.extend(summary.key_reads.iter().cloned());
         let safe = !crate::facts::is_mutation_method(&e.method);
+        let mut key_store = None;
         for mw in &e.middleware {
             if let Some((mech, reads, mutations_only)) = key_middleware(&model, &fx, catalog, mw) {
                 if safe && mutations_only {
                     continue;
+                }
+                if let Mw::Type(r) = &mw.mw {
+                    let applied = Location::new(model.file_of(mw.module), mw.line);
+                    key_store = key_store.or_else(|| {
+                        memory_store(&model, r, 0).map(|k| crate::facts::KeyStore {
+                            location: applied,
+                            ..k
+                        })
+                    });
                 }
                 mechanisms.push(mech);
                 key_reads.extend(reads);
@@ -125,11 +135,49 @@ pub fn analyze(
             mechanisms,
             key_reads,
             handler_location,
+            key_store,
         });
     }
     endpoints
         .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
     (endpoints, diagnostics)
+}
+
+/// Containers that keep keys in the process's memory.
+const MEMORY_CONTAINERS: &[&str] = &[
+    "HashMap", "HashSet", "BTreeMap", "BTreeSet", "DashMap", "DashSet", "LruCache", "TtlCache",
+    "IndexMap", "IndexSet",
+];
+
+/// A middleware type that keeps its keys in memory: a field (or a field of a field's type) that
+/// is a map or set in the process (`Arc<RwLock<HashSet<Entry>>>`).
+fn memory_store(model: &Model, r: &Res, depth: usize) -> Option<crate::facts::KeyStore> {
+    let Res::Type(m, name) = r else { return None };
+    if depth > 3 {
+        return None;
+    }
+    let fields = model.modules[*m].fields.get(name)?;
+    for (field, ty) in fields.iter() {
+        for t in ty.all() {
+            if MEMORY_CONTAINERS.contains(&t.last()) {
+                return Some(crate::facts::KeyStore {
+                    kind: "memory".into(),
+                    detail: format!("`{name}.{field}` is a `{}` in the process", t.last()),
+                    location: Location::new(model.file_of(*m), 0),
+                });
+            }
+            if t.path.is_empty() {
+                continue;
+            }
+            let inner = model.resolve(*m, &t.path);
+            if inner != *r
+                && let Some(found) = memory_store(model, &inner, depth + 1)
+            {
+                return Some(found);
+            }
+        }
+    }
+    None
 }
 
 /// Key reads in the extractors among a handler's parameters: a type whose `FromRequest`,
