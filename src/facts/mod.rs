@@ -224,6 +224,13 @@ impl Endpoint {
     pub fn label(&self) -> String {
         format!("{} {}", self.method, self.path)
     }
+    /// What a retry of this endpoint would do again.
+    pub fn repeated_effects(&self) -> Vec<&Effect> {
+        self.side_effects
+            .iter()
+            .filter(|e| e.repeats_on_retry())
+            .collect()
+    }
     /// Receives a provider's webhooks: it checks a provider signature (a verification call or a
     /// signature header). A path alone is not enough: `/settings/webhooks` configures them.
     pub fn is_webhook_receiver(&self) -> bool {

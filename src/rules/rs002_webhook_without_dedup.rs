@@ -47,11 +47,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     {
         return None;
     }
-    let repeated: Vec<&Effect> = ep
-        .side_effects
-        .iter()
-        .filter(|e| e.repeats_on_retry())
-        .collect();
+    let repeated = ep.repeated_effects();
     let first = repeated.first()?;
     let signature = ep
         .side_effects

@@ -65,11 +65,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     {
         return None; // RS001
     }
-    let repeated: Vec<&Effect> = ep
-        .side_effects
-        .iter()
-        .filter(|e| e.repeats_on_retry())
-        .collect();
+    let repeated = ep.repeated_effects();
     let first = repeated.first()?;
     let list = repeated
         .iter()
