@@ -1,7 +1,7 @@
 //! RS002 webhook-without-dedup.
 
 use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
-use crate::facts::{Effect, EffectKind, Endpoint, MechanismKind};
+use crate::facts::{EffectKind, Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
 Flags a webhook receiver (a provider signature check such as `stripe.webhooks.constructEvent`, or
@@ -89,6 +89,7 @@ pub fn rule() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::Effect;
     use crate::rules::testing::{effect, endpoint, mechanism};
 
     fn receiver(effects: Vec<Effect>, path: &str) -> Endpoint {
