@@ -185,6 +185,17 @@ pub struct Mechanism {
     pub location: Location,
 }
 
+impl Mechanism {
+    /// The handler itself reads the idempotency-key header (first read at `at`).
+    pub fn handler_reads_key(at: Location) -> Mechanism {
+        Mechanism {
+            kind: MechanismKind::HeaderKey,
+            detail: "the handler reads the idempotency-key header".into(),
+            location: at,
+        }
+    }
+}
+
 /// An HTTP route as the front end found it, with everything its handler reaches.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Endpoint {

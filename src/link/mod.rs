@@ -66,11 +66,7 @@ pub fn link_ts(
                 };
                 effects.extend(s.effects.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
-                    mechanisms.push(Mechanism {
-                        kind: MechanismKind::HeaderKey,
-                        detail: "the handler reads the idempotency-key header".into(),
-                        location: first.clone(),
-                    });
+                    mechanisms.push(Mechanism::handler_reads_key(first.clone()));
                 }
                 key_reads.extend(s.key_reads.iter().cloned());
                 let facts = &modules[m].functions[f];

@@ -93,11 +93,7 @@ pub fn analyze(
             Handler::Named(n) => (n.clone(), None, Summary::default()),
         };
         if let Some(first) = summary.key_reads.first() {
-            mechanisms.push(Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: "the handler reads the idempotency-key header".into(),
-                location: first.clone(),
-            });
+            mechanisms.push(Mechanism::handler_reads_key(first.clone()));
         }
         key_reads.extend(summary.key_reads.iter().cloned());
         let safe = !crate::facts::is_mutation_method(&e.method);

@@ -55,33 +55,22 @@ pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagno
 fn analyze_file_inner(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
     let mut parser = Parser::new();
     let mut diagnostics = Vec::new();
-    if language(file.lang).is_none_or(|l| parser.set_language(&l).is_err()) {
-        diagnostics.push(Diagnostic::new(
-            file.rel.clone(),
-            0,
-            "internal: grammar version mismatch",
-        ));
-        return (
+    // The file contributes nothing but this diagnostic.
+    let nothing = |why: &str| {
+        let d = Diagnostic::new(file.rel.clone(), 0, why);
+        (
             Module {
                 file: file.rel.clone(),
                 ..Default::default()
             },
-            diagnostics,
-        );
+            vec![d],
+        )
+    };
+    if language(file.lang).is_none_or(|l| parser.set_language(&l).is_err()) {
+        return nothing("internal: grammar version mismatch");
     }
     let Some(tree) = parser.parse(&file.text, None) else {
-        diagnostics.push(Diagnostic::new(
-            file.rel.clone(),
-            0,
-            "parse error: the parser gave up on this file",
-        ));
-        return (
-            Module {
-                file: file.rel.clone(),
-                ..Default::default()
-            },
-            diagnostics,
-        );
+        return nothing("parse error: the parser gave up on this file");
     };
     let root = tree.root_node();
     if root.has_error()
