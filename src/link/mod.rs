@@ -213,12 +213,12 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         });
     }
     // Idempotent by nature: every write is an absolute update, a delete, a replace or an upsert
-    // beside other such writes. A create that only a constraint stops is not.
+    // (an upsert writes the values it is given: a repeat leaves the same row). A create that only
+    // a constraint stops is not.
     let constrained = effects
         .iter()
         .any(|e| e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces);
-    let other_writes = effects.iter().any(|e| !e.upsert);
-    if !constrained && (upserts.is_empty() || other_writes) {
+    if !constrained {
         let detail = if effects.is_empty() {
             "no side effect reached: repeating the request changes nothing"
         } else if upserts.is_empty() {
@@ -260,7 +260,7 @@ mod tests {
     fn upsert_protects_only_its_own_write() {
         assert_eq!(
             kinds(&[effect(EffectKind::DbCreate, true)]),
-            vec![MechanismKind::Upsert]
+            vec![MechanismKind::Upsert, MechanismKind::Natural]
         );
         // A plain create beside the upsert still repeats: no mechanism.
         assert!(

@@ -102,12 +102,14 @@ pub fn classify(ep: &Endpoint) -> Classification {
         || ep.has_mechanism(MechanismKind::WebhookEventDedup)
     {
         Classification::IdempotentWithKey
-    } else if ep.has_mechanism(MechanismKind::Natural) {
-        Classification::IdempotentByNature
     } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
         || ep.has_mechanism(MechanismKind::Upsert)
     {
+        // An upsert is also natural (it writes the values it is given); the constraint it
+        // relies on is the more precise answer.
         Classification::IdempotentByConstraint
+    } else if ep.has_mechanism(MechanismKind::Natural) {
+        Classification::IdempotentByNature
     } else {
         Classification::NotIdempotent
     }
