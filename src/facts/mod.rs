@@ -91,6 +91,10 @@ pub struct Effect {
     /// An upsert / find-or-create: a create that a duplicate cannot repeat.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub upsert: bool,
+    /// A create done only when a lookup of the same model finds nothing (find-or-create by
+    /// hand): a sequential retry finds the row, two concurrent ones can both create.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub find_or_create: bool,
     /// A relative update (`increment`, `$inc`, `SET x = x + 1`): running it twice changes the result.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub relative: bool,
@@ -128,7 +132,9 @@ impl Effect {
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
         match self.kind {
-            EffectKind::DbCreate => !self.upsert && !self.replaces && self.constraint.is_none(),
+            EffectKind::DbCreate => {
+                !self.upsert && !self.replaces && !self.find_or_create && self.constraint.is_none()
+            }
             EffectKind::DbUpdate => self.relative,
             EffectKind::DbDelete | EffectKind::FileWrite | EffectKind::WebhookReceiver => false,
             _ => true,

@@ -4,7 +4,7 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
-use crate::facts::{DownstreamKey, Effect, EffectKind, Location};
+use crate::facts::{DownstreamKey, Effect, EffectKind, Location, model_key};
 use crate::frontend::ts::ir::{CallSite, FnId, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -18,6 +18,8 @@ pub struct Summary {
     /// Models read (find, count, exists), directly or through calls: a create after such a
     /// read is pre-checked. `None` is a read of a model the call does not name.
     pub reads: Vec<Option<String>>,
+    /// Models looked up row by row (find/exists, not count), in the order read.
+    pub lookups: Vec<String>,
 }
 
 enum Memo {
@@ -173,6 +175,29 @@ fn freshly_built(v: &Val) -> bool {
 
 /// One chained expression is one effect: `insert(t).values(v).onConflictDoNothing()` matches at
 /// several of its calls, and the upsert at the end decides what the whole chain does.
+/// Two model names that name the same model (`messageTemplate`, `MessageTemplate`).
+fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => model_key(a) == model_key(b),
+        _ => false,
+    }
+}
+
+/// Find-or-create in one function: a create that runs only when a lookup of the same model found
+/// nothing. With an update of the row found it is an upsert by hand, whatever constraint also
+/// backs it; a guard alone counts only where no unique constraint does the job. A sequential retry
+/// finds the row, but two concurrent retries can both create.
+fn find_or_create(lookups: &[String], updated: &HashSet<String>, e: &mut Effect) {
+    if e.kind == EffectKind::DbCreate
+        && !e.upsert
+        && let Some(t) = e.target.as_deref().map(model_key)
+        && lookups.iter().any(|l| model_key(l) == t)
+    {
+        e.find_or_create = true;
+        e.upsert = updated.contains(&t);
+    }
+}
+
 fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
     let mut groups: std::collections::BTreeMap<usize, Vec<Effect>> =
         std::collections::BTreeMap::new();
@@ -340,6 +365,27 @@ impl<'a> Calls<'a> {
                     _ => None,
                 })
                 .collect();
+            // `db.insert(users).values({..})` (Drizzle): the table value names the target, and the
+            // `.values(..)` / `.set(..)` call of the chain holds the record.
+            let mut drizzle: std::collections::HashMap<usize, (String, Option<Vec<String>>)> =
+                std::collections::HashMap::new();
+            for c in &facts.calls {
+                if matches!(
+                    c.path.last().map(String::as_str),
+                    Some("insert" | "update" | "delete")
+                ) && let Some(t) = c.args.first().and_then(|a| self.res.table_name(m, a))
+                {
+                    drizzle.entry(c.group).or_insert((t, None));
+                }
+            }
+            for c in &facts.calls {
+                if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
+                    && let Some((_, keys)) = drizzle.get_mut(&c.group)
+                    && keys.is_none()
+                {
+                    *keys = Self::data_keys(c);
+                }
+            }
             let caught_groups: HashSet<usize> = facts
                 .calls
                 .iter()
@@ -347,8 +393,13 @@ impl<'a> Calls<'a> {
                 .map(|c| c.group)
                 .collect();
             let prechecked = |read: &[Option<String>], target: &Option<String>| {
-                read.iter().any(|r| r.is_none() || r == target)
+                read.iter().any(|r| r.is_none() || same_model(r, target))
             };
+            let own_start = own.len();
+            let out_start = out.effects.len();
+            let mut lookups_here: Vec<String> = Vec::new();
+            // Effects of calls that run only when a lookup missed: (own?, index).
+            let mut guarded: Vec<(bool, usize)> = Vec::new();
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
@@ -371,9 +422,18 @@ impl<'a> Calls<'a> {
                 {
                     continue;
                 }
-                if let Some(t) = self.read_of(cs) {
+                // A project function named like a read (`links.isValid`) is followed, not a read.
+                if let Some(t) = self.read_of(cs)
+                    && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
+                {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
                     read.push(t.clone());
+                    if let Some(known) = &t
+                        && cs.path.last().is_some_and(|l| self.catalog.is_lookup(l))
+                    {
+                        lookups_here.push(known.clone());
+                        out.lookups.push(known.clone());
+                    }
                     out.reads.push(t);
                 }
                 for mut e in self.effects_of(m, cs) {
@@ -381,6 +441,12 @@ impl<'a> Calls<'a> {
                         && let Some(t) = group_table.get(&cs.group)
                     {
                         e.target = Some(t.clone());
+                    }
+                    if let Some((t, keys)) = drizzle.get(&cs.group) {
+                        e.target = Some(t.clone());
+                        if e.data_keys.is_none() {
+                            e.data_keys = keys.clone();
+                        }
                     }
                     if e.kind == EffectKind::DbCreate
                         && e.target.is_some()
@@ -392,6 +458,9 @@ impl<'a> Calls<'a> {
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete {
                         deleted.push(e.target.clone());
+                    }
+                    if cs.guarded {
+                        guarded.push((true, own.len()));
                     }
                     own.push((cs.group, e));
                 }
@@ -428,12 +497,32 @@ impl<'a> Calls<'a> {
                         e.unique_caught |= caught;
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
+                        if cs.guarded {
+                            guarded.push((false, out.effects.len()));
+                        }
                         out.effects.push(e);
                     }
                     read.extend(sub.reads.iter().cloned());
+                    lookups_here.extend(sub.lookups.iter().cloned());
+                    out.lookups.extend(sub.lookups.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
                 }
+            }
+            let updated: HashSet<String> = own[own_start..]
+                .iter()
+                .map(|(_, e)| e)
+                .chain(out.effects[out_start..].iter())
+                .filter(|e| e.kind == EffectKind::DbUpdate && !e.relative)
+                .filter_map(|e| e.target.as_deref().map(model_key))
+                .collect();
+            for (is_own, i) in guarded {
+                let e = if is_own {
+                    &mut own[i].1
+                } else {
+                    &mut out.effects[i]
+                };
+                find_or_create(&lookups_here, &updated, e);
             }
         }
         out.effects.extend(merge_chains(own));
@@ -536,13 +625,7 @@ impl<'a> Calls<'a> {
             }
         }
         let last = cs.path.last()?;
-        let matches = |c: &String| match c.strip_suffix('*') {
-            Some(prefix) => last
-                .strip_prefix(prefix)
-                .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_uppercase())),
-            None => c == last,
-        };
-        if !self.catalog.reads.calls.iter().any(matches) {
+        if !self.catalog.is_read(last) {
             return None;
         }
         Some(match cs.path.len() {

@@ -204,20 +204,39 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
     if effects.iter().any(Effect::repeats_on_retry) {
         return;
     }
-    let upserts: Vec<&Effect> = effects.iter().filter(|e| e.upsert).collect();
+    // Find-or-create by hand counts as an upsert unless a unique constraint is what stops the
+    // duplicate (then the constraint is the mechanism, the lookup a courtesy).
+    let upserts: Vec<&Effect> = effects
+        .iter()
+        .filter(|e| e.upsert || (e.find_or_create && e.constraint.is_none()))
+        .collect();
     for e in &upserts {
         mechanisms.push(Mechanism {
             kind: MechanismKind::Upsert,
-            detail: format!("upsert `{}`", e.callee),
+            detail: if e.find_or_create {
+                format!(
+                    "find-or-create on `{}`: it looks the row up, then {} (`{}`); not atomic, \
+                     two concurrent retries can both create",
+                    e.target.as_deref().unwrap_or("?"),
+                    if e.upsert {
+                        "updates it or creates it"
+                    } else {
+                        "creates it only when missing"
+                    },
+                    e.callee
+                )
+            } else {
+                format!("upsert `{}`", e.callee)
+            },
             location: e.location.clone(),
         });
     }
     // Idempotent by nature: every write is an absolute update, a delete, a replace or an upsert
     // (an upsert writes the values it is given: a repeat leaves the same row). A create that only
     // a constraint stops is not.
-    let constrained = effects
-        .iter()
-        .any(|e| e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces);
+    let constrained = effects.iter().any(|e| {
+        e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces && !upserts.contains(&e)
+    });
     if !constrained {
         let detail = if effects.is_empty() {
             "no side effect reached: repeating the request changes nothing"

@@ -54,6 +54,8 @@ pub struct Evaluator<'t, 'c> {
     pub(super) branch: Option<Vec<String>>,
     /// Inside a `try` whose `catch` names a unique-violation code.
     unique_catch: bool,
+    /// Under a condition on a looked-up row (see `CallSite::guarded`).
+    pub(super) guarded: bool,
     chain_group: Option<usize>,
 }
 
@@ -123,6 +125,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: None,
             chain_group: None,
             unique_catch: false,
+            guarded: false,
         }
     }
 
@@ -821,6 +824,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.module.functions[parent].children.push(id);
         self.fn_memo.insert(node.id(), id);
         let prev = self.push_scope(id, this_class);
+        let saved_guard = std::mem::replace(&mut self.guarded, false);
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
             let mut cursor = params.walk();
@@ -858,6 +862,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.module.functions[id].returns.push(v);
             }
         }
+        self.guarded = saved_guard;
         self.cur = prev;
         id
     }
@@ -1480,6 +1485,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group,
             unique_caught: self.unique_catch || chain_catches,
+            guarded: self.guarded,
             branch: self.branch.clone(),
         });
         if let Some(v) = registered {
@@ -1561,6 +1567,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group: node.id(),
             unique_caught: self.unique_catch,
+            guarded: self.guarded,
             branch: self.branch.clone(),
         });
         let val = match &c.val {
