@@ -576,20 +576,25 @@ impl Collector<'_> {
 
 /// The columns of `.on(t.a, t.b)`.
 fn on_columns(v: &Val) -> Vec<String> {
+    // `t.name`, or `t.name.asc().nullsLast().op("text_ops")` in a `.using("btree", ..)` list.
+    fn column(a: &Val) -> Option<String> {
+        match a {
+            Val::Member(inner, c) => match inner.as_ref() {
+                Val::Member(..) => column(inner),
+                _ => Some(c.clone()),
+            },
+            Val::Call(callee, _) => match callee.as_ref() {
+                Val::Member(inner, _) => column(inner),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
     let mut cur = v;
     while let Val::Call(callee, args) = cur {
         if let Val::Member(inner, p) = callee.as_ref() {
-            if p == "on" {
-                return args
-                    .iter()
-                    .filter_map(|a| {
-                        if let Val::Member(_, c) = a {
-                            Some(c.clone())
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
+            if p == "on" || p == "using" {
+                return args.iter().filter_map(column).collect();
             }
             cur = inner;
         } else {

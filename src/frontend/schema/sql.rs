@@ -118,6 +118,40 @@ fn statements(text: &str) -> Result<Vec<(String, u32)>, String> {
     Ok(out)
 }
 
+/// The schema statements inside a PostgreSQL `DO $$ BEGIN IF NOT EXISTS (..) THEN CREATE UNIQUE
+/// INDEX ..; END IF; END $$` block (as Drizzle and Prisma generate them): each `CREATE` / `ALTER
+/// TABLE` up to its `;`, with its line. None when the statement is not a `DO` block.
+fn do_block_statements(text: &str, line: u32) -> Option<Vec<(String, u32)>> {
+    let trimmed = text.trim_start();
+    if !trimmed.get(..2)?.eq_ignore_ascii_case("do")
+        || !trimmed[2..].starts_with(|c: char| c.is_whitespace() || c == '$')
+    {
+        return None;
+    }
+    let upper = text.to_ascii_uppercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = ["CREATE ", "ALTER TABLE"]
+        .iter()
+        .filter_map(|k| upper[from..].find(k).map(|i| i + from))
+        .min()
+    {
+        let end = upper[at..].find(';').map(|i| i + at).unwrap_or(upper.len());
+        let body = &text[at..end];
+        // The body ends at `END IF` / `END` when the statement has no `;` of its own.
+        let body = match body.to_ascii_uppercase().find(" END IF") {
+            Some(i) => &body[..i],
+            None => body,
+        };
+        out.push((
+            body.to_string(),
+            line + text[..at].matches('\n').count() as u32,
+        ));
+        from = end;
+    }
+    Some(out)
+}
+
 fn parse_one(stmt: &str) -> Result<Vec<Statement>, String> {
     let dialects: [&dyn Dialect; 4] = [
         &PostgreSqlDialect {},
@@ -355,7 +389,14 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
             }
         };
         let mut failed: Vec<(u32, String)> = Vec::new();
+        let mut expanded: Vec<(String, u32)> = Vec::new();
         for (text, line) in stmts {
+            match do_block_statements(&text, line) {
+                Some(inner) => expanded.extend(inner),
+                None => expanded.push((text, line)),
+            }
+        }
+        for (text, line) in expanded {
             let here = Location::new(f.rel.clone(), line);
             match parse_one(&text) {
                 Ok(parsed) => {
@@ -469,6 +510,19 @@ mod tests {
         assert_eq!(c.len(), 1);
         assert!(is_down_migration("db/U3__undo.sql"));
         assert!(!is_down_migration("db/V3__users.sql"));
+    }
+
+    #[test]
+    fn do_blocks_are_read_inside() {
+        let sql = "CREATE TABLE \"Key\" (\"id\" uuid PRIMARY KEY DEFAULT gen_random_uuid(), \"name\" text);\n\
+                   DO $$\nBEGIN\n    IF NOT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = 'k') THEN\n        \
+                   CREATE UNIQUE INDEX \"k\" ON \"Key\" USING btree (\"name\" text_ops);\n    END IF;\nEND $$;\n";
+        let f = file("drizzle/0000_init.sql", sql);
+        let (found, diags) = constraints(&[&f]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let named: Vec<_> = found.iter().filter(|c| c.columns == ["name"]).collect();
+        assert_eq!(named.len(), 1, "{found:?}");
+        assert_eq!(named[0].location.line, 5);
     }
 
     #[test]
