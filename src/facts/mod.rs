@@ -222,6 +222,9 @@ pub struct Endpoint {
     /// Where the key mechanism keeps its keys, when that is visible.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_store: Option<KeyStore>,
+    /// Ids the handler makes deterministically from its input (`uuid.v5`).
+    #[serde(skip)]
+    pub derived_ids: Vec<Location>,
 }
 
 /// A key store the audit recognised.

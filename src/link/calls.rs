@@ -20,6 +20,9 @@ pub struct Summary {
     pub reads: Vec<Option<String>>,
     /// Models looked up row by row (find/exists, not count), in the order read.
     pub lookups: Vec<String>,
+    /// Ids made deterministically from their input (`uuid.v5(name, ns)`): the same event gives
+    /// the same id on every delivery.
+    pub derived_ids: Vec<Location>,
 }
 
 enum Memo {
@@ -422,6 +425,15 @@ impl<'a> Calls<'a> {
                 {
                     continue;
                 }
+                if let Some((spec, name, path)) = self.res.origin(m, &cs.callee)
+                    && spec == "uuid"
+                    && matches!(
+                        path.last().or(name.as_ref()).map(String::as_str),
+                        Some("v5" | "v3")
+                    )
+                {
+                    out.derived_ids.push(self.location(m, cs.line));
+                }
                 // A project function named like a read (`links.isValid`) is followed, not a read.
                 if let Some(t) = self.read_of(cs)
                     && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
@@ -507,6 +519,7 @@ impl<'a> Calls<'a> {
                     out.lookups.extend(sub.lookups.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
+                    out.derived_ids.extend(sub.derived_ids.iter().cloned());
                 }
             }
             let updated: HashSet<String> = own[own_start..]
@@ -531,6 +544,8 @@ impl<'a> Calls<'a> {
             .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
         out.key_reads.sort();
         out.key_reads.dedup();
+        out.derived_ids.sort();
+        out.derived_ids.dedup();
         out
     }
 

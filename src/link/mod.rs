@@ -58,6 +58,7 @@ pub fn link_ts(
         let mut effects: Vec<Effect> = Vec::new();
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
+        let mut derived_ids: Vec<Location> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
                 let s = match &route.branch {
@@ -69,6 +70,7 @@ pub fn link_ts(
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
                 }
                 key_reads.extend(s.key_reads.iter().cloned());
+                derived_ids.extend(s.derived_ids.iter().cloned());
                 let facts = &modules[m].functions[f];
                 (
                     facts.name.clone(),
@@ -113,6 +115,7 @@ pub fn link_ts(
             key_reads,
             handler_location,
             key_store,
+            derived_ids,
         });
     }
     (endpoints, diagnostics, constraints::from_modules(&res))
