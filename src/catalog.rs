@@ -40,6 +40,10 @@ pub struct Sink {
     /// options): when given, the key it passes downstream is checked (RS007).
     #[serde(default)]
     pub idempotency_option: Vec<String>,
+    /// Options naming a message id the broker dedups on (Bull's `jobId`): a message given a
+    /// stable one is not queued twice.
+    #[serde(default)]
+    pub dedup_option: Vec<String>,
     #[serde(skip)]
     roots_set: Option<GlobSet>,
 }

@@ -123,6 +123,12 @@ pub struct Effect {
     /// For a provider call that accepts one: the idempotency key it passes downstream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub downstream_key: Option<DownstreamKey>,
+    /// A message given a stable id its broker dedups on (Bull `jobId`): a retry queues nothing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deduplicated: bool,
+    /// Link facts: the parameter of the function whose argument would carry that id.
+    #[serde(skip)]
+    pub dedup_param: Option<usize>,
     /// The caller-keyed unique constraint that stops a duplicate of this create.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<String>,
@@ -137,6 +143,7 @@ impl Effect {
             }
             EffectKind::DbUpdate => self.relative,
             EffectKind::DbDelete | EffectKind::FileWrite | EffectKind::WebhookReceiver => false,
+            EffectKind::QueuePublish => !self.deduplicated,
             _ => true,
         }
     }

@@ -178,6 +178,15 @@ fn freshly_built(v: &Val) -> bool {
 
 /// One chained expression is one effect: `insert(t).values(v).onConflictDoNothing()` matches at
 /// several of its calls, and the upsert at the end decides what the whole chain does.
+/// The parameter a value comes from (`jobs`, `opts.jobId` of a destructured parameter).
+fn param_index(v: &Val) -> Option<usize> {
+    match v {
+        Val::Param(_, i) => Some(*i),
+        Val::Member(inner, _) => param_index(inner),
+        _ => None,
+    }
+}
+
 /// Two model names that name the same model (`messageTemplate`, `MessageTemplate`).
 fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
     match (a, b) {
@@ -190,11 +199,11 @@ fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
 /// nothing. With an update of the row found it is an upsert by hand, whatever constraint also
 /// backs it; a guard alone counts only where no unique constraint does the job. A sequential retry
 /// finds the row, but two concurrent retries can both create.
-fn find_or_create(lookups: &[String], updated: &HashSet<String>, e: &mut Effect) {
+fn find_or_create(looked_up: &str, updated: &HashSet<String>, e: &mut Effect) {
     if e.kind == EffectKind::DbCreate
         && !e.upsert
         && let Some(t) = e.target.as_deref().map(model_key)
-        && lookups.iter().any(|l| model_key(l) == t)
+        && model_key(looked_up) == t
     {
         e.find_or_create = true;
         e.upsert = updated.contains(&t);
@@ -401,8 +410,8 @@ impl<'a> Calls<'a> {
             let own_start = own.len();
             let out_start = out.effects.len();
             let mut lookups_here: Vec<String> = Vec::new();
-            // Effects of calls that run only when a lookup missed: (own?, index).
-            let mut guarded: Vec<(bool, usize)> = Vec::new();
+            // Effects of calls that run only when a lookup missed: (own?, index, model looked up).
+            let mut guarded: Vec<(bool, usize, String)> = Vec::new();
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
@@ -471,8 +480,8 @@ impl<'a> Calls<'a> {
                     if e.kind == EffectKind::DbDelete {
                         deleted.push(e.target.clone());
                     }
-                    if cs.guarded {
-                        guarded.push((true, own.len()));
+                    if let Some(g) = &cs.guarded {
+                        guarded.push((true, own.len(), g.clone()));
                     }
                     own.push((cs.group, e));
                 }
@@ -503,14 +512,24 @@ impl<'a> Calls<'a> {
                     let caught = caught_groups.contains(&cs.group);
                     for e in &sub.effects {
                         let mut e = e.clone();
+                        // The message id comes from the caller's argument: look there.
+                        if let Some(i) = e.dedup_param.take()
+                            && !e.deduplicated
+                            && let Some(a) = cs.args.get(i)
+                        {
+                            e.deduplicated = self
+                                .dedup_options(&e)
+                                .is_some_and(|keys| self.has_stable_key(m, a, keys, 0));
+                            e.dedup_param = param_index(a);
+                        }
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
                         e.speculative |= speculative;
                         e.unique_caught |= caught;
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
-                        if cs.guarded {
-                            guarded.push((false, out.effects.len()));
+                        if let Some(g) = &cs.guarded {
+                            guarded.push((false, out.effects.len(), g.clone()));
                         }
                         out.effects.push(e);
                     }
@@ -529,13 +548,18 @@ impl<'a> Calls<'a> {
                 .filter(|e| e.kind == EffectKind::DbUpdate && !e.relative)
                 .filter_map(|e| e.target.as_deref().map(model_key))
                 .collect();
-            for (is_own, i) in guarded {
+            for (is_own, i, model) in guarded {
                 let e = if is_own {
                     &mut own[i].1
                 } else {
                     &mut out.effects[i]
                 };
-                find_or_create(&lookups_here, &updated, e);
+                if lookups_here
+                    .iter()
+                    .any(|l| model_key(l) == model_key(&model))
+                {
+                    find_or_create(&model, &updated, e);
+                }
             }
         }
         out.effects.extend(merge_chains(own));
@@ -701,6 +725,45 @@ impl<'a> Calls<'a> {
         )
     }
 
+    /// The dedup options of the sink an effect came from.
+    fn dedup_options(&self, e: &Effect) -> Option<&[String]> {
+        self.catalog
+            .sinks
+            .iter()
+            .find(|s| {
+                s.lang == "ts"
+                    && s.kind == e.kind
+                    && !s.dedup_option.is_empty()
+                    && (s.label == e.label || s.id == e.label)
+            })
+            .map(|s| s.dedup_option.as_slice())
+    }
+
+    /// `v` carries one of `keys` with a value that is not made up per call (`{ jobId: \`${a}-${b}\` }`),
+    /// directly, in a list, or in what a `.map(cb)` callback returns.
+    fn has_stable_key(&self, m: ModId, v: &Val, keys: &[String], depth: usize) -> bool {
+        if depth > 6 {
+            return false;
+        }
+        match v {
+            Val::Obj(fields) => fields.iter().any(|(k, x)| {
+                (keys.contains(k) && !fresh_random(x)) || self.has_stable_key(m, x, keys, depth + 1)
+            }),
+            Val::Arr(items) => items
+                .iter()
+                .any(|x| self.has_stable_key(m, x, keys, depth + 1)),
+            Val::Call(_, args) => args
+                .iter()
+                .any(|x| self.has_stable_key(m, x, keys, depth + 1)),
+            Val::Func(f) => self.res.modules[m].functions.get(*f).is_some_and(|f| {
+                f.returns
+                    .iter()
+                    .any(|x| self.has_stable_key(m, x, keys, depth + 1))
+            }),
+            _ => false,
+        }
+    }
+
     /// The effects one call has by itself, from the catalogue and raw SQL.
     pub fn effects_of(&self, m: ModId, cs: &CallSite) -> Vec<Effect> {
         let mut out = Vec::new();
@@ -788,6 +851,16 @@ impl<'a> Calls<'a> {
                 data_keys: Self::data_keys(cs),
                 downstream_key: (!sink.idempotency_option.is_empty())
                     .then(|| self.downstream_key(cs, &sink.idempotency_option)),
+                deduplicated: !sink.dedup_option.is_empty()
+                    && cs
+                        .args
+                        .iter()
+                        .any(|a| self.has_stable_key(m, a, &sink.dedup_option, 0)),
+                dedup_param: if sink.dedup_option.is_empty() {
+                    None
+                } else {
+                    cs.args.iter().find_map(param_index)
+                },
                 ..Effect::default()
             });
             break;

@@ -55,7 +55,7 @@ pub struct Evaluator<'t, 'c> {
     /// Inside a `try` whose `catch` names a unique-violation code.
     unique_catch: bool,
     /// Under a condition on a looked-up row (see `CallSite::guarded`).
-    pub(super) guarded: bool,
+    pub(super) guarded: Option<String>,
     chain_group: Option<usize>,
 }
 
@@ -125,7 +125,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: None,
             chain_group: None,
             unique_catch: false,
-            guarded: false,
+            guarded: None,
         }
     }
 
@@ -824,7 +824,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.module.functions[parent].children.push(id);
         self.fn_memo.insert(node.id(), id);
         let prev = self.push_scope(id, this_class);
-        let saved_guard = std::mem::replace(&mut self.guarded, false);
+        let saved_guard = self.guarded.take();
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
             let mut cursor = params.walk();
@@ -1485,7 +1485,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group,
             unique_caught: self.unique_catch || chain_catches,
-            guarded: self.guarded,
+            guarded: self.guarded.clone(),
             branch: self.branch.clone(),
         });
         if let Some(v) = registered {
@@ -1567,7 +1567,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group: node.id(),
             unique_caught: self.unique_catch,
-            guarded: self.guarded,
+            guarded: self.guarded.clone(),
             branch: self.branch.clone(),
         });
         let val = match &c.val {
