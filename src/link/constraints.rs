@@ -24,8 +24,23 @@ fn supplies(keys: &[String], c: &str) -> bool {
 /// Links every unprotected create to the best caller-keyed constraint on its model, and adds the
 /// `unique_constraint` mechanism to the endpoints where one was found.
 pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
+    // A key one source says is generated is generated: Prisma's `@default(uuid())` fills `id` in
+    // the client, so the migration's `PRIMARY KEY ("id")` shows no default.
+    let columns = |c: &UniqueConstraint| {
+        let mut cols: Vec<String> = c.columns.iter().map(|c| model_key(c)).collect();
+        cols.sort();
+        (model_key(&c.model), cols)
+    };
+    let generated: std::collections::BTreeSet<_> = constraints
+        .iter()
+        .filter(|c| c.generated)
+        .map(columns)
+        .collect();
     let mut by_model: BTreeMap<String, Vec<&UniqueConstraint>> = BTreeMap::new();
-    for c in constraints.iter().filter(|c| !c.generated) {
+    for c in constraints
+        .iter()
+        .filter(|c| !c.generated && !generated.contains(&columns(c)))
+    {
         for name in std::iter::once(&c.model).chain(c.aliases.iter()) {
             by_model.entry(model_key(name)).or_default().push(c);
         }

@@ -38,6 +38,11 @@ fn last_ident(name: &ObjectName) -> String {
         .to_string()
 }
 
+/// `orders` of `public.orders`.
+fn last_part(table: &str) -> &str {
+    table.rsplit('.').next().unwrap_or(table)
+}
+
 fn key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
@@ -188,14 +193,23 @@ impl Schema {
 
     fn add_constraint(&mut self, table: &str, c: &TableConstraint, here: &Location) {
         let u = match c {
-            TableConstraint::Unique(u) => Unique {
-                name: u.name.as_ref().map(|n| n.value.clone()),
-                columns: u.columns.iter().map(column_of).collect(),
-                partial: false,
-                location: here.clone(),
-            },
+            TableConstraint::Unique(u) => {
+                let columns: Vec<String> = u.columns.iter().map(column_of).collect();
+                Unique {
+                    name: u.name.as_ref().map(|n| n.value.clone()).or_else(|| {
+                        Some(format!("{}_{}_key", last_part(table), columns.join("_")))
+                    }),
+                    columns,
+                    partial: false,
+                    location: here.clone(),
+                }
+            }
             TableConstraint::PrimaryKey(p) => Unique {
-                name: p.name.as_ref().map(|n| n.value.clone()),
+                name: p
+                    .name
+                    .as_ref()
+                    .map(|n| n.value.clone())
+                    .or_else(|| Some(format!("{}_pkey", last_part(table)))),
                 columns: p.columns.iter().map(column_of).collect(),
                 partial: false,
                 location: here.clone(),
@@ -215,8 +229,14 @@ impl Schema {
                 o.option,
                 ColumnOption::Unique(_) | ColumnOption::PrimaryKey(_)
             ) {
+                // PostgreSQL's names for unnamed ones, so a later `DROP CONSTRAINT` finds them.
+                let default = if matches!(o.option, ColumnOption::PrimaryKey(_)) {
+                    format!("{}_pkey", last_part(table))
+                } else {
+                    format!("{}_{name}_key", last_part(table))
+                };
                 let u = Unique {
-                    name: o.name.as_ref().map(|n| n.value.clone()),
+                    name: o.name.as_ref().map(|n| n.value.clone()).or(Some(default)),
                     columns: vec![name.clone()],
                     partial: false,
                     location: here.clone(),
@@ -510,6 +530,22 @@ mod tests {
         assert_eq!(c.len(), 1);
         assert!(is_down_migration("db/U3__undo.sql"));
         assert!(!is_down_migration("db/V3__users.sql"));
+    }
+
+    #[test]
+    fn an_unnamed_primary_key_is_dropped_by_its_postgres_name() {
+        let init = file(
+            "migrations/1_init/migration.sql",
+            "CREATE TABLE \"Access\" (\"id\" TEXT NOT NULL, \"userId\" TEXT NOT NULL, PRIMARY KEY (\"id\", \"userId\"));",
+        );
+        let later = file(
+            "migrations/2_ids/migration.sql",
+            "ALTER TABLE \"Access\" DROP CONSTRAINT \"Access_pkey\", ADD CONSTRAINT \"Access_pkey\" PRIMARY KEY (\"id\");",
+        );
+        let (found, diags) = constraints(&[&init, &later]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let cols: Vec<_> = found.iter().map(|c| c.columns.clone()).collect();
+        assert_eq!(cols, vec![vec!["id".to_string()]]);
     }
 
     #[test]
