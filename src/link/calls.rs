@@ -178,6 +178,20 @@ fn freshly_built(v: &Val) -> bool {
 
 /// One chained expression is one effect: `insert(t).values(v).onConflictDoNothing()` matches at
 /// several of its calls, and the upsert at the end decides what the whole chain does.
+/// `uuid.v5(name, namespace)` (or v3), imported by name or through the module: the same input
+/// gives the same id.
+fn derives_id(callee: &Val) -> bool {
+    let from_uuid = |v: &Val| matches!(v, Val::Import { spec, .. } if spec == "uuid");
+    match callee {
+        Val::Import {
+            spec,
+            name: Some(n),
+        } => spec == "uuid" && (n == "v5" || n == "v3"),
+        Val::Member(inner, p) => (p == "v5" || p == "v3") && from_uuid(inner),
+        _ => false,
+    }
+}
+
 /// The parameter a value comes from (`jobs`, `opts.jobId` of a destructured parameter).
 fn param_index(v: &Val) -> Option<usize> {
     match v {
@@ -434,13 +448,7 @@ impl<'a> Calls<'a> {
                 {
                     continue;
                 }
-                if let Some((spec, name, path)) = self.res.origin(m, &cs.callee)
-                    && spec == "uuid"
-                    && matches!(
-                        path.last().or(name.as_ref()).map(String::as_str),
-                        Some("v5" | "v3")
-                    )
-                {
+                if derives_id(&cs.callee) {
                     out.derived_ids.push(self.location(m, cs.line));
                 }
                 // A project function named like a read (`links.isValid`) is followed, not a read.
