@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod constraints;
+pub mod key_tests;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
@@ -113,6 +114,7 @@ pub fn link_ts(
             key_reads,
             handler_location,
             key_store,
+            ..Endpoint::default()
         });
     }
     (endpoints, diagnostics, constraints::from_modules(&res))

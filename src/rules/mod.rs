@@ -8,6 +8,7 @@ pub mod rs003_side_effect_without_idempotency;
 pub mod rs007_downstream_key_missing;
 pub mod rs012_unique_violation_unhandled;
 pub mod rs014_in_memory_key_store;
+pub mod rs020_no_idempotency_tests;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
 
@@ -146,6 +147,7 @@ pub fn registry() -> Vec<Rule> {
         rs007_downstream_key_missing::rule(),
         rs012_unique_violation_unhandled::rule(),
         rs014_in_memory_key_store::rule(),
+        rs020_no_idempotency_tests::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
     ]
@@ -209,7 +211,7 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 name: rule.meta.name.into(),
                 section: rule.meta.section.into(),
                 severity: rule.meta.severity,
-                confidence: hit.confidence,
+                confidence: tested(ep, hit.confidence),
                 fingerprint: fingerprint(&[rule.meta.id, &label, &ep.location.file]),
                 endpoint: label,
                 file: ep.location.file.clone(),
@@ -224,6 +226,19 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A test in the repository that sends one key twice or concurrently to the endpoint confirms
+/// what is found about it. Where the audit found no key mechanism, such a test points to one it
+/// missed, so the findings there are only speculative.
+fn tested(ep: &Endpoint, found: Confidence) -> Confidence {
+    if ep.confirming_tests().next().is_none() {
+        found
+    } else if ep.has_mechanism(MechanismKind::HeaderKey) {
+        Confidence::Confirmed
+    } else {
+        found.min(Confidence::Speculative)
+    }
 }
 
 /// `callee` (file:line) for messages, with the calls that led there.
