@@ -67,16 +67,16 @@ pub fn scan(rel: &str, text: &str, catalog: &Catalog) -> FileScan {
                 let Some((name, value)) = line.split_once(':') else {
                     continue;
                 };
-                if !catalog.is_key_header(&substitute(name.trim(), &vars, false)) {
+                if !catalog.is_key_header(&substitute(name.trim(), &vars, false, &mut 256)) {
                     continue;
                 }
-                let value = substitute(value.trim(), &vars, false);
+                let value = substitute(value.trim(), &vars, false, &mut 256);
                 let key = if value.contains("{{$") {
                     Key::Fresh
                 } else {
                     Key::Const(value)
                 };
-                let url = substitute(url, &vars, true);
+                let url = substitute(url, &vars, true, &mut 256);
                 sends.push(Send {
                     method: method.clone(),
                     url: UrlSpec::Known(super::parse_url(&url, HOLE)),
@@ -100,11 +100,11 @@ pub fn scan(rel: &str, text: &str, catalog: &Catalog) -> FileScan {
 }
 
 /// Replaces `{{name}}` with the file variable's value. Unknown names stay as written, or become
-/// a hole in a URL; `$` variables always stay (they are made per request).
-fn substitute(text: &str, vars: &HashMap<String, String>, url: bool) -> String {
+/// a hole in a URL; `$` variables always stay (they are made per request). At most `budget`
+/// variables are replaced, so a cycle (`@a = {{a}}`) ends.
+fn substitute(text: &str, vars: &HashMap<String, String>, url: bool, budget: &mut usize) -> String {
     let mut out = String::new();
     let mut rest = text;
-    let mut rounds = 0;
     while let Some(start) = rest.find("{{") {
         out.push_str(&rest[..start]);
         let Some(len) = rest[start..].find("}}") else {
@@ -112,9 +112,9 @@ fn substitute(text: &str, vars: &HashMap<String, String>, url: bool) -> String {
         };
         let name = rest[start + 2..start + len].trim();
         match vars.get(name) {
-            Some(v) if rounds < 16 => {
-                rounds += 1;
-                out.push_str(&substitute(v, vars, url));
+            Some(v) if *budget > 0 => {
+                *budget -= 1;
+                out.push_str(&substitute(v, vars, url, budget));
             }
             _ if url => out.push(HOLE),
             _ => out.push_str(&rest[start..start + len + 2]),
