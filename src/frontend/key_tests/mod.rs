@@ -145,7 +145,7 @@ pub fn collect(files: &[SourceFile], rust_files: &[RustFile], catalog: &Catalog)
     };
     let ts_tests: Vec<&SourceFile> = files
         .iter()
-        .filter(|f| f.lang.is_ts() && crate::frontend::ts::is_test_file(&f.rel))
+        .filter(|f| f.lang.is_ts() && is_ts_test(&f.rel))
         .collect();
     let rust_tests: Vec<&RustFile> = rust_files
         .iter()
@@ -174,7 +174,7 @@ pub fn collect(files: &[SourceFile], rust_files: &[RustFile], catalog: &Catalog)
     let names: Vec<String> = scans
         .iter()
         .flat_map(|s| s.helpers.iter())
-        .filter(|h| h.test.is_none())
+        .filter(|h| h.test.is_none() && !h.sends.is_empty())
         .map(|h| format!("{}(", h.name))
         .collect();
     if !names.is_empty() {
@@ -195,6 +195,14 @@ pub fn collect(files: &[SourceFile], rust_files: &[RustFile], catalog: &Catalog)
     }
     scans.sort_by(|a, b| a.file.cmp(&b.file));
     resolve(&scans)
+}
+
+/// Test code of the TS front end, and Cypress specs (`cy.request`).
+fn is_ts_test(rel: &str) -> bool {
+    crate::frontend::ts::is_test_file(rel)
+        || rel.contains(".cy.")
+        || rel.starts_with("cypress/")
+        || rel.contains("/cypress/")
 }
 
 /// A bug of ours on one test file costs that file's requests, nothing else.

@@ -573,6 +573,20 @@ impl<'t, 'c> Scanner<'t, 'c> {
         if obj.kind() != "object" {
             return;
         }
+        // `{ headers }`: a variable holding the headers.
+        let shorthand: Vec<Node<'t>> = named_children(obj)
+            .into_iter()
+            .filter(|p| p.kind() == "shorthand_property_identifier" && self.text(*p) == "headers")
+            .collect();
+        for short in shorthand {
+            if let Some(Decl::Var {
+                init: Some(init), ..
+            }) = self.decl(short)
+                && let Some(v) = self.key_in_headers(init, 1)
+            {
+                *key = Some(self.key_of(v, 0));
+            }
+        }
         for pair in named_children(obj)
             .into_iter()
             .filter(|p| p.kind() == "pair")
@@ -1287,6 +1301,44 @@ it.skip('replays', async () => {
 "#,
         );
         assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn option_objects_carry_method_url_and_key() {
+        let got = repeated(
+            r#"
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+test('cypress', () => {
+  const key = 'abc';
+  cy.request({ method: 'POST', url: '/api/orders', headers: { [IDEMPOTENCY_HEADER]: key } });
+  cy.request({ method: 'POST', url: '/api/orders', headers: { [IDEMPOTENCY_HEADER]: key } });
+});
+test('playwright', async ({ request }) => {
+  const headers = { 'Idempotency-Key': 'k-2' };
+  await request.post('/api/refunds', { headers, data: { amount: 1 } });
+  await request.post('/api/refunds', { headers, data: { amount: 1 } });
+});
+test('fastify inject', async () => {
+  const opts = { method: 'PATCH', url: '/api/orders/7', headers: { 'idempotency-key': 'k-3' } };
+  await app.inject({ method: 'PATCH', url: '/api/orders/7', headers: { 'idempotency-key': 'k-3' } });
+  await app.inject({ method: 'PATCH', url: '/api/orders/7', headers: { 'idempotency-key': 'k-3' } });
+});
+"#,
+        );
+        assert_eq!(
+            got,
+            vec![
+                (
+                    "PATCH".into(),
+                    Some("/api/orders/7".into()),
+                    true,
+                    false,
+                    15
+                ),
+                ("POST".into(), Some("/api/orders".into()), true, false, 5),
+                ("POST".into(), Some("/api/refunds".into()), true, false, 10),
+            ]
+        );
     }
 
     #[test]
