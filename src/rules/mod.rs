@@ -308,3 +308,60 @@ pub(crate) mod testing {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{effect, endpoint, mechanism};
+    use super::*;
+    use crate::facts::{EffectKind, KeyTest, Location};
+
+    fn repeating_test(exact: bool) -> KeyTest {
+        KeyTest {
+            method: "POST".into(),
+            path: Some("/x".into()),
+            base: false,
+            same_key_twice: true,
+            concurrent: false,
+            exact,
+            location: Location::new("test/x.test.ts", 4),
+        }
+    }
+
+    /// The confidence of `rule`'s finding on the endpoint, if it has one.
+    fn confidence(ep: &Endpoint, rule: &str) -> Option<Confidence> {
+        evaluate(std::slice::from_ref(ep))
+            .into_iter()
+            .find(|f| f.rule == rule)
+            .map(|f| f.confidence)
+    }
+
+    #[test]
+    fn a_test_that_repeats_a_key_confirms_the_findings_of_a_keyed_endpoint() {
+        let mut payment = effect(EffectKind::Payment);
+        payment.downstream_key = Some(crate::facts::DownstreamKey::Missing);
+        let mut ep = endpoint(
+            "POST",
+            vec![payment],
+            vec![mechanism(MechanismKind::HeaderKey)],
+        );
+        assert_eq!(confidence(&ep, "RS007"), Some(Confidence::Likely));
+        assert_eq!(confidence(&ep, "RS020"), Some(Confidence::Likely));
+        // Only a test that may target it: nothing is confirmed, RS020 is unsure.
+        ep.key_tests.push(repeating_test(false));
+        assert_eq!(confidence(&ep, "RS007"), Some(Confidence::Likely));
+        assert_eq!(confidence(&ep, "RS020"), Some(Confidence::Speculative));
+        ep.key_tests.push(repeating_test(true));
+        assert_eq!(confidence(&ep, "RS007"), Some(Confidence::Confirmed));
+        assert_eq!(confidence(&ep, "RS020"), None);
+        let all = evaluate(std::slice::from_ref(&ep));
+        assert!(all.iter().all(|f| f.confidence == Confidence::Confirmed));
+    }
+
+    #[test]
+    fn a_repeating_test_on_an_endpoint_without_a_key_makes_its_findings_speculative() {
+        let mut ep = endpoint("POST", vec![effect(EffectKind::Payment)], vec![]);
+        assert_eq!(confidence(&ep, "RS001"), Some(Confidence::Likely));
+        ep.key_tests.push(repeating_test(true));
+        assert_eq!(confidence(&ep, "RS001"), Some(Confidence::Speculative));
+    }
+}
