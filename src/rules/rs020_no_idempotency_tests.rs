@@ -74,11 +74,15 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         }
         None => Confidence::Likely,
     };
+    let at_once = match ep.framework.as_str() {
+        "axum" | "actix-web" | "rocket" => "`tokio::join!`",
+        _ => "`Promise.all`",
+    };
     Some(Hit {
         confidence,
         message,
         change: format!(
-            "Add a test that sends `{label}` twice with one `Idempotency-Key` and asserts the second response has the first one's status and body and that {} ran once; and one that sends two requests with one key at once (`Promise.all`, `join!`) and expects one 2xx and one 409 or the replayed response.",
+            "Add a test that sends `{label}` twice with one `Idempotency-Key` and asserts the second response has the first one's status and body and that {} ran once; and one that sends two requests with one key at once ({at_once}) and expects one 2xx and one 409 or the replayed response.",
             describe(first)
         ),
         impact: format!(
