@@ -232,6 +232,9 @@ pub struct Endpoint {
     /// Ids the handler makes deterministically from its input (`uuid.v5`).
     #[serde(skip)]
     pub derived_ids: Vec<Location>,
+    /// Test requests that send an idempotency key to this endpoint (see [`KeyTest`]).
+    #[serde(skip)]
+    pub key_tests: Vec<KeyTest>,
 }
 
 /// A key store the audit recognised.
@@ -268,10 +271,55 @@ impl Endpoint {
     pub fn has_mechanism(&self, kind: MechanismKind) -> bool {
         self.mechanisms.iter().any(|m| m.kind == kind)
     }
+    /// The linked tests that send one key twice or concurrently to exactly this endpoint.
+    pub fn confirming_tests(&self) -> impl Iterator<Item = &KeyTest> {
+        self.key_tests.iter().filter(|t| t.exact && t.repeats())
+    }
 }
 
 pub fn is_mutation_method(method: &str) -> bool {
     matches!(method, "POST" | "PUT" | "PATCH" | "DELETE")
+}
+
+/// A request in the repository's tests (a supertest chain, an axum `oneshot`, a `.http` file entry)
+/// that sends an idempotency-key header, as the test front ends found it. One per test and target:
+/// several sends of one key to one URL in one test make one `KeyTest` that repeats.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+pub struct KeyTest {
+    /// Upper case: `POST`.
+    pub method: String,
+    /// The URL path as the test writes it, parameters as `{}` (`/orders/{}/pay`); `None` when the
+    /// URL cannot be read statically.
+    pub path: Option<String>,
+    /// The URL starts with a base the audit cannot read (`${baseUrl}/orders`, `{{host}}/orders`):
+    /// `path` is its tail.
+    pub base: bool,
+    /// The test sends the same key to this URL at least twice, one after the other.
+    pub same_key_twice: bool,
+    /// The test sends the same key to this URL concurrently (`Promise.all`, `join!`).
+    pub concurrent: bool,
+    /// Set by the linker: the URL names this endpoint alone. `false` when the test's URL could not
+    /// be read and this endpoint is only one it may target.
+    #[serde(skip)]
+    pub exact: bool,
+    #[serde(flatten)]
+    pub location: Location,
+}
+
+impl KeyTest {
+    /// The test exercises the key mechanism: one key, sent twice or concurrently.
+    pub fn repeats(&self) -> bool {
+        self.same_key_twice || self.concurrent
+    }
+    /// "sends one key twice and concurrently" for messages.
+    pub fn describe(&self) -> &'static str {
+        match (self.same_key_twice, self.concurrent) {
+            (true, true) => "sends one key twice in sequence and concurrently",
+            (true, false) => "sends one key twice",
+            (false, true) => "sends one key concurrently",
+            (false, false) => "sends a key, never one key twice",
+        }
+    }
 }
 
 /// A unique constraint declared in a schema, an ORM model or a migration.
@@ -349,4 +397,6 @@ pub struct Facts {
     pub diagnostics: Vec<Diagnostic>,
     /// `retrysafe-ignore` comments found in the scanned files.
     pub suppressions: Vec<crate::suppress::Suppression>,
+    /// Requests with an idempotency key found in the repository's tests and `.http` files.
+    pub key_tests: Vec<KeyTest>,
 }

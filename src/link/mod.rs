@@ -3,6 +3,7 @@
 
 pub mod calls;
 pub mod constraints;
+pub mod key_tests;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
@@ -116,6 +117,7 @@ pub fn link_ts(
             handler_location,
             key_store,
             derived_ids,
+            ..Endpoint::default()
         });
     }
     (endpoints, diagnostics, constraints::from_modules(&res))

@@ -1282,7 +1282,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     /// Evaluates a callee-like expression and decomposes it into root, member path and call hops.
+    /// A chain longer than [`MAX_DEPTH`] links is cut there (a diagnostic says so).
     pub(super) fn chain(&mut self, node: Node<'t>) -> Chain {
+        if self.depth > MAX_DEPTH {
+            self.too_deep = true;
+            return Chain {
+                root: Val::Unknown,
+                root_name: String::new(),
+                path: vec![],
+                hops: vec![],
+                val: Val::Unknown,
+            };
+        }
+        self.depth += 1;
+        let c = self.chain_inner(node);
+        self.depth -= 1;
+        c
+    }
+
+    fn chain_inner(&mut self, node: Node<'t>) -> Chain {
         match node.kind() {
             "member_expression" | "subscript_expression" => {
                 let Some(object) = node.child_by_field_name("object") else {
