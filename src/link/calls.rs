@@ -129,7 +129,8 @@ fn has_self_increment(sql: &str) -> bool {
     })
 }
 
-/// A value generated per call: a random id, token or timestamp.
+/// A value generated per call: a random id, token or timestamp. A name-based uuid
+/// (`uuid.v5(name, ns)`, `v3`) is not: it is the same for the same input.
 fn fresh_random(v: &Val) -> bool {
     const MAKERS: &[&str] = &[
         "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
@@ -139,6 +140,12 @@ fn fresh_random(v: &Val) -> bool {
     loop {
         match cur {
             Val::Call(callee, _) => cur = callee,
+            Val::Member(_, name)
+            | Val::Import {
+                name: Some(name), ..
+            } if matches!(name.as_str(), "v5" | "v3") => {
+                return false;
+            }
             Val::Member(inner, name) => {
                 if MAKERS
                     .iter()
@@ -1002,6 +1009,29 @@ mod random_tests {
         );
         assert!(fresh_random(&uuid));
         assert!(fresh_random(&bytes));
+        // `import { v4, v5 } from 'uuid'`: v4 is random, v5 of an event id is the event's.
+        let uuid_fn = |name: &str| {
+            Val::Call(
+                Box::new(Val::Import {
+                    spec: "uuid".into(),
+                    name: Some(name.into()),
+                }),
+                vec![Val::Member(Box::new(Val::Param(1, 0)), "id".into())],
+            )
+        };
+        assert!(fresh_random(&uuid_fn("v4")));
+        assert!(!fresh_random(&uuid_fn("v5")));
+        // `import * as uuid from 'uuid'; uuid.v5(..)`
+        assert!(!fresh_random(&Val::Call(
+            Box::new(Val::Member(
+                Box::new(Val::Import {
+                    spec: "uuid".into(),
+                    name: None,
+                }),
+                "v5".into(),
+            )),
+            vec![],
+        )));
         assert!(!fresh_random(&Val::Member(
             Box::new(Val::Param(1, 0)),
             "email".into()
