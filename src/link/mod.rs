@@ -243,16 +243,33 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces && !upserts.contains(&e)
     });
     if !constrained {
-        let detail = if effects.is_empty() {
-            "no side effect reached: repeating the request changes nothing"
-        } else if upserts.is_empty() {
-            "only absolute updates and deletes: a repeat leaves the same state"
+        let mut kinds: Vec<&str> = Vec::new();
+        if effects
+            .iter()
+            .any(|e| matches!(e.kind, EffectKind::DbUpdate | EffectKind::DbDelete))
+        {
+            kinds.push("absolute updates and deletes");
+        }
+        if !upserts.is_empty() {
+            kinds.push("upserts");
+        }
+        if effects.iter().any(|e| e.deduplicated) {
+            kinds.push("messages with a stable id the broker dedups on");
+        }
+        if effects.iter().any(|e| e.kind == EffectKind::FileWrite) {
+            kinds.push("file writes");
+        }
+        let detail = if effects
+            .iter()
+            .all(|e| e.kind == EffectKind::WebhookReceiver)
+        {
+            "no side effect reached: repeating the request changes nothing".to_string()
         } else {
-            "only absolute updates, deletes and upserts: a repeat leaves the same state"
+            format!("only {}: a repeat leaves the same state", kinds.join(", "))
         };
         mechanisms.push(Mechanism {
             kind: MechanismKind::Natural,
-            detail: detail.into(),
+            detail,
             location: handler,
         });
     }
