@@ -256,8 +256,14 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         if effects.iter().any(|e| e.deduplicated) {
             kinds.push("messages with a stable id the broker dedups on");
         }
+        if effects.iter().any(|e| e.replaces) {
+            kinds.push("creates that replace the rows deleted first");
+        }
         if effects.iter().any(|e| e.kind == EffectKind::FileWrite) {
             kinds.push("file writes");
+        }
+        if kinds.is_empty() {
+            kinds.push("writes a repeat leaves unchanged");
         }
         let detail = if effects
             .iter()
