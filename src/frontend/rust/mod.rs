@@ -132,6 +132,7 @@ pub fn analyze(
             key_reads,
             handler_location,
             key_store,
+            key_obs: Vec::new(),
         });
     }
     endpoints
@@ -156,11 +157,11 @@ fn memory_store(model: &Model, r: &Res, depth: usize) -> Option<crate::facts::Ke
     for (field, ty) in fields.iter() {
         for t in ty.all() {
             if MEMORY_CONTAINERS.contains(&t.last()) {
-                return Some(crate::facts::KeyStore {
-                    kind: "memory".into(),
-                    detail: format!("`{name}.{field}` is a `{}` in the process", t.last()),
-                    location: Location::new(model.file_of(*m), 0),
-                });
+                return Some(crate::facts::KeyStore::of_kind(
+                    "memory",
+                    format!("`{name}.{field}` is a `{}` in the process", t.last()),
+                    Location::new(model.file_of(*m), 0),
+                ));
             }
             if t.path.is_empty() {
                 continue;
