@@ -176,11 +176,13 @@ pub fn judge(
     key_read: Option<&Location>,
     constraints: &[UniqueConstraint],
 ) -> Option<KeyStore> {
+    // The last place the handler runs: an early `return next()` (a safe method, a replay) is not
+    // where the protected request proceeds.
     let handler_at = obs
         .iter()
         .filter(|o| o.obs == Obs::RunsHandler && o.ctx == Ctx::Main)
         .map(|o| o.order)
-        .min();
+        .max();
     let mut obs = obs.to_vec();
     merge_chained(&mut obs);
     let obs = obs.as_slice();

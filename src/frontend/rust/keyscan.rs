@@ -267,6 +267,10 @@ impl Scan {
         idents(&t).iter().any(|i| self.key_vars.iter().any(|k| k.to_ascii_lowercase() == *i))
     }
 
+    fn is_key_var(&self, e: &Expr) -> bool {
+        matches!(strip(e), Expr::Path(p) if self.key_vars.contains(&text(p)))
+    }
+
     fn block(&mut self, stmts: &[Stmt]) {
         for s in stmts {
             match s {
@@ -276,7 +280,7 @@ impl Scan {
                     self.bind(&l.pat, &init.expr);
                     if let Some((_, diverge)) = &init.diverge {
                         // `let Some(key) = … else { return 400 }`
-                        let cond = if self.mentions_key(&init.expr) {
+                        let cond = if reads_header(&init.expr) || self.is_key_var(&init.expr) {
                             Some(Cond::KeyMissing)
                         } else {
                             self.cond
@@ -307,8 +311,32 @@ impl Scan {
                 self.obj_vars.insert(n.clone(), fields.clone());
             }
         }
-        let (links, _) = chain(init);
-        let methods: Vec<String> = links.iter().map(|m| m.method.to_string()).collect();
+        let (links, root) = chain(init);
+        let mut methods: Vec<String> = links.iter().map(|m| m.method.to_string()).collect();
+        // `store::find(&db, user, key).await`: the called function's name says what it returns.
+        if methods.iter().all(|m| matches!(m.as_str(), "await" | "unwrap" | "expect" | "ok" | "cloned"))
+            && let Expr::Call(c) = root
+            && let Expr::Path(p) = &*c.func
+            && let Some(f) = p.path.segments.last()
+        {
+            let f = f.ident.to_string();
+            let kind = if ["find", "get", "fetch", "load", "lookup", "read", "select"]
+                .iter()
+                .any(|x| f.starts_with(x))
+            {
+                Some("get")
+            } else if ["claim", "insert", "acquire", "try_claim", "lock", "reserve"]
+                .iter()
+                .any(|x| f.starts_with(x))
+            {
+                Some("insert")
+            } else {
+                None
+            };
+            if let Some(k) = kind {
+                methods = vec![k.to_string()];
+            }
+        }
         if methods
             .iter()
             .any(|m| matches!(m.as_str(), "read" | "write" | "lock" | "borrow_mut" | "borrow"))
@@ -319,7 +347,17 @@ impl Scan {
             }
             return;
         }
-        if self.mentions_key(init) {
+        // Only a value built from the key (a copy, a string, the header's value) is the key; a
+        // call that merely takes it (`store::release(db, user, key)`) is not.
+        let builds_key = match strip(init) {
+            Expr::Path(_) | Expr::Field(_) | Expr::Binary(_) | Expr::Macro(_) => true,
+            Expr::MethodCall(_) => links.iter().all(|m| {
+                let n = m.method.to_string();
+                !n.contains("find") && !n.contains("claim") && !n.contains("release") && !n.contains("complete")
+            }),
+            _ => reads_header(init),
+        };
+        if self.mentions_key(init) && (builds_key || !methods.is_empty()) {
             let last = methods.last().map(String::as_str).unwrap_or("");
             let lookup = matches!(
                 last,
@@ -335,6 +373,9 @@ impl Scan {
                 for n in names {
                     self.claim_vars.insert(n);
                 }
+                return;
+            }
+            if !builds_key {
                 return;
             }
             for n in &names {
@@ -381,7 +422,9 @@ impl Scan {
             return;
         }
         if name.starts_with("query") || name == "sql" {
-            if let Some(sql) = first_str(&m.tokens)
+            // In a chain (`query!(…).execute(db)`), the chain's end classifies it.
+            if self.chain_depth == 0
+                && let Some(sql) = first_str(&m.tokens)
                 && let Some(op) = sql_op(&sql, false)
             {
                 self.seen(Obs::Op(op), at);
@@ -493,6 +536,10 @@ impl Scan {
             Expr::Call(c) => {
                 let at = line(c.func.span());
                 if let Expr::Path(p) = &*c.func {
+                    let pt = text(p).to_ascii_lowercase();
+                    if pt.contains("sha256") || pt.contains("digest") || pt.contains("fingerprint") || pt.ends_with("hash") {
+                        self.seen(Obs::HashComputed, at);
+                    }
                     if let Some(code) = status_path(&p.path) {
                         self.status(code, at);
                     }
@@ -898,10 +945,7 @@ impl Scan {
         let (links, root) = chain(e);
         let full = text(e);
         let names: Vec<String> = links.iter().map(|m| m.method.to_string()).collect();
-        let at = links
-            .first()
-            .map(|m| line(m.method.span()))
-            .unwrap_or_else(|| line(root.span()));
+        let at = line(root.span());
         let time_filter = {
             let compact = full.replace(' ', "");
             (compact.contains(".lt(") || compact.contains(".le(") || compact.contains(".gt(") || compact.contains('<') || compact.contains('>'))
