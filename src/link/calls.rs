@@ -610,7 +610,9 @@ impl<'a> Calls<'a> {
                 "create" | "insert" | "insertone" | "values" | "createone" | "build" => {
                     OpKind::Insert
                 }
-                "createmany" if kc.fields.iter().any(|f| f == "skipduplicates") => OpKind::Claim,
+                "createmany" if kc.fields.iter().any(|f| f.eq_ignore_ascii_case("skipDuplicates")) => {
+                    OpKind::Claim
+                }
                 "findorcreate" | "onconflictdonothing" | "orignore" | "ignore" | "setoninsert" => {
                     OpKind::Claim
                 }

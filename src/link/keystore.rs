@@ -298,13 +298,10 @@ pub fn judge(
                 o.at.clone(),
                 format!("`{}` is keyed by the caller too (`{f}`)", target),
             ),
-            None => {
-                let at = reads.first().map(|(o, _)| o).unwrap_or(&p_obs);
-                Prop::no(
-                    at.at.clone(),
-                    format!("`{target}` is looked up by the key alone, with no user or tenant"),
-                )
-            }
+            None => Prop::no(
+                p_obs.at.clone(),
+                format!("`{target}` is keyed by the key alone, with no user or tenant"),
+            ),
         },
     };
 
@@ -432,11 +429,19 @@ pub fn judge(
             None => Prop::Unknown,
         },
     };
+    // What bounds the claim itself: a TTL on the claiming write, a cleanup or an expiry-aware
+    // lookup (they cover in-progress rows too). A TTL set only on the final write does not.
+    let claim_ttl = writes_before.first().filter(|(_, op)| op.ttl).map(|(o, _)| o.at.clone());
+    let expires_all = store
+        .expiry
+        .present()
+        .filter(|(_, d)| !d.contains("written with a TTL"))
+        .map(|(a, _)| a.clone());
     store.claim_bounded_in_time = match &claim_at {
         None => Prop::Unknown,
         Some(at) => {
-            if let Some((exp, _)) = store.expiry.present() {
-                Prop::yes(exp.clone(), "an abandoned claim expires")
+            if let Some(exp) = claim_ttl.or(expires_all) {
+                Prop::yes(exp, "an abandoned claim expires")
             } else if let Some(r) = released(&[Ctx::Finally, Ctx::Cancel]) {
                 Prop::yes(r, "the claim is released when the request ends, aborted or not")
             } else {
@@ -575,9 +580,14 @@ fn expiry(
         return Prop::yes(o.at.clone(), "a TTL is set on the key");
     }
     let same = |t: &str| model_key(t) == model_key(target);
-    // A cleanup: anywhere in the project, a delete of old entries of this store.
-    if let Some((o, _)) = v.ops().find(|(_, op)| {
-        op.kind == OpKind::Delete && op.time_filter && (same(&op.target) || op.backend == StoreBackend::Memory)
+    let files: Vec<&str> = ops.iter().map(|(o, _)| o.at.file.as_str()).collect();
+    // A cleanup: anywhere in the project, a delete of old entries of this store (for a container
+    // in memory, one in the same file).
+    if let Some((o, _)) = v.ops().find(|(o, op)| {
+        op.kind == OpKind::Delete
+            && op.time_filter
+            && (same(&op.target)
+                || (op.backend == StoreBackend::Memory && files.contains(&o.at.file.as_str())))
     }) {
         return Prop::yes(o.at.clone(), format!("old entries are deleted ({})", o.at));
     }

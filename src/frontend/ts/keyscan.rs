@@ -656,6 +656,26 @@ impl<'t> Evaluator<'t, '_> {
                 return;
             }
         }
+        // `JSON.parse(await redis.get(k))`: what is decoded is what was read.
+        let value = if value.kind() == "call_expression"
+            && value
+                .child_by_field_name("function")
+                .is_some_and(|c| matches!(self.text(c), "JSON.parse" | "parse" | "deserialize" | "decode"))
+        {
+            let mut inner = value;
+            let mut stack = vec![value];
+            while let Some(x) = stack.pop() {
+                if x.kind() == "call_expression" && x.id() != value.id() {
+                    inner = x;
+                    break;
+                }
+                let mut c = x.walk();
+                stack.extend(x.named_children(&mut c));
+            }
+            inner
+        } else {
+            value
+        };
         if value.kind() == "call_expression" {
             let callee = value
                 .child_by_field_name("function")
@@ -1027,8 +1047,9 @@ impl<'t> Evaluator<'t, '_> {
                 matches!(a.kind(), "string") && self.string_value(*a).eq_ignore_ascii_case(tok)
             })
         };
+        let field = |name: &str| fields.iter().any(|f| f.eq_ignore_ascii_case(name));
         let nx = has_token("NX")
-            || fields.iter().any(|f| f == "nx")
+            || field("nx")
             || lower == "setnx"
             || lower == "hsetnx"
             || upper.contains(" NX");
@@ -1036,14 +1057,14 @@ impl<'t> Evaluator<'t, '_> {
             || has_token("PX")
             || has_token("EXAT")
             || has_token("PXAT")
-            || fields
+            || ["ex", "px", "ttl", "expiration", "expirationTtl", "maxAge", "exat", "pxat"]
                 .iter()
-                .any(|f| matches!(f.as_str(), "ex" | "px" | "ttl" | "expiration" | "expirationttl" | "maxage" | "exat" | "pxat"))
+                .any(|f| field(f))
             || matches!(lower.as_str(), "setex" | "psetex");
-        let compares = ["lt", "lte", "gt", "gte", "$lt", "$lte", "lessthan", "lessthanorequal", "<", ">"]
+        let compares = ["lt", "lte", "gt", "gte", "$lt", "$lte", "LessThan", "LessThanOrEqual", "<", ">"]
             .iter()
             .any(|c| {
-                fields.iter().any(|f| f == c.trim_start_matches('$'))
+                field(c) || field(c.trim_start_matches('$'))
                     || arg_text.contains(&format!("{c}("))
                     || (c.len() == 1 && arg_text.contains(c))
             });
@@ -1119,7 +1140,7 @@ impl<'t> Evaluator<'t, '_> {
         match n.kind() {
             "pair" => {
                 if let Some(k) = n.child_by_field_name("key") {
-                    out.push(self.property_name(k).to_ascii_lowercase());
+                    out.push(self.property_name(k));
                 }
                 if let Some(v) = n.child_by_field_name("value") {
                     self.collect_fields(v, out, depth + 1, st);
@@ -1127,14 +1148,14 @@ impl<'t> Evaluator<'t, '_> {
             }
             "shorthand_property_identifier" | "identifier" | "property_identifier" => {
                 let name = self.text(n);
-                out.push(name.to_ascii_lowercase());
+                out.push(name.to_string());
                 // A record built earlier in the function: its keys are what gets written.
                 if let Some(keys) = st.obj_vars.get(name) {
                     out.extend(keys.iter().cloned());
                 }
             }
             "template_string" => {
-                out.push(self.string_value(n).to_ascii_lowercase());
+                out.push(self.string_value(n));
                 let mut c = n.walk();
                 for x in n.named_children(&mut c) {
                     self.collect_fields(x, out, depth + 1, st);
