@@ -145,7 +145,7 @@ impl<'t> Evaluator<'t, '_> {
                 let text = self.text(n);
                 let reads_key = (n.start_position().row as u32 + 1..=n.end_position().row as u32 + 1)
                     .any(|l| key_lines.contains(&l));
-                if idem_class || has_idem(text) || reads_key {
+                if idem_class || has_idem(text) || reads_key || self.takes_key(n) {
                     self.scan_fn(n, f, &key_lines);
                     scanned.push(n);
                     continue;
@@ -220,6 +220,26 @@ impl<'t> Evaluator<'t, '_> {
         if let Some(body) = n.child_by_field_name("body") {
             self.scan(body, &mut st, key_lines);
         }
+    }
+
+    /// A function handed the key by its caller (`protect(req, res, next, key)`).
+    fn takes_key(&self, n: Node<'t>) -> bool {
+        let mut st = State {
+            key_vars: HashSet::new(),
+            found_vars: HashSet::new(),
+            claim_vars: HashSet::new(),
+            principal_vars: HashSet::new(),
+            obj_vars: std::collections::HashMap::new(),
+            saw_await: false,
+            ctx: Ctx::Main,
+            cond: None,
+            in_compare: false,
+            in_timer: false,
+            fns: vec![],
+            depth: 0,
+        };
+        self.scan_params(n, &mut st);
+        !st.key_vars.is_empty()
     }
 
     fn scan_params(&self, n: Node<'t>, st: &mut State) {
