@@ -982,6 +982,8 @@ impl<'t> Evaluator<'t, '_> {
                 num_arg(1)
             }
             "throw" | "createerror" | "httperror" | "httperrors" => num_arg(0),
+            // @fastify/sensible: `reply.conflict()`, `reply.unprocessableEntity()`.
+            _ if matches!(receiver.as_str(), "reply" | "res" | "this.reply") => named_status(&method),
             _ => None,
         };
         if let Some(code) = code {
