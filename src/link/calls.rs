@@ -49,15 +49,6 @@ const REDIS_PACKAGES: &[&str] = &[
     "iovalkey",
 ];
 
-/// `knex('idempotency_keys')` → `idempotency_keys`; `db.insert(idempotencyKeys)` → the table.
-fn model_name(receiver_last: &str) -> String {
-    let inner = receiver_last
-        .split_once('(')
-        .map(|(_, rest)| rest.trim_end_matches(')').trim_matches(['\'', '"', '`']))
-        .filter(|s| !s.is_empty() && crate::link::keystore::is_key_target(s));
-    inner.unwrap_or(receiver_last).to_string()
-}
-
 /// Names too generic to follow by name alone.
 const GENERIC_METHODS: &[&str] = &[
     "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every",
@@ -402,9 +393,9 @@ impl<'a> Calls<'a> {
                 if let Some(op) = self.store_op(m, kc, cs) {
                     out.key_obs.push(KeyObs {
                         obs: Obs::Op(op),
-                        at: self.location(m, kc.line),
+                        at: self.location(m, kc.chain_line),
                         ctx: kc.ctx,
-                        order: kc.line,
+                        order: kc.chain_line,
                     });
                 }
             }
@@ -627,14 +618,14 @@ impl<'a> Calls<'a> {
                 }
                 _ => return None,
             };
+            // The key table or model the chain names (`knex('idempotency_keys')`,
+            // `prisma.idempotencyKey`, `this.idempotencyRepo`).
             let target = kc
                 .receiver
-                .rsplit('.')
-                .next()
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .find(|t| crate::link::keystore::is_key_target(t))
                 .unwrap_or(&kc.receiver)
-                .trim_start_matches("this.")
                 .to_string();
-            let target = model_name(&target);
             return Some(StoreOp {
                 backend: StoreBackend::Orm,
                 kind,

@@ -524,17 +524,43 @@ pub fn sql_op(sql: &str, time_filter: bool) -> Option<StoreOp> {
 }
 
 /// One chained statement is one operation: `insert(t).values(v).onConflictDoNothing()` is a
-/// claim, not an insert and a claim.
+/// claim, `where(k).del()` a delete, whatever each link looked like alone. Links share a place.
 fn merge_chained(obs: &mut Vec<KeyObs>) {
-    let claims: Vec<Location> = obs
-        .iter()
-        .filter(|o| matches!(&o.obs, Obs::Op(op) if op.kind == OpKind::Claim))
-        .map(|o| o.at.clone())
-        .collect();
-    obs.retain(|o| match &o.obs {
-        Obs::Op(op) if matches!(op.kind, OpKind::Insert | OpKind::Write) => !claims.contains(&o.at),
-        _ => true,
-    });
+    let rank = |k: OpKind| match k {
+        OpKind::Claim => 5,
+        OpKind::Insert => 4,
+        OpKind::Write => 3,
+        OpKind::Delete => 2,
+        OpKind::Expire => 1,
+        OpKind::Read => 0,
+    };
+    let mut merged: Vec<KeyObs> = Vec::with_capacity(obs.len());
+    for o in obs.drain(..) {
+        let Obs::Op(op) = &o.obs else {
+            merged.push(o);
+            continue;
+        };
+        let same = merged.iter_mut().find(|m| {
+            m.at == o.at && m.ctx == o.ctx && matches!(&m.obs, Obs::Op(x) if x.backend == op.backend)
+        });
+        let Some(m) = same else {
+            merged.push(o);
+            continue;
+        };
+        let Obs::Op(into) = &mut m.obs else { continue };
+        if rank(op.kind) > rank(into.kind) {
+            into.kind = op.kind;
+        }
+        if !is_key_target(&into.target) && is_key_target(&op.target) {
+            into.target = op.target.clone();
+        }
+        into.fields.extend(op.fields.iter().cloned());
+        into.fields.sort();
+        into.fields.dedup();
+        into.ttl |= op.ttl;
+        into.time_filter |= op.time_filter;
+    }
+    *obs = merged;
 }
 
 /// What a request without a key gets: a generated key, a 4xx, or the handler unprotected.

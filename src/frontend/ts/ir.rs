@@ -163,6 +163,9 @@ pub struct MethodCheck {
 #[derive(Debug, Clone, Default)]
 pub struct KeyCall {
     pub line: u32,
+    /// The line where the whole chained statement starts (`knex(t).insert(..).onConflict().ignore()`):
+    /// one operation, whatever its links.
+    pub chain_line: u32,
     /// The member called (`set`, `create`, `query`) or the function's name.
     pub method: String,
     /// The receiver as written (`this.redis`, `prisma.idempotencyKey`), shortened.

@@ -86,7 +86,7 @@ fn is_random_call(text: &str) -> bool {
 /// `claimKey`, `tryAcquire`).
 const READ_METHODS: &[&str] = &[
     "get", "has", "exists", "find", "hget", "mget", "lookup", "fetch", "select", "contains",
-    "load", "read", "peek",
+    "load", "read", "peek", "first",
 ];
 const CLAIM_METHODS: &[&str] = &[
     "set", "insert", "create", "claim", "acquire", "tryclaim", "trylock", "lock", "reserve",
@@ -1102,8 +1102,22 @@ impl<'t> Evaluator<'t, '_> {
         let on_key = arg_nodes
             .iter()
             .any(|a| !is_fn(a.kind()) && self.mentions_key(*a, st, key_lines));
+        let mut top = n;
+        while let Some(p) = top.parent() {
+            let chained = match p.kind() {
+                "member_expression" => p.child_by_field_name("object") == Some(top),
+                "call_expression" => p.child_by_field_name("function") == Some(top),
+                "await_expression" | "parenthesized_expression" | "non_null_expression" => true,
+                _ => false,
+            };
+            if !chained {
+                break;
+            }
+            top = p;
+        }
         self.module.functions[f].key_calls.push(KeyCall {
             line: at,
+            chain_line: line(top),
             method: method.clone(),
             receiver: receiver.chars().take(120).collect(),
             literal: first_lit.map(|l| l.chars().take(2000).collect()),
