@@ -338,8 +338,12 @@ pub fn judge(
     // Response storage and replay.
     store.response_stored = match field_in(&words::response) {
         Some((at, f)) => Prop::yes(at, format!("the response is stored (`{f}`)")),
+        // Where the request is marked finished is where the response belongs.
         None => Prop::no(
-            write_at.clone(),
+            writes_after
+                .first()
+                .map(|(o, _)| o.at.clone())
+                .unwrap_or(write_at.clone()),
             format!("`{target}` keeps the key without the response status and body"),
         ),
     };
