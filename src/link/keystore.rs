@@ -23,7 +23,16 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         }
         let first_read = ep.key_reads.first().cloned();
         if let Some(judged) = judge(&ep.key_obs, first_read.as_ref(), constraints) {
-            ep.key_store = Some(judged);
+            // A store seen in code wins; what the key-reading code alone shows does not
+            // replace a store already known (a catalogued library, a memory container).
+            match &mut ep.key_store {
+                Some(known) if !judged.visible() => {
+                    if known.missing_key == MissingKey::Unknown {
+                        known.missing_key = judged.missing_key;
+                    }
+                }
+                _ => ep.key_store = Some(judged),
+            }
         }
     }
 }
