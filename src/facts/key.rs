@@ -13,7 +13,9 @@ use super::Location;
 use serde::Serialize;
 
 /// Where a key mechanism keeps its keys.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum StoreBackend {
     /// A table written with SQL (a raw query, sqlx, a query builder).
@@ -41,7 +43,9 @@ impl StoreBackend {
 }
 
 /// What one store operation does to a key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum OpKind {
     /// A lookup (`SELECT`, `findUnique`, `GET`, `has`, `contains`).
@@ -77,7 +81,17 @@ pub struct StoreOp {
 
 /// When an observed piece of key code runs, relative to the handler it protects.
 #[derive(
-    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Ctx {
@@ -95,7 +109,9 @@ pub enum Ctx {
 }
 
 /// The condition a status or an operation sits under.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Cond {
     /// The key is absent (`!key`, `is_none()`).
@@ -115,7 +131,9 @@ pub enum Cond {
 }
 
 /// A check made on the key itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum KeyCheck {
     Empty,
@@ -129,7 +147,10 @@ pub enum KeyCheck {
 pub enum Obs {
     Op(StoreOp),
     /// An HTTP status answered, under the condition it sits in.
-    Status { code: u16, cond: Option<Cond> },
+    Status {
+        code: u16,
+        cond: Option<Cond>,
+    },
     KeyCheck(KeyCheck),
     /// A missing key replaced by a generated one (`key ?? uuid()`).
     KeyGenerated,
@@ -448,7 +469,14 @@ pub mod words {
     pub fn hash(text: &str) -> bool {
         any_word(
             text,
-            &["hash", "fingerprint", "digest", "checksum", "sha256", "fingerprints"],
+            &[
+                "hash",
+                "fingerprint",
+                "digest",
+                "checksum",
+                "sha256",
+                "fingerprints",
+            ],
         )
         .is_some()
     }
@@ -492,7 +520,15 @@ pub mod words {
         expiry(text)
             || any_word(
                 text,
-                &["created", "createdat", "inserted", "timestamp", "updated", "age", "older"],
+                &[
+                    "created",
+                    "createdat",
+                    "inserted",
+                    "timestamp",
+                    "updated",
+                    "age",
+                    "older",
+                ],
             )
             .is_some()
     }
@@ -516,10 +552,7 @@ pub mod words {
         let w = split(name);
         match w.as_slice() {
             [k] => matches!(k.as_str(), "key" | "ikey" | "idempotencykey" | "idemkey"),
-            _ => {
-                w.last().is_some_and(|l| l == "key")
-                    && w.iter().any(|x| x.starts_with("idem"))
-            }
+            _ => w.last().is_some_and(|l| l == "key") && w.iter().any(|x| x.starts_with("idem")),
         }
     }
 
@@ -530,16 +563,25 @@ pub mod words {
         #[test]
         fn words_are_split_and_matched_whole() {
             assert_eq!(split("requestHash"), vec!["request", "hash"]);
-            assert_eq!(split("idem:${req.user.id}:${key}"), vec!["idem", "req", "user", "id", "key"]);
+            assert_eq!(
+                split("idem:${req.user.id}:${key}"),
+                vec!["idem", "req", "user", "id", "key"]
+            );
             assert_eq!(split("LocalUserId"), vec!["local", "user", "id"]);
             assert_eq!(principal("tenant_id").as_deref(), Some("tenant"));
             assert!(principal("forgetKey").is_none());
             assert!(principal("userAgent").is_some(), "user is a word of it");
             assert!(hash("request_hash") && hash("bodyFingerprint") && !hash("hashtag"));
-            assert!(response("responseBody") && response("status_code") && !response("requestBody"));
+            assert!(
+                response("responseBody") && response("status_code") && !response("requestBody")
+            );
             assert!(!response("status"), "a bare status is the state column");
             assert!(expiry("expires_at") && expiry("lockedUntil") && !expiry("expected"));
-            assert!(in_progress("'in_progress'") && in_progress("State::InProgress") && !in_progress("completed"));
+            assert!(
+                in_progress("'in_progress'")
+                    && in_progress("State::InProgress")
+                    && !in_progress("completed")
+            );
             assert!(key_name("idempotencyKey") && key_name("key") && key_name("idem_key"));
             assert!(!key_name("apiKey") && !key_name("keys"));
         }

@@ -522,9 +522,31 @@ impl<'a> Calls<'a> {
         if let Some(sql) = &kc.literal
             && let Some(op) = crate::link::keystore::sql_op(sql, kc.time_filter)
         {
-            let is_sql_call = self.catalog.sql.calls.iter().any(|c| c.eq_ignore_ascii_case(&kc.method))
-                || self.catalog.sql.tags.iter().any(|t| t.eq_ignore_ascii_case(&kc.method))
-                || matches!(method.as_str(), "query" | "execute" | "raw" | "unsafe" | "sql" | "run" | "all" | "get" | "prepare" | "exec");
+            let is_sql_call = self
+                .catalog
+                .sql
+                .calls
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case(&kc.method))
+                || self
+                    .catalog
+                    .sql
+                    .tags
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(&kc.method))
+                || matches!(
+                    method.as_str(),
+                    "query"
+                        | "execute"
+                        | "raw"
+                        | "unsafe"
+                        | "sql"
+                        | "run"
+                        | "all"
+                        | "get"
+                        | "prepare"
+                        | "exec"
+                );
             if is_sql_call {
                 return Some(op);
             }
@@ -544,7 +566,12 @@ impl<'a> Calls<'a> {
                 Val::Obj(_) => true,
                 _ => false,
             };
-            if memory && (kc.on_key || crate::link::keystore::is_key_target(&kc.receiver) || method == "delete" || method == "clear") {
+            if memory
+                && (kc.on_key
+                    || crate::link::keystore::is_key_target(&kc.receiver)
+                    || method == "delete"
+                    || method == "clear")
+            {
                 let kind = match method.as_str() {
                     "get" | "has" | "peek" => OpKind::Read,
                     "set" | "add" if kc.after_await => OpKind::Write,
@@ -567,9 +594,12 @@ impl<'a> Calls<'a> {
         }
         // Redis and other shared key-value stores.
         let redis = REDIS_PACKAGES.contains(&spec)
-            || words::split(&kc.receiver)
-                .iter()
-                .any(|w| matches!(w.as_str(), "redis" | "kv" | "upstash" | "valkey" | "ioredis"));
+            || words::split(&kc.receiver).iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "redis" | "kv" | "upstash" | "valkey" | "ioredis"
+                )
+            });
         let key_text = kc.literal.as_deref().unwrap_or("");
         if redis && (kc.on_key || crate::link::keystore::is_key_target(key_text)) {
             let kind = match method.as_str() {
@@ -601,19 +631,34 @@ impl<'a> Calls<'a> {
                 "create" | "insert" | "insertone" | "values" | "createone" | "build" => {
                     OpKind::Insert
                 }
-                "createmany" if kc.fields.iter().any(|f| f.eq_ignore_ascii_case("skipDuplicates")) => {
+                "createmany"
+                    if kc
+                        .fields
+                        .iter()
+                        .any(|f| f.eq_ignore_ascii_case("skipDuplicates")) =>
+                {
                     OpKind::Claim
                 }
                 "findorcreate" | "onconflictdonothing" | "orignore" | "ignore" | "setoninsert" => {
                     OpKind::Claim
                 }
-                "upsert" | "update" | "updatemany" | "updateone" | "findoneandupdate"
-                | "findbyidandupdate" | "save" | "merge" | "onconflictdoupdate"
-                | "onduplicatekeyupdate" | "replaceone" => OpKind::Write,
+                "upsert"
+                | "update"
+                | "updatemany"
+                | "updateone"
+                | "findoneandupdate"
+                | "findbyidandupdate"
+                | "save"
+                | "merge"
+                | "onconflictdoupdate"
+                | "onduplicatekeyupdate"
+                | "replaceone" => OpKind::Write,
                 "delete" | "deletemany" | "deleteone" | "destroy" | "remove" | "del" => {
                     OpKind::Delete
                 }
-                m if m.starts_with("find") || matches!(m, "count" | "exists" | "get" | "first" | "select" | "where") => {
+                m if m.starts_with("find")
+                    || matches!(m, "count" | "exists" | "get" | "first" | "select" | "where") =>
+                {
                     OpKind::Read
                 }
                 _ => return None,

@@ -18,7 +18,14 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         }
         if std::env::var_os("RETRYSAFE_DEBUG_KEYS").is_some() {
             for o in &ep.key_obs {
-                eprintln!("{} {:?} {} {:?} order={}", ep.label(), o.obs, o.at, o.ctx, o.order);
+                eprintln!(
+                    "{} {:?} {} {:?} order={}",
+                    ep.label(),
+                    o.obs,
+                    o.at,
+                    o.ctx,
+                    o.order
+                );
             }
         }
         let first_read = ep.key_reads.first().cloned();
@@ -87,7 +94,11 @@ pub fn from_catalogue(known: &crate::catalog::Middleware, at: &Location) -> KeyS
             "replays the stored response",
             "does not replay the response",
         ),
-        expiry: prop(known.expiry, "expires keys", "never expires keys by default"),
+        expiry: prop(
+            known.expiry,
+            "expires keys",
+            "never expires keys by default",
+        ),
         missing_key: match known.requires_key {
             Some(true) => MissingKey::Rejected {
                 code: 400,
@@ -105,7 +116,10 @@ pub fn from_catalogue(known: &crate::catalog::Middleware, at: &Location) -> KeyS
             at: at.clone(),
         }),
         bounded: match known.key_max_length {
-            Some(n) => Prop::yes(at.clone(), format!("{name}: keys longer than {n} are refused")),
+            Some(n) => Prop::yes(
+                at.clone(),
+                format!("{name}: keys longer than {n} are refused"),
+            ),
             None => Prop::Unknown,
         },
         failure_released: prop(
@@ -173,7 +187,10 @@ impl<'a> View<'a> {
     }
     fn status(&self, cond: Cond) -> Option<(u16, &'a KeyObs)> {
         self.obs.iter().find_map(|o| match o.obs {
-            Obs::Status { code, cond: Some(c) } if c == cond => Some((code, o)),
+            Obs::Status {
+                code,
+                cond: Some(c),
+            } if c == cond => Some((code, o)),
             _ => None,
         })
     }
@@ -234,24 +251,35 @@ pub fn judge(
             .flatten(),
         ..KeyStore::default()
     };
-    let reads: Vec<&(&KeyObs, &StoreOp)> =
-        ops.iter().filter(|(_, op)| op.kind == OpKind::Read).collect();
+    let reads: Vec<&(&KeyObs, &StoreOp)> = ops
+        .iter()
+        .filter(|(_, op)| op.kind == OpKind::Read)
+        .collect();
 
     // How the key is claimed.
     store.atomic_claim = match writes_before.first() {
         Some((o, op)) => match op.kind {
             OpKind::Claim => Prop::yes(
                 o.at.clone(),
-                format!("the key is claimed with one insert-if-absent on `{}`", op.target),
+                format!(
+                    "the key is claimed with one insert-if-absent on `{}`",
+                    op.target
+                ),
             ),
             OpKind::Insert => match unique_on(&op.target, constraints) {
                 Ok(Some(c)) => Prop::yes(
                     o.at.clone(),
-                    format!("the key is inserted into `{}`, whose unique constraint {c} stops a second claim", op.target),
+                    format!(
+                        "the key is inserted into `{}`, whose unique constraint {c} stops a second claim",
+                        op.target
+                    ),
                 ),
                 Err(()) => Prop::no(
                     o.at.clone(),
-                    format!("the key is inserted into `{}`, which has no unique constraint on it: two concurrent requests both insert", op.target),
+                    format!(
+                        "the key is inserted into `{}`, which has no unique constraint on it: two concurrent requests both insert",
+                        op.target
+                    ),
                 ),
                 Ok(None) => Prop::Unknown,
             },
@@ -272,7 +300,10 @@ pub fn judge(
         },
         None => match writes_after.first() {
             Some((o, _)) => {
-                let at = reads.first().map(|(r, _)| r.at.clone()).unwrap_or(o.at.clone());
+                let at = reads
+                    .first()
+                    .map(|(r, _)| r.at.clone())
+                    .unwrap_or(o.at.clone());
                 Prop::no(
                     at,
                     format!(
@@ -293,7 +324,10 @@ pub fn judge(
             let Obs::Scoped(who) = &o.obs else {
                 unreachable!()
             };
-            Prop::yes(o.at.clone(), format!("the key is combined with the caller (`{who}`)"))
+            Prop::yes(
+                o.at.clone(),
+                format!("the key is combined with the caller (`{who}`)"),
+            )
         }
         None => match ops
             .iter()
@@ -317,11 +351,17 @@ pub fn judge(
     // Request fingerprint.
     let writes: Vec<&(&KeyObs, &StoreOp)> =
         ops.iter().filter(|(_, op)| is_write(op.kind)).collect();
-    let write_at = writes.first().map(|(o, _)| o.at.clone()).unwrap_or(p_obs.at.clone());
+    let write_at = writes
+        .first()
+        .map(|(o, _)| o.at.clone())
+        .unwrap_or(p_obs.at.clone());
     let field_in = |f: &dyn Fn(&str) -> bool| {
-        writes
-            .iter()
-            .find_map(|(o, op)| op.fields.iter().find(|x| f(x)).map(|x| (o.at.clone(), x.clone())))
+        writes.iter().find_map(|(o, op)| {
+            op.fields
+                .iter()
+                .find(|x| f(x))
+                .map(|x| (o.at.clone(), x.clone()))
+        })
     };
     store.hash_stored = match field_in(&words::hash) {
         Some((at, f)) => Prop::yes(at, format!("the request fingerprint is stored (`{f}`)")),
@@ -363,7 +403,10 @@ pub fn judge(
         .unwrap_or(write_at.clone());
     store.response_replayed = match v.has(|o| *o == Obs::Replay) {
         Some(o) => Prop::yes(o.at.clone(), "a retry gets the stored response back"),
-        None => Prop::no(duplicate_at.clone(), "a retry is not answered with the stored response"),
+        None => Prop::no(
+            duplicate_at.clone(),
+            "a retry is not answered with the stored response",
+        ),
     };
 
     // Expiry.
@@ -390,18 +433,27 @@ pub fn judge(
             at: o.at.clone(),
         });
     store.claims_in_progress = match (&claim_at, v.has(|o| *o == Obs::InProgress)) {
-        (_, Some(o)) => Prop::yes(o.at.clone(), "the key is marked in progress before the handler runs"),
+        (_, Some(o)) => Prop::yes(
+            o.at.clone(),
+            "the key is marked in progress before the handler runs",
+        ),
         (Some(at), None) => Prop::yes(at.clone(), "the key is claimed before the handler runs"),
         (None, None) => Prop::no(write_at.clone(), "nothing marks the key in progress"),
     };
 
     // Bounds on the key.
     store.bounded = match v.has(|o| {
-        matches!(o, Obs::KeyCheck(KeyCheck::Length) | Obs::KeyCheck(KeyCheck::Charset))
+        matches!(
+            o,
+            Obs::KeyCheck(KeyCheck::Length) | Obs::KeyCheck(KeyCheck::Charset)
+        )
     }) {
         Some(o) => Prop::yes(o.at.clone(), "the key's length or format is checked"),
         None => match key_read {
-            Some(at) => Prop::no(at.clone(), "the key is used as sent, with no length or format check"),
+            Some(at) => Prop::no(
+                at.clone(),
+                "the key is used as sent, with no length or format check",
+            ),
             None => Prop::Unknown,
         },
     };
@@ -444,7 +496,10 @@ pub fn judge(
     };
     // What bounds the claim itself: a TTL on the claiming write, a cleanup or an expiry-aware
     // lookup (they cover in-progress rows too). A TTL set only on the final write does not.
-    let claim_ttl = writes_before.first().filter(|(_, op)| op.ttl).map(|(o, _)| o.at.clone());
+    let claim_ttl = writes_before
+        .first()
+        .filter(|(_, op)| op.ttl)
+        .map(|(o, _)| o.at.clone());
     let expires_all = store
         .expiry
         .present()
@@ -456,7 +511,10 @@ pub fn judge(
             if let Some(exp) = claim_ttl.or(expires_all) {
                 Prop::yes(exp, "an abandoned claim expires")
             } else if let Some(r) = released(&[Ctx::Finally, Ctx::Cancel]) {
-                Prop::yes(r, "the claim is released when the request ends, aborted or not")
+                Prop::yes(
+                    r,
+                    "the claim is released when the request ends, aborted or not",
+                )
             } else {
                 Prop::no(
                     at.clone(),
@@ -477,10 +535,46 @@ pub fn is_key_target(name: &str) -> bool {
 }
 
 const SQL_KEYWORDS: &[&str] = &[
-    "select", "from", "where", "and", "or", "not", "insert", "into", "values", "update", "set",
-    "delete", "on", "conflict", "do", "nothing", "returning", "null", "is", "now", "interval",
-    "limit", "for", "as", "in", "exists", "ignore", "duplicate", "key", "default", "with",
-    "current_timestamp", "true", "false", "coalesce", "excluded", "order", "by", "desc", "asc",
+    "select",
+    "from",
+    "where",
+    "and",
+    "or",
+    "not",
+    "insert",
+    "into",
+    "values",
+    "update",
+    "set",
+    "delete",
+    "on",
+    "conflict",
+    "do",
+    "nothing",
+    "returning",
+    "null",
+    "is",
+    "now",
+    "interval",
+    "limit",
+    "for",
+    "as",
+    "in",
+    "exists",
+    "ignore",
+    "duplicate",
+    "key",
+    "default",
+    "with",
+    "current_timestamp",
+    "true",
+    "false",
+    "coalesce",
+    "excluded",
+    "order",
+    "by",
+    "desc",
+    "asc",
 ];
 
 /// An SQL statement on the key table as a store operation: `SELECT` a read, `INSERT … ON
@@ -503,9 +597,15 @@ pub fn sql_op(sql: &str, time_filter: bool) -> Option<StoreOp> {
     let kind = match first {
         "SELECT" => OpKind::Read,
         "INSERT" | "REPLACE" => {
-            if upper.contains("DO NOTHING") || upper.contains("INSERT IGNORE") || upper.contains("INSERT OR IGNORE") {
+            if upper.contains("DO NOTHING")
+                || upper.contains("INSERT IGNORE")
+                || upper.contains("INSERT OR IGNORE")
+            {
                 OpKind::Claim
-            } else if upper.contains("ON CONFLICT") || upper.contains("ON DUPLICATE KEY") || first == "REPLACE" {
+            } else if upper.contains("ON CONFLICT")
+                || upper.contains("ON DUPLICATE KEY")
+                || first == "REPLACE"
+            {
                 OpKind::Write
             } else {
                 OpKind::Insert
@@ -524,8 +624,8 @@ pub fn sql_op(sql: &str, time_filter: bool) -> Option<StoreOp> {
     fields.sort();
     fields.dedup();
     let lower = sql.to_ascii_lowercase();
-    let compares_age = (lower.contains('<') || lower.contains('>'))
-        && fields.iter().any(|f| words::age(f));
+    let compares_age =
+        (lower.contains('<') || lower.contains('>')) && fields.iter().any(|f| words::age(f));
     Some(StoreOp {
         backend: StoreBackend::Sql,
         kind,
@@ -554,7 +654,9 @@ fn merge_chained(obs: &mut Vec<KeyObs>) {
             continue;
         };
         let same = merged.iter_mut().find(|m| {
-            m.at == o.at && m.ctx == o.ctx && matches!(&m.obs, Obs::Op(x) if x.backend == op.backend)
+            m.at == o.at
+                && m.ctx == o.ctx
+                && matches!(&m.obs, Obs::Op(x) if x.backend == op.backend)
         });
         let Some(m) = same else {
             merged.push(o);
@@ -628,7 +730,7 @@ fn expiry(
             && (same(&op.target)
                 || (op.backend == StoreBackend::Memory && files.contains(&o.at.file.as_str())))
     }) {
-        return Prop::yes(o.at.clone(), format!("old entries are deleted ({})", o.at));
+        return Prop::yes(o.at.clone(), "old entries are deleted by a cleanup");
     }
     if let Some((o, _)) = ops
         .iter()
@@ -701,7 +803,12 @@ mod tests {
                 8,
                 Ctx::Main,
             ),
-            op(OpKind::Read, &["user_id", "key", "expires_at"], 10, Ctx::Main),
+            op(
+                OpKind::Read,
+                &["user_id", "key", "expires_at"],
+                10,
+                Ctx::Main,
+            ),
             seen(Obs::HashCompared, 11),
             seen(
                 Obs::Status {
@@ -719,7 +826,12 @@ mod tests {
             ),
             seen(Obs::Replay, 16),
             seen(Obs::RunsHandler, 30),
-            op(OpKind::Write, &["response_status", "response_body"], 24, Ctx::AfterHandler),
+            op(
+                OpKind::Write,
+                &["response_status", "response_body"],
+                24,
+                Ctx::AfterHandler,
+            ),
             op(OpKind::Delete, &["user_id", "key"], 22, Ctx::Failure),
             KeyObs {
                 obs: Obs::Op(StoreOp {
@@ -752,7 +864,10 @@ mod tests {
             assert!(p.is_yes(), "{p:?} in {s:#?}");
         }
         assert_eq!(s.expiry.present().unwrap().0.file, "jobs/cleanup.ts");
-        assert!(matches!(s.missing_key, MissingKey::Rejected { code: 400, .. }));
+        assert!(matches!(
+            s.missing_key,
+            MissingKey::Rejected { code: 400, .. }
+        ));
         assert_eq!(s.mismatch.as_ref().map(|a| a.code), Some(422));
         assert_eq!(s.in_progress.as_ref().map(|a| a.code), Some(409));
         assert_eq!(s.logs_response, Prop::Unknown);
@@ -770,7 +885,10 @@ mod tests {
         assert_eq!(where_.line, 9);
         assert!(why.contains("two steps"), "{why}");
         assert!(s.scoped.missing().is_some());
-        assert!(s.failure_released.missing().is_some(), "a claim never released");
+        assert!(
+            s.failure_released.missing().is_some(),
+            "a claim never released"
+        );
         assert!(s.claim_bounded_in_time.missing().is_some());
 
         let late = vec![
@@ -782,7 +900,10 @@ mod tests {
         let (where_, why) = s.atomic_claim.missing().unwrap();
         assert_eq!(where_.line, 5);
         assert!(why.contains("after the handler"), "{why}");
-        assert!(s.failure_released.missing().is_some(), "any status is stored");
+        assert!(
+            s.failure_released.missing().is_some(),
+            "any status is stored"
+        );
         assert_eq!(s.claim_bounded_in_time, Prop::Unknown, "no claim to bound");
     }
 
@@ -799,7 +920,12 @@ mod tests {
             source: "prisma",
             location: Location::new("schema.prisma", 3),
         };
-        assert!(judge(&obs, None, &[unique.clone()]).unwrap().atomic_claim.is_yes());
+        assert!(
+            judge(&obs, None, std::slice::from_ref(&unique))
+                .unwrap()
+                .atomic_claim
+                .is_yes()
+        );
         let only_id = UniqueConstraint {
             generated: true,
             columns: vec!["id".into()],

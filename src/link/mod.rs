@@ -12,8 +12,8 @@ pub mod webhooks;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::facts::{
-    Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism,
-    MechanismKind, UniqueConstraint,
+    Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism, MechanismKind,
+    UniqueConstraint,
 };
 use crate::frontend::ts::ir::{Module, Val};
 use calls::Calls;
@@ -126,7 +126,10 @@ pub fn link_ts(
         if !key_obs.is_empty() {
             key_obs.extend(after_obs);
         }
-        if key_obs.iter().any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_))) {
+        if key_obs
+            .iter()
+            .any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_)))
+        {
             key_obs.extend(cleanups.iter().cloned());
         }
 
@@ -167,14 +170,19 @@ fn key_middleware<'c>(
             key_reads.extend(s.key_reads.iter().cloned());
             key_obs.extend(s.key_obs.iter().cloned());
             let name = &res.modules[m2].functions[f2].name;
-            Some((Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: format!("idempotency middleware `{name}` reads the key header ({first})"),
-                location: Location::new(
-                    res.modules[m2].file.clone(),
-                    res.modules[m2].functions[f2].line,
-                ),
-            }, None))
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "idempotency middleware `{name}` reads the key header ({first})"
+                    ),
+                    location: Location::new(
+                        res.modules[m2].file.clone(),
+                        res.modules[m2].functions[f2].line,
+                    ),
+                },
+                None,
+            ))
         }
         // A NestJS interceptor or guard class (or an instance of one): its methods decide.
         Resolved::Class(m2, c) | Resolved::Instance(m2, c) => {

@@ -64,6 +64,9 @@ mod tests {
         s.scoped = Prop::yes(Location::new("store.ts", 3), "user_id");
         assert!(check(&keyed(s.clone())).is_none());
         s.scoped = Prop::no(Location::new("store.ts", 4), "by the key alone");
-        assert_eq!(check(&keyed(s)).unwrap().at, Some(Location::new("store.ts", 4)));
+        assert_eq!(
+            check(&keyed(s)).unwrap().at,
+            Some(Location::new("store.ts", 4))
+        );
     }
 }

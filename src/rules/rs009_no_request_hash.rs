@@ -69,7 +69,12 @@ mod tests {
         s.hash_compared = Prop::yes(Location::new("m.ts", 9), "compared");
         assert!(check(&keyed(s.clone())).is_none());
         s.hash_compared = Prop::no(Location::new("s.ts", 3), "never compared");
-        assert!(check(&keyed(s.clone())).unwrap().message.contains("never compared"));
+        assert!(
+            check(&keyed(s.clone()))
+                .unwrap()
+                .message
+                .contains("never compared")
+        );
         s.hash_stored = Prop::no(Location::new("s.ts", 5), "no fingerprint");
         assert_eq!(check(&keyed(s)).unwrap().at, Some(Location::new("s.ts", 5)));
     }

@@ -70,6 +70,9 @@ mod tests {
         s.failure_released = Prop::yes(Location::new("m.ts", 40), "status checked");
         assert!(check(&keyed(s.clone())).is_none());
         s.failure_released = Prop::no(Location::new("m.ts", 41), "stored whatever its status");
-        assert_eq!(check(&keyed(s)).unwrap().at, Some(Location::new("m.ts", 41)));
+        assert_eq!(
+            check(&keyed(s)).unwrap().at,
+            Some(Location::new("m.ts", 41))
+        );
     }
 }

@@ -76,11 +76,11 @@ mod tests {
             vec![mechanism(MechanismKind::HeaderKey)],
         );
         assert!(check(&ep).is_none());
-        ep.key_store = Some(KeyStore {
-            kind: "memory".into(),
-            detail: "`seen.has` keeps the keys in the process".into(),
-            location: Location::new("m.ts", 3),
-        });
+        ep.key_store = Some(KeyStore::of_kind(
+            "memory",
+            "`seen.has` keeps the keys in the process".into(),
+            Location::new("m.ts", 3),
+        ));
         assert!(check(&ep).is_some());
         ep.mechanisms.clear();
         assert!(check(&ep).is_none());

@@ -64,6 +64,9 @@ mod tests {
         s.response_stored = Prop::yes(Location::new("s.ts", 30), "response_body");
         assert!(check(&keyed(s.clone())).is_none());
         s.response_stored = Prop::no(Location::new("s.ts", 12), "key alone");
-        assert_eq!(check(&keyed(s)).unwrap().at, Some(Location::new("s.ts", 12)));
+        assert_eq!(
+            check(&keyed(s)).unwrap().at,
+            Some(Location::new("s.ts", 12))
+        );
     }
 }

@@ -96,7 +96,10 @@ mod tests {
         s.claims_in_progress = Prop::yes(Location::new("s.ts", 1), "claimed");
         assert!(check(&keyed(s.clone())).is_none());
         s.in_progress = answer(422, 8);
-        assert_eq!(check(&keyed(s.clone())).unwrap().at, Some(Location::new("m.ts", 8)));
+        assert_eq!(
+            check(&keyed(s.clone())).unwrap().at,
+            Some(Location::new("m.ts", 8))
+        );
         s.mismatch = answer(400, 5);
         assert!(check(&keyed(s.clone())).unwrap().message.contains("400"));
         // Without an in-progress state, the duplicate answer is not about one in progress.

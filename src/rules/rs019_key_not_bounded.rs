@@ -66,7 +66,10 @@ mod tests {
         let mut s = store();
         assert!(check(&keyed(s.clone())).is_none());
         s.bounded = Prop::no(Location::new("m.ts", 2), "as sent");
-        assert_eq!(check(&keyed(s.clone())).unwrap().at, Some(Location::new("m.ts", 2)));
+        assert_eq!(
+            check(&keyed(s.clone())).unwrap().at,
+            Some(Location::new("m.ts", 2))
+        );
         s.kind = "unknown".into();
         assert!(check(&keyed(s)).is_none(), "no store in view");
     }

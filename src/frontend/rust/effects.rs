@@ -481,7 +481,14 @@ impl<'m, 'a> Effects<'m, 'a> {
     }
 
     /// Follows one project function from a call site (`site`: its line and the name called).
-    fn follow(&self, f: FnId, speculative: bool, out: &mut Summary, scope: &Scope, site: (Line, &str)) {
+    fn follow(
+        &self,
+        f: FnId,
+        speculative: bool,
+        out: &mut Summary,
+        scope: &Scope,
+        site: (Line, &str),
+    ) {
         let sub = self.summary(f);
         let name = self.model.fns[f].func.name.clone();
         for e in &sub.effects {

@@ -91,8 +91,10 @@ fn status_path(p: &syn::Path) -> Option<u16> {
     let segs: Vec<String> = p.segments.iter().map(|s| s.ident.to_string()).collect();
     let last = segs.last()?;
     let owner = segs.iter().rev().nth(1).map(String::as_str).unwrap_or("");
-    if matches!(owner, "StatusCode" | "Status" | "HttpResponse" | "HttpResponseBuilder")
-        || (segs.len() == 1 && last.starts_with("Error"))
+    if matches!(
+        owner,
+        "StatusCode" | "Status" | "HttpResponse" | "HttpResponseBuilder"
+    ) || (segs.len() == 1 && last.starts_with("Error"))
         || (owner == "error" && last.starts_with("Error"))
     {
         named_status(last)
@@ -108,7 +110,12 @@ fn is_random(t: &str) -> bool {
             x.as_str(),
             "uuid" | "v4" | "v7" | "new_v4" | "nanoid" | "ulid" | "random" | "rand" | "thread_rng"
         )
-    }) && (t.contains("new_v4") || t.contains("now_v7") || t.contains("random") || t.contains("nanoid") || t.contains("Ulid :: new") || t.contains("thread_rng"))
+    }) && (t.contains("new_v4")
+        || t.contains("now_v7")
+        || t.contains("random")
+        || t.contains("nanoid")
+        || t.contains("Ulid :: new")
+        || t.contains("thread_rng"))
 }
 
 fn opposite(c: Cond) -> Option<Cond> {
@@ -223,11 +230,7 @@ impl Scan {
             .iter()
             .any(|o| o.obs == obs && o.line == at && o.ctx == ctx)
         {
-            self.out.push(KeyRaw {
-                obs,
-                line: at,
-                ctx,
-            });
+            self.out.push(KeyRaw { obs, line: at, ctx });
         }
     }
 
@@ -264,7 +267,9 @@ impl Scan {
         if reads_header(e) {
             return true;
         }
-        idents(&t).iter().any(|i| self.key_vars.iter().any(|k| k.to_ascii_lowercase() == *i))
+        idents(&t)
+            .iter()
+            .any(|i| self.key_vars.iter().any(|k| k.to_ascii_lowercase() == *i))
     }
 
     fn is_key_var(&self, e: &Expr) -> bool {
@@ -314,7 +319,9 @@ impl Scan {
         let (links, root) = chain(init);
         let mut methods: Vec<String> = links.iter().map(|m| m.method.to_string()).collect();
         // `store::find(&db, user, key).await`: the called function's name says what it returns.
-        if methods.iter().all(|m| matches!(m.as_str(), "await" | "unwrap" | "expect" | "ok" | "cloned"))
+        if methods
+            .iter()
+            .all(|m| matches!(m.as_str(), "await" | "unwrap" | "expect" | "ok" | "cloned"))
             && let Expr::Call(c) = root
             && let Expr::Path(p) = &*c.func
             && let Some(f) = p.path.segments.last()
@@ -337,11 +344,15 @@ impl Scan {
                 methods = vec![k.to_string()];
             }
         }
-        if methods
-            .iter()
-            .any(|m| matches!(m.as_str(), "read" | "write" | "lock" | "borrow_mut" | "borrow"))
-            && !matches!(methods.last().map(String::as_str), Some("contains" | "contains_key" | "get" | "insert" | "remove"))
-        {
+        if methods.iter().any(|m| {
+            matches!(
+                m.as_str(),
+                "read" | "write" | "lock" | "borrow_mut" | "borrow"
+            )
+        }) && !matches!(
+            methods.last().map(String::as_str),
+            Some("contains" | "contains_key" | "get" | "insert" | "remove")
+        ) {
             for n in &names {
                 self.lock_vars.insert(n.clone());
             }
@@ -353,7 +364,10 @@ impl Scan {
             Expr::Path(_) | Expr::Field(_) | Expr::Binary(_) | Expr::Macro(_) => true,
             Expr::MethodCall(_) => links.iter().all(|m| {
                 let n = m.method.to_string();
-                !n.contains("find") && !n.contains("claim") && !n.contains("release") && !n.contains("complete")
+                !n.contains("find")
+                    && !n.contains("claim")
+                    && !n.contains("release")
+                    && !n.contains("complete")
             }),
             _ => reads_header(init),
         };
@@ -361,7 +375,15 @@ impl Scan {
             let last = methods.last().map(String::as_str).unwrap_or("");
             let lookup = matches!(
                 last,
-                "fetch_optional" | "fetch_one" | "get" | "first" | "get_result" | "optional" | "query_async" | "contains" | "contains_key"
+                "fetch_optional"
+                    | "fetch_one"
+                    | "get"
+                    | "first"
+                    | "get_result"
+                    | "optional"
+                    | "query_async"
+                    | "contains"
+                    | "contains_key"
             ) && !reads_header(init);
             if lookup {
                 for n in names {
@@ -383,20 +405,27 @@ impl Scan {
             }
             if !reads_header(init)
                 && let Some(who) = words::principal(&t).or_else(|| {
-                    idents(&t)
-                        .into_iter()
-                        .find(|i| self.principal_vars.iter().any(|p| p.to_ascii_lowercase() == *i))
+                    idents(&t).into_iter().find(|i| {
+                        self.principal_vars
+                            .iter()
+                            .any(|p| p.to_ascii_lowercase() == *i)
+                    })
                 })
             {
                 self.seen(Obs::Scoped(who), line(init.span()));
             }
             return;
         }
-        if names.len() == 1 && (words::principal(&t).is_some() || words::principal(&names[0]).is_some()) {
+        if names.len() == 1
+            && (words::principal(&t).is_some() || words::principal(&names[0]).is_some())
+        {
             self.principal_vars.insert(names[0].clone());
         }
         let last = methods.last().map(String::as_str).unwrap_or("");
-        if matches!(last, "fetch_optional" | "fetch_one" | "first" | "optional" | "get_result" | "get" | "load") {
+        if matches!(
+            last,
+            "fetch_optional" | "fetch_one" | "first" | "optional" | "get_result" | "get" | "load"
+        ) {
             for n in names {
                 self.found_vars.insert(n);
             }
@@ -409,10 +438,19 @@ impl Scan {
 
     fn mac(&mut self, m: &syn::Macro) {
         let at = line(m.path.span());
-        let name = m.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+        let name = m
+            .path
+            .segments
+            .last()
+            .map(|s| s.ident.to_string())
+            .unwrap_or_default();
         let tokens = m.tokens.to_string();
-        if matches!(name.as_str(), "info" | "debug" | "warn" | "error" | "trace" | "println" | "eprintln" | "event")
-            && idents(&tokens).iter().any(|i| words::response(i) && !i.starts_with("req"))
+        if matches!(
+            name.as_str(),
+            "info" | "debug" | "warn" | "error" | "trace" | "println" | "eprintln" | "event"
+        ) && idents(&tokens)
+            .iter()
+            .any(|i| words::response(i) && !i.starts_with("req"))
         {
             self.seen(Obs::LogsResponse, at);
         }
@@ -438,13 +476,18 @@ impl Scan {
             );
             if let Ok(es) = parsed {
                 let has_key = es.iter().any(|e| self.mentions_key(e))
-                    || self.key_vars.iter().any(|k| tokens.contains(&format!("{{{k}}}")));
+                    || self
+                        .key_vars
+                        .iter()
+                        .any(|k| tokens.contains(&format!("{{{k}}}")));
                 if has_key
                     && name == "format"
                     && let Some(who) = words::principal(&tokens).or_else(|| {
-                        idents(&tokens)
-                            .into_iter()
-                            .find(|i| self.principal_vars.iter().any(|p| p.to_ascii_lowercase() == *i))
+                        idents(&tokens).into_iter().find(|i| {
+                            self.principal_vars
+                                .iter()
+                                .any(|p| p.to_ascii_lowercase() == *i)
+                        })
                     })
                 {
                     self.seen(Obs::Scoped(who), at);
@@ -467,7 +510,9 @@ impl Scan {
             for e in &es {
                 self.expr(e);
             }
-        } else if let Ok(stmts) = syn::parse::Parser::parse2(syn::Block::parse_within, tokens.clone()) {
+        } else if let Ok(stmts) =
+            syn::parse::Parser::parse2(syn::Block::parse_within, tokens.clone())
+        {
             self.block(&stmts);
         }
     }
@@ -537,13 +582,22 @@ impl Scan {
                 let at = line(c.func.span());
                 if let Expr::Path(p) = &*c.func {
                     let pt = text(p).to_ascii_lowercase();
-                    if pt.contains("sha256") || pt.contains("digest") || pt.contains("fingerprint") || pt.ends_with("hash") {
+                    if pt.contains("sha256")
+                        || pt.contains("digest")
+                        || pt.contains("fingerprint")
+                        || pt.ends_with("hash")
+                    {
                         self.seen(Obs::HashComputed, at);
                     }
                     if let Some(code) = status_path(&p.path) {
                         self.status(code, at);
                     }
-                    let name = p.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
+                    let name = p
+                        .path
+                        .segments
+                        .last()
+                        .map(|s| s.ident.to_string())
+                        .unwrap_or_default();
                     if name == "from_u16"
                         && let Some(Expr::Lit(l)) = c.args.first()
                         && let syn::Lit::Int(n) = &l.lit
@@ -605,11 +659,8 @@ impl Scan {
                 if st.fields.iter().any(|f| self.mentions_key(&f.expr))
                     && let Some(who) = st.fields.iter().find_map(|f| {
                         let m = text(&f.member);
-                        words::principal(&m).or_else(|| {
-                            self.principal_vars
-                                .contains(&m)
-                                .then(|| m.clone())
-                        })
+                        words::principal(&m)
+                            .or_else(|| self.principal_vars.contains(&m).then(|| m.clone()))
                     })
                 {
                     self.seen(Obs::Scoped(who), line(st.span()));
@@ -678,10 +729,17 @@ impl Scan {
         let member = text(&f.member);
         let base = text(&f.base);
         let root = base.split([' ', '.']).next().unwrap_or("");
-        let request = matches!(root, "req" | "request" | "res" | "response" | "self" | "err" | "e");
+        let request = matches!(
+            root,
+            "req" | "request" | "res" | "response" | "self" | "err" | "e"
+        );
         let named = words::split(&member).iter().any(|w| w == "response");
         let of_lookup = self.found_vars.contains(root)
-            && (words::response(&member) || matches!(member.as_str(), "status" | "status_code" | "body" | "headers"));
+            && (words::response(&member)
+                || matches!(
+                    member.as_str(),
+                    "status" | "status_code" | "body" | "headers"
+                ));
         if !request && (named || of_lookup) && !self.in_compare && !self.in_cond {
             self.seen(Obs::Replay, line(f.span()));
         }
@@ -712,17 +770,24 @@ impl Scan {
                 // `if let Some(key) = header`, `if let (Some(key), Some(user)) = (a, b)`,
                 // `if let Some(existing) = lookup`.
                 let pairs: Vec<(&Pat, &Expr)> = match (&*l.pat, &*l.expr) {
-                    (Pat::Tuple(pt), Expr::Tuple(et)) => pt.elems.iter().zip(et.elems.iter()).collect(),
+                    (Pat::Tuple(pt), Expr::Tuple(et)) => {
+                        pt.elems.iter().zip(et.elems.iter()).collect()
+                    }
                     (p, e) => vec![(p, e)],
                 };
                 let mut result = None;
                 for (p, e) in pairs {
                     let mut names = Vec::new();
                     pat_names(p, &mut names);
-                    if self.mentions_key(e) && !self.found_vars.iter().any(|f| text(e).contains(f.as_str())) {
+                    if self.mentions_key(e)
+                        && !self.found_vars.iter().any(|f| text(e).contains(f.as_str()))
+                    {
                         let (links, _) = chain(e);
                         let lookup = links.last().is_some_and(|m| {
-                            matches!(m.method.to_string().as_str(), "fetch_optional" | "get" | "first" | "optional" | "contains")
+                            matches!(
+                                m.method.to_string().as_str(),
+                                "fetch_optional" | "get" | "first" | "optional" | "contains"
+                            )
                         }) && !reads_header(e);
                         if lookup {
                             self.found_vars.extend(names);
@@ -738,7 +803,10 @@ impl Scan {
                     } else {
                         let (links, _) = chain(e);
                         if links.last().is_some_and(|m| {
-                            matches!(m.method.to_string().as_str(), "fetch_optional" | "first" | "optional" | "get")
+                            matches!(
+                                m.method.to_string().as_str(),
+                                "fetch_optional" | "first" | "optional" | "get"
+                            )
                         }) {
                             self.found_vars.extend(names);
                             result = result.or(Some(Cond::Duplicate));
@@ -776,7 +844,9 @@ impl Scan {
                         (Some(Cond::KeyMissing), false)
                     }
                     "is_none" if on_key_recv => (Some(Cond::KeyMissing), false),
-                    "is_some" if on_key_recv && reads_header(&m.receiver) => (Some(Cond::KeyPresent), false),
+                    "is_some" if on_key_recv && reads_header(&m.receiver) => {
+                        (Some(Cond::KeyPresent), false)
+                    }
                     "is_server_error" => {
                         self.seen(Obs::StatusGuard, line(m.method.span()));
                         (Some(Cond::ServerError), false)
@@ -785,7 +855,9 @@ impl Scan {
                         self.seen(Obs::StatusGuard, line(m.method.span()));
                         (Some(Cond::ServerError), true)
                     }
-                    "contains" | "contains_key" | "is_some" | "exists" => (Some(Cond::Duplicate), false),
+                    "contains" | "contains_key" | "is_some" | "exists" => {
+                        (Some(Cond::Duplicate), false)
+                    }
                     "is_match" | "is_ok" | "is_err"
                         if m.args.iter().any(|a| self.mentions_key(a)) || on_key_recv =>
                     {
@@ -828,13 +900,25 @@ impl Scan {
             return (Some(Cond::HashMismatch), !ne);
         }
         let num = |t: &str| t.trim().parse::<u32>().ok();
-        let status_side = |t: &str| words::split(t).iter().any(|w| w == "status" || w == "statuscode" || w == "u16");
-        if let Some(n) = if status_side(&lt) { num(&rt) } else if status_side(&rt) { num(&lt) } else { None }
-            && (200..600).contains(&n)
+        let status_side = |t: &str| {
+            words::split(t)
+                .iter()
+                .any(|w| w == "status" || w == "statuscode" || w == "u16")
+        };
+        if let Some(n) = if status_side(&lt) {
+            num(&rt)
+        } else if status_side(&rt) {
+            num(&lt)
+        } else {
+            None
+        } && (200..600).contains(&n)
         {
             self.seen(Obs::StatusGuard, at);
             let left_status = status_side(&lt);
-            let greater = matches!((b.op, left_status), (Gt(_) | Ge(_), true) | (Lt(_) | Le(_), false));
+            let greater = matches!(
+                (b.op, left_status),
+                (Gt(_) | Ge(_), true) | (Lt(_) | Le(_), false)
+            );
             return if greater && n >= 499 {
                 (Some(Cond::ServerError), false)
             } else if !greater && !eq {
@@ -844,11 +928,16 @@ impl Scan {
             };
         }
         let state = |t: &str| t.contains("::") || t.starts_with('"');
-        if eq && ((state(&lt) && words::in_progress(&lt)) || (state(&rt) && words::in_progress(&rt))) {
+        if eq
+            && ((state(&lt) && words::in_progress(&lt)) || (state(&rt) && words::in_progress(&rt)))
+        {
             return (Some(Cond::InProgress), ne);
         }
         let key_len = |t: &str, s: &Self| {
-            t.replace(' ', "").ends_with(".len()") && s.key_vars.iter().any(|k| t.replace(' ', "").starts_with(&format!("{k}.")))
+            t.replace(' ', "").ends_with(".len()")
+                && s.key_vars
+                    .iter()
+                    .any(|k| t.replace(' ', "").starts_with(&format!("{k}.")))
         };
         if key_len(&lt, self) || key_len(&rt, self) {
             let zero = lt.trim() == "0" || rt.trim() == "0";
@@ -857,7 +946,10 @@ impl Scan {
                 return (Some(Cond::KeyMissing), ne);
             }
             self.seen(Obs::KeyCheck(KeyCheck::Length), at);
-            let bad_when_true = matches!((b.op, key_len(&lt, self)), (Gt(_) | Ge(_), true) | (Lt(_) | Le(_), false));
+            let bad_when_true = matches!(
+                (b.op, key_len(&lt, self)),
+                (Gt(_) | Ge(_), true) | (Lt(_) | Le(_), false)
+            );
             return (Some(Cond::KeyInvalid), !bad_when_true);
         }
         let zeroish = |t: &str| matches!(t.trim(), "0" | "None" | "false");
@@ -884,7 +976,9 @@ impl Scan {
         let recv_last = recv.rsplit('.').next().unwrap_or("");
         if matches!(name.as_str(), "call" | "run")
             && !m.args.is_empty()
-            && ["service", "srv", "next", "inner", "handler"].iter().any(|s| recv_last.ends_with(s))
+            && ["service", "srv", "next", "inner", "handler"]
+                .iter()
+                .any(|s| recv_last.ends_with(s))
         {
             match self.cond {
                 Some(Cond::KeyMissing) => self.seen(Obs::KeyMissingProceeds, at),
@@ -893,15 +987,22 @@ impl Scan {
             }
         }
         // A missing key replaced by a generated one.
-        if matches!(name.as_str(), "unwrap_or_else" | "unwrap_or" | "or_else" | "or")
-            && self.mentions_key(&m.receiver)
+        if matches!(
+            name.as_str(),
+            "unwrap_or_else" | "unwrap_or" | "or_else" | "or"
+        ) && self.mentions_key(&m.receiver)
             && m.args.iter().any(|a| is_random(&text(a)))
         {
             self.seen(Obs::KeyGenerated, at);
         }
         // Hashes.
         let lower = name.to_ascii_lowercase();
-        if lower.contains("sha256") || lower == "finalize" || lower == "digest" || lower.contains("fingerprint") || lower == "hash_request" {
+        if lower.contains("sha256")
+            || lower == "finalize"
+            || lower == "digest"
+            || lower.contains("fingerprint")
+            || lower == "hash_request"
+        {
             self.seen(Obs::HashComputed, at);
         }
         if let Expr::Path(p) = &*m.receiver
@@ -927,7 +1028,12 @@ impl Scan {
                 for p in &c.inputs {
                     pat_names(p, &mut names);
                 }
-                if on_key && matches!(name.as_str(), "map" | "and_then" | "filter" | "then" | "filter_map" | "inspect") {
+                if on_key
+                    && matches!(
+                        name.as_str(),
+                        "map" | "and_then" | "filter" | "then" | "filter_map" | "inspect"
+                    )
+                {
                     self.key_vars.extend(names.iter().cloned());
                 }
                 self.under(cb_ctx, None, |s| s.expr(&c.body));
@@ -948,14 +1054,22 @@ impl Scan {
         let at = line(root.span());
         let time_filter = {
             let compact = full.replace(' ', "");
-            (compact.contains(".lt(") || compact.contains(".le(") || compact.contains(".gt(") || compact.contains('<') || compact.contains('>'))
-                && idents(&full).iter().any(|i| words::age(i) || i == "elapsed" || i == "secs")
+            (compact.contains(".lt(")
+                || compact.contains(".le(")
+                || compact.contains(".gt(")
+                || compact.contains('<')
+                || compact.contains('>'))
+                && idents(&full)
+                    .iter()
+                    .any(|i| words::age(i) || i == "elapsed" || i == "secs")
         };
         // SQL: sqlx::query("…") / query!(…) at the root.
         let sql = match root {
             Expr::Call(c) => match &*c.func {
                 Expr::Path(p)
-                    if p.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with("query") || s.ident == "sql_query") =>
+                    if p.path.segments.last().is_some_and(|s| {
+                        s.ident.to_string().starts_with("query") || s.ident == "sql_query"
+                    }) =>
                 {
                     c.args.iter().find_map(|a| match a {
                         Expr::Lit(l) => match &l.lit {
@@ -968,7 +1082,12 @@ impl Scan {
                 _ => None,
             },
             Expr::Macro(mm)
-                if mm.mac.path.segments.last().is_some_and(|s| s.ident.to_string().starts_with("query")) =>
+                if mm
+                    .mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident.to_string().starts_with("query")) =>
             {
                 first_str(&mm.mac.tokens)
             }
@@ -984,7 +1103,10 @@ impl Scan {
         if let Expr::Call(c) = root
             && let Expr::Path(p) = &*c.func
             && let Some(f) = p.path.segments.last().map(|s| s.ident.to_string())
-            && matches!(f.as_str(), "insert_into" | "update" | "delete" | "replace_into")
+            && matches!(
+                f.as_str(),
+                "insert_into" | "update" | "delete" | "replace_into"
+            )
             && c.args.iter().any(|a| is_key_target(&text(a)))
         {
             let target = c
@@ -993,7 +1115,9 @@ impl Scan {
                 .map(|a| text(a).split("::").next().unwrap_or("").trim().to_string())
                 .unwrap_or_default();
             let kind = match f.as_str() {
-                "insert_into" if names.iter().any(|n| n == "on_conflict_do_nothing") => OpKind::Claim,
+                "insert_into" if names.iter().any(|n| n == "on_conflict_do_nothing") => {
+                    OpKind::Claim
+                }
                 "insert_into" if names.iter().any(|n| n == "do_update") => OpKind::Write,
                 "insert_into" => OpKind::Insert,
                 "delete" => OpKind::Delete,
@@ -1017,17 +1141,33 @@ impl Scan {
         let recv = text(&last.receiver).replace(' ', "");
         let on_key = last.args.iter().any(|a| self.mentions_key(a))
             || last.args.iter().any(|a| {
-                idents(&text(a))
-                    .iter()
-                    .any(|i| self.obj_vars.get(i).is_some_and(|f| f.iter().any(|x| self.key_vars.contains(x) || x == "key")))
+                idents(&text(a)).iter().any(|i| {
+                    self.obj_vars
+                        .get(i)
+                        .is_some_and(|f| f.iter().any(|x| self.key_vars.contains(x) || x == "key"))
+                })
             });
         // A container behind a lock.
-        let locked = names[..names.len().saturating_sub(1)]
-            .iter()
-            .any(|n| matches!(n.as_str(), "read" | "write" | "lock" | "borrow" | "borrow_mut"))
-            || self.lock_vars.contains(recv.split('.').next().unwrap_or(""));
+        let locked = names[..names.len().saturating_sub(1)].iter().any(|n| {
+            matches!(
+                n.as_str(),
+                "read" | "write" | "lock" | "borrow" | "borrow_mut"
+            )
+        }) || self
+            .lock_vars
+            .contains(recv.split('.').next().unwrap_or(""));
         if locked
-            && matches!(method.as_str(), "contains" | "contains_key" | "get" | "insert" | "remove" | "retain" | "entry" | "clear")
+            && matches!(
+                method.as_str(),
+                "contains"
+                    | "contains_key"
+                    | "get"
+                    | "insert"
+                    | "remove"
+                    | "retain"
+                    | "entry"
+                    | "clear"
+            )
         {
             let kind = match method.as_str() {
                 "contains" | "contains_key" | "get" => OpKind::Read,
@@ -1068,11 +1208,17 @@ impl Scan {
         }
         // Redis.
         let redis_recv = idents(&recv).iter().any(|i| {
-            i.contains("redis") || matches!(i.as_str(), "conn" | "con" | "connection" | "kv" | "cache")
+            i.contains("redis")
+                || matches!(i.as_str(), "conn" | "con" | "connection" | "kv" | "cache")
         });
         let cmd = full.replace(' ', "");
-        let distinctive = matches!(method.as_str(), "set_nx" | "set_ex" | "pset_ex" | "set_options" | "expire" | "pexpire");
-        let is_cmd = cmd.contains("cmd(\"SET\")") || cmd.contains("cmd(\"GET\")") || cmd.contains("cmd(\"DEL\")");
+        let distinctive = matches!(
+            method.as_str(),
+            "set_nx" | "set_ex" | "pset_ex" | "set_options" | "expire" | "pexpire"
+        );
+        let is_cmd = cmd.contains("cmd(\"SET\")")
+            || cmd.contains("cmd(\"GET\")")
+            || cmd.contains("cmd(\"DEL\")");
         if (distinctive || redis_recv || is_cmd) && (on_key || has_idem(&full)) {
             let kind = if is_cmd {
                 if cmd.contains("cmd(\"SET\")") && cmd.contains("\"NX\"") {
@@ -1145,11 +1291,13 @@ fn strip(e: &Expr) -> &Expr {
 fn reads_header(e: &Expr) -> bool {
     let (links, _) = chain(e);
     links.iter().any(|m| {
-        matches!(m.method.to_string().as_str(), "get" | "get_one" | "get_all" | "typed_get")
-            && m.args.iter().any(|a| {
-                let t = text(a);
-                has_idem(&t) || t.to_ascii_lowercase().contains("paypal-request-id")
-            })
+        matches!(
+            m.method.to_string().as_str(),
+            "get" | "get_one" | "get_all" | "typed_get"
+        ) && m.args.iter().any(|a| {
+            let t = text(a);
+            has_idem(&t) || t.to_ascii_lowercase().contains("paypal-request-id")
+        })
     })
 }
 

@@ -132,7 +132,10 @@ pub fn analyze(
         crate::link::complete_mechanisms(&effects, &mut mechanisms, fallback);
         key_reads.sort();
         key_reads.dedup();
-        if key_obs.iter().any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_))) {
+        if key_obs
+            .iter()
+            .any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_)))
+        {
             key_obs.extend(cleanups.iter().cloned());
         }
         endpoints.push(Endpoint {

@@ -76,8 +76,18 @@ fn is_random_call(text: &str) -> bool {
     words::split(callee).iter().any(|w| {
         matches!(
             w.as_str(),
-            "uuid" | "uuidv4" | "v4" | "randomuuid" | "nanoid" | "cuid" | "createid" | "ulid"
-                | "random" | "randombytes" | "generate" | "generateid"
+            "uuid"
+                | "uuidv4"
+                | "v4"
+                | "randomuuid"
+                | "nanoid"
+                | "cuid"
+                | "createid"
+                | "ulid"
+                | "random"
+                | "randombytes"
+                | "generate"
+                | "generateid"
         )
     })
 }
@@ -96,9 +106,17 @@ const CLAIM_METHODS: &[&str] = &[
 /// Object properties a handler answers with: `res.json = …` and friends.
 fn is_response_override(left: &str) -> bool {
     let l = left.replace(' ', "");
-    ["res.json", "res.send", "res.end", "res.write", "response.json", "response.send", "reply.send"]
-        .iter()
-        .any(|p| l == *p)
+    [
+        "res.json",
+        "res.send",
+        "res.end",
+        "res.write",
+        "response.json",
+        "response.send",
+        "reply.send",
+    ]
+    .iter()
+    .any(|p| l == *p)
 }
 
 struct State {
@@ -143,7 +161,8 @@ impl<'t> Evaluator<'t, '_> {
                 && let Some(&f) = self.fn_memo.get(&n.id())
             {
                 let text = self.text(n);
-                let reads_key = (n.start_position().row as u32 + 1..=n.end_position().row as u32 + 1)
+                let reads_key = (n.start_position().row as u32 + 1
+                    ..=n.end_position().row as u32 + 1)
                     .any(|l| key_lines.contains(&l));
                 if idem_class || has_idem(text) || reads_key || self.takes_key(n) {
                     self.scan_fn(n, f, &key_lines);
@@ -192,7 +211,9 @@ impl<'t> Evaluator<'t, '_> {
             }
             let text = self.text(n);
             let touches = containers.iter().any(|c| {
-                words::split(text).iter().any(|w| *w == c.to_ascii_lowercase())
+                words::split(text)
+                    .iter()
+                    .any(|w| *w == c.to_ascii_lowercase())
             });
             if touches && let Some(&f) = self.fn_memo.get(&n.id()) {
                 self.scan_fn(n, f, &key_lines);
@@ -249,7 +270,10 @@ impl<'t> Evaluator<'t, '_> {
         let Some(params) = params else { return };
         let mut stack = vec![params];
         while let Some(p) = stack.pop() {
-            if matches!(p.kind(), "identifier" | "shorthand_property_identifier_pattern") {
+            if matches!(
+                p.kind(),
+                "identifier" | "shorthand_property_identifier_pattern"
+            ) {
                 let name = self.text(p);
                 if words::key_name(name) {
                     st.key_vars.insert(name.to_string());
@@ -278,11 +302,7 @@ impl<'t> Evaluator<'t, '_> {
             .iter()
             .any(|s| s.obs == obs && s.line == at && s.ctx == ctx)
         {
-            seen.push(KeySeen {
-                obs,
-                line: at,
-                ctx,
-            });
+            seen.push(KeySeen { obs, line: at, ctx });
         }
     }
 
@@ -321,7 +341,7 @@ impl<'t> Evaluator<'t, '_> {
             }
             if matches!(x.kind(), "string" | "template_string") {
                 let t = self.string_value(x).to_ascii_lowercase();
-                if self.catalog.key_headers.iter().any(|h| *h == t) {
+                if self.catalog.key_headers.contains(&t) {
                     return true;
                 }
             }
@@ -385,8 +405,10 @@ impl<'t> Evaluator<'t, '_> {
                 st.fns.pop();
             }
             "variable_declarator" => {
-                let (Some(name), value) = (n.child_by_field_name("name"), n.child_by_field_name("value"))
-                else {
+                let (Some(name), value) = (
+                    n.child_by_field_name("name"),
+                    n.child_by_field_name("value"),
+                ) else {
                     return;
                 };
                 let Some(value) = value else { return };
@@ -394,9 +416,10 @@ impl<'t> Evaluator<'t, '_> {
                 self.bind(name, value, st, key_lines);
             }
             "assignment_expression" | "augmented_assignment_expression" => {
-                let (Some(left), Some(right)) =
-                    (n.child_by_field_name("left"), n.child_by_field_name("right"))
-                else {
+                let (Some(left), Some(right)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) else {
                     return;
                 };
                 let lt = self.text(left).to_string();
@@ -467,8 +490,9 @@ impl<'t> Evaluator<'t, '_> {
                     let args = n.child_by_field_name("arguments");
                     let num = args.and_then(|a| {
                         let mut c = a.walk();
-                        a.named_children(&mut c)
-                            .find_map(|x| status_code(self.text(x)).or_else(|| self.status_const(x)))
+                        a.named_children(&mut c).find_map(|x| {
+                            status_code(self.text(x)).or_else(|| self.status_const(x))
+                        })
                     });
                     if let Some(code) = named_status(name).or(num) {
                         self.status(st, code, line(n));
@@ -477,7 +501,8 @@ impl<'t> Evaluator<'t, '_> {
                 self.scan_children(n, st, key_lines);
             }
             "pair" => {
-                if let (Some(k), Some(v)) = (n.child_by_field_name("key"), n.child_by_field_name("value"))
+                if let (Some(k), Some(v)) =
+                    (n.child_by_field_name("key"), n.child_by_field_name("value"))
                     && matches!(self.text(k), "status" | "statusCode")
                     && let Some(code) = status_code(self.text(v)).or_else(|| self.status_const(v))
                 {
@@ -491,8 +516,10 @@ impl<'t> Evaluator<'t, '_> {
                     .map(|o| self.text(o))
                     .unwrap_or("");
                 if matches!(op, "??" | "||")
-                    && let (Some(l), Some(r)) =
-                        (n.child_by_field_name("left"), n.child_by_field_name("right"))
+                    && let (Some(l), Some(r)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("right"),
+                    )
                     && self.mentions_key(l, st, key_lines)
                     && is_random_call(self.text(r))
                     && r.kind() == "call_expression"
@@ -554,16 +581,28 @@ impl<'t> Evaluator<'t, '_> {
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
             if x.kind() == "member_expression"
-                && let (Some(o), Some(p)) =
-                    (x.child_by_field_name("object"), x.child_by_field_name("property"))
+                && let (Some(o), Some(p)) = (
+                    x.child_by_field_name("object"),
+                    x.child_by_field_name("property"),
+                )
             {
                 let obj = self.text(o);
                 let root = obj.split(['.', '[', '(']).next().unwrap_or("");
                 let prop = self.text(p);
                 let not_request = !matches!(
                     root,
-                    "req" | "request" | "res" | "reply" | "ctx" | "c" | "context" | "err" | "error"
-                        | "e" | "this" | "response"
+                    "req"
+                        | "request"
+                        | "res"
+                        | "reply"
+                        | "ctx"
+                        | "c"
+                        | "context"
+                        | "err"
+                        | "error"
+                        | "e"
+                        | "this"
+                        | "response"
                 );
                 let of_lookup = st.found_vars.contains(root)
                     && (words::response(prop)
@@ -588,7 +627,10 @@ impl<'t> Evaluator<'t, '_> {
         let mut names = Vec::new();
         let mut stack = vec![name];
         while let Some(p) = stack.pop() {
-            if matches!(p.kind(), "identifier" | "shorthand_property_identifier_pattern") {
+            if matches!(
+                p.kind(),
+                "identifier" | "shorthand_property_identifier_pattern"
+            ) {
                 names.push(self.text(p).to_string());
             } else {
                 let mut c = p.walk();
@@ -626,7 +668,9 @@ impl<'t> Evaluator<'t, '_> {
             "call_expression" => value
                 .child_by_field_name("function")
                 .map(|c| self.text(c).rsplit('.').next().unwrap_or("").to_string())
-                .is_some_and(|m| matches!(m.as_str(), "get" | "header" | "getHeader" | "get_header")),
+                .is_some_and(|m| {
+                    matches!(m.as_str(), "get" | "header" | "getHeader" | "get_header")
+                }),
             "member_expression" | "subscript_expression" => vtext.contains("headers"),
             "binary_expression" => true,
             _ => false,
@@ -649,7 +693,12 @@ impl<'t> Evaluator<'t, '_> {
         }
         let composed = matches!(
             value.kind(),
-            "template_string" | "binary_expression" | "array" | "call_expression" | "member_expression" | "identifier"
+            "template_string"
+                | "binary_expression"
+                | "array"
+                | "call_expression"
+                | "member_expression"
+                | "identifier"
         ) && self.mentions_key(value, st, key_lines);
         if reads_header || composed {
             // A call that merely takes the key (`await store.get(key)`) holds a lookup, not
@@ -663,7 +712,16 @@ impl<'t> Evaluator<'t, '_> {
                 !reads_header
                     && !matches!(
                         m.as_str(),
-                        "trim" | "tolowercase" | "touppercase" | "join" | "concat" | "string" | "tostring" | "slice" | "substring" | "format"
+                        "trim"
+                            | "tolowercase"
+                            | "touppercase"
+                            | "join"
+                            | "concat"
+                            | "string"
+                            | "tostring"
+                            | "slice"
+                            | "substring"
+                            | "format"
                     )
             };
             if !is_lookup {
@@ -678,10 +736,12 @@ impl<'t> Evaluator<'t, '_> {
         }
         // `JSON.parse(await redis.get(k))`: what is decoded is what was read.
         let value = if value.kind() == "call_expression"
-            && value
-                .child_by_field_name("function")
-                .is_some_and(|c| matches!(self.text(c), "JSON.parse" | "parse" | "deserialize" | "decode"))
-        {
+            && value.child_by_field_name("function").is_some_and(|c| {
+                matches!(
+                    self.text(c),
+                    "JSON.parse" | "parse" | "deserialize" | "decode"
+                )
+            }) {
             let mut inner = value;
             let mut stack = vec![value];
             while let Some(x) = stack.pop() {
@@ -745,7 +805,10 @@ impl<'t> Evaluator<'t, '_> {
                 if arg.kind() == "member_expression"
                     && let Some(p) = arg.child_by_field_name("property")
                     && (words::response(self.text(p))
-                        || matches!(self.text(p), "completedAt" | "completed_at" | "completed" | "done" | "finished"))
+                        || matches!(
+                            self.text(p),
+                            "completedAt" | "completed_at" | "completed" | "done" | "finished"
+                        ))
                 {
                     return (Some(Cond::InProgress), false);
                 }
@@ -810,9 +873,10 @@ impl<'t> Evaluator<'t, '_> {
                     .child_by_field_name("operator")
                     .map(|o| self.text(o))
                     .unwrap_or("");
-                let (Some(l), Some(r)) =
-                    (cond.child_by_field_name("left"), cond.child_by_field_name("right"))
-                else {
+                let (Some(l), Some(r)) = (
+                    cond.child_by_field_name("left"),
+                    cond.child_by_field_name("right"),
+                ) else {
                     return (None, false);
                 };
                 if matches!(op, "||" | "&&") {
@@ -866,8 +930,11 @@ impl<'t> Evaluator<'t, '_> {
                 }
                 // In-progress states.
                 let lit_side = |t: &str| {
-                    (t.starts_with('\'') || t.starts_with('"') || t.starts_with('`')
-                        || t.contains("::") || t.contains('.'))
+                    (t.starts_with('\'')
+                        || t.starts_with('"')
+                        || t.starts_with('`')
+                        || t.contains("::")
+                        || t.contains('.'))
                         && words::in_progress(t)
                 };
                 if eq && (lit_side(lt) || lit_side(rt)) {
@@ -905,11 +972,21 @@ impl<'t> Evaluator<'t, '_> {
                         return (Some(Cond::KeyMissing), negated_eq);
                     }
                 }
-                if eq && l.kind() == "unary_expression" && lt.starts_with("typeof") && on_key(lt.trim_start_matches("typeof").trim()) {
+                if eq
+                    && l.kind() == "unary_expression"
+                    && lt.starts_with("typeof")
+                    && on_key(lt.trim_start_matches("typeof").trim())
+                {
                     return (Some(Cond::KeyMissing), !negated_eq);
                 }
                 // A claim's row count or a lookup's emptiness.
-                let root = |t: &str| t.split(['.', '[', '(']).next().unwrap_or("").trim().to_string();
+                let root = |t: &str| {
+                    t.split(['.', '[', '('])
+                        .next()
+                        .unwrap_or("")
+                        .trim()
+                        .to_string()
+                };
                 let zeroish = |t: &str| matches!(t, "0" | "null" | "undefined" | "false");
                 if eq && (zeroish(rt) || zeroish(lt)) {
                     let side = if zeroish(rt) { lt } else { rt };
@@ -975,15 +1052,19 @@ impl<'t> Evaluator<'t, '_> {
         // Statuses.
         let num_arg = |i: usize| arg_nodes.get(i).and_then(|a| status_code(self.text(*a)));
         let code = match lower.as_str() {
-            "status" | "sendstatus" | "code" | "writehead" => num_arg(0).or_else(|| {
-                arg_nodes.first().and_then(|a| self.status_const(*a))
-            }),
-            "json" | "body" | "text" | "newresponse" if receiver == "c" || receiver.ends_with("Response") => {
+            "status" | "sendstatus" | "code" | "writehead" => {
+                num_arg(0).or_else(|| arg_nodes.first().and_then(|a| self.status_const(*a)))
+            }
+            "json" | "body" | "text" | "newresponse"
+                if receiver == "c" || receiver.ends_with("Response") =>
+            {
                 num_arg(1)
             }
             "throw" | "createerror" | "httperror" | "httperrors" => num_arg(0),
             // @fastify/sensible: `reply.conflict()`, `reply.unprocessableEntity()`.
-            _ if matches!(receiver.as_str(), "reply" | "res" | "this.reply") => named_status(&method),
+            _ if matches!(receiver.as_str(), "reply" | "res" | "this.reply") => {
+                named_status(&method)
+            }
             _ => None,
         };
         if let Some(code) = code {
@@ -991,7 +1072,10 @@ impl<'t> Evaluator<'t, '_> {
         }
         // The protected handler.
         let runs_handler = arg_nodes.is_empty()
-            && matches!(callee_text.replace(' ', "").as_str(), "next" | "next.handle" | "next.run" | "handler" | "next.call");
+            && matches!(
+                callee_text.replace(' ', "").as_str(),
+                "next" | "next.handle" | "next.run" | "handler" | "next.call"
+            );
         if runs_handler {
             match st.cond {
                 Some(Cond::KeyMissing) => self.seen(st, Obs::KeyMissingProceeds, at),
@@ -1011,26 +1095,40 @@ impl<'t> Evaluator<'t, '_> {
         // A stored response sent back.
         let sends = matches!(
             lower.as_str(),
-            "status" | "json" | "send" | "end" | "sendstatus" | "code" | "body" | "set" | "header" | "writehead" | "of"
+            "status"
+                | "json"
+                | "send"
+                | "end"
+                | "sendstatus"
+                | "code"
+                | "body"
+                | "set"
+                | "header"
+                | "writehead"
+                | "of"
         ) && (receiver.is_empty()
-            || ["res", "reply", "response", "c", "ctx"]
-                .iter()
-                .any(|r| receiver == *r || receiver.starts_with(&format!("{r}.")) || receiver.starts_with(&format!("{r}[")))
+            || ["res", "reply", "response", "c", "ctx"].iter().any(|r| {
+                receiver == *r
+                    || receiver.starts_with(&format!("{r}."))
+                    || receiver.starts_with(&format!("{r}["))
+            })
             || lower == "of"
             || callee_text.ends_with("Response.json"));
         if sends && arg_nodes.iter().any(|a| self.stored_member(*a, st)) {
             self.seen(st, Obs::Replay, at);
         }
-        if callee_text.ends_with("Response.json") || callee_text == "new Response" {
-            if let Some(opts) = arg_nodes.get(1)
-                && self.stored_member(*opts, st)
-            {
-                self.seen(st, Obs::Replay, at);
-            }
+        if (callee_text.ends_with("Response.json") || callee_text == "new Response")
+            && let Some(opts) = arg_nodes.get(1)
+            && self.stored_member(*opts, st)
+        {
+            self.seen(st, Obs::Replay, at);
         }
         // Logging a stored or captured response.
         if logger_like(&receiver)
-            && matches!(lower.as_str(), "log" | "info" | "debug" | "warn" | "error" | "trace")
+            && matches!(
+                lower.as_str(),
+                "log" | "info" | "debug" | "warn" | "error" | "trace"
+            )
             && arg_nodes.iter().any(|a| {
                 let t = self.text(*a);
                 words::response(t) && !t.starts_with("req.body") && !t.contains("err")
@@ -1039,8 +1137,12 @@ impl<'t> Evaluator<'t, '_> {
             self.seen(st, Obs::LogsResponse, at);
         }
         // Schema checks on the key (`z.string().uuid().max(255).parse(key)`).
-        if matches!(lower.as_str(), "parse" | "safeparse" | "validate" | "assert")
-            && arg_nodes.iter().any(|a| self.mentions_key(*a, st, key_lines))
+        if matches!(
+            lower.as_str(),
+            "parse" | "safeparse" | "validate" | "assert"
+        ) && arg_nodes
+            .iter()
+            .any(|a| self.mentions_key(*a, st, key_lines))
         {
             if receiver.contains(".max(") || receiver.contains(".length(") {
                 self.seen(st, Obs::KeyCheck(KeyCheck::Length), at);
@@ -1079,17 +1181,38 @@ impl<'t> Evaluator<'t, '_> {
             || has_token("PX")
             || has_token("EXAT")
             || has_token("PXAT")
-            || ["ex", "px", "ttl", "expiration", "expirationTtl", "maxAge", "exat", "pxat"]
-                .iter()
-                .any(|f| field(f))
-            || matches!(lower.as_str(), "setex" | "psetex");
-        let compares = ["lt", "lte", "gt", "gte", "$lt", "$lte", "LessThan", "LessThanOrEqual", "<", ">"]
+            || [
+                "ex",
+                "px",
+                "ttl",
+                "expiration",
+                "expirationTtl",
+                "maxAge",
+                "exat",
+                "pxat",
+            ]
             .iter()
-            .any(|c| {
-                field(c) || field(c.trim_start_matches('$'))
-                    || arg_text.contains(&format!("{c}("))
-                    || (c.len() == 1 && arg_text.contains(c))
-            });
+            .any(|f| field(f))
+            || matches!(lower.as_str(), "setex" | "psetex");
+        let compares = [
+            "lt",
+            "lte",
+            "gt",
+            "gte",
+            "$lt",
+            "$lte",
+            "LessThan",
+            "LessThanOrEqual",
+            "<",
+            ">",
+        ]
+        .iter()
+        .any(|c| {
+            field(c)
+                || field(c.trim_start_matches('$'))
+                || arg_text.contains(&format!("{c}("))
+                || (c.len() == 1 && arg_text.contains(c))
+        });
         let time_filter = st.in_timer || (compares && words::age(&arg_text));
         let f = *st.fns.last().unwrap_or(&0);
         let ctx = if st.cond == Some(Cond::ServerError)
@@ -1230,7 +1353,10 @@ fn logger_like(receiver: &str) -> bool {
 
 fn strip_await(n: Node) -> Node {
     let mut n = n;
-    while matches!(n.kind(), "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression") {
+    while matches!(
+        n.kind(),
+        "await_expression" | "parenthesized_expression" | "as_expression" | "non_null_expression"
+    ) {
         match n.named_child(0) {
             Some(c) => n = c,
             None => break,
