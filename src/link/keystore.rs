@@ -283,6 +283,11 @@ pub fn judge(
                 ),
                 Ok(None) => Prop::Unknown,
             },
+            // A container in the process checked and then written before the handler: the
+            // window is two lock acquisitions, which a client retry or a double click does not
+            // hit. The store's real flaw is that it is not shared (RS014 says so); whatever
+            // replaces it must claim atomically. Not judged here.
+            _ if op.backend == StoreBackend::Memory => Prop::Unknown,
             _ => {
                 let read = reads.iter().find(|(r, _)| r.order <= o.order);
                 let detail = match read {
@@ -905,6 +910,32 @@ mod tests {
             "any status is stored"
         );
         assert_eq!(s.claim_bounded_in_time, Prop::Unknown, "no claim to bound");
+    }
+
+    #[test]
+    fn an_in_process_check_then_set_is_left_to_rs014() {
+        let mut read = op(OpKind::Read, &["key"], 5, Ctx::Main);
+        let mut write = op(OpKind::Write, &["key"], 9, Ctx::Main);
+        for o in [&mut read, &mut write] {
+            if let Obs::Op(op) = &mut o.obs {
+                op.backend = StoreBackend::Memory;
+            }
+        }
+        let s = judge(
+            &[read.clone(), write, seen(Obs::RunsHandler, 12)],
+            None,
+            &[],
+        )
+        .unwrap();
+        assert_eq!(s.kind, "memory");
+        assert_eq!(s.atomic_claim, Prop::Unknown);
+        // Recorded only after the handler: a window as long as the handler, judged.
+        let mut late = op(OpKind::Write, &["key"], 20, Ctx::AfterHandler);
+        if let Obs::Op(op) = &mut late.obs {
+            op.backend = StoreBackend::Memory;
+        }
+        let s = judge(&[read, seen(Obs::RunsHandler, 12), late], None, &[]).unwrap();
+        assert!(s.atomic_claim.missing().is_some());
     }
 
     #[test]

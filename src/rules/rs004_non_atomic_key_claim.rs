@@ -7,7 +7,9 @@ const DOC: &str = r#"## What it does
 Flags a key mechanism that does not claim the key in one atomic step before the handler runs:
 it looks the key up and then writes it (two statements a concurrent request can slip between),
 overwrites it, inserts it into a table with no unique constraint on it, or records it only after
-the handler has answered.
+the handler has answered. (A container in the process checked and set before the handler is left
+to RS014: its flaw is that it is not shared, and the store that replaces it must claim
+atomically.)
 
 ## Why is this bad?
 A client that times out retries while its first request is still running. Both requests read
