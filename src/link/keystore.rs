@@ -16,18 +16,6 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         if ep.key_obs.is_empty() {
             continue;
         }
-        if std::env::var_os("RETRYSAFE_DEBUG_KEYS").is_some() {
-            for o in &ep.key_obs {
-                eprintln!(
-                    "{} {:?} {} {:?} order={}",
-                    ep.label(),
-                    o.obs,
-                    o.at,
-                    o.ctx,
-                    o.order
-                );
-            }
-        }
         let first_read = ep.key_reads.first().cloned();
         if let Some(judged) = judge(&ep.key_obs, first_read.as_ref(), constraints) {
             // A store seen in code wins; what the key-reading code alone shows does not

@@ -760,6 +760,16 @@ impl Scan {
     }
 
     fn classify(&mut self, cond: &Expr) -> (Option<Cond>, bool) {
+        if self.depth > MAX_DEPTH {
+            return (None, false);
+        }
+        self.depth += 1;
+        let r = self.classify_inner(cond);
+        self.depth -= 1;
+        r
+    }
+
+    fn classify_inner(&mut self, cond: &Expr) -> (Option<Cond>, bool) {
         match cond {
             Expr::Paren(p) => self.classify(&p.expr),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {

@@ -147,6 +147,10 @@ impl<'t> Evaluator<'t, '_> {
             .iter()
             .flat_map(|f| f.key_reads.iter().map(|(_, l)| *l))
             .collect();
+        // Most files hold no key code: neither a key read nor anything named for idempotency.
+        if key_lines.is_empty() && !has_idem(self.src) {
+            return;
+        }
         let mut scanned: Vec<Node<'t>> = Vec::new();
         let mut rest: Vec<Node<'t>> = Vec::new();
         // Iterative walk: (node, enclosing class name mentions idem).
@@ -783,6 +787,21 @@ impl<'t> Evaluator<'t, '_> {
 
     /// The condition a test checks, and whether it is negated.
     fn classify(
+        &mut self,
+        cond: Node<'t>,
+        st: &mut State,
+        key_lines: &HashSet<u32>,
+    ) -> (Option<Cond>, bool) {
+        if st.depth > MAX_SCAN_DEPTH {
+            return (None, false);
+        }
+        st.depth += 1;
+        let r = self.classify_inner(cond, st, key_lines);
+        st.depth -= 1;
+        r
+    }
+
+    fn classify_inner(
         &mut self,
         cond: Node<'t>,
         st: &mut State,
