@@ -86,31 +86,40 @@ pub fn collect_facts_with(
         .collect();
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         found.files.iter().partition(|f| f.lang.is_ts());
-    // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
-    let ((mut endpoints, ts_diagnostics, model_constraints), (rust_endpoints, rust_diagnostics)) =
-        rayon::join(
-            || {
-                let parsed: Vec<_> = ts_files
-                    .par_iter()
-                    .map(|f| {
-                        let r = frontend::ts::analyze_file(f, catalog);
-                        progress.parsed();
-                        r
-                    })
-                    .collect();
-                let mut modules = Vec::with_capacity(parsed.len());
-                let mut diagnostics = Vec::new();
-                for (m, d) in parsed {
-                    modules.push(m);
-                    diagnostics.extend(d);
-                }
-                progress.phase("linking");
-                let (endpoints, more, constraints) = link::link_ts(&modules, root, catalog, config);
-                diagnostics.extend(more);
-                (endpoints, diagnostics, constraints)
-            },
-            || frontend::rust::analyze(&found.rust_files, root, catalog),
-        );
+    // The TypeScript/JavaScript pipeline and the Rust front end run side by side, and the tests'
+    // keyed requests are read beside them.
+    let (
+        ((mut endpoints, ts_diagnostics, model_constraints), (rust_endpoints, rust_diagnostics)),
+        key_tests,
+    ) = rayon::join(
+        || {
+            rayon::join(
+                || {
+                    let parsed: Vec<_> = ts_files
+                        .par_iter()
+                        .map(|f| {
+                            let r = frontend::ts::analyze_file(f, catalog);
+                            progress.parsed();
+                            r
+                        })
+                        .collect();
+                    let mut modules = Vec::with_capacity(parsed.len());
+                    let mut diagnostics = Vec::new();
+                    for (m, d) in parsed {
+                        modules.push(m);
+                        diagnostics.extend(d);
+                    }
+                    progress.phase("linking");
+                    let (endpoints, more, constraints) =
+                        link::link_ts(&modules, root, catalog, config);
+                    diagnostics.extend(more);
+                    (endpoints, diagnostics, constraints)
+                },
+                || frontend::rust::analyze(&found.rust_files, root, catalog),
+            )
+        },
+        || frontend::key_tests::collect(&found.files, &found.rust_files, catalog),
+    );
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);
     diagnostics.extend(rust_diagnostics);
@@ -130,12 +139,14 @@ pub fn collect_facts_with(
             .unwrap_or_else(|| ep.location.clone());
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
     }
+    link::key_tests::apply(&mut endpoints, &key_tests);
     Facts {
         files_scanned: found.files.len() + found.rust_files.len(),
         constraints,
         endpoints,
         diagnostics,
         suppressions,
+        key_tests,
     }
 }
 

@@ -221,6 +221,19 @@ fn positives(report: &Report, out: &mut String) {
             shown.join(", ")
         );
     }
+    for e in &report.endpoints {
+        for t in &e.idempotency_tests {
+            any = true;
+            let _ = writeln!(
+                out,
+                "- `{}`: tested — the test at `{}:{}` {}, so the key mechanism is exercised.",
+                e.label(),
+                t.location.file,
+                t.location.line,
+                t.describe()
+            );
+        }
+    }
     let natural = report
         .endpoints
         .iter()

@@ -7,7 +7,7 @@ pub mod progress;
 pub mod sarif;
 pub mod table;
 
-use crate::facts::{Diagnostic, Effect, Endpoint, Mechanism, UniqueConstraint};
+use crate::facts::{Diagnostic, Effect, Endpoint, KeyTest, Mechanism, UniqueConstraint};
 use crate::rules::{Classification, Finding, Severity, classify, fingerprint};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -63,6 +63,9 @@ pub struct EndpointReport {
     /// What the key mechanism gets right, each with the line that shows it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub positives: Vec<crate::facts::key::Positive>,
+    /// Tests in the repository that send this endpoint one idempotency key twice or concurrently.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub idempotency_tests: Vec<KeyTest>,
 }
 
 impl EndpointReport {
@@ -137,6 +140,7 @@ impl Report {
                     key_store: ep.key_store.clone(),
                     id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
                     classification: classify(&ep),
+                    idempotency_tests: ep.confirming_tests().cloned().collect(),
                     method: ep.method,
                     path: ep.path,
                     framework: ep.framework,

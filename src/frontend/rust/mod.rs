@@ -150,6 +150,7 @@ pub fn analyze(
             handler_location,
             key_store,
             key_obs,
+            ..Endpoint::default()
         });
     }
     endpoints

@@ -126,9 +126,14 @@ impl<'t> Evaluator<'t, '_> {
             return;
         };
         let check = self.method_check(cond);
+        let guard = self.is_lookup_guard(cond);
         self.eval(cond);
         let consequence = node.child_by_field_name("consequence");
         let alternative = node.child_by_field_name("alternative");
+        let saved_guard = self.guarded.clone();
+        if guard.is_some() {
+            self.guarded = guard.clone();
+        }
         match check {
             Some((methods, false)) => {
                 self.record_check(&methods, line(cond), false);
@@ -151,6 +156,53 @@ impl<'t> Evaluator<'t, '_> {
         if let Some(a) = alternative {
             self.walk_under(a, self.branch.clone());
         }
+        // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed.
+        self.guarded = match guard {
+            Some(g) if consequence.is_some_and(exits) => Some(g),
+            _ => saved_guard,
+        };
+    }
+
+    /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
+    /// the model it read.
+    fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<String> {
+        let mut stack = vec![cond];
+        let mut budget = 64;
+        while let Some(n) = stack.pop() {
+            budget -= 1;
+            if budget == 0 {
+                return None;
+            }
+            match n.kind() {
+                "identifier" => {
+                    let name = self.text(n).to_string();
+                    if let Val::Call(callee, _) = self.lookup(&name)
+                        && let Val::Member(model, method) = callee.as_ref()
+                        && self.catalog.is_lookup(method)
+                        && let Some(model) = value_name(model)
+                    {
+                        return Some(model);
+                    }
+                }
+                "call_expression" => {
+                    if let Some(f) = n.child_by_field_name("function")
+                        && let Some(p) = f.child_by_field_name("property")
+                        && self.catalog.is_lookup(self.text(p))
+                        && let Some(o) = f.child_by_field_name("object")
+                    {
+                        let o = o.child_by_field_name("property").unwrap_or(o);
+                        if matches!(o.kind(), "identifier" | "property_identifier") {
+                            return Some(self.text(o).to_string());
+                        }
+                    }
+                }
+                "arrow_function" | "function_expression" => continue,
+                _ => {}
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        None
     }
 
     pub(super) fn walk_switch(&mut self, node: Node<'t>) {
@@ -192,5 +244,29 @@ impl<'t> Evaluator<'t, '_> {
                 self.walk_under(st, branch.clone());
             }
         }
+    }
+}
+
+/// A statement that leaves the function: `return`/`throw`, or a block ending in one.
+fn exits(node: Node) -> bool {
+    match node.kind() {
+        "return_statement" | "throw_statement" => true,
+        "statement_block" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor)
+                .filter(|c| c.kind() != "comment")
+                .last()
+                .is_some_and(exits)
+        }
+        _ => false,
+    }
+}
+
+/// The name a value goes by: the last member (`user` in `prisma.user`), an import, a global.
+fn value_name(v: &Val) -> Option<String> {
+    match v {
+        Val::Member(_, n) | Val::Global(n) => Some(n.clone()),
+        Val::Import { name: Some(n), .. } => Some(n.clone()),
+        _ => None,
     }
 }
