@@ -435,7 +435,8 @@ pub mod words {
         split(text).into_iter().find(|w| set.contains(&w.as_str()))
     }
 
-    /// Names the caller: `userId`, `tenant_id`, `req.user.id`, `LocalUserId`, `orgId`.
+    /// Names the caller: `userId`, `tenant_id`, `req.user.id`, `LocalUserId`, `orgId`. Not
+    /// `client`: that is as often the Redis or HTTP client as the caller.
     pub fn principal(text: &str) -> Option<String> {
         const P: &[&str] = &[
             "user",
@@ -456,7 +457,6 @@ pub mod words {
             "principal",
             "team",
             "member",
-            "client",
             "company",
             "actor",
             "subject",
