@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod constraints;
 pub mod key_tests;
+pub mod keystore;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
@@ -12,7 +13,7 @@ pub mod webhooks;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::facts::{
-    Diagnostic, Effect, EffectKind, Endpoint, KeyStore, Location, Mechanism, MechanismKind,
+    Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism, MechanismKind,
     UniqueConstraint,
 };
 use crate::frontend::ts::ir::{Module, Val};
@@ -54,11 +55,13 @@ pub fn link_ts(
         calls = calls.with_max_depth(depth as usize);
     }
     let (routes, diagnostics) = mounts::Mounter::new(&res, config).routes();
+    let cleanups = calls.cleanups();
     let mut endpoints = Vec::new();
     for route in routes {
         let mut effects: Vec<Effect> = Vec::new();
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
+        let mut key_obs: Vec<KeyObs> = Vec::new();
         let mut derived_ids: Vec<Location> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
@@ -69,6 +72,7 @@ pub fn link_ts(
                 effects.extend(s.effects.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
+                    key_obs.extend(s.key_obs.iter().cloned());
                 }
                 key_reads.extend(s.key_reads.iter().cloned());
                 derived_ids.extend(s.derived_ids.iter().cloned());
@@ -84,23 +88,52 @@ pub fn link_ts(
             }
         };
         let mut key_store = None;
+        let mut after_obs: Vec<KeyObs> = Vec::new();
         for (mm, mv) in &route.middleware {
+            // A hook after the handler (Fastify `onSend`): what it does to the key store
+            // happens once the handler has answered.
+            if let Some(hook) = crate::frontend::ts::routers::as_after_handler(mv) {
+                if let Resolved::Func(m2, f2) = res.resolve(*mm, hook) {
+                    for o in &calls.summary(m2, f2).key_obs {
+                        let mut o = o.clone();
+                        if o.ctx == crate::facts::key::Ctx::Main {
+                            o.ctx = crate::facts::key::Ctx::AfterHandler;
+                        }
+                        after_obs.push(o);
+                    }
+                }
+                continue;
+            }
             if let Resolved::Func(m2, f2) = res.resolve(*mm, mv)
                 && !calls.summary(m2, f2).key_reads.is_empty()
                 && let Some((location, detail)) = calls.memory_store(m2, f2)
             {
-                key_store = Some(KeyStore {
-                    kind: "memory".into(),
-                    detail,
-                    location,
-                });
+                key_store = Some(KeyStore::of_kind("memory", detail, location));
             }
             let here = Location::new(modules[route.module].file.clone(), route.line);
-            if let Some(mech) =
-                key_middleware(&res, &calls, catalog, (*mm, mv), here, &mut key_reads)
-            {
+            if let Some((mech, library)) = key_middleware(
+                &res,
+                &calls,
+                catalog,
+                (*mm, mv),
+                here,
+                &mut key_reads,
+                &mut key_obs,
+            ) {
+                if let Some(known) = library {
+                    key_store = Some(keystore::from_catalogue(known, &mech.location));
+                }
                 mechanisms.push(mech);
             }
+        }
+        if !key_obs.is_empty() {
+            key_obs.extend(after_obs);
+        }
+        if key_obs
+            .iter()
+            .any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_)))
+        {
+            key_obs.extend(cleanups.iter().cloned());
         }
 
         key_reads.sort();
@@ -116,6 +149,7 @@ pub fn link_ts(
             key_reads,
             handler_location,
             key_store,
+            key_obs,
             derived_ids,
             ..Endpoint::default()
         });
@@ -125,57 +159,88 @@ pub fn link_ts(
 
 /// A middleware that handles the idempotency key: a project function that reads the header
 /// (through its calls too), or a known idempotency package.
-fn key_middleware(
+fn key_middleware<'c>(
     res: &Resolver,
     calls: &Calls,
-    catalog: &Catalog,
+    catalog: &'c Catalog,
     (m, v): (ModId, &Val),
     route: Location,
     key_reads: &mut Vec<Location>,
-) -> Option<Mechanism> {
+    key_obs: &mut Vec<KeyObs>,
+) -> Option<(Mechanism, Option<&'c crate::catalog::Middleware>)> {
     match res.resolve(m, v) {
         Resolved::Func(m2, f2) => {
             let s = calls.summary(m2, f2);
             let first = s.key_reads.first()?;
             key_reads.extend(s.key_reads.iter().cloned());
+            key_obs.extend(s.key_obs.iter().cloned());
             let name = &res.modules[m2].functions[f2].name;
-            Some(Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: format!("idempotency middleware `{name}` reads the key header ({first})"),
-                location: Location::new(
-                    res.modules[m2].file.clone(),
-                    res.modules[m2].functions[f2].line,
-                ),
-            })
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "idempotency middleware `{name}` reads the key header ({first})"
+                    ),
+                    location: Location::new(
+                        res.modules[m2].file.clone(),
+                        res.modules[m2].functions[f2].line,
+                    ),
+                },
+                None,
+            ))
         }
         // A NestJS interceptor or guard class (or an instance of one): its methods decide.
         Resolved::Class(m2, c) | Resolved::Instance(m2, c) => {
             let class = &res.modules[m2].classes[c];
+            let mut found = None;
+            let mut seen = Vec::new();
+            // The entry the framework calls (`intercept`, `use`, `canActivate`) sees the helper
+            // methods through its calls, in its own order.
+            let entry = class
+                .methods
+                .iter()
+                .find(|(n, _)| matches!(n.as_str(), "intercept" | "use" | "canActivate" | "handle"))
+                .map(|(_, f)| *f);
             for (_, f2) in &class.methods {
                 let s = calls.summary(m2, *f2);
                 if let Some(first) = s.key_reads.first() {
                     key_reads.extend(s.key_reads.iter().cloned());
-                    return Some(Mechanism {
+                    found.get_or_insert(first.clone());
+                }
+                if entry.is_none_or(|e| e == *f2) {
+                    seen.extend(s.key_obs.iter().cloned());
+                }
+            }
+            if let Some(first) = found {
+                key_obs.extend(seen);
+                return Some((
+                    Mechanism {
                         kind: MechanismKind::HeaderKey,
                         detail: format!("`{}` reads the key header ({first})", class.name),
                         location: Location::new(res.modules[m2].file.clone(), class.line),
-                    });
-                }
+                    },
+                    None,
+                ));
             }
             match class.extends.as_ref().map(|e| res.resolve(m2, e)) {
                 Some(Resolved::Package { spec, .. }) => {
-                    catalog.middleware_for("ts", &spec).map(|known| Mechanism {
-                        kind: MechanismKind::HeaderKey,
-                        detail: format!(
-                            "`{}` extends {} (`{spec}`)",
-                            class.name,
-                            if known.label.is_empty() {
-                                &known.id
-                            } else {
-                                &known.label
-                            }
-                        ),
-                        location: Location::new(res.modules[m2].file.clone(), class.line),
+                    catalog.middleware_for("ts", &spec).map(|known| {
+                        (
+                            Mechanism {
+                                kind: MechanismKind::HeaderKey,
+                                detail: format!(
+                                    "`{}` extends {} (`{spec}`)",
+                                    class.name,
+                                    if known.label.is_empty() {
+                                        &known.id
+                                    } else {
+                                        &known.label
+                                    }
+                                ),
+                                location: Location::new(res.modules[m2].file.clone(), class.line),
+                            },
+                            Some(known),
+                        )
                     })
                 }
                 _ => None,
@@ -183,18 +248,21 @@ fn key_middleware(
         }
         Resolved::Package { spec, .. } => {
             let known = catalog.middleware_for("ts", &spec)?;
-            Some(Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: format!(
-                    "{} (`{spec}`)",
-                    if known.label.is_empty() {
-                        &known.id
-                    } else {
-                        &known.label
-                    }
-                ),
-                location: route,
-            })
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "{} (`{spec}`)",
+                        if known.label.is_empty() {
+                            &known.id
+                        } else {
+                            &known.label
+                        }
+                    ),
+                    location: route,
+                },
+                Some(known),
+            ))
         }
         _ => None,
     }

@@ -69,6 +69,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             first.location
         ),
         impact: "A provider's retry or duplicate delivery repeats the fulfilment, the email or the charge.".into(),
+        at: None,
     })
 }
 

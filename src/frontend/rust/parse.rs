@@ -39,7 +39,11 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     match syn::parse_file(text) {
         Ok(file) => {
-            let mut lower = Lower { depth: 0 };
+            let mut lower = Lower {
+                depth: 0,
+                idem_lines: text.lines().map(super::keyscan::has_idem).collect(),
+                idem_impl: false,
+            };
             ir.items = lower.items(&file.items);
         }
         Err(e) => {
@@ -459,6 +463,10 @@ fn param_of(pat: &syn::Pat, ty: Option<&syn::Type>) -> Param {
 
 struct Lower {
     depth: usize,
+    /// Per line (0-based) of the file: does it mention `idem`? Key code is found with it.
+    idem_lines: Vec<bool>,
+    /// Inside an `impl` of a type named for idempotency (`impl Default for IdempotencySet`).
+    idem_impl: bool,
 }
 
 impl Lower {
@@ -499,6 +507,8 @@ impl Lower {
             },
             syn::Item::Impl(i) => {
                 let is_test = is_test_attr(&i.attrs);
+                let saved = self.idem_impl;
+                self.idem_impl = super::keyscan::has_idem(&lower_ty(&i.self_ty).path.join("::"));
                 let mut fns = Vec::new();
                 let mut assoc_types = Vec::new();
                 for it in &i.items {
@@ -512,6 +522,7 @@ impl Lower {
                         _ => {}
                     }
                 }
+                self.idem_impl = saved;
                 Item::Impl(Impl {
                     self_ty: lower_ty(&i.self_ty).path,
                     trait_: i.trait_.as_ref().map(|(p, _)| path_segs(p)),
@@ -588,7 +599,15 @@ impl Lower {
             syn::ReturnType::Default => None,
         };
         let body = block.map(|b| self.block(b)).unwrap_or_default();
+        let (key_obs, key_calls) = match block {
+            Some(b) if !in_test && (self.idem_impl || self.mentions_idem(sig, b)) => {
+                super::keyscan::scan(sig, b)
+            }
+            _ => Default::default(),
+        };
         let mut f = Func {
+            key_obs,
+            key_calls,
             name: sig.ident.to_string(),
             line: line_of(sig.ident.span()),
             route_attrs: route_attrs(attrs),
@@ -600,6 +619,13 @@ impl Lower {
         };
         f.builds_routes = builds_routes(&f);
         f
+    }
+
+    /// Does the function's text (signature to closing brace) mention `idem`?
+    fn mentions_idem(&self, sig: &syn::Signature, b: &syn::Block) -> bool {
+        let from = line_of(sig.fn_token.span).saturating_sub(1) as usize;
+        let to = b.brace_token.span.close().end().line;
+        (from..to.min(self.idem_lines.len())).any(|l| self.idem_lines[l])
     }
 
     fn block(&mut self, b: &syn::Block) -> Vec<Stmt> {
