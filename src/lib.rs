@@ -87,30 +87,32 @@ pub fn collect_facts_with(
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         found.files.iter().partition(|f| f.lang.is_ts());
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
-    let ((mut endpoints, ts_diagnostics, model_constraints), (rust_endpoints, rust_diagnostics)) =
-        rayon::join(
-            || {
-                let parsed: Vec<_> = ts_files
-                    .par_iter()
-                    .map(|f| {
-                        let r = frontend::ts::analyze_file(f, catalog);
-                        progress.parsed();
-                        r
-                    })
-                    .collect();
-                let mut modules = Vec::with_capacity(parsed.len());
-                let mut diagnostics = Vec::new();
-                for (m, d) in parsed {
-                    modules.push(m);
-                    diagnostics.extend(d);
-                }
-                progress.phase("linking");
-                let (endpoints, more, constraints) = link::link_ts(&modules, root, catalog, config);
-                diagnostics.extend(more);
-                (endpoints, diagnostics, constraints)
-            },
-            || frontend::rust::analyze(&found.rust_files, root, catalog),
-        );
+    let (
+        (mut endpoints, ts_diagnostics, model_constraints),
+        (rust_endpoints, rust_diagnostics, rust_constraints),
+    ) = rayon::join(
+        || {
+            let parsed: Vec<_> = ts_files
+                .par_iter()
+                .map(|f| {
+                    let r = frontend::ts::analyze_file(f, catalog);
+                    progress.parsed();
+                    r
+                })
+                .collect();
+            let mut modules = Vec::with_capacity(parsed.len());
+            let mut diagnostics = Vec::new();
+            for (m, d) in parsed {
+                modules.push(m);
+                diagnostics.extend(d);
+            }
+            progress.phase("linking");
+            let (endpoints, more, constraints) = link::link_ts(&modules, root, catalog, config);
+            diagnostics.extend(more);
+            (endpoints, diagnostics, constraints)
+        },
+        || frontend::rust::analyze(&found.rust_files, root, catalog),
+    );
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);
     diagnostics.extend(rust_diagnostics);
@@ -118,6 +120,7 @@ pub fn collect_facts_with(
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
     diagnostics.extend(more);
     constraints.extend(model_constraints);
+    constraints.extend(rust_constraints);
     constraints.sort();
     constraints.dedup();
     link::constraints::apply(&mut endpoints, &constraints);

@@ -79,6 +79,7 @@ pub fn names_unique_violation(text: &str) -> bool {
         "E11000",
         "UniqueConstraintError",
         "UniqueViolation",
+        "UniqueConstraintViolation",
         "unique_violation",
         "isUniqueViolation",
         "duplicate key",
