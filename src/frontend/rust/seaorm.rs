@@ -495,6 +495,96 @@ pub struct Model {
         assert!(c.is_empty());
     }
 
+    fn migrated(files: &[(&str, &str)]) -> Vec<UniqueConstraint> {
+        let irs: Vec<FileIr> = files
+            .iter()
+            .map(|(rel, text)| {
+                let (ir, d) = parse_file(rel, text);
+                assert!(d.is_empty(), "{d:?}");
+                ir
+            })
+            .collect();
+        let model = Model::build(&irs, std::path::Path::new("/nonexistent"));
+        constraints(&model).0
+    }
+
+    const M1: &str = r#"use sea_orm_migration::{prelude::*, schema::*};
+pub struct Migration;
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.create_table(Table::create().table(Accounts::Table)
+            .col(pk_auto(Accounts::Id))
+            .col(string_uniq(Accounts::Email))
+            .col(ColumnDef::new(Accounts::Handle).string().not_null().unique_key())
+            .col(ColumnDef::new(Accounts::Legacy).string().unique_key())
+            .to_owned()).await?;
+        manager.create_table(Table::create().table(Alias::new("memberships"))
+            .col(integer(Alias::new("team_id")))
+            .col(integer(Alias::new("account_id")))
+            .primary_key(Index::create().col(Alias::new("team_id")).col(Alias::new("account_id")))
+            .to_owned()).await?;
+        manager.create_index(Index::create().name("idx_invites").table(Invites::Table)
+            .col(Invites::TeamId).col(Invites::Email).unique().to_owned()).await?;
+        manager.create_index(Index::create().name("idx_plain").table(Invites::Table)
+            .col(Invites::Email).to_owned()).await
+    }
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.create_index(Index::create().name("idx_down").table(Invites::Table)
+            .col(Invites::Token).unique().to_owned()).await
+    }
+}
+"#;
+
+    const M2: &str = r#"use sea_orm_migration::prelude::*;
+pub struct Migration;
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager.drop_index(Index::drop().name("idx_invites").table(Invites::Table).to_owned()).await?;
+        manager.alter_table(Table::alter().table(Accounts::Table)
+            .drop_column(Accounts::Legacy)
+            .add_column(ColumnDef::new(Accounts::ExternalId).uuid().unique_key())
+            .to_owned()).await
+    }
+}
+"#;
+
+    #[test]
+    fn reads_migrations_in_order() {
+        let c = migrated(&[
+            ("migration/src/m20240102_000002_later.rs", M2),
+            ("migration/src/m20240101_000001_init.rs", M1),
+        ]);
+        let got: Vec<(&str, Vec<&str>, bool, &str)> = c
+            .iter()
+            .map(|c| {
+                (
+                    c.model.as_str(),
+                    c.columns.iter().map(String::as_str).collect(),
+                    c.generated,
+                    c.source,
+                )
+            })
+            .collect();
+        let m = "sea-orm-migration";
+        assert_eq!(
+            got,
+            vec![
+                ("accounts", vec!["id"], true, m),
+                ("accounts", vec!["email"], false, m),
+                ("accounts", vec!["handle"], false, m),
+                ("memberships", vec!["team_id", "account_id"], false, m),
+                ("accounts", vec!["external_id"], false, m),
+            ]
+        );
+        // without the later migration the index and the column are still there
+        let c = migrated(&[("migration/src/m20240101_000001_init.rs", M1)]);
+        assert!(c.iter().any(|c| c.columns == ["team_id", "email"]));
+        assert!(c.iter().any(|c| c.columns == ["legacy"]));
+        assert!(!c.iter().any(|c| c.columns == ["token"]));
+    }
+
     #[test]
     fn odd_attributes_do_not_panic() {
         let (c, bad) = entity(
