@@ -466,8 +466,11 @@ const ERROR_HANDLERS: &[&str] = &[
     "inspect_err",
 ];
 
+/// A name or string that means a unique violation: the codes the TypeScript side knows, and
+/// sea-orm's `SqlErr::UniqueConstraintViolation` (diesel's `UniqueViolation` and sqlx's
+/// `is_unique_violation` are among the former).
 fn names_unique(s: &str) -> bool {
-    crate::frontend::ts::eval::names_unique_violation(s)
+    s.contains("UniqueConstraintViolation") || crate::frontend::ts::eval::names_unique_violation(s)
 }
 
 /// Does a pattern name a unique violation (`Err(DbErr::Exec(RuntimeErr::SqlxError(..)))` no;

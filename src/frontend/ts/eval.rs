@@ -79,7 +79,6 @@ pub fn names_unique_violation(text: &str) -> bool {
         "E11000",
         "UniqueConstraintError",
         "UniqueViolation",
-        "UniqueConstraintViolation",
         "unique_violation",
         "isUniqueViolation",
         "duplicate key",
