@@ -586,6 +586,23 @@ impl MigrationTrait for Migration {
     }
 
     #[test]
+    fn an_unreadable_attribute_is_a_diagnostic() {
+        let (ir, _) = parse_file(
+            "src/entity/tag.rs",
+            "#[derive(DeriveEntityModel)]\n#[sea_orm(table_name = \"tags\")]\npub struct Model {\n    #[sea_orm(primary_key)]\n    pub id: i32,\n    #[sea_orm = \"unique\"]\n    pub name: String,\n}\n",
+        );
+        let irs = [ir];
+        let model = Model::build(&irs, std::path::Path::new("/nonexistent"));
+        let (c, d) = constraints(&model);
+        assert_eq!(c.len(), 1);
+        assert_eq!(
+            (d.len(), d[0].file.as_str(), d[0].line),
+            (1, "src/entity/tag.rs", 6)
+        );
+        assert!(d[0].message.contains("#[sea_orm]"));
+    }
+
+    #[test]
     fn odd_attributes_do_not_panic() {
         let (c, bad) = entity(
             r#"#[derive(DeriveEntityModel)]
