@@ -89,7 +89,10 @@ pub fn collect_facts_with(
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side, and the tests'
     // keyed requests are read beside them.
     let (
-        ((mut endpoints, ts_diagnostics, model_constraints), (rust_endpoints, rust_diagnostics)),
+        (
+            (mut endpoints, ts_diagnostics, model_constraints),
+            (rust_endpoints, rust_diagnostics, rust_constraints),
+        ),
         key_tests,
     ) = rayon::join(
         || {
@@ -127,6 +130,7 @@ pub fn collect_facts_with(
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
     diagnostics.extend(more);
     constraints.extend(model_constraints);
+    constraints.extend(rust_constraints);
     constraints.sort();
     constraints.dedup();
     link::constraints::apply(&mut endpoints, &constraints);

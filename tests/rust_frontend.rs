@@ -247,3 +247,138 @@ fn rust_output_is_the_same_whatever_the_thread_count() {
     assert_eq!(one, run("4"));
     assert_eq!(one, run("4"));
 }
+
+/// (rule, line) of every finding in `file`, sorted.
+fn findings_in(root: &Path, file: &str) -> Vec<(String, u64)> {
+    let report = common::json_report(root);
+    let mut out: Vec<(String, u64)> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["file"] == file)
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn unique_violations_handled_around_rust_creates() {
+    let dir = tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"svc\"\nversion = \"0.1.0\"\n\n[dependencies]\naxum = \"0.8\"\nsea-orm = \"1\"\nsqlx = \"0.8\"\ndiesel = \"2\"\nnanoid = \"0.4\"\n",
+        ),
+        (
+            "src/main.rs",
+            "mod entity;\nmod handlers;\nmod schema;\nuse axum::{routing::post, Router};\n\nfn app() -> Router {\n    Router::new()\n        .route(\"/a\", post(handlers::by_match))\n        .route(\"/b\", post(handlers::by_if_let))\n        .route(\"/c\", post(handlers::uncaught))\n        .route(\"/d\", post(handlers::sqlx_caught))\n        .route(\"/e\", post(handlers::sqlx_uncaught))\n        .route(\"/f\", post(handlers::diesel_caught))\n        .route(\"/g\", post(handlers::fresh_key))\n}\n",
+        ),
+        ("src/entity/mod.rs", "pub mod tag;\n"),
+        (
+            "src/entity/tag.rs",
+            "use sea_orm::entity::prelude::*;\n\n#[derive(Clone, Debug, DeriveEntityModel)]\n#[sea_orm(table_name = \"tags\")]\npub struct Model {\n    #[sea_orm(primary_key)]\n    pub id: i32,\n    #[sea_orm(unique)]\n    pub name: String,\n    #[sea_orm(unique)]\n    pub token: String,\n    pub note: String,\n}\n\nimpl ActiveModelBehavior for ActiveModel {}\n",
+        ),
+        (
+            "src/schema.rs",
+            "diesel::table! {\n    labels (id) {\n        id -> Int4,\n        name -> Text,\n    }\n}\n",
+        ),
+        (
+            "migrations/0001_labels.sql",
+            "create table labels (id serial primary key, name text not null unique);\n",
+        ),
+        (
+            "src/handlers.rs",
+            r#"use axum::http::StatusCode;
+use diesel::result::{DatabaseErrorKind, Error as DieselError};
+use diesel::prelude::*;
+use sea_orm::{ActiveModelTrait, DatabaseConnection, Set, SqlErr};
+
+use crate::entity::tag;
+use crate::schema::labels;
+
+pub async fn by_match(db: DatabaseConnection, name: String) -> StatusCode {
+    let res = tag::ActiveModel { name: Set(name), ..Default::default() }.insert(&db).await;
+    match res {
+        Ok(_) => StatusCode::CREATED,
+        Err(e) if matches!(e.sql_err(), Some(SqlErr::UniqueConstraintViolation(_))) => StatusCode::CONFLICT,
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+pub async fn by_if_let(db: DatabaseConnection, name: String) -> StatusCode {
+    let mut row = tag::ActiveModel::new();
+    row.name = Set(name);
+    if let Err(e) = row.insert(&db).await {
+        if let Some(SqlErr::UniqueConstraintViolation(_)) = e.sql_err() {
+            return StatusCode::CONFLICT;
+        }
+        return StatusCode::INTERNAL_SERVER_ERROR;
+    }
+    StatusCode::CREATED
+}
+
+pub async fn uncaught(db: DatabaseConnection, name: String) -> StatusCode {
+    tag::ActiveModel { name: Set(name), ..Default::default() }.insert(&db).await.unwrap();
+    StatusCode::CREATED
+}
+
+pub async fn sqlx_caught(pool: sqlx::PgPool, name: String) -> StatusCode {
+    match sqlx::query("insert into labels (name) values ($1)").bind(name).execute(&pool).await {
+        Ok(_) => StatusCode::CREATED,
+        Err(sqlx::Error::Database(e)) if e.is_unique_violation() => StatusCode::CONFLICT,
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
+pub async fn sqlx_uncaught(pool: sqlx::PgPool, name: String) -> StatusCode {
+    sqlx::query("insert into labels (name) values ($1)").bind(name).execute(&pool).await.unwrap();
+    StatusCode::CREATED
+}
+
+pub fn diesel_caught(mut conn: PgConnection, name: String) -> StatusCode {
+    match diesel::insert_into(labels::table).values(labels::name.eq(name)).execute(&mut conn) {
+        Err(DieselError::DatabaseError(DatabaseErrorKind::UniqueViolation, _)) => StatusCode::CONFLICT,
+        Err(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        Ok(_) => StatusCode::CREATED,
+    }
+}
+
+/// The only unique column written is a fresh token: nothing stops a second row.
+pub async fn fresh_key(db: DatabaseConnection, note: String) -> StatusCode {
+    let token = nanoid::nanoid!();
+    tag::ActiveModel { token: Set(token), note: Set(note), ..Default::default() }.insert(&db).await.unwrap();
+    StatusCode::CREATED
+}
+"#,
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    let mechanisms: Vec<(String, Vec<String>)> =
+        inv.iter().map(|e| (e.1.clone(), e.5.clone())).collect();
+    let constraint = || strs(&["unique_constraint"]);
+    assert_eq!(
+        mechanisms,
+        vec![
+            ("/a".into(), constraint()),
+            ("/b".into(), constraint()),
+            ("/c".into(), constraint()),
+            ("/d".into(), constraint()),
+            ("/e".into(), constraint()),
+            ("/f".into(), constraint()),
+            ("/g".into(), vec![]),
+        ]
+    );
+    assert_eq!(
+        findings_in(dir.path(), "src/main.rs"),
+        vec![
+            ("RS003".into(), 14),
+            ("RS012".into(), 10),
+            ("RS012".into(), 12),
+        ]
+    );
+}

@@ -7,7 +7,9 @@ const DOC: &str = r#"## What it does
 Flags a create that only a unique constraint protects when nothing turns the constraint's
 violation into an answer: no `catch` for the unique-violation code (Prisma `P2002`, Postgres
 `23505`, MySQL `ER_DUP_ENTRY`/1062, SQLite `SQLITE_CONSTRAINT_UNIQUE`, Mongo 11000, Sequelize
-`UniqueConstraintError`) and no read of the same model before the insert.
+`UniqueConstraintError`; in Rust no `match`, `if let` or `.map_err(..)` on the result naming
+sea-orm's `SqlErr::UniqueConstraintViolation`, diesel's `UniqueViolation` or sqlx's
+`is_unique_violation()`) and no read of the same model before the insert.
 
 ## Why is this bad?
 The constraint does stop the duplicate row, but the retry's insert throws, and the client that

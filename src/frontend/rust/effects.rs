@@ -11,7 +11,7 @@ use crate::facts::key::Obs;
 use crate::facts::{Effect, EffectKind, KeyObs, Location};
 use crate::link::calls::classify_sql;
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 #[derive(Debug, Default, Clone)]
@@ -191,6 +191,100 @@ struct Scope {
     /// Type names as written for variables whose type did not resolve (derive-generated
     /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
     names: HashMap<String, String>,
+    /// Record variables (a SeaORM `ActiveModel`) and the fields set on them from the caller's
+    /// data; `None` when the record came from somewhere the fields cannot be seen.
+    records: HashMap<String, Option<Vec<String>>>,
+    /// Variables holding a value made for this request (`let id = Uuid::new_v4();`).
+    fresh: HashSet<String>,
+    /// The effects each variable's initialiser produced (indices into the summary's effects),
+    /// for a later `match res { Err(..UniqueConstraintViolation..) }`.
+    var_effects: HashMap<String, std::ops::Range<usize>>,
+}
+
+impl Scope {
+    fn new(module: ModId, imp: Option<ImplId>, func: Option<FnId>) -> Self {
+        Scope {
+            module,
+            imp,
+            func,
+            vars: HashMap::new(),
+            names: HashMap::new(),
+            records: HashMap::new(),
+            fresh: HashSet::new(),
+            var_effects: HashMap::new(),
+        }
+    }
+}
+
+/// Calls that make a value per request: a retry writes a different one.
+const FRESH_CALLS: &[&str] = &[
+    "new_v4",
+    "new_v7",
+    "now_v7",
+    "now",
+    "now_utc",
+    "now_local",
+    "random",
+    "new_random",
+    "generate",
+    "nanoid",
+    "thread_rng",
+    "rng",
+];
+const FRESH_METHODS: &[&str] = &["gen", "gen_range", "random", "random_range", "sample"];
+
+/// Does `e` hold a value made for this request (`Uuid::new_v4()`, `Utc::now()`, `rng.gen()`,
+/// `nanoid!()`), in part or whole?
+fn fresh(e: &Ex, scope: &Scope) -> bool {
+    let mut stack = vec![e];
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 2_000 {
+            return false;
+        }
+        let hit = match e {
+            Ex::Path(p, _) => p.len() == 1 && scope.fresh.contains(&p[0]),
+            Ex::Call(f, _, _) => match &**f {
+                Ex::Path(p, _) => {
+                    let last = p.last().map(String::as_str).unwrap_or("");
+                    FRESH_CALLS.contains(&last)
+                        || (last == "new" && p.iter().any(|s| s == "Ulid" || s == "Nanoid"))
+                }
+                _ => false,
+            },
+            Ex::Method(_, name, _, _) => FRESH_METHODS.contains(&name.as_str()),
+            Ex::Macro { path, .. } => path.last().is_some_and(|m| m == "nanoid"),
+            _ => false,
+        };
+        if hit {
+            return true;
+        }
+        children(e, &mut stack);
+    }
+    false
+}
+
+/// A field value that writes nothing of the caller's: `NotSet`, a default.
+fn unset(e: &Ex) -> bool {
+    match e {
+        Ex::Path(p, _) => p.last().is_some_and(|l| l == "NotSet"),
+        Ex::Call(f, args, _) => {
+            args.is_empty()
+                && matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|l| l == "default"))
+        }
+        _ => false,
+    }
+}
+
+/// The fields of a record literal that carry the caller's data.
+fn record_keys(values: &[Ex], names: &[String], scope: &Scope) -> Vec<String> {
+    names
+        .iter()
+        .zip(values)
+        .filter(|(_, v)| !unset(v) && !fresh(v, scope))
+        .map(|(n, _)| n.clone())
+        .collect()
 }
 
 /// The root of a call chain and the method calls on it.
@@ -205,6 +299,10 @@ struct Chain<'e> {
     links: Vec<(&'e str, &'e [Ex], Line)>,
     /// The arguments of the root call (`insert_into(twofactor::table)`).
     root_args: &'e [Ex],
+    /// The SeaORM entity written (its module's name), when the root names one.
+    entity: Option<String>,
+    /// The fields of the record written, when the chain shows them.
+    record: Option<Vec<String>>,
     line: Line,
     text: String,
 }
@@ -238,13 +336,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         self.memo.borrow_mut().insert(f, Memo::Busy);
         let def = &self.model.fns[f];
-        let mut scope = Scope {
-            module: def.module,
-            imp: def.imp,
-            func: Some(f),
-            vars: HashMap::new(),
-            names: HashMap::new(),
-        };
+        let mut scope = Scope::new(def.module, def.imp, Some(f));
         self.bind_params(&def.func.params, &mut scope);
         let mut out = Summary::default();
         for k in &def.func.key_obs {
@@ -264,13 +356,7 @@ impl<'m, 'a> Effects<'m, 'a> {
 
     /// A closure used as a handler or middleware.
     pub fn closure_summary(&self, module: ModId, imp: Option<ImplId>, ex: &Ex) -> Summary {
-        let mut scope = Scope {
-            module,
-            imp,
-            func: None,
-            vars: HashMap::new(),
-            names: HashMap::new(),
-        };
+        let mut scope = Scope::new(module, imp, None);
         let mut out = Summary::default();
         if let Ex::Closure { params, body, .. } = ex {
             self.bind_params(params, &mut scope);
@@ -354,7 +440,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let t = self.type_of(b, scope, depth + 1)?;
                 self.field_type(&t, f)
             }
-            Ex::Struct(p, _) => match self.resolve(p, scope) {
+            Ex::Struct(p, ..) => match self.resolve(p, scope) {
                 r @ Res::Type(..) => Some(r),
                 _ => None,
             },
@@ -415,6 +501,36 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
     }
 
+    /// The caller-data fields of a record expression: `Some(Some(keys))` for a SeaORM
+    /// `ActiveModel` literal (or a fresh one, `ActiveModel::new()`), `Some(None)` for an
+    /// `ActiveModel` whose fields cannot be seen, `None` for anything else.
+    fn record_of(&self, e: &Ex, ty: Option<&Ty>, scope: &Scope) -> Option<Option<Vec<String>>> {
+        let is_model = |p: &[String]| {
+            p.last().is_some_and(|l| l == "ActiveModel")
+                || self
+                    .model
+                    .entity_of(&self.resolve(p, scope))
+                    .is_some_and(|(_, t)| t == "ActiveModel")
+        };
+        let typed = ty.is_some_and(|t| is_model(&t.path));
+        match e {
+            Ex::Struct(p, values, names) if is_model(p) => {
+                Some(Some(record_keys(values, names, scope)))
+            }
+            Ex::Call(f, args, _) if args.is_empty() => match &**f {
+                Ex::Path(p, _)
+                    if p.last().is_some_and(|l| l == "new" || l == "default")
+                        && (typed || (p.len() >= 2 && is_model(&p[..p.len() - 1]))) =>
+                {
+                    Some(Some(vec![]))
+                }
+                _ => typed.then_some(None),
+            },
+            Ex::Path(p, _) if p.len() == 1 => scope.records.get(&p[0]).cloned(),
+            _ => typed.then_some(None),
+        }
+    }
+
     fn resolve(&self, p: &[String], scope: &Scope) -> Res {
         if p.first().is_some_and(|s| s == "Self") {
             if let Some(i) = scope.imp {
@@ -442,13 +558,30 @@ impl<'m, 'a> Effects<'m, 'a> {
         for s in stmts {
             match s {
                 Stmt::Let { names, ty, init } => {
+                    let start = out.effects.len();
                     if let Some(e) = init {
                         self.walk(e, scope, out, false);
                     }
                     if names.len() == 1 {
+                        let name = &names[0];
+                        scope
+                            .var_effects
+                            .insert(name.clone(), start..out.effects.len());
+                        if init.as_ref().is_some_and(|e| fresh(e, scope)) {
+                            scope.fresh.insert(name.clone());
+                        } else {
+                            scope.fresh.remove(name);
+                        }
+                        match init
+                            .as_ref()
+                            .and_then(|e| self.record_of(e, ty.as_ref(), scope))
+                        {
+                            Some(keys) => scope.records.insert(name.clone(), keys),
+                            None => scope.records.remove(name),
+                        };
                         let written = ty.as_ref().map(|t| t.last().to_string()).or_else(|| {
                             match init.as_ref()? {
-                                Ex::Struct(p, _) => p.last().cloned(),
+                                Ex::Struct(p, ..) => p.last().cloned(),
                                 Ex::Call(f, _, _) => match &**f {
                                     Ex::Path(p, _) if p.len() >= 2 => Some(p[p.len() - 2].clone()),
                                     _ => None,
@@ -544,6 +677,36 @@ impl<'m, 'a> Effects<'m, 'a> {
                 self.stmts(stmts, scope, out);
                 return;
             }
+            Ex::Caught(inner) => {
+                // A duplicate insert in `inner` (or in the variable it reads) is answered.
+                if let Ex::Path(p, _) = &**inner
+                    && p.len() == 1
+                    && let Some(r) = scope.var_effects.get(&p[0])
+                {
+                    for e in out.effects.get_mut(r.clone()).into_iter().flatten() {
+                        e.unique_caught = true;
+                    }
+                }
+                let start = out.effects.len();
+                self.walk(inner, scope, out, false);
+                for e in &mut out.effects[start..] {
+                    e.unique_caught = true;
+                }
+                return;
+            }
+            Ex::Assign(lhs, rhs) => {
+                // `am.email = Set(body.email)`: one more field of the record
+                if let Ex::Field(base, field) = &**lhs
+                    && let Ex::Path(p, _) = &**base
+                    && p.len() == 1
+                    && !unset(rhs)
+                    && !fresh(rhs, scope)
+                    && let Some(Some(keys)) = scope.records.get_mut(&p[0])
+                    && !keys.contains(field)
+                {
+                    keys.push(field.clone());
+                }
+            }
             Ex::Closure { params, body, .. } => {
                 let saved: Vec<(String, Option<Res>)> = params
                     .iter()
@@ -623,13 +786,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// Where function `f` names the key header anywhere (a literal or a constant), if it does.
     pub fn names_key(&self, f: FnId) -> Option<Location> {
         let def = &self.model.fns[f];
-        let scope = Scope {
-            module: def.module,
-            imp: def.imp,
-            func: Some(f),
-            vars: HashMap::new(),
-            names: HashMap::new(),
-        };
+        let scope = Scope::new(def.module, def.imp, Some(f));
         let mut stack = Vec::new();
         super::parse::push_stmts(&def.func.body, &mut stack);
         while let Some(e) = stack.pop() {
@@ -689,6 +846,8 @@ impl<'m, 'a> Effects<'m, 'a> {
             lits: vec![],
             links,
             root_args: &[],
+            entity: None,
+            record: None,
             line: 0,
             text: String::new(),
         };
@@ -712,7 +871,21 @@ impl<'m, 'a> Effects<'m, 'a> {
                 if let Ex::Path(p, _) = &**func {
                     c.root_name = p.first().cloned().unwrap_or_default();
                     c.text = p.join("::");
-                    match self.resolve(p, scope) {
+                    let r = self.resolve(p, scope);
+                    // `user::Entity::insert(am)`, `User::insert(am)` through a prelude
+                    if let Res::Assoc(ty, _) = &r
+                        && let Some((module, ty)) = self.model.entity_of(ty)
+                    {
+                        c.root_name = ty.to_string();
+                        c.entity = Some(module.to_string());
+                        c.segs = vec![ty.to_string(), p.last().cloned().unwrap_or_default()];
+                        c.record = args
+                            .first()
+                            .and_then(|a| self.record_of(a, None, scope))
+                            .flatten();
+                    }
+                    match r {
+                        _ if c.entity.is_some() => {}
                         Res::Ext(full) => {
                             c.origin = full.first().cloned();
                             c.segs = full[1..].to_vec();
@@ -752,11 +925,39 @@ impl<'m, 'a> Effects<'m, 'a> {
             Ex::Path(p, line) => {
                 c.line = *line;
                 c.root_name = p.last().cloned().unwrap_or_default();
+                let var = c.root_name.clone();
                 if let Some(n) = scope.names.get(&c.root_name) {
                     c.root_name = n.clone();
                 }
                 c.text = p.join("::");
-                from_type(&mut c, self.type_of(cur, scope, 0));
+                let t = self.type_of(cur, scope, 0);
+                if let Some(t) = &t
+                    && let Some((module, ty)) = self.model.entity_of(t)
+                {
+                    c.root_name = ty.to_string();
+                    c.entity = Some(module.to_string());
+                }
+                if p.len() == 1 {
+                    c.record = scope.records.get(&var).cloned().flatten();
+                }
+                from_type(&mut c, t);
+            }
+            Ex::Struct(p, values, names) => {
+                // `user::ActiveModel { email: Set(..), ..Default::default() }.insert(db)`
+                c.root_name = p.last().cloned().unwrap_or_default();
+                c.text = format!("{} {{ .. }}", p.join("::"));
+                c.record = Some(record_keys(values, names, scope));
+                match self.resolve(p, scope) {
+                    r @ Res::Type(..) => {
+                        if let Some((module, ty)) = self.model.entity_of(&r) {
+                            c.root_name = ty.to_string();
+                            c.entity = Some(module.to_string());
+                        }
+                    }
+                    // not in the scanned tree: the path as written names the entity's module
+                    _ if p.len() >= 2 => c.entity = Some(p[p.len() - 2].clone()),
+                    _ => {}
+                }
             }
             Ex::Field(_, f) => {
                 c.root_name = f.clone();
@@ -825,7 +1026,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                 location,
                 upsert: sink.upsert,
                 relative,
-                target: table_of(&c),
+                target: table_of(&c).or_else(|| c.entity.clone()),
+                data_keys: if c.entity.is_some() {
+                    c.record.clone()
+                } else {
+                    None
+                },
                 ..Effect::default()
             });
             return;

@@ -43,7 +43,49 @@ pub enum Item {
         name: String,
         /// A struct's named fields.
         fields: Vec<(String, Ty)>,
+        /// A SeaORM model (`#[derive(DeriveEntityModel)]`): its `#[sea_orm(..)]` attributes.
+        entity: Option<Box<EntityAttrs>>,
     },
+}
+
+/// One argument of a `#[sea_orm(..)]` attribute: `unique` (no value) or `table_name = "users"`
+/// (the literal's value; other values as their tokens).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrmArg {
+    pub key: String,
+    pub value: Option<String>,
+}
+
+/// The `#[sea_orm(..)]` attributes of a struct deriving `DeriveEntityModel`.
+#[derive(Debug, Default)]
+pub struct EntityAttrs {
+    pub line: Line,
+    /// The struct's own arguments (`table_name`, `schema_name`).
+    pub args: Vec<OrmArg>,
+    pub fields: Vec<EntityField>,
+    /// Lines of `sea_orm` attributes that could not be read (not a list, no key).
+    pub unreadable: Vec<Line>,
+}
+
+#[derive(Debug)]
+pub struct EntityField {
+    pub name: String,
+    pub ty: Ty,
+    pub args: Vec<OrmArg>,
+    pub line: Line,
+}
+
+impl EntityField {
+    pub fn has(&self, key: &str) -> bool {
+        self.args.iter().any(|a| a.key == key)
+    }
+    pub fn value(&self, key: &str) -> Option<&str> {
+        self.args
+            .iter()
+            .rev()
+            .find(|a| a.key == key)
+            .and_then(|a| a.value.as_deref())
+    }
 }
 
 /// One name brought in by a `use`: `path` (as written, `crate`/`self`/`super` included) under
@@ -167,8 +209,13 @@ pub enum Ex {
     Block(Vec<Stmt>),
     /// Arrays and tuples.
     List(Vec<Ex>),
-    /// `Type { field: value, .. }`
-    Struct(Vec<String>, Vec<Ex>),
+    /// `Type { field: value, .. }`: the path, the values (then the `..rest`), the field names
+    /// (one per named value, in order).
+    Struct(Vec<String>, Vec<Ex>, Vec<String>),
+    /// An expression whose result a `match`, `if let` or `.map_err(..)` inspects for a unique
+    /// violation (`SqlErr::UniqueConstraintViolation`, `DatabaseErrorKind::UniqueViolation`,
+    /// `is_unique_violation()`): a duplicate insert in it is answered, not a 500.
+    Caught(Box<Ex>),
     /// `a = b`
     Assign(Box<Ex>, Box<Ex>),
     /// Anything else, with its sub-expressions (control flow, operators, …).
@@ -180,7 +227,7 @@ impl Ex {
         match self {
             Ex::Path(_, l) | Ex::Call(_, _, l) | Ex::Method(_, _, _, l) => *l,
             Ex::Macro { line, .. } | Ex::Closure { line, .. } => *line,
-            Ex::Field(e, _) => e.line(),
+            Ex::Field(e, _) | Ex::Caught(e) => e.line(),
             _ => 0,
         }
     }

@@ -10,10 +10,11 @@ pub mod keyscan;
 pub mod model;
 pub mod parse;
 pub mod routes;
+pub mod seaorm;
 
 use crate::catalog::Catalog;
 use crate::discover::RustFile;
-use crate::facts::{Diagnostic, Endpoint, Location, Mechanism, MechanismKind};
+use crate::facts::{Diagnostic, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint};
 use effects::{Effects, Summary};
 use model::{Model, Res};
 use rayon::prelude::*;
@@ -30,12 +31,13 @@ const EXTRACTOR_TRAITS: &[&str] = &[
     "FromRequestAsync",
 ];
 
-/// Audits the Rust files of one tree.
+/// Audits the Rust files of one tree: its endpoints, what could not be read, and the unique
+/// constraints its ORM models and migrations declare.
 pub fn analyze(
     files: &[RustFile],
     root: &Path,
     catalog: &Catalog,
-) -> (Vec<Endpoint>, Vec<Diagnostic>) {
+) -> (Vec<Endpoint>, Vec<Diagnostic>, Vec<UniqueConstraint>) {
     let parsed: Vec<_> = files
         .par_iter()
         .map(|f| {
@@ -56,6 +58,8 @@ pub fn analyze(
         diagnostics.extend(d);
     }
     let model = Model::build(&irs, root);
+    let (constraints, more) = seaorm::constraints(&model);
+    diagnostics.extend(more);
     let (entries, more) = Routes::new(&model).run();
     diagnostics.extend(more);
     let fx = Effects::new(&model, catalog);
@@ -155,7 +159,7 @@ pub fn analyze(
     }
     endpoints
         .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
-    (endpoints, diagnostics)
+    (endpoints, diagnostics, constraints)
 }
 
 /// Containers that keep keys in the process's memory.

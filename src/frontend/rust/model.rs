@@ -24,6 +24,8 @@ pub struct Crate {
 
 #[derive(Debug)]
 pub struct Module<'a> {
+    /// As its parent declares it (`mod user;` → `user`); a crate root is named after its file.
+    pub name: String,
     pub krate: usize,
     pub file: usize,
     pub parent: Option<ModId>,
@@ -85,7 +87,12 @@ pub struct Model<'a> {
     /// Library crates by the name code uses.
     lib_roots: HashMap<String, ModId>,
     lookup_cache: RefCell<HashMap<(ModId, String, bool, bool), Res>>,
+    /// SeaORM models: the module holding each (the entity's name in code) and its attributes.
+    pub entities: Vec<(ModId, &'a EntityAttrs)>,
 }
+
+/// The types SeaORM's `DeriveEntityModel` generates in the model's module.
+pub const ENTITY_TYPES: &[&str] = &["Entity", "ActiveModel", "Column", "PrimaryKey"];
 
 const MAX_RESOLVE_DEPTH: usize = 24;
 
@@ -259,6 +266,7 @@ impl<'a> Model<'a> {
             methods_by_name: HashMap::new(),
             lib_roots: HashMap::new(),
             lookup_cache: RefCell::new(HashMap::new()),
+            entities: Vec::new(),
         };
         let mut reached: HashSet<usize> = HashSet::new();
         // (crate, root file)
@@ -360,7 +368,24 @@ impl<'a> Model<'a> {
         reached.insert(fi);
         let files = self.files;
         let file = &files[fi];
-        let root = self.new_module(krate, fi, None, dirname(&file.rel).to_string(), is_test);
+        let stem = file
+            .rel
+            .rsplit('/')
+            .next()
+            .unwrap_or("")
+            .trim_end_matches(".rs");
+        let root_name = match stem {
+            "lib" | "main" | "mod" => dirname(&file.rel).rsplit('/').next().unwrap_or(""),
+            s => s,
+        };
+        let root = self.new_module(
+            root_name.to_string(),
+            krate,
+            fi,
+            None,
+            dirname(&file.rel).to_string(),
+            is_test,
+        );
         // (module, items, the file's directory for #[path])
         let mut stack: Vec<(ModId, &'a [Item])> = vec![(root, &file.items)];
         let mut in_crate: HashSet<usize> = HashSet::from([fi]);
@@ -385,7 +410,8 @@ impl<'a> Model<'a> {
                             Some(p) => join(&parent_dir, p),
                             None => join(&parent_dir, name),
                         };
-                        let child = self.new_module(krate, cur_file, Some(m), dir, test);
+                        let child =
+                            self.new_module(name.clone(), krate, cur_file, Some(m), dir, test);
                         self.modules[m].children.insert(name.clone(), child);
                         stack.push((child, inner));
                     }
@@ -413,7 +439,7 @@ impl<'a> Model<'a> {
                         } else {
                             path.trim_end_matches(".rs").to_string()
                         };
-                        let child = self.new_module(krate, cfi, Some(m), dir, test);
+                        let child = self.new_module(name.clone(), krate, cfi, Some(m), dir, test);
                         self.modules[m].children.insert(name.clone(), child);
                         stack.push((child, &files[cfi].items));
                     }
@@ -425,6 +451,7 @@ impl<'a> Model<'a> {
 
     fn new_module(
         &mut self,
+        name: String,
         krate: usize,
         file: usize,
         parent: Option<ModId>,
@@ -432,6 +459,7 @@ impl<'a> Model<'a> {
         is_test: bool,
     ) -> ModId {
         self.modules.push(Module {
+            name,
             krate,
             file,
             parent,
@@ -494,9 +522,21 @@ impl<'a> Model<'a> {
             Item::Const { name, value } => {
                 self.modules[m].consts.insert(name.clone(), value);
             }
-            Item::Type { name, fields } => {
+            Item::Type {
+                name,
+                fields,
+                entity,
+            } => {
                 self.modules[m].types.insert(name.clone());
                 self.modules[m].fields.insert(name.clone(), fields);
+                if let Some(e) = entity {
+                    // What `DeriveEntityModel` generates next to the model: paths to them
+                    // (`user::Entity`, a prelude's `pub use super::user::Entity as User`) resolve.
+                    for t in ENTITY_TYPES {
+                        self.modules[m].types.insert(t.to_string());
+                    }
+                    self.entities.push((m, e));
+                }
             }
             Item::Use(decls) => self.modules[m].uses.extend(decls.iter()),
             Item::ExternCrate { name, alias } => {
@@ -761,6 +801,16 @@ impl<'a> Model<'a> {
             );
         }
         out
+    }
+
+    /// The SeaORM entity a type belongs to: `Some((module name, type))` for `Entity`,
+    /// `ActiveModel`, `Model`, … defined in (or generated into) a model's module.
+    pub fn entity_of<'r>(&self, r: &'r Res) -> Option<(&str, &'r str)> {
+        let Res::Type(m, name) = r else { return None };
+        self.entities
+            .iter()
+            .any(|(em, _)| em == m)
+            .then(|| (self.modules[*m].name.as_str(), name.as_str()))
     }
 
     /// The type an impl block is for, resolved in its module.

@@ -461,6 +461,195 @@ fn param_of(pat: &syn::Pat, ty: Option<&syn::Type>) -> Param {
     }
 }
 
+/// Result methods whose closure sees the error: a unique violation named there is handled.
+const ERROR_HANDLERS: &[&str] = &[
+    "map_err",
+    "or_else",
+    "unwrap_or_else",
+    "map_or_else",
+    "inspect_err",
+];
+
+/// A name or string that means a unique violation: the codes the TypeScript side knows, and
+/// sea-orm's `SqlErr::UniqueConstraintViolation` (diesel's `UniqueViolation` and sqlx's
+/// `is_unique_violation` are among the former).
+fn names_unique(s: &str) -> bool {
+    s.contains("UniqueConstraintViolation") || crate::frontend::ts::eval::names_unique_violation(s)
+}
+
+/// Does a pattern name a unique violation (`Err(DbErr::Exec(RuntimeErr::SqlxError(..)))` no;
+/// `Some(SqlErr::UniqueConstraintViolation(_))`, `DatabaseErrorKind::UniqueViolation` yes)?
+fn pat_names_unique(p: &syn::Pat, depth: usize) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    let path = |p: &syn::Path| {
+        p.segments
+            .iter()
+            .any(|s| names_unique(&s.ident.to_string()))
+    };
+    match p {
+        syn::Pat::TupleStruct(t) => {
+            path(&t.path) || t.elems.iter().any(|e| pat_names_unique(e, depth + 1))
+        }
+        syn::Pat::Struct(s) => {
+            path(&s.path) || s.fields.iter().any(|f| pat_names_unique(&f.pat, depth + 1))
+        }
+        syn::Pat::Path(x) => path(&x.path),
+        syn::Pat::Ident(i) => i
+            .subpat
+            .as_ref()
+            .is_some_and(|(_, s)| pat_names_unique(s, depth + 1)),
+        syn::Pat::Or(o) => o.cases.iter().any(|c| pat_names_unique(c, depth + 1)),
+        syn::Pat::Reference(r) => pat_names_unique(&r.pat, depth + 1),
+        syn::Pat::Paren(r) => pat_names_unique(&r.pat, depth + 1),
+        syn::Pat::Tuple(t) => t.elems.iter().any(|e| pat_names_unique(e, depth + 1)),
+        syn::Pat::Slice(t) => t.elems.iter().any(|e| pat_names_unique(e, depth + 1)),
+        syn::Pat::Type(t) => pat_names_unique(&t.pat, depth + 1),
+        syn::Pat::Guard(g) => pat_names_unique(&g.pat, depth + 1),
+        syn::Pat::Lit(l) => match &l.lit {
+            syn::Lit::Str(s) => names_unique(&s.value()),
+            syn::Lit::Int(i) => names_unique(i.base10_digits()),
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Does a lowered expression name a unique violation (a path, a method, a string)?
+pub fn mentions_unique(e: &Ex) -> bool {
+    let mut stack = vec![e];
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 20_000 {
+            return false;
+        }
+        let hit = match e {
+            Ex::Path(p, _) => p.iter().any(|s| names_unique(s)),
+            Ex::Method(_, name, _, _) => names_unique(name),
+            Ex::Lit(s) => names_unique(s),
+            // a nested `match` / `if let` that already inspects one
+            Ex::Caught(_) => true,
+            Ex::Macro { path, lits, .. } => {
+                path.iter().any(|s| names_unique(s)) || lits.iter().any(|s| names_unique(s))
+            }
+            _ => false,
+        };
+        if hit {
+            return true;
+        }
+        children(e, &mut stack);
+    }
+    false
+}
+
+/// The key and value of each argument of a `#[sea_orm(..)]` attribute, or `None` when the
+/// attribute is not a list of `key` / `key = value` items.
+fn orm_args(a: &syn::Attribute) -> Option<Vec<OrmArg>> {
+    let syn::Meta::List(list) = &a.meta else {
+        return None;
+    };
+    let mut out = Vec::new();
+    let mut chunk: Vec<TokenTree> = Vec::new();
+    let mut chunks = Vec::new();
+    for tt in list.tokens.clone() {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => chunks.push(std::mem::take(&mut chunk)),
+            _ => chunk.push(tt),
+        }
+    }
+    if !chunk.is_empty() {
+        chunks.push(chunk);
+    }
+    for c in chunks.into_iter().filter(|c| !c.is_empty()) {
+        let Some(TokenTree::Ident(key)) = c.first() else {
+            return None;
+        };
+        let value = match c.get(1) {
+            Some(TokenTree::Punct(p)) if p.as_char() == '=' => {
+                let rest = &c[2..];
+                Some(match rest {
+                    [TokenTree::Literal(l)] => match syn::Lit::new(l.clone()) {
+                        syn::Lit::Str(s) => s.value(),
+                        other => literal_text(&other),
+                    },
+                    _ => rest.iter().map(|t| t.to_string()).collect::<String>(),
+                })
+            }
+            _ => None,
+        };
+        out.push(OrmArg {
+            key: key.to_string(),
+            value,
+        });
+    }
+    Some(out)
+}
+
+fn literal_text(l: &syn::Lit) -> String {
+    match l {
+        syn::Lit::Bool(b) => b.value.to_string(),
+        syn::Lit::Int(i) => i.base10_digits().to_string(),
+        syn::Lit::Str(s) => s.value(),
+        _ => String::new(),
+    }
+}
+
+fn is_sea_orm(a: &syn::Attribute) -> bool {
+    a.path().is_ident("sea_orm")
+}
+
+/// A struct deriving `DeriveEntityModel` (or under `#[sea_orm::model]`): its `sea_orm` arguments.
+fn entity_attrs(s: &syn::ItemStruct) -> Option<EntityAttrs> {
+    let derives_model = s.attrs.iter().any(|a| {
+        let p = path_segs(a.path());
+        if p == ["sea_orm", "model"] {
+            return true;
+        }
+        if !a.path().is_ident("derive") {
+            return false;
+        }
+        let syn::Meta::List(l) = &a.meta else {
+            return false;
+        };
+        l.tokens
+            .clone()
+            .into_iter()
+            .any(|t| matches!(&t, TokenTree::Ident(i) if i == "DeriveEntityModel"))
+    });
+    if !derives_model {
+        return None;
+    }
+    let mut out = EntityAttrs {
+        line: line_of(s.ident.span()),
+        ..EntityAttrs::default()
+    };
+    for a in s.attrs.iter().filter(|a| is_sea_orm(a)) {
+        match orm_args(a) {
+            Some(args) => out.args.extend(args),
+            None => out.unreadable.push(line_of(a.pound_token.span)),
+        }
+    }
+    for f in &s.fields {
+        let Some(name) = &f.ident else { continue };
+        let mut args = Vec::new();
+        for a in f.attrs.iter().filter(|a| is_sea_orm(a)) {
+            match orm_args(a) {
+                Some(more) => args.extend(more),
+                None => out.unreadable.push(line_of(a.pound_token.span)),
+            }
+        }
+        out.fields.push(EntityField {
+            name: name.to_string().trim_start_matches("r#").to_string(),
+            ty: lower_ty(&f.ty),
+            args,
+            line: line_of(name.span()),
+        });
+    }
+    Some(out)
+}
+
 struct Lower {
     depth: usize,
     /// Per line (0-based) of the file: does it mention `idem`? Key code is found with it.
@@ -558,18 +747,22 @@ impl Lower {
                     .iter()
                     .filter_map(|f| Some((f.ident.as_ref()?.to_string(), lower_ty(&f.ty))))
                     .collect(),
+                entity: entity_attrs(s).map(Box::new),
             },
             syn::Item::Enum(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
+                entity: None,
             },
             syn::Item::Union(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
+                entity: None,
             },
             syn::Item::Type(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
+                entity: None,
             },
             _ => return None,
         })
@@ -707,13 +900,14 @@ impl Lower {
                 Ex::Call(Box::new(func), self.exprs(&c.args), line)
             }
             Expr::MethodCall(m) => {
-                let recv = self.expr(&m.receiver);
-                Ex::Method(
-                    Box::new(recv),
-                    m.method.to_string(),
-                    self.exprs(&m.args),
-                    line_of(m.method.span()),
-                )
+                let mut recv = self.expr(&m.receiver);
+                let name = m.method.to_string();
+                let args = self.exprs(&m.args);
+                // `.map_err(|e| match e.sql_err() { Some(SqlErr::UniqueConstraintViolation(_)) .. })`
+                if ERROR_HANDLERS.contains(&name.as_str()) && args.iter().any(mentions_unique) {
+                    recv = Ex::Caught(Box::new(recv));
+                }
+                Ex::Method(Box::new(recv), name, args, line_of(m.method.span()))
             }
             Expr::Macro(m) => self.mac(&m.mac),
             Expr::Closure(c) => {
@@ -753,17 +947,44 @@ impl Lower {
                 Ex::Other(vec![c, Ex::Block(self.block(&f.body))])
             }
             Expr::If(i) => {
-                let mut v = vec![self.expr(&i.cond), Ex::Block(self.block(&i.then_branch))];
-                if let Some((_, e)) = &i.else_branch {
-                    v.push(self.expr(e));
+                let mut cond = self.expr(&i.cond);
+                let then = Ex::Block(self.block(&i.then_branch));
+                let otherwise = i.else_branch.as_ref().map(|(_, e)| self.expr(e));
+                // `if let Err(e) = res { .. UniqueConstraintViolation .. }`
+                if let Expr::Let(l) = &*i.cond
+                    && (pat_names_unique(&l.pat, 0)
+                        || mentions_unique(&then)
+                        || otherwise.as_ref().is_some_and(mentions_unique))
+                    && let Ex::Block(stmts) = &mut cond
+                    && let Some(Stmt::Let {
+                        init: Some(init), ..
+                    }) = stmts.first_mut()
+                {
+                    let inner = std::mem::replace(init, Ex::Other(vec![]));
+                    *init = Ex::Caught(Box::new(inner));
                 }
+                let mut v = vec![cond, then];
+                v.extend(otherwise);
                 Ex::Other(v)
             }
             Expr::Match(m) => {
-                let mut v = vec![self.expr(&m.expr)];
+                let mut arms = Vec::with_capacity(m.arms.len() * 2);
+                let mut unique = false;
                 for arm in &m.arms {
-                    v.push(self.expr(&arm.body));
+                    unique |= pat_names_unique(&arm.pat, 0);
+                    if let syn::Pat::Guard(g) = &arm.pat {
+                        arms.push(self.expr(&g.guard));
+                    }
+                    arms.push(self.expr(&arm.body));
                 }
+                unique |= arms.iter().any(mentions_unique);
+                let scrutinee = self.expr(&m.expr);
+                let mut v = vec![if unique {
+                    Ex::Caught(Box::new(scrutinee))
+                } else {
+                    scrutinee
+                }];
+                v.extend(arms);
                 Ex::Other(v)
             }
             Expr::Let(l) => {
@@ -791,10 +1012,18 @@ impl Lower {
             Expr::Tuple(t) => Ex::List(self.exprs(&t.elems)),
             Expr::Struct(s) => {
                 let mut v: Vec<Ex> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
+                let names = s
+                    .fields
+                    .iter()
+                    .map(|f| match &f.member {
+                        syn::Member::Named(i) => i.to_string(),
+                        syn::Member::Unnamed(i) => i.index.to_string(),
+                    })
+                    .collect();
                 if let Some(r) = &s.rest {
                     v.push(self.expr(r));
                 }
-                Ex::Struct(path_segs(&s.path), v)
+                Ex::Struct(path_segs(&s.path), v, names)
             }
             Expr::Assign(a) => {
                 Ex::Assign(Box::new(self.expr(&a.left)), Box::new(self.expr(&a.right)))
@@ -974,7 +1203,8 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
         Ex::Closure { body, .. } => stack.push(body),
         Ex::Field(b, _) => stack.push(b),
         Ex::Block(stmts) => push_stmts(stmts, stack),
-        Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v) => stack.extend(v.iter()),
+        Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v, _) => stack.extend(v.iter()),
+        Ex::Caught(e) => stack.push(e),
         Ex::Assign(a, b) => {
             stack.push(a);
             stack.push(b);

@@ -578,7 +578,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             Ex::Block(stmts) => self.block(stmts, frame),
             Ex::List(items) => V::List(items.iter().map(|i| self.expr(i, frame)).collect()),
-            Ex::Struct(path, fields) => {
+            Ex::Struct(path, fields, _) => {
                 for f in fields {
                     self.expr(f, frame);
                 }
@@ -593,6 +593,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 }
                 V::Unknown
             }
+            Ex::Caught(inner) => self.expr(inner, frame),
             Ex::Other(children) => {
                 for c in children {
                     self.expr(c, frame);
