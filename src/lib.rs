@@ -87,30 +87,37 @@ pub fn collect_facts_with(
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         found.files.iter().partition(|f| f.lang.is_ts());
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
-    let ((mut endpoints, ts_diagnostics, model_constraints), (rust_endpoints, rust_diagnostics)) =
-        rayon::join(
-            || {
-                let parsed: Vec<_> = ts_files
-                    .par_iter()
-                    .map(|f| {
-                        let r = frontend::ts::analyze_file(f, catalog);
-                        progress.parsed();
-                        r
-                    })
-                    .collect();
-                let mut modules = Vec::with_capacity(parsed.len());
-                let mut diagnostics = Vec::new();
-                for (m, d) in parsed {
-                    modules.push(m);
-                    diagnostics.extend(d);
-                }
-                progress.phase("linking");
-                let (endpoints, more, constraints) = link::link_ts(&modules, root, catalog, config);
-                diagnostics.extend(more);
-                (endpoints, diagnostics, constraints)
-            },
-            || frontend::rust::analyze(&found.rust_files, root, catalog),
-        );
+    let (
+        (mut endpoints, ts_diagnostics, model_constraints, mut clients),
+        (rust_endpoints, rust_diagnostics),
+    ) = rayon::join(
+        || {
+            let parsed: Vec<_> = ts_files
+                .par_iter()
+                .map(|f| {
+                    let r = frontend::ts::analyze_file(f, catalog);
+                    progress.parsed();
+                    r
+                })
+                .collect();
+            let mut modules = Vec::with_capacity(parsed.len());
+            let mut diagnostics = Vec::new();
+            for (m, d) in parsed {
+                modules.push(m);
+                diagnostics.extend(d);
+            }
+            progress.phase("linking");
+            let linked = link::link_ts(&modules, root, catalog, config);
+            diagnostics.extend(linked.diagnostics);
+            (
+                linked.endpoints,
+                diagnostics,
+                linked.constraints,
+                linked.clients,
+            )
+        },
+        || frontend::rust::analyze(&found.rust_files, root, catalog),
+    );
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);
     diagnostics.extend(rust_diagnostics);
@@ -129,12 +136,15 @@ pub fn collect_facts_with(
             .unwrap_or_else(|| ep.location.clone());
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
     }
+    link::clients::attach(&mut clients, &endpoints);
+    clients.sort();
     Facts {
         files_scanned: found.files.len() + found.rust_files.len(),
         constraints,
         endpoints,
         diagnostics,
         suppressions,
+        clients,
     }
 }
 
@@ -161,6 +171,10 @@ pub fn audit_with(
     let mut facts = pool.install(|| collect_facts_with(root, &catalog, config, progress));
     progress.phase("rules");
     let mut findings = rules::evaluate(&facts.endpoints);
+    findings.extend(rules::evaluate_project(&rules::Project {
+        endpoints: &facts.endpoints,
+        clients: &facts.clients,
+    }));
     config.apply_to_findings(&mut findings);
     suppress::apply(
         &mut findings,
@@ -168,6 +182,7 @@ pub fn audit_with(
         &|rule| config.rule_enabled(rule),
         &mut facts.diagnostics,
     );
+    let clients = std::mem::take(&mut facts.clients);
     Ok(Report::build(
         display_root.to_string(),
         facts.files_scanned,
@@ -175,5 +190,6 @@ pub fn audit_with(
         findings,
         facts.diagnostics,
         facts.constraints,
-    ))
+    )
+    .with_clients(clients))
 }

@@ -282,6 +282,23 @@ impl<'a> Calls<'a> {
         out
     }
 
+    /// Every function whose summary was computed, with the functions defined inside it: the code
+    /// endpoints reach.
+    pub fn reached(&self) -> HashSet<(ModId, FnId)> {
+        let mut out = HashSet::new();
+        for &(m, f) in self.memo.borrow().keys() {
+            for g in self.body_functions(m, f) {
+                out.insert((m, g));
+            }
+        }
+        out
+    }
+
+    /// The functions defined inside `f`, with `f`.
+    pub fn with_children(&self, m: ModId, f: FnId) -> Vec<FnId> {
+        self.body_functions(m, f)
+    }
+
     /// Limits call following to `depth` calls below a handler.
     pub fn with_max_depth(mut self, depth: usize) -> Self {
         self.max_depth = depth;

@@ -2,6 +2,7 @@
 //! mechanisms that cover each route. Produces language-neutral [`Endpoint`]s.
 
 pub mod calls;
+pub mod clients;
 pub mod constraints;
 pub mod mounts;
 pub mod next;
@@ -11,8 +12,8 @@ pub mod webhooks;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::facts::{
-    Diagnostic, Effect, EffectKind, Endpoint, KeyStore, Location, Mechanism, MechanismKind,
-    UniqueConstraint,
+    ClientRequest, Diagnostic, Effect, EffectKind, Endpoint, KeyStore, Location, Mechanism,
+    MechanismKind, UniqueConstraint,
 };
 use crate::frontend::ts::ir::{Module, Val};
 use calls::Calls;
@@ -39,14 +40,19 @@ fn display(v: &Val) -> String {
     }
 }
 
+/// What linking one tree's TypeScript/JavaScript gives.
+pub struct Linked {
+    pub endpoints: Vec<Endpoint>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The unique constraints their ORM models declare.
+    pub constraints: Vec<UniqueConstraint>,
+    /// Requests client code sends with an idempotency key.
+    pub clients: Vec<ClientRequest>,
+}
+
 /// Links the modules of one tree into endpoints, and collects the unique constraints their ORM
-/// models declare.
-pub fn link_ts(
-    modules: &[Module],
-    root: &Path,
-    catalog: &Catalog,
-    config: &Config,
-) -> (Vec<Endpoint>, Vec<Diagnostic>, Vec<UniqueConstraint>) {
+/// models declare and the client requests that send keys.
+pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Config) -> Linked {
     let res = Resolver::new(modules, root);
     let mut calls = Calls::new(&res, catalog);
     if let Some(depth) = config.call_depth {
@@ -54,12 +60,17 @@ pub fn link_ts(
     }
     let (routes, diagnostics) = mounts::Mounter::new(&res, config).routes();
     let mut endpoints = Vec::new();
+    // Handlers summarised per method are not memoised: they are server code too.
+    let mut handlers = std::collections::HashSet::new();
     for route in routes {
         let mut effects: Vec<Effect> = Vec::new();
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
+                for g in calls.with_children(m, f) {
+                    handlers.insert((m, g));
+                }
                 let s = match &route.branch {
                     Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
                     None => calls.summary(m, f),
@@ -115,7 +126,14 @@ pub fn link_ts(
             key_store,
         });
     }
-    (endpoints, diagnostics, constraints::from_modules(&res))
+    let mut reached = calls.reached();
+    reached.extend(handlers);
+    Linked {
+        endpoints,
+        diagnostics,
+        constraints: constraints::from_modules(&res),
+        clients: clients::from_modules(&res, &reached),
+    }
 }
 
 /// A middleware that handles the idempotency key: a project function that reads the header

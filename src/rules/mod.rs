@@ -5,13 +5,14 @@
 pub mod rs001_payment_without_idempotency;
 pub mod rs002_webhook_without_dedup;
 pub mod rs003_side_effect_without_idempotency;
+pub mod rs006_client_key_per_attempt;
 pub mod rs007_downstream_key_missing;
 pub mod rs012_unique_violation_unhandled;
 pub mod rs014_in_memory_key_store;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
 
-use crate::facts::{Effect, Endpoint, MechanismKind};
+use crate::facts::{ClientRequest, Effect, Endpoint, Location, MechanismKind};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -143,12 +144,72 @@ pub fn registry() -> Vec<Rule> {
         rs001_payment_without_idempotency::rule(),
         rs002_webhook_without_dedup::rule(),
         rs003_side_effect_without_idempotency::rule(),
+        rs006_client_key_per_attempt::rule(),
         rs007_downstream_key_missing::rule(),
         rs012_unique_violation_unhandled::rule(),
         rs014_in_memory_key_store::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
     ]
+}
+
+/// What project-level checks read: every endpoint and every client request.
+pub struct Project<'a> {
+    pub endpoints: &'a [Endpoint],
+    pub clients: &'a [ClientRequest],
+}
+
+/// A finding a rule places itself: on a client request (which is no endpoint of this repository)
+/// or at a severity other than its rule's default.
+pub struct Placed {
+    pub severity: Severity,
+    /// `METHOD path`: the endpoint, or the client request's target.
+    pub endpoint: String,
+    pub location: Location,
+    /// Tells this finding from others of its rule with the same endpoint and file (the client
+    /// function's name), for the fingerprint.
+    pub discriminator: String,
+    pub hit: Hit,
+}
+
+/// A rule's check over the whole project.
+pub type ProjectCheck = fn(&Project) -> Vec<Placed>;
+
+/// Rules whose findings (some or all) are not one endpoint's at the rule's default severity,
+/// by id: each returns the findings it places. The rule is still registered in [`registry`].
+pub fn project_checks() -> Vec<(&'static str, ProjectCheck)> {
+    vec![("RS006", rs006_client_key_per_attempt::placed)]
+}
+
+/// Runs the project-level checks.
+pub fn evaluate_project(project: &Project) -> Vec<Finding> {
+    let rules = registry();
+    let mut out = Vec::new();
+    for (id, check) in project_checks() {
+        let Some(rule) = rules.iter().find(|r| r.meta.id == id) else {
+            continue;
+        };
+        for p in check(project) {
+            out.push(Finding {
+                rule: id.into(),
+                name: rule.meta.name.into(),
+                section: rule.meta.section.into(),
+                severity: p.severity,
+                confidence: p.hit.confidence,
+                fingerprint: fingerprint(&[id, &p.endpoint, &p.location.file, &p.discriminator]),
+                endpoint: p.endpoint,
+                file: p.location.file,
+                line: p.location.line,
+                message: p.hit.message,
+                change: p.hit.change,
+                impact: p.hit.impact,
+                suppressed: false,
+                suppression_reason: None,
+                baselined: false,
+            });
+        }
+    }
+    out
 }
 
 pub fn find(id: &str) -> Option<Rule> {
@@ -257,7 +318,9 @@ pub fn markdown_table() -> String {
 /// Small builders for the rules' unit tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::facts::{Effect, EffectKind, Endpoint, Location, Mechanism, MechanismKind};
+    use crate::facts::{
+        ClientRequest, Effect, EffectKind, Endpoint, KeyOrigin, Location, Mechanism, MechanismKind,
+    };
 
     pub fn effect(kind: EffectKind) -> Effect {
         Effect {
@@ -282,6 +345,22 @@ pub(crate) mod testing {
             side_effects,
             mechanisms,
             ..Endpoint::default()
+        }
+    }
+
+    pub fn client(origin: KeyOrigin) -> ClientRequest {
+        ClientRequest {
+            method: "POST".into(),
+            path: "/api/orders".into(),
+            location: Location::new("web/api.ts", 9),
+            function: "createOrder".into(),
+            key_origin: origin,
+            key_expression: "crypto.randomUUID()".into(),
+            key_location: Location::new("web/api.ts", 8),
+            key_function: "createOrder".into(),
+            detail: "made by `crypto.randomUUID()` inside `createOrder`".into(),
+            endpoint: None,
+            endpoint_location: None,
         }
     }
 
