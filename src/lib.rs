@@ -89,7 +89,7 @@ pub fn collect_facts_with(
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
     let (
         (mut endpoints, ts_diagnostics, model_constraints, mut clients),
-        (rust_endpoints, rust_diagnostics),
+        (rust_endpoints, rust_diagnostics, rust_clients),
     ) = rayon::join(
         || {
             let parsed: Vec<_> = ts_files
@@ -136,6 +136,7 @@ pub fn collect_facts_with(
             .unwrap_or_else(|| ep.location.clone());
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
     }
+    clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();
     Facts {

@@ -593,6 +593,22 @@ impl<'m, 'a> Effects<'m, 'a> {
         None
     }
 
+    /// Is `a`, in module `m`, the key header's name (a literal or a constant)?
+    pub fn is_key_name(&self, a: &Ex, m: ModId, imp: Option<ImplId>) -> bool {
+        let scope = Scope {
+            module: m,
+            imp,
+            vars: HashMap::new(),
+            names: HashMap::new(),
+        };
+        self.is_key_arg(a, &scope)
+    }
+
+    /// Every function whose summary was computed: the code endpoints reach.
+    pub fn reached(&self) -> std::collections::HashSet<FnId> {
+        self.memo.borrow().keys().copied().collect()
+    }
+
     /// Is an argument the key header's name (a literal or a constant)?
     fn is_key_arg(&self, a: &Ex, scope: &Scope) -> bool {
         match a {

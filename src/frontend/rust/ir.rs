@@ -90,6 +90,24 @@ pub struct Func {
     pub is_test: bool,
     /// The body builds or configures routes (a cheap filter before evaluating it).
     pub builds_routes: bool,
+    /// Retry loops and closures passed to retry wrappers in the body.
+    pub retry_spans: Vec<RetrySpan>,
+}
+
+/// Lines of a retry construct: a loop that counts attempts, or a closure given to a retry
+/// wrapper (`backoff::future::retry`, `tokio_retry::Retry::spawn`, backon's `.retry(..)`).
+#[derive(Debug, Clone)]
+pub struct RetrySpan {
+    pub start: Line,
+    pub end: Line,
+    /// "the retry loop", "the `Retry::spawn` closure".
+    pub what: String,
+}
+
+impl RetrySpan {
+    pub fn contains(&self, line: Line) -> bool {
+        self.start <= line && line <= self.end
+    }
 }
 
 #[derive(Debug, Clone)]

@@ -4,6 +4,7 @@
 //! Files are parsed in parallel and lowered at once to an owned model ([`ir`]); everything after
 //! that reads the model only. The output is language-neutral [`Endpoint`]s.
 
+pub mod client;
 pub mod effects;
 pub mod ir;
 pub mod model;
@@ -12,7 +13,7 @@ pub mod routes;
 
 use crate::catalog::Catalog;
 use crate::discover::RustFile;
-use crate::facts::{Diagnostic, Endpoint, Location, Mechanism, MechanismKind};
+use crate::facts::{ClientRequest, Diagnostic, Endpoint, Location, Mechanism, MechanismKind};
 use effects::{Effects, Summary};
 use model::{Model, Res};
 use rayon::prelude::*;
@@ -29,12 +30,13 @@ const EXTRACTOR_TRAITS: &[&str] = &[
     "FromRequestAsync",
 ];
 
-/// Audits the Rust files of one tree.
+/// Audits the Rust files of one tree: its endpoints, and the requests its client code sends with
+/// an idempotency key.
 pub fn analyze(
     files: &[RustFile],
     root: &Path,
     catalog: &Catalog,
-) -> (Vec<Endpoint>, Vec<Diagnostic>) {
+) -> (Vec<Endpoint>, Vec<Diagnostic>, Vec<ClientRequest>) {
     let parsed: Vec<_> = files
         .par_iter()
         .map(|f| {
@@ -136,7 +138,8 @@ pub fn analyze(
     }
     endpoints
         .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
-    (endpoints, diagnostics)
+    let clients = client::Clients::new(&model, &fx).requests(&fx.reached());
+    (endpoints, diagnostics, clients)
 }
 
 /// Containers that keep keys in the process's memory.

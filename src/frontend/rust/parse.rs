@@ -8,6 +8,7 @@
 use super::ir::*;
 use crate::facts::Diagnostic;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
@@ -39,7 +40,10 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
     let mut diagnostics = Vec::new();
     match syn::parse_file(text) {
         Ok(file) => {
-            let mut lower = Lower { depth: 0 };
+            let mut lower = Lower {
+                depth: 0,
+                retry_spans: Vec::new(),
+            };
             ir.items = lower.items(&file.items);
         }
         Err(e) => {
@@ -458,10 +462,50 @@ fn param_of(pat: &syn::Pat, ty: Option<&syn::Type>) -> Param {
 }
 
 struct Lower {
+    /// Retry constructs of the function being lowered.
+    retry_spans: Vec<RetrySpan>,
     depth: usize,
 }
 
+/// Words that name retrying in a loop header or a wrapper's name.
+fn names_retry(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["attempt", "retr", "tries", "backoff"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
 impl Lower {
+    /// A loop whose header (or, for `loop`, body) counts attempts or retries.
+    fn retry_loop(&mut self, e: &Expr, text: &str) {
+        if names_retry(text) {
+            let span = e.span();
+            self.retry_spans.push(RetrySpan {
+                start: span.start().line as Line,
+                end: span.end().line as Line,
+                what: "the retry loop".into(),
+            });
+        }
+    }
+
+    /// Closures (and async blocks) given to a call whose name says it retries.
+    fn retry_closures<'e>(&mut self, callee: &str, args: impl Iterator<Item = &'e Expr>) {
+        let last = callee.rsplit("::").next().unwrap_or(callee);
+        if !names_retry(last) {
+            return;
+        }
+        for a in args {
+            if matches!(a, Expr::Closure(_) | Expr::Async(_)) {
+                let span = a.span();
+                self.retry_spans.push(RetrySpan {
+                    start: span.start().line as Line,
+                    end: span.end().line as Line,
+                    what: format!("the `{}` closure", callee.trim_start_matches('.')),
+                });
+            }
+        }
+    }
+
     fn items(&mut self, items: &[syn::Item]) -> Vec<Item> {
         items.iter().filter_map(|i| self.item(i)).collect()
     }
@@ -587,8 +631,11 @@ impl Lower {
             syn::ReturnType::Type(_, t) => Some(lower_ty(t)),
             syn::ReturnType::Default => None,
         };
+        let outer_spans = std::mem::take(&mut self.retry_spans);
         let body = block.map(|b| self.block(b)).unwrap_or_default();
+        let retry_spans = std::mem::replace(&mut self.retry_spans, outer_spans);
         let mut f = Func {
+            retry_spans,
             name: sig.ident.to_string(),
             line: line_of(sig.ident.span()),
             route_attrs: route_attrs(attrs),
@@ -668,6 +715,10 @@ impl Lower {
                 Ex::Path(path_segs(&p.path), line)
             }
             Expr::Call(c) => {
+                if let Expr::Path(p) = &*c.func {
+                    let name = path_segs(&p.path).join("::");
+                    self.retry_closures(&name, c.args.iter());
+                }
                 let line = match &*c.func {
                     Expr::Path(p) => p
                         .path
@@ -681,6 +732,11 @@ impl Lower {
                 Ex::Call(Box::new(func), self.exprs(&c.args), line)
             }
             Expr::MethodCall(m) => {
+                let name = m.method.to_string();
+                self.retry_closures(
+                    &format!(".{name}"),
+                    m.args.iter().chain(std::iter::once(&*m.receiver)),
+                );
                 let recv = self.expr(&m.receiver);
                 Ex::Method(
                     Box::new(recv),
@@ -717,12 +773,18 @@ impl Lower {
             Expr::Async(b) => Ex::Block(self.block(&b.block)),
             Expr::Const(b) => Ex::Block(self.block(&b.block)),
             Expr::TryBlock(b) => Ex::Block(self.block(&b.block)),
-            Expr::Loop(l) => Ex::Other(vec![Ex::Block(self.block(&l.body))]),
+            Expr::Loop(l) => {
+                self.retry_loop(e, &l.body.to_token_stream().to_string());
+                Ex::Other(vec![Ex::Block(self.block(&l.body))])
+            }
             Expr::While(w) => {
+                self.retry_loop(e, &w.cond.to_token_stream().to_string());
                 let c = self.expr(&w.cond);
                 Ex::Other(vec![c, Ex::Block(self.block(&w.body))])
             }
             Expr::ForLoop(f) => {
+                let header = format!("{} {}", f.pat.to_token_stream(), f.expr.to_token_stream());
+                self.retry_loop(e, &header);
                 let c = self.expr(&f.expr);
                 Ex::Other(vec![c, Ex::Block(self.block(&f.body))])
             }
