@@ -119,6 +119,9 @@ pub struct Effect {
     /// For a provider call that accepts one: the idempotency key it passes downstream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub downstream_key: Option<DownstreamKey>,
+    /// That key as written, shortened (`order.id`, `` `${key}:charge` ``).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downstream_key_expression: Option<String>,
     /// The caller-keyed unique constraint that stops a duplicate of this create.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<String>,

@@ -4,7 +4,7 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
-use crate::facts::{DownstreamKey, Effect, EffectKind, Location};
+use crate::facts::{DownstreamKey, Effect, EffectKind, KeyOrigin, Location};
 use crate::frontend::ts::ir::{CallSite, FnId, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -18,6 +18,8 @@ pub struct Summary {
     /// Models read (find, count, exists), directly or through calls: a create after such a
     /// read is pre-checked. `None` is a read of a model the call does not name.
     pub reads: Vec<Option<String>>,
+    /// Where a hash of the request body is used as a dedup key, directly or through calls.
+    pub content_hashes: Vec<Location>,
 }
 
 enum Memo {
@@ -369,6 +371,9 @@ impl<'a> Calls<'a> {
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
+            for line in &facts.body_hashes {
+                out.content_hashes.push(self.location(m, *line));
+            }
             // Reading a provider's signature header is a webhook receiver's signature check.
             for (header, line) in &facts.signature_reads {
                 own.push((
@@ -394,6 +399,19 @@ impl<'a> Calls<'a> {
                     out.reads.push(t);
                 }
                 for mut e in self.effects_of(m, cs) {
+                    // The front end read the key this call passes from the syntax: it knows a
+                    // domain id and a key derived from the inbound one.
+                    if e.downstream_key.is_some()
+                        && let Some(sk) = facts.sent_keys.iter().find(|k| k.line == cs.line)
+                    {
+                        e.downstream_key = Some(match sk.origin {
+                            _ if sk.fresh => DownstreamKey::Random,
+                            KeyOrigin::DomainId => DownstreamKey::DomainId,
+                            KeyOrigin::FromInboundKey => DownstreamKey::FromInboundKey,
+                            _ => DownstreamKey::Derived,
+                        });
+                        e.downstream_key_expression = Some(sk.text.clone());
+                    }
                     if (e.target.as_deref() == Some(cs.root_name.as_str()) || e.target.is_none())
                         && let Some(t) = group_table.get(&cs.group)
                     {
@@ -450,6 +468,8 @@ impl<'a> Calls<'a> {
                     read.extend(sub.reads.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
+                    out.content_hashes
+                        .extend(sub.content_hashes.iter().cloned());
                 }
             }
         }

@@ -66,6 +66,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         let mut effects: Vec<Effect> = Vec::new();
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
+        let mut content_hashes: Vec<Location> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
                 for g in calls.with_children(m, f) {
@@ -76,6 +77,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                     None => calls.summary(m, f),
                 };
                 effects.extend(s.effects.iter().cloned());
+                content_hashes.extend(s.content_hashes.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
                 }
@@ -93,6 +95,9 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         };
         let mut key_store = None;
         for (mm, mv) in &route.middleware {
+            if let Resolved::Func(m2, f2) = res.resolve(*mm, mv) {
+                content_hashes.extend(calls.summary(m2, f2).content_hashes.iter().cloned());
+            }
             if let Resolved::Func(m2, f2) = res.resolve(*mm, mv)
                 && !calls.summary(m2, f2).key_reads.is_empty()
                 && let Some((location, detail)) = calls.memory_store(m2, f2)
@@ -113,6 +118,18 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
 
         key_reads.sort();
         key_reads.dedup();
+        // A hash of the body used as the dedup key, where no key header is read (beside one, it
+        // is the request's fingerprint).
+        content_hashes.sort();
+        if key_reads.is_empty()
+            && let Some(first) = content_hashes.first()
+        {
+            mechanisms.push(Mechanism {
+                kind: MechanismKind::ContentHash,
+                detail: format!("a hash of the request body ({first}) is the dedup key"),
+                location: first.clone(),
+            });
+        }
         endpoints.push(Endpoint {
             method: route.method,
             path: route.path,

@@ -9,6 +9,8 @@ pub mod rs006_client_key_per_attempt;
 pub mod rs007_downstream_key_missing;
 pub mod rs012_unique_violation_unhandled;
 pub mod rs014_in_memory_key_store;
+pub mod rs016_key_from_domain_id;
+pub mod rs017_content_hash_as_key;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
 
@@ -101,6 +103,7 @@ impl Classification {
 pub fn classify(ep: &Endpoint) -> Classification {
     if ep.has_mechanism(MechanismKind::HeaderKey)
         || ep.has_mechanism(MechanismKind::WebhookEventDedup)
+        || ep.has_mechanism(MechanismKind::ContentHash)
     {
         Classification::IdempotentWithKey
     } else if ep.has_mechanism(MechanismKind::Natural) {
@@ -148,6 +151,8 @@ pub fn registry() -> Vec<Rule> {
         rs007_downstream_key_missing::rule(),
         rs012_unique_violation_unhandled::rule(),
         rs014_in_memory_key_store::rule(),
+        rs016_key_from_domain_id::rule(),
+        rs017_content_hash_as_key::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
     ]
@@ -178,7 +183,11 @@ pub type ProjectCheck = fn(&Project) -> Vec<Placed>;
 /// Rules whose findings (some or all) are not one endpoint's at the rule's default severity,
 /// by id: each returns the findings it places. The rule is still registered in [`registry`].
 pub fn project_checks() -> Vec<(&'static str, ProjectCheck)> {
-    vec![("RS006", rs006_client_key_per_attempt::placed)]
+    vec![
+        ("RS006", rs006_client_key_per_attempt::placed),
+        ("RS016", rs016_key_from_domain_id::placed),
+        ("RS017", rs017_content_hash_as_key::placed),
+    ]
 }
 
 /// Runs the project-level checks.
@@ -295,6 +304,11 @@ pub fn describe(e: &Effect) -> String {
         format!(" via {}", e.via.join(" → "))
     };
     format!("`{}` ({}){via}", e.callee, e.location)
+}
+
+/// Inline code for messages, also when the code holds backticks (a template literal).
+pub fn code(s: &str) -> String {
+    crate::frontend::ts::keys::code(s)
 }
 
 /// The rule table of README.md, generated from the registry (a test keeps README in step).

@@ -1,6 +1,6 @@
 //! RS006 client-key-per-attempt.
 
-use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Severity};
+use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Severity, code};
 use crate::facts::{ClientRequest, Endpoint, KeyOrigin};
 
 const DOC: &str = r#"## What it does
@@ -62,20 +62,25 @@ fn called(c: &ClientRequest) -> String {
 fn hit(c: &ClientRequest) -> Option<Hit> {
     let change = match c.key_origin {
         KeyOrigin::PerAttempt => format!(
-            "Make the key once per intent, before the retry (when the user confirms), and send the same key on every attempt: move `{}` at {} out of the retry.",
-            c.key_expression, c.key_location
+            "Make the key once per intent, before the retry (when the user confirms), and send the same key on every attempt: move {} at {} out of the retry.",
+            code(&c.key_expression),
+            c.key_location
         ),
         KeyOrigin::PerCall if c.path == "*" => format!(
-            "Do not make keys in a request interceptor: make the key once per intent where the request is made (when the user confirms) and pass it with that request, instead of `{}` at {}.",
-            c.key_expression, c.key_location
+            "Do not make keys in a request interceptor: make the key once per intent where the request is made (when the user confirms) and pass it with that request, instead of {} at {}.",
+            code(&c.key_expression),
+            c.key_location
         ),
         KeyOrigin::PerCall => format!(
-            "Make the key once per intent in the caller (when the user confirms, kept with the pending action) and pass it to `{}`, instead of `{}` at {}.",
-            c.key_function, c.key_expression, c.key_location
+            "Make the key once per intent in the caller (when the user confirms, kept with the pending action) and pass it to `{}`, instead of {} at {}.",
+            c.key_function,
+            code(&c.key_expression),
+            c.key_location
         ),
         KeyOrigin::Clock => format!(
-            "Use a random UUID (`crypto.randomUUID()`) made once per intent and reused by every retry, instead of `{}` at {}.",
-            c.key_expression, c.key_location
+            "Use a random UUID (`crypto.randomUUID()`) made once per intent and reused by every retry, instead of {} at {}.",
+            code(&c.key_expression),
+            c.key_location
         ),
         _ => return None,
     };

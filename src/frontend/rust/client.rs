@@ -519,12 +519,13 @@ impl<'m, 'a> Clients<'m, 'a> {
     fn judge(&self, f: FnId, t: &Trace, at: Line) -> (KeyOrigin, String) {
         let func = self.model.fns[f].func;
         let what = &t.text;
+        let cw = crate::frontend::ts::keys::code(what);
         match t.source {
             Source::Random | Source::Clock => {
                 let made = if t.source == Source::Clock {
-                    format!("`{what}` (the clock)")
+                    format!("{cw} (the clock)")
                 } else {
-                    format!("`{what}`")
+                    format!("{cw}")
                 };
                 if let Some(span) = func
                     .retry_spans
@@ -582,31 +583,31 @@ impl<'m, 'a> Clients<'m, 'a> {
             Source::DomainId => (
                 KeyOrigin::DomainId,
                 format!(
-                    "taken from `{what}`, a stable id of a domain object rather than of one intent"
+                    "taken from {cw}, a stable id of a domain object rather than of one intent"
                 ),
             ),
             Source::ContentHash => (
                 KeyOrigin::ContentHash,
                 format!(
-                    "hashed from the request body (`{what}`): two real intents with the same body share it"
+                    "hashed from the request body ({cw}): two real intents with the same body share it"
                 ),
             ),
             Source::Param(_) => (
                 KeyOrigin::PassedIn,
-                format!("taken from the parameter `{what}`: the caller makes it"),
+                format!("taken from the parameter {cw}: the caller makes it"),
             ),
-            Source::Held => (KeyOrigin::Held, format!("kept across calls (`{what}`)")),
+            Source::Held => (KeyOrigin::Held, format!("kept across calls ({cw})")),
             Source::Inbound if t.purpose => (
                 KeyOrigin::FromInboundKey,
-                format!("derived from the inbound key and a purpose (`{what}`)"),
+                format!("derived from the inbound key and a purpose ({cw})"),
             ),
             Source::Inbound => (
                 KeyOrigin::PassedIn,
-                format!("forwarded from the inbound request (`{what}`)"),
+                format!("forwarded from the inbound request ({cw})"),
             ),
             Source::Constant | Source::Unknown => (
                 KeyOrigin::Unknown,
-                format!("whose origin is not visible (`{what}`)"),
+                format!("whose origin is not visible ({cw})"),
             ),
         }
     }

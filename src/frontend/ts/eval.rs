@@ -1570,8 +1570,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             Val::Unknown => Val::Unknown,
             callee_val => Val::Call(Box::new(callee_val.clone()), args),
         };
-        let value = c.val.clone();
-        self.body_hash(&c, node, &value);
+        self.body_hash(&c, node);
         c
     }
 

@@ -183,8 +183,9 @@ pub struct FnFacts {
     /// Calls that pass a freshly made value (a UUID, `Date.now()`) as an argument: the key a
     /// caller makes for a helper that takes it as a parameter.
     pub key_args: Vec<KeyArg>,
-    /// Hashes of the request body computed here: (line, the hash's value).
-    pub body_hashes: Vec<(u32, Val)>,
+    /// Lines of hashes of the request body that this function hands to a store: a dedup key
+    /// made from the content.
+    pub body_hashes: Vec<u32>,
 }
 
 /// An idempotency key that a call passes on, and where it comes from.
@@ -200,6 +201,8 @@ pub struct SentKey {
     /// Where the key is made.
     pub key_line: u32,
     pub detail: String,
+    /// Made per evaluation (a UUID, the clock), whatever the context.
+    pub fresh: bool,
     /// The function that sends it, for reports (`payOrder callback` for an anonymous one).
     pub function: String,
     /// The function that makes the key (where a fix goes).

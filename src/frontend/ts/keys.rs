@@ -52,6 +52,8 @@ struct Trace<'t> {
     node: Node<'t>,
     /// A literal part besides the key material (a purpose: `${key}:charge`).
     purpose: bool,
+    /// A parameter or variable named like a key (`inboundKey`): with a purpose, the inbound key.
+    keyish: bool,
 }
 
 /// Callees whose result is fresh on every call.
@@ -357,6 +359,7 @@ impl<'t> Evaluator<'t, '_> {
             source: Source::Unknown,
             node: n,
             purpose: false,
+            keyish: false,
         };
         if depth > 8 {
             return unknown;
@@ -365,6 +368,7 @@ impl<'t> Evaluator<'t, '_> {
             source,
             node: n,
             purpose: false,
+            keyish: false,
         };
         match n.kind() {
             "parenthesized_expression"
@@ -386,7 +390,10 @@ impl<'t> Evaluator<'t, '_> {
                         if domain_id_name(name) {
                             of(Source::DomainId)
                         } else {
-                            of(Source::Param(*f, *i))
+                            Trace {
+                                keyish: key_name(name),
+                                ..of(Source::Param(*f, *i))
+                            }
                         }
                     }
                     Some(Decl::Var(decl)) => {
@@ -407,6 +414,7 @@ impl<'t> Evaluator<'t, '_> {
                                     source: Source::Unknown,
                                     node: value,
                                     purpose: false,
+                                    keyish: false,
                                 },
                             }
                         } else {
@@ -417,6 +425,7 @@ impl<'t> Evaluator<'t, '_> {
                                 source: Source::DomainId,
                                 node: value,
                                 purpose: false,
+                                keyish: false,
                             };
                         }
                         t
@@ -556,6 +565,7 @@ impl<'t> Evaluator<'t, '_> {
             source,
             node: n,
             purpose: false,
+            keyish: false,
         };
         let unknown = of(Source::Unknown);
         let Some(callee) = n.child_by_field_name("function") else {
@@ -702,6 +712,7 @@ impl<'t> Evaluator<'t, '_> {
     fn judge(&self, t: &Trace<'t>, at: Node<'t>) -> Judged {
         let key_line = line(t.node);
         let what = self.short(t.node);
+        let cw = code(&what);
         let key_function = self.display_fn(t.node);
         let judged = |origin, detail: String| Judged {
             origin,
@@ -713,9 +724,9 @@ impl<'t> Evaluator<'t, '_> {
             Source::Random | Source::Clock => {
                 let clock = t.source == Source::Clock;
                 let made = if clock {
-                    format!("`{what}` (the clock or `Math.random()`)")
+                    format!("{cw} (the clock or `Math.random()`)")
                 } else {
-                    format!("`{what}`")
+                    format!("{cw}")
                 };
                 if let Some((retry, l)) = self.retry_around(t.node, at) {
                     return judged(
@@ -803,38 +814,38 @@ impl<'t> Evaluator<'t, '_> {
             Source::DomainId => judged(
                 KeyOrigin::DomainId,
                 format!(
-                    "taken from `{what}`, a stable id of a domain object rather than of one intent"
+                    "taken from {cw}, a stable id of a domain object rather than of one intent"
                 ),
             ),
             Source::ContentHash => judged(
                 KeyOrigin::ContentHash,
                 format!(
-                    "hashed from the request body (`{what}`): two real intents with the same body share it"
+                    "hashed from the request body ({cw}): two real intents with the same body share it"
                 ),
             ),
             Source::Param(..) => judged(
                 KeyOrigin::PassedIn,
-                format!("taken from the parameter `{what}`: the caller makes it"),
+                format!("taken from the parameter {cw}: the caller makes it"),
             ),
             Source::Stored => judged(
                 KeyOrigin::Persisted,
-                format!("read from storage (`{what}`), so a reload resends the same key"),
+                format!("read from storage ({cw}), so a reload resends the same key"),
             ),
             Source::Hook | Source::Field => judged(
                 KeyOrigin::Held,
-                format!("kept across calls (`{what}`: state, a ref or a field)"),
+                format!("kept across calls ({cw}: state, a ref or a field)"),
             ),
             Source::Inbound if t.purpose => judged(
                 KeyOrigin::FromInboundKey,
-                format!("derived from the inbound key and a purpose (`{what}`)"),
+                format!("derived from the inbound key and a purpose ({cw})"),
             ),
             Source::Inbound => judged(
                 KeyOrigin::PassedIn,
-                format!("forwarded from the inbound request (`{what}`)"),
+                format!("forwarded from the inbound request ({cw})"),
             ),
             Source::Constant | Source::Unknown => judged(
                 KeyOrigin::Unknown,
-                format!("whose origin is not visible (`{what}`)"),
+                format!("whose origin is not visible ({cw})"),
             ),
         }
     }
@@ -1082,6 +1093,7 @@ impl<'t> Evaluator<'t, '_> {
             let function = self.display_fn(node);
             let f = self.cur_fn();
             self.module.functions[f].sent_keys.push(SentKey {
+                fresh: matches!(t.source, Source::Random | Source::Clock),
                 line: call_line,
                 origin: j.origin,
                 param,
@@ -1216,6 +1228,7 @@ impl<'t> Evaluator<'t, '_> {
         let function = self.display_fn(node);
         let f = self.cur_fn();
         self.module.functions[f].sent_keys.push(SentKey {
+            fresh: matches!(t.source, Source::Random | Source::Clock),
             line: line(node),
             origin: j.origin,
             param,
@@ -1229,9 +1242,10 @@ impl<'t> Evaluator<'t, '_> {
         });
     }
 
-    /// A hash of the request body (`createHash('sha256').update(JSON.stringify(req.body))`):
-    /// kept with its value, so the linker can see whether it is used as a dedup key.
-    pub(super) fn body_hash(&mut self, c: &Chain, node: Node<'t>, value: &Val) {
+    /// A hash of the request body (`createHash('sha256').update(JSON.stringify(req.body))`)
+    /// that the same function then hands to a store (a lookup, a `SET`, a create): a dedup key
+    /// made from the content.
+    pub(super) fn body_hash(&mut self, c: &Chain, node: Node<'t>) {
         let last = c
             .path
             .last()
@@ -1243,23 +1257,135 @@ impl<'t> Evaluator<'t, '_> {
         ) {
             return;
         }
+        // the outermost call of the chain only (`.digest()` after `.update()`)
+        if node
+            .parent()
+            .is_some_and(|p| p.kind() == "member_expression")
+        {
+            return;
+        }
         let text = self.text(node);
         if text.contains("createHmac") || text.len() > 400 {
             return;
         }
-        let body = text.contains("JSON.stringify(req.body")
-            || text.contains("JSON.stringify(request.body")
-            || text.contains("JSON.stringify(body")
-            || text.contains("(req.body")
-            || text.contains("(request.body")
-            || text.contains("ctx.request.body");
-        if body {
+        let body = [
+            "req.body",
+            "request.body",
+            "ctx.request.body",
+            "JSON.stringify(body",
+            "JSON.stringify(payload",
+        ]
+        .iter()
+        .any(|b| text.contains(b));
+        if !body {
+            return;
+        }
+        let mut holder = node.parent();
+        while let Some(p) = holder.filter(|p| {
+            matches!(
+                p.kind(),
+                "await_expression" | "parenthesized_expression" | "as_expression"
+            )
+        }) {
+            holder = p.parent();
+        }
+        let Some(name) = holder
+            .filter(|p| p.kind() == "variable_declarator")
+            .and_then(|d| d.child_by_field_name("name"))
+            .filter(|n| n.kind() == "identifier")
+            .map(|n| self.text(n))
+        else {
+            return;
+        };
+        let Some(func) = enclosing_fn(node) else {
+            return;
+        };
+        if self.stored_after(func, name, node.end_byte()) {
             let f = self.cur_fn();
-            self.module.functions[f]
-                .body_hashes
-                .push((line(node), value.clone()));
+            self.module.functions[f].body_hashes.push(line(node));
         }
     }
+
+    /// Does a call after `after` in `func` hand `name` to a store (a lookup, a set, a create)?
+    fn stored_after(&self, func: Node<'t>, name: &str, after: usize) -> bool {
+        const STORE: &[&str] = &[
+            "set",
+            "setnx",
+            "setNX",
+            "get",
+            "exists",
+            "has",
+            "add",
+            "sadd",
+            "findOne",
+            "findFirst",
+            "findUnique",
+            "findUniqueOrThrow",
+            "findOneBy",
+            "count",
+            "create",
+            "insert",
+            "upsert",
+            "findOrCreate",
+            "query",
+            "execute",
+            "put",
+            "putItem",
+            "where",
+        ];
+        let mut cursor = func.walk();
+        let mut stack = vec![func];
+        let mut seen = 0;
+        while let Some(n) = stack.pop() {
+            seen += 1;
+            if seen > 50_000 {
+                return false;
+            }
+            if n.kind() == "call_expression"
+                && n.start_byte() >= after
+                && let (Some(callee), Some(args)) = (
+                    n.child_by_field_name("function"),
+                    n.child_by_field_name("arguments"),
+                )
+            {
+                let ct = self.text(callee);
+                let last = ct.rsplit('.').next().unwrap_or(ct);
+                let root = ct.split('.').next().unwrap_or("");
+                if STORE.contains(&last)
+                    && !SERVER_ROOTS.contains(&root)
+                    && !matches!(root, "console" | "logger" | "log")
+                    && mentions(self, args, name)
+                {
+                    return true;
+                }
+            }
+            stack.extend(n.named_children(&mut cursor));
+        }
+        false
+    }
+}
+
+/// Inline code that may itself hold backticks (a template literal).
+pub fn code(s: &str) -> String {
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
+}
+
+/// Does `n` use the identifier `name` anywhere?
+fn mentions(ev: &Evaluator, n: Node, name: &str) -> bool {
+    let mut cursor = n.walk();
+    let mut stack = vec![n];
+    while let Some(x) = stack.pop() {
+        if matches!(x.kind(), "identifier" | "shorthand_property_identifier") && ev.text(x) == name
+        {
+            return true;
+        }
+        stack.extend(x.named_children(&mut cursor));
+    }
+    false
 }
 
 /// The origin of a key built from parts (a template, a concatenation, a hash's input).
@@ -1275,6 +1401,7 @@ fn combine<'t>(n: Node<'t>, parts: Vec<Trace<'t>>, literal: bool) -> Trace<'t> {
                 source: s,
                 node: p.node,
                 purpose: literal,
+                keyish: false,
             };
         }
     }
@@ -1283,6 +1410,7 @@ fn combine<'t>(n: Node<'t>, parts: Vec<Trace<'t>>, literal: bool) -> Trace<'t> {
             source: Source::Inbound,
             node: n,
             purpose: literal || material.iter().any(|p| p.purpose),
+            keyish: false,
         };
     }
     if material.is_empty() {
@@ -1290,6 +1418,7 @@ fn combine<'t>(n: Node<'t>, parts: Vec<Trace<'t>>, literal: bool) -> Trace<'t> {
             source: Source::Constant,
             node: n,
             purpose: literal,
+            keyish: false,
         };
     }
     if material.iter().all(|p| p.source == Source::DomainId) {
@@ -1297,19 +1426,28 @@ fn combine<'t>(n: Node<'t>, parts: Vec<Trace<'t>>, literal: bool) -> Trace<'t> {
             source: Source::DomainId,
             node: n,
             purpose: literal,
+            keyish: false,
         };
     }
     if material.len() == 1 {
+        // `${inboundKey}:charge`: a key passed in, with a purpose
+        let inbound = literal && material[0].keyish;
         return Trace {
-            source: material[0].source,
-            node: material[0].node,
+            source: if inbound {
+                Source::Inbound
+            } else {
+                material[0].source
+            },
+            node: if inbound { n } else { material[0].node },
             purpose: literal,
+            keyish: material[0].keyish,
         };
     }
     Trace {
         source: Source::Unknown,
         node: n,
         purpose: literal,
+        keyish: false,
     }
 }
 
