@@ -525,7 +525,7 @@ impl<'m, 'a> Clients<'m, 'a> {
                 let made = if t.source == Source::Clock {
                     format!("{cw} (the clock)")
                 } else {
-                    format!("{cw}")
+                    cw.clone()
                 };
                 if let Some(span) = func
                     .retry_spans

@@ -726,7 +726,7 @@ impl<'t> Evaluator<'t, '_> {
                 let made = if clock {
                     format!("{cw} (the clock or `Math.random()`)")
                 } else {
-                    format!("{cw}")
+                    cw.clone()
                 };
                 if let Some((retry, l)) = self.retry_around(t.node, at) {
                     return judged(
