@@ -116,6 +116,10 @@ pub struct Effect {
     /// A read of the same model comes first in the same function (find, then create).
     #[serde(skip)]
     pub prechecked: bool,
+    /// A webhook receiver's record of the provider's event ids (a create on a `processed_events`
+    /// model or table).
+    #[serde(skip)]
+    pub event_record: bool,
     /// For a provider call that accepts one: the idempotency key it passes downstream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub downstream_key: Option<DownstreamKey>,

@@ -184,6 +184,7 @@ pub type ProjectCheck = fn(&Project) -> Vec<Placed>;
 /// by id: each returns the findings it places. The rule is still registered in [`registry`].
 pub fn project_checks() -> Vec<(&'static str, ProjectCheck)> {
     vec![
+        ("RS002", rs002_webhook_without_dedup::placed),
         ("RS006", rs006_client_key_per_attempt::placed),
         ("RS016", rs016_key_from_domain_id::placed),
         ("RS017", rs017_content_hash_as_key::placed),
