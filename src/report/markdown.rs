@@ -1,7 +1,7 @@
 //! `--format markdown`: the report the methodology prescribes, every section always present.
 
 use super::{Report, effect_kinds, mechanism_kinds};
-use crate::facts::MechanismKind;
+use crate::facts::{DownstreamKey, MechanismKind};
 use crate::rules::{Severity, registry};
 use std::fmt::Write;
 
@@ -202,6 +202,28 @@ fn positives(report: &Report, out: &mut String) {
                 m.detail,
                 m.location.file,
                 m.location.line
+            );
+        }
+    }
+    for e in &report.endpoints {
+        for fx in e
+            .side_effects
+            .iter()
+            .filter(|fx| fx.downstream_key == Some(DownstreamKey::FromInboundKey))
+        {
+            any = true;
+            let key = fx
+                .downstream_key_expression
+                .as_deref()
+                .map(|k| format!(" ({})", code(k)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "- `{}`: the provider call `{}` passes a downstream key derived from the inbound key and a purpose{key} (`{}:{}`).",
+                e.label(),
+                cell(&fx.callee),
+                fx.location.file,
+                fx.location.line
             );
         }
     }

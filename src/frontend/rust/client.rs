@@ -8,7 +8,7 @@ use super::effects::Effects;
 use super::ir::*;
 use super::model::{FnId, ModId, Model, Res};
 use super::parse::children;
-use crate::facts::{ClientRequest, KeyOrigin, Location};
+use crate::facts::{ClientRequest, DownstreamKey, KeyOrigin, Location};
 use crate::frontend::ts::keys::{domain_id_name, intent_name, url_path};
 use std::collections::HashSet;
 
@@ -34,6 +34,8 @@ struct Trace {
     line: Line,
     text: String,
     purpose: bool,
+    /// A parameter or variable named like a key (`inbound_key`): with a purpose, the inbound key.
+    keyish: bool,
 }
 
 /// One function's bindings: `let` names to their values, parameters to their index.
@@ -108,14 +110,93 @@ fn first_line(e: &Ex) -> Line {
         .unwrap_or(0)
 }
 
-pub struct Clients<'m, 'a> {
+pub struct Clients<'c, 'm, 'a> {
     model: &'m Model<'a>,
-    fx: &'m Effects<'m, 'a>,
+    fx: &'c Effects<'m, 'a>,
 }
 
-impl<'m, 'a> Clients<'m, 'a> {
-    pub fn new(model: &'m Model<'a>, fx: &'m Effects<'m, 'a>) -> Self {
+impl<'c, 'm, 'a> Clients<'c, 'm, 'a> {
+    pub fn new(model: &'m Model<'a>, fx: &'c Effects<'m, 'a>) -> Self {
         Clients { model, fx }
+    }
+
+    /// The idempotency key a provider call passes, from its arguments (and the variables they
+    /// name in function `f`): async-stripe's `RequestStrategy` on the client
+    /// (`client.with_strategy(RequestStrategy::Idempotent(key))`), or an idempotency-key header
+    /// on a raw request (`.header("Idempotency-Key", key)`). `None` when neither is in view.
+    pub fn downstream(
+        &self,
+        f: Option<FnId>,
+        m: ModId,
+        imp: Option<super::model::ImplId>,
+        args: &[&Ex],
+    ) -> Option<(DownstreamKey, String)> {
+        let body = match f {
+            Some(f) => self.body(f),
+            None => Body {
+                lets: vec![],
+                params: &[],
+            },
+        };
+        let mut stack: Vec<(&Ex, usize)> = args.iter().map(|a| (*a, 0)).collect();
+        let mut seen = 0;
+        while let Some((e, depth)) = stack.pop() {
+            seen += 1;
+            if seen > 4096 {
+                break;
+            }
+            match e {
+                Ex::Method(_, name, margs, _)
+                    if matches!(name.as_str(), "header" | "header_str")
+                        && margs.len() == 2
+                        && self.fx.is_key_name(&margs[0], m, imp) =>
+                {
+                    return Some(self.classify(&margs[1], &body, m));
+                }
+                Ex::Call(func, cargs, _) => {
+                    if let Ex::Path(p, _) = &**func
+                        && p.iter().any(|s| s == "RequestStrategy")
+                    {
+                        let last = p.last().map(String::as_str).unwrap_or("");
+                        return Some(match (last, cargs.first()) {
+                            ("Idempotent", Some(k)) => self.classify(k, &body, m),
+                            ("Once", _) => (DownstreamKey::Missing, String::new()),
+                            // a UUID made per request by the library
+                            _ => (DownstreamKey::Random, p.join("::")),
+                        });
+                    }
+                }
+                Ex::Path(p, _) if p.len() == 1 && depth < 3 => {
+                    if let Some((_, init)) = body.lets.iter().rev().find(|(n, _)| *n == p[0]) {
+                        stack.push((init, depth + 1));
+                    }
+                    continue;
+                }
+                // `RequestStrategy::Once` as a value
+                Ex::Path(p, _)
+                    if p.iter().any(|s| s == "RequestStrategy")
+                        && p.last().is_some_and(|l| l == "Once") =>
+                {
+                    return Some((DownstreamKey::Missing, String::new()));
+                }
+                _ => {}
+            }
+            let mut kids = Vec::new();
+            children(e, &mut kids);
+            stack.extend(kids.into_iter().map(|k| (k, depth)));
+        }
+        None
+    }
+
+    fn classify(&self, e: &Ex, body: &Body, m: ModId) -> (DownstreamKey, String) {
+        let t = self.trace(e, body, m, 0);
+        let key = match t.source {
+            Source::Random | Source::Clock => DownstreamKey::Random,
+            Source::DomainId => DownstreamKey::DomainId,
+            Source::Inbound if t.purpose => DownstreamKey::FromInboundKey,
+            _ => DownstreamKey::Derived,
+        };
+        (key, t.text)
     }
 
     /// Every client request of the crate graph, leaving out the functions in `reached` (server
@@ -296,6 +377,7 @@ impl<'m, 'a> Clients<'m, 'a> {
             line: first_line(e),
             text: short(e),
             purpose: false,
+            keyish: false,
         };
         if depth > 8 {
             return of(Source::Unknown, e);
@@ -320,6 +402,14 @@ impl<'m, 'a> Clients<'m, 'a> {
                         | "hyphenated"
                         | "as_hyphenated"
                         | "as_simple"
+                        | "and_then"
+                        | "map"
+                        | "ok"
+                        | "ok_or"
+                        | "ok_or_else"
+                        | "unwrap_or"
+                        | "context"
+                        | "with_context"
                 ) {
                     return self.trace(r, body, m, depth + 1);
                 }
@@ -441,9 +531,13 @@ impl<'m, 'a> Clients<'m, 'a> {
             Ex::Path(p, _) if p.len() == 1 => {
                 let name = p[0].as_str();
                 if let Some((_, init)) = body.lets.iter().rev().find(|(n, _)| *n == name) {
-                    let t = self.trace(init, body, m, depth + 1);
+                    let mut t = self.trace(init, body, m, depth + 1);
                     if t.source == Source::Unknown && domain_id_name(name) {
                         return of(Source::DomainId, e);
+                    }
+                    if t.source == Source::Unknown {
+                        t.keyish = name.to_ascii_lowercase().contains("key");
+                        t.text = name.to_string();
                     }
                     return t;
                 }
@@ -451,7 +545,10 @@ impl<'m, 'a> Clients<'m, 'a> {
                     if domain_id_name(name) {
                         return of(Source::DomainId, e);
                     }
-                    return of(Source::Param(i), e);
+                    return Trace {
+                        keyish: name.to_ascii_lowercase().contains("key"),
+                        ..of(Source::Param(i), e)
+                    };
                 }
                 // a `const`: one key for every request
                 if matches!(self.model.resolve(m, p), Res::Const(..)) {
@@ -483,6 +580,7 @@ impl<'m, 'a> Clients<'m, 'a> {
                             line: first_line(e),
                             text: short(e),
                             purpose: false,
+                            keyish: false,
                         };
                     }
                     parts.push(self.trace(x, body, m, depth + 1));
@@ -494,6 +592,7 @@ impl<'m, 'a> Clients<'m, 'a> {
                         line: first_line(e),
                         text: short(e),
                         purpose: false,
+                        keyish: false,
                     };
                 }
                 Ex::Lit(s) => literal |= s.chars().any(|c| c.is_alphabetic()),
@@ -716,6 +815,7 @@ fn combine(parts: Vec<Trace>, literal: bool) -> Trace {
                 line: p.line,
                 text: p.text.clone(),
                 purpose: literal,
+                keyish: false,
             };
         }
     }
@@ -727,6 +827,9 @@ fn combine(parts: Vec<Trace>, literal: bool) -> Trace {
         Source::Constant
     } else if material.iter().all(|p| p.source == Source::DomainId) {
         Source::DomainId
+    } else if material.len() == 1 && literal && material[0].keyish {
+        // `format!("{inbound_key}:charge")`: a key passed in, with a purpose
+        Source::Inbound
     } else if material.len() == 1 {
         material[0].source.clone()
     } else {
@@ -736,7 +839,8 @@ fn combine(parts: Vec<Trace>, literal: bool) -> Trace {
         source,
         line,
         text,
-        purpose: literal,
+        purpose: literal || material.iter().any(|p| p.purpose),
+        keyish: material.len() == 1 && material[0].keyish,
     }
 }
 

@@ -17,6 +17,39 @@ use std::rc::Rc;
 pub struct Summary {
     pub effects: Vec<Effect>,
     pub key_reads: Vec<Location>,
+    /// Tables read so far (`SELECT .. FROM t`), in order: a create of `t` after one is
+    /// pre-checked.
+    pub reads: Vec<String>,
+}
+
+/// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
+/// `UniqueViolation`)?
+fn names_unique_violation(e: &Ex) -> bool {
+    let mut stack = vec![e];
+    let mut seen = 0;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 10_000 {
+            return false;
+        }
+        match x {
+            Ex::Method(_, name, _, _) if name == "is_unique_violation" => return true,
+            Ex::Lit(s) if crate::frontend::ts::eval::names_unique_violation(s) => return true,
+            Ex::Path(p, _)
+                if p.last().is_some_and(|l| {
+                    matches!(
+                        l.as_str(),
+                        "UniqueViolation" | "UNIQUE_VIOLATION" | "DuplicateKey"
+                    )
+                }) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+        children(x, &mut stack);
+    }
+    false
 }
 
 enum Memo {
@@ -182,6 +215,8 @@ fn norm(s: &str) -> String {
 struct Scope {
     module: ModId,
     imp: Option<ImplId>,
+    /// The function being read (`None` in a closure handler).
+    func: Option<FnId>,
     vars: HashMap<String, Res>,
     /// Type names as written for variables whose type did not resolve (derive-generated
     /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
@@ -236,6 +271,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         let mut scope = Scope {
             module: def.module,
             imp: def.imp,
+            func: Some(f),
             vars: HashMap::new(),
             names: HashMap::new(),
         };
@@ -253,6 +289,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         let mut scope = Scope {
             module,
             imp,
+            func: None,
             vars: HashMap::new(),
             names: HashMap::new(),
         };
@@ -426,8 +463,16 @@ impl<'m, 'a> Effects<'m, 'a> {
     fn stmts(&self, stmts: &[Stmt], scope: &mut Scope, out: &mut Summary) {
         for s in stmts {
             match s {
-                Stmt::Let { names, ty, init } => {
+                Stmt::Let {
+                    names,
+                    ty,
+                    init,
+                    diverge,
+                } => {
                     if let Some(e) = init {
+                        self.walk(e, scope, out, false);
+                    }
+                    if let Some(e) = diverge {
                         self.walk(e, scope, out, false);
                     }
                     if names.len() == 1 {
@@ -474,9 +519,12 @@ impl<'m, 'a> Effects<'m, 'a> {
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative;
+            e.prechecked |= e.kind == EffectKind::DbCreate
+                && e.target.as_ref().is_some_and(|t| out.reads.contains(t));
             out.effects.push(e);
         }
         out.key_reads.extend(sub.key_reads.iter().cloned());
+        out.reads.extend(sub.reads.iter().cloned());
     }
 
     /// Arguments: a function passed by name is followed (a callback), then each is walked.
@@ -553,6 +601,26 @@ impl<'m, 'a> Effects<'m, 'a> {
                 self.walk_args(args, scope, out);
                 return;
             }
+            // `match record(..).await { Err(e) if e.is_unique_violation() => .., .. }`, `if let
+            // Err(e) = record(..) { if e.is_unique_violation() { .. } }`: the creates reached
+            // from the scrutinee have their unique violation handled.
+            Ex::Other(kids) if kids.len() >= 2 && kids[1..].iter().any(names_unique_violation) => {
+                let mut inner = Summary {
+                    reads: out.reads.clone(),
+                    ..Summary::default()
+                };
+                self.walk(&kids[0], scope, &mut inner, false);
+                for mut e in inner.effects {
+                    e.unique_caught |= e.kind == EffectKind::DbCreate;
+                    out.effects.push(e);
+                }
+                out.key_reads.extend(inner.key_reads);
+                out.reads = inner.reads;
+                for k in &kids[1..] {
+                    self.walk(k, scope, out, false);
+                }
+                return;
+            }
             Ex::Macro {
                 args, line, lits, ..
             } => {
@@ -579,6 +647,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         let scope = Scope {
             module: def.module,
             imp: def.imp,
+            func: Some(f),
             vars: HashMap::new(),
             names: HashMap::new(),
         };
@@ -598,6 +667,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         let scope = Scope {
             module: m,
             imp,
+            func: None,
             vars: HashMap::new(),
             names: HashMap::new(),
         };
@@ -607,6 +677,19 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// Every function whose summary was computed: the code endpoints reach.
     pub fn reached(&self) -> std::collections::HashSet<FnId> {
         self.memo.borrow().keys().copied().collect()
+    }
+
+    /// A provider's signature header named by an argument (a literal or a constant).
+    fn signature_header(&self, a: &Ex, scope: &Scope) -> Option<String> {
+        let name = match a {
+            Ex::Lit(s) => s.clone(),
+            Ex::Path(p, _) => match self.resolve(p, scope) {
+                Res::Const(m, n) => self.model.const_str(m, &n)?,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        self.catalog.is_signature_header(&name).then_some(name)
     }
 
     /// Is an argument the key header's name (a literal or a constant)?
@@ -638,6 +721,16 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         if args.iter().any(|a| self.is_key_arg(a, scope)) {
             out.key_reads.push(self.location(scope.module, line));
+        }
+        // Reading a provider's signature header is a webhook receiver's signature check.
+        if let Some(header) = args.iter().find_map(|a| self.signature_header(a, scope)) {
+            out.effects.push(Effect {
+                kind: EffectKind::WebhookReceiver,
+                callee: format!("{header} header"),
+                label: "webhook signature header".into(),
+                location: self.location(scope.module, line),
+                ..Effect::default()
+            });
         }
     }
 
@@ -782,7 +875,32 @@ impl<'m, 'a> Effects<'m, 'a> {
                 && c.segs
                     .iter()
                     .any(|s| self.catalog.relative_update.calls.contains(s));
+            let target = table_of(&c);
+            let prechecked = sink.kind == EffectKind::DbCreate
+                && target.as_ref().is_some_and(|t| out.reads.contains(t));
+            // The key a provider call passes: a client's request strategy (a sink that takes
+            // one: missing when none is in view), or a key header on a raw request.
+            let downstream =
+                if !sink.idempotency_option.is_empty() || sink.kind == EffectKind::ExternalCall {
+                    let args: Vec<&Ex> = c
+                        .root_args
+                        .iter()
+                        .chain(c.links.iter().flat_map(|(_, a, _)| a.iter()))
+                        .chain(std::iter::once(e))
+                        .collect();
+                    super::client::Clients::new(self.model, self)
+                        .downstream(scope.func, scope.module, scope.imp, &args)
+                        .or_else(|| {
+                            (!sink.idempotency_option.is_empty())
+                                .then(|| (crate::facts::DownstreamKey::Missing, String::new()))
+                        })
+                } else {
+                    None
+                };
             out.effects.push(Effect {
+                prechecked,
+                downstream_key: downstream.as_ref().map(|d| d.0),
+                downstream_key_expression: downstream.map(|d| d.1).filter(|t| !t.is_empty()),
                 kind: sink.kind,
                 callee: c.text.clone(),
                 label: if sink.label.is_empty() {
@@ -793,7 +911,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 location,
                 upsert: sink.upsert,
                 relative,
-                target: table_of(&c),
+                target,
                 ..Effect::default()
             });
             return;
@@ -815,19 +933,33 @@ impl<'m, 'a> Effects<'m, 'a> {
                 sql = Some((s.clone(), *line));
             }
         }
-        if let Some((s, line)) = sql
-            && let Some((kind, upsert, relative)) = classify(&s)
-        {
-            out.effects.push(Effect {
-                kind,
-                callee: c.text.clone(),
-                label: "raw SQL".into(),
-                location: self.location(scope.module, line),
-                upsert,
-                relative,
-                target: crate::link::calls::sql_table(&s),
-                ..Effect::default()
-            });
+        let Some((s, line)) = sql else { return };
+        let target = crate::link::calls::sql_table(&s);
+        match classify(&s) {
+            Some((kind, upsert, relative)) => {
+                let prechecked = kind == EffectKind::DbCreate
+                    && target.as_ref().is_some_and(|t| out.reads.contains(t));
+                out.effects.push(Effect {
+                    kind,
+                    callee: c.text.clone(),
+                    label: "raw SQL".into(),
+                    location: self.location(scope.module, line),
+                    upsert,
+                    relative,
+                    prechecked,
+                    target,
+                    ..Effect::default()
+                });
+            }
+            // `SELECT .. FROM t`: a read that a later create of `t` follows
+            None if s
+                .trim_start()
+                .get(..6)
+                .is_some_and(|w| w.eq_ignore_ascii_case("select")) =>
+            {
+                out.reads.extend(target);
+            }
+            None => {}
         }
     }
 }

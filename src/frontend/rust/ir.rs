@@ -151,6 +151,8 @@ pub enum Stmt {
         names: Vec<String>,
         ty: Option<Ty>,
         init: Option<Ex>,
+        /// The `else` of a `let .. else`.
+        diverge: Option<Ex>,
     },
     Expr(Ex),
     Item(Box<Item>),

@@ -664,14 +664,18 @@ impl Lower {
                         syn::Pat::Type(t) => Some(lower_ty(&t.ty)),
                         _ => None,
                     };
-                    let mut init = l.init.as_ref().map(|i| self.expr(&i.expr));
-                    if let Some(i) = &l.init
-                        && let Some((_, d)) = &i.diverge
-                    {
-                        let d = self.expr(d);
-                        init = Some(Ex::Other(init.into_iter().chain([d]).collect()));
-                    }
-                    out.push(Stmt::Let { names, ty, init });
+                    let init = l.init.as_ref().map(|i| self.expr(&i.expr));
+                    let diverge = l
+                        .init
+                        .as_ref()
+                        .and_then(|i| i.diverge.as_ref())
+                        .map(|(_, d)| self.expr(d));
+                    out.push(Stmt::Let {
+                        names,
+                        ty,
+                        init,
+                        diverge,
+                    });
                 }
                 syn::Stmt::Item(i) => {
                     if let Some(i) = self.item(i) {
@@ -798,6 +802,9 @@ impl Lower {
             Expr::Match(m) => {
                 let mut v = vec![self.expr(&m.expr)];
                 for arm in &m.arms {
+                    if let syn::Pat::Guard(g) = &arm.pat {
+                        v.push(self.expr(&g.guard));
+                    }
                     v.push(self.expr(&arm.body));
                 }
                 Ex::Other(v)
@@ -810,6 +817,7 @@ impl Lower {
                     names,
                     ty: None,
                     init: Some(self.expr(&l.expr)),
+                    diverge: None,
                 }])
             }
             Expr::Await(a) => self.expr(&a.base),
@@ -988,7 +996,11 @@ fn builds_routes(f: &Func) -> bool {
 pub fn push_stmts<'a>(stmts: &'a [Stmt], stack: &mut Vec<&'a Ex>) {
     for s in stmts {
         match s {
-            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => stack.push(e),
+            Stmt::Let { init, diverge, .. } => {
+                stack.extend(init.iter());
+                stack.extend(diverge.iter());
+            }
+            Stmt::Expr(e) => stack.push(e),
             _ => {}
         }
     }
