@@ -933,7 +933,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 sql = Some((s.clone(), *line));
             }
         }
-        let Some((s, line)) = sql else { return };
+        let Some((s, line)) = sql else {
+            // a diesel read (`favorites::table.filter(..).count().first(conn)`): a create of
+            // the same table after it is pre-checked
+            if let Some(t) = diesel_read(&c) {
+                out.reads.push(t);
+            }
+            return;
+        };
         let target = crate::link::calls::sql_table(&s);
         match classify(&s) {
             Some((kind, upsert, relative)) => {
@@ -961,6 +968,28 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             None => {}
         }
+    }
+}
+
+/// The table a diesel query reads (`favorites::table.filter(..).first(conn)` → `favorites`).
+fn diesel_read(c: &Chain<'_>) -> Option<String> {
+    const READS: &[&str] = &[
+        "first",
+        "load",
+        "get_result",
+        "get_results",
+        "count",
+        "exists",
+        "find",
+    ];
+    if !c.links.iter().any(|(name, _, _)| READS.contains(name)) {
+        return None;
+    }
+    let root = c.text.split('.').next().unwrap_or("");
+    let mut segs = root.rsplit("::");
+    match (segs.next(), segs.next()) {
+        (Some("table"), Some(t)) if !t.is_empty() => Some(t.to_string()),
+        _ => table_of(c),
     }
 }
 
