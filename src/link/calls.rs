@@ -401,7 +401,15 @@ impl<'a> Calls<'a> {
                 for mut e in self.effects_of(m, cs) {
                     // The front end read the key this call passes from the syntax: it knows a
                     // domain id and a key derived from the inbound one.
-                    if e.downstream_key.is_some()
+                    // A raw HTTP write (`fetch`, `axios`) to a provider: the key header it
+                    // sends, when it sends one.
+                    let keyed_sink = e.downstream_key.is_some()
+                        || (e.kind == EffectKind::ExternalCall
+                            && facts
+                                .sent_keys
+                                .iter()
+                                .any(|k| k.line == cs.line && k.request.is_some()));
+                    if keyed_sink
                         && let Some(sk) = facts.sent_keys.iter().find(|k| k.line == cs.line)
                     {
                         e.downstream_key = Some(match sk.origin {

@@ -1454,6 +1454,100 @@ fn combine<'t>(n: Node<'t>, parts: Vec<Trace<'t>>, literal: bool) -> Trace<'t> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::catalog::Catalog;
+    use crate::discover::{Lang, SourceFile};
+
+    /// (origin, method, path) of every key sent in `src`, in order.
+    fn sent(src: &str) -> Vec<(KeyOrigin, Option<String>, String)> {
+        let catalog = Catalog::builtin().unwrap();
+        let file = SourceFile {
+            rel: "web/api.ts".into(),
+            lang: Lang::TypeScript,
+            text: src.into(),
+        };
+        let (module, _) = crate::frontend::ts::analyze_file(&file, &catalog);
+        let mut out: Vec<(u32, KeyOrigin, Option<String>, String)> = module
+            .functions
+            .iter()
+            .flat_map(|f| f.sent_keys.iter())
+            .filter_map(|k| {
+                let (m, p) = k.request.clone()?;
+                Some((k.line, k.origin, m, p))
+            })
+            .collect();
+        out.sort_by_key(|k| k.0);
+        out.into_iter().map(|(_, o, m, p)| (o, m, p)).collect()
+    }
+
+    #[test]
+    fn a_loop_over_items_is_not_a_retry_loop() {
+        let got = sent(
+            "export async function importAll(items) {\n  for (const item of items) {\n    await fetch('/api/items', { method: 'POST', headers: { 'Idempotency-Key': crypto.randomUUID() } });\n  }\n}\n",
+        );
+        assert_eq!(
+            got,
+            vec![(KeyOrigin::PerCall, Some("POST".into()), "/api/items".into())]
+        );
+    }
+
+    #[test]
+    fn a_retry_loop_and_a_key_held_before_it() {
+        let got = sent(
+            "async function send(body) {\n  const key = uuid();\n  for (let attempt = 0; attempt < 3; attempt++) {\n    await axios.post('/api/a', body, { headers: { 'Idempotency-Key': key } });\n    const again = uuid();\n    await axios.post('/api/b', body, { headers: { 'Idempotency-Key': again } });\n  }\n}\n",
+        );
+        assert_eq!(
+            got.iter().map(|g| g.0).collect::<Vec<_>>(),
+            vec![KeyOrigin::OncePerIntent, KeyOrigin::PerAttempt]
+        );
+    }
+
+    #[test]
+    fn state_storage_parameters_and_gets() {
+        let got = sent(
+            "function Form() {\n  const [key] = useState(() => crypto.randomUUID());\n  const save = () => fetch('/api/x', { method: 'PUT', headers: { 'Idempotency-Key': key } });\n  const load = () => fetch('/api/x', { headers: { 'Idempotency-Key': crypto.randomUUID() } });\n  return null;\n}\nexport function post(url, key) {\n  return fetch(url, { method: 'POST', headers: { 'Idempotency-Key': key } });\n}\nexport function resume() {\n  return fetch('/api/y', { method: 'POST', headers: { 'Idempotency-Key': localStorage.getItem('k') } });\n}\n",
+        );
+        assert_eq!(
+            got,
+            vec![
+                (KeyOrigin::Held, Some("PUT".into()), "/api/x".into()),
+                // fetch's default method: a GET, which client findings leave out
+                (KeyOrigin::PerCall, Some("GET".into()), "/api/x".into()),
+                (KeyOrigin::PassedIn, Some("POST".into()), "{url}".into()),
+                (KeyOrigin::Persisted, Some("POST".into()), "/api/y".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_server_echoing_the_key_sends_nothing() {
+        let got = sent(
+            "export function mw(req, res, next) {\n  res.setHeader('Idempotency-Key', req.get('Idempotency-Key'));\n  res.set('Idempotency-Key', 'x');\n  req.headers['idempotency-key'] = crypto.randomUUID();\n  next();\n}\n",
+        );
+        assert!(got.is_empty(), "{got:?}");
+    }
+
+    #[test]
+    fn domain_ids_hashes_and_the_clock() {
+        let got = sent(
+            "export function a(order) {\n  return fetch(`/api/orders/${order.id}/pay`, { method: 'POST', headers: { 'Idempotency-Key': `pay-${order.id}` } });\n}\nexport async function b(body) {\n  return fetch('/api/topups', { method: 'POST', headers: { 'Idempotency-Key': await sha256(JSON.stringify(body)) } });\n}\nexport function c() {\n  return fetch('/api/c', { method: 'POST', headers: { 'Idempotency-Key': String(Date.now()) } });\n}\n",
+        );
+        assert_eq!(
+            got,
+            vec![
+                (
+                    KeyOrigin::DomainId,
+                    Some("POST".into()),
+                    "/api/orders/{id}/pay".into()
+                ),
+                (
+                    KeyOrigin::ContentHash,
+                    Some("POST".into()),
+                    "/api/topups".into()
+                ),
+                (KeyOrigin::Clock, Some("POST".into()), "/api/c".into()),
+            ]
+        );
+    }
 
     #[test]
     fn urls_reduce_to_paths() {
