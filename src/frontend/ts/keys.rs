@@ -488,27 +488,19 @@ impl<'t> Evaluator<'t, '_> {
             "call_expression" => self.trace_call(n, scope, depth),
             "template_string" => {
                 let mut parts = Vec::new();
-                let mut literal = false;
                 let mut cursor = n.walk();
                 for c in n.named_children(&mut cursor) {
-                    match c.kind() {
-                        "template_substitution" => {
-                            if let Some(e) = c.named_child(0) {
-                                parts.push(self.trace(e, scope, depth + 1));
-                            }
-                        }
-                        "string_fragment" => {
-                            literal |= self.text(c).chars().any(|ch| ch.is_alphabetic())
-                        }
-                        _ => {}
+                    if c.kind() == "template_substitution"
+                        && let Some(e) = c.named_child(0)
+                    {
+                        parts.push(self.trace(e, scope, depth + 1));
                     }
                 }
-                // fragments are not always named children: compare the text
-                let subs: usize = parts.len();
-                if subs == 0 {
+                if parts.is_empty() {
                     return of(Source::Constant);
                 }
-                literal |= self.text(n).split("${").enumerate().any(|(i, part)| {
+                // a literal part with letters: a purpose (`${key}:charge`)
+                let literal = self.text(n).split("${").enumerate().any(|(i, part)| {
                     let lit = if i == 0 {
                         part
                     } else {
