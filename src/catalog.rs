@@ -40,6 +40,10 @@ pub struct Sink {
     /// options): when given, the key it passes downstream is checked (RS007).
     #[serde(default)]
     pub idempotency_option: Vec<String>,
+    /// Options naming a message id the broker dedups on (Bull's `jobId`): a message given a
+    /// stable one is not queued twice.
+    #[serde(default)]
+    pub dedup_option: Vec<String>,
     #[serde(skip)]
     roots_set: Option<GlobSet>,
 }
@@ -152,6 +156,21 @@ fn parse<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Result<T, St
 }
 
 impl Catalog {
+    /// A method that reads rows (`findFirst`, `findByEmail`, `isEmailTaken`, `count`).
+    pub fn is_read(&self, method: &str) -> bool {
+        self.reads.calls.iter().any(|c| match c.strip_suffix('*') {
+            Some(prefix) => method
+                .strip_prefix(prefix)
+                .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_uppercase())),
+            None => c == method,
+        })
+    }
+
+    /// A read that looks a row up (not a count): its result can guard a create.
+    pub fn is_lookup(&self, method: &str) -> bool {
+        self.is_read(method) && !method.starts_with("count")
+    }
+
     /// The built-in catalogue. Its data ships with the binary, so an error here is a bug in it.
     pub fn builtin() -> Result<Catalog, String> {
         let sinks: SinksFile = parse("sinks.toml", SINKS)?;

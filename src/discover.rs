@@ -32,6 +32,8 @@ pub enum Lang {
     Prisma,
     /// SQL migrations and schema dumps.
     Sql,
+    /// `.http` / `.rest` request files (VS Code REST Client, JetBrains HTTP Client).
+    Http,
 }
 
 impl Lang {
@@ -55,6 +57,7 @@ impl Lang {
             "js" | "jsx" | "mjs" | "cjs" => Some(Lang::JavaScript),
             "prisma" => Some(Lang::Prisma),
             "sql" => Some(Lang::Sql),
+            "http" | "rest" => Some(Lang::Http),
             _ => None,
         }
     }
@@ -77,7 +80,7 @@ pub struct RustFile {
 }
 
 pub struct Discovered {
-    /// TypeScript and JavaScript files.
+    /// TypeScript, JavaScript, schema and `.http` files.
     pub files: Vec<SourceFile>,
     /// `.rs` files, for the Rust front end.
     pub rust_files: Vec<RustFile>,

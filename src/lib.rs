@@ -86,37 +86,46 @@ pub fn collect_facts_with(
         .collect();
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         found.files.iter().partition(|f| f.lang.is_ts());
-    // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
+    // The TypeScript/JavaScript pipeline and the Rust front end run side by side, and the tests'
+    // keyed requests are read beside them.
     let (
-        (mut endpoints, ts_diagnostics, model_constraints, mut clients),
-        (rust_endpoints, rust_diagnostics, rust_clients),
+        (
+            (mut endpoints, ts_diagnostics, model_constraints, mut clients),
+            (rust_endpoints, rust_diagnostics, rust_clients),
+        ),
+        key_tests,
     ) = rayon::join(
         || {
-            let parsed: Vec<_> = ts_files
-                .par_iter()
-                .map(|f| {
-                    let r = frontend::ts::analyze_file(f, catalog);
-                    progress.parsed();
-                    r
-                })
-                .collect();
-            let mut modules = Vec::with_capacity(parsed.len());
-            let mut diagnostics = Vec::new();
-            for (m, d) in parsed {
-                modules.push(m);
-                diagnostics.extend(d);
-            }
-            progress.phase("linking");
-            let linked = link::link_ts(&modules, root, catalog, config);
-            diagnostics.extend(linked.diagnostics);
-            (
-                linked.endpoints,
-                diagnostics,
-                linked.constraints,
-                linked.clients,
+            rayon::join(
+                || {
+                    let parsed: Vec<_> = ts_files
+                        .par_iter()
+                        .map(|f| {
+                            let r = frontend::ts::analyze_file(f, catalog);
+                            progress.parsed();
+                            r
+                        })
+                        .collect();
+                    let mut modules = Vec::with_capacity(parsed.len());
+                    let mut diagnostics = Vec::new();
+                    for (m, d) in parsed {
+                        modules.push(m);
+                        diagnostics.extend(d);
+                    }
+                    progress.phase("linking");
+                    let linked = link::link_ts(&modules, root, catalog, config);
+                    diagnostics.extend(linked.diagnostics);
+                    (
+                        linked.endpoints,
+                        diagnostics,
+                        linked.constraints,
+                        linked.clients,
+                    )
+                },
+                || frontend::rust::analyze(&found.rust_files, root, catalog),
             )
         },
-        || frontend::rust::analyze(&found.rust_files, root, catalog),
+        || frontend::key_tests::collect(&found.files, &found.rust_files, catalog),
     );
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);
@@ -136,6 +145,7 @@ pub fn collect_facts_with(
             .unwrap_or_else(|| ep.location.clone());
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
     }
+    link::key_tests::apply(&mut endpoints, &key_tests);
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();
@@ -145,6 +155,7 @@ pub fn collect_facts_with(
         endpoints,
         diagnostics,
         suppressions,
+        key_tests,
         clients,
     }
 }

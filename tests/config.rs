@@ -95,7 +95,11 @@ fn the_projects_sinks_headers_and_middleware_extend_the_catalogue() {
     // Found at the root.
     fs::write(dir.path().join("retrysafe.toml"), WRAPPERS).unwrap();
     let report = json(&[root]);
-    assert_eq!(rules_of(&report), vec!["RS001 critical"]);
+    // The two keyed routes have no test that repeats a key (RS020).
+    assert_eq!(
+        rules_of(&report),
+        vec!["RS001 critical", "RS020 low", "RS020 low"]
+    );
     assert_eq!(report["findings"][0]["endpoint"], "POST /charge");
     let payment = &endpoint(&report, "/charge")["side_effects"][0];
     assert_eq!(payment["kind"], "payment");

@@ -1,10 +1,12 @@
 //! Every fixture carries its expectations: `expected.json` (the inventory) and `// expect: RSxxx`
 //! markers on the registration lines (the findings). One harness checks them all through the binary.
+//! A marker may name the confidence too (`// expect: RS007(confirmed)`), and an endpoint in
+//! `expected.json` the tests that send it one key twice or concurrently (`"tests"`).
 
 mod common;
 
 use serde_json::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use common::kinds;
@@ -17,10 +19,13 @@ fn strings(v: &Value) -> Vec<String> {
         .collect()
 }
 
+type Marker = (String, String, u64);
+
 /// (rule, file, line) for every `// expect:` marker: trailing on the line it names, or alone on the
-/// line above the registration it names.
-fn markers(root: &Path) -> BTreeSet<(String, String, u64)> {
+/// line above the registration it names; with the confidence where the marker names one.
+fn markers(root: &Path) -> (BTreeSet<Marker>, BTreeMap<Marker, String>) {
     let mut out = BTreeSet::new();
+    let mut confidence = BTreeMap::new();
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -59,12 +64,44 @@ fn markers(root: &Path) -> BTreeSet<(String, String, u64)> {
                     line = j + 1;
                 }
                 for id in ids {
-                    out.insert((id, rel.clone(), line as u64));
+                    let (id, conf) = match id.split_once('(') {
+                        Some((id, c)) => {
+                            (id.to_string(), Some(c.trim_end_matches(')').to_string()))
+                        }
+                        None => (id, None),
+                    };
+                    let marker = (id, rel.clone(), line as u64);
+                    if let Some(c) = conf {
+                        confidence.insert(marker.clone(), c);
+                    }
+                    out.insert(marker);
                 }
             }
         }
     }
-    out
+    (out, confidence)
+}
+
+/// `"twice test/x.test.ts:12"` for each test an endpoint lists.
+fn tests_of(e: &Value) -> Option<Value> {
+    let tests = e["idempotency_tests"].as_array()?;
+    Some(
+        tests
+            .iter()
+            .map(|t| {
+                let kind = match (t["same_key_twice"].as_bool(), t["concurrent"].as_bool()) {
+                    (Some(true), Some(true)) => "twice+concurrent",
+                    (Some(true), _) => "twice",
+                    _ => "concurrent",
+                };
+                Value::String(format!(
+                    "{kind} {}:{}",
+                    t["file"].as_str().unwrap(),
+                    t["line"]
+                ))
+            })
+            .collect(),
+    )
 }
 
 fn check_fixture(name: &str) {
@@ -79,11 +116,15 @@ fn check_fixture(name: &str) {
         .unwrap()
         .iter()
         .map(|e| {
-            serde_json::json!({
+            let mut v = serde_json::json!({
                 "method": e["method"], "path": e["path"], "file": e["file"], "line": e["line"],
                 "side_effects": kinds(&e["side_effects"]), "mechanisms": kinds(&e["mechanisms"]),
                 "classification": e["classification"], "severity": e["severity"],
-            })
+            });
+            if let Some(tests) = tests_of(e) {
+                v["tests"] = tests;
+            }
+            v
         })
         .collect();
     let mut want: Vec<Value> = expected["endpoints"].as_array().unwrap().clone();
@@ -114,11 +155,25 @@ fn check_fixture(name: &str) {
             )
         })
         .collect();
+    let (expected_findings, confidence) = markers(&root);
     assert_eq!(
-        findings,
-        markers(&root),
+        findings, expected_findings,
         "{name}: findings differ from the // expect: markers"
     );
+    for f in report["findings"].as_array().unwrap() {
+        let marker = (
+            f["rule"].as_str().unwrap().to_string(),
+            f["file"].as_str().unwrap().to_string(),
+            f["line"].as_u64().unwrap(),
+        );
+        if let Some(want) = confidence.get(&marker) {
+            assert_eq!(
+                f["confidence"].as_str().unwrap(),
+                want,
+                "{name}: confidence of {marker:?}"
+            );
+        }
+    }
 
     // Client requests that send a key (when the fixture lists them): every one, with where its
     // key comes from and the endpoint it calls.

@@ -121,3 +121,76 @@ fn missing_path_is_exit_2_with_a_message() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no such directory"));
 }
+
+/// Test files are read for keyed requests only: hostile ones cost nothing else.
+#[test]
+fn hostile_test_files_cost_nothing_but_their_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::create_dir_all(root.join("test")).unwrap();
+    fs::create_dir_all(root.join("tests")).unwrap();
+    fs::write(
+        root.join("src/app.js"),
+        "const express = require('express');\nconst app = express();\nconst key = (req, res, next) => { req.get('Idempotency-Key'); next(); };\napp.post('/orders', key, async (req, res) => {\n  res.json(await prisma.order.create({ data: req.body }));\n});\nmodule.exports = app;\n",
+    )
+    .unwrap();
+    let depth = 20_000;
+    fs::write(
+        root.join("test/deep.test.js"),
+        format!(
+            "// Idempotency-Key\nit('x', () => {}0{});\n",
+            "f(\n".repeat(depth),
+            ")\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    fs::write(
+        root.join("test/chain.test.ts"),
+        format!(
+            "it('x', async () => {{\n  await request(app).post('/orders').set('Idempotency-Key', k)\n{};\n}});\n",
+            "    .set('a', 'b')\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    fs::write(
+        root.join("test/odd.test.ts"),
+        "it('x', async () => {\n  request().post().set();\n  fetch();\n  request(app).post('/orders').set('Idempotency-Key');\n  Promise.all();\n  for (;;) request(app).post(`${`${`${a}`}`}`).set({ ['Idempotency-Key']: k });\n});\nit(\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("api.http"),
+        "@a = {{a}}{{a}}{{a}}{{a}}{{a}}{{a}}{{a}}{{a}}\nPOST\nIdempotency-Key\n###\nPOST {{a}}/orders\nIdempotency-Key: {{a}}\n###\n{{\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("tests/deep.rs"),
+        format!(
+            "// Idempotency-Key\n#[test]\nfn t() {{ let x = {}1{}; }}\n",
+            "(".repeat(depth),
+            ")".repeat(depth)
+        ),
+    )
+    .unwrap();
+    fs::write(
+        root.join("tests/broken.rs"),
+        "// Idempotency-Key\n#[tokio::test]\nasync fn t() { let = ; }\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("tests/odd.rs"),
+        "#[tokio::test]\nasync fn t() { Request::builder().method().uri().header(\"Idempotency-Key\"); tokio::join!(); vec![; 3]; }\n#[tokio::test]\nasync fn u() { for _ in 0.. { server.post(\"/orders\").add_header(\"Idempotency-Key\", k).await; } }\n",
+    )
+    .unwrap();
+
+    let report = common::json_report(root);
+    let endpoints = report["endpoints"].as_array().unwrap();
+    assert_eq!(endpoints.len(), 1, "{endpoints:#?}");
+    assert_eq!(endpoints[0]["path"], "/orders");
+    // What still reads is still found: the loop in `tests/odd.rs` sends one key again and again.
+    let tests = endpoints[0]["idempotency_tests"].as_array().unwrap();
+    assert!(
+        tests.iter().any(|t| t["file"] == "tests/odd.rs"),
+        "{tests:#?}"
+    );
+}

@@ -91,6 +91,10 @@ pub struct Effect {
     /// An upsert / find-or-create: a create that a duplicate cannot repeat.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub upsert: bool,
+    /// A create done only when a lookup of the same model finds nothing (find-or-create by
+    /// hand): a sequential retry finds the row, two concurrent ones can both create.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub find_or_create: bool,
     /// A relative update (`increment`, `$inc`, `SET x = x + 1`): running it twice changes the result.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub relative: bool,
@@ -126,6 +130,12 @@ pub struct Effect {
     /// That key as written, shortened (`order.id`, `` `${key}:charge` ``).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub downstream_key_expression: Option<String>,
+    /// A message given a stable id its broker dedups on (Bull `jobId`): a retry queues nothing.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub deduplicated: bool,
+    /// Link facts: the parameter of the function whose argument would carry that id.
+    #[serde(skip)]
+    pub dedup_param: Option<usize>,
     /// The caller-keyed unique constraint that stops a duplicate of this create.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<String>,
@@ -135,9 +145,12 @@ impl Effect {
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
         match self.kind {
-            EffectKind::DbCreate => !self.upsert && !self.replaces && self.constraint.is_none(),
+            EffectKind::DbCreate => {
+                !self.upsert && !self.replaces && !self.find_or_create && self.constraint.is_none()
+            }
             EffectKind::DbUpdate => self.relative,
             EffectKind::DbDelete | EffectKind::FileWrite | EffectKind::WebhookReceiver => false,
+            EffectKind::QueuePublish => !self.deduplicated,
             _ => true,
         }
     }
@@ -228,6 +241,12 @@ pub struct Endpoint {
     /// Where the key mechanism keeps its keys, when that is visible.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_store: Option<KeyStore>,
+    /// Ids the handler makes deterministically from its input (`uuid.v5`).
+    #[serde(skip)]
+    pub derived_ids: Vec<Location>,
+    /// Test requests that send an idempotency key to this endpoint (see [`KeyTest`]).
+    #[serde(skip)]
+    pub key_tests: Vec<KeyTest>,
 }
 
 /// A key store the audit recognised.
@@ -264,10 +283,55 @@ impl Endpoint {
     pub fn has_mechanism(&self, kind: MechanismKind) -> bool {
         self.mechanisms.iter().any(|m| m.kind == kind)
     }
+    /// The linked tests that send one key twice or concurrently to exactly this endpoint.
+    pub fn confirming_tests(&self) -> impl Iterator<Item = &KeyTest> {
+        self.key_tests.iter().filter(|t| t.exact && t.repeats())
+    }
 }
 
 pub fn is_mutation_method(method: &str) -> bool {
     matches!(method, "POST" | "PUT" | "PATCH" | "DELETE")
+}
+
+/// A request in the repository's tests (a supertest chain, an axum `oneshot`, a `.http` file entry)
+/// that sends an idempotency-key header, as the test front ends found it. One per test and target:
+/// several sends of one key to one URL in one test make one `KeyTest` that repeats.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+pub struct KeyTest {
+    /// Upper case: `POST`.
+    pub method: String,
+    /// The URL path as the test writes it, parameters as `{}` (`/orders/{}/pay`); `None` when the
+    /// URL cannot be read statically.
+    pub path: Option<String>,
+    /// The URL starts with a base the audit cannot read (`${baseUrl}/orders`, `{{host}}/orders`):
+    /// `path` is its tail.
+    pub base: bool,
+    /// The test sends the same key to this URL at least twice, one after the other.
+    pub same_key_twice: bool,
+    /// The test sends the same key to this URL concurrently (`Promise.all`, `join!`).
+    pub concurrent: bool,
+    /// Set by the linker: the URL names this endpoint alone. `false` when the test's URL could not
+    /// be read and this endpoint is only one it may target.
+    #[serde(skip)]
+    pub exact: bool,
+    #[serde(flatten)]
+    pub location: Location,
+}
+
+impl KeyTest {
+    /// The test exercises the key mechanism: one key, sent twice or concurrently.
+    pub fn repeats(&self) -> bool {
+        self.same_key_twice || self.concurrent
+    }
+    /// "sends one key twice and concurrently" for messages.
+    pub fn describe(&self) -> &'static str {
+        match (self.same_key_twice, self.concurrent) {
+            (true, true) => "sends one key twice in sequence and concurrently",
+            (true, false) => "sends one key twice",
+            (false, true) => "sends one key concurrently",
+            (false, false) => "sends a key, never one key twice",
+        }
+    }
 }
 
 /// A unique constraint declared in a schema, an ORM model or a migration.
@@ -446,4 +510,6 @@ pub struct Facts {
     pub suppressions: Vec<crate::suppress::Suppression>,
     /// Requests that client code sends with an idempotency key.
     pub clients: Vec<ClientRequest>,
+    /// Requests with an idempotency key found in the repository's tests and `.http` files.
+    pub key_tests: Vec<KeyTest>,
 }

@@ -4,7 +4,7 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
-use crate::facts::{DownstreamKey, Effect, EffectKind, KeyOrigin, Location};
+use crate::facts::{DownstreamKey, Effect, EffectKind, KeyOrigin, Location, model_key};
 use crate::frontend::ts::ir::{CallSite, FnId, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -20,6 +20,11 @@ pub struct Summary {
     pub reads: Vec<Option<String>>,
     /// Where a hash of the request body is used as a dedup key, directly or through calls.
     pub content_hashes: Vec<Location>,
+    /// Models looked up row by row (find/exists, not count), in the order read.
+    pub lookups: Vec<String>,
+    /// Ids made deterministically from their input (`uuid.v5(name, ns)`): the same event gives
+    /// the same id on every delivery.
+    pub derived_ids: Vec<Location>,
 }
 
 enum Memo {
@@ -126,7 +131,8 @@ fn has_self_increment(sql: &str) -> bool {
     })
 }
 
-/// A value generated per call: a random id, token or timestamp.
+/// A value generated per call: a random id, token or timestamp. A name-based uuid
+/// (`uuid.v5(name, ns)`, `v3`) is not: it is the same for the same input.
 fn fresh_random(v: &Val) -> bool {
     const MAKERS: &[&str] = &[
         "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
@@ -136,6 +142,12 @@ fn fresh_random(v: &Val) -> bool {
     loop {
         match cur {
             Val::Call(callee, _) => cur = callee,
+            Val::Member(_, name)
+            | Val::Import {
+                name: Some(name), ..
+            } if matches!(name.as_str(), "v5" | "v3") => {
+                return false;
+            }
             Val::Member(inner, name) => {
                 if MAKERS
                     .iter()
@@ -175,6 +187,52 @@ fn freshly_built(v: &Val) -> bool {
 
 /// One chained expression is one effect: `insert(t).values(v).onConflictDoNothing()` matches at
 /// several of its calls, and the upsert at the end decides what the whole chain does.
+/// `uuid.v5(name, namespace)` (or v3), imported by name or through the module: the same input
+/// gives the same id.
+fn derives_id(callee: &Val) -> bool {
+    let from_uuid = |v: &Val| matches!(v, Val::Import { spec, .. } if spec == "uuid");
+    match callee {
+        Val::Import {
+            spec,
+            name: Some(n),
+        } => spec == "uuid" && (n == "v5" || n == "v3"),
+        Val::Member(inner, p) => (p == "v5" || p == "v3") && from_uuid(inner),
+        _ => false,
+    }
+}
+
+/// The parameter a value comes from (`jobs`, `opts.jobId` of a destructured parameter).
+fn param_index(v: &Val) -> Option<usize> {
+    match v {
+        Val::Param(_, i) => Some(*i),
+        Val::Member(inner, _) => param_index(inner),
+        _ => None,
+    }
+}
+
+/// Two model names that name the same model (`messageTemplate`, `MessageTemplate`).
+fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => model_key(a) == model_key(b),
+        _ => false,
+    }
+}
+
+/// Find-or-create in one function: a create that runs only when a lookup of the same model found
+/// nothing. With an update of the row found it is an upsert by hand, whatever constraint also
+/// backs it; a guard alone counts only where no unique constraint does the job. A sequential retry
+/// finds the row, but two concurrent retries can both create.
+fn find_or_create(looked_up: &str, updated: &HashSet<String>, e: &mut Effect) {
+    if e.kind == EffectKind::DbCreate
+        && !e.upsert
+        && let Some(t) = e.target.as_deref().map(model_key)
+        && model_key(looked_up) == t
+    {
+        e.find_or_create = true;
+        e.upsert = updated.contains(&t);
+    }
+}
+
 fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
     let mut groups: std::collections::BTreeMap<usize, Vec<Effect>> =
         std::collections::BTreeMap::new();
@@ -359,6 +417,27 @@ impl<'a> Calls<'a> {
                     _ => None,
                 })
                 .collect();
+            // `db.insert(users).values({..})` (Drizzle): the table value names the target, and the
+            // `.values(..)` / `.set(..)` call of the chain holds the record.
+            let mut drizzle: std::collections::HashMap<usize, (String, Option<Vec<String>>)> =
+                std::collections::HashMap::new();
+            for c in &facts.calls {
+                if matches!(
+                    c.path.last().map(String::as_str),
+                    Some("insert" | "update" | "delete")
+                ) && let Some(t) = c.args.first().and_then(|a| self.res.table_name(m, a))
+                {
+                    drizzle.entry(c.group).or_insert((t, None));
+                }
+            }
+            for c in &facts.calls {
+                if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
+                    && let Some((_, keys)) = drizzle.get_mut(&c.group)
+                    && keys.is_none()
+                {
+                    *keys = Self::data_keys(c);
+                }
+            }
             let caught_groups: HashSet<usize> = facts
                 .calls
                 .iter()
@@ -366,8 +445,13 @@ impl<'a> Calls<'a> {
                 .map(|c| c.group)
                 .collect();
             let prechecked = |read: &[Option<String>], target: &Option<String>| {
-                read.iter().any(|r| r.is_none() || r == target)
+                read.iter().any(|r| r.is_none() || same_model(r, target))
             };
+            let own_start = own.len();
+            let out_start = out.effects.len();
+            let mut lookups_here: Vec<String> = Vec::new();
+            // Effects of calls that run only when a lookup missed: (own?, index, model looked up).
+            let mut guarded: Vec<(bool, usize, String)> = Vec::new();
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
@@ -393,9 +477,21 @@ impl<'a> Calls<'a> {
                 {
                     continue;
                 }
-                if let Some(t) = self.read_of(cs) {
+                if derives_id(&cs.callee) {
+                    out.derived_ids.push(self.location(m, cs.line));
+                }
+                // A project function named like a read (`links.isValid`) is followed, not a read.
+                if let Some(t) = self.read_of(cs)
+                    && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
+                {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
                     read.push(t.clone());
+                    if let Some(known) = &t
+                        && cs.path.last().is_some_and(|l| self.catalog.is_lookup(l))
+                    {
+                        lookups_here.push(known.clone());
+                        out.lookups.push(known.clone());
+                    }
                     out.reads.push(t);
                 }
                 for mut e in self.effects_of(m, cs) {
@@ -425,6 +521,12 @@ impl<'a> Calls<'a> {
                     {
                         e.target = Some(t.clone());
                     }
+                    if let Some((t, keys)) = drizzle.get(&cs.group) {
+                        e.target = Some(t.clone());
+                        if e.data_keys.is_none() {
+                            e.data_keys = keys.clone();
+                        }
+                    }
                     if e.kind == EffectKind::DbCreate
                         && e.target.is_some()
                         && deleted.contains(&e.target)
@@ -435,6 +537,9 @@ impl<'a> Calls<'a> {
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete {
                         deleted.push(e.target.clone());
+                    }
+                    if let Some(g) = &cs.guarded {
+                        guarded.push((true, own.len(), g.clone()));
                     }
                     own.push((cs.group, e));
                 }
@@ -465,19 +570,55 @@ impl<'a> Calls<'a> {
                     let caught = caught_groups.contains(&cs.group);
                     for e in &sub.effects {
                         let mut e = e.clone();
+                        // The message id comes from the caller's argument: look there.
+                        if let Some(i) = e.dedup_param.take()
+                            && !e.deduplicated
+                            && let Some(a) = cs.args.get(i)
+                        {
+                            e.deduplicated = self
+                                .dedup_options(&e)
+                                .is_some_and(|keys| self.has_stable_key(m, a, keys, 0));
+                            e.dedup_param = param_index(a);
+                        }
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
                         e.speculative |= speculative;
                         e.unique_caught |= caught;
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
+                        if let Some(g) = &cs.guarded {
+                            guarded.push((false, out.effects.len(), g.clone()));
+                        }
                         out.effects.push(e);
                     }
                     read.extend(sub.reads.iter().cloned());
+                    lookups_here.extend(sub.lookups.iter().cloned());
+                    out.lookups.extend(sub.lookups.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
                     out.content_hashes
                         .extend(sub.content_hashes.iter().cloned());
+                    out.derived_ids.extend(sub.derived_ids.iter().cloned());
+                }
+            }
+            let updated: HashSet<String> = own[own_start..]
+                .iter()
+                .map(|(_, e)| e)
+                .chain(out.effects[out_start..].iter())
+                .filter(|e| e.kind == EffectKind::DbUpdate && !e.relative)
+                .filter_map(|e| e.target.as_deref().map(model_key))
+                .collect();
+            for (is_own, i, model) in guarded {
+                let e = if is_own {
+                    &mut own[i].1
+                } else {
+                    &mut out.effects[i]
+                };
+                if lookups_here
+                    .iter()
+                    .any(|l| model_key(l) == model_key(&model))
+                {
+                    find_or_create(&model, &updated, e);
                 }
             }
         }
@@ -487,6 +628,8 @@ impl<'a> Calls<'a> {
             .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
         out.key_reads.sort();
         out.key_reads.dedup();
+        out.derived_ids.sort();
+        out.derived_ids.dedup();
         out
     }
 
@@ -581,13 +724,7 @@ impl<'a> Calls<'a> {
             }
         }
         let last = cs.path.last()?;
-        let matches = |c: &String| match c.strip_suffix('*') {
-            Some(prefix) => last
-                .strip_prefix(prefix)
-                .is_some_and(|rest| rest.starts_with(|ch: char| ch.is_ascii_uppercase())),
-            None => c == last,
-        };
-        if !self.catalog.reads.calls.iter().any(matches) {
+        if !self.catalog.is_read(last) {
             return None;
         }
         Some(match cs.path.len() {
@@ -646,6 +783,45 @@ impl<'a> Calls<'a> {
                 .map(|(k, _)| k.clone())
                 .collect(),
         )
+    }
+
+    /// The dedup options of the sink an effect came from.
+    fn dedup_options(&self, e: &Effect) -> Option<&[String]> {
+        self.catalog
+            .sinks
+            .iter()
+            .find(|s| {
+                s.lang == "ts"
+                    && s.kind == e.kind
+                    && !s.dedup_option.is_empty()
+                    && (s.label == e.label || s.id == e.label)
+            })
+            .map(|s| s.dedup_option.as_slice())
+    }
+
+    /// `v` carries one of `keys` with a value that is not made up per call (`{ jobId: \`${a}-${b}\` }`),
+    /// directly, in a list, or in what a `.map(cb)` callback returns.
+    fn has_stable_key(&self, m: ModId, v: &Val, keys: &[String], depth: usize) -> bool {
+        if depth > 6 {
+            return false;
+        }
+        match v {
+            Val::Obj(fields) => fields.iter().any(|(k, x)| {
+                (keys.contains(k) && !fresh_random(x)) || self.has_stable_key(m, x, keys, depth + 1)
+            }),
+            Val::Arr(items) => items
+                .iter()
+                .any(|x| self.has_stable_key(m, x, keys, depth + 1)),
+            Val::Call(_, args) => args
+                .iter()
+                .any(|x| self.has_stable_key(m, x, keys, depth + 1)),
+            Val::Func(f) => self.res.modules[m].functions.get(*f).is_some_and(|f| {
+                f.returns
+                    .iter()
+                    .any(|x| self.has_stable_key(m, x, keys, depth + 1))
+            }),
+            _ => false,
+        }
     }
 
     /// The effects one call has by itself, from the catalogue and raw SQL.
@@ -735,6 +911,16 @@ impl<'a> Calls<'a> {
                 data_keys: Self::data_keys(cs),
                 downstream_key: (!sink.idempotency_option.is_empty())
                     .then(|| self.downstream_key(cs, &sink.idempotency_option)),
+                deduplicated: !sink.dedup_option.is_empty()
+                    && cs
+                        .args
+                        .iter()
+                        .any(|a| self.has_stable_key(m, a, &sink.dedup_option, 0)),
+                dedup_param: if sink.dedup_option.is_empty() {
+                    None
+                } else {
+                    cs.args.iter().find_map(param_index)
+                },
                 ..Effect::default()
             });
             break;
@@ -868,6 +1054,29 @@ mod random_tests {
         );
         assert!(fresh_random(&uuid));
         assert!(fresh_random(&bytes));
+        // `import { v4, v5 } from 'uuid'`: v4 is random, v5 of an event id is the event's.
+        let uuid_fn = |name: &str| {
+            Val::Call(
+                Box::new(Val::Import {
+                    spec: "uuid".into(),
+                    name: Some(name.into()),
+                }),
+                vec![Val::Member(Box::new(Val::Param(1, 0)), "id".into())],
+            )
+        };
+        assert!(fresh_random(&uuid_fn("v4")));
+        assert!(!fresh_random(&uuid_fn("v5")));
+        // `import * as uuid from 'uuid'; uuid.v5(..)`
+        assert!(!fresh_random(&Val::Call(
+            Box::new(Val::Member(
+                Box::new(Val::Import {
+                    spec: "uuid".into(),
+                    name: None,
+                }),
+                "v5".into(),
+            )),
+            vec![],
+        )));
         assert!(!fresh_random(&Val::Member(
             Box::new(Val::Param(1, 0)),
             "email".into()

@@ -24,8 +24,23 @@ fn supplies(keys: &[String], c: &str) -> bool {
 /// Links every unprotected create to the best caller-keyed constraint on its model, and adds the
 /// `unique_constraint` mechanism to the endpoints where one was found.
 pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
+    // A key one source says is generated is generated: Prisma's `@default(uuid())` fills `id` in
+    // the client, so the migration's `PRIMARY KEY ("id")` shows no default.
+    let columns = |c: &UniqueConstraint| {
+        let mut cols: Vec<String> = c.columns.iter().map(|c| model_key(c)).collect();
+        cols.sort();
+        (model_key(&c.model), cols)
+    };
+    let generated: std::collections::BTreeSet<_> = constraints
+        .iter()
+        .filter(|c| c.generated)
+        .map(columns)
+        .collect();
     let mut by_model: BTreeMap<String, Vec<&UniqueConstraint>> = BTreeMap::new();
-    for c in constraints.iter().filter(|c| !c.generated) {
+    for c in constraints
+        .iter()
+        .filter(|c| !c.generated && !generated.contains(&columns(c)))
+    {
         for name in std::iter::once(&c.model).chain(c.aliases.iter()) {
             by_model.entry(model_key(name)).or_default().push(c);
         }
@@ -576,20 +591,25 @@ impl Collector<'_> {
 
 /// The columns of `.on(t.a, t.b)`.
 fn on_columns(v: &Val) -> Vec<String> {
+    // `t.name`, or `t.name.asc().nullsLast().op("text_ops")` in a `.using("btree", ..)` list.
+    fn column(a: &Val) -> Option<String> {
+        match a {
+            Val::Member(inner, c) => match inner.as_ref() {
+                Val::Member(..) => column(inner),
+                _ => Some(c.clone()),
+            },
+            Val::Call(callee, _) => match callee.as_ref() {
+                Val::Member(inner, _) => column(inner),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
     let mut cur = v;
     while let Val::Call(callee, args) = cur {
         if let Val::Member(inner, p) = callee.as_ref() {
-            if p == "on" {
-                return args
-                    .iter()
-                    .filter_map(|a| {
-                        if let Val::Member(_, c) = a {
-                            Some(c.clone())
-                        } else {
-                            None
-                        }
-                    })
-                    .collect();
+            if p == "on" || p == "using" {
+                return args.iter().filter_map(column).collect();
             }
             cur = inner;
         } else {

@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod clients;
 pub mod constraints;
+pub mod key_tests;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
@@ -67,6 +68,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
         let mut content_hashes: Vec<Location> = Vec::new();
+        let mut derived_ids: Vec<Location> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
                 for g in calls.with_children(m, f) {
@@ -82,6 +84,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
                 }
                 key_reads.extend(s.key_reads.iter().cloned());
+                derived_ids.extend(s.derived_ids.iter().cloned());
                 let facts = &modules[m].functions[f];
                 (
                     facts.name.clone(),
@@ -141,6 +144,8 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
             key_reads,
             handler_location,
             key_store,
+            derived_ids,
+            ..Endpoint::default()
         });
     }
     let mut reached = calls.reached();
@@ -239,21 +244,40 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
     if effects.iter().any(Effect::repeats_on_retry) {
         return;
     }
-    let upserts: Vec<&Effect> = effects.iter().filter(|e| e.upsert).collect();
+    // Find-or-create by hand counts as an upsert unless a unique constraint is what stops the
+    // duplicate (then the constraint is the mechanism, the lookup a courtesy).
+    let upserts: Vec<&Effect> = effects
+        .iter()
+        .filter(|e| e.upsert || (e.find_or_create && e.constraint.is_none()))
+        .collect();
     for e in &upserts {
         mechanisms.push(Mechanism {
             kind: MechanismKind::Upsert,
-            detail: format!("upsert `{}`", e.callee),
+            detail: if e.find_or_create {
+                format!(
+                    "find-or-create on `{}`: it looks the row up, then {} (`{}`); not atomic, \
+                     two concurrent retries can both create",
+                    e.target.as_deref().unwrap_or("?"),
+                    if e.upsert {
+                        "updates it or creates it"
+                    } else {
+                        "creates it only when missing"
+                    },
+                    e.callee
+                )
+            } else {
+                format!("upsert `{}`", e.callee)
+            },
             location: e.location.clone(),
         });
     }
     // Idempotent by nature: every write is an absolute update, a delete, a replace or an upsert
-    // beside other such writes. A create that only a constraint stops is not.
-    let constrained = effects
-        .iter()
-        .any(|e| e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces);
-    let other_writes = effects.iter().any(|e| !e.upsert);
-    if !constrained && (upserts.is_empty() || other_writes) {
+    // (an upsert writes the values it is given: a repeat leaves the same row). A create that only
+    // a constraint stops is not.
+    let constrained = effects.iter().any(|e| {
+        e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces && !upserts.contains(&e)
+    });
+    if !constrained {
         let detail = if effects.is_empty() {
             "no side effect reached: repeating the request changes nothing"
         } else if upserts.is_empty() {
@@ -295,7 +319,7 @@ mod tests {
     fn upsert_protects_only_its_own_write() {
         assert_eq!(
             kinds(&[effect(EffectKind::DbCreate, true)]),
-            vec![MechanismKind::Upsert]
+            vec![MechanismKind::Upsert, MechanismKind::Natural]
         );
         // A plain create beside the upsert still repeats: no mechanism.
         assert!(

@@ -448,6 +448,49 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// The table a Drizzle table value names: `pgTable("users", {..})` itself, or a binding of one
+    /// imported by name (`import { users }`) or through a namespace (`schema.users`).
+    pub fn table_name(&self, m: ModId, v: &Val) -> Option<String> {
+        self.table_name_d(m, v, 0)
+    }
+
+    fn table_name_d(&self, m: ModId, v: &Val, d: usize) -> Option<String> {
+        if d > MAX_DEPTH {
+            return None;
+        }
+        match v {
+            Val::Call(callee, args) => {
+                let name = match callee.as_ref() {
+                    Val::Import { name: Some(n), .. } | Val::Global(n) | Val::Member(_, n) => n,
+                    _ => return None,
+                };
+                match (name.as_str(), args.first()) {
+                    ("pgTable" | "mysqlTable" | "sqliteTable", Some(Val::Str(t))) => {
+                        Some(t.clone())
+                    }
+                    _ => None,
+                }
+            }
+            Val::Import {
+                spec,
+                name: Some(name),
+            } => {
+                let target = self.resolve_spec(m, spec)?;
+                let v = self.modules[target].export(name)?;
+                self.table_name_d(target, v, d + 1)
+            }
+            Val::Member(inner, prop) => match inner.as_ref() {
+                Val::Import { spec, name: None } => {
+                    let target = self.resolve_spec(m, spec)?;
+                    let v = self.modules[target].export(prop)?;
+                    self.table_name_d(target, v, d + 1)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
     /// The npm package a value comes from, if it does: an import of it, `new X()` of it, a value a
     /// call on it returned, or an instance of a class that extends one of its classes.
     pub fn origin(&self, m: ModId, v: &Val) -> Option<(String, Option<String>, Vec<String>)> {

@@ -23,14 +23,26 @@ pub fn apply(endpoints: &mut [Endpoint], catalog: &Catalog) {
             .side_effects
             .iter()
             .find(|e| e.event_record && (e.upsert || e.constraint.is_some()));
-        if let Some(r) = record {
-            ep.mechanisms.push(Mechanism {
+        let mechanism = match (record, ep.derived_ids.first()) {
+            (Some(r), _) => Mechanism {
                 kind: MechanismKind::WebhookEventDedup,
                 detail: format!("event ids recorded atomically by `{}`", r.callee),
                 location: r.location.clone(),
-            });
-            ep.mechanisms.sort();
-        }
+            },
+            // The receiver names what it writes by an id derived from the provider's event: a
+            // redelivery writes the same id, which the store can keep once.
+            (None, Some(at)) => Mechanism {
+                kind: MechanismKind::WebhookEventDedup,
+                detail: "what it writes is named by an id derived deterministically from the \
+                         event (uuid v5): a redelivery writes the same id, so a store keyed on it \
+                         keeps one (check that the store dedups on that id)"
+                    .into(),
+                location: at.clone(),
+            },
+            (None, None) => continue,
+        };
+        ep.mechanisms.push(mechanism);
+        ep.mechanisms.sort();
     }
 }
 

@@ -206,6 +206,17 @@ fn positives(report: &Report, out: &mut String) {
         }
     }
     for e in &report.endpoints {
+        for t in &e.idempotency_tests {
+            any = true;
+            let _ = writeln!(
+                out,
+                "- `{}`: tested — the test at `{}:{}` {}, so the key mechanism is exercised.",
+                e.label(),
+                t.location.file,
+                t.location.line,
+                t.describe()
+            );
+        }
         for fx in e
             .side_effects
             .iter()

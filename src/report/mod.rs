@@ -7,7 +7,9 @@ pub mod progress;
 pub mod sarif;
 pub mod table;
 
-use crate::facts::{ClientRequest, Diagnostic, Effect, Endpoint, Mechanism, UniqueConstraint};
+use crate::facts::{
+    ClientRequest, Diagnostic, Effect, Endpoint, KeyTest, Mechanism, UniqueConstraint,
+};
 use crate::rules::{Classification, Finding, Severity, classify, fingerprint};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -56,6 +58,9 @@ pub struct EndpointReport {
     pub mechanisms: Vec<Mechanism>,
     pub classification: Classification,
     pub severity: Severity,
+    /// Tests in the repository that send this endpoint one idempotency key twice or concurrently.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub idempotency_tests: Vec<KeyTest>,
 }
 
 impl EndpointReport {
@@ -126,6 +131,7 @@ impl Report {
                 EndpointReport {
                     id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
                     classification: classify(&ep),
+                    idempotency_tests: ep.confirming_tests().cloned().collect(),
                     method: ep.method,
                     path: ep.path,
                     framework: ep.framework,

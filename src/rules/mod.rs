@@ -11,6 +11,7 @@ pub mod rs012_unique_violation_unhandled;
 pub mod rs014_in_memory_key_store;
 pub mod rs016_key_from_domain_id;
 pub mod rs017_content_hash_as_key;
+pub mod rs020_no_idempotency_tests;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
 
@@ -106,12 +107,14 @@ pub fn classify(ep: &Endpoint) -> Classification {
         || ep.has_mechanism(MechanismKind::ContentHash)
     {
         Classification::IdempotentWithKey
-    } else if ep.has_mechanism(MechanismKind::Natural) {
-        Classification::IdempotentByNature
     } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
         || ep.has_mechanism(MechanismKind::Upsert)
     {
+        // An upsert is also natural (it writes the values it is given); the constraint it
+        // relies on is the more precise answer.
         Classification::IdempotentByConstraint
+    } else if ep.has_mechanism(MechanismKind::Natural) {
+        Classification::IdempotentByNature
     } else {
         Classification::NotIdempotent
     }
@@ -153,6 +156,7 @@ pub fn registry() -> Vec<Rule> {
         rs014_in_memory_key_store::rule(),
         rs016_key_from_domain_id::rule(),
         rs017_content_hash_as_key::rule(),
+        rs020_no_idempotency_tests::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
     ]
@@ -280,7 +284,7 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 name: rule.meta.name.into(),
                 section: rule.meta.section.into(),
                 severity: rule.meta.severity,
-                confidence: hit.confidence,
+                confidence: tested(ep, hit.confidence),
                 fingerprint: fingerprint(&[rule.meta.id, &label, &ep.location.file]),
                 endpoint: label,
                 file: ep.location.file.clone(),
@@ -295,6 +299,19 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// A test in the repository that sends one key twice or concurrently to the endpoint confirms
+/// what is found about it. Where the audit found no key mechanism, such a test points to one it
+/// missed, so the findings there are only speculative.
+fn tested(ep: &Endpoint, found: Confidence) -> Confidence {
+    if ep.confirming_tests().next().is_none() {
+        found
+    } else if ep.has_mechanism(MechanismKind::HeaderKey) {
+        Confidence::Confirmed
+    } else {
+        found.min(Confidence::Speculative)
+    }
 }
 
 /// `callee` (file:line) for messages, with the calls that led there.
@@ -385,5 +402,62 @@ pub(crate) mod testing {
             detail: "idempotency middleware".into(),
             location: Location::new("m.ts", 1),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::{effect, endpoint, mechanism};
+    use super::*;
+    use crate::facts::{EffectKind, KeyTest, Location};
+
+    fn repeating_test(exact: bool) -> KeyTest {
+        KeyTest {
+            method: "POST".into(),
+            path: Some("/x".into()),
+            base: false,
+            same_key_twice: true,
+            concurrent: false,
+            exact,
+            location: Location::new("test/x.test.ts", 4),
+        }
+    }
+
+    /// The confidence of `rule`'s finding on the endpoint, if it has one.
+    fn confidence(ep: &Endpoint, rule: &str) -> Option<Confidence> {
+        evaluate(std::slice::from_ref(ep))
+            .into_iter()
+            .find(|f| f.rule == rule)
+            .map(|f| f.confidence)
+    }
+
+    #[test]
+    fn a_test_that_repeats_a_key_confirms_the_findings_of_a_keyed_endpoint() {
+        let mut payment = effect(EffectKind::Payment);
+        payment.downstream_key = Some(crate::facts::DownstreamKey::Missing);
+        let mut ep = endpoint(
+            "POST",
+            vec![payment],
+            vec![mechanism(MechanismKind::HeaderKey)],
+        );
+        assert_eq!(confidence(&ep, "RS007"), Some(Confidence::Likely));
+        assert_eq!(confidence(&ep, "RS020"), Some(Confidence::Likely));
+        // Only a test that may target it: nothing is confirmed, RS020 is unsure.
+        ep.key_tests.push(repeating_test(false));
+        assert_eq!(confidence(&ep, "RS007"), Some(Confidence::Likely));
+        assert_eq!(confidence(&ep, "RS020"), Some(Confidence::Speculative));
+        ep.key_tests.push(repeating_test(true));
+        assert_eq!(confidence(&ep, "RS007"), Some(Confidence::Confirmed));
+        assert_eq!(confidence(&ep, "RS020"), None);
+        let all = evaluate(std::slice::from_ref(&ep));
+        assert!(all.iter().all(|f| f.confidence == Confidence::Confirmed));
+    }
+
+    #[test]
+    fn a_repeating_test_on_an_endpoint_without_a_key_makes_its_findings_speculative() {
+        let mut ep = endpoint("POST", vec![effect(EffectKind::Payment)], vec![]);
+        assert_eq!(confidence(&ep, "RS001"), Some(Confidence::Likely));
+        ep.key_tests.push(repeating_test(true));
+        assert_eq!(confidence(&ep, "RS001"), Some(Confidence::Speculative));
     }
 }

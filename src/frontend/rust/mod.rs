@@ -134,6 +134,7 @@ pub fn analyze(
             key_reads,
             handler_location,
             key_store,
+            ..Endpoint::default()
         });
     }
     endpoints

@@ -38,6 +38,11 @@ fn last_ident(name: &ObjectName) -> String {
         .to_string()
 }
 
+/// `orders` of `public.orders`.
+fn last_part(table: &str) -> &str {
+    table.rsplit('.').next().unwrap_or(table)
+}
+
 fn key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
@@ -118,6 +123,40 @@ fn statements(text: &str) -> Result<Vec<(String, u32)>, String> {
     Ok(out)
 }
 
+/// The schema statements inside a PostgreSQL `DO $$ BEGIN IF NOT EXISTS (..) THEN CREATE UNIQUE
+/// INDEX ..; END IF; END $$` block (as Drizzle and Prisma generate them): each `CREATE` / `ALTER
+/// TABLE` up to its `;`, with its line. None when the statement is not a `DO` block.
+fn do_block_statements(text: &str, line: u32) -> Option<Vec<(String, u32)>> {
+    let trimmed = text.trim_start();
+    if !trimmed.get(..2)?.eq_ignore_ascii_case("do")
+        || !trimmed[2..].starts_with(|c: char| c.is_whitespace() || c == '$')
+    {
+        return None;
+    }
+    let upper = text.to_ascii_uppercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = ["CREATE ", "ALTER TABLE"]
+        .iter()
+        .filter_map(|k| upper[from..].find(k).map(|i| i + from))
+        .min()
+    {
+        let end = upper[at..].find(';').map(|i| i + at).unwrap_or(upper.len());
+        let body = &text[at..end];
+        // The body ends at `END IF` / `END` when the statement has no `;` of its own.
+        let body = match body.to_ascii_uppercase().find(" END IF") {
+            Some(i) => &body[..i],
+            None => body,
+        };
+        out.push((
+            body.to_string(),
+            line + text[..at].matches('\n').count() as u32,
+        ));
+        from = end;
+    }
+    Some(out)
+}
+
 fn parse_one(stmt: &str) -> Result<Vec<Statement>, String> {
     let dialects: [&dyn Dialect; 4] = [
         &PostgreSqlDialect {},
@@ -154,14 +193,23 @@ impl Schema {
 
     fn add_constraint(&mut self, table: &str, c: &TableConstraint, here: &Location) {
         let u = match c {
-            TableConstraint::Unique(u) => Unique {
-                name: u.name.as_ref().map(|n| n.value.clone()),
-                columns: u.columns.iter().map(column_of).collect(),
-                partial: false,
-                location: here.clone(),
-            },
+            TableConstraint::Unique(u) => {
+                let columns: Vec<String> = u.columns.iter().map(column_of).collect();
+                Unique {
+                    name: u.name.as_ref().map(|n| n.value.clone()).or_else(|| {
+                        Some(format!("{}_{}_key", last_part(table), columns.join("_")))
+                    }),
+                    columns,
+                    partial: false,
+                    location: here.clone(),
+                }
+            }
             TableConstraint::PrimaryKey(p) => Unique {
-                name: p.name.as_ref().map(|n| n.value.clone()),
+                name: p
+                    .name
+                    .as_ref()
+                    .map(|n| n.value.clone())
+                    .or_else(|| Some(format!("{}_pkey", last_part(table)))),
                 columns: p.columns.iter().map(column_of).collect(),
                 partial: false,
                 location: here.clone(),
@@ -181,8 +229,14 @@ impl Schema {
                 o.option,
                 ColumnOption::Unique(_) | ColumnOption::PrimaryKey(_)
             ) {
+                // PostgreSQL's names for unnamed ones, so a later `DROP CONSTRAINT` finds them.
+                let default = if matches!(o.option, ColumnOption::PrimaryKey(_)) {
+                    format!("{}_pkey", last_part(table))
+                } else {
+                    format!("{}_{name}_key", last_part(table))
+                };
                 let u = Unique {
-                    name: o.name.as_ref().map(|n| n.value.clone()),
+                    name: o.name.as_ref().map(|n| n.value.clone()).or(Some(default)),
                     columns: vec![name.clone()],
                     partial: false,
                     location: here.clone(),
@@ -355,7 +409,14 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
             }
         };
         let mut failed: Vec<(u32, String)> = Vec::new();
+        let mut expanded: Vec<(String, u32)> = Vec::new();
         for (text, line) in stmts {
+            match do_block_statements(&text, line) {
+                Some(inner) => expanded.extend(inner),
+                None => expanded.push((text, line)),
+            }
+        }
+        for (text, line) in expanded {
             let here = Location::new(f.rel.clone(), line);
             match parse_one(&text) {
                 Ok(parsed) => {
@@ -469,6 +530,35 @@ mod tests {
         assert_eq!(c.len(), 1);
         assert!(is_down_migration("db/U3__undo.sql"));
         assert!(!is_down_migration("db/V3__users.sql"));
+    }
+
+    #[test]
+    fn an_unnamed_primary_key_is_dropped_by_its_postgres_name() {
+        let init = file(
+            "migrations/1_init/migration.sql",
+            "CREATE TABLE \"Access\" (\"id\" TEXT NOT NULL, \"userId\" TEXT NOT NULL, PRIMARY KEY (\"id\", \"userId\"));",
+        );
+        let later = file(
+            "migrations/2_ids/migration.sql",
+            "ALTER TABLE \"Access\" DROP CONSTRAINT \"Access_pkey\", ADD CONSTRAINT \"Access_pkey\" PRIMARY KEY (\"id\");",
+        );
+        let (found, diags) = constraints(&[&init, &later]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let cols: Vec<_> = found.iter().map(|c| c.columns.clone()).collect();
+        assert_eq!(cols, vec![vec!["id".to_string()]]);
+    }
+
+    #[test]
+    fn do_blocks_are_read_inside() {
+        let sql = "CREATE TABLE \"Key\" (\"id\" uuid PRIMARY KEY DEFAULT gen_random_uuid(), \"name\" text);\n\
+                   DO $$\nBEGIN\n    IF NOT EXISTS (SELECT 1 FROM pg_indexes WHERE indexname = 'k') THEN\n        \
+                   CREATE UNIQUE INDEX \"k\" ON \"Key\" USING btree (\"name\" text_ops);\n    END IF;\nEND $$;\n";
+        let f = file("drizzle/0000_init.sql", sql);
+        let (found, diags) = constraints(&[&f]);
+        assert!(diags.is_empty(), "{diags:?}");
+        let named: Vec<_> = found.iter().filter(|c| c.columns == ["name"]).collect();
+        assert_eq!(named.len(), 1, "{found:?}");
+        assert_eq!(named[0].location.line, 5);
     }
 
     #[test]

@@ -65,6 +65,8 @@ pub struct Evaluator<'t, 'c> {
     pub(super) branch: Option<Vec<String>>,
     /// Inside a `try` whose `catch` names a unique-violation code.
     unique_catch: bool,
+    /// Under a condition on a looked-up row (see `CallSite::guarded`).
+    pub(super) guarded: Option<String>,
     chain_group: Option<usize>,
 }
 
@@ -135,6 +137,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: None,
             chain_group: None,
             unique_catch: false,
+            guarded: None,
         }
     }
 
@@ -848,6 +851,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.module.functions[parent].children.push(id);
         self.fn_memo.insert(node.id(), id);
         let prev = self.push_scope(id, this_class);
+        let saved_guard = self.guarded.take();
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
             let mut cursor = params.walk();
@@ -894,6 +898,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.module.functions[id].returns.push(v);
             }
         }
+        self.guarded = saved_guard;
         self.cur = prev;
         id
     }
@@ -1326,7 +1331,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     /// Evaluates a callee-like expression and decomposes it into root, member path and call hops.
+    /// A chain longer than [`MAX_DEPTH`] links is cut there (a diagnostic says so).
     pub(super) fn chain(&mut self, node: Node<'t>) -> Chain {
+        if self.depth > MAX_DEPTH {
+            self.too_deep = true;
+            return Chain {
+                root: Val::Unknown,
+                root_name: String::new(),
+                path: vec![],
+                hops: vec![],
+                val: Val::Unknown,
+            };
+        }
+        self.depth += 1;
+        let c = self.chain_inner(node);
+        self.depth -= 1;
+        c
+    }
+
+    fn chain_inner(&mut self, node: Node<'t>) -> Chain {
         match node.kind() {
             "member_expression" | "subscript_expression" => {
                 let Some(object) = node.child_by_field_name("object") else {
@@ -1548,6 +1571,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group,
             unique_caught: self.unique_catch || chain_catches,
+            guarded: self.guarded.clone(),
             branch: self.branch.clone(),
         });
         if let Some(v) = registered {
@@ -1630,6 +1654,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group: node.id(),
             unique_caught: self.unique_catch,
+            guarded: self.guarded.clone(),
             branch: self.branch.clone(),
         });
         let val = match &c.val {

@@ -67,6 +67,9 @@ pub struct CallSite {
     pub text: String,
     /// Inside a `try` (or followed by a `.catch`) whose handler names a unique-violation code.
     pub unique_caught: bool,
+    /// Runs only when a lookup found nothing (`if (!existing) create(..)`, or after
+    /// `if (existing) return ..`): the model that lookup read (`tag` for `prisma.tag.findFirst`).
+    pub guarded: Option<String>,
     /// Calls chained on one another share a group (the outermost call's node id).
     pub group: usize,
     /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.

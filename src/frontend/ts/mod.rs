@@ -17,7 +17,7 @@ use crate::facts::Diagnostic;
 use ir::Module;
 use tree_sitter::{Node, Parser};
 
-fn language(lang: Lang) -> Option<tree_sitter::Language> {
+pub(crate) fn language(lang: Lang) -> Option<tree_sitter::Language> {
     match lang {
         Lang::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
         Lang::Tsx => Some(tree_sitter_typescript::LANGUAGE_TSX.into()),

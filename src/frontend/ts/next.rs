@@ -126,9 +126,29 @@ impl<'t> Evaluator<'t, '_> {
             return;
         };
         let check = self.method_check(cond);
+        let guard = self.is_lookup_guard(cond);
         self.eval(cond);
         let consequence = node.child_by_field_name("consequence");
         let alternative = node.child_by_field_name("alternative");
+        // Which way the condition tests the row: `if (!parent) throw ..` goes on only when the
+        // lookup found it, so what follows is not a find-or-create.
+        let (when_true, when_false) = if guard.is_some() {
+            self.lookup_polarity(cond, 0)
+        } else {
+            (None, None)
+        };
+        // A branch runs when the lookup missed if the condition says so, or, when it does not say,
+        // unless the other branch is the one that runs when it missed (`!row && flag`).
+        let missed = |this: Option<bool>, other: Option<bool>| match this {
+            Some(found) => !found,
+            None => other != Some(false),
+        };
+        let missed_when_true = guard.clone().filter(|_| missed(when_true, when_false));
+        let missed_when_false = guard.clone().filter(|_| missed(when_false, when_true));
+        let saved_guard = self.guarded.clone();
+        if guard.is_some() {
+            self.guarded = missed_when_true.or_else(|| saved_guard.clone());
+        }
         match check {
             Some((methods, false)) => {
                 self.record_check(&methods, line(cond), false);
@@ -149,8 +169,141 @@ impl<'t> Evaluator<'t, '_> {
             }
         }
         if let Some(a) = alternative {
+            if guard.is_some() {
+                self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
+            }
             self.walk_under(a, self.branch.clone());
         }
+        // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed.
+        self.guarded = match missed_when_false {
+            Some(g) if consequence.is_some_and(exits) => Some(g),
+            _ => saved_guard,
+        };
+    }
+
+    /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
+    /// it read.
+    fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<String> {
+        match n.kind() {
+            "identifier" => {
+                let name = self.text(n).to_string();
+                if let Val::Call(callee, _) = self.lookup(&name)
+                    && let Val::Member(model, method) = callee.as_ref()
+                    && self.catalog.is_lookup(method)
+                {
+                    return value_name(model);
+                }
+                None
+            }
+            "call_expression" => {
+                let f = n.child_by_field_name("function")?;
+                let p = f.child_by_field_name("property")?;
+                if !self.catalog.is_lookup(self.text(p)) {
+                    return None;
+                }
+                let o = f.child_by_field_name("object")?;
+                let o = o.child_by_field_name("property").unwrap_or(o);
+                matches!(o.kind(), "identifier" | "property_identifier")
+                    .then(|| self.text(o).to_string())
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether the row was found when the condition is true, and when it is false (`None`: the
+    /// condition does not say). `existing` → (found, missing); `!parent` → (missing, found);
+    /// `!parent || parent.archived` is false only when the row was found.
+    fn lookup_polarity(&mut self, n: Node<'t>, depth: usize) -> (Option<bool>, Option<bool>) {
+        fn both(a: Option<bool>, b: Option<bool>) -> Option<bool> {
+            match (a, b) {
+                (Some(x), Some(y)) => (x == y).then_some(x),
+                (x, None) | (None, x) => x,
+            }
+        }
+        if depth > 16 {
+            return (None, None);
+        }
+        match n.kind() {
+            "parenthesized_expression" | "await_expression" | "non_null_expression" => {
+                match n.named_child(0) {
+                    Some(inner) => self.lookup_polarity(inner, depth + 1),
+                    None => (None, None),
+                }
+            }
+            "unary_expression" => {
+                let op = n.child_by_field_name("operator").map(|o| self.text(o));
+                match (op, n.child_by_field_name("argument")) {
+                    (Some("!"), Some(a)) => {
+                        let (t, f) = self.lookup_polarity(a, depth + 1);
+                        (f, t)
+                    }
+                    _ => (None, None),
+                }
+            }
+            "binary_expression" => {
+                let (Some(l), Some(r)) = (
+                    n.child_by_field_name("left"),
+                    n.child_by_field_name("right"),
+                ) else {
+                    return (None, None);
+                };
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                let nullish = |this: &Self, x: Node| {
+                    matches!(x.kind(), "null" | "undefined") || this.text(x) == "undefined"
+                };
+                match op {
+                    "&&" => {
+                        let (lt, _) = self.lookup_polarity(l, depth + 1);
+                        let (rt, _) = self.lookup_polarity(r, depth + 1);
+                        (both(lt, rt), None)
+                    }
+                    "||" => {
+                        let (_, lf) = self.lookup_polarity(l, depth + 1);
+                        let (_, rf) = self.lookup_polarity(r, depth + 1);
+                        (None, both(lf, rf))
+                    }
+                    "===" | "==" | "!==" | "!=" => {
+                        let side = if nullish(self, r) {
+                            l
+                        } else if nullish(self, l) {
+                            r
+                        } else {
+                            return (None, None);
+                        };
+                        let (t, f) = self.lookup_polarity(side, depth + 1);
+                        if op.starts_with('!') { (t, f) } else { (f, t) }
+                    }
+                    _ => (None, None),
+                }
+            }
+            _ if self.is_lookup_leaf(n).is_some() => (Some(true), Some(false)),
+            _ => (None, None),
+        }
+    }
+
+    /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
+    /// the model it read.
+    fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<String> {
+        let mut stack = vec![cond];
+        let mut budget = 64;
+        while let Some(n) = stack.pop() {
+            budget -= 1;
+            if budget == 0 {
+                return None;
+            }
+            if matches!(n.kind(), "arrow_function" | "function_expression") {
+                continue;
+            }
+            if let Some(model) = self.is_lookup_leaf(n) {
+                return Some(model);
+            }
+            let mut cursor = n.walk();
+            stack.extend(n.named_children(&mut cursor));
+        }
+        None
     }
 
     pub(super) fn walk_switch(&mut self, node: Node<'t>) {
@@ -191,6 +344,100 @@ impl<'t> Evaluator<'t, '_> {
             for st in stmts {
                 self.walk_under(st, branch.clone());
             }
+        }
+    }
+}
+
+/// A statement that leaves the function: `return`/`throw`, or a block ending in one.
+fn exits(node: Node) -> bool {
+    match node.kind() {
+        "return_statement" | "throw_statement" => true,
+        "statement_block" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor)
+                .filter(|c| c.kind() != "comment")
+                .last()
+                .is_some_and(exits)
+        }
+        _ => false,
+    }
+}
+
+/// The name a value goes by: the last member (`user` in `prisma.user`), an import, a global.
+fn value_name(v: &Val) -> Option<String> {
+    match v {
+        Val::Member(_, n) | Val::Global(n) => Some(n.clone()),
+        Val::Import { name: Some(n), .. } => Some(n.clone()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::Catalog;
+    use crate::discover::{Lang, SourceFile};
+
+    /// Whether the `create` call in `body` (after a lookup bound to `row`) runs only when the
+    /// lookup missed.
+    fn guarded(body: &str) -> bool {
+        let text = format!(
+            "export async function f(db, id, name) {{\n  const row = await db.tag.findFirst({{ where: {{ id }} }});\n{body}\n}}\n"
+        );
+        let file = SourceFile {
+            rel: "s.ts".into(),
+            lang: Lang::TypeScript,
+            text,
+        };
+        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
+        let creates: Vec<Option<String>> = module
+            .functions
+            .iter()
+            .flat_map(|f| f.calls.iter())
+            .filter(|c| c.path.last().is_some_and(|p| p == "create"))
+            .map(|c| c.guarded.clone())
+            .collect();
+        assert_eq!(creates.len(), 1, "{body}");
+        match &creates[0] {
+            Some(model) => {
+                assert_eq!(model, "tag", "{body}");
+                true
+            }
+            None => false,
+        }
+    }
+
+    #[test]
+    fn a_create_after_a_miss_is_guarded() {
+        for body in [
+            "  if (row) return row;\n  return db.tag.create({ data: { name } });",
+            "  if (row) { return row; }\n  return db.tag.create({ data: { name } });",
+            "  if (!row) { await db.tag.create({ data: { name } }); }",
+            "  if (row) { await db.tag.update({ where: { id }, data: { name } }); } else { await db.tag.create({ data: { name } }); }",
+            "  if (row !== null) return row;\n  return db.tag.create({ data: { name } });",
+            "  if (row === null) { await db.tag.create({ data: { name } }); }",
+            "  if (await db.tag.findFirst({ where: { name } })) return;\n  return db.tag.create({ data: { name } });",
+            "  if (row || name === '') return row;\n  return db.tag.create({ data: { name } });",
+            // The condition does not say which way: read as a guard, as before.
+            "  if (row && row.active) return row;\n  return db.tag.create({ data: { name } });",
+        ] {
+            assert!(guarded(body), "{body}");
+        }
+    }
+
+    #[test]
+    fn a_create_after_a_hit_is_not_guarded() {
+        for body in [
+            "  if (!row) throw new Error('not found');\n  return db.tag.create({ data: { name, parentId: row.id } });",
+            "  if (!row || row.archived) { throw new Error('not found'); }\n  return db.tag.create({ data: { name } });",
+            "  if (row == null) throw new Error('not found');\n  return db.tag.create({ data: { name } });",
+            "  if (row) { await db.tag.create({ data: { name, parentId: row.id } }); }",
+            "  if (!row) { throw new Error('not found'); } else { await db.tag.create({ data: { name } }); }",
+            "  if (!(await db.tag.findFirst({ where: { id } }))) throw new Error('gone');\n  return db.tag.create({ data: { name } });",
+            // Leaves when the row is missing and the flag is set: what follows is not a miss.
+            "  if (!row && name === '') return null;\n  return db.tag.create({ data: { name } });",
+            "  return db.tag.create({ data: { name, depth: (row?.depth ?? 0) + 1 } });",
+        ] {
+            assert!(!guarded(body), "{body}");
         }
     }
 }
