@@ -101,6 +101,36 @@ pub struct Middleware {
     pub label: String,
     #[serde(default)]
     pub docs: String,
+    /// What the library's own documentation or source shows of its default behaviour; a
+    /// property left out was not verified and is not judged.
+    #[serde(default)]
+    pub stores_response: Option<bool>,
+    #[serde(default)]
+    pub hashes_request: Option<bool>,
+    /// A different request under a reused key is detected (by a hash or a full comparison).
+    #[serde(default)]
+    pub compares_request: Option<bool>,
+    #[serde(default)]
+    pub expiry: Option<bool>,
+    #[serde(default)]
+    pub scoped_to_principal: Option<bool>,
+    #[serde(default)]
+    pub atomic_claim: Option<bool>,
+    /// A request without the key header is refused (true) or let through (false).
+    #[serde(default)]
+    pub requires_key: Option<bool>,
+    /// A failed (5xx or thrown) response is stored as the key's final answer.
+    #[serde(default)]
+    pub stores_failures: Option<bool>,
+    /// The status a reused key with a different request gets.
+    #[serde(default)]
+    pub mismatch_status: Option<u16>,
+    /// The status a duplicate gets while the first request still runs.
+    #[serde(default)]
+    pub in_progress_status: Option<u16>,
+    /// The longest key accepted, when the library checks it.
+    #[serde(default)]
+    pub key_max_length: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -138,6 +138,7 @@ pub fn collect_facts_with(
     constraints.dedup();
     link::constraints::apply(&mut endpoints, &constraints);
     link::webhooks::apply(&mut endpoints, catalog);
+    link::keystore::apply(&mut endpoints, &constraints);
     for ep in &mut endpoints {
         let handler = ep
             .handler_location

@@ -3,6 +3,9 @@
 //! Nothing here knows about syntax: a route found by tree-sitter in an Express app and one found
 //! by syn in an axum service become the same [`Endpoint`].
 
+pub mod key;
+
+pub use key::{KeyObs, KeyStore};
 use serde::Serialize;
 
 /// A place in the scanned tree: `file` relative to the root, `/`-separated; `line` 1-based.
@@ -238,25 +241,19 @@ pub struct Endpoint {
     /// The handler's own definition, when known.
     #[serde(skip)]
     pub handler_location: Option<Location>,
-    /// Where the key mechanism keeps its keys, when that is visible.
+    /// Where the key mechanism keeps its keys, when that is visible, judged property by property.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key_store: Option<KeyStore>,
+    /// What the front end saw in the code that handles the key; judged into `key_store` once
+    /// the schema's constraints are known.
+    #[serde(skip)]
+    pub key_obs: Vec<KeyObs>,
     /// Ids the handler makes deterministically from its input (`uuid.v5`).
     #[serde(skip)]
     pub derived_ids: Vec<Location>,
     /// Test requests that send an idempotency key to this endpoint (see [`KeyTest`]).
     #[serde(skip)]
     pub key_tests: Vec<KeyTest>,
-}
-
-/// A key store the audit recognised.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct KeyStore {
-    /// `memory`: a `Map`, `Set`, LRU or `HashMap` in the process.
-    pub kind: String,
-    pub detail: String,
-    #[serde(flatten)]
-    pub location: Location,
 }
 
 impl Endpoint {

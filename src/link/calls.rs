@@ -4,8 +4,9 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
-use crate::facts::{DownstreamKey, Effect, EffectKind, KeyOrigin, Location, model_key};
-use crate::frontend::ts::ir::{CallSite, FnId, Val};
+use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
+use crate::facts::{DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, model_key};
+use crate::frontend::ts::ir::{CallSite, FnId, KeyCall, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -20,6 +21,9 @@ pub struct Summary {
     pub reads: Vec<Option<String>>,
     /// Where a hash of the request body is used as a dedup key, directly or through calls.
     pub content_hashes: Vec<Location>,
+    /// What the key-handling code reached does (store operations, statuses, checks), in the
+    /// order of the calls of this function that lead to it.
+    pub key_obs: Vec<KeyObs>,
     /// Models looked up row by row (find/exists, not count), in the order read.
     pub lookups: Vec<String>,
     /// Ids made deterministically from their input (`uuid.v5(name, ns)`): the same event gives
@@ -31,6 +35,26 @@ enum Memo {
     Busy,
     Done(Rc<Summary>),
 }
+
+/// Packages of in-process caches.
+const MEMORY_PACKAGES: &[&str] = &[
+    "lru-cache",
+    "quick-lru",
+    "node-cache",
+    "memory-cache",
+    "@isaacs/ttlcache",
+    "lru.min",
+];
+
+/// Clients of Redis and similar shared stores.
+const REDIS_PACKAGES: &[&str] = &[
+    "ioredis",
+    "redis",
+    "@redis/client",
+    "@upstash/redis",
+    "@vercel/kv",
+    "iovalkey",
+];
 
 /// Names too generic to follow by name alone.
 const GENERIC_METHODS: &[&str] = &[
@@ -458,6 +482,29 @@ impl<'a> Calls<'a> {
             for line in &facts.body_hashes {
                 out.content_hashes.push(self.location(m, *line));
             }
+            for k in &facts.key_seen {
+                out.key_obs.push(KeyObs {
+                    obs: k.obs.clone(),
+                    at: self.location(m, k.line),
+                    ctx: k.ctx,
+                    order: k.line,
+                });
+            }
+            for kc in &facts.key_calls {
+                let cs = facts.calls.iter().find(|c| {
+                    c.line == kc.line
+                        && (c.path.last() == Some(&kc.method)
+                            || (c.path.is_empty() && c.root_name == kc.method))
+                });
+                if let Some(op) = self.store_op(m, kc, cs) {
+                    out.key_obs.push(KeyObs {
+                        obs: Obs::Op(op),
+                        at: self.location(m, kc.chain_line),
+                        ctx: kc.ctx,
+                        order: kc.chain_line,
+                    });
+                }
+            }
             // Reading a provider's signature header is a webhook receiver's signature check.
             for (header, line) in &facts.signature_reads {
                 own.push((
@@ -598,6 +645,27 @@ impl<'a> Calls<'a> {
                     out.key_reads.extend(sub.key_reads.iter().cloned());
                     out.content_hashes
                         .extend(sub.content_hashes.iter().cloned());
+                    if !sub.key_obs.is_empty() {
+                        // What the callee does happens at this call, in the call's context.
+                        let here = facts.key_calls.iter().find(|k| {
+                            k.line == cs.line
+                                && (cs.path.last() == Some(&k.method)
+                                    || (cs.path.is_empty() && cs.root_name == k.method))
+                        });
+                        for o in &sub.key_obs {
+                            let mut o = o.clone();
+                            o.order = cs.line;
+                            if let Some(k) = here {
+                                if k.ctx != Ctx::Main {
+                                    o.ctx = k.ctx;
+                                }
+                                if let Obs::Status { cond: c @ None, .. } = &mut o.obs {
+                                    *c = k.cond;
+                                }
+                            }
+                            out.key_obs.push(o);
+                        }
+                    }
                     out.derived_ids.extend(sub.derived_ids.iter().cloned());
                 }
             }
@@ -628,9 +696,229 @@ impl<'a> Calls<'a> {
             .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
         out.key_reads.sort();
         out.key_reads.dedup();
+        out.key_obs.dedup();
+        out.key_obs.truncate(512);
         out.derived_ids.sort();
         out.derived_ids.dedup();
         out
+    }
+
+    /// A call in key code as an operation on the key store, when it is one: SQL on the key
+    /// table, a model named for keys, Redis with the key, or a `Map`/`Set`/LRU in the process.
+    fn store_op(&self, m: ModId, kc: &KeyCall, cs: Option<&CallSite>) -> Option<StoreOp> {
+        let method = kc.method.to_ascii_lowercase();
+        if let Some(sql) = &kc.literal
+            && let Some(op) = crate::link::keystore::sql_op(sql, kc.time_filter)
+        {
+            let is_sql_call = self
+                .catalog
+                .sql
+                .calls
+                .iter()
+                .any(|c| c.eq_ignore_ascii_case(&kc.method))
+                || self
+                    .catalog
+                    .sql
+                    .tags
+                    .iter()
+                    .any(|t| t.eq_ignore_ascii_case(&kc.method))
+                || matches!(
+                    method.as_str(),
+                    "query"
+                        | "execute"
+                        | "raw"
+                        | "unsafe"
+                        | "sql"
+                        | "run"
+                        | "all"
+                        | "get"
+                        | "prepare"
+                        | "exec"
+                );
+            if is_sql_call {
+                return Some(op);
+            }
+        }
+        let origin = cs.and_then(|c| self.res.origin(m, &c.root));
+        let spec = origin.as_ref().map(|(s, _, _)| s.as_str()).unwrap_or("");
+        // Process memory.
+        if let Some(cs) = cs {
+            let memory = match &cs.root {
+                Val::New(ctor, _) => match ctor.as_ref() {
+                    Val::Global(g) => matches!(g.as_str(), "Map" | "Set" | "WeakMap"),
+                    other => self
+                        .res
+                        .origin(m, other)
+                        .is_some_and(|(spec, _, _)| MEMORY_PACKAGES.contains(&spec.as_str())),
+                },
+                Val::Obj(_) => true,
+                _ => false,
+            };
+            if memory
+                && (kc.on_key
+                    || crate::link::keystore::is_key_target(&kc.receiver)
+                    || method == "delete"
+                    || method == "clear")
+            {
+                let kind = match method.as_str() {
+                    "get" | "has" | "peek" => OpKind::Read,
+                    "set" | "add" if kc.after_await => OpKind::Write,
+                    // Node runs a middleware without interruption up to its first `await`:
+                    // a check and a set before it cannot interleave with another request's.
+                    "set" | "add" => OpKind::Claim,
+                    "delete" | "clear" => OpKind::Delete,
+                    _ => return None,
+                };
+                let ttl = kc.ttl || self.memory_ttl(m, &cs.root);
+                return Some(StoreOp {
+                    backend: StoreBackend::Memory,
+                    kind,
+                    target: kc.receiver.clone(),
+                    fields: kc.fields.clone(),
+                    ttl,
+                    time_filter: kc.time_filter,
+                });
+            }
+        }
+        // Redis and other shared key-value stores.
+        let redis = REDIS_PACKAGES.contains(&spec)
+            || words::split(&kc.receiver).iter().any(|w| {
+                matches!(
+                    w.as_str(),
+                    "redis" | "kv" | "upstash" | "valkey" | "ioredis"
+                )
+            });
+        let key_text = kc.literal.as_deref().unwrap_or("");
+        if redis && (kc.on_key || crate::link::keystore::is_key_target(key_text)) {
+            let kind = match method.as_str() {
+                "set" if kc.nx => OpKind::Claim,
+                "setnx" | "hsetnx" => OpKind::Claim,
+                "set" | "setex" | "psetex" | "hset" | "hmset" | "json.set" => OpKind::Write,
+                "get" | "exists" | "hget" | "hgetall" | "mget" | "getex" => OpKind::Read,
+                "del" | "unlink" | "getdel" => OpKind::Delete,
+                "expire" | "pexpire" | "expireat" | "pexpireat" => OpKind::Expire,
+                _ => return None,
+            };
+            let prefix = key_text.split("${").next().unwrap_or("").to_string();
+            return Some(StoreOp {
+                backend: StoreBackend::Redis,
+                kind,
+                target: if prefix.is_empty() {
+                    kc.receiver.clone()
+                } else {
+                    prefix
+                },
+                fields: kc.fields.clone(),
+                ttl: kc.ttl,
+                time_filter: kc.time_filter,
+            });
+        }
+        // An ORM model or repository named for keys.
+        if crate::link::keystore::is_key_target(&kc.receiver) {
+            let kind = match method.as_str() {
+                "create" | "insert" | "insertone" | "values" | "createone" | "build" => {
+                    OpKind::Insert
+                }
+                "createmany"
+                    if kc
+                        .fields
+                        .iter()
+                        .any(|f| f.eq_ignore_ascii_case("skipDuplicates")) =>
+                {
+                    OpKind::Claim
+                }
+                "findorcreate" | "onconflictdonothing" | "orignore" | "ignore" | "setoninsert" => {
+                    OpKind::Claim
+                }
+                "upsert"
+                | "update"
+                | "updatemany"
+                | "updateone"
+                | "findoneandupdate"
+                | "findbyidandupdate"
+                | "save"
+                | "merge"
+                | "onconflictdoupdate"
+                | "onduplicatekeyupdate"
+                | "replaceone" => OpKind::Write,
+                "delete" | "deletemany" | "deleteone" | "destroy" | "remove" | "del" => {
+                    OpKind::Delete
+                }
+                m if m.starts_with("find")
+                    || matches!(m, "count" | "exists" | "get" | "first" | "select" | "where") =>
+                {
+                    OpKind::Read
+                }
+                _ => return None,
+            };
+            // The key table or model the chain names (`knex('idempotency_keys')`,
+            // `prisma.idempotencyKey`, `this.idempotencyRepo`).
+            let target = kc
+                .receiver
+                .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .find(|t| crate::link::keystore::is_key_target(t))
+                .unwrap_or(&kc.receiver)
+                .to_string();
+            return Some(StoreOp {
+                backend: StoreBackend::Orm,
+                kind,
+                target,
+                fields: kc.fields.clone(),
+                ttl: false,
+                time_filter: kc.time_filter,
+            });
+        }
+        None
+    }
+
+    /// Every cleanup in the project: a delete of old entries of a key store, wherever it runs
+    /// (a cron job, a timer, a sweeper), with `order` `u32::MAX` (outside any request).
+    pub fn cleanups(&self) -> Vec<KeyObs> {
+        let mut out = Vec::new();
+        for (m, module) in self.res.modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for facts in &module.functions {
+                for kc in &facts.key_calls {
+                    let cs = facts.calls.iter().find(|c| {
+                        c.line == kc.line
+                            && (c.path.last() == Some(&kc.method)
+                                || (c.path.is_empty() && c.root_name == kc.method))
+                    });
+                    if let Some(op) = self.store_op(m, kc, cs)
+                        && op.kind == OpKind::Delete
+                        && op.time_filter
+                    {
+                        out.push(KeyObs {
+                            obs: Obs::Op(op),
+                            at: self.location(m, kc.line),
+                            ctx: kc.ctx,
+                            order: u32::MAX,
+                        });
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// An LRU or cache made with a TTL (`new LRUCache({ ttl })`, `new NodeCache({ stdTTL })`).
+    fn memory_ttl(&self, m: ModId, root: &Val) -> bool {
+        let Val::New(_, line) = root else {
+            return false;
+        };
+        self.res.modules[m].functions.iter().any(|f| {
+            f.calls.iter().any(|c| {
+                c.is_new
+                    && c.line == *line
+                    && c.args.iter().any(|a| {
+                        matches!(a, Val::Obj(fields) if fields.iter().any(|(k, _)| {
+                            matches!(k.to_ascii_lowercase().as_str(), "ttl" | "maxage" | "stdttl" | "ttlautopurge")
+                        }))
+                    })
+            })
+        })
     }
 
     /// A method call on a value of unknown type, resolved by the method's name when exactly one
@@ -670,14 +958,6 @@ impl<'a> Calls<'a> {
     /// Where a key middleware keeps its keys, when that is process memory: a `Map`/`Set` or an
     /// LRU cache it calls `get`/`set`/`has` on.
     pub fn memory_store(&self, m: ModId, f: FnId) -> Option<(Location, String)> {
-        const LRU: &[&str] = &[
-            "lru-cache",
-            "quick-lru",
-            "node-cache",
-            "memory-cache",
-            "@isaacs/ttlcache",
-            "lru.min",
-        ];
         let module = &self.res.modules[m];
         for g in self.body_functions(m, f) {
             for cs in &module.functions[g].calls {
@@ -691,7 +971,7 @@ impl<'a> Calls<'a> {
                         other => self
                             .res
                             .origin(m, other)
-                            .is_some_and(|(spec, _, _)| LRU.contains(&spec.as_str())),
+                            .is_some_and(|(spec, _, _)| MEMORY_PACKAGES.contains(&spec.as_str())),
                     },
                     Val::Obj(_) => true,
                     _ => false,

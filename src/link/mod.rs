@@ -5,6 +5,7 @@ pub mod calls;
 pub mod clients;
 pub mod constraints;
 pub mod key_tests;
+pub mod keystore;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
@@ -13,7 +14,7 @@ pub mod webhooks;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::facts::{
-    ClientRequest, Diagnostic, Effect, EffectKind, Endpoint, KeyStore, Location, Mechanism,
+    ClientRequest, Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism,
     MechanismKind, UniqueConstraint,
 };
 use crate::frontend::ts::ir::{Module, Val};
@@ -60,6 +61,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         calls = calls.with_max_depth(depth as usize);
     }
     let (routes, diagnostics) = mounts::Mounter::new(&res, config).routes();
+    let cleanups = calls.cleanups();
     let mut endpoints = Vec::new();
     // Handlers summarised per method are not memoised: they are server code too.
     let mut handlers = std::collections::HashSet::new();
@@ -68,6 +70,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
         let mut content_hashes: Vec<Location> = Vec::new();
+        let mut key_obs: Vec<KeyObs> = Vec::new();
         let mut derived_ids: Vec<Location> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
@@ -82,6 +85,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                 content_hashes.extend(s.content_hashes.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
+                    key_obs.extend(s.key_obs.iter().cloned());
                 }
                 key_reads.extend(s.key_reads.iter().cloned());
                 derived_ids.extend(s.derived_ids.iter().cloned());
@@ -97,26 +101,55 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
             }
         };
         let mut key_store = None;
+        let mut after_obs: Vec<KeyObs> = Vec::new();
         for (mm, mv) in &route.middleware {
             if let Resolved::Func(m2, f2) = res.resolve(*mm, mv) {
                 content_hashes.extend(calls.summary(m2, f2).content_hashes.iter().cloned());
+            }
+            // A hook after the handler (Fastify `onSend`): what it does to the key store
+            // happens once the handler has answered.
+            if let Some(hook) = crate::frontend::ts::routers::as_after_handler(mv) {
+                if let Resolved::Func(m2, f2) = res.resolve(*mm, hook) {
+                    for o in &calls.summary(m2, f2).key_obs {
+                        let mut o = o.clone();
+                        if o.ctx == crate::facts::key::Ctx::Main {
+                            o.ctx = crate::facts::key::Ctx::AfterHandler;
+                        }
+                        after_obs.push(o);
+                    }
+                }
+                continue;
             }
             if let Resolved::Func(m2, f2) = res.resolve(*mm, mv)
                 && !calls.summary(m2, f2).key_reads.is_empty()
                 && let Some((location, detail)) = calls.memory_store(m2, f2)
             {
-                key_store = Some(KeyStore {
-                    kind: "memory".into(),
-                    detail,
-                    location,
-                });
+                key_store = Some(KeyStore::of_kind("memory", detail, location));
             }
             let here = Location::new(modules[route.module].file.clone(), route.line);
-            if let Some(mech) =
-                key_middleware(&res, &calls, catalog, (*mm, mv), here, &mut key_reads)
-            {
+            if let Some((mech, library)) = key_middleware(
+                &res,
+                &calls,
+                catalog,
+                (*mm, mv),
+                here,
+                &mut key_reads,
+                &mut key_obs,
+            ) {
+                if let Some(known) = library {
+                    key_store = Some(keystore::from_catalogue(known, &mech.location));
+                }
                 mechanisms.push(mech);
             }
+        }
+        if !key_obs.is_empty() {
+            key_obs.extend(after_obs);
+        }
+        if key_obs
+            .iter()
+            .any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_)))
+        {
+            key_obs.extend(cleanups.iter().cloned());
         }
 
         key_reads.sort();
@@ -144,6 +177,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
             key_reads,
             handler_location,
             key_store,
+            key_obs,
             derived_ids,
             ..Endpoint::default()
         });
@@ -160,57 +194,88 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
 
 /// A middleware that handles the idempotency key: a project function that reads the header
 /// (through its calls too), or a known idempotency package.
-fn key_middleware(
+fn key_middleware<'c>(
     res: &Resolver,
     calls: &Calls,
-    catalog: &Catalog,
+    catalog: &'c Catalog,
     (m, v): (ModId, &Val),
     route: Location,
     key_reads: &mut Vec<Location>,
-) -> Option<Mechanism> {
+    key_obs: &mut Vec<KeyObs>,
+) -> Option<(Mechanism, Option<&'c crate::catalog::Middleware>)> {
     match res.resolve(m, v) {
         Resolved::Func(m2, f2) => {
             let s = calls.summary(m2, f2);
             let first = s.key_reads.first()?;
             key_reads.extend(s.key_reads.iter().cloned());
+            key_obs.extend(s.key_obs.iter().cloned());
             let name = &res.modules[m2].functions[f2].name;
-            Some(Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: format!("idempotency middleware `{name}` reads the key header ({first})"),
-                location: Location::new(
-                    res.modules[m2].file.clone(),
-                    res.modules[m2].functions[f2].line,
-                ),
-            })
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "idempotency middleware `{name}` reads the key header ({first})"
+                    ),
+                    location: Location::new(
+                        res.modules[m2].file.clone(),
+                        res.modules[m2].functions[f2].line,
+                    ),
+                },
+                None,
+            ))
         }
         // A NestJS interceptor or guard class (or an instance of one): its methods decide.
         Resolved::Class(m2, c) | Resolved::Instance(m2, c) => {
             let class = &res.modules[m2].classes[c];
+            let mut found = None;
+            let mut seen = Vec::new();
+            // The entry the framework calls (`intercept`, `use`, `canActivate`) sees the helper
+            // methods through its calls, in its own order.
+            let entry = class
+                .methods
+                .iter()
+                .find(|(n, _)| matches!(n.as_str(), "intercept" | "use" | "canActivate" | "handle"))
+                .map(|(_, f)| *f);
             for (_, f2) in &class.methods {
                 let s = calls.summary(m2, *f2);
                 if let Some(first) = s.key_reads.first() {
                     key_reads.extend(s.key_reads.iter().cloned());
-                    return Some(Mechanism {
+                    found.get_or_insert(first.clone());
+                }
+                if entry.is_none_or(|e| e == *f2) {
+                    seen.extend(s.key_obs.iter().cloned());
+                }
+            }
+            if let Some(first) = found {
+                key_obs.extend(seen);
+                return Some((
+                    Mechanism {
                         kind: MechanismKind::HeaderKey,
                         detail: format!("`{}` reads the key header ({first})", class.name),
                         location: Location::new(res.modules[m2].file.clone(), class.line),
-                    });
-                }
+                    },
+                    None,
+                ));
             }
             match class.extends.as_ref().map(|e| res.resolve(m2, e)) {
                 Some(Resolved::Package { spec, .. }) => {
-                    catalog.middleware_for("ts", &spec).map(|known| Mechanism {
-                        kind: MechanismKind::HeaderKey,
-                        detail: format!(
-                            "`{}` extends {} (`{spec}`)",
-                            class.name,
-                            if known.label.is_empty() {
-                                &known.id
-                            } else {
-                                &known.label
-                            }
-                        ),
-                        location: Location::new(res.modules[m2].file.clone(), class.line),
+                    catalog.middleware_for("ts", &spec).map(|known| {
+                        (
+                            Mechanism {
+                                kind: MechanismKind::HeaderKey,
+                                detail: format!(
+                                    "`{}` extends {} (`{spec}`)",
+                                    class.name,
+                                    if known.label.is_empty() {
+                                        &known.id
+                                    } else {
+                                        &known.label
+                                    }
+                                ),
+                                location: Location::new(res.modules[m2].file.clone(), class.line),
+                            },
+                            Some(known),
+                        )
                     })
                 }
                 _ => None,
@@ -218,18 +283,21 @@ fn key_middleware(
         }
         Resolved::Package { spec, .. } => {
             let known = catalog.middleware_for("ts", &spec)?;
-            Some(Mechanism {
-                kind: MechanismKind::HeaderKey,
-                detail: format!(
-                    "{} (`{spec}`)",
-                    if known.label.is_empty() {
-                        &known.id
-                    } else {
-                        &known.label
-                    }
-                ),
-                location: route,
-            })
+            Some((
+                Mechanism {
+                    kind: MechanismKind::HeaderKey,
+                    detail: format!(
+                        "{} (`{spec}`)",
+                        if known.label.is_empty() {
+                            &known.id
+                        } else {
+                            &known.label
+                        }
+                    ),
+                    location: route,
+                },
+                Some(known),
+            ))
         }
         _ => None,
     }
@@ -278,16 +346,39 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces && !upserts.contains(&e)
     });
     if !constrained {
-        let detail = if effects.is_empty() {
-            "no side effect reached: repeating the request changes nothing"
-        } else if upserts.is_empty() {
-            "only absolute updates and deletes: a repeat leaves the same state"
+        let mut kinds: Vec<&str> = Vec::new();
+        if effects
+            .iter()
+            .any(|e| matches!(e.kind, EffectKind::DbUpdate | EffectKind::DbDelete))
+        {
+            kinds.push("absolute updates and deletes");
+        }
+        if !upserts.is_empty() {
+            kinds.push("upserts");
+        }
+        if effects.iter().any(|e| e.deduplicated) {
+            kinds.push("messages with a stable id the broker dedups on");
+        }
+        if effects.iter().any(|e| e.replaces) {
+            kinds.push("creates that replace the rows deleted first");
+        }
+        if effects.iter().any(|e| e.kind == EffectKind::FileWrite) {
+            kinds.push("file writes");
+        }
+        if kinds.is_empty() {
+            kinds.push("writes a repeat leaves unchanged");
+        }
+        let detail = if effects
+            .iter()
+            .all(|e| e.kind == EffectKind::WebhookReceiver)
+        {
+            "no side effect reached: repeating the request changes nothing".to_string()
         } else {
-            "only absolute updates, deletes and upserts: a repeat leaves the same state"
+            format!("only {}: a repeat leaves the same state", kinds.join(", "))
         };
         mechanisms.push(Mechanism {
             kind: MechanismKind::Natural,
-            detail: detail.into(),
+            detail,
             location: handler,
         });
     }

@@ -134,7 +134,7 @@ fn finding(report: &Report, f: &Finding, sources: &mut Sources) -> Rendered {
     let ep = report
         .endpoints
         .iter()
-        .find(|e| e.label() == f.endpoint && e.file == f.file && e.line == f.line);
+        .find(|e| e.label() == f.endpoint && e.file == f.route.file && e.line == f.route.line);
     for e in ep
         .map(|ep| effects_named_in(ep, &f.message))
         .unwrap_or_default()

@@ -205,6 +205,36 @@ fn positives(report: &Report, out: &mut String) {
             );
         }
     }
+    // What each key mechanism gets right, once per place, with the endpoints it serves.
+    let mut by_place: std::collections::BTreeMap<(String, u32, &str), (String, Vec<String>)> =
+        std::collections::BTreeMap::new();
+    for e in &report.endpoints {
+        for p in &e.positives {
+            by_place
+                .entry((p.location.file.clone(), p.location.line, p.property))
+                .or_insert_with(|| (p.detail.clone(), Vec::new()))
+                .1
+                .push(e.label());
+        }
+    }
+    if !by_place.is_empty() {
+        any = true;
+        out.push_str("\nKey mechanisms:\n\n");
+    }
+    for ((file, line, property), (detail, endpoints)) in &by_place {
+        let shown: Vec<String> = endpoints.iter().take(5).map(|l| format!("`{l}`")).collect();
+        let more = if endpoints.len() > 5 {
+            format!(" and {} more", endpoints.len() - 5)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "- {property}: {} (`{file}:{line}`) for {}{more}.",
+            cell(detail),
+            shown.join(", ")
+        );
+    }
     for e in &report.endpoints {
         for t in &e.idempotency_tests {
             any = true;

@@ -58,6 +58,13 @@ pub struct EndpointReport {
     pub mechanisms: Vec<Mechanism>,
     pub classification: Classification,
     pub severity: Severity,
+    /// The key store behind the endpoint's key mechanism, judged property by property, when it
+    /// is visible (in the code, or as a catalogued library).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key_store: Option<crate::facts::KeyStore>,
+    /// What the key mechanism gets right, each with the line that shows it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub positives: Vec<crate::facts::key::Positive>,
     /// Tests in the repository that send this endpoint one idempotency key twice or concurrently.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub idempotency_tests: Vec<KeyTest>,
@@ -115,7 +122,7 @@ impl Report {
         let mut worst: BTreeMap<(String, String, u32), Severity> = BTreeMap::new();
         for f in &findings {
             let e = worst
-                .entry((f.endpoint.clone(), f.file.clone(), f.line))
+                .entry((f.endpoint.clone(), f.route.file.clone(), f.route.line))
                 .or_insert(Severity::None);
             *e = (*e).max(f.severity);
         }
@@ -128,7 +135,14 @@ impl Report {
                     .get(&(label.clone(), ep.location.file.clone(), ep.location.line))
                     .copied()
                     .unwrap_or(Severity::None);
+                let positives = ep
+                    .key_store
+                    .as_ref()
+                    .map(|k| k.positives())
+                    .unwrap_or_default();
                 EndpointReport {
+                    positives,
+                    key_store: ep.key_store.clone(),
                     id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
                     classification: classify(&ep),
                     idempotency_tests: ep.confirming_tests().cloned().collect(),

@@ -249,7 +249,7 @@ fn related(report: &Report, f: &Finding) -> Vec<Location> {
     let Some(ep) = report
         .endpoints
         .iter()
-        .find(|e| e.label() == f.endpoint && e.file == f.file && e.line == f.line)
+        .find(|e| e.label() == f.endpoint && e.file == f.route.file && e.line == f.route.line)
     else {
         return Vec::new();
     };

@@ -5,17 +5,29 @@
 pub mod rs001_payment_without_idempotency;
 pub mod rs002_webhook_without_dedup;
 pub mod rs003_side_effect_without_idempotency;
+pub mod rs004_non_atomic_key_claim;
+pub mod rs005_key_not_scoped_to_principal;
 pub mod rs006_client_key_per_attempt;
 pub mod rs007_downstream_key_missing;
+pub mod rs008_server_generated_key;
+pub mod rs009_no_request_hash;
+pub mod rs010_no_key_expiry;
+pub mod rs011_optional_key_on_critical;
 pub mod rs012_unique_violation_unhandled;
+pub mod rs013_transient_failure_stored;
 pub mod rs014_in_memory_key_store;
+pub mod rs015_response_not_stored;
 pub mod rs016_key_from_domain_id;
 pub mod rs017_content_hash_as_key;
+pub mod rs018_mismatch_status;
+pub mod rs019_key_not_bounded;
 pub mod rs020_no_idempotency_tests;
+pub mod rs022_stored_response_logged;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
+pub mod rs025_cancellation_leaves_claim;
 
-use crate::facts::{ClientRequest, Effect, Endpoint, Location, MechanismKind};
+use crate::facts::{ClientRequest, Effect, Endpoint, KeyStore, Location, MechanismKind};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -137,6 +149,8 @@ pub struct Hit {
     pub message: String,
     pub change: String,
     pub impact: String,
+    /// Where the flaw is, when that is not the route line (the key store's code).
+    pub at: Option<Location>,
 }
 
 pub struct Rule {
@@ -150,15 +164,27 @@ pub fn registry() -> Vec<Rule> {
         rs001_payment_without_idempotency::rule(),
         rs002_webhook_without_dedup::rule(),
         rs003_side_effect_without_idempotency::rule(),
+        rs004_non_atomic_key_claim::rule(),
+        rs005_key_not_scoped_to_principal::rule(),
         rs006_client_key_per_attempt::rule(),
         rs007_downstream_key_missing::rule(),
+        rs008_server_generated_key::rule(),
+        rs009_no_request_hash::rule(),
+        rs010_no_key_expiry::rule(),
+        rs011_optional_key_on_critical::rule(),
         rs012_unique_violation_unhandled::rule(),
+        rs013_transient_failure_stored::rule(),
         rs014_in_memory_key_store::rule(),
+        rs015_response_not_stored::rule(),
         rs016_key_from_domain_id::rule(),
         rs017_content_hash_as_key::rule(),
+        rs018_mismatch_status::rule(),
+        rs019_key_not_bounded::rule(),
         rs020_no_idempotency_tests::rule(),
+        rs022_stored_response_logged::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
+        rs025_cancellation_leaves_claim::rule(),
     ]
 }
 
@@ -205,6 +231,7 @@ pub fn evaluate_project(project: &Project) -> Vec<Finding> {
         };
         for p in check(project) {
             out.push(Finding {
+                route: p.location.clone(),
                 rule: id.into(),
                 name: rule.meta.name.into(),
                 section: rule.meta.section.into(),
@@ -253,6 +280,10 @@ pub struct Finding {
     pub suppression_reason: Option<String>,
     /// Known in the `--baseline` file: shown and counted, but not gating `--fail-on`.
     pub baselined: bool,
+    /// The endpoint's route line (`file`/`line` point at the flaw, which may be elsewhere).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub route: Location,
 }
 
 /// Stable across runs and line shifts: the rule, the endpoint and its file, not the line.
@@ -279,7 +310,9 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 continue;
             };
             let label = ep.label();
+            let at = hit.at.unwrap_or_else(|| ep.location.clone());
             out.push(Finding {
+                route: ep.location.clone(),
                 rule: rule.meta.id.into(),
                 name: rule.meta.name.into(),
                 section: rule.meta.section.into(),
@@ -287,8 +320,8 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 confidence: tested(ep, hit.confidence),
                 fingerprint: fingerprint(&[rule.meta.id, &label, &ep.location.file]),
                 endpoint: label,
-                file: ep.location.file.clone(),
-                line: ep.location.line,
+                file: at.file,
+                line: at.line,
                 message: hit.message,
                 change: hit.change,
                 impact: hit.impact,
@@ -299,6 +332,38 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// The key store an endpoint depends on: a mutation protected by a key mechanism, with something
+/// that would repeat on a retry (an endpoint idempotent by nature does not depend on its store).
+pub fn depended_store(ep: &Endpoint) -> Option<&KeyStore> {
+    if !ep.is_mutation()
+        || !ep.has_mechanism(MechanismKind::HeaderKey)
+        || ep.repeated_effects().is_empty()
+    {
+        return None;
+    }
+    ep.key_store.as_ref()
+}
+
+/// Seen in code: likely. Taken from the catalogue entry of a library: speculative, since the
+/// project may configure the library past its defaults.
+pub fn store_confidence(store: &KeyStore) -> Confidence {
+    if store.from_catalogue {
+        Confidence::Speculative
+    } else {
+        Confidence::Likely
+    }
+}
+
+/// What a retry of `ep` would repeat, for impact sentences: "`stripe.charges.create` (file:line)".
+pub fn repeated_summary(ep: &Endpoint) -> String {
+    let effects = ep.repeated_effects();
+    match effects.as_slice() {
+        [] => "its side effects".into(),
+        [one] => describe(one),
+        [first, rest @ ..] => format!("{} and {} more", describe(first), rest.len()),
+    }
 }
 
 /// A test in the repository that sends one key twice or concurrently to the endpoint confirms
@@ -393,6 +458,27 @@ pub(crate) mod testing {
             detail: "made by `crypto.randomUUID()` inside `createOrder`".into(),
             endpoint: None,
             endpoint_location: None,
+        }
+    }
+
+    /// A POST creating a record under a key mechanism whose store is `store`.
+    pub fn keyed(store: crate::facts::KeyStore) -> Endpoint {
+        let mut ep = endpoint(
+            "POST",
+            vec![effect(EffectKind::DbCreate)],
+            vec![mechanism(MechanismKind::HeaderKey)],
+        );
+        ep.key_store = Some(store);
+        ep
+    }
+
+    /// A store seen in code, every property unknown.
+    pub fn store() -> crate::facts::KeyStore {
+        crate::facts::KeyStore {
+            kind: "sql".into(),
+            detail: "`idempotency_keys`".into(),
+            location: Location::new("store.ts", 10),
+            ..Default::default()
         }
     }
 

@@ -90,6 +90,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             first.location
         ),
         impact: impact(&first.callee).into(),
+        at: None,
     })
 }
 

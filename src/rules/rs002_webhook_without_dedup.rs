@@ -91,6 +91,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             first.location
         ),
         impact: "A provider's retry or duplicate delivery repeats the fulfilment, the email or the charge.".into(),
+        at: None,
     })
 }
 
@@ -134,6 +135,7 @@ pub fn placed(p: &Project) -> Vec<Placed> {
                         record.location
                     ),
                     impact: "A provider retry that races a slow first delivery is processed twice.".into(),
+                    at: None,
                 },
             })
         })

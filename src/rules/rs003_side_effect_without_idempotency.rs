@@ -94,6 +94,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             first.location
         ),
         impact: impact.into(),
+        at: None,
     })
 }
 

@@ -61,6 +61,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: "A timeout between the provider's charge and our response can still charge twice."
             .into(),
+        at: None,
     })
 }
 

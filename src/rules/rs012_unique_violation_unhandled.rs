@@ -68,6 +68,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             first.location
         ),
         impact: "A retried request that already succeeded gets a 500 instead of its result.".into(),
+        at: None,
     })
 }
 

@@ -43,6 +43,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         message: format!("The idempotency keys live in process memory: {} ({}).", store.detail, store.location),
         change: "Keep the keys in a store shared by every instance and surviving restarts (a database table with a unique key, or Redis `SET NX EX`).".into(),
         impact: "A retry after a restart, or on another instance, repeats the side effect.".into(),
+        at: None,
     })
 }
 
@@ -75,11 +76,11 @@ mod tests {
             vec![mechanism(MechanismKind::HeaderKey)],
         );
         assert!(check(&ep).is_none());
-        ep.key_store = Some(KeyStore {
-            kind: "memory".into(),
-            detail: "`seen.has` keeps the keys in the process".into(),
-            location: Location::new("m.ts", 3),
-        });
+        ep.key_store = Some(KeyStore::of_kind(
+            "memory",
+            "`seen.has` keeps the keys in the process".into(),
+            Location::new("m.ts", 3),
+        ));
         assert!(check(&ep).is_some());
         ep.mechanisms.clear();
         assert!(check(&ep).is_none());

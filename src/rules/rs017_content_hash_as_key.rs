@@ -66,6 +66,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: "A second real order or payment with the same content is dropped as a duplicate."
             .into(),
+        at: None,
     })
 }
 
@@ -112,6 +113,7 @@ fn client_hit(c: &ClientRequest, confidence: Confidence) -> Hit {
             code(&c.key_expression), c.key_location
         ),
         impact: "A second real order or payment with the same content is answered as a replay of the first: it never happens.".into(),
+        at: None,
     }
 }
 

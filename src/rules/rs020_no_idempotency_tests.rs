@@ -89,6 +89,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             "A regression in the key mechanism (the middleware dropped from this route, a store that stops matching keys) ships unnoticed, and the next client retry repeats {}.",
             describe(first)
         ),
+        at: None,
     })
 }
 

@@ -70,6 +70,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             ep.label()
         ),
         impact: "One less key store to run, expire and keep correct for this endpoint.".into(),
+        at: None,
     })
 }
 

@@ -7,7 +7,8 @@ use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
 use super::parse::children;
 use crate::catalog::{Catalog, Sink, pattern_matches};
-use crate::facts::{Effect, EffectKind, Location};
+use crate::facts::key::Obs;
+use crate::facts::{Effect, EffectKind, KeyObs, Location};
 use crate::link::calls::classify_sql;
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -20,6 +21,8 @@ pub struct Summary {
     /// Tables read so far (`SELECT .. FROM t`), in order: a create of `t` after one is
     /// pre-checked.
     pub reads: Vec<String>,
+    /// What the key code reached does, in the order of this function's calls that lead to it.
+    pub key_obs: Vec<KeyObs>,
 }
 
 /// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
@@ -215,7 +218,7 @@ fn norm(s: &str) -> String {
 struct Scope {
     module: ModId,
     imp: Option<ImplId>,
-    /// The function being read (`None` in a closure handler).
+    /// The function being summarised (none for a closure handler).
     func: Option<FnId>,
     vars: HashMap<String, Res>,
     /// Type names as written for variables whose type did not resolve (derive-generated
@@ -277,6 +280,14 @@ impl<'m, 'a> Effects<'m, 'a> {
         };
         self.bind_params(&def.func.params, &mut scope);
         let mut out = Summary::default();
+        for k in &def.func.key_obs {
+            out.key_obs.push(KeyObs {
+                obs: k.obs.clone(),
+                at: self.location(def.module, k.line),
+                ctx: k.ctx,
+                order: k.line,
+            });
+        }
         self.stmts(&def.func.body, &mut scope, &mut out);
         finish(&mut out);
         let s = Rc::new(out);
@@ -510,8 +521,15 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
     }
 
-    /// Follows one project function from a call site.
-    fn follow(&self, f: FnId, speculative: bool, out: &mut Summary) {
+    /// Follows one project function from a call site (`site`: its line and the name called).
+    fn follow(
+        &self,
+        f: FnId,
+        speculative: bool,
+        out: &mut Summary,
+        scope: &Scope,
+        site: (Line, &str),
+    ) {
         let sub = self.summary(f);
         let name = self.model.fns[f].func.name.clone();
         for e in &sub.effects {
@@ -525,16 +543,40 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         out.key_reads.extend(sub.key_reads.iter().cloned());
         out.reads.extend(sub.reads.iter().cloned());
+        if !sub.key_obs.is_empty() {
+            // What the callee does to the key store happens at this call, in its context.
+            let here = scope.func.and_then(|c| {
+                self.model.fns[c]
+                    .func
+                    .key_calls
+                    .iter()
+                    .find(|k| k.line == site.0 && k.name == site.1)
+            });
+            for o in &sub.key_obs {
+                let mut o = o.clone();
+                o.order = site.0;
+                if let Some(k) = here {
+                    if k.ctx != crate::facts::key::Ctx::Main {
+                        o.ctx = k.ctx;
+                    }
+                    if let Obs::Status { cond: c @ None, .. } = &mut o.obs {
+                        *c = k.cond;
+                    }
+                }
+                out.key_obs.push(o);
+            }
+        }
     }
 
     /// Arguments: a function passed by name is followed (a callback), then each is walked.
     fn walk_args(&self, args: &[Ex], scope: &mut Scope, out: &mut Summary) {
         for a in args {
-            if let Ex::Path(p, _) = a
+            if let Ex::Path(p, line) = a
                 && !(p.len() == 1 && scope.vars.contains_key(&p[0]))
                 && let Res::Fn(f) = self.resolve(p, scope)
             {
-                self.follow(f, false, out);
+                let name = p.last().cloned().unwrap_or_default();
+                self.follow(f, false, out, scope, (*line, &name));
             }
             self.walk(a, scope, out, false);
         }
@@ -569,8 +611,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                 self.key_args(None, args, scope, *line, out);
                 if let Ex::Path(p, _) = &**func {
                     let r = self.resolve(p, scope);
+                    let name = p.last().cloned().unwrap_or_default();
                     for f in self.fns_of(&r) {
-                        self.follow(f, false, out);
+                        self.follow(f, false, out, scope, (*line, &name));
                     }
                 }
                 self.walk_args(args, scope, out);
@@ -585,7 +628,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let mut followed = false;
                 if let Some(t @ (Res::Type(..) | Res::Trait(..))) = &ty {
                     for f in self.model.methods_of(t, name) {
-                        self.follow(f, false, out);
+                        self.follow(f, false, out, scope, (*line, name));
                         followed = true;
                     }
                 }
@@ -595,7 +638,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     && let Some(cands) = self.model.methods_by_name.get(name.as_str())
                     && cands.len() == 1
                 {
-                    self.follow(cands[0], true, out);
+                    self.follow(cands[0], true, out, scope, (*line, name));
                 }
                 self.walk(recv, scope, out, true);
                 self.walk_args(args, scope, out);
@@ -1058,6 +1101,8 @@ fn classify(sql: &str) -> Option<(EffectKind, bool, bool)> {
 }
 
 fn finish(out: &mut Summary) {
+    out.key_obs.dedup();
+    out.key_obs.truncate(512);
     out.effects.sort();
     out.effects
         .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);

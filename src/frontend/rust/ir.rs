@@ -90,6 +90,10 @@ pub struct Func {
     pub is_test: bool,
     /// The body builds or configures routes (a cheap filter before evaluating it).
     pub builds_routes: bool,
+    /// What the function does with an idempotency key, when it is key code.
+    pub key_obs: Vec<super::keyscan::KeyRaw>,
+    /// The context of each call in key code, for what a callee does there.
+    pub key_calls: Vec<super::keyscan::KeyCallCtx>,
     /// Retry loops and closures passed to retry wrappers in the body.
     pub retry_spans: Vec<RetrySpan>,
 }

@@ -7,6 +7,7 @@
 pub mod client;
 pub mod effects;
 pub mod ir;
+pub mod keyscan;
 pub mod model;
 pub mod parse;
 pub mod routes;
@@ -60,6 +61,7 @@ pub fn analyze(
     let (entries, more) = Routes::new(&model).run();
     diagnostics.extend(more);
     let fx = Effects::new(&model, catalog);
+    let cleanups = cleanups(&model);
     let mut seen = HashSet::new();
     let mut endpoints = Vec::new();
     for e in entries {
@@ -69,12 +71,14 @@ pub fn analyze(
         }
         let mut mechanisms = Vec::new();
         let mut key_reads = Vec::new();
+        let mut key_obs: Vec<crate::facts::KeyObs> = Vec::new();
         let (name, handler_location, summary) = match &e.handler {
             Handler::Fn(f) => {
                 let def = &model.fns[*f];
                 let s = (*fx.summary(*f)).clone();
-                for (ex_name, at, reads) in extractor_reads(&model, &fx, *f) {
+                for (ex_name, at, reads, obs) in extractor_reads(&model, &fx, *f) {
                     key_reads.extend(reads);
+                    key_obs.extend(obs);
                     mechanisms.push(Mechanism {
                         kind: MechanismKind::HeaderKey,
                         detail: format!("extractor `{ex_name}` reads the idempotency-key header"),
@@ -96,14 +100,21 @@ pub fn analyze(
         };
         if let Some(first) = summary.key_reads.first() {
             mechanisms.push(Mechanism::handler_reads_key(first.clone()));
+            key_obs.extend(summary.key_obs.iter().cloned());
         }
         key_reads.extend(summary.key_reads.iter().cloned());
         let safe = !crate::facts::is_mutation_method(&e.method);
         let mut key_store = None;
         for mw in &e.middleware {
-            if let Some((mech, reads, mutations_only)) = key_middleware(&model, &fx, catalog, mw) {
+            if let Some((mech, reads, mutations_only, obs, known)) =
+                key_middleware(&model, &fx, catalog, mw)
+            {
                 if safe && mutations_only {
                     continue;
+                }
+                key_obs.extend(obs);
+                if let Some(known) = known {
+                    key_store = Some(crate::link::keystore::from_catalogue(known, &mech.location));
                 }
                 if let Mw::Type(r) = &mw.mw {
                     let applied = Location::new(model.file_of(mw.module), mw.line);
@@ -123,6 +134,12 @@ pub fn analyze(
         crate::link::complete_mechanisms(&effects, &mut mechanisms, fallback);
         key_reads.sort();
         key_reads.dedup();
+        if key_obs
+            .iter()
+            .any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_)))
+        {
+            key_obs.extend(cleanups.iter().cloned());
+        }
         endpoints.push(Endpoint {
             method: e.method,
             path: e.path,
@@ -134,6 +151,7 @@ pub fn analyze(
             key_reads,
             handler_location,
             key_store,
+            key_obs,
             ..Endpoint::default()
         });
     }
@@ -160,11 +178,11 @@ fn memory_store(model: &Model, r: &Res, depth: usize) -> Option<crate::facts::Ke
     for (field, ty) in fields.iter() {
         for t in ty.all() {
             if MEMORY_CONTAINERS.contains(&t.last()) {
-                return Some(crate::facts::KeyStore {
-                    kind: "memory".into(),
-                    detail: format!("`{name}.{field}` is a `{}` in the process", t.last()),
-                    location: Location::new(model.file_of(*m), 0),
-                });
+                return Some(crate::facts::KeyStore::of_kind(
+                    "memory",
+                    format!("`{name}.{field}` is a `{}` in the process", t.last()),
+                    Location::new(model.file_of(*m), 0),
+                ));
             }
             if t.path.is_empty() {
                 continue;
@@ -186,7 +204,7 @@ fn extractor_reads(
     model: &Model,
     fx: &Effects,
     f: model::FnId,
-) -> Vec<(String, Location, Vec<Location>)> {
+) -> Vec<(String, Location, Vec<Location>, Vec<crate::facts::KeyObs>)> {
     let def = &model.fns[f];
     let mut out = Vec::new();
     let mut seen = HashSet::new();
@@ -201,6 +219,7 @@ fn extractor_reads(
                 continue;
             }
             let mut reads = Vec::new();
+            let mut obs = Vec::new();
             let mut at = None;
             for i in model.impls_of(&r) {
                 let imp = &model.impls[i];
@@ -220,6 +239,7 @@ fn extractor_reads(
                     .and_then(|t| t.last())
                     .is_some_and(|t| t == "Header");
                 for &g in &imp.fns {
+                    obs.extend(fx.summary(g).key_obs.iter().cloned());
                     let mut found: Vec<Location> = fx.summary(g).key_reads.clone();
                     // a typed header names itself: `fn name() -> &'static HeaderName { &KEY }`
                     if found.is_empty()
@@ -238,7 +258,7 @@ fn extractor_reads(
                 }
             }
             if let Some(at) = at {
-                out.push((t.last().to_string(), at, reads));
+                out.push((t.last().to_string(), at, reads, obs));
             }
         }
     }
@@ -248,12 +268,20 @@ fn extractor_reads(
 /// A middleware that handles the idempotency key: project code that reads the header (a
 /// function, a closure, or a type's implementations such as actix `Transform`/`Service`, tower
 /// `Layer`/`Service`, rocket `Fairing`), or a known idempotency crate.
-fn key_middleware(
+type KeyMiddleware<'c> = (
+    Mechanism,
+    Vec<Location>,
+    bool,
+    Vec<crate::facts::KeyObs>,
+    Option<&'c crate::catalog::Middleware>,
+);
+
+fn key_middleware<'c>(
     model: &Model,
     fx: &Effects,
-    catalog: &Catalog,
+    catalog: &'c Catalog,
     mw: &MwAt,
-) -> Option<(Mechanism, Vec<Location>, bool)> {
+) -> Option<KeyMiddleware<'c>> {
     let here = Location::new(model.file_of(mw.module), mw.line);
     match &mw.mw {
         Mw::Handler(Handler::Fn(f)) => {
@@ -271,6 +299,8 @@ fn key_middleware(
                 },
                 s.key_reads.clone(),
                 mutations_only(model, &[*f], &[]),
+                s.key_obs.clone(),
+                None,
             ))
         }
         Mw::Handler(Handler::Closure { module, imp, ex }) => {
@@ -284,12 +314,15 @@ fn key_middleware(
                 },
                 s.key_reads,
                 mutations_only(model, &[], &[ex]),
+                s.key_obs,
+                None,
             ))
         }
         Mw::Handler(Handler::Named(_)) => None,
         Mw::Type(r) => {
             let mut types = vec![r.clone()];
             let mut reads = Vec::new();
+            let mut obs = Vec::new();
             let mut fns = Vec::new();
             let mut i = 0;
             while i < types.len() && i < 8 {
@@ -297,6 +330,7 @@ fn key_middleware(
                     let imp = &model.impls[imp_id];
                     for &g in &imp.fns {
                         reads.extend(fx.summary(g).key_reads.iter().cloned());
+                        obs.extend(fx.summary(g).key_obs.iter().cloned());
                         fns.push(g);
                     }
                     for (_, t) in &imp.imp.assoc_types {
@@ -325,6 +359,8 @@ fn key_middleware(
                 },
                 reads,
                 mutations_only(model, &fns, &[]),
+                obs,
+                None,
             ))
         }
         Mw::Ext(path) => {
@@ -349,9 +385,33 @@ fn key_middleware(
                 },
                 vec![],
                 true,
+                vec![],
+                Some(known),
             ))
         }
     }
+}
+
+/// Every cleanup in the crates: a delete of old entries of a key store (a sweeper task, a job),
+/// with `order` `u32::MAX` (outside any request).
+fn cleanups(model: &Model) -> Vec<crate::facts::KeyObs> {
+    let mut out = Vec::new();
+    for def in &model.fns {
+        for k in &def.func.key_obs {
+            if let crate::facts::key::Obs::Op(op) = &k.obs
+                && op.kind == crate::facts::key::OpKind::Delete
+                && op.time_filter
+            {
+                out.push(crate::facts::KeyObs {
+                    obs: k.obs.clone(),
+                    at: Location::new(model.file_of(def.module), k.line),
+                    ctx: k.ctx,
+                    order: u32::MAX,
+                });
+            }
+        }
+    }
+    out
 }
 
 /// Does middleware code restrict itself to write methods (`Method::POST`, `is_safe()`)? Then it

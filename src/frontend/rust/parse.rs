@@ -43,6 +43,8 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
             let mut lower = Lower {
                 depth: 0,
                 retry_spans: Vec::new(),
+                idem_lines: text.lines().map(super::keyscan::has_idem).collect(),
+                idem_impl: false,
             };
             ir.items = lower.items(&file.items);
         }
@@ -465,6 +467,10 @@ struct Lower {
     /// Retry constructs of the function being lowered.
     retry_spans: Vec<RetrySpan>,
     depth: usize,
+    /// Per line (0-based) of the file: does it mention `idem`? Key code is found with it.
+    idem_lines: Vec<bool>,
+    /// Inside an `impl` of a type named for idempotency (`impl Default for IdempotencySet`).
+    idem_impl: bool,
 }
 
 /// Words that name retrying in a loop header or a wrapper's name.
@@ -543,6 +549,8 @@ impl Lower {
             },
             syn::Item::Impl(i) => {
                 let is_test = is_test_attr(&i.attrs);
+                let saved = self.idem_impl;
+                self.idem_impl = super::keyscan::has_idem(&lower_ty(&i.self_ty).path.join("::"));
                 let mut fns = Vec::new();
                 let mut assoc_types = Vec::new();
                 for it in &i.items {
@@ -556,6 +564,7 @@ impl Lower {
                         _ => {}
                     }
                 }
+                self.idem_impl = saved;
                 Item::Impl(Impl {
                     self_ty: lower_ty(&i.self_ty).path,
                     trait_: i.trait_.as_ref().map(|(p, _)| path_segs(p)),
@@ -634,8 +643,16 @@ impl Lower {
         let outer_spans = std::mem::take(&mut self.retry_spans);
         let body = block.map(|b| self.block(b)).unwrap_or_default();
         let retry_spans = std::mem::replace(&mut self.retry_spans, outer_spans);
+        let (key_obs, key_calls) = match block {
+            Some(b) if !in_test && (self.idem_impl || self.mentions_idem(sig, b)) => {
+                super::keyscan::scan(sig, b)
+            }
+            _ => Default::default(),
+        };
         let mut f = Func {
             retry_spans,
+            key_obs,
+            key_calls,
             name: sig.ident.to_string(),
             line: line_of(sig.ident.span()),
             route_attrs: route_attrs(attrs),
@@ -647,6 +664,13 @@ impl Lower {
         };
         f.builds_routes = builds_routes(&f);
         f
+    }
+
+    /// Does the function's text (signature to closing brace) mention `idem`?
+    fn mentions_idem(&self, sig: &syn::Signature, b: &syn::Block) -> bool {
+        let from = line_of(sig.fn_token.span).saturating_sub(1) as usize;
+        let to = b.brace_token.span.close().end().line;
+        (from..to.min(self.idem_lines.len())).any(|l| self.idem_lines[l])
     }
 
     fn block(&mut self, b: &syn::Block) -> Vec<Stmt> {

@@ -151,6 +151,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.module.export_lines.push((exported.clone(), l));
             self.module.exports.push((exported, v));
         }
+        self.scan_key_code(root);
         if self.too_deep {
             self.diagnostics.push(Diagnostic::new(
                 self.module.file.clone(),
@@ -211,6 +212,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             s = self.scopes[i].parent;
         }
         None
+    }
+
+    /// A module-level binding already evaluated to an in-process container (`new Map()`, an
+    /// object literal, an LRU): what a sweeper function touching it cleans.
+    pub(super) fn module_container(&self, name: &str) -> bool {
+        matches!(
+            self.scopes[0].vars.get(name),
+            Some(Binding::Val(Val::New(..) | Val::Obj(_)))
+        )
     }
 
     pub(super) fn lookup(&mut self, name: &str) -> Val {
@@ -428,7 +438,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
-    fn string_value(&self, n: Node) -> String {
+    pub(super) fn string_value(&self, n: Node) -> String {
         let t = self.text(n);
         if t.len() >= 2 && (t.starts_with('"') || t.starts_with('\'') || t.starts_with('`')) {
             t[1..t.len() - 1].to_string()

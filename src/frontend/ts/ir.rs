@@ -161,6 +161,44 @@ pub struct MethodCheck {
     pub negated: bool,
 }
 
+/// A call in code that handles an idempotency key: what the linker needs to tell whether it is an
+/// operation on the key store (a table, a model, Redis, a `Map`) and what it does there.
+#[derive(Debug, Clone, Default)]
+pub struct KeyCall {
+    pub line: u32,
+    /// The line where the whole chained statement starts (`knex(t).insert(..).onConflict().ignore()`):
+    /// one operation, whatever its links.
+    pub chain_line: u32,
+    /// The member called (`set`, `create`, `query`) or the function's name.
+    pub method: String,
+    /// The receiver as written (`this.redis`, `prisma.idempotencyKey`), shortened.
+    pub receiver: String,
+    /// A first argument that is a string or template literal (SQL, a cache key).
+    pub literal: Option<String>,
+    /// Object keys and names in the arguments, nested (`data`, `userId`, `requestHash`).
+    pub fields: Vec<String>,
+    /// An `NX` option: set only if absent.
+    pub nx: bool,
+    /// An expiry option (`EX`, `PX`, `ttl`).
+    pub ttl: bool,
+    /// The arguments compare an age (`expiresAt: { lt: now }`), or the call runs in a timer.
+    pub time_filter: bool,
+    /// An `await` came earlier in the function: a read and a write around it can interleave.
+    pub after_await: bool,
+    /// An argument is (or is built from) the inbound key.
+    pub on_key: bool,
+    pub ctx: crate::facts::key::Ctx,
+    pub cond: Option<crate::facts::key::Cond>,
+}
+
+/// Something else seen in key code (a status answered, a check on the key, a hash compared).
+#[derive(Debug, Clone)]
+pub struct KeySeen {
+    pub obs: crate::facts::key::Obs,
+    pub line: u32,
+    pub ctx: crate::facts::key::Ctx,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct FnFacts {
     pub name: String,
@@ -189,6 +227,10 @@ pub struct FnFacts {
     /// Lines of hashes of the request body that this function hands to a store: a dedup key
     /// made from the content.
     pub body_hashes: Vec<u32>,
+    /// Calls in code that handles an idempotency key (empty elsewhere).
+    pub key_calls: Vec<KeyCall>,
+    /// Other observations in that code.
+    pub key_seen: Vec<KeySeen>,
 }
 
 /// An idempotency key that a call passes on, and where it comes from.

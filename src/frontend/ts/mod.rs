@@ -6,6 +6,7 @@ pub mod fastify;
 pub mod hono;
 pub mod ir;
 pub mod keys;
+pub mod keyscan;
 pub mod koa;
 pub mod nest;
 pub mod next;

@@ -65,12 +65,37 @@ pub fn field(v: &Val, name: &str) -> Option<Val> {
     }
 }
 
-/// Fastify route options: hooks that run before the handler, and possibly the handler itself.
+/// A hook that runs once the handler has answered (Fastify `onSend`/`onResponse`/`onError`),
+/// kept among the route's middleware under this marker: it is not a guard in front of the
+/// handler, but a key mechanism may store the response there.
+pub const AFTER_HANDLER: &str = "__after_handler__";
+
+pub fn after_handler(hook: Val) -> Val {
+    Val::Call(Box::new(Val::Global(AFTER_HANDLER.into())), vec![hook])
+}
+
+/// The hook a marker made by [`after_handler`] holds.
+pub fn as_after_handler(v: &Val) -> Option<&Val> {
+    match v {
+        Val::Call(g, args) if matches!(g.as_ref(), Val::Global(n) if n == AFTER_HANDLER) => {
+            args.first()
+        }
+        _ => None,
+    }
+}
+
+/// Fastify route options: hooks that run before the handler (then those after it, marked), and
+/// possibly the handler itself.
 fn route_options(opts: &Val) -> (Vec<Val>, Option<Val>) {
     let mut hooks = Vec::new();
     for hook in ["onRequest", "preParsing", "preValidation", "preHandler"] {
         if let Some(h) = field(opts, hook) {
             hooks.extend(flatten(&[h]));
+        }
+    }
+    for hook in ["onSend", "onResponse", "onError"] {
+        if let Some(h) = field(opts, hook) {
+            hooks.extend(flatten(&[h]).into_iter().map(after_handler));
         }
     }
     (hooks, field(opts, "handler"))
