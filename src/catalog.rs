@@ -152,6 +152,8 @@ pub struct Catalog {
     pub signature_headers: Vec<String>,
     /// Models or tables where a receiver records the events it has processed.
     pub event_record_models: GlobSet,
+    /// Every sink's `idempotency_option`.
+    pub key_options: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -240,6 +242,7 @@ impl Catalog {
                 .map(|h| h.to_ascii_lowercase())
                 .collect(),
             middleware: middleware.middleware,
+            key_options: Vec::new(),
         };
         for sink in &mut catalog.sinks {
             sink.prepare()
@@ -247,6 +250,7 @@ impl Catalog {
         }
         // Signature checks are matched like sinks, after them.
         catalog.sinks.extend(providers);
+        catalog.collect_key_options();
         Ok(catalog)
     }
 
@@ -263,6 +267,7 @@ impl Catalog {
         }
         sinks.append(&mut self.sinks);
         self.sinks = sinks;
+        self.collect_key_options();
         for h in key_headers {
             let h = h.trim().to_ascii_lowercase();
             if !self.key_headers.contains(&h) {
@@ -275,6 +280,17 @@ impl Catalog {
         Ok(())
     }
 
+    fn collect_key_options(&mut self) {
+        let mut options: Vec<String> = self
+            .sinks
+            .iter()
+            .flat_map(|s| s.idempotency_option.iter().cloned())
+            .collect();
+        options.sort();
+        options.dedup();
+        self.key_options = options;
+    }
+
     pub fn is_signature_header(&self, name: &str) -> bool {
         let name = name.trim().to_ascii_lowercase();
         self.signature_headers.contains(&name)
@@ -283,6 +299,12 @@ impl Catalog {
     /// Is `model` where a webhook receiver records processed event ids?
     pub fn is_event_record(&self, model: &str) -> bool {
         self.event_record_models.is_match(model)
+    }
+
+    /// A provider SDK's idempotency-key option (`idempotencyKey` of stripe-node), from the sinks'
+    /// `idempotency_option`s.
+    pub fn is_key_option(&self, name: &str) -> bool {
+        self.key_options.iter().any(|o| o == name)
     }
 
     pub fn is_key_header(&self, name: &str) -> bool {

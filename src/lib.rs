@@ -90,8 +90,8 @@ pub fn collect_facts_with(
     // keyed requests are read beside them.
     let (
         (
-            (mut endpoints, ts_diagnostics, model_constraints),
-            (rust_endpoints, rust_diagnostics, rust_constraints),
+            (mut endpoints, ts_diagnostics, model_constraints, mut clients),
+            (rust_endpoints, rust_diagnostics, rust_constraints, rust_clients),
         ),
         key_tests,
     ) = rayon::join(
@@ -113,10 +113,14 @@ pub fn collect_facts_with(
                         diagnostics.extend(d);
                     }
                     progress.phase("linking");
-                    let (endpoints, more, constraints) =
-                        link::link_ts(&modules, root, catalog, config);
-                    diagnostics.extend(more);
-                    (endpoints, diagnostics, constraints)
+                    let linked = link::link_ts(&modules, root, catalog, config);
+                    diagnostics.extend(linked.diagnostics);
+                    (
+                        linked.endpoints,
+                        diagnostics,
+                        linked.constraints,
+                        linked.clients,
+                    )
                 },
                 || frontend::rust::analyze(&found.rust_files, root, catalog),
             )
@@ -144,6 +148,9 @@ pub fn collect_facts_with(
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
     }
     link::key_tests::apply(&mut endpoints, &key_tests);
+    clients.extend(rust_clients);
+    link::clients::attach(&mut clients, &endpoints);
+    clients.sort();
     Facts {
         files_scanned: found.files.len() + found.rust_files.len(),
         constraints,
@@ -151,6 +158,7 @@ pub fn collect_facts_with(
         diagnostics,
         suppressions,
         key_tests,
+        clients,
     }
 }
 
@@ -177,6 +185,10 @@ pub fn audit_with(
     let mut facts = pool.install(|| collect_facts_with(root, &catalog, config, progress));
     progress.phase("rules");
     let mut findings = rules::evaluate(&facts.endpoints);
+    findings.extend(rules::evaluate_project(&rules::Project {
+        endpoints: &facts.endpoints,
+        clients: &facts.clients,
+    }));
     config.apply_to_findings(&mut findings);
     suppress::apply(
         &mut findings,
@@ -184,6 +196,7 @@ pub fn audit_with(
         &|rule| config.rule_enabled(rule),
         &mut facts.diagnostics,
     );
+    let clients = std::mem::take(&mut facts.clients);
     Ok(Report::build(
         display_root.to_string(),
         facts.files_scanned,
@@ -191,5 +204,6 @@ pub fn audit_with(
         findings,
         facts.diagnostics,
         facts.constraints,
-    ))
+    )
+    .with_clients(clients))
 }

@@ -91,7 +91,11 @@ fn markdown_report_has_every_section_and_says_what_is_not_checked() {
     }
     assert!(md.contains("| `POST /api/v1/orders/{id}/pay` (src/routes/v1/orders.ts:20) | db_update, payment | none | critical |"), "{md}");
     assert!(
-        md.contains("Not checked: this version does not build rules RS006 yet."),
+        md.contains("Not checked: this version does not build rules RS021 yet."),
+        "{md}"
+    );
+    assert!(
+        md.contains("No client code in the repository sends an idempotency key.\n\nNone found (checked: RS006)."),
         "{md}"
     );
     assert!(md.contains("- Where: `src/routes/v1/orders.ts:20`"), "{md}");

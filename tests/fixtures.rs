@@ -175,6 +175,32 @@ fn check_fixture(name: &str) {
         }
     }
 
+    // Client requests that send a key (when the fixture lists them): every one, with where its
+    // key comes from and the endpoint it calls.
+    if let Some(want) = expected.get("clients") {
+        let mut got: Vec<Value> = report["clients"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| {
+                serde_json::json!({
+                    "method": c["method"], "path": c["path"], "file": c["file"], "line": c["line"],
+                    "key_origin": c["key_origin"], "key_line": c["key_location"]["line"],
+                    "endpoint": c.get("endpoint").cloned().unwrap_or(Value::Null),
+                })
+            })
+            .collect();
+        let mut want = want.as_array().unwrap().clone();
+        let key = |v: &Value| v.to_string();
+        got.sort_by_key(key);
+        want.sort_by_key(key);
+        assert_eq!(
+            serde_json::to_string_pretty(&got).unwrap(),
+            serde_json::to_string_pretty(&want).unwrap(),
+            "{name}: client requests differ from expected.json"
+        );
+    }
+
     if let Some(needles) = expected.get("diagnostics_contain") {
         for needle in strings(needles) {
             assert!(

@@ -116,8 +116,9 @@ fn axum_layers_cover_the_routes_added_before_them() {
         .iter()
         .map(|f| (f["rule"].as_str().unwrap(), f["line"].as_u64().unwrap()))
         .collect();
-    // `/a` is keyed, and no test sends it one key twice (RS020).
-    assert_eq!(rules, vec![("RS001", 13), ("RS020", 11)]);
+    // `/a` is keyed, its charge passes no key to Stripe (RS007), and no test sends it one key
+    // twice (RS020).
+    assert_eq!(rules, vec![("RS001", 13), ("RS007", 11), ("RS020", 11)]);
 }
 
 #[test]

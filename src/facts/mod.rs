@@ -123,9 +123,16 @@ pub struct Effect {
     /// A read of the same model comes first in the same function (find, then create).
     #[serde(skip)]
     pub prechecked: bool,
+    /// A webhook receiver's record of the provider's event ids (a create on a `processed_events`
+    /// model or table).
+    #[serde(skip)]
+    pub event_record: bool,
     /// For a provider call that accepts one: the idempotency key it passes downstream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub downstream_key: Option<DownstreamKey>,
+    /// That key as written, shortened (`order.id`, `` `${key}:charge` ``).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downstream_key_expression: Option<String>,
     /// A message given a stable id its broker dedups on (Bull `jobId`): a retry queues nothing.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deduplicated: bool,
@@ -162,8 +169,13 @@ pub enum DownstreamKey {
     Missing,
     /// A key made at call time (`uuid()`): every retry sends a new one.
     Random,
-    /// A key from something stable (the inbound key and a purpose, an id).
+    /// A key from something stable that is neither of the others (a key passed in, a value
+    /// computed elsewhere).
     Derived,
+    /// A stable domain id (`order.id`): a second real intent on the same object is swallowed.
+    DomainId,
+    /// Derived from the inbound key and a purpose (`sha256(key + ":charge")`): the fix.
+    FromInboundKey,
 }
 
 #[derive(
@@ -384,6 +396,105 @@ impl Diagnostic {
     }
 }
 
+/// Where a key that code sends comes from: judged against "once per intent, reused by every retry".
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum KeyOrigin {
+    /// Made inside a retry loop or a retry callback: every attempt sends a new key.
+    PerAttempt,
+    /// Made by the function that sends the request (an HTTP helper, an interceptor): every call,
+    /// so every retry by its caller, sends a new key.
+    PerCall,
+    /// From the clock or `Math.random()`: a new one on every attempt, and collisions between clients.
+    Clock,
+    /// A stable domain id (an order id, a user id, a request id) rather than the intent.
+    DomainId,
+    /// A hash of the request body: two real intents with the same body collapse into one.
+    ContentHash,
+    /// Made once per intent: in the submit handler, or once before the retry loop that reuses it.
+    OncePerIntent,
+    /// A parameter: the caller makes it (and the callers in view make it once).
+    PassedIn,
+    /// Kept across calls: component state, a ref, a memo, a field.
+    Held,
+    /// Read from storage: survives a reload or a restart.
+    Persisted,
+    /// Derived from the inbound key and a purpose (a service's downstream key).
+    FromInboundKey,
+    /// Not visible from the code.
+    Unknown,
+}
+
+impl KeyOrigin {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyOrigin::PerAttempt => "per_attempt",
+            KeyOrigin::PerCall => "per_call",
+            KeyOrigin::Clock => "clock",
+            KeyOrigin::DomainId => "domain_id",
+            KeyOrigin::ContentHash => "content_hash",
+            KeyOrigin::OncePerIntent => "once_per_intent",
+            KeyOrigin::PassedIn => "passed_in",
+            KeyOrigin::Held => "held",
+            KeyOrigin::Persisted => "persisted",
+            KeyOrigin::FromInboundKey => "from_inbound_key",
+            KeyOrigin::Unknown => "unknown",
+        }
+    }
+    /// Made once per intent and reused by its retries.
+    pub fn is_sound(self) -> bool {
+        matches!(
+            self,
+            KeyOrigin::OncePerIntent
+                | KeyOrigin::PassedIn
+                | KeyOrigin::Held
+                | KeyOrigin::Persisted
+                | KeyOrigin::FromInboundKey
+        )
+    }
+}
+
+/// A request that client code (code no endpoint of this repository reaches: a React component,
+/// an API client, a CLI) sends with an idempotency-key header, and where that key comes from.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+pub struct ClientRequest {
+    /// `POST`, …; `ANY` when the code does not show it (a header set on every request).
+    pub method: String,
+    /// The request's URL path as far as the code shows it, parameters as `{name}`; `{url}` when
+    /// not visible.
+    pub path: String,
+    /// The request (or the statement that sets the header).
+    #[serde(flatten)]
+    pub location: Location,
+    /// The function that sends it.
+    pub function: String,
+    pub key_origin: KeyOrigin,
+    /// The key as written, shortened (`crypto.randomUUID()`).
+    pub key_expression: String,
+    /// Where the key is made (or read).
+    pub key_location: Location,
+    /// The function that makes it (where a fix goes).
+    pub key_function: String,
+    /// Why the origin is what it is, in a sentence.
+    pub detail: String,
+    /// The endpoint of this repository it calls, when its method and path match one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub endpoint_location: Option<Location>,
+}
+
+impl ClientRequest {
+    /// `METHOD path` for a finding: the endpoint it calls, or the request as written.
+    pub fn label(&self) -> String {
+        self.endpoint
+            .clone()
+            .unwrap_or_else(|| format!("{} {}", self.method, self.path))
+    }
+}
+
 /// Everything the front ends and the linker found in one scanned tree.
 #[derive(Debug, Default)]
 pub struct Facts {
@@ -394,6 +505,8 @@ pub struct Facts {
     pub diagnostics: Vec<Diagnostic>,
     /// `retrysafe-ignore` comments found in the scanned files.
     pub suppressions: Vec<crate::suppress::Suppression>,
+    /// Requests that client code sends with an idempotency key.
+    pub clients: Vec<ClientRequest>,
     /// Requests with an idempotency key found in the repository's tests and `.http` files.
     pub key_tests: Vec<KeyTest>,
 }

@@ -5,7 +5,7 @@
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
 use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
-use crate::facts::{DownstreamKey, Effect, EffectKind, KeyObs, Location, model_key};
+use crate::facts::{DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, model_key};
 use crate::frontend::ts::ir::{CallSite, FnId, KeyCall, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -19,6 +19,8 @@ pub struct Summary {
     /// Models read (find, count, exists), directly or through calls: a create after such a
     /// read is pre-checked. `None` is a read of a model the call does not name.
     pub reads: Vec<Option<String>>,
+    /// Where a hash of the request body is used as a dedup key, directly or through calls.
+    pub content_hashes: Vec<Location>,
     /// What the key-handling code reached does (store operations, statuses, checks), in the
     /// order of the calls of this function that lead to it.
     pub key_obs: Vec<KeyObs>,
@@ -364,6 +366,23 @@ impl<'a> Calls<'a> {
         out
     }
 
+    /// Every function whose summary was computed, with the functions defined inside it: the code
+    /// endpoints reach.
+    pub fn reached(&self) -> HashSet<(ModId, FnId)> {
+        let mut out = HashSet::new();
+        for &(m, f) in self.memo.borrow().keys() {
+            for g in self.body_functions(m, f) {
+                out.insert((m, g));
+            }
+        }
+        out
+    }
+
+    /// The functions defined inside `f`, with `f`.
+    pub fn with_children(&self, m: ModId, f: FnId) -> Vec<FnId> {
+        self.body_functions(m, f)
+    }
+
     /// Limits call following to `depth` calls below a handler.
     pub fn with_max_depth(mut self, depth: usize) -> Self {
         self.max_depth = depth;
@@ -460,6 +479,9 @@ impl<'a> Calls<'a> {
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
+            for line in &facts.body_hashes {
+                out.content_hashes.push(self.location(m, *line));
+            }
             for k in &facts.key_seen {
                 out.key_obs.push(KeyObs {
                     obs: k.obs.clone(),
@@ -520,6 +542,27 @@ impl<'a> Calls<'a> {
                     out.reads.push(t);
                 }
                 for mut e in self.effects_of(m, cs) {
+                    // The front end read the key this call passes from the syntax: it knows a
+                    // domain id and a key derived from the inbound one.
+                    // A raw HTTP write (`fetch`, `axios`) to a provider: the key header it
+                    // sends, when it sends one.
+                    let keyed_sink = e.downstream_key.is_some()
+                        || (e.kind == EffectKind::ExternalCall
+                            && facts
+                                .sent_keys
+                                .iter()
+                                .any(|k| k.line == cs.line && k.request.is_some()));
+                    if keyed_sink
+                        && let Some(sk) = facts.sent_keys.iter().find(|k| k.line == cs.line)
+                    {
+                        e.downstream_key = Some(match sk.origin {
+                            _ if sk.fresh => DownstreamKey::Random,
+                            KeyOrigin::DomainId => DownstreamKey::DomainId,
+                            KeyOrigin::FromInboundKey => DownstreamKey::FromInboundKey,
+                            _ => DownstreamKey::Derived,
+                        });
+                        e.downstream_key_expression = Some(sk.text.clone());
+                    }
                     if (e.target.as_deref() == Some(cs.root_name.as_str()) || e.target.is_none())
                         && let Some(t) = group_table.get(&cs.group)
                     {
@@ -600,6 +643,8 @@ impl<'a> Calls<'a> {
                     out.lookups.extend(sub.lookups.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
+                    out.content_hashes
+                        .extend(sub.content_hashes.iter().cloned());
                     if !sub.key_obs.is_empty() {
                         // What the callee does happens at this call, in the call's context.
                         let here = facts.key_calls.iter().find(|k| {

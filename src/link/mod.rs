@@ -2,6 +2,7 @@
 //! mechanisms that cover each route. Produces language-neutral [`Endpoint`]s.
 
 pub mod calls;
+pub mod clients;
 pub mod constraints;
 pub mod key_tests;
 pub mod keystore;
@@ -13,8 +14,8 @@ pub mod webhooks;
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::facts::{
-    Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism, MechanismKind,
-    UniqueConstraint,
+    ClientRequest, Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism,
+    MechanismKind, UniqueConstraint,
 };
 use crate::frontend::ts::ir::{Module, Val};
 use calls::Calls;
@@ -41,14 +42,19 @@ fn display(v: &Val) -> String {
     }
 }
 
+/// What linking one tree's TypeScript/JavaScript gives.
+pub struct Linked {
+    pub endpoints: Vec<Endpoint>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The unique constraints their ORM models declare.
+    pub constraints: Vec<UniqueConstraint>,
+    /// Requests client code sends with an idempotency key.
+    pub clients: Vec<ClientRequest>,
+}
+
 /// Links the modules of one tree into endpoints, and collects the unique constraints their ORM
-/// models declare.
-pub fn link_ts(
-    modules: &[Module],
-    root: &Path,
-    catalog: &Catalog,
-    config: &Config,
-) -> (Vec<Endpoint>, Vec<Diagnostic>, Vec<UniqueConstraint>) {
+/// models declare and the client requests that send keys.
+pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Config) -> Linked {
     let res = Resolver::new(modules, root);
     let mut calls = Calls::new(&res, catalog);
     if let Some(depth) = config.call_depth {
@@ -57,19 +63,26 @@ pub fn link_ts(
     let (routes, diagnostics) = mounts::Mounter::new(&res, config).routes();
     let cleanups = calls.cleanups();
     let mut endpoints = Vec::new();
+    // Handlers summarised per method are not memoised: they are server code too.
+    let mut handlers = std::collections::HashSet::new();
     for route in routes {
         let mut effects: Vec<Effect> = Vec::new();
         let mut mechanisms: Vec<Mechanism> = Vec::new();
         let mut key_reads: Vec<Location> = Vec::new();
+        let mut content_hashes: Vec<Location> = Vec::new();
         let mut key_obs: Vec<KeyObs> = Vec::new();
         let mut derived_ids: Vec<Location> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
+                for g in calls.with_children(m, f) {
+                    handlers.insert((m, g));
+                }
                 let s = match &route.branch {
                     Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
                     None => calls.summary(m, f),
                 };
                 effects.extend(s.effects.iter().cloned());
+                content_hashes.extend(s.content_hashes.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
                     key_obs.extend(s.key_obs.iter().cloned());
@@ -90,6 +103,9 @@ pub fn link_ts(
         let mut key_store = None;
         let mut after_obs: Vec<KeyObs> = Vec::new();
         for (mm, mv) in &route.middleware {
+            if let Resolved::Func(m2, f2) = res.resolve(*mm, mv) {
+                content_hashes.extend(calls.summary(m2, f2).content_hashes.iter().cloned());
+            }
             // A hook after the handler (Fastify `onSend`): what it does to the key store
             // happens once the handler has answered.
             if let Some(hook) = crate::frontend::ts::routers::as_after_handler(mv) {
@@ -138,6 +154,18 @@ pub fn link_ts(
 
         key_reads.sort();
         key_reads.dedup();
+        // A hash of the body used as the dedup key, where no key header is read (beside one, it
+        // is the request's fingerprint).
+        content_hashes.sort();
+        if key_reads.is_empty()
+            && let Some(first) = content_hashes.first()
+        {
+            mechanisms.push(Mechanism {
+                kind: MechanismKind::ContentHash,
+                detail: format!("a hash of the request body ({first}) is the dedup key"),
+                location: first.clone(),
+            });
+        }
         endpoints.push(Endpoint {
             method: route.method,
             path: route.path,
@@ -154,7 +182,14 @@ pub fn link_ts(
             ..Endpoint::default()
         });
     }
-    (endpoints, diagnostics, constraints::from_modules(&res))
+    let mut reached = calls.reached();
+    reached.extend(handlers);
+    Linked {
+        endpoints,
+        diagnostics,
+        constraints: constraints::from_modules(&res),
+        clients: clients::from_modules(&res, &reached),
+    }
 }
 
 /// A middleware that handles the idempotency key: a project function that reads the header

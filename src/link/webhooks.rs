@@ -13,13 +13,16 @@ pub fn apply(endpoints: &mut [Endpoint], catalog: &Catalog) {
         .iter_mut()
         .filter(|e| e.is_mutation() && e.is_webhook_receiver())
     {
-        let record = ep.side_effects.iter().find(|e| {
-            e.kind == EffectKind::DbCreate
-                && (e.upsert || e.constraint.is_some())
+        for e in ep.side_effects.iter_mut() {
+            e.event_record = e.kind == EffectKind::DbCreate
                 && e.target
                     .as_deref()
-                    .is_some_and(|t| catalog.is_event_record(t))
-        });
+                    .is_some_and(|t| catalog.is_event_record(t));
+        }
+        let record = ep
+            .side_effects
+            .iter()
+            .find(|e| e.event_record && (e.upsert || e.constraint.is_some()));
         let mechanism = match (record, ep.derived_ids.first()) {
             (Some(r), _) => Mechanism {
                 kind: MechanismKind::WebhookEventDedup,
@@ -79,5 +82,9 @@ mod tests {
         apply(&mut eps, &catalog);
         assert!(eps[0].has_mechanism(MechanismKind::WebhookEventDedup));
         assert!(!eps[1].has_mechanism(MechanismKind::WebhookEventDedup));
+        assert!(
+            eps[1].side_effects[1].event_record,
+            "recorded, not atomically"
+        );
     }
 }

@@ -1,7 +1,7 @@
 //! `--format markdown`: the report the methodology prescribes, every section always present.
 
 use super::{Report, effect_kinds, mechanism_kinds};
-use crate::facts::MechanismKind;
+use crate::facts::{DownstreamKey, MechanismKind};
 use crate::rules::{Severity, registry};
 use std::fmt::Write;
 
@@ -31,6 +31,16 @@ const SECTIONS: &[(&str, &[&str])] = &[
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Inline code that may itself hold backticks.
+fn code(s: &str) -> String {
+    let s = cell(s);
+    if s.contains('`') {
+        format!("`` {s} ``")
+    } else {
+        format!("`{s}`")
+    }
 }
 
 pub fn inventory_table(report: &Report) -> String {
@@ -96,6 +106,10 @@ pub fn render(report: &Report) -> String {
             "Per-Mutation Profile" => per_mutation(report, &mut out),
             "Constraint-Based" => {
                 constraints_used(report, &mut out);
+                section_findings(report, section, ids, &built, &mut out);
+            }
+            "Client Generation" => {
+                clients_checked(report, &mut out);
                 section_findings(report, section, ids, &built, &mut out);
             }
             "Positive Findings" => positives(report, &mut out),
@@ -233,6 +247,38 @@ fn positives(report: &Report, out: &mut String) {
                 t.describe()
             );
         }
+        for fx in e
+            .side_effects
+            .iter()
+            .filter(|fx| fx.downstream_key == Some(DownstreamKey::FromInboundKey))
+        {
+            any = true;
+            let key = fx
+                .downstream_key_expression
+                .as_deref()
+                .map(|k| format!(" ({})", code(k)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "- `{}`: the provider call `{}` passes a downstream key derived from the inbound key and a purpose{key} (`{}:{}`).",
+                e.label(),
+                cell(&fx.callee),
+                fx.location.file,
+                fx.location.line
+            );
+        }
+    }
+    for c in report.clients.iter().filter(|c| c.key_origin.is_sound()) {
+        any = true;
+        let _ = writeln!(
+            out,
+            "- `{}` sent from `{}` (`{}`): its idempotency key is {} (`{}`).",
+            cell(&c.label()),
+            c.function,
+            c.location,
+            c.detail,
+            c.key_location
+        );
     }
     let natural = report
         .endpoints
@@ -307,6 +353,39 @@ fn section_findings(
     if (!findings.is_empty() || !checked.is_empty()) && !unbuilt.is_empty() && !checked.is_empty() {
         let _ = writeln!(out, "\nNot checked yet: {}.", unbuilt.join(", "));
     }
+}
+
+/// The client requests that send a key, and where each key comes from.
+fn clients_checked(report: &Report, out: &mut String) {
+    if report.clients.is_empty() {
+        out.push_str("No client code in the repository sends an idempotency key.\n\n");
+        return;
+    }
+    let linked = report
+        .clients
+        .iter()
+        .filter(|c| c.endpoint.is_some())
+        .count();
+    let _ = writeln!(
+        out,
+        "{} client requests send an idempotency key ({linked} to endpoints of this repository).\n",
+        report.clients.len()
+    );
+    out.push_str("| Request | Sent from | Key | Made at | Origin |\n|---|---|---|---|---|\n");
+    for c in &report.clients {
+        let _ = writeln!(
+            out,
+            "| {} | {} ({}) | {} | {} ({}) | {} |",
+            code(&c.label()),
+            code(&c.function),
+            c.location,
+            code(&c.key_expression),
+            code(&c.key_function),
+            c.key_location,
+            c.key_origin.as_str().replace('_', " ")
+        );
+    }
+    out.push('\n');
 }
 
 /// The constraints that protect a create, where each is declared, and which endpoints it covers.

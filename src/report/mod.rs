@@ -7,7 +7,9 @@ pub mod progress;
 pub mod sarif;
 pub mod table;
 
-use crate::facts::{Diagnostic, Effect, Endpoint, KeyTest, Mechanism, UniqueConstraint};
+use crate::facts::{
+    ClientRequest, Diagnostic, Effect, Endpoint, KeyTest, Mechanism, UniqueConstraint,
+};
 use crate::rules::{Classification, Finding, Severity, classify, fingerprint};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -86,6 +88,9 @@ pub struct Report {
     /// Unique constraints found in schemas, migrations and ORM models, with the endpoints whose
     /// creates they protect.
     pub constraints: Vec<ConstraintReport>,
+    /// Requests that client code (code no endpoint reaches) sends with an idempotency key, with
+    /// where the key comes from (`key_origin`) and the endpoint of this repository each calls.
+    pub clients: Vec<ClientRequest>,
 }
 
 /// A unique constraint and the mutation endpoints whose creates it protects.
@@ -195,6 +200,7 @@ impl Report {
             .collect();
         Report {
             constraints,
+            clients: Vec::new(),
             schema_version: SCHEMA_VERSION,
             tool: Tool {
                 name: "retrysafe",
@@ -217,6 +223,12 @@ impl Report {
             findings,
             diagnostics,
         }
+    }
+
+    /// Adds the client requests that send a key.
+    pub fn with_clients(mut self, clients: Vec<ClientRequest>) -> Report {
+        self.clients = clients;
+        self
     }
 
     /// The highest severity among the findings.

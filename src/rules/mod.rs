@@ -7,6 +7,7 @@ pub mod rs002_webhook_without_dedup;
 pub mod rs003_side_effect_without_idempotency;
 pub mod rs004_non_atomic_key_claim;
 pub mod rs005_key_not_scoped_to_principal;
+pub mod rs006_client_key_per_attempt;
 pub mod rs007_downstream_key_missing;
 pub mod rs008_server_generated_key;
 pub mod rs009_no_request_hash;
@@ -16,6 +17,8 @@ pub mod rs012_unique_violation_unhandled;
 pub mod rs013_transient_failure_stored;
 pub mod rs014_in_memory_key_store;
 pub mod rs015_response_not_stored;
+pub mod rs016_key_from_domain_id;
+pub mod rs017_content_hash_as_key;
 pub mod rs018_mismatch_status;
 pub mod rs019_key_not_bounded;
 pub mod rs020_no_idempotency_tests;
@@ -24,7 +27,7 @@ pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
 pub mod rs025_cancellation_leaves_claim;
 
-use crate::facts::{Effect, Endpoint, KeyStore, Location, MechanismKind};
+use crate::facts::{ClientRequest, Effect, Endpoint, KeyStore, Location, MechanismKind};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -113,6 +116,7 @@ impl Classification {
 pub fn classify(ep: &Endpoint) -> Classification {
     if ep.has_mechanism(MechanismKind::HeaderKey)
         || ep.has_mechanism(MechanismKind::WebhookEventDedup)
+        || ep.has_mechanism(MechanismKind::ContentHash)
     {
         Classification::IdempotentWithKey
     } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
@@ -162,6 +166,7 @@ pub fn registry() -> Vec<Rule> {
         rs003_side_effect_without_idempotency::rule(),
         rs004_non_atomic_key_claim::rule(),
         rs005_key_not_scoped_to_principal::rule(),
+        rs006_client_key_per_attempt::rule(),
         rs007_downstream_key_missing::rule(),
         rs008_server_generated_key::rule(),
         rs009_no_request_hash::rule(),
@@ -171,6 +176,8 @@ pub fn registry() -> Vec<Rule> {
         rs013_transient_failure_stored::rule(),
         rs014_in_memory_key_store::rule(),
         rs015_response_not_stored::rule(),
+        rs016_key_from_domain_id::rule(),
+        rs017_content_hash_as_key::rule(),
         rs018_mismatch_status::rule(),
         rs019_key_not_bounded::rule(),
         rs020_no_idempotency_tests::rule(),
@@ -179,6 +186,71 @@ pub fn registry() -> Vec<Rule> {
         rs024_key_where_constraint_suffices::rule(),
         rs025_cancellation_leaves_claim::rule(),
     ]
+}
+
+/// What project-level checks read: every endpoint and every client request.
+pub struct Project<'a> {
+    pub endpoints: &'a [Endpoint],
+    pub clients: &'a [ClientRequest],
+}
+
+/// A finding a rule places itself: on a client request (which is no endpoint of this repository)
+/// or at a severity other than its rule's default.
+pub struct Placed {
+    pub severity: Severity,
+    /// `METHOD path`: the endpoint, or the client request's target.
+    pub endpoint: String,
+    pub location: Location,
+    /// Tells this finding from others of its rule with the same endpoint and file (the client
+    /// function's name), for the fingerprint.
+    pub discriminator: String,
+    pub hit: Hit,
+}
+
+/// A rule's check over the whole project.
+pub type ProjectCheck = fn(&Project) -> Vec<Placed>;
+
+/// Rules whose findings (some or all) are not one endpoint's at the rule's default severity,
+/// by id: each returns the findings it places. The rule is still registered in [`registry`].
+pub fn project_checks() -> Vec<(&'static str, ProjectCheck)> {
+    vec![
+        ("RS002", rs002_webhook_without_dedup::placed),
+        ("RS006", rs006_client_key_per_attempt::placed),
+        ("RS016", rs016_key_from_domain_id::placed),
+        ("RS017", rs017_content_hash_as_key::placed),
+    ]
+}
+
+/// Runs the project-level checks.
+pub fn evaluate_project(project: &Project) -> Vec<Finding> {
+    let rules = registry();
+    let mut out = Vec::new();
+    for (id, check) in project_checks() {
+        let Some(rule) = rules.iter().find(|r| r.meta.id == id) else {
+            continue;
+        };
+        for p in check(project) {
+            out.push(Finding {
+                route: p.location.clone(),
+                rule: id.into(),
+                name: rule.meta.name.into(),
+                section: rule.meta.section.into(),
+                severity: p.severity,
+                confidence: p.hit.confidence,
+                fingerprint: fingerprint(&[id, &p.endpoint, &p.location.file, &p.discriminator]),
+                endpoint: p.endpoint,
+                file: p.location.file,
+                line: p.location.line,
+                message: p.hit.message,
+                change: p.hit.change,
+                impact: p.hit.impact,
+                suppressed: false,
+                suppression_reason: None,
+                baselined: false,
+            });
+        }
+    }
+    out
 }
 
 pub fn find(id: &str) -> Option<Rule> {
@@ -317,6 +389,11 @@ pub fn describe(e: &Effect) -> String {
     format!("`{}` ({}){via}", e.callee, e.location)
 }
 
+/// Inline code for messages, also when the code holds backticks (a template literal).
+pub fn code(s: &str) -> String {
+    crate::frontend::ts::keys::code(s)
+}
+
 /// The rule table of README.md, generated from the registry (a test keeps README in step).
 pub fn markdown_table() -> String {
     let mut out = String::from(
@@ -338,7 +415,9 @@ pub fn markdown_table() -> String {
 /// Small builders for the rules' unit tests.
 #[cfg(test)]
 pub(crate) mod testing {
-    use crate::facts::{Effect, EffectKind, Endpoint, Location, Mechanism, MechanismKind};
+    use crate::facts::{
+        ClientRequest, Effect, EffectKind, Endpoint, KeyOrigin, Location, Mechanism, MechanismKind,
+    };
 
     pub fn effect(kind: EffectKind) -> Effect {
         Effect {
@@ -363,6 +442,22 @@ pub(crate) mod testing {
             side_effects,
             mechanisms,
             ..Endpoint::default()
+        }
+    }
+
+    pub fn client(origin: KeyOrigin) -> ClientRequest {
+        ClientRequest {
+            method: "POST".into(),
+            path: "/api/orders".into(),
+            location: Location::new("web/api.ts", 9),
+            function: "createOrder".into(),
+            key_origin: origin,
+            key_expression: "crypto.randomUUID()".into(),
+            key_location: Location::new("web/api.ts", 8),
+            key_function: "createOrder".into(),
+            detail: "made by `crypto.randomUUID()` inside `createOrder`".into(),
+            endpoint: None,
+            endpoint_location: None,
         }
     }
 

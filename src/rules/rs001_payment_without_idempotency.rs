@@ -59,10 +59,12 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if ep.is_webhook_receiver() || ep.has_mechanism(MechanismKind::WebhookEventDedup) {
         return None;
     }
+    // A content hash stops a retry too; RS017 speaks for the intents it collapses.
     let protected = [
         MechanismKind::HeaderKey,
         MechanismKind::UniqueConstraint,
         MechanismKind::WebhookEventDedup,
+        MechanismKind::ContentHash,
     ];
     if protected.iter().any(|k| ep.has_mechanism(*k)) {
         return None;

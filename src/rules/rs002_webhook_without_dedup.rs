@@ -1,7 +1,7 @@
 //! RS002 webhook-without-dedup.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
-use crate::facts::{EffectKind, Endpoint, MechanismKind};
+use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Severity, describe};
+use crate::facts::{Effect, EffectKind, Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
 Flags a webhook receiver (a provider signature check such as `stripe.webhooks.constructEvent`, or
@@ -36,7 +36,28 @@ router.post('/webhooks/stripe', async (req, res) => {
   await prisma.order.create({ data: { sessionId: event.data.object.id } });
   res.sendStatus(200);
 });
-```"#;
+```
+
+## Variant: checked without an atomic record (medium)
+A receiver that looks the event id up first (`findUnique`, `SELECT`) and records it with a plain
+insert that no unique constraint stops is reported at medium severity: one delivery at a time is
+deduplicated, but two concurrent deliveries (a provider retry racing a slow first attempt) both
+pass the check. The fix is the same atomic record."#;
+
+/// A receiver that reads its event record before writing it, with nothing making the write
+/// atomic: the record it checks (check, then insert).
+fn racy_record(ep: &Endpoint) -> Option<&Effect> {
+    if !ep.is_mutation()
+        || !ep.is_webhook_receiver()
+        || ep.has_mechanism(MechanismKind::WebhookEventDedup)
+        || ep.has_mechanism(MechanismKind::HeaderKey)
+    {
+        return None;
+    }
+    ep.side_effects
+        .iter()
+        .find(|e| e.event_record && e.prechecked && !e.upsert && e.constraint.is_none())
+}
 
 fn check(ep: &Endpoint) -> Option<Hit> {
     if !ep.is_mutation() || !ep.is_webhook_receiver() {
@@ -44,6 +65,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     }
     if ep.has_mechanism(MechanismKind::WebhookEventDedup)
         || ep.has_mechanism(MechanismKind::HeaderKey)
+        || racy_record(ep).is_some()
     {
         return None;
     }
@@ -71,6 +93,53 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         impact: "A provider's retry or duplicate delivery repeats the fulfilment, the email or the charge.".into(),
         at: None,
     })
+}
+
+/// Receivers that check the event id without an atomic record: medium, not critical.
+pub fn placed(p: &Project) -> Vec<Placed> {
+    p.endpoints
+        .iter()
+        .filter_map(|ep| {
+            let record = racy_record(ep)?;
+            let others: Vec<&Effect> = ep
+                .repeated_effects()
+                .into_iter()
+                .filter(|e| !e.event_record)
+                .collect();
+            // Only the record itself would repeat: nothing to protect.
+            if others.is_empty() {
+                return None;
+            }
+            let acts = format!(
+                " before {}",
+                others
+                    .iter()
+                    .map(|e| describe(e))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            Some(Placed {
+                severity: Severity::Medium,
+                endpoint: ep.label(),
+                location: ep.location.clone(),
+                discriminator: String::new(),
+                hit: Hit {
+                    confidence: Confidence::of(&[record]),
+                    message: format!(
+                        "`{}` checks the provider's event id, then records it with {}{acts}: checked without an atomic record (no unique constraint on it, no upsert), two concurrent deliveries both pass.",
+                        ep.label(),
+                        describe(record)
+                    ),
+                    change: format!(
+                        "Make the record at {} the check: a unique constraint (or primary key) on the event id, with the unique violation answered 200 as already processed, or an insert with `ON CONFLICT DO NOTHING` (Redis `SET NX`) that acts only when it inserted.",
+                        record.location
+                    ),
+                    impact: "A provider retry that races a slow first delivery is processed twice.".into(),
+                    at: None,
+                },
+            })
+        })
+        .collect()
 }
 
 pub fn rule() -> Rule {
@@ -128,5 +197,46 @@ mod tests {
         assert!(check(&ep).is_none());
         assert!(check(&receiver(vec![sig, effect(EffectKind::DbUpdate)], "/hooks")).is_none());
         assert!(check(&receiver(vec![effect(EffectKind::DbCreate)], "/orders")).is_none());
+    }
+
+    #[test]
+    fn a_record_checked_first_but_not_atomic_is_a_medium_race() {
+        let sig = effect(EffectKind::WebhookReceiver);
+        let record = |prechecked, constraint: Option<&str>| Effect {
+            event_record: true,
+            prechecked,
+            constraint: constraint.map(String::from),
+            ..effect(EffectKind::DbCreate)
+        };
+        let racy = receiver(
+            vec![sig.clone(), record(true, None), effect(EffectKind::Email)],
+            "/hooks",
+        );
+        assert!(check(&racy).is_none(), "not critical");
+        let found = placed(&Project {
+            endpoints: std::slice::from_ref(&racy),
+            clients: &[],
+        });
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Medium);
+        assert!(
+            found[0]
+                .hit
+                .message
+                .contains("two concurrent deliveries both pass")
+        );
+        // recorded without a check: nothing stops a duplicate, still critical
+        let unchecked = receiver(
+            vec![sig, record(false, None), effect(EffectKind::Email)],
+            "/hooks",
+        );
+        assert!(check(&unchecked).is_some());
+        assert!(
+            placed(&Project {
+                endpoints: &[unchecked],
+                clients: &[],
+            })
+            .is_empty()
+        );
     }
 }

@@ -50,7 +50,11 @@ fn what(e: &Effect) -> &'static str {
 fn check(ep: &Endpoint) -> Option<Hit> {
     // A key covers everything the endpoint does; an upsert or a unique constraint covers only
     // its own write, which `repeats_on_retry` already leaves out.
-    if !ep.is_mutation() || ep.has_mechanism(MechanismKind::HeaderKey) {
+    // A content hash stops a retry too; RS017 speaks for the intents it collapses.
+    if !ep.is_mutation()
+        || ep.has_mechanism(MechanismKind::HeaderKey)
+        || ep.has_mechanism(MechanismKind::ContentHash)
+    {
         return None;
     }
     // A webhook receiver's protection is event-id dedup, which covers all it does; without it,

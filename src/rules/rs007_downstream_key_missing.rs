@@ -6,7 +6,12 @@ use crate::facts::{DownstreamKey, Effect, EffectKind, Endpoint, MechanismKind};
 const DOC: &str = r#"## What it does
 On an endpoint that already takes an idempotency key, flags a provider call (a Stripe charge,
 refund or transfer) that passes no idempotency key downstream, or one made up at call time
-(`uuid()`, `randomUUID()`) instead of derived from the inbound key.
+(`uuid()`, `randomUUID()`, `Uuid::new_v4()`) instead of derived from the inbound key. It reads
+stripe-node's `{ idempotencyKey }`, async-stripe's request strategy
+(`client.with_strategy(RequestStrategy::Idempotent(key))`; `Retry`/`ExponentialBackoff` and
+`idempotent_with_uuid()` make a UUID per request) and an `Idempotency-Key` header on a raw
+`fetch`/`axios`/`reqwest` call to a provider (flagged only when the key is made at call time: a
+raw call without one may go to a provider that takes none).
 
 ## Why is this bad?
 The inbound key protects our endpoint; the provider still sees every attempt of ours as new. When
@@ -33,12 +38,10 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     let weak: Vec<&Effect> = ep
         .side_effects
         .iter()
-        .filter(|e| {
-            e.kind == EffectKind::Payment
-                && matches!(
-                    e.downstream_key,
-                    Some(DownstreamKey::Missing | DownstreamKey::Random)
-                )
+        .filter(|e| match e.downstream_key {
+            Some(DownstreamKey::Random) => true,
+            Some(DownstreamKey::Missing) => e.kind == EffectKind::Payment,
+            _ => false,
         })
         .collect();
     let first = weak.first()?;
@@ -53,7 +56,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             describe(first)
         ),
         change: format!(
-            "Pass `{{ idempotencyKey: sha256(inboundKey + \":<purpose>\") }}` to the call at {}: the same key on every retry of this request, a different one for each purpose.",
+            "Pass a key derived from the inbound key and a purpose (`sha256(inboundKey + \":<purpose>\")`: stripe-node's `{{ idempotencyKey }}`, async-stripe's `RequestStrategy::Idempotent(..)`, an `Idempotency-Key` header) to the call at {}: the same key on every retry of this request, a different one for each purpose.",
             first.location
         ),
         impact: "A timeout between the provider's charge and our response can still charge twice."
@@ -103,6 +106,26 @@ mod tests {
                 .contains("generated at call time")
         );
         assert!(check(&keyed(DownstreamKey::Derived)).is_none());
+        assert!(check(&keyed(DownstreamKey::FromInboundKey)).is_none());
+        assert!(
+            check(&keyed(DownstreamKey::DomainId)).is_none(),
+            "RS016 speaks for it"
+        );
+        let raw = |key| {
+            endpoint(
+                "POST",
+                vec![Effect {
+                    downstream_key: Some(key),
+                    ..effect(EffectKind::ExternalCall)
+                }],
+                vec![mechanism(MechanismKind::HeaderKey)],
+            )
+        };
+        assert!(check(&raw(DownstreamKey::Random)).is_some());
+        assert!(
+            check(&raw(DownstreamKey::Missing)).is_none(),
+            "a raw call may go to a provider that takes no key"
+        );
         let unkeyed = endpoint(
             "POST",
             vec![Effect {

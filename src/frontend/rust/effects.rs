@@ -18,8 +18,41 @@ use std::rc::Rc;
 pub struct Summary {
     pub effects: Vec<Effect>,
     pub key_reads: Vec<Location>,
+    /// Tables read so far (`SELECT .. FROM t`), in order: a create of `t` after one is
+    /// pre-checked.
+    pub reads: Vec<String>,
     /// What the key code reached does, in the order of this function's calls that lead to it.
     pub key_obs: Vec<KeyObs>,
+}
+
+/// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
+/// `UniqueViolation`)?
+fn names_unique_violation(e: &Ex) -> bool {
+    let mut stack = vec![e];
+    let mut seen = 0;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 10_000 {
+            return false;
+        }
+        match x {
+            Ex::Method(_, name, _, _) if name == "is_unique_violation" => return true,
+            Ex::Lit(s) if crate::frontend::ts::eval::names_unique_violation(s) => return true,
+            Ex::Path(p, _)
+                if p.last().is_some_and(|l| {
+                    matches!(
+                        l.as_str(),
+                        "UniqueViolation" | "UNIQUE_VIOLATION" | "DuplicateKey"
+                    )
+                }) =>
+            {
+                return true;
+            }
+            _ => {}
+        }
+        children(x, &mut stack);
+    }
+    false
 }
 
 enum Memo {
@@ -557,9 +590,17 @@ impl<'m, 'a> Effects<'m, 'a> {
     fn stmts(&self, stmts: &[Stmt], scope: &mut Scope, out: &mut Summary) {
         for s in stmts {
             match s {
-                Stmt::Let { names, ty, init } => {
+                Stmt::Let {
+                    names,
+                    ty,
+                    init,
+                    diverge,
+                } => {
                     let start = out.effects.len();
                     if let Some(e) = init {
+                        self.walk(e, scope, out, false);
+                    }
+                    if let Some(e) = diverge {
                         self.walk(e, scope, out, false);
                     }
                     if names.len() == 1 {
@@ -629,9 +670,12 @@ impl<'m, 'a> Effects<'m, 'a> {
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative;
+            e.prechecked |= e.kind == EffectKind::DbCreate
+                && e.target.as_ref().is_some_and(|t| out.reads.contains(t));
             out.effects.push(e);
         }
         out.key_reads.extend(sub.key_reads.iter().cloned());
+        out.reads.extend(sub.reads.iter().cloned());
         if !sub.key_obs.is_empty() {
             // What the callee does to the key store happens at this call, in its context.
             let here = scope.func.and_then(|c| {
@@ -763,6 +807,26 @@ impl<'m, 'a> Effects<'m, 'a> {
                 self.walk_args(args, scope, out);
                 return;
             }
+            // `match record(..).await { Err(e) if e.is_unique_violation() => .., .. }`, `if let
+            // Err(e) = record(..) { if e.is_unique_violation() { .. } }`: the creates reached
+            // from the scrutinee have their unique violation handled.
+            Ex::Other(kids) if kids.len() >= 2 && kids[1..].iter().any(names_unique_violation) => {
+                let mut inner = Summary {
+                    reads: out.reads.clone(),
+                    ..Summary::default()
+                };
+                self.walk(&kids[0], scope, &mut inner, false);
+                for mut e in inner.effects {
+                    e.unique_caught |= e.kind == EffectKind::DbCreate;
+                    out.effects.push(e);
+                }
+                out.key_reads.extend(inner.key_reads);
+                out.reads = inner.reads;
+                for k in &kids[1..] {
+                    self.walk(k, scope, out, false);
+                }
+                return;
+            }
             Ex::Macro {
                 args, line, lits, ..
             } => {
@@ -798,6 +862,30 @@ impl<'m, 'a> Effects<'m, 'a> {
         None
     }
 
+    /// Is `a`, in module `m`, the key header's name (a literal or a constant)?
+    pub fn is_key_name(&self, a: &Ex, m: ModId, imp: Option<ImplId>) -> bool {
+        let scope = Scope::new(m, imp, None);
+        self.is_key_arg(a, &scope)
+    }
+
+    /// Every function whose summary was computed: the code endpoints reach.
+    pub fn reached(&self) -> std::collections::HashSet<FnId> {
+        self.memo.borrow().keys().copied().collect()
+    }
+
+    /// A provider's signature header named by an argument (a literal or a constant).
+    fn signature_header(&self, a: &Ex, scope: &Scope) -> Option<String> {
+        let name = match a {
+            Ex::Lit(s) => s.clone(),
+            Ex::Path(p, _) => match self.resolve(p, scope) {
+                Res::Const(m, n) => self.model.const_str(m, &n)?,
+                _ => return None,
+            },
+            _ => return None,
+        };
+        self.catalog.is_signature_header(&name).then_some(name)
+    }
+
     /// Is an argument the key header's name (a literal or a constant)?
     fn is_key_arg(&self, a: &Ex, scope: &Scope) -> bool {
         match a {
@@ -827,6 +915,16 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         if args.iter().any(|a| self.is_key_arg(a, scope)) {
             out.key_reads.push(self.location(scope.module, line));
+        }
+        // Reading a provider's signature header is a webhook receiver's signature check.
+        if let Some(header) = args.iter().find_map(|a| self.signature_header(a, scope)) {
+            out.effects.push(Effect {
+                kind: EffectKind::WebhookReceiver,
+                callee: format!("{header} header"),
+                label: "webhook signature header".into(),
+                location: self.location(scope.module, line),
+                ..Effect::default()
+            });
         }
     }
 
@@ -1015,7 +1113,32 @@ impl<'m, 'a> Effects<'m, 'a> {
                 && c.segs
                     .iter()
                     .any(|s| self.catalog.relative_update.calls.contains(s));
+            let target = table_of(&c).or_else(|| c.entity.clone());
+            let prechecked = sink.kind == EffectKind::DbCreate
+                && target.as_ref().is_some_and(|t| out.reads.contains(t));
+            // The key a provider call passes: a client's request strategy (a sink that takes
+            // one: missing when none is in view), or a key header on a raw request.
+            let downstream =
+                if !sink.idempotency_option.is_empty() || sink.kind == EffectKind::ExternalCall {
+                    let args: Vec<&Ex> = c
+                        .root_args
+                        .iter()
+                        .chain(c.links.iter().flat_map(|(_, a, _)| a.iter()))
+                        .chain(std::iter::once(e))
+                        .collect();
+                    super::client::Clients::new(self.model, self)
+                        .downstream(scope.func, scope.module, scope.imp, &args)
+                        .or_else(|| {
+                            (!sink.idempotency_option.is_empty())
+                                .then(|| (crate::facts::DownstreamKey::Missing, String::new()))
+                        })
+                } else {
+                    None
+                };
             out.effects.push(Effect {
+                prechecked,
+                downstream_key: downstream.as_ref().map(|d| d.0),
+                downstream_key_expression: downstream.map(|d| d.1).filter(|t| !t.is_empty()),
                 kind: sink.kind,
                 callee: c.text.clone(),
                 label: if sink.label.is_empty() {
@@ -1026,7 +1149,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 location,
                 upsert: sink.upsert,
                 relative,
-                target: table_of(&c).or_else(|| c.entity.clone()),
+                target,
                 data_keys: if c.entity.is_some() {
                     c.record.clone()
                 } else {
@@ -1053,20 +1176,63 @@ impl<'m, 'a> Effects<'m, 'a> {
                 sql = Some((s.clone(), *line));
             }
         }
-        if let Some((s, line)) = sql
-            && let Some((kind, upsert, relative)) = classify(&s)
-        {
-            out.effects.push(Effect {
-                kind,
-                callee: c.text.clone(),
-                label: "raw SQL".into(),
-                location: self.location(scope.module, line),
-                upsert,
-                relative,
-                target: crate::link::calls::sql_table(&s),
-                ..Effect::default()
-            });
+        let Some((s, line)) = sql else {
+            // a diesel read (`favorites::table.filter(..).count().first(conn)`): a create of
+            // the same table after it is pre-checked
+            if let Some(t) = diesel_read(&c) {
+                out.reads.push(t);
+            }
+            return;
+        };
+        let target = crate::link::calls::sql_table(&s);
+        match classify(&s) {
+            Some((kind, upsert, relative)) => {
+                let prechecked = kind == EffectKind::DbCreate
+                    && target.as_ref().is_some_and(|t| out.reads.contains(t));
+                out.effects.push(Effect {
+                    kind,
+                    callee: c.text.clone(),
+                    label: "raw SQL".into(),
+                    location: self.location(scope.module, line),
+                    upsert,
+                    relative,
+                    prechecked,
+                    target,
+                    ..Effect::default()
+                });
+            }
+            // `SELECT .. FROM t`: a read that a later create of `t` follows
+            None if s
+                .trim_start()
+                .get(..6)
+                .is_some_and(|w| w.eq_ignore_ascii_case("select")) =>
+            {
+                out.reads.extend(target);
+            }
+            None => {}
         }
+    }
+}
+
+/// The table a diesel query reads (`favorites::table.filter(..).first(conn)` → `favorites`).
+fn diesel_read(c: &Chain<'_>) -> Option<String> {
+    const READS: &[&str] = &[
+        "first",
+        "load",
+        "get_result",
+        "get_results",
+        "count",
+        "exists",
+        "find",
+    ];
+    if !c.links.iter().any(|(name, _, _)| READS.contains(name)) {
+        return None;
+    }
+    let root = c.text.split('.').next().unwrap_or("");
+    let mut segs = root.rsplit("::");
+    match (segs.next(), segs.next()) {
+        (Some("table"), Some(t)) if !t.is_empty() => Some(t.to_string()),
+        _ => table_of(c),
     }
 }
 

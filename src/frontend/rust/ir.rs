@@ -136,6 +136,24 @@ pub struct Func {
     pub key_obs: Vec<super::keyscan::KeyRaw>,
     /// The context of each call in key code, for what a callee does there.
     pub key_calls: Vec<super::keyscan::KeyCallCtx>,
+    /// Retry loops and closures passed to retry wrappers in the body.
+    pub retry_spans: Vec<RetrySpan>,
+}
+
+/// Lines of a retry construct: a loop that counts attempts, or a closure given to a retry
+/// wrapper (`backoff::future::retry`, `tokio_retry::Retry::spawn`, backon's `.retry(..)`).
+#[derive(Debug, Clone)]
+pub struct RetrySpan {
+    pub start: Line,
+    pub end: Line,
+    /// "the retry loop", "the `Retry::spawn` closure".
+    pub what: String,
+}
+
+impl RetrySpan {
+    pub fn contains(&self, line: Line) -> bool {
+        self.start <= line && line <= self.end
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -179,6 +197,8 @@ pub enum Stmt {
         names: Vec<String>,
         ty: Option<Ty>,
         init: Option<Ex>,
+        /// The `else` of a `let .. else`.
+        diverge: Option<Ex>,
     },
     Expr(Ex),
     Item(Box<Item>),

@@ -4,6 +4,7 @@
 //! Files are parsed in parallel and lowered at once to an owned model ([`ir`]); everything after
 //! that reads the model only. The output is language-neutral [`Endpoint`]s.
 
+pub mod client;
 pub mod effects;
 pub mod ir;
 pub mod keyscan;
@@ -14,7 +15,9 @@ pub mod seaorm;
 
 use crate::catalog::Catalog;
 use crate::discover::RustFile;
-use crate::facts::{Diagnostic, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint};
+use crate::facts::{
+    ClientRequest, Diagnostic, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
+};
 use effects::{Effects, Summary};
 use model::{Model, Res};
 use rayon::prelude::*;
@@ -31,13 +34,19 @@ const EXTRACTOR_TRAITS: &[&str] = &[
     "FromRequestAsync",
 ];
 
-/// Audits the Rust files of one tree: its endpoints, what could not be read, and the unique
-/// constraints its ORM models and migrations declare.
+/// Audits the Rust files of one tree: its endpoints, what could not be read, the unique
+/// constraints its ORM models and migrations declare, and the requests its client code sends with
+/// an idempotency key.
 pub fn analyze(
     files: &[RustFile],
     root: &Path,
     catalog: &Catalog,
-) -> (Vec<Endpoint>, Vec<Diagnostic>, Vec<UniqueConstraint>) {
+) -> (
+    Vec<Endpoint>,
+    Vec<Diagnostic>,
+    Vec<UniqueConstraint>,
+    Vec<ClientRequest>,
+) {
     let parsed: Vec<_> = files
         .par_iter()
         .map(|f| {
@@ -159,7 +168,8 @@ pub fn analyze(
     }
     endpoints
         .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
-    (endpoints, diagnostics, constraints)
+    let clients = client::Clients::new(&model, &fx).requests(&fx.reached());
+    (endpoints, diagnostics, constraints, clients)
 }
 
 /// Containers that keep keys in the process's memory.

@@ -8,6 +8,7 @@
 use super::ir::*;
 use crate::facts::Diagnostic;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
+use quote::ToTokens;
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
@@ -41,6 +42,7 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
         Ok(file) => {
             let mut lower = Lower {
                 depth: 0,
+                retry_spans: Vec::new(),
                 idem_lines: text.lines().map(super::keyscan::has_idem).collect(),
                 idem_impl: false,
             };
@@ -651,6 +653,8 @@ fn entity_attrs(s: &syn::ItemStruct) -> Option<EntityAttrs> {
 }
 
 struct Lower {
+    /// Retry constructs of the function being lowered.
+    retry_spans: Vec<RetrySpan>,
     depth: usize,
     /// Per line (0-based) of the file: does it mention `idem`? Key code is found with it.
     idem_lines: Vec<bool>,
@@ -658,7 +662,45 @@ struct Lower {
     idem_impl: bool,
 }
 
+/// Words that name retrying in a loop header or a wrapper's name.
+fn names_retry(text: &str) -> bool {
+    let lower = text.to_ascii_lowercase();
+    ["attempt", "retr", "tries", "backoff"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
 impl Lower {
+    /// A loop whose header (or, for `loop`, body) counts attempts or retries.
+    fn retry_loop(&mut self, e: &Expr, text: &str) {
+        if names_retry(text) {
+            let span = e.span();
+            self.retry_spans.push(RetrySpan {
+                start: span.start().line as Line,
+                end: span.end().line as Line,
+                what: "the retry loop".into(),
+            });
+        }
+    }
+
+    /// Closures (and async blocks) given to a call whose name says it retries.
+    fn retry_closures<'e>(&mut self, callee: &str, args: impl Iterator<Item = &'e Expr>) {
+        let last = callee.rsplit("::").next().unwrap_or(callee);
+        if !names_retry(last) {
+            return;
+        }
+        for a in args {
+            if matches!(a, Expr::Closure(_) | Expr::Async(_)) {
+                let span = a.span();
+                self.retry_spans.push(RetrySpan {
+                    start: span.start().line as Line,
+                    end: span.end().line as Line,
+                    what: format!("the `{}` closure", callee.trim_start_matches('.')),
+                });
+            }
+        }
+    }
+
     fn items(&mut self, items: &[syn::Item]) -> Vec<Item> {
         items.iter().filter_map(|i| self.item(i)).collect()
     }
@@ -791,7 +833,9 @@ impl Lower {
             syn::ReturnType::Type(_, t) => Some(lower_ty(t)),
             syn::ReturnType::Default => None,
         };
+        let outer_spans = std::mem::take(&mut self.retry_spans);
         let body = block.map(|b| self.block(b)).unwrap_or_default();
+        let retry_spans = std::mem::replace(&mut self.retry_spans, outer_spans);
         let (key_obs, key_calls) = match block {
             Some(b) if !in_test && (self.idem_impl || self.mentions_idem(sig, b)) => {
                 super::keyscan::scan(sig, b)
@@ -799,6 +843,7 @@ impl Lower {
             _ => Default::default(),
         };
         let mut f = Func {
+            retry_spans,
             key_obs,
             key_calls,
             name: sig.ident.to_string(),
@@ -836,14 +881,18 @@ impl Lower {
                         syn::Pat::Type(t) => Some(lower_ty(&t.ty)),
                         _ => None,
                     };
-                    let mut init = l.init.as_ref().map(|i| self.expr(&i.expr));
-                    if let Some(i) = &l.init
-                        && let Some((_, d)) = &i.diverge
-                    {
-                        let d = self.expr(d);
-                        init = Some(Ex::Other(init.into_iter().chain([d]).collect()));
-                    }
-                    out.push(Stmt::Let { names, ty, init });
+                    let init = l.init.as_ref().map(|i| self.expr(&i.expr));
+                    let diverge = l
+                        .init
+                        .as_ref()
+                        .and_then(|i| i.diverge.as_ref())
+                        .map(|(_, d)| self.expr(d));
+                    out.push(Stmt::Let {
+                        names,
+                        ty,
+                        init,
+                        diverge,
+                    });
                 }
                 syn::Stmt::Item(i) => {
                     if let Some(i) = self.item(i) {
@@ -887,6 +936,10 @@ impl Lower {
                 Ex::Path(path_segs(&p.path), line)
             }
             Expr::Call(c) => {
+                if let Expr::Path(p) = &*c.func {
+                    let name = path_segs(&p.path).join("::");
+                    self.retry_closures(&name, c.args.iter());
+                }
                 let line = match &*c.func {
                     Expr::Path(p) => p
                         .path
@@ -900,8 +953,12 @@ impl Lower {
                 Ex::Call(Box::new(func), self.exprs(&c.args), line)
             }
             Expr::MethodCall(m) => {
-                let mut recv = self.expr(&m.receiver);
                 let name = m.method.to_string();
+                self.retry_closures(
+                    &format!(".{name}"),
+                    m.args.iter().chain(std::iter::once(&*m.receiver)),
+                );
+                let mut recv = self.expr(&m.receiver);
                 let args = self.exprs(&m.args);
                 // `.map_err(|e| match e.sql_err() { Some(SqlErr::UniqueConstraintViolation(_)) .. })`
                 if ERROR_HANDLERS.contains(&name.as_str()) && args.iter().any(mentions_unique) {
@@ -937,12 +994,18 @@ impl Lower {
             Expr::Async(b) => Ex::Block(self.block(&b.block)),
             Expr::Const(b) => Ex::Block(self.block(&b.block)),
             Expr::TryBlock(b) => Ex::Block(self.block(&b.block)),
-            Expr::Loop(l) => Ex::Other(vec![Ex::Block(self.block(&l.body))]),
+            Expr::Loop(l) => {
+                self.retry_loop(e, &l.body.to_token_stream().to_string());
+                Ex::Other(vec![Ex::Block(self.block(&l.body))])
+            }
             Expr::While(w) => {
+                self.retry_loop(e, &w.cond.to_token_stream().to_string());
                 let c = self.expr(&w.cond);
                 Ex::Other(vec![c, Ex::Block(self.block(&w.body))])
             }
             Expr::ForLoop(f) => {
+                let header = format!("{} {}", f.pat.to_token_stream(), f.expr.to_token_stream());
+                self.retry_loop(e, &header);
                 let c = self.expr(&f.expr);
                 Ex::Other(vec![c, Ex::Block(self.block(&f.body))])
             }
@@ -995,6 +1058,7 @@ impl Lower {
                     names,
                     ty: None,
                     init: Some(self.expr(&l.expr)),
+                    diverge: None,
                 }])
             }
             Expr::Await(a) => self.expr(&a.base),
@@ -1181,7 +1245,11 @@ fn builds_routes(f: &Func) -> bool {
 pub fn push_stmts<'a>(stmts: &'a [Stmt], stack: &mut Vec<&'a Ex>) {
     for s in stmts {
         match s {
-            Stmt::Let { init: Some(e), .. } | Stmt::Expr(e) => stack.push(e),
+            Stmt::Let { init, diverge, .. } => {
+                stack.extend(init.iter());
+                stack.extend(diverge.iter());
+            }
+            Stmt::Expr(e) => stack.push(e),
             _ => {}
         }
     }

@@ -22,6 +22,15 @@ enum Binding<'t> {
     Val(Val),
 }
 
+/// Where a name was declared, for reading a key's origin from the syntax.
+#[derive(Clone, Copy)]
+pub(super) enum Decl<'t> {
+    /// A `variable_declarator`.
+    Var(Node<'t>),
+    /// Parameter `usize` of a function.
+    Param(FnId, usize),
+}
+
 struct Scope<'t> {
     parent: Option<usize>,
     owner: FnId,
@@ -45,6 +54,8 @@ pub struct Evaluator<'t, 'c> {
     scopes: Vec<Scope<'t>>,
     cur: usize,
     pub(super) fn_memo: HashMap<usize, FnId>,
+    /// (scope, name) → its declaration.
+    pub(super) decls: HashMap<(usize, String), Decl<'t>>,
     class_memo: HashMap<usize, ClassId>,
     depth: usize,
     too_deep: bool,
@@ -117,6 +128,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }],
             cur: 0,
             fn_memo: HashMap::new(),
+            decls: HashMap::new(),
             class_memo: HashMap::new(),
             depth: 0,
             too_deep: false,
@@ -158,6 +170,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.scopes[self.cur].owner
     }
 
+    pub(super) fn cur_scope(&self) -> usize {
+        self.cur
+    }
+
     // ----- scopes -----
 
     fn push_scope(&mut self, owner: FnId, this_class: Option<ClassId>) -> usize {
@@ -183,7 +199,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn find(&self, name: &str) -> Option<usize> {
-        let mut s = Some(self.cur);
+        self.find_from(self.cur, name)
+    }
+
+    /// The scope, from `start` outwards, that declares `name`.
+    pub(super) fn find_from(&self, start: usize, name: &str) -> Option<usize> {
+        let mut s = Some(start);
         while let Some(i) = s {
             if self.scopes[i].vars.contains_key(name) {
                 return Some(i);
@@ -264,6 +285,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             },
         };
         let scope = self.cur;
+        let mut names = Vec::new();
+        self.pattern_names(pattern, &mut names);
+        for n in names {
+            self.decls.insert((scope, n), Decl::Var(decl));
+        }
         self.bind_pattern(pattern, v, scope);
     }
 
@@ -384,6 +410,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         let mut names = Vec::new();
                         self.pattern_names(p, &mut names);
                         for n in names {
+                            self.decls.insert((self.cur, n.clone()), Decl::Var(decl));
                             self.declare(&n, Binding::Lazy(decl));
                         }
                     }
@@ -857,9 +884,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     Some(r @ Val::Router(_)) => r,
                     _ => Val::Param(id, i),
                 };
+                let mut names = Vec::new();
+                self.pattern_names(pattern, &mut names);
+                for n in names {
+                    self.decls.insert((scope, n), Decl::Param(id, i));
+                }
                 self.bind_pattern(pattern, value, scope);
             }
         } else if let Some(p) = node.child_by_field_name("parameter") {
+            if p.kind() == "identifier" {
+                let n = self.text(p).to_string();
+                self.decls.insert((scope, n), Decl::Param(id, 0));
+            }
             self.bind_pattern(p, Val::Param(id, 0), scope);
         }
         if let Some(body) = node.child_by_field_name("body") {
@@ -1133,6 +1169,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             "assignment_expression" => self.eval_assignment(node),
+            // `onSubmit={() => ..}`: the handler is named after its event.
+            "jsx_attribute" => {
+                let name = node.named_child(0).map(|n| self.text(n).to_string());
+                if let (Some(n), Some(value)) = (name, node.named_child(1)) {
+                    if n.starts_with("on") {
+                        self.name_hint = Some(n);
+                    }
+                    self.eval(value);
+                    self.name_hint = None;
+                }
+                Val::Unknown
+            }
             "sequence_expression" => {
                 let mut last = Val::Unknown;
                 let mut cursor = node.walk();
@@ -1232,6 +1280,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.name_hint = Some(left_text.rsplit('.').next().unwrap_or("").to_string());
         let v = self.eval(right);
         self.name_hint = None;
+        self.key_assignment(left, right, node);
         match left.kind() {
             "member_expression" => {
                 let object = left.child_by_field_name("object");
@@ -1463,7 +1512,24 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return c;
         }
         let saved_group = self.chain_group.take();
-        let args: Vec<Val> = arg_nodes.iter().map(|a| self.eval(*a)).collect();
+        // `form.addEventListener('submit', () => ..)`: the listener is named after its event.
+        let listener = match (c.path.last(), arg_nodes.first()) {
+            (Some(p), Some(a)) if p == "addEventListener" && a.kind() == "string" => {
+                let ev = self.string_value(*a);
+                let mut chars = ev.chars();
+                chars
+                    .next()
+                    .map(|f| format!("on{}{}", f.to_ascii_uppercase(), chars.as_str()))
+            }
+            _ => None,
+        };
+        let mut args: Vec<Val> = Vec::with_capacity(arg_nodes.len());
+        for (i, a) in arg_nodes.iter().enumerate() {
+            if i == 1 && listener.is_some() && is_function(a.kind()) {
+                self.name_hint = listener.clone();
+            }
+            args.push(self.eval(*a));
+        }
         self.chain_group = saved_group;
         self.nest_bootstrap_call(&c, &args, node);
         let registered = self.router_call(&c, &args, &arg_nodes, node);
@@ -1500,6 +1566,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             .map(|a| self.string_value(*a));
         let f = self.cur_fn();
         let text = self.short_text(callee);
+        let call_line = line(callee.child_by_field_name("property").unwrap_or(callee));
+        self.keys_at_call(&c, &args, &arg_nodes, node, call_line);
         self.module.functions[f].calls.push(CallSite {
             callee: c.val.clone(),
             root: c.root.clone(),
@@ -1509,7 +1577,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             args: args.clone(),
             literal,
             is_new: false,
-            line: line(callee.child_by_field_name("property").unwrap_or(callee)),
+            line: call_line,
             text,
             group,
             unique_caught: self.unique_catch || chain_catches,
@@ -1536,6 +1604,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             Val::Unknown => Val::Unknown,
             callee_val => Val::Call(Box::new(callee_val.clone()), args),
         };
+        self.body_hash(&c, node);
         c
     }
 

@@ -218,10 +218,66 @@ pub struct FnFacts {
     pub method_checks: Vec<MethodCheck>,
     /// The body opens with `'use server'`: a Next.js server action.
     pub use_server: bool,
+    /// Idempotency keys passed in this function's calls (a header or a provider's key option),
+    /// with where each comes from.
+    pub sent_keys: Vec<SentKey>,
+    /// Calls that pass a freshly made value (a UUID, `Date.now()`) as an argument: the key a
+    /// caller makes for a helper that takes it as a parameter.
+    pub key_args: Vec<KeyArg>,
+    /// Lines of hashes of the request body that this function hands to a store: a dedup key
+    /// made from the content.
+    pub body_hashes: Vec<u32>,
     /// Calls in code that handles an idempotency key (empty elsewhere).
     pub key_calls: Vec<KeyCall>,
     /// Other observations in that code.
     pub key_seen: Vec<KeySeen>,
+}
+
+/// An idempotency key that a call passes on, and where it comes from.
+#[derive(Debug, Clone)]
+pub struct SentKey {
+    /// The call's line (as in its [`CallSite`]), or the line of the statement setting the header.
+    pub line: u32,
+    pub origin: crate::facts::KeyOrigin,
+    /// For a key that is a parameter: the function it belongs to and its index.
+    pub param: Option<(FnId, usize)>,
+    /// The key as written, shortened.
+    pub text: String,
+    /// Where the key is made.
+    pub key_line: u32,
+    pub detail: String,
+    /// Made per evaluation (a UUID, the clock), whatever the context.
+    pub fresh: bool,
+    /// The function that sends it, for reports (`payOrder callback` for an anonymous one).
+    pub function: String,
+    /// The function that makes the key (where a fix goes).
+    pub key_function: String,
+    /// A request sending the key in a header: its method (when the code shows it) and path.
+    pub request: Option<(Option<String>, String)>,
+    /// The request's URL is a parameter: the function and its index.
+    pub path_param: Option<(FnId, usize)>,
+}
+
+/// A key-like value passed as argument `index` of a call: a freshly made one, a parameter
+/// passed on, or a variable named like a key.
+#[derive(Debug, Clone)]
+pub struct KeyArg {
+    pub callee: Val,
+    /// The call's arguments (a URL among them).
+    pub args: Vec<Val>,
+    pub index: usize,
+    /// The call's line.
+    pub line: u32,
+    pub origin: crate::facts::KeyOrigin,
+    /// A parameter of the calling function passed on: the function and its index.
+    pub param: Option<(FnId, usize)>,
+    pub text: String,
+    pub key_line: u32,
+    pub detail: String,
+    /// The calling function, for reports.
+    pub function: String,
+    /// The function that makes the key.
+    pub key_function: String,
 }
 
 /// A decorator as evaluated: its name (the imported one for framework decorators), arguments

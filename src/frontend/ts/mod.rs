@@ -5,6 +5,7 @@ pub mod express;
 pub mod fastify;
 pub mod hono;
 pub mod ir;
+pub mod keys;
 pub mod keyscan;
 pub mod koa;
 pub mod nest;
