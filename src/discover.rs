@@ -58,6 +58,8 @@ impl Lang {
             "prisma" => Some(Lang::Prisma),
             "sql" => Some(Lang::Sql),
             "http" | "rest" => Some(Lang::Http),
+            // Single-file components: their `<script>` blocks (see `component_script`).
+            "vue" | "svelte" => Some(Lang::TypeScript),
             _ => None,
         }
     }
@@ -177,7 +179,35 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
 
 fn read_source(root: &Path, path: &Path, lang: Lang) -> Result<SourceFile, Diagnostic> {
     let (rel, text) = read_text(root, path)?;
+    let text = match path.extension().and_then(|e| e.to_str()) {
+        Some("vue" | "svelte") => component_script(&text),
+        _ => text,
+    };
     Ok(SourceFile { rel, lang, text })
+}
+
+/// The code of a Vue or Svelte single-file component: what its `<script>` blocks hold, at the
+/// lines where they hold it; everything else (template, style) becomes blank lines, so lines in
+/// findings are the component's own.
+pub fn component_script(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let blank = |s: &str| -> String { s.chars().filter(|&c| c == '\n').collect() };
+    while let Some(open) = lower[at..].find("<script").map(|i| i + at) {
+        let Some(body) = lower[open..].find('>').map(|i| i + open + 1) else {
+            break;
+        };
+        let end = lower[body..]
+            .find("</script")
+            .map(|i| i + body)
+            .unwrap_or(text.len());
+        out.push_str(&blank(&text[at..body]));
+        out.push_str(&text[body..end]);
+        at = end;
+    }
+    out.push_str(&blank(&text[at..]));
+    out
 }
 
 /// Reads a file as text, or says why it was skipped.
@@ -215,4 +245,22 @@ fn looks_minified(text: &str) -> bool {
     }
     let lines = text.lines().count().max(1);
     text.len() / lines > 400 || text.lines().any(|l| l.len() > 50_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::component_script;
+
+    #[test]
+    fn a_component_keeps_its_script_at_its_own_lines() {
+        let sfc = "<template>\n  <button @click=\"pay\">Pay</button>\n</template>\n\n<script setup lang=\"ts\">\nconst key = crypto.randomUUID();\n</script>\n<style>\n.a { color: red }\n</style>\n";
+        let code = component_script(sfc);
+        let lines: Vec<&str> = code.split('\n').collect();
+        assert_eq!(lines[5], "const key = crypto.randomUUID();");
+        assert_eq!(code.matches('\n').count(), sfc.matches('\n').count());
+        assert!(!code.contains("color"));
+        // No script, or one never closed: blank lines, then what follows the tag.
+        assert_eq!(component_script("<div>\n</div>\n"), "\n\n");
+        assert!(component_script("<script>\nlet a = 1;").ends_with("let a = 1;"));
+    }
 }

@@ -35,7 +35,11 @@ fn markers(root: &Path) -> (BTreeSet<Marker>, BTreeMap<Marker, String>) {
                 continue;
             }
             let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
-            if !["ts", "tsx", "js", "jsx", "mjs", "cjs", "rs"].contains(&ext) {
+            if ![
+                "ts", "tsx", "js", "jsx", "mjs", "cjs", "rs", "vue", "svelte",
+            ]
+            .contains(&ext)
+            {
                 continue;
             }
             let rel = p
