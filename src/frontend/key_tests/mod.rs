@@ -51,6 +51,35 @@ pub enum Key {
     Param(usize),
 }
 
+impl Key {
+    /// The key made of several parts (a template, `format!`): fresh if any part is, a parameter
+    /// if one is, local if any part is local, else constant.
+    pub fn combine(parts: impl IntoIterator<Item = Key>) -> Key {
+        let mut ids = Vec::new();
+        let mut local = false;
+        let mut param = None;
+        for k in parts {
+            match k {
+                Key::Fresh => return Key::Fresh,
+                Key::Param(i) => {
+                    param.get_or_insert(i);
+                }
+                Key::Local(s) => {
+                    local = true;
+                    ids.push(s);
+                }
+                Key::Const(s) => ids.push(s),
+            }
+        }
+        let id = ids.join(",");
+        match param {
+            Some(i) => Key::Param(i),
+            None if local => Key::Local(id),
+            None => Key::Const(id),
+        }
+    }
+}
+
 /// A URL argument: known, or a helper's parameter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UrlSpec {

@@ -832,32 +832,17 @@ impl<'c> Scanner<'c> {
     }
 
     fn combine(&self, parts: &[&Expr], depth: usize) -> (Key, usize) {
-        let mut ids = Vec::new();
-        let mut local = false;
-        let mut param = None;
         let mut regions = 0;
+        let mut keys = Vec::with_capacity(parts.len());
         for p in parts {
             let (k, r) = self.key_of(p, depth + 1);
             regions = regions.max(r);
-            match k {
-                Key::Fresh => return (Key::Fresh, 0),
-                Key::Param(i) => {
-                    param.get_or_insert(i);
-                }
-                Key::Local(s) => {
-                    local = true;
-                    ids.push(s);
-                }
-                Key::Const(s) => ids.push(s),
+            if k == Key::Fresh {
+                return (Key::Fresh, 0);
             }
+            keys.push(k);
         }
-        let id = ids.join(",");
-        let key = match param {
-            Some(i) => Key::Param(i),
-            None if local => Key::Local(id),
-            None => Key::Const(id),
-        };
-        (key, regions)
+        (Key::combine(keys), regions)
     }
 
     fn url_of(&self, e: &Expr) -> UrlSpec {

@@ -897,31 +897,16 @@ impl<'t, 'c> Scanner<'t, 'c> {
 
     fn combine(&mut self, parts: &[Node<'t>], depth: usize) -> (Key, Vec<usize>) {
         let mut decls = Vec::new();
-        let mut ids = Vec::new();
-        let mut local = false;
-        let mut param = None;
+        let mut keys = Vec::with_capacity(parts.len());
         for p in parts {
             let (k, d) = self.key_of(*p, depth + 1);
             decls.extend(d);
-            match k {
-                Key::Fresh => return (Key::Fresh, Vec::new()),
-                Key::Param(i) => {
-                    param.get_or_insert(i);
-                }
-                Key::Local(s) => {
-                    local = true;
-                    ids.push(s);
-                }
-                Key::Const(s) => ids.push(s),
+            if k == Key::Fresh {
+                return (Key::Fresh, Vec::new());
             }
+            keys.push(k);
         }
-        let id = ids.join(",");
-        let key = match param {
-            Some(i) => Key::Param(i),
-            None if local => Key::Local(id),
-            None => Key::Const(id),
-        };
-        (key, decls)
+        (Key::combine(keys), decls)
     }
 
     fn key_of_identifier(&mut self, n: Node<'t>, depth: usize) -> (Key, Vec<usize>) {
