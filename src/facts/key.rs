@@ -130,6 +130,22 @@ pub enum Cond {
     ServerError,
 }
 
+impl Cond {
+    /// Of `a && b`, the more specific condition: the one the branch is about.
+    pub fn more_specific(a: Cond, b: Cond) -> Cond {
+        let rank = |c: Cond| match c {
+            Cond::HashMismatch => 7,
+            Cond::InProgress => 6,
+            Cond::KeyMissing => 5,
+            Cond::KeyInvalid => 4,
+            Cond::ServerError => 3,
+            Cond::Duplicate => 2,
+            Cond::KeyPresent => 1,
+        };
+        if rank(a) >= rank(b) { a } else { b }
+    }
+}
+
 /// A check made on the key itself.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,

@@ -126,18 +126,6 @@ fn opposite(c: Cond) -> Option<Cond> {
     }
 }
 
-fn rank(c: Cond) -> u8 {
-    match c {
-        Cond::HashMismatch => 7,
-        Cond::InProgress => 6,
-        Cond::KeyMissing => 5,
-        Cond::KeyInvalid => 4,
-        Cond::ServerError => 3,
-        Cond::Duplicate => 2,
-        Cond::KeyPresent => 1,
-    }
-}
-
 /// The method calls of a chain, outermost last, and its root (peeling `.await`, `?`, parens).
 fn chain(e: &Expr) -> (Vec<&syn::ExprMethodCall>, &Expr) {
     let mut links = Vec::new();
@@ -837,7 +825,7 @@ impl Scan {
                         let a = then_of(self.classify(&b.left));
                         let c = then_of(self.classify(&b.right));
                         let best = match (a, c) {
-                            (Some(x), Some(y)) => Some(if rank(x) >= rank(y) { x } else { y }),
+                            (Some(x), Some(y)) => Some(Cond::more_specific(x, y)),
                             (x, y) => x.or(y),
                         };
                         (best, false)

@@ -912,7 +912,7 @@ impl<'t> Evaluator<'t, '_> {
                         self.seen(st, Obs::KeyMissingProceeds, line(cond));
                     }
                     let best = match (a, b) {
-                        (Some(x), Some(y)) => Some(if rank(x) >= rank(y) { x } else { y }),
+                        (Some(x), Some(y)) => Some(Cond::more_specific(x, y)),
                         (x, y) => x.or(y),
                     };
                     return (best, false);
@@ -1391,19 +1391,6 @@ fn flip(op: &str) -> &str {
         "<=" => ">=",
         ">=" => "<=",
         o => o,
-    }
-}
-
-/// The more specific of two conditions wins in `a && b`.
-fn rank(c: Cond) -> u8 {
-    match c {
-        Cond::HashMismatch => 7,
-        Cond::InProgress => 6,
-        Cond::KeyMissing => 5,
-        Cond::KeyInvalid => 4,
-        Cond::ServerError => 3,
-        Cond::Duplicate => 2,
-        Cond::KeyPresent => 1,
     }
 }
 
