@@ -603,3 +603,16 @@ pub mod words {
         }
     }
 }
+
+/// The state values a literal holds: itself when it is one word (`'in_progress'`), else the
+/// quoted values inside it (`… VALUES ($1, 'in_progress')`). A sentence is not a state.
+pub fn state_literals(t: &str) -> impl Iterator<Item = &str> {
+    let whole = (!t.trim().contains(char::is_whitespace) && t.len() <= 40).then_some(t);
+    let quoted = t
+        .contains(char::is_whitespace)
+        .then(|| t.split('\'').skip(1).step_by(2))
+        .into_iter()
+        .flatten()
+        .filter(|q| !q.contains(char::is_whitespace) && q.len() <= 40);
+    whole.into_iter().chain(quoted)
+}

@@ -637,7 +637,7 @@ impl Scan {
                     && !self.in_compare
                 {
                     let v = s.value();
-                    if state_literals(&v).any(words::in_progress) {
+                    if crate::facts::key::state_literals(&v).any(words::in_progress) {
                         self.seen(Obs::InProgress, line(l.span()));
                     }
                 }
@@ -1309,16 +1309,4 @@ fn first_str(tokens: &proc_macro2::TokenStream) -> Option<String> {
         }
     }
     None
-}
-
-/// A state literal: the whole string when it is one word, else the quoted values inside it.
-fn state_literals(t: &str) -> impl Iterator<Item = &str> {
-    let whole = (!t.trim().contains(char::is_whitespace) && t.len() <= 40).then_some(t);
-    let quoted = t
-        .contains(char::is_whitespace)
-        .then(|| t.split('\'').skip(1).step_by(2))
-        .into_iter()
-        .flatten()
-        .filter(|q| !q.contains(char::is_whitespace) && q.len() <= 40);
-    whole.into_iter().chain(quoted)
 }

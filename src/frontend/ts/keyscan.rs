@@ -542,7 +542,7 @@ impl<'t> Evaluator<'t, '_> {
             }
             "string" | "template_string" => {
                 let t = self.string_value(n);
-                if !st.in_compare && state_literals(&t).any(words::in_progress) {
+                if !st.in_compare && crate::facts::key::state_literals(&t).any(words::in_progress) {
                     self.seen(st, Obs::InProgress, line(n));
                 }
                 self.scan_children(n, st, key_lines);
@@ -1348,19 +1348,6 @@ impl<'t> Evaluator<'t, '_> {
             }
         }
     }
-}
-
-/// The state values a literal holds: itself when it is one word (`'in_progress'`), else the
-/// quoted values inside it (`… VALUES ($1, 'in_progress')`). A sentence is not a state.
-fn state_literals(t: &str) -> impl Iterator<Item = &str> {
-    let whole = (!t.trim().contains(char::is_whitespace) && t.len() <= 40).then_some(t);
-    let quoted = t
-        .contains(char::is_whitespace)
-        .then(|| t.split('\'').skip(1).step_by(2))
-        .into_iter()
-        .flatten()
-        .filter(|q| !q.contains(char::is_whitespace) && q.len() <= 40);
-    whole.into_iter().chain(quoted)
 }
 
 /// `console`, `logger`, `this.logger`, `req.log`, `fastify.log`.
