@@ -616,3 +616,32 @@ pub fn state_literals(t: &str) -> impl Iterator<Item = &str> {
         .filter(|q| !q.contains(char::is_whitespace) && q.len() <= 40);
     whole.into_iter().chain(quoted)
 }
+
+/// The status a name stands for, in either language's spelling: `StatusCode::CONFLICT`,
+/// `HttpResponse::UnprocessableEntity`, `ErrorConflict` (actix), `HttpStatus.CONFLICT`,
+/// `StatusCodes.UNPROCESSABLE_ENTITY`, `ConflictException` (NestJS).
+pub fn named_status(name: &str) -> Option<u16> {
+    let n: String = name
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase();
+    let n = n.strip_prefix("error").unwrap_or(&n);
+    let n = n.strip_suffix("exception").unwrap_or(n);
+    let n = n.strip_suffix("error").unwrap_or(n);
+    Some(match n {
+        "badrequest" => 400,
+        "unauthorized" => 401,
+        "forbidden" => 403,
+        "notfound" => 404,
+        "conflict" => 409,
+        "preconditionfailed" => 412,
+        "payloadtoolarge" => 413,
+        "unprocessableentity" | "unprocessablecontent" | "unprocessable" => 422,
+        "preconditionrequired" => 428,
+        "toomanyrequests" => 429,
+        "internalservererror" | "internalserver" => 500,
+        "serviceunavailable" => 503,
+        _ => return None,
+    })
+}

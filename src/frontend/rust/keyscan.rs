@@ -60,31 +60,6 @@ fn idents(t: &str) -> Vec<String> {
     v
 }
 
-/// `StatusCode::CONFLICT`, `HttpResponse::UnprocessableEntity`, `ErrorConflict`, `Status::Conflict`.
-pub fn named_status(name: &str) -> Option<u16> {
-    let n: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let n = n.strip_prefix("error").unwrap_or(&n);
-    Some(match n {
-        "badrequest" => 400,
-        "unauthorized" => 401,
-        "forbidden" => 403,
-        "notfound" => 404,
-        "conflict" => 409,
-        "preconditionfailed" => 412,
-        "payloadtoolarge" => 413,
-        "unprocessableentity" | "unprocessablecontent" => 422,
-        "preconditionrequired" => 428,
-        "toomanyrequests" => 429,
-        "internalservererror" => 500,
-        "serviceunavailable" => 503,
-        _ => return None,
-    })
-}
-
 /// A status path: `StatusCode::CONFLICT`, `http::StatusCode::BAD_REQUEST`, `Status::Conflict`,
 /// `HttpResponse::Conflict`.
 fn status_path(p: &syn::Path) -> Option<u16> {
@@ -97,7 +72,7 @@ fn status_path(p: &syn::Path) -> Option<u16> {
     ) || (segs.len() == 1 && last.starts_with("Error"))
         || (owner == "error" && last.starts_with("Error"))
     {
-        named_status(last)
+        crate::facts::key::named_status(last)
     } else {
         None
     }

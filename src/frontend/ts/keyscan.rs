@@ -37,32 +37,6 @@ fn has_idem(text: &str) -> bool {
         .any(|w| w.eq_ignore_ascii_case(b"idem"))
 }
 
-/// `HttpStatus.CONFLICT`, `StatusCodes.UNPROCESSABLE_ENTITY`, `ConflictException`.
-fn named_status(name: &str) -> Option<u16> {
-    let n: String = name
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect::<String>()
-        .to_ascii_lowercase();
-    let n = n.strip_suffix("exception").unwrap_or(&n);
-    let n = n.strip_suffix("error").unwrap_or(n);
-    Some(match n {
-        "badrequest" => 400,
-        "unauthorized" => 401,
-        "forbidden" => 403,
-        "notfound" => 404,
-        "conflict" => 409,
-        "preconditionfailed" => 412,
-        "payloadtoolarge" => 413,
-        "unprocessableentity" | "unprocessablecontent" | "unprocessable" => 422,
-        "preconditionrequired" => 428,
-        "toomanyrequests" => 429,
-        "internalservererror" | "internalserver" => 500,
-        "serviceunavailable" => 503,
-        _ => return None,
-    })
-}
-
 fn status_code(text: &str) -> Option<u16> {
     text.trim()
         .parse::<u16>()
@@ -498,7 +472,7 @@ impl<'t> Evaluator<'t, '_> {
                             status_code(self.text(x)).or_else(|| self.status_const(x))
                         })
                     });
-                    if let Some(code) = named_status(name).or(num) {
+                    if let Some(code) = crate::facts::key::named_status(name).or(num) {
                         self.status(st, code, line(n));
                     }
                 }
@@ -573,7 +547,7 @@ impl<'t> Evaluator<'t, '_> {
         let prop = self.text(n.child_by_field_name("property")?);
         let o = object.to_ascii_lowercase();
         if o.contains("status") || o.contains("http") {
-            named_status(prop)
+            crate::facts::key::named_status(prop)
         } else {
             None
         }
@@ -1082,7 +1056,7 @@ impl<'t> Evaluator<'t, '_> {
             "throw" | "createerror" | "httperror" | "httperrors" => num_arg(0),
             // @fastify/sensible: `reply.conflict()`, `reply.unprocessableEntity()`.
             _ if matches!(receiver.as_str(), "reply" | "res" | "this.reply") => {
-                named_status(&method)
+                crate::facts::key::named_status(&method)
             }
             _ => None,
         };
