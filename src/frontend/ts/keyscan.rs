@@ -112,6 +112,26 @@ struct State {
     depth: usize,
 }
 
+impl State {
+    /// A fresh walk, inside the functions `fns`.
+    fn new(fns: Vec<FnId>) -> State {
+        State {
+            key_vars: HashSet::new(),
+            found_vars: HashSet::new(),
+            claim_vars: HashSet::new(),
+            principal_vars: HashSet::new(),
+            obj_vars: std::collections::HashMap::new(),
+            saw_await: false,
+            ctx: Ctx::Main,
+            cond: None,
+            in_compare: false,
+            in_timer: false,
+            fns,
+            depth: 0,
+        }
+    }
+}
+
 impl<'t> Evaluator<'t, '_> {
     /// Finds the key code of the file and records what it does. Runs once, after evaluation.
     pub(super) fn scan_key_code(&mut self, root: Node<'t>) {
@@ -201,20 +221,7 @@ impl<'t> Evaluator<'t, '_> {
     }
 
     fn scan_fn(&mut self, n: Node<'t>, f: FnId, key_lines: &HashSet<u32>) {
-        let mut st = State {
-            key_vars: HashSet::new(),
-            found_vars: HashSet::new(),
-            claim_vars: HashSet::new(),
-            principal_vars: HashSet::new(),
-            obj_vars: std::collections::HashMap::new(),
-            saw_await: false,
-            ctx: Ctx::Main,
-            cond: None,
-            in_compare: false,
-            in_timer: false,
-            fns: vec![f],
-            depth: 0,
-        };
+        let mut st = State::new(vec![f]);
         self.scan_params(n, &mut st);
         if let Some(body) = n.child_by_field_name("body") {
             self.scan(body, &mut st, key_lines);
@@ -223,20 +230,7 @@ impl<'t> Evaluator<'t, '_> {
 
     /// A function handed the key by its caller (`protect(req, res, next, key)`).
     fn takes_key(&self, n: Node<'t>) -> bool {
-        let mut st = State {
-            key_vars: HashSet::new(),
-            found_vars: HashSet::new(),
-            claim_vars: HashSet::new(),
-            principal_vars: HashSet::new(),
-            obj_vars: std::collections::HashMap::new(),
-            saw_await: false,
-            ctx: Ctx::Main,
-            cond: None,
-            in_compare: false,
-            in_timer: false,
-            fns: vec![],
-            depth: 0,
-        };
+        let mut st = State::new(vec![]);
         self.scan_params(n, &mut st);
         !st.key_vars.is_empty()
     }
