@@ -84,6 +84,20 @@ struct SinksFile {
     relative_update: RelativeUpdate,
     #[serde(default)]
     sql: SqlCalls,
+    #[serde(default)]
+    served_methods: Vec<ServedMethods>,
+}
+
+/// A library handler that runs only for some HTTP methods (`NextAuth(req, res, opts)` serves
+/// GET and POST): what is reached through it runs only for those.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServedMethods {
+    pub id: String,
+    pub packages: Vec<String>,
+    /// The export called (`default` for a default import).
+    pub exports: Vec<String>,
+    pub methods: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -154,6 +168,7 @@ pub struct Catalog {
     pub event_record_models: GlobSet,
     /// Every sink's `idempotency_option`.
     pub key_options: Vec<String>,
+    pub served_methods: Vec<ServedMethods>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -243,6 +258,7 @@ impl Catalog {
                 .collect(),
             middleware: middleware.middleware,
             key_options: Vec::new(),
+            served_methods: sinks.served_methods,
         };
         for sink in &mut catalog.sinks {
             sink.prepare()
@@ -289,6 +305,18 @@ impl Catalog {
         options.sort();
         options.dedup();
         self.key_options = options;
+    }
+
+    /// The methods a library handler serves, when `export` of package `spec` is one that
+    /// serves only some.
+    pub fn served_methods(&self, spec: &str, export: &str) -> Option<&[String]> {
+        self.served_methods
+            .iter()
+            .find(|s| {
+                s.packages.iter().any(|p| package_matches(p, spec))
+                    && s.exports.iter().any(|e| e == export)
+            })
+            .map(|s| s.methods.as_slice())
     }
 
     pub fn is_signature_header(&self, name: &str) -> bool {

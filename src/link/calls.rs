@@ -425,7 +425,31 @@ impl<'a> Calls<'a> {
         let inside: HashSet<FnId> = body.iter().copied().collect();
         let module = &self.res.modules[m];
         let mut own: Vec<(usize, Effect)> = Vec::new();
+        // Functions handed to a library handler that does not serve this method never run.
+        let mut unserved: HashSet<FnId> = HashSet::new();
+        if let Some(method) = method {
+            for &g in &body {
+                for cs in &module.functions[g].calls {
+                    if self.not_served(m, cs, method) {
+                        let mut stack: Vec<&Val> = cs.args.iter().collect();
+                        while let Some(v) = stack.pop() {
+                            match v {
+                                Val::Func(af) if inside.contains(af) => {
+                                    unserved.extend(self.body_functions(m, *af));
+                                }
+                                Val::Obj(fields) => stack.extend(fields.iter().map(|(_, x)| x)),
+                                Val::Arr(items) => stack.extend(items.iter()),
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+            }
+        }
         for &g in &body {
+            if unserved.contains(&g) {
+                continue;
+            }
             let facts = &module.functions[g];
             // Targets deleted earlier in this function: a create after them replaces the set.
             let mut deleted: Vec<Option<String>> = Vec::new();
@@ -522,6 +546,9 @@ impl<'a> Calls<'a> {
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
                     && !branch.iter().any(|b| b == method)
                 {
+                    continue;
+                }
+                if method.is_some_and(|method| self.not_served(m, cs, method)) {
                     continue;
                 }
                 if derives_id(&cs.callee) {
@@ -1102,6 +1129,19 @@ impl<'a> Calls<'a> {
             }),
             _ => false,
         }
+    }
+
+    /// A call of a library handler that does not serve `method`: it runs nothing of what it is
+    /// given (`NextAuth(req, res, { callbacks })` on a PUT).
+    fn not_served(&self, m: ModId, cs: &CallSite, method: &str) -> bool {
+        self.res
+            .origin(m, &cs.callee)
+            .is_some_and(|(spec, name, path)| {
+                path.last()
+                    .or(name.as_ref())
+                    .and_then(|export| self.catalog.served_methods(&spec, export))
+                    .is_some_and(|served| !served.iter().any(|s| s == method))
+            })
     }
 
     /// The effects one call has by itself, from the catalogue and raw SQL.

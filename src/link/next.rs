@@ -169,8 +169,10 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         &positive
     };
     if list.is_empty() {
+        // Every method runs the handler; each is followed for itself (a library handler inside
+        // may serve only some).
         for method in MUTATIONS {
-            out.push(route(method, m, export_line, None));
+            out.push(route(method, m, export_line, Some(method.to_string())));
         }
         return;
     }
