@@ -139,6 +139,10 @@ pub struct Effect {
     /// Link facts: the parameter of the function whose argument would carry that id.
     #[serde(skip)]
     pub dedup_param: Option<usize>,
+    /// Runs only while a row of this model exists that the same request deletes (a one-time
+    /// token consumed, the row being removed): a sequential retry finds nothing and skips it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub consumes: Option<String>,
     /// The caller-keyed unique constraint that stops a duplicate of this create.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<String>,
@@ -147,6 +151,9 @@ pub struct Effect {
 impl Effect {
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
+        if self.consumes.is_some() {
+            return false;
+        }
         match self.kind {
             EffectKind::DbCreate => {
                 !self.upsert && !self.replaces && !self.find_or_create && self.constraint.is_none()

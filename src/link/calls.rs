@@ -155,48 +155,65 @@ fn has_self_increment(sql: &str) -> bool {
     })
 }
 
-/// A value generated per call: a random id, token or timestamp. A name-based uuid
-/// (`uuid.v5(name, ns)`, `v3`) is not: it is the same for the same input.
+/// A value generated per call: a random id, token or timestamp, or something computed from one
+/// (`hash(\`${randomBytes(32)}${secret}\`)`, a token signed around a random `jti`). A name-based
+/// uuid (`uuid.v5(name, ns)`, `v3`) is not: it is the same for the same input; nor is what a
+/// read returns (`findFirst({ where: { expires: { gt: Date.now() } } })`).
 fn fresh_random(v: &Val) -> bool {
+    fresh_at(v, 0)
+}
+
+fn fresh_at(v: &Val, depth: usize) -> bool {
     const MAKERS: &[&str] = &[
         "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
         "createId",
     ];
-    let mut cur = v;
-    loop {
-        match cur {
-            Val::Call(callee, _) => cur = callee,
-            Val::Member(_, name)
-            | Val::Import {
-                name: Some(name), ..
-            } if matches!(name.as_str(), "v5" | "v3") => {
-                return false;
-            }
-            Val::Member(inner, name) => {
-                if MAKERS
-                    .iter()
-                    .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
-                {
-                    return true;
+    const ID_PACKAGES: &[&str] = &["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"];
+    let maker = |name: &str| {
+        MAKERS
+            .iter()
+            .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
+    };
+    // Calls whose result is read from somewhere rather than computed from their arguments.
+    let reads = |name: &str| {
+        [
+            "find", "get", "select", "query", "where", "count", "exists", "load", "fetch",
+        ]
+        .iter()
+        .any(|p| name.starts_with(p))
+    };
+    if depth > 8 {
+        return false;
+    }
+    match v {
+        Val::Call(callee, args) => {
+            let name_based = matches!(
+                callee.as_ref(),
+                Val::Member(_, n) | Val::Import { name: Some(n), .. } if matches!(n.as_str(), "v5" | "v3")
+            );
+            let last = match callee.as_ref() {
+                Val::Member(_, n) | Val::Import { name: Some(n), .. } | Val::Global(n) => {
+                    n.as_str()
                 }
-                cur = inner;
-            }
-            Val::Import {
-                name: Some(name),
-                spec,
-            } => {
-                return MAKERS
-                    .iter()
-                    .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
-                    || ["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"]
-                        .contains(&spec.as_str());
-            }
-            Val::Import { spec, .. } => {
-                return ["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"]
-                    .contains(&spec.as_str());
-            }
-            _ => return false,
+                _ => "",
+            };
+            (!name_based && fresh_at(callee, depth + 1))
+                || (!reads(last) && args.iter().any(|a| fresh_at(a, depth + 1)))
         }
+        Val::Member(inner, name) => {
+            !matches!(name.as_str(), "v5" | "v3") && (maker(name) || fresh_at(inner, depth + 1))
+        }
+        Val::Import {
+            name: Some(name),
+            spec,
+        } => {
+            !matches!(name.as_str(), "v5" | "v3")
+                && (maker(name) || ID_PACKAGES.contains(&spec.as_str()))
+        }
+        Val::Import { spec, .. } => ID_PACKAGES.contains(&spec.as_str()),
+        Val::Template(parts) => parts.iter().any(|p| fresh_at(p, depth + 1)),
+        Val::Obj(fields) => fields.iter().any(|(_, x)| fresh_at(x, depth + 1)),
+        _ => false,
     }
 }
 
@@ -425,6 +442,8 @@ impl<'a> Calls<'a> {
         let inside: HashSet<FnId> = body.iter().copied().collect();
         let module = &self.res.modules[m];
         let mut own: Vec<(usize, Effect)> = Vec::new();
+        // Effects of calls that run only when a lookup found its row: (own?, index, model).
+        let mut found: Vec<(bool, usize, String)> = Vec::new();
         // Functions handed to a library handler that does not serve this method never run.
         let mut unserved: HashSet<FnId> = HashSet::new();
         if let Some(method) = method {
@@ -615,6 +634,9 @@ impl<'a> Calls<'a> {
                     if let Some(g) = &cs.guarded {
                         guarded.push((true, own.len(), g.clone()));
                     }
+                    for g in &cs.found {
+                        found.push((true, own.len(), g.clone()));
+                    }
                     own.push((cs.group, e));
                 }
                 let mut targets: Vec<(Resolved, bool)> =
@@ -662,6 +684,9 @@ impl<'a> Calls<'a> {
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                         if let Some(g) = &cs.guarded {
                             guarded.push((false, out.effects.len(), g.clone()));
+                        }
+                        for g in &cs.found {
+                            found.push((false, out.effects.len(), g.clone()));
                         }
                         out.effects.push(e);
                     }
@@ -714,6 +739,27 @@ impl<'a> Calls<'a> {
                     .any(|l| model_key(l) == model_key(&model))
                 {
                     find_or_create(&model, &updated, e);
+                }
+            }
+        }
+        // What runs only while a row exists that this request deletes runs once: a retry finds
+        // no row (a one-time token consumed, `if (row) { delete row; shift the others }`).
+        let deleted: HashSet<String> = own
+            .iter()
+            .map(|(_, e)| e)
+            .chain(out.effects.iter())
+            .filter(|e| e.kind == EffectKind::DbDelete)
+            .filter_map(|e| e.target.as_deref().map(model_key))
+            .collect();
+        for (is_own, i, model) in found {
+            if deleted.contains(&model_key(&model)) {
+                let e = if is_own {
+                    &mut own[i].1
+                } else {
+                    &mut out.effects[i]
+                };
+                if e.kind != EffectKind::DbDelete {
+                    e.consumes = Some(model);
                 }
             }
         }
@@ -1299,6 +1345,55 @@ mod tests {
         assert_eq!(merged.len(), 2);
         assert!(merged.iter().any(|e| e.upsert && e.location.line == 3));
         assert!(merged.iter().any(|e| !e.upsert && e.location.line == 5));
+    }
+
+    #[test]
+    fn what_is_computed_from_a_random_value_is_fresh() {
+        let import = |spec: &str, name: &str| Val::Import {
+            spec: spec.into(),
+            name: Some(name.into()),
+        };
+        let call = |f: Val, args: Vec<Val>| Val::Call(Box::new(f), args);
+        let member = |v: Val, n: &str| Val::Member(Box::new(v), n.into());
+        let random = call(import("node:crypto", "randomBytes"), vec![]);
+        // sha256(`${raw}:${pepper}`)
+        let hashed = call(
+            member(
+                call(
+                    member(call(import("node:crypto", "createHash"), vec![]), "update"),
+                    vec![Val::Template(vec![random.clone(), Val::Unknown])],
+                ),
+                "digest",
+            ),
+            vec![Val::Str("hex".into())],
+        );
+        assert!(fresh_random(&hashed));
+        // decode(sign({ jti: randomUUID() })).jti
+        let signed = call(
+            import("jsonwebtoken", "sign"),
+            vec![Val::Obj(vec![(
+                "jti".into(),
+                call(import("node:crypto", "randomUUID"), vec![]),
+            )])],
+        );
+        assert!(fresh_random(&member(
+            call(import("jsonwebtoken", "decode"), vec![signed]),
+            "jti"
+        )));
+        // A name-based uuid of the caller's input, and what a read returns, are not.
+        assert!(!fresh_random(&call(
+            import("uuid", "v5"),
+            vec![Val::Param(0, 0), Val::Str("ns".into())]
+        )));
+        let found = call(
+            member(member(Val::Global("prisma".into()), "user"), "findFirst"),
+            vec![Val::Obj(vec![(
+                "where".into(),
+                Val::Obj(vec![("since".into(), random)]),
+            )])],
+        );
+        assert!(!fresh_random(&member(found, "id")));
+        assert!(!fresh_random(&Val::Template(vec![Val::Param(0, 1)])));
     }
 
     #[test]

@@ -343,7 +343,11 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
     // (an upsert writes the values it is given: a repeat leaves the same row). A create that only
     // a constraint stops is not.
     let constrained = effects.iter().any(|e| {
-        e.kind == EffectKind::DbCreate && !e.upsert && !e.replaces && !upserts.contains(&e)
+        e.kind == EffectKind::DbCreate
+            && !e.upsert
+            && !e.replaces
+            && e.consumes.is_none()
+            && !upserts.contains(&e)
     });
     if !constrained {
         let mut kinds: Vec<&str> = Vec::new();
@@ -361,6 +365,9 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         }
         if effects.iter().any(|e| e.replaces) {
             kinds.push("creates that replace the rows deleted first");
+        }
+        if effects.iter().any(|e| e.consumes.is_some()) {
+            kinds.push("effects that run only while a row exists that the request deletes");
         }
         if effects.iter().any(|e| e.kind == EffectKind::FileWrite) {
             kinds.push("file writes");

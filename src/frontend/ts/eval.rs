@@ -67,6 +67,9 @@ pub struct Evaluator<'t, 'c> {
     unique_catch: bool,
     /// Under a condition on a looked-up row (see `CallSite::guarded`).
     pub(super) guarded: Option<String>,
+    /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions
+    /// defined there keep it: they are the callbacks that run there (`$transaction(tx => ..)`).
+    pub(super) found: Vec<String>,
     chain_group: Option<usize>,
 }
 
@@ -138,6 +141,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             chain_group: None,
             unique_catch: false,
             guarded: None,
+            found: Vec::new(),
         }
     }
 
@@ -1207,6 +1211,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     fn eval_template(&mut self, node: Node<'t>) -> Val {
         let mut out = String::new();
         let mut static_ = true;
+        let mut parts = Vec::new();
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
         let inner_start = node.start_byte() + 1;
@@ -1216,14 +1221,24 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 out.push_str(&self.src[pos..c.start_byte()]);
                 match c.named_child(0).map(|e| self.eval(e)) {
                     Some(Val::Str(s)) => out.push_str(&s),
-                    _ => static_ = false,
+                    Some(v) => {
+                        static_ = false;
+                        if parts.len() < 16 {
+                            parts.push(v);
+                        }
+                    }
+                    None => static_ = false,
                 }
                 pos = c.end_byte();
             }
         }
         let end = node.end_byte().saturating_sub(1).max(pos);
         out.push_str(&self.src[pos..end]);
-        if static_ { Val::Str(out) } else { Val::Unknown }
+        if static_ {
+            Val::Str(out)
+        } else {
+            Val::Template(parts)
+        }
     }
 
     fn eval_object(&mut self, node: Node<'t>) -> Val {
@@ -1582,6 +1597,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             group,
             unique_caught: self.unique_catch || chain_catches,
             guarded: self.guarded.clone(),
+            found: self.found.clone(),
             branch: self.branch.clone(),
         });
         if let Some(v) = registered {
@@ -1665,6 +1681,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             group: node.id(),
             unique_caught: self.unique_catch,
             guarded: self.guarded.clone(),
+            found: self.found.clone(),
             branch: self.branch.clone(),
         });
         let val = match &c.val {

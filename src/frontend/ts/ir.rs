@@ -37,6 +37,8 @@ pub enum Val {
     /// The `index`-th parameter of function `FnId`.
     Param(FnId, usize),
     This(Option<ClassId>),
+    /// A template literal with substitutions: the values substituted, in order.
+    Template(Vec<Val>),
 }
 
 impl Val {
@@ -70,6 +72,9 @@ pub struct CallSite {
     /// Runs only when a lookup found nothing (`if (!existing) create(..)`, or after
     /// `if (existing) return ..`): the model that lookup read (`tag` for `prisma.tag.findFirst`).
     pub guarded: Option<String>,
+    /// Runs only when a lookup found its row (`if (row) {..}`, or after `if (!row) return`):
+    /// the models those lookups read.
+    pub found: Vec<String>,
     /// Calls chained on one another share a group (the outermost call's node id).
     pub group: usize,
     /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.

@@ -145,9 +145,14 @@ impl<'t> Evaluator<'t, '_> {
         };
         let missed_when_true = guard.clone().filter(|_| missed(when_true, when_false));
         let missed_when_false = guard.clone().filter(|_| missed(when_false, when_true));
+        // Where the condition says the row was found.
+        let found_when_true = guard.clone().filter(|_| when_true == Some(true));
+        let found_when_false = guard.clone().filter(|_| when_false == Some(true));
         let saved_guard = self.guarded.clone();
+        let saved_found = self.found.clone();
         if guard.is_some() {
             self.guarded = missed_when_true.or_else(|| saved_guard.clone());
+            self.found = with(&saved_found, &found_when_true);
         }
         match check {
             Some((methods, false)) => {
@@ -171,13 +176,21 @@ impl<'t> Evaluator<'t, '_> {
         if let Some(a) = alternative {
             if guard.is_some() {
                 self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
+                self.found = with(&saved_found, &found_when_false);
             }
             self.walk_under(a, self.branch.clone());
         }
-        // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed.
+        // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed;
+        // after `if (!row) return ..;` only when it found the row.
+        let leaves = consequence.is_some_and(exits);
         self.guarded = match missed_when_false {
-            Some(g) if consequence.is_some_and(exits) => Some(g),
+            Some(g) if leaves => Some(g),
             _ => saved_guard,
+        };
+        self.found = if leaves {
+            with(&saved_found, &found_when_false)
+        } else {
+            saved_found
         };
     }
 
@@ -348,6 +361,17 @@ impl<'t> Evaluator<'t, '_> {
     }
 }
 
+/// `models` with `model` added, when there is one.
+fn with(models: &[String], model: &Option<String>) -> Vec<String> {
+    let mut out = models.to_vec();
+    if let Some(m) = model
+        && !out.contains(m)
+    {
+        out.push(m.clone());
+    }
+    out
+}
+
 /// A statement that leaves the function: `return`/`throw`, or a block ending in one.
 fn exits(node: Node) -> bool {
     match node.kind() {
@@ -403,6 +427,50 @@ mod tests {
                 true
             }
             None => false,
+        }
+    }
+
+    /// The models the `create` call in `body` runs only when found.
+    fn found(body: &str) -> Vec<String> {
+        let text = format!(
+            "export async function f(db, id, name) {{\n  const row = await db.tag.findFirst({{ where: {{ id }} }});\n{body}\n}}\n"
+        );
+        let file = SourceFile {
+            rel: "s.ts".into(),
+            lang: Lang::TypeScript,
+            text,
+        };
+        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
+        let creates: Vec<Vec<String>> = module
+            .functions
+            .iter()
+            .flat_map(|f| f.calls.iter())
+            .filter(|c| c.path.last().is_some_and(|p| p == "create"))
+            .map(|c| c.found.clone())
+            .collect();
+        assert_eq!(creates.len(), 1, "{body}");
+        creates[0].clone()
+    }
+
+    #[test]
+    fn a_call_after_a_hit_knows_the_row_was_found() {
+        for body in [
+            "  if (!row) return null;\n  return db.log.create({ data: { name } });",
+            "  if (row) { await db.log.create({ data: { name } }); }",
+            "  if (row === null) { throw new Error('gone'); }\n  await db.log.create({ data: { name } });",
+            "  if (!row) { return; } else { await db.log.create({ data: { name } }); }",
+            // Callbacks defined under the condition run there.
+            "  if (row) { await db.$transaction(async (tx) => { await tx.log.create({ data: { name } }); }); }",
+        ] {
+            assert_eq!(found(body), vec!["tag".to_string()], "{body}");
+        }
+        for body in [
+            "  if (row) return row;\n  return db.log.create({ data: { name } });",
+            "  if (!row) { await db.log.create({ data: { name } }); }",
+            "  if (row && name) { await db.tag.update({ where: { id }, data: { name } }); }\n  await db.log.create({ data: { name } });",
+            "  await db.log.create({ data: { name } });",
+        ] {
+            assert!(found(body).is_empty(), "{body}");
         }
     }
 
