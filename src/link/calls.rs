@@ -742,14 +742,25 @@ impl<'a> Calls<'a> {
                 }
             }
         }
-        // What runs only while a row exists that this request deletes runs once: a retry finds
-        // no row (a one-time token consumed, `if (row) { delete row; shift the others }`).
-        let deleted: HashSet<String> = own
+        // What runs only while a row exists that this request then deletes runs once: a retry
+        // finds no row (a one-time token consumed, `if (row) { delete row; shift the others }`).
+        // The delete must itself run only once the row was found (not a cleanup before the
+        // lookup). A payment is left as it is: two concurrent retries both find the row.
+        let effect_at = |own: &Vec<(usize, Effect)>, out: &Summary, is_own: bool, i: usize| {
+            if is_own {
+                own[i].1.clone()
+            } else {
+                out.effects[i].clone()
+            }
+        };
+        let deleted: HashSet<String> = found
             .iter()
-            .map(|(_, e)| e)
-            .chain(out.effects.iter())
-            .filter(|e| e.kind == EffectKind::DbDelete)
-            .filter_map(|e| e.target.as_deref().map(model_key))
+            .filter(|(is_own, i, model)| {
+                let e = effect_at(&own, &out, *is_own, *i);
+                e.kind == EffectKind::DbDelete
+                    && e.target.as_deref().map(model_key) == Some(model_key(model))
+            })
+            .map(|(_, _, model)| model_key(model))
             .collect();
         for (is_own, i, model) in found {
             if deleted.contains(&model_key(&model)) {
@@ -758,7 +769,7 @@ impl<'a> Calls<'a> {
                 } else {
                     &mut out.effects[i]
                 };
-                if e.kind != EffectKind::DbDelete {
+                if !matches!(e.kind, EffectKind::DbDelete | EffectKind::Payment) {
                     e.consumes = Some(model);
                 }
             }
