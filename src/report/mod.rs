@@ -121,10 +121,14 @@ impl Report {
         });
         let mut worst: BTreeMap<(String, String, u32), Severity> = BTreeMap::new();
         for f in &findings {
-            let e = worst
-                .entry((f.endpoint.clone(), f.route.file.clone(), f.route.line))
-                .or_insert(Severity::None);
-            *e = (*e).max(f.severity);
+            let routes = std::iter::once((&f.endpoint, &f.route))
+                .chain(f.also_endpoints.iter().zip(&f.also_routes));
+            for (label, route) in routes {
+                let e = worst
+                    .entry((label.clone(), route.file.clone(), route.line))
+                    .or_insert(Severity::None);
+                *e = (*e).max(f.severity);
+            }
         }
         let mut endpoints: Vec<EndpointReport> = all
             .into_iter()

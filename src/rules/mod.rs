@@ -247,6 +247,8 @@ pub fn evaluate_project(project: &Project) -> Vec<Finding> {
                 suppressed: false,
                 suppression_reason: None,
                 baselined: false,
+                also_endpoints: Vec::new(),
+                also_routes: Vec::new(),
             });
         }
     }
@@ -280,6 +282,14 @@ pub struct Finding {
     pub suppression_reason: Option<String>,
     /// Known in the `--baseline` file: shown and counted, but not gating `--fail-on`.
     pub baselined: bool,
+    /// The other endpoints the same flaw affects, when it is in code they share (one key store
+    /// behind many routes is one finding, not one per route).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub also_endpoints: Vec<String>,
+    /// Their route lines, in the same order.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub also_routes: Vec<Location>,
     /// The endpoint's route line (`file`/`line` point at the flaw, which may be elsewhere).
     #[serde(skip)]
     #[schemars(skip)]
@@ -304,12 +314,15 @@ pub fn fingerprint(parts: &[&str]) -> String {
 pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
     let rules = registry();
     let mut out = Vec::new();
+    // Findings about shared key code, by (rule, file, line): merged once all are in.
+    let mut shared: Vec<bool> = Vec::new();
     for ep in endpoints {
         for rule in &rules {
             let Some(hit) = (rule.check)(ep) else {
                 continue;
             };
             let label = ep.label();
+            shared.push(hit.at.is_some());
             let at = hit.at.unwrap_or_else(|| ep.location.clone());
             out.push(Finding {
                 route: ep.location.clone(),
@@ -328,8 +341,60 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 suppressed: false,
                 suppression_reason: None,
                 baselined: false,
+                also_endpoints: Vec::new(),
+                also_routes: Vec::new(),
             });
         }
+    }
+    merge_shared(out, &shared)
+}
+
+/// One flaw in code many endpoints share (the key store, the key middleware) is one finding, on
+/// the first endpoint by name, listing the others. Its confidence is the highest among them.
+fn merge_shared(findings: Vec<Finding>, shared: &[bool]) -> Vec<Finding> {
+    let mut groups: std::collections::BTreeMap<(String, String, u32), Vec<Finding>> =
+        std::collections::BTreeMap::new();
+    let mut out = Vec::new();
+    for (f, is_shared) in findings.into_iter().zip(shared) {
+        if *is_shared {
+            groups
+                .entry((f.rule.clone(), f.file.clone(), f.line))
+                .or_default()
+                .push(f);
+        } else {
+            out.push(f);
+        }
+    }
+    for (_, mut group) in groups {
+        group.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
+        let mut rest = group.split_off(1);
+        let mut kept = group.remove(0);
+        rest.retain(|f| f.endpoint != kept.endpoint);
+        rest.dedup_by(|a, b| a.endpoint == b.endpoint);
+        if !rest.is_empty() {
+            kept.confidence = rest
+                .iter()
+                .map(|f| f.confidence)
+                .fold(kept.confidence, Confidence::max);
+            let names: Vec<&str> = rest.iter().map(|f| f.endpoint.as_str()).take(3).collect();
+            let more = rest.len().saturating_sub(names.len());
+            kept.message.push_str(&format!(
+                " The same code serves {} other endpoint{}: {}{}.",
+                rest.len(),
+                if rest.len() == 1 { "" } else { "s" },
+                names.join(", "),
+                if more > 0 {
+                    format!(" and {more} more")
+                } else {
+                    String::new()
+                }
+            ));
+            for f in rest {
+                kept.also_endpoints.push(f.endpoint);
+                kept.also_routes.push(f.route);
+            }
+        }
+        out.push(kept);
     }
     out
 }
@@ -507,6 +572,32 @@ mod tests {
             exact,
             location: Location::new("test/x.test.ts", 4),
         }
+    }
+
+    #[test]
+    fn a_flaw_in_a_shared_key_store_is_one_finding_listing_its_endpoints() {
+        let mut eps = Vec::new();
+        let mut store = testing::store();
+        store.hash_stored =
+            crate::facts::key::Prop::no(Location::new("store.ts", 12), "no fingerprint stored");
+        for (i, path) in ["/orders", "/refunds", "/carts"].iter().enumerate() {
+            let mut ep = testing::keyed(store.clone());
+            ep.path = path.to_string();
+            ep.location = Location::new("r.ts", 10 + i as u32);
+            eps.push(ep);
+        }
+        let findings = evaluate(&eps);
+        let rs009: Vec<&Finding> = findings.iter().filter(|f| f.rule == "RS009").collect();
+        assert_eq!(rs009.len(), 1, "one finding at the store");
+        assert_eq!(rs009[0].endpoint, "POST /carts");
+        assert_eq!(
+            rs009[0].also_endpoints,
+            vec!["POST /orders", "POST /refunds"]
+        );
+        assert_eq!(rs009[0].also_routes[1], Location::new("r.ts", 11));
+        assert!(rs009[0].message.contains("serves 2 other endpoints"));
+        // Findings at each route (RS020: no test sends a key twice) stay one per endpoint.
+        assert_eq!(findings.iter().filter(|f| f.rule == "RS020").count(), 3);
     }
 
     /// The confidence of `rule`'s finding on the endpoint, if it has one.
