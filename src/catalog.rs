@@ -84,6 +84,15 @@ struct SinksFile {
     relative_update: RelativeUpdate,
     #[serde(default)]
     sql: SqlCalls,
+    #[serde(default)]
+    message_ids: MessageIds,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct MessageIds {
+    #[serde(default)]
+    fields: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -154,6 +163,8 @@ pub struct Catalog {
     pub event_record_models: GlobSet,
     /// Every sink's `idempotency_option`.
     pub key_options: Vec<String>,
+    /// Fields that carry a published message's id (`messageId`, `event_id`).
+    pub message_id_fields: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -243,6 +254,7 @@ impl Catalog {
                 .collect(),
             middleware: middleware.middleware,
             key_options: Vec::new(),
+            message_id_fields: sinks.message_ids.fields,
         };
         for sink in &mut catalog.sinks {
             sink.prepare()
