@@ -209,16 +209,24 @@ pub(super) fn fresh_random(v: &Val) -> bool {
 /// a webhook (`validSNSSignature`, `verifyWebhook`, `isValidHmac`, `check_signature`).
 pub fn looks_like_signature_check(name: &str) -> bool {
     let words = words::split(name);
-    let verb = words.iter().any(|w| {
-        matches!(
-            w.as_str(),
-            "verify" | "verified" | "valid" | "validate" | "check" | "assert" | "authenticate"
-        )
-    });
-    let what = words
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    let signature = words
         .iter()
-        .any(|w| w.ends_with("signature") || w == "hmac" || w == "webhook");
-    verb && what
+        .any(|w| w.ends_with("signature") || w == "hmac");
+    let verb = has(&[
+        "verify",
+        "verified",
+        "valid",
+        "validate",
+        "check",
+        "assert",
+        "authenticate",
+    ]);
+    // `verifyWebhook(req)` checks a delivery; `validateWebhookUrl` checks a configuration.
+    let webhook = has(&["webhook"])
+        && has(&["verify", "verified", "authenticate"])
+        && !has(&["url", "endpoint", "config", "settings"]);
+    (verb && signature) || webhook
 }
 
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
@@ -610,7 +618,7 @@ impl<'a> Calls<'a> {
                     {
                         e.replaces = true;
                     }
-                    self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), &mut e, true);
+                    self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), None, &mut e);
                     e.unique_caught |= caught_groups.contains(&cs.group);
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete {
@@ -659,10 +667,11 @@ impl<'a> Calls<'a> {
                             e.dedup_param = param_index(a);
                         }
                         // The message's id comes from the caller's argument: judge it there.
-                        if let Some(i) = e.id_param.take()
+                        if let Some((i, fields, closed)) = e.id_param.take()
                             && let Some(a) = cs.args.get(i)
                         {
-                            self.trace_message_id(m, f, a, &mut e, false);
+                            let path = super::message_ids::IdPath { fields, closed };
+                            self.trace_message_id(m, f, a, Some(&path), &mut e);
                         }
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
@@ -747,19 +756,26 @@ impl<'a> Calls<'a> {
     /// Judges the id of a published message where `v` (the publishing call's arguments, or a
     /// caller's argument) makes it: derived → deduplicated; from a parameter of `f` → the callers
     /// decide; made per call or untraced → nothing.
-    fn trace_message_id(&self, m: ModId, f: FnId, v: &Val, e: &mut Effect, at_sink: bool) {
+    /// `path`: where in `v` a callee found the id (None at the publishing call itself).
+    fn trace_message_id(
+        &self,
+        m: ModId,
+        f: FnId,
+        v: &Val,
+        path: Option<&super::message_ids::IdPath>,
+        e: &mut Effect,
+    ) {
         if e.kind != EffectKind::QueuePublish || e.deduplicated {
             return;
         }
         let tracer = super::message_ids::Tracer::new(self.res, self.catalog, m, f);
-        let source = if at_sink {
-            tracer.field_source(v)
-        } else {
-            Some(tracer.argument_source(v))
+        let source = match path {
+            None => tracer.field_source(v),
+            Some(p) => Some(tracer.argument_source(v, p)),
         };
         match source {
             Some(IdSource::Derived) => e.deduplicated = true,
-            Some(IdSource::Param(i)) => e.id_param = Some(i),
+            Some(IdSource::Param(i, p)) => e.id_param = Some((i, p.fields, p.closed)),
             _ => {}
         }
     }
@@ -1367,6 +1383,27 @@ mod tests {
 #[cfg(test)]
 mod random_tests {
     use super::*;
+
+    #[test]
+    fn signature_checks_by_name() {
+        for name in [
+            "validSNSSignature",
+            "verifyWebhookSignature",
+            "verifyWebhook",
+            "isValidHmac",
+            "check_signature",
+        ] {
+            assert!(looks_like_signature_check(name), "{name}");
+        }
+        for name in [
+            "validateWebhookUrl",
+            "signPayload",
+            "verifyEmail",
+            "createSignature",
+        ] {
+            assert!(!looks_like_signature_check(name), "{name}");
+        }
+    }
 
     #[test]
     fn values_made_per_request_are_not_the_callers() {

@@ -19,14 +19,14 @@ use crate::frontend::ts::ir::{FnId, Val};
 use std::cell::Cell;
 
 /// Where an id comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IdSource {
     /// Made per call: a retry gets a new one.
     Fresh,
     /// Derived deterministically (`uuid.v5(name, ns)`): the same input gives the same id.
     Derived,
-    /// From this parameter of the function being summarised: the caller decides.
-    Param(usize),
+    /// From this parameter of the function being summarised, at this path: the caller decides.
+    Param(usize, IdPath),
     /// A constant, or nothing this analysis can follow.
     Unknown,
 }
@@ -39,9 +39,55 @@ impl IdSource {
         match (self, other) {
             (Fresh, _) | (_, Fresh) => Fresh,
             (Derived, _) | (_, Derived) => Derived,
-            (Param(a), Param(b)) => Param(a.min(b)),
-            (p @ Param(_), Unknown) | (Unknown, p @ Param(_)) => p,
+            (Param(a, pa), Param(b, pb)) => match a.cmp(&b) {
+                std::cmp::Ordering::Less => Param(a, pa),
+                std::cmp::Ordering::Greater => Param(b, pb),
+                std::cmp::Ordering::Equal => Param(a, pa.common(&pb)),
+            },
+            (p @ Param(..), Unknown) | (Unknown, p @ Param(..)) => p,
             (Unknown, Unknown) => Unknown,
+        }
+    }
+}
+
+/// The fields from a parameter to the id (`data.messageId`). Closed once it went through an
+/// element of a list or a mix of values: the fields after that are not followed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IdPath {
+    pub fields: Vec<String>,
+    pub closed: bool,
+}
+
+impl IdPath {
+    fn push(mut self, name: &str) -> IdPath {
+        if !self.closed && self.fields.len() < 6 {
+            self.fields.push(name.to_string());
+        } else {
+            self.closed = true;
+        }
+        self
+    }
+
+    fn close(mut self) -> IdPath {
+        self.closed = true;
+        self
+    }
+
+    /// What two paths from one parameter share.
+    fn common(&self, other: &IdPath) -> IdPath {
+        if self == other {
+            return self.clone();
+        }
+        let fields: Vec<String> = self
+            .fields
+            .iter()
+            .zip(&other.fields)
+            .take_while(|(a, b)| a == b)
+            .map(|(a, _)| a.clone())
+            .collect();
+        IdPath {
+            fields,
+            closed: true,
         }
     }
 }
@@ -64,8 +110,8 @@ pub struct Tracer<'a> {
 }
 
 /// Parameters bound while looking into a callback or a function of the module: (function, the
-/// values of its parameters).
-type Env = Vec<(FnId, Vec<Val>)>;
+/// values of its parameters, whether they are elements of a list).
+type Env = Vec<(FnId, Vec<Val>, bool)>;
 
 impl<'a> Tracer<'a> {
     pub fn new(res: &'a Resolver<'a>, catalog: &'a Catalog, m: ModId, f: FnId) -> Self {
@@ -85,16 +131,28 @@ impl<'a> Tracer<'a> {
         found.into_iter().reduce(IdSource::combine)
     }
 
-    /// What a caller passes where the id of a message comes from: the message-id fields it
-    /// builds, or else the parameter the argument comes from. A value made per call beside the
-    /// id (`createdAt: Date.now()`) says nothing of the id: without an id field, only a parameter
-    /// is followed.
-    pub fn argument_source(&self, v: &Val) -> IdSource {
-        self.field_source(v)
-            .unwrap_or_else(|| match self.source(v, &mut Vec::new(), 0) {
-                p @ IdSource::Param(_) => p,
-                _ => IdSource::Unknown,
-            })
+    /// What a caller passes where the id of a message comes from (`path` inside argument `v`):
+    /// the message-id fields it builds, or else the value at that path. An object literal that
+    /// lacks a field of the path does not carry the id (or hides it in a spread this analysis
+    /// cannot see): unknown.
+    pub fn argument_source(&self, v: &Val, path: &IdPath) -> IdSource {
+        if let Some(s) = self.field_source(v) {
+            return s;
+        }
+        let mut cur = v.clone();
+        for name in &path.fields {
+            cur = match cur {
+                Val::Obj(fields) => match fields.into_iter().find(|(k, _)| k == name) {
+                    Some((_, x)) => x,
+                    None => return IdSource::Unknown,
+                },
+                other => Val::Member(Box::new(other), name.clone()),
+            };
+        }
+        match self.source(&cur, &mut Vec::new(), 0) {
+            IdSource::Param(i, p) if path.closed => IdSource::Param(i, p.close()),
+            s => s,
+        }
     }
 
     fn spend(&self, depth: usize) -> bool {
@@ -124,13 +182,13 @@ impl<'a> Tracer<'a> {
         {
             for a in args {
                 if let Val::Func(cb) = a {
-                    env.push((*cb, vec![recv.as_ref().clone()]));
+                    env.push((*cb, vec![recv.as_ref().clone()], true));
                     pushed += 1;
                 }
             }
         }
         if let Val::Func(g) = callee {
-            env.push((*g, args.to_vec()));
+            env.push((*g, args.to_vec(), false));
             pushed += 1;
         }
         pushed
@@ -208,19 +266,59 @@ impl<'a> Tracer<'a> {
                 env.truncate(env.len() - pushed);
                 s
             }
-            Val::Member(inner, _) => self.source(inner, env, depth + 1),
-            Val::Param(g, i) if *g == self.f => IdSource::Param(*i),
+            // A field of an object this analysis sees: that field, or nothing when the object
+            // lacks it (`{ messageId = uuid() }` then takes its default).
+            Val::Member(inner, name) => match self.bound_object(inner, env) {
+                Some((fields, at)) => {
+                    let mut outer: Env = env[..at].to_vec();
+                    fields
+                        .iter()
+                        .find(|(k, _)| k == name)
+                        .map_or(IdSource::Unknown, |(_, x)| {
+                            self.source(x, &mut outer, depth + 1)
+                        })
+                }
+                None => match inner.as_ref() {
+                    // A parameter of a module function inlined here: the field of what each call
+                    // to it in this function passes.
+                    Val::Param(g, i)
+                        if *g != self.f
+                            && !env.iter().any(|(h, _, _)| h == g)
+                            && self.callback_receiver(*g).is_none() =>
+                    {
+                        let mut s = IdSource::Unknown;
+                        for arg in self.arguments_to(*g, *i) {
+                            let field = Val::Member(Box::new(arg), name.clone());
+                            s = s.combine(self.source(&field, env, depth + 1));
+                        }
+                        s
+                    }
+                    _ => match self.source(inner, env, depth + 1) {
+                        IdSource::Param(i, p) => IdSource::Param(i, p.push(name)),
+                        s => s,
+                    },
+                },
+            },
+            Val::Param(g, i) if *g == self.f => IdSource::Param(*i, IdPath::default()),
             Val::Param(g, i) => {
-                if let Some(at) = env.iter().rposition(|(h, _)| h == g) {
+                if let Some(at) = env.iter().rposition(|(h, _, _)| h == g) {
                     let bound = env[at].1.get(*i).cloned();
                     // The binding is looked at in the scope it was made in.
                     let mut outer: Env = env[..at].to_vec();
-                    return bound.map_or(IdSource::Unknown, |b| {
-                        self.source(&b, &mut outer, depth + 1)
-                    });
+                    // A callback's parameter is an element of what it iterates.
+                    let element = env[at].2;
+                    return match bound.map(|b| self.source(&b, &mut outer, depth + 1)) {
+                        Some(IdSource::Param(i, p)) if element => IdSource::Param(i, p.close()),
+                        Some(s) => s,
+                        None => IdSource::Unknown,
+                    };
                 }
+                // An element of what the callback iterates.
                 if let (0, Some(recv)) = (i, self.callback_receiver(*g)) {
-                    return self.source(&recv, env, depth + 1);
+                    return match self.source(&recv, env, depth + 1) {
+                        IdSource::Param(i, p) => IdSource::Param(i, p.close()),
+                        s => s,
+                    };
                 }
                 // A function of the module whose result was inlined here: its parameter is what
                 // the calls to it in this function pass.
@@ -240,6 +338,22 @@ impl<'a> Tracer<'a> {
                 s.combine(self.source(r, env, depth + 1))
             }),
             _ => IdSource::Unknown,
+        }
+    }
+
+    /// The object literal a value is, directly or as a bound parameter, with the length of the
+    /// environment it is read in.
+    fn bound_object(&self, v: &Val, env: &Env) -> Option<(Vec<(String, Val)>, usize)> {
+        match v {
+            Val::Obj(fields) => Some((fields.clone(), env.len())),
+            Val::Param(g, i) if *g != self.f => {
+                let at = env.iter().rposition(|(h, _, _)| h == g)?;
+                match env[at].1.get(*i)? {
+                    Val::Obj(fields) => Some((fields.clone(), at)),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 
@@ -282,14 +396,34 @@ impl<'a> Tracer<'a> {
 
 #[cfg(test)]
 mod tests {
+    use super::IdPath;
     use super::IdSource::*;
 
     #[test]
     fn a_part_made_per_call_makes_the_whole_fresh() {
-        assert_eq!(Param(1).combine(Fresh), Fresh);
-        assert_eq!(Unknown.combine(Param(2)), Param(2));
-        assert_eq!(Param(2).combine(Param(0)), Param(0));
-        assert_eq!(Derived.combine(Param(0)), Derived);
+        let at = |fields: &[&str]| IdPath {
+            fields: fields.iter().map(|f| f.to_string()).collect(),
+            closed: false,
+        };
+        assert_eq!(Param(1, at(&[])).combine(Fresh), Fresh);
+        assert_eq!(Unknown.combine(Param(2, at(&["a"]))), Param(2, at(&["a"])));
+        assert_eq!(
+            Param(2, at(&[])).combine(Param(0, at(&[]))),
+            Param(0, at(&[]))
+        );
+        assert_eq!(Derived.combine(Param(0, at(&[]))), Derived);
+        // Two paths from one parameter keep what they share, and no more fields after it.
+        let mixed = Param(0, at(&["data", "id"])).combine(Param(0, at(&["data", "ts"])));
+        assert_eq!(
+            mixed,
+            Param(
+                0,
+                IdPath {
+                    fields: vec!["data".into()],
+                    closed: true
+                }
+            )
+        );
         assert_eq!(Unknown.combine(Unknown), Unknown);
     }
 }
