@@ -224,7 +224,7 @@ pub fn looks_like_signature_check(name: &str) -> bool {
     ]);
     // `verifyWebhook(req)` checks a delivery; `validateWebhookUrl` checks a configuration.
     let webhook = has(&["webhook"])
-        && has(&["verify", "verified", "authenticate"])
+        && has(&["verify", "verified", "validate", "authenticate"])
         && !has(&["url", "endpoint", "config", "settings"]);
     (verb && signature) || webhook
 }
@@ -1392,6 +1392,7 @@ mod random_tests {
             "verifyWebhook",
             "isValidHmac",
             "check_signature",
+            "validateWebhookMiddleware",
         ] {
             assert!(looks_like_signature_check(name), "{name}");
         }
