@@ -86,6 +86,15 @@ struct SinksFile {
     sql: SqlCalls,
     #[serde(default)]
     served_methods: Vec<ServedMethods>,
+    #[serde(default)]
+    message_ids: MessageIds,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct MessageIds {
+    #[serde(default)]
+    fields: Vec<String>,
 }
 
 /// A library handler that runs only for some HTTP methods (`NextAuth(req, res, opts)` serves
@@ -169,6 +178,8 @@ pub struct Catalog {
     /// Every sink's `idempotency_option`.
     pub key_options: Vec<String>,
     pub served_methods: Vec<ServedMethods>,
+    /// Fields that carry a published message's id (`messageId`, `event_id`).
+    pub message_id_fields: Vec<String>,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -259,6 +270,7 @@ impl Catalog {
             middleware: middleware.middleware,
             key_options: Vec::new(),
             served_methods: sinks.served_methods,
+            message_id_fields: sinks.message_ids.fields,
         };
         for sink in &mut catalog.sinks {
             sink.prepare()

@@ -143,6 +143,11 @@ pub struct Effect {
     /// token consumed, the row being removed): a sequential retry finds nothing and skips it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub consumes: Option<String>,
+    /// Link facts: the message's id (`messageId`, `event_id`) comes from this parameter of the
+    /// function reached, at these fields (closed: not followed past them); the caller's argument
+    /// decides (the request's event id, or a fresh one).
+    #[serde(skip)]
+    pub id_param: Option<(usize, Vec<String>, bool)>,
     /// The caller-keyed unique constraint that stops a duplicate of this create.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<String>,

@@ -2,6 +2,7 @@
 //! `this.service.method()`, module objects, callbacks), memoised and cycle-safe, and which of those
 //! calls are side effects according to the sink catalogue.
 
+use super::message_ids::IdSource;
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
 use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
@@ -29,6 +30,10 @@ pub struct Summary {
     /// Ids made deterministically from their input (`uuid.v5(name, ns)`): the same event gives
     /// the same id on every delivery.
     pub derived_ids: Vec<Location>,
+    /// Checks that a receiver would make, known by their names only (a header named like a
+    /// signature or a secret, a call to `verifyWebhookSignature`): what they are, and where. They
+    /// mark a webhook receiver only on a webhook path (see `link::webhooks::by_convention`).
+    pub signature_checks: Vec<(String, Location)>,
 }
 
 enum Memo {
@@ -159,7 +164,7 @@ fn has_self_increment(sql: &str) -> bool {
 /// (`hash(\`${randomBytes(32)}${secret}\`)`, a token signed around a random `jti`). A name-based
 /// uuid (`uuid.v5(name, ns)`, `v3`) is not: it is the same for the same input; nor is what a
 /// read returns (`findFirst({ where: { expires: { gt: Date.now() } } })`).
-fn fresh_random(v: &Val) -> bool {
+pub(super) fn fresh_random(v: &Val) -> bool {
     fresh_at(v, 0)
 }
 
@@ -217,6 +222,30 @@ fn fresh_at(v: &Val, depth: usize) -> bool {
     }
 }
 
+/// A function named like a signature check: a verb of verification with a signature, an HMAC or
+/// a webhook (`validSNSSignature`, `verifyWebhook`, `isValidHmac`, `check_signature`).
+pub fn looks_like_signature_check(name: &str) -> bool {
+    let words = words::split(name);
+    let has = |set: &[&str]| words.iter().any(|w| set.contains(&w.as_str()));
+    let signature = words
+        .iter()
+        .any(|w| w.ends_with("signature") || w == "hmac");
+    let verb = has(&[
+        "verify",
+        "verified",
+        "valid",
+        "validate",
+        "check",
+        "assert",
+        "authenticate",
+    ]);
+    // `verifyWebhook(req)` checks a delivery; `validateWebhookUrl` checks a configuration.
+    let webhook = has(&["webhook"])
+        && has(&["verify", "verified", "validate", "authenticate"])
+        && !has(&["url", "endpoint", "config", "settings"]);
+    (verb && signature) || webhook
+}
+
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
 fn freshly_built(v: &Val) -> bool {
     match v {
@@ -230,7 +259,7 @@ fn freshly_built(v: &Val) -> bool {
 /// several of its calls, and the upsert at the end decides what the whole chain does.
 /// `uuid.v5(name, namespace)` (or v3), imported by name or through the module: the same input
 /// gives the same id.
-fn derives_id(callee: &Val) -> bool {
+pub(super) fn derives_id(callee: &Val) -> bool {
     let from_uuid = |v: &Val| matches!(v, Val::Import { spec, .. } if spec == "uuid");
     match callee {
         Val::Import {
@@ -561,6 +590,10 @@ impl<'a> Calls<'a> {
                     },
                 ));
             }
+            for (header, line) in &facts.signature_like_reads {
+                out.signature_checks
+                    .push((format!("`{header}` header"), self.location(m, *line)));
+            }
             for cs in &facts.calls {
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
                     && !branch.iter().any(|b| b == method)
@@ -569,6 +602,11 @@ impl<'a> Calls<'a> {
                 }
                 if method.is_some_and(|method| self.not_served(m, cs, method)) {
                     continue;
+                }
+                let called = cs.path.last().unwrap_or(&cs.root_name);
+                if looks_like_signature_check(called) {
+                    out.signature_checks
+                        .push((format!("`{}`", cs.text), self.location(m, cs.line)));
                 }
                 if derives_id(&cs.callee) {
                     out.derived_ids.push(self.location(m, cs.line));
@@ -626,6 +664,7 @@ impl<'a> Calls<'a> {
                     {
                         e.replaces = true;
                     }
+                    self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), None, &mut e);
                     e.unique_caught |= caught_groups.contains(&cs.group);
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete {
@@ -676,6 +715,13 @@ impl<'a> Calls<'a> {
                                 .is_some_and(|keys| self.has_stable_key(m, a, keys, 0));
                             e.dedup_param = param_index(a);
                         }
+                        // The message's id comes from the caller's argument: judge it there.
+                        if let Some((i, fields, closed)) = e.id_param.take()
+                            && let Some(a) = cs.args.get(i)
+                        {
+                            let path = super::message_ids::IdPath { fields, closed };
+                            self.trace_message_id(m, f, a, Some(&path), &mut e);
+                        }
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
                         e.speculative |= speculative;
@@ -719,6 +765,8 @@ impl<'a> Calls<'a> {
                         }
                     }
                     out.derived_ids.extend(sub.derived_ids.iter().cloned());
+                    out.signature_checks
+                        .extend(sub.signature_checks.iter().cloned());
                 }
             }
             let updated: HashSet<String> = own[own_start..]
@@ -784,7 +832,36 @@ impl<'a> Calls<'a> {
         out.key_obs.truncate(512);
         out.derived_ids.sort();
         out.derived_ids.dedup();
+        out.signature_checks.sort();
+        out.signature_checks.dedup();
         out
+    }
+
+    /// Judges the id of a published message where `v` (the publishing call's arguments, or a
+    /// caller's argument) makes it: derived → deduplicated; from a parameter of `f` → the callers
+    /// decide; made per call or untraced → nothing.
+    /// `path`: where in `v` a callee found the id (None at the publishing call itself).
+    fn trace_message_id(
+        &self,
+        m: ModId,
+        f: FnId,
+        v: &Val,
+        path: Option<&super::message_ids::IdPath>,
+        e: &mut Effect,
+    ) {
+        if e.kind != EffectKind::QueuePublish || e.deduplicated {
+            return;
+        }
+        let tracer = super::message_ids::Tracer::new(self.res, self.catalog, m, f);
+        let source = match path {
+            None => tracer.field_source(v),
+            Some(p) => Some(tracer.argument_source(v, p)),
+        };
+        match source {
+            Some(IdSource::Derived) => e.deduplicated = true,
+            Some(IdSource::Param(i, p)) => e.id_param = Some((i, p.fields, p.closed)),
+            _ => {}
+        }
     }
 
     /// A call in key code as an operation on the key store, when it is one: SQL on the key
@@ -1452,6 +1529,28 @@ mod tests {
 #[cfg(test)]
 mod random_tests {
     use super::*;
+
+    #[test]
+    fn signature_checks_by_name() {
+        for name in [
+            "validSNSSignature",
+            "verifyWebhookSignature",
+            "verifyWebhook",
+            "isValidHmac",
+            "check_signature",
+            "validateWebhookMiddleware",
+        ] {
+            assert!(looks_like_signature_check(name), "{name}");
+        }
+        for name in [
+            "validateWebhookUrl",
+            "signPayload",
+            "verifyEmail",
+            "createSignature",
+        ] {
+            assert!(!looks_like_signature_check(name), "{name}");
+        }
+    }
 
     #[test]
     fn values_made_per_request_are_not_the_callers() {

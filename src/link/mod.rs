@@ -6,6 +6,7 @@ pub mod clients;
 pub mod constraints;
 pub mod key_tests;
 pub mod keystore;
+pub mod message_ids;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
@@ -72,6 +73,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         let mut content_hashes: Vec<Location> = Vec::new();
         let mut key_obs: Vec<KeyObs> = Vec::new();
         let mut derived_ids: Vec<Location> = Vec::new();
+        let mut signature_checks: Vec<(String, Location)> = Vec::new();
         let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
             Resolved::Func(m, f) => {
                 for g in calls.with_children(m, f) {
@@ -81,7 +83,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                     Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
                     None => calls.summary(m, f),
                 };
-                effects.extend(s.effects.iter().cloned());
+                effects.extend(s.effects.iter().cloned().map(request_message_id));
                 content_hashes.extend(s.content_hashes.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
@@ -89,6 +91,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                 }
                 key_reads.extend(s.key_reads.iter().cloned());
                 derived_ids.extend(s.derived_ids.iter().cloned());
+                signature_checks.extend(s.signature_checks.iter().cloned());
                 let facts = &modules[m].functions[f];
                 (
                     facts.name.clone(),
@@ -104,7 +107,18 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         let mut after_obs: Vec<KeyObs> = Vec::new();
         for (mm, mv) in &route.middleware {
             if let Resolved::Func(m2, f2) = res.resolve(*mm, mv) {
-                content_hashes.extend(calls.summary(m2, f2).content_hashes.iter().cloned());
+                let s = calls.summary(m2, f2);
+                content_hashes.extend(s.content_hashes.iter().cloned());
+                // A middleware that checks the signature (`verifyWebhookSignature`), by its name
+                // or by what it reads.
+                signature_checks.extend(s.signature_checks.iter().cloned());
+                let name = &modules[m2].functions[f2].name;
+                if calls::looks_like_signature_check(name) {
+                    signature_checks.push((
+                        format!("`{name}` middleware"),
+                        Location::new(modules[m2].file.clone(), modules[m2].functions[f2].line),
+                    ));
+                }
             }
             // A hook after the handler (Fastify `onSend`): what it does to the key store
             // happens once the handler has answered.
@@ -166,6 +180,13 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                 location: first.clone(),
             });
         }
+        if !effects
+            .iter()
+            .any(|e| e.kind == EffectKind::WebhookReceiver)
+            && let Some(check) = webhooks::by_convention(&route.path, &signature_checks)
+        {
+            effects.push(check);
+        }
         endpoints.push(Endpoint {
             method: route.method,
             path: route.path,
@@ -190,6 +211,15 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         constraints: constraints::from_modules(&res),
         clients: clients::from_modules(&res, &reached),
     }
+}
+
+/// A message whose id still comes from a parameter at the handler comes from the request: the
+/// client's event id, which a retry sends again.
+fn request_message_id(mut e: Effect) -> Effect {
+    if e.id_param.take().is_some() {
+        e.deduplicated = true;
+    }
+    e
 }
 
 /// A middleware that handles the idempotency key: a project function that reads the header
@@ -361,7 +391,7 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
             kinds.push("upserts");
         }
         if effects.iter().any(|e| e.deduplicated) {
-            kinds.push("messages with a stable id the broker dedups on");
+            kinds.push("messages with a stable id the broker or its consumers dedup on");
         }
         if effects.iter().any(|e| e.replaces) {
             kinds.push("creates that replace the rows deleted first");

@@ -6,7 +6,36 @@
 //! unique key is a check-then-insert race and does not count.
 
 use crate::catalog::Catalog;
-use crate::facts::{EffectKind, Endpoint, Mechanism, MechanismKind};
+use crate::facts::key::words;
+use crate::facts::{Effect, EffectKind, Endpoint, Location, Mechanism, MechanismKind};
+
+/// A path meant for a provider's callbacks: a segment naming a webhook or hooks (`/webhooks/ses`,
+/// `/api/stripe-webhook`, `/hooks/github`).
+pub fn is_webhook_path(path: &str) -> bool {
+    path.split('/').any(|segment| {
+        words::split(segment)
+            .iter()
+            .any(|w| w.contains("webhook") || w == "hook" || w == "hooks")
+    })
+}
+
+/// A receiver known by convention: on a webhook path, a check the project writes itself (a
+/// header named like a signature or a shared secret, a function named like a signature check)
+/// is the provider's signature check. Off webhook paths such names prove nothing (`x-signature`
+/// also signs requests between a project's own services).
+pub fn by_convention(path: &str, checks: &[(String, Location)]) -> Option<Effect> {
+    if !is_webhook_path(path) {
+        return None;
+    }
+    let (what, at) = checks.iter().min_by(|a, b| a.1.cmp(&b.1))?;
+    Some(Effect {
+        kind: EffectKind::WebhookReceiver,
+        callee: what.clone(),
+        label: "signature check on a webhook path".into(),
+        location: at.clone(),
+        ..Effect::default()
+    })
+}
 
 pub fn apply(endpoints: &mut [Endpoint], catalog: &Catalog) {
     for ep in endpoints
@@ -39,7 +68,24 @@ pub fn apply(endpoints: &mut [Endpoint], catalog: &Catalog) {
                     .into(),
                 location: at.clone(),
             },
-            (None, None) => continue,
+            // It publishes under the event's own id (the provider's id from the payload):
+            // consumers keep one message per event.
+            (None, None) => match ep
+                .side_effects
+                .iter()
+                .find(|e| e.kind == EffectKind::QueuePublish && e.deduplicated)
+            {
+                Some(p) => Mechanism {
+                    kind: MechanismKind::WebhookEventDedup,
+                    detail: format!(
+                        "`{}` publishes under the event's own id: a redelivery publishes the \
+                         same id, which consumers keep once (check that they dedup on it)",
+                        p.callee
+                    ),
+                    location: p.location.clone(),
+                },
+                None => continue,
+            },
         };
         ep.mechanisms.push(mechanism);
         ep.mechanisms.sort();

@@ -100,6 +100,15 @@ pub fn names_unique_violation(text: &str) -> bool {
     CODES.iter().any(|c| text.contains(c))
 }
 
+/// A header named like a signature or a shared secret (`x-signature`, `x-postmark-secret`,
+/// `x-webhook-hmac`) that the catalogue does not list.
+fn named_like_signature(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["signature", "secret", "hmac"]
+        .iter()
+        .any(|w| name.contains(w))
+}
+
 fn is_function(kind: &str) -> bool {
     matches!(
         kind,
@@ -664,6 +673,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         } else if self.catalog.is_signature_header(name) {
             self.module.functions[f]
                 .signature_reads
+                .push((name.to_string(), at));
+        } else if named_like_signature(name) {
+            self.module.functions[f]
+                .signature_like_reads
                 .push((name.to_string(), at));
         }
     }

@@ -214,6 +214,10 @@ pub struct FnFacts {
     pub key_reads: Vec<(String, u32)>,
     /// (header name, line) for every read of a webhook signature header.
     pub signature_reads: Vec<(String, u32)>,
+    /// (header name, line) for every read of an uncatalogued header named like a signature or a
+    /// shared secret (`x-signature`, `x-postmark-secret`): a receiver's check only on a webhook
+    /// path, decided when the route's path is known.
+    pub signature_like_reads: Vec<(String, u32)>,
     pub returns: Vec<Val>,
     /// Functions defined inside this one; their bodies count as part of it.
     pub children: Vec<FnId>,
