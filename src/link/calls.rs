@@ -235,13 +235,15 @@ fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
         return Bound::Unknown;
     }
     let Some(mut v) = args.get(r.index).cloned() else {
-        return Bound::Missing;
+        return Bound::Unknown;
     };
     for p in &r.path {
         v = match v {
+            // An object without the key may still carry it through a spread the front end
+            // could not see: not shown, rather than not passed.
             Val::Obj(fields) => match fields.into_iter().rev().find(|(k, _)| k == p) {
                 Some((_, x)) => x,
-                None => return Bound::Missing,
+                None => return Bound::Unknown,
             },
             Val::Unknown => return Bound::Unknown,
             other => Val::Member(Box::new(other), p.clone()),
@@ -254,8 +256,6 @@ fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
 enum Bound {
     /// The caller passes this.
     Val(Val),
-    /// The caller passes nothing there (an object without that key).
-    Missing,
     /// The call does not show it.
     Unknown,
 }
@@ -1278,19 +1278,13 @@ impl<'a> Calls<'a> {
                     e.key_params.extend(key_params(m, &fields));
                 }
                 Bound::Val(v) => e.data_param = param_ref(m, &v),
-                Bound::Missing | Bound::Unknown => {}
+                Bound::Unknown => {}
             }
         }
         for (k, r) in std::mem::take(&mut e.key_params) {
             match bind_param(&r, m2, f2, args) {
-                // Made up per call, or not passed at all (the column keeps its default): not a
-                // value a retry repeats.
+                // Made up per call: not a value a retry repeats.
                 Bound::Val(v) if fresh_random(&v) => {
-                    if let Some(keys) = &mut e.data_keys {
-                        keys.retain(|x| *x != k);
-                    }
-                }
-                Bound::Missing => {
                     if let Some(keys) = &mut e.data_keys {
                         keys.retain(|x| *x != k);
                     }
@@ -1419,9 +1413,9 @@ impl<'a> Calls<'a> {
             // `doc.save()` (no record argument) writes back an instance: a create only when the
             // instance was just made (`new Model(..)`, `Model.build(..)`), otherwise an update.
             // `this.save()` in a model's method: a loaded row's, unless the caller built it.
-            let kind = if this_class.is_some() && last == "save" {
-                EffectKind::DbUpdate
-            } else if sink.kind == EffectKind::DbCreate
+            let saves_this = this_class.is_some() && last == "save";
+            let kind = if saves_this
+                || sink.kind == EffectKind::DbCreate
                 && last == "save"
                 && cs.args.iter().all(|a| matches!(a, Val::Obj(_) | Val::Unknown))
                 && !cs.args.iter().any(|a| matches!(a, Val::Obj(f) if !f.is_empty() && !f.iter().any(|(k, _)| matches!(k.as_str(), "transaction" | "validate" | "session" | "fields" | "hooks"))))
@@ -1434,7 +1428,7 @@ impl<'a> Calls<'a> {
             out.push(Effect {
                 kind,
                 on_this: this_class.is_some(),
-                saves_this: this_class.is_some() && last == "save" && kind == EffectKind::DbUpdate,
+                saves_this,
                 callee: cs.text.clone(),
                 label: if sink.label.is_empty() {
                     sink.id.clone()
