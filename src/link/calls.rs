@@ -6,7 +6,9 @@ use super::message_ids::IdSource;
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
 use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
-use crate::facts::{DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, model_key};
+use crate::facts::{
+    DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
+};
 use crate::frontend::ts::ir::{CallSite, FnId, KeyCall, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -244,6 +246,83 @@ pub fn looks_like_signature_check(name: &str) -> bool {
         && has(&["verify", "verified", "validate", "authenticate"])
         && !has(&["url", "endpoint", "config", "settings"]);
     (verb && signature) || webhook
+}
+
+/// The parameter a value is, or the member of one it is: `props` → (props, []), `props.id` →
+/// (props, [id]).
+fn param_ref(m: ModId, v: &Val) -> Option<ParamRef> {
+    let mut path = Vec::new();
+    let mut cur = v;
+    for _ in 0..16 {
+        match cur {
+            Val::Param(f, i) => {
+                path.reverse();
+                return Some(ParamRef {
+                    module: m,
+                    function: *f,
+                    index: *i,
+                    path,
+                });
+            }
+            Val::Member(inner, p) => {
+                path.push(p.clone());
+                cur = inner;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// What a call passes for a parameter of the function `(m2, f2)` it calls: the argument, or the
+/// member of it the reference names. `None` for a parameter of another function.
+fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
+    if r.module != m2 || r.function != f2 {
+        return Bound::Unknown;
+    }
+    let Some(mut v) = args.get(r.index).cloned() else {
+        return Bound::Unknown;
+    };
+    for p in &r.path {
+        v = match v {
+            // An object without the key may still carry it through a spread the front end
+            // could not see: not shown, rather than not passed.
+            Val::Obj(fields) => match fields.into_iter().rev().find(|(k, _)| k == p) {
+                Some((_, x)) => x,
+                None => return Bound::Unknown,
+            },
+            Val::Unknown => return Bound::Unknown,
+            other => Val::Member(Box::new(other), p.clone()),
+        };
+    }
+    Bound::Val(v)
+}
+
+/// A caller's value for a parameter reference.
+enum Bound {
+    /// The caller passes this.
+    Val(Val),
+    /// The call does not show it.
+    Unknown,
+}
+
+/// The keys of a record whose values are parameters (or members of one) of the function.
+fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
+    fields
+        .iter()
+        .filter_map(|(k, v)| param_ref(m, v).map(|r| (k.clone(), r)))
+        .collect()
+}
+
+/// A call on `this` itself in a class method (`this.create(..)`, `this.findOne(..)`): the class.
+fn this_call(cs: &CallSite) -> Option<usize> {
+    match &cs.root {
+        Val::Member(inner, _) if cs.path.is_empty() && !cs.is_new => match inner.as_ref() {
+            Val::This(Some(c)) => Some(*c),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
@@ -546,6 +625,8 @@ impl<'a> Calls<'a> {
             let own_start = own.len();
             let out_start = out.effects.len();
             let mut lookups_here: Vec<String> = Vec::new();
+            // Instances built here and saved once already: a later save updates the row.
+            let mut saved_built: Vec<Val> = Vec::new();
             // Effects of calls that run only when a lookup missed: (own?, index, model looked up).
             let mut guarded: Vec<(bool, usize, String)> = Vec::new();
             for (_, line) in &facts.key_reads {
@@ -612,13 +693,17 @@ impl<'a> Calls<'a> {
                     out.derived_ids.push(self.location(m, cs.line));
                 }
                 // A project function named like a read (`links.isValid`) is followed, not a read.
-                if let Some(t) = self.read_of(cs)
+                if let Some(t) = self.read_of(m, cs)
                     && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
                 {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
                     read.push(t.clone());
                     if let Some(known) = &t
-                        && cs.path.last().is_some_and(|l| self.catalog.is_lookup(l))
+                        && cs
+                            .path
+                            .last()
+                            .or(this_call(cs).map(|_| &cs.root_name))
+                            .is_some_and(|l| self.catalog.is_lookup(l))
                     {
                         lookups_here.push(known.clone());
                         out.lookups.push(known.clone());
@@ -695,7 +780,7 @@ impl<'a> Calls<'a> {
                         targets.push((self.res.resolve(m, a), false));
                     }
                 }
-                for (t, speculative) in targets {
+                for (ti, (t, speculative)) in targets.into_iter().enumerate() {
                     let Resolved::Func(m2, f2) = t else { continue };
                     if m2 == m && inside.contains(&f2) {
                         continue;
@@ -705,6 +790,20 @@ impl<'a> Calls<'a> {
                     let caught = caught_groups.contains(&cs.group);
                     for e in &sub.effects {
                         let mut e = e.clone();
+                        if ti == 0 {
+                            Self::bind_record(m, m2, f2, &cs.args, &mut e);
+                        } else {
+                            e.data_param = None;
+                            e.key_params.clear();
+                        }
+                        if e.on_this {
+                            self.rebind_this(
+                                m,
+                                (ti == 0).then_some(&cs.callee),
+                                &mut e,
+                                &mut saved_built,
+                            );
+                        }
                         // The message id comes from the caller's argument: look there.
                         if let Some(i) = e.dedup_param.take()
                             && !e.deduplicated
@@ -861,6 +960,69 @@ impl<'a> Calls<'a> {
             Some(IdSource::Derived) => e.deduplicated = true,
             Some(IdSource::Param(i, p)) => e.id_param = Some((i, p.fields, p.closed)),
             _ => {}
+        }
+    }
+
+    /// An effect on `this` of the method `callee` calls, seen from the call: `Document.createWithCtx(..)`
+    /// creates a `Document` even where the base class defines the method, and `doc.saveWithCtx()`
+    /// on a `Document.build(..)` creates the row the build made. Called on `this` again, the
+    /// effect stays bound to the caller's own `this`.
+    fn rebind_this(
+        &self,
+        m: ModId,
+        callee: Option<&Val>,
+        e: &mut Effect,
+        saved_built: &mut Vec<Val>,
+    ) {
+        let receiver = match callee {
+            Some(Val::Member(receiver, _)) => receiver.as_ref(),
+            _ => {
+                e.on_this = false;
+                e.saves_this = false;
+                return;
+            }
+        };
+        if let Val::This(Some(c)) = receiver {
+            e.target = Some(self.res.modules[m].classes[*c].name.clone());
+            return;
+        }
+        e.on_this = false;
+        let saves = std::mem::take(&mut e.saves_this);
+        if let Resolved::Class(m3, c3) | Resolved::Instance(m3, c3) = self.res.resolve(m, receiver)
+        {
+            e.target = Some(self.res.modules[m3].classes[c3].name.clone());
+            if saves && freshly_built(receiver) && !saved_built.contains(receiver) {
+                saved_built.push(receiver.clone());
+                e.kind = EffectKind::DbCreate;
+                let record = self.built_record(m, receiver);
+                e.data_keys = record.map(|fields| {
+                    fields
+                        .iter()
+                        .filter(|(_, v)| !fresh_random(v))
+                        .map(|(k, _)| k.clone())
+                        .collect()
+                });
+                e.data_param = None;
+                e.key_params = record.map(|f| key_params(m, f)).unwrap_or_default();
+            }
+        }
+    }
+
+    /// The record an instance was built with (`Model.build({..})`, `new Model({..})`).
+    fn built_record<'v>(&'v self, m: ModId, v: &'v Val) -> Option<&'v Vec<(String, Val)>> {
+        let args = match v {
+            Val::Call(_, args) => args.as_slice(),
+            Val::New(_, line) => self.res.modules[m]
+                .functions
+                .iter()
+                .flat_map(|f| f.calls.iter())
+                .find(|c| c.is_new && c.line == *line)
+                .map(|c| c.args.as_slice())?,
+            _ => return None,
+        };
+        match args.first()? {
+            Val::Obj(fields) => Some(fields),
+            _ => None,
         }
     }
 
@@ -1149,7 +1311,7 @@ impl<'a> Calls<'a> {
     }
 
     /// A read of a model (`prisma.user.findUnique`, `User.findOne`, `this.findOne`).
-    fn read_of(&self, cs: &CallSite) -> Option<Option<String>> {
+    fn read_of(&self, m: ModId, cs: &CallSite) -> Option<Option<String>> {
         // A raw `SELECT … FROM t` reads `t`.
         if let Some(sql) = &cs.literal {
             let is_sql = cs.path.last().or(Some(&cs.root_name)).is_some_and(|l| {
@@ -1163,6 +1325,12 @@ impl<'a> Calls<'a> {
             {
                 return Some(sql_table(sql));
             }
+        }
+        if let Some(c) = this_call(cs) {
+            return self
+                .catalog
+                .is_read(&cs.root_name)
+                .then(|| Some(self.res.modules[m].classes[c].name.clone()));
         }
         let last = cs.path.last()?;
         if !self.catalog.is_read(last) {
@@ -1203,6 +1371,39 @@ impl<'a> Calls<'a> {
     /// The keys of the record a create writes, when the call shows them: Prisma's `data` (or an
     /// upsert's `create`), or the object passed (`User.create({ email })`).
     fn data_keys(cs: &CallSite) -> Option<Vec<String>> {
+        let obj = Self::record(cs)?;
+        // A value made up for this request (`randomUUID()`, `nanoid()`, `crypto.randomBytes()`)
+        // is not the caller's: a retry writes a new one and never conflicts.
+        Some(
+            obj.iter()
+                .filter(|(_, v)| !fresh_random(v))
+                .map(|(k, _)| k.clone())
+                .collect(),
+        )
+    }
+
+    /// Where the record a create writes comes from when it is a parameter, and which of its
+    /// keys are parameters: the caller's arguments say more (see `bind_record`).
+    fn record_params(m: ModId, cs: &CallSite) -> (Option<ParamRef>, Vec<(String, ParamRef)>) {
+        match Self::record(cs) {
+            Some(obj) => (None, key_params(m, obj)),
+            None => {
+                let first = cs.args.first();
+                let inner = match first {
+                    Some(Val::Obj(fields)) => fields
+                        .iter()
+                        .find(|(k, _)| k == "data" || k == "create")
+                        .map(|(_, v)| v),
+                    other => other,
+                };
+                (inner.and_then(|v| param_ref(m, v)), Vec::new())
+            }
+        }
+    }
+
+    /// The record object a create writes, when the call shows it: Prisma's `data` (or an
+    /// upsert's `create`), or the object passed (`User.create({ email })`).
+    fn record(cs: &CallSite) -> Option<&Vec<(String, Val)>> {
         let first = cs.args.first()?;
         let obj = match first {
             Val::Obj(fields) => match fields.iter().find(|(k, _)| k == "data" || k == "create") {
@@ -1216,14 +1417,47 @@ impl<'a> Calls<'a> {
             },
             _ => return None,
         };
-        // A value made up for this request (`randomUUID()`, `nanoid()`, `crypto.randomBytes()`)
-        // is not the caller's: a retry writes a new one and never conflicts.
-        Some(
-            obj.iter()
-                .filter(|(_, v)| !fresh_random(v))
-                .map(|(k, _)| k.clone())
-                .collect(),
-        )
+        Some(obj)
+    }
+
+    /// The caller's arguments of `(m2, f2)` for a create's record and its keys: a record passed
+    /// as an object shows its keys; a key the caller makes up per call (`randomUUID()`) is no
+    /// longer the caller's; a parameter of the caller stays one, for its own caller.
+    fn bind_record(m: ModId, m2: ModId, f2: FnId, args: &[Val], e: &mut Effect) {
+        if let Some(r) = e.data_param.take() {
+            match bind_param(&r, m2, f2, args) {
+                Bound::Val(Val::Obj(fields)) => {
+                    if e.data_keys.is_none() {
+                        e.data_keys = Some(
+                            fields
+                                .iter()
+                                .filter(|(_, v)| !fresh_random(v))
+                                .map(|(k, _)| k.clone())
+                                .collect(),
+                        );
+                    }
+                    e.key_params.extend(key_params(m, &fields));
+                }
+                Bound::Val(v) => e.data_param = param_ref(m, &v),
+                Bound::Unknown => {}
+            }
+        }
+        for (k, r) in std::mem::take(&mut e.key_params) {
+            match bind_param(&r, m2, f2, args) {
+                // Made up per call: not a value a retry repeats.
+                Bound::Val(v) if fresh_random(&v) => {
+                    if let Some(keys) = &mut e.data_keys {
+                        keys.retain(|x| *x != k);
+                    }
+                }
+                Bound::Val(v) => {
+                    if let Some(r2) = param_ref(m, &v) {
+                        e.key_params.push((k, r2));
+                    }
+                }
+                Bound::Unknown => {}
+            }
+        }
     }
 
     /// The dedup options of the sink an effect came from.
@@ -1283,8 +1517,11 @@ impl<'a> Calls<'a> {
         let mut out = Vec::new();
         let origin = self.res.origin(m, &cs.root);
         let location = self.location(m, cs.line);
-        // `prisma.order.create` → `order`; `Order.create` → `Order`.
+        // `prisma.order.create` → `order`; `Order.create` → `Order`; `this.create` in a method of
+        // class `Order` → `Order` (the caller may call it on a subclass: see `rebind_this`).
+        let this_class = this_call(cs).map(|c| self.res.modules[m].classes[c].name.clone());
         let target = match cs.path.len() {
+            _ if this_class.is_some() => this_class.clone(),
             0 => None,
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
             n => Some(cs.path[n - 2].clone()),
@@ -1323,6 +1560,11 @@ impl<'a> Calls<'a> {
                     .collect();
                 sink.call_matches(&cs.path, &cs.hops).is_some()
                     || (!full.is_empty() && sink.call_matches(&full, &full_hops).is_some())
+                    // `this.save()` in a model's method: the method called on the model.
+                    || (this_class.is_some()
+                        && sink
+                            .call_matches(std::slice::from_ref(&cs.root_name), &[])
+                            .is_some())
             };
             let origin_path = origin.as_ref().map(|(_, _, p)| p.as_slice()).unwrap_or(&[]);
             if !matched
@@ -1331,7 +1573,11 @@ impl<'a> Calls<'a> {
             {
                 continue;
             }
-            let last = cs.path.last().map(String::as_str).unwrap_or("");
+            let last = match cs.path.last() {
+                Some(l) => l.as_str(),
+                None if this_class.is_some() => cs.root_name.as_str(),
+                None => "",
+            };
             let relative = sink.kind == EffectKind::DbUpdate
                 && (self.catalog.relative_update.calls.iter().any(|c| c == last)
                     || cs
@@ -1340,7 +1586,10 @@ impl<'a> Calls<'a> {
                         .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)));
             // `doc.save()` (no record argument) writes back an instance: a create only when the
             // instance was just made (`new Model(..)`, `Model.build(..)`), otherwise an update.
-            let kind = if sink.kind == EffectKind::DbCreate
+            // `this.save()` in a model's method: a loaded row's, unless the caller built it.
+            let saves_this = this_class.is_some() && last == "save";
+            let kind = if saves_this
+                || sink.kind == EffectKind::DbCreate
                 && last == "save"
                 && cs.args.iter().all(|a| matches!(a, Val::Obj(_) | Val::Unknown))
                 && !cs.args.iter().any(|a| matches!(a, Val::Obj(f) if !f.is_empty() && !f.iter().any(|(k, _)| matches!(k.as_str(), "transaction" | "validate" | "session" | "fields" | "hooks"))))
@@ -1352,6 +1601,8 @@ impl<'a> Calls<'a> {
             };
             out.push(Effect {
                 kind,
+                on_this: this_class.is_some(),
+                saves_this,
                 callee: cs.text.clone(),
                 label: if sink.label.is_empty() {
                     sink.id.clone()
@@ -1363,6 +1614,8 @@ impl<'a> Calls<'a> {
                 relative,
                 target: target.clone(),
                 data_keys: Self::data_keys(cs),
+                data_param: Self::record_params(m, cs).0,
+                key_params: Self::record_params(m, cs).1,
                 downstream_key: (!sink.idempotency_option.is_empty())
                     .then(|| self.downstream_key(cs, &sink.idempotency_option)),
                 deduplicated: !sink.dedup_option.is_empty()

@@ -931,6 +931,7 @@ mod tests {
         let obs = vec![op(OpKind::Insert, &["key"], 5, Ctx::Main)];
         assert_eq!(judge(&obs, None, &[]).unwrap().atomic_claim, Prop::Unknown);
         let unique = UniqueConstraint {
+            defaulted: false,
             model: "IdempotencyKey".into(),
             aliases: vec!["idempotency_keys".into()],
             columns: vec!["key".into()],
@@ -946,6 +947,7 @@ mod tests {
                 .is_yes()
         );
         let only_id = UniqueConstraint {
+            defaulted: false,
             generated: true,
             columns: vec!["id".into()],
             ..unique

@@ -84,6 +84,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                     None => calls.summary(m, f),
                 };
                 effects.extend(s.effects.iter().cloned().map(request_message_id));
+                request_keys(&mut effects, m, f);
                 content_hashes.extend(s.content_hashes.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     mechanisms.push(Mechanism::handler_reads_key(first.clone()));
@@ -330,6 +331,19 @@ fn key_middleware<'c>(
             ))
         }
         _ => None,
+    }
+}
+
+/// The keys of each create's record that come from the handler `(m, f)`'s parameters (the
+/// request, its body, the Nest DTO) through every call on the way: what the client supplies.
+fn request_keys(effects: &mut [Effect], m: usize, f: usize) {
+    for e in effects.iter_mut() {
+        e.request_keys = e
+            .key_params
+            .iter()
+            .filter(|(_, r)| r.module == m && r.function == f)
+            .map(|(k, _)| k.clone())
+            .collect();
     }
 }
 

@@ -342,6 +342,9 @@ impl<'m> Resolver<'m> {
                         return r;
                     }
                 }
+                if let Some(instance) = self.model_factory(m, callee, d) {
+                    return instance;
+                }
                 match self.resolve_d(m, callee, d) {
                     Resolved::Func(m2, f) => {
                         for r in &self.modules[m2].functions[f].returns {
@@ -364,6 +367,36 @@ impl<'m> Resolver<'m> {
             },
             _ => Resolved::Opaque,
         }
+    }
+
+    /// `Document.build(..)`, `User.findOne(..)`: a static factory a project model class inherits
+    /// from its ORM base class gives an instance of that model, whose methods (its own and its
+    /// project base classes') are the project's.
+    fn model_factory(&self, m: ModId, callee: &Val, d: usize) -> Option<Resolved> {
+        const FACTORIES: &[&str] = &[
+            "build",
+            "create",
+            "findOne",
+            "findByPk",
+            "findById",
+            "findOneBy",
+            "findOneOrFail",
+            "findOneByOrFail",
+        ];
+        let Val::Member(model, method) = callee else {
+            return None;
+        };
+        if !FACTORIES.contains(&method.as_str()) {
+            return None;
+        }
+        let Resolved::Class(m2, c) = self.resolve_d(m, model, d) else {
+            return None;
+        };
+        matches!(
+            self.class_member(m2, c, method, d),
+            Resolved::Package { .. }
+        )
+        .then_some(Resolved::Instance(m2, c))
     }
 
     fn export_value(&self, target: ModId, name: Option<&str>, d: usize) -> Resolved {
@@ -494,6 +527,14 @@ impl<'m> Resolver<'m> {
     /// The npm package a value comes from, if it does: an import of it, `new X()` of it, a value a
     /// call on it returned, or an instance of a class that extends one of its classes.
     pub fn origin(&self, m: ModId, v: &Val) -> Option<(String, Option<String>, Vec<String>)> {
+        // A model's instance from an inherited factory comes from that call (`findOne`: a
+        // loaded row), as the package sees it.
+        if let Val::Call(callee, _) = v
+            && self.model_factory(m, callee, 0).is_some()
+            && let Resolved::Package { spec, name, path } = self.resolve(m, callee)
+        {
+            return Some((spec, name, path));
+        }
         match self.resolve(m, v) {
             Resolved::Package { spec, name, path } => Some((spec, name, path)),
             Resolved::Instance(m2, c) | Resolved::Class(m2, c) => {

@@ -73,6 +73,7 @@ pub fn entity_constraints(module: &str, file: &str, e: &EntityAttrs) -> Vec<Uniq
     let aliases: Vec<String> = table.into_iter().filter(|t| t != module).collect();
     let fields: Vec<_> = e.fields.iter().filter(|f| !f.has("ignore")).collect();
     let make = |columns: Vec<String>, generated: bool, line: Line| UniqueConstraint {
+        defaulted: false,
         model: module.to_string(),
         aliases: aliases.clone(),
         columns,
@@ -227,6 +228,7 @@ impl Migrations {
         }
         self.out.push((
             UniqueConstraint {
+                defaulted: false,
                 model: table.to_string(),
                 aliases: vec![],
                 columns,

@@ -107,6 +107,7 @@ fn model_constraints(file: &str, model: &str, body: &[(u32, String)]) -> Vec<Uni
         .into_iter()
         .filter(|(cols, _)| !cols.is_empty())
         .map(|(columns, line)| UniqueConstraint {
+            defaulted: false,
             model: model.to_string(),
             aliases: aliases.clone(),
             generated: columns.iter().all(|c| generated.contains(c)),

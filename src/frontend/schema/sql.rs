@@ -444,6 +444,7 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
     for table in schema.tables.values() {
         for u in &table.uniques {
             out.push(UniqueConstraint {
+                defaulted: false,
                 model: table.name.clone(),
                 aliases: vec![],
                 generated: !u.columns.is_empty()

@@ -175,6 +175,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         (self.module, self.diagnostics)
     }
 
+    /// The class `this` is in the current function, when it is one.
+    pub(super) fn this_class(&self) -> Option<ClassId> {
+        self.scopes[self.cur].this_class
+    }
+
     pub(super) fn text(&self, n: Node) -> &'t str {
         n.utf8_text(self.src.as_bytes()).unwrap_or("")
     }
@@ -882,7 +887,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
             let mut cursor = params.walk();
-            let list: Vec<Node<'t>> = params.named_children(&mut cursor).collect();
+            // A TypeScript `this` parameter (`static make(this: ModelStatic<M>, values)`) types
+            // the receiver: it is no argument, the next parameter is the call's first.
+            let list: Vec<Node<'t>> = params
+                .named_children(&mut cursor)
+                .filter(|p| {
+                    p.child_by_field_name("pattern")
+                        .is_none_or(|pat| pat.kind() != "this")
+                })
+                .collect();
             for (i, p) in list.into_iter().enumerate() {
                 let pattern = p.child_by_field_name("pattern").unwrap_or(p);
                 self.param_decorators(p, id);
@@ -1183,6 +1196,28 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     ("||" | "??", Val::Unknown, r) => r,
                     ("||" | "??", l, _) => l,
                     _ => Val::Unknown,
+                }
+            }
+            // `cond ? await X.findOne(..) : null`: the lookup's row, or nothing.
+            "ternary_expression" => {
+                let cond = node.child_by_field_name("condition");
+                if let Some(c) = cond {
+                    self.eval(c);
+                }
+                let branch = |name| node.child_by_field_name(name);
+                let (Some(yes), Some(no)) = (branch("consequence"), branch("alternative")) else {
+                    return Val::Unknown;
+                };
+                let nothing = |this: &Self, n: Node<'t>| {
+                    matches!(n.kind(), "null" | "undefined") || this.text(n) == "undefined"
+                };
+                let (a, b) = (self.eval(yes), self.eval(no));
+                if nothing(self, no) {
+                    a
+                } else if nothing(self, yes) {
+                    b
+                } else {
+                    Val::Unknown
                 }
             }
             "assignment_expression" => self.eval_assignment(node),

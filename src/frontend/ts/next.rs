@@ -204,6 +204,10 @@ impl<'t> Evaluator<'t, '_> {
                     && let Val::Member(model, method) = callee.as_ref()
                     && self.catalog.is_lookup(method)
                 {
+                    // `this.findOne(..)` in a model's static method reads that model.
+                    if let Val::This(Some(c)) = model.as_ref() {
+                        return Some(self.module.classes[*c].name.clone());
+                    }
                     return value_name(model);
                 }
                 None
@@ -215,6 +219,10 @@ impl<'t> Evaluator<'t, '_> {
                     return None;
                 }
                 let o = f.child_by_field_name("object")?;
+                if o.kind() == "this" {
+                    let c = self.this_class()?;
+                    return Some(self.module.classes[c].name.clone());
+                }
                 let o = o.child_by_field_name("property").unwrap_or(o);
                 matches!(o.kind(), "identifier" | "property_identifier")
                     .then(|| self.text(o).to_string())
