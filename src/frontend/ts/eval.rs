@@ -986,6 +986,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             ..Default::default()
         });
         self.class_memo.insert(node.id(), id);
+        // Its methods may name the class being made (`new Task().schedule(..)` in a static
+        // method): bind the name now rather than reading it as unknown.
+        if let Some(Binding::Busy) = self.scopes[self.cur].vars.get(&name) {
+            self.set_in(self.cur, &name, Val::Class(id));
+        }
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
         for child in &children {
@@ -1738,5 +1743,40 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             v => Val::New(Box::new(v.clone()), line(node)),
         };
         Chain { val, ..c }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::catalog::Catalog;
+    use crate::discover::{Lang, SourceFile};
+    use crate::frontend::ts::ir::Val;
+
+    #[test]
+    fn a_class_named_inside_its_own_methods_is_the_class() {
+        let text = "import { BaseTask } from './base';\n\
+                    export default class ImportTask extends BaseTask {\n\
+                    \x20 static async scheduleAndWait(props) {\n\
+                    \x20   const job = await new ImportTask().schedule(props);\n\
+                    \x20   return job.finished();\n\
+                    \x20 }\n\
+                    }\n";
+        let file = SourceFile {
+            rel: "tasks/ImportTask.ts".into(),
+            lang: Lang::TypeScript,
+            text: text.into(),
+        };
+        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
+        let schedule = module
+            .functions
+            .iter()
+            .flat_map(|f| f.calls.iter())
+            .find(|c| c.path.last().is_some_and(|p| p == "schedule"))
+            .expect("the schedule call");
+        assert!(
+            matches!(&schedule.callee, Val::Member(inner, _) if matches!(inner.as_ref(), Val::Instance(0))),
+            "{:?}",
+            schedule.callee
+        );
     }
 }
