@@ -994,6 +994,7 @@ impl<'a> Calls<'a> {
             if saves && freshly_built(receiver) && !saved_built.contains(receiver) {
                 saved_built.push(receiver.clone());
                 e.kind = EffectKind::DbCreate;
+                e.label = "save of a newly built instance".into();
                 let record = self.built_record(m, receiver);
                 e.data_keys = record.map(|fields| {
                     fields
@@ -1604,7 +1605,10 @@ impl<'a> Calls<'a> {
                 on_this: this_class.is_some(),
                 saves_this,
                 callee: cs.text.clone(),
-                label: if sink.label.is_empty() {
+                label: if kind != sink.kind {
+                    // A create sink's `save()` that writes back a loaded instance.
+                    "save of a loaded instance".into()
+                } else if sink.label.is_empty() {
                     sink.id.clone()
                 } else {
                     sink.label.clone()
