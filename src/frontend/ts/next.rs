@@ -409,9 +409,8 @@ mod tests {
     use crate::catalog::Catalog;
     use crate::discover::{Lang, SourceFile};
 
-    /// Whether the `create` call in `body` (after a lookup bound to `row`) runs only when the
-    /// lookup missed.
-    fn guarded(body: &str) -> bool {
+    /// The one `create` call in `body`, after a lookup bound to `row`.
+    fn the_create(body: &str) -> crate::frontend::ts::ir::CallSite {
         let text = format!(
             "export async function f(db, id, name) {{\n  const row = await db.tag.findFirst({{ where: {{ id }} }});\n{body}\n}}\n"
         );
@@ -421,15 +420,20 @@ mod tests {
             text,
         };
         let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
-        let creates: Vec<Option<String>> = module
+        let creates: Vec<_> = module
             .functions
             .iter()
             .flat_map(|f| f.calls.iter())
             .filter(|c| c.path.last().is_some_and(|p| p == "create"))
-            .map(|c| c.guarded.clone())
+            .cloned()
             .collect();
         assert_eq!(creates.len(), 1, "{body}");
-        match &creates[0] {
+        creates[0].clone()
+    }
+
+    /// Whether the `create` call in `body` runs only when the lookup missed.
+    fn guarded(body: &str) -> bool {
+        match the_create(body).guarded {
             Some(model) => {
                 assert_eq!(model, "tag", "{body}");
                 true
@@ -440,24 +444,7 @@ mod tests {
 
     /// The models the `create` call in `body` runs only when found.
     fn found(body: &str) -> Vec<String> {
-        let text = format!(
-            "export async function f(db, id, name) {{\n  const row = await db.tag.findFirst({{ where: {{ id }} }});\n{body}\n}}\n"
-        );
-        let file = SourceFile {
-            rel: "s.ts".into(),
-            lang: Lang::TypeScript,
-            text,
-        };
-        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
-        let creates: Vec<Vec<String>> = module
-            .functions
-            .iter()
-            .flat_map(|f| f.calls.iter())
-            .filter(|c| c.path.last().is_some_and(|p| p == "create"))
-            .map(|c| c.found.clone())
-            .collect();
-        assert_eq!(creates.len(), 1, "{body}");
-        creates[0].clone()
+        the_create(body).found
     }
 
     #[test]
