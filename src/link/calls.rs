@@ -9,7 +9,7 @@ use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
 use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
-use crate::frontend::ts::ir::{CallSite, FnId, KeyCall, Val};
+use crate::frontend::ts::ir::{CallSite, FnId, Found, KeyCall, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -367,6 +367,69 @@ fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
     }
 }
 
+/// A delete removes the row a lookup found: it is called on the row (`row.destroy()`), given it
+/// (`repo.remove(row)`), or filters only on the row's fields and on what the lookup matched on
+/// (`where: { id: row.id }`, `where: { identifier: email }` after a lookup by `email`). A filter
+/// with anything else (`expires: { lt: now }`) may leave the row.
+fn deletes_row(callee: &Val, args: &[Val], row: &Val) -> bool {
+    /// A value that stands for something of this request: a parameter or what is read from one.
+    fn of_request(v: &Val) -> bool {
+        match v {
+            Val::Param(..) => true,
+            Val::Member(inner, _) => of_request(inner),
+            _ => false,
+        }
+    }
+    /// The request values in `v`, outermost (`req.body.email`, not `req.body` as well).
+    fn request_values<'v>(v: &'v Val, depth: usize, out: &mut Vec<&'v Val>) {
+        if depth > 12 {
+            return;
+        }
+        if of_request(v) {
+            out.push(v);
+            return;
+        }
+        match v {
+            Val::Obj(fields) => fields
+                .iter()
+                .for_each(|(_, x)| request_values(x, depth + 1, out)),
+            Val::Arr(items) | Val::Template(items) => {
+                items.iter().for_each(|x| request_values(x, depth + 1, out))
+            }
+            Val::Call(_, args) => args.iter().for_each(|x| request_values(x, depth + 1, out)),
+            _ => {}
+        }
+    }
+    /// The row itself or one of its fields (`row`, `row.id`).
+    fn of_row(v: &Val, row: &Val) -> bool {
+        v == row || matches!(v, Val::Member(inner, _) if of_row(inner, row))
+    }
+    let Val::Call(_, lookup_args) = row else {
+        return false;
+    };
+    if matches!(callee, Val::Member(receiver, _) if receiver.as_ref() == row)
+        || args.iter().any(|a| a == row)
+    {
+        return true;
+    }
+    let mut matched_on: Vec<&Val> = Vec::new();
+    for a in lookup_args {
+        request_values(a, 0, &mut matched_on);
+    }
+    let filter = match args.first() {
+        Some(Val::Obj(fields)) => match fields.iter().find(|(k, _)| k == "where") {
+            Some((_, Val::Obj(w))) => w,
+            Some(_) => return false,
+            None => fields,
+        },
+        _ => return false,
+    };
+    !filter.is_empty()
+        && filter
+            .iter()
+            .all(|(_, v)| of_row(v, row) || matched_on.contains(&v))
+}
+
 /// Find-or-create in one function: a create that runs only when a lookup of the same model found
 /// nothing. With an update of the row found it is an upsert by hand, whatever constraint also
 /// backs it; a guard alone counts only where no unique constraint does the job. A sequential retry
@@ -550,8 +613,9 @@ impl<'a> Calls<'a> {
         let inside: HashSet<FnId> = body.iter().copied().collect();
         let module = &self.res.modules[m];
         let mut own: Vec<(usize, Effect)> = Vec::new();
-        // Effects of calls that run only when a lookup found its row: (own?, index, model).
-        let mut found: Vec<(bool, usize, String)> = Vec::new();
+        // Effects of calls that run only when a lookup found its row: (own?, index, the row, the
+        // call).
+        let mut found: Vec<(bool, usize, &Found, &CallSite)> = Vec::new();
         // Functions handed to a library handler that does not serve this method never run.
         let mut unserved: HashSet<FnId> = HashSet::new();
         if let Some(method) = method {
@@ -759,7 +823,7 @@ impl<'a> Calls<'a> {
                         guarded.push((true, own.len(), g.clone()));
                     }
                     for g in &cs.found {
-                        found.push((true, own.len(), g.clone()));
+                        found.push((true, own.len(), g, cs));
                     }
                     own.push((cs.group, e));
                 }
@@ -831,7 +895,7 @@ impl<'a> Calls<'a> {
                             guarded.push((false, out.effects.len(), g.clone()));
                         }
                         for g in &cs.found {
-                            found.push((false, out.effects.len(), g.clone()));
+                            found.push((false, out.effects.len(), g, cs));
                         }
                         out.effects.push(e);
                     }
@@ -891,33 +955,42 @@ impl<'a> Calls<'a> {
         }
         // What runs only while a row exists that this request then deletes runs once: a retry
         // finds no row (a one-time token consumed, `if (row) { delete row; shift the others }`).
-        // The delete must itself run only once the row was found (not a cleanup before the
-        // lookup). A payment is left as it is: two concurrent retries both find the row.
-        let effect_at = |own: &Vec<(usize, Effect)>, out: &Summary, is_own: bool, i: usize| {
-            if is_own {
-                own[i].1.clone()
-            } else {
-                out.effects[i].clone()
-            }
-        };
-        let deleted: HashSet<String> = found
+        // The delete must be of that row (its call names the row or what the lookup matched on),
+        // run once the row was found and whenever the effect runs (its blocks enclose the
+        // effect's), and nothing here may create that model again (a key rotated). A payment is
+        // left as it is: two concurrent retries both find the row.
+        let recreated: HashSet<String> = own
             .iter()
-            .filter(|(is_own, i, model)| {
-                let e = effect_at(&own, &out, *is_own, *i);
-                e.kind == EffectKind::DbDelete
-                    && e.target.as_deref().map(model_key) == Some(model_key(model))
-            })
-            .map(|(_, _, model)| model_key(model))
+            .map(|(_, e)| e)
+            .chain(out.effects.iter())
+            .filter(|e| e.kind == EffectKind::DbCreate)
+            .filter_map(|e| e.target.as_deref().map(model_key))
             .collect();
-        for (is_own, i, model) in found {
-            if deleted.contains(&model_key(&model)) {
+        let deletes: Vec<(&Found, &[usize])> = found
+            .iter()
+            .filter(|(is_own, i, row, cs)| {
+                let Some((_, e)) = own.get(*i).filter(|_| *is_own) else {
+                    return false;
+                };
+                e.kind == EffectKind::DbDelete
+                    && e.target.as_deref().map(model_key) == Some(model_key(&row.model))
+                    && deletes_row(&cs.callee, &cs.args, &row.row)
+            })
+            .map(|(_, _, row, cs)| (*row, cs.blocks.as_slice()))
+            .collect();
+        for (is_own, i, row, cs) in found {
+            let consumed = !recreated.contains(&model_key(&row.model))
+                && deletes
+                    .iter()
+                    .any(|(d, blocks)| *d == row && cs.blocks.starts_with(blocks));
+            if consumed {
                 let e = if is_own {
                     &mut own[i].1
                 } else {
                     &mut out.effects[i]
                 };
                 if !matches!(e.kind, EffectKind::DbDelete | EffectKind::Payment) {
-                    e.consumes = Some(model);
+                    e.consumes = Some(row.model.clone());
                 }
             }
         }

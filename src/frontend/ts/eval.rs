@@ -69,7 +69,9 @@ pub struct Evaluator<'t, 'c> {
     pub(super) guarded: Option<String>,
     /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions
     /// defined there keep it: they are the callbacks that run there (`$transaction(tx => ..)`).
-    pub(super) found: Vec<String>,
+    pub(super) found: Vec<Found>,
+    /// The blocks being walked (see `CallSite::blocks`).
+    pub(super) blocks: Vec<usize>,
     chain_group: Option<usize>,
 }
 
@@ -151,6 +153,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             unique_catch: false,
             guarded: None,
             found: Vec::new(),
+            blocks: Vec::new(),
         }
     }
 
@@ -614,8 +617,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             "statement_block" | "class_static_block" => {
                 let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
+                // An `if (!row) return` inside the block says nothing after the block.
+                let saved_guard = self.guarded.clone();
+                let saved_found = self.found.clone();
+                self.blocks.push(node.id());
                 self.hoist(node);
                 self.walk_children(node);
+                self.blocks.pop();
+                self.guarded = saved_guard;
+                self.found = saved_found;
                 self.cur = prev;
             }
             "for_in_statement" => self.walk_for_of(node),
@@ -884,6 +894,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.fn_memo.insert(node.id(), id);
         let prev = self.push_scope(id, this_class);
         let saved_guard = self.guarded.take();
+        let saved_found = self.found.clone();
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
             let mut cursor = params.walk();
@@ -939,6 +950,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
         }
         self.guarded = saved_guard;
+        self.found = saved_found;
         self.cur = prev;
         id
     }
@@ -1651,6 +1663,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             unique_caught: self.unique_catch || chain_catches,
             guarded: self.guarded.clone(),
             found: self.found.clone(),
+            blocks: self.blocks.clone(),
             branch: self.branch.clone(),
         });
         if let Some(v) = registered {
@@ -1735,6 +1748,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             unique_caught: self.unique_catch,
             guarded: self.guarded.clone(),
             found: self.found.clone(),
+            blocks: self.blocks.clone(),
             branch: self.branch.clone(),
         });
         let val = match &c.val {

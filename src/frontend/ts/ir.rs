@@ -73,12 +73,23 @@ pub struct CallSite {
     /// `if (existing) return ..`): the model that lookup read (`tag` for `prisma.tag.findFirst`).
     pub guarded: Option<String>,
     /// Runs only when a lookup found its row (`if (row) {..}`, or after `if (!row) return`):
-    /// the models those lookups read.
-    pub found: Vec<String>,
+    /// those rows.
+    pub found: Vec<Found>,
+    /// The blocks (`{ .. }`) the call sits in, outermost first, through the functions defined
+    /// in them: a call whose blocks start with another's runs whenever that one does.
+    pub blocks: Vec<usize>,
     /// Calls chained on one another share a group (the outermost call's node id).
     pub group: usize,
     /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.
     pub branch: Option<Vec<String>>,
+}
+
+/// A row a lookup found: the model it read and the lookup's value (`Unknown` when the lookup is
+/// not bound to a name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub model: String,
+    pub row: Val,
 }
 
 #[derive(Debug, Clone)]

@@ -126,7 +126,9 @@ impl<'t> Evaluator<'t, '_> {
             return;
         };
         let check = self.method_check(cond);
-        let guard = self.is_lookup_guard(cond);
+        let looked_up = self.is_lookup_guard(cond);
+        let guard = looked_up.as_ref().map(|(model, _)| model.clone());
+        let row = looked_up.map(|(model, row)| Found { model, row });
         self.eval(cond);
         let consequence = node.child_by_field_name("consequence");
         let alternative = node.child_by_field_name("alternative");
@@ -146,8 +148,8 @@ impl<'t> Evaluator<'t, '_> {
         let missed_when_true = guard.clone().filter(|_| missed(when_true, when_false));
         let missed_when_false = guard.clone().filter(|_| missed(when_false, when_true));
         // Where the condition says the row was found.
-        let found_when_true = guard.clone().filter(|_| when_true == Some(true));
-        let found_when_false = guard.clone().filter(|_| when_false == Some(true));
+        let found_when_true = row.clone().filter(|_| when_true == Some(true));
+        let found_when_false = row.clone().filter(|_| when_false == Some(true));
         let saved_guard = self.guarded.clone();
         let saved_found = self.found.clone();
         if guard.is_some() {
@@ -196,19 +198,20 @@ impl<'t> Evaluator<'t, '_> {
 
     /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
     /// it read.
-    fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<String> {
+    fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<(String, Val)> {
         match n.kind() {
             "identifier" => {
                 let name = self.text(n).to_string();
-                if let Val::Call(callee, _) = self.lookup(&name)
+                let row = self.lookup(&name);
+                if let Val::Call(callee, _) = &row
                     && let Val::Member(model, method) = callee.as_ref()
                     && self.catalog.is_lookup(method)
                 {
                     // `this.findOne(..)` in a model's static method reads that model.
                     if let Val::This(Some(c)) = model.as_ref() {
-                        return Some(self.module.classes[*c].name.clone());
+                        return Some((self.module.classes[*c].name.clone(), row.clone()));
                     }
-                    return value_name(model);
+                    return value_name(model).map(|m| (m, row.clone()));
                 }
                 None
             }
@@ -219,13 +222,14 @@ impl<'t> Evaluator<'t, '_> {
                     return None;
                 }
                 let o = f.child_by_field_name("object")?;
+                // The call is evaluated with the condition: its row is not bound to a name here.
                 if o.kind() == "this" {
                     let c = self.this_class()?;
-                    return Some(self.module.classes[c].name.clone());
+                    return Some((self.module.classes[c].name.clone(), Val::Unknown));
                 }
                 let o = o.child_by_field_name("property").unwrap_or(o);
                 matches!(o.kind(), "identifier" | "property_identifier")
-                    .then(|| self.text(o).to_string())
+                    .then(|| (self.text(o).to_string(), Val::Unknown))
             }
             _ => None,
         }
@@ -306,8 +310,8 @@ impl<'t> Evaluator<'t, '_> {
     }
 
     /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
-    /// the model it read.
-    fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<String> {
+    /// the model it read, and the row's value (`Unknown` for a call in the condition itself).
+    fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<(String, Val)> {
         let mut stack = vec![cond];
         let mut budget = 64;
         while let Some(n) = stack.pop() {
@@ -318,8 +322,8 @@ impl<'t> Evaluator<'t, '_> {
             if matches!(n.kind(), "arrow_function" | "function_expression") {
                 continue;
             }
-            if let Some(model) = self.is_lookup_leaf(n) {
-                return Some(model);
+            if let Some(found) = self.is_lookup_leaf(n) {
+                return Some(found);
             }
             let mut cursor = n.walk();
             stack.extend(n.named_children(&mut cursor));
@@ -369,13 +373,13 @@ impl<'t> Evaluator<'t, '_> {
     }
 }
 
-/// `models` with `model` added, when there is one.
-fn with(models: &[String], model: &Option<String>) -> Vec<String> {
-    let mut out = models.to_vec();
-    if let Some(m) = model
-        && !out.contains(m)
+/// `rows` with `row` added, when there is one.
+fn with(rows: &[Found], row: &Option<Found>) -> Vec<Found> {
+    let mut out = rows.to_vec();
+    if let Some(r) = row
+        && !out.contains(r)
     {
-        out.push(m.clone());
+        out.push(r.clone());
     }
     out
 }
@@ -444,7 +448,11 @@ mod tests {
 
     /// The models the `create` call in `body` runs only when found.
     fn found(body: &str) -> Vec<String> {
-        the_create(body).found
+        the_create(body)
+            .found
+            .into_iter()
+            .map(|f| f.model)
+            .collect()
     }
 
     #[test]
@@ -464,6 +472,9 @@ mod tests {
             "  if (!row) { await db.log.create({ data: { name } }); }",
             "  if (row && name) { await db.tag.update({ where: { id }, data: { name } }); }\n  await db.log.create({ data: { name } });",
             "  await db.log.create({ data: { name } });",
+            // An exit inside a block or a callback says nothing after it.
+            "  try { if (!row) throw new Error('gone'); } catch (e) {}\n  await db.log.create({ data: { name } });",
+            "  await Promise.all([1].map(async () => { if (!row) return; }));\n  await db.log.create({ data: { name } });",
         ] {
             assert!(found(body).is_empty(), "{body}");
         }
