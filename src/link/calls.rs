@@ -171,24 +171,6 @@ pub(super) fn fresh_random(v: &Val) -> bool {
 }
 
 fn fresh_at(v: &Val, depth: usize) -> bool {
-    const MAKERS: &[&str] = &[
-        "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
-        "createId",
-    ];
-    const ID_PACKAGES: &[&str] = &["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"];
-    let maker = |name: &str| {
-        MAKERS
-            .iter()
-            .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
-    };
-    // Calls whose result is read from somewhere rather than computed from their arguments.
-    let reads = |name: &str| {
-        [
-            "find", "get", "select", "query", "where", "count", "exists", "load", "fetch",
-        ]
-        .iter()
-        .any(|p| name.starts_with(p))
-    };
     if depth > 8 {
         return false;
     }
@@ -198,30 +180,73 @@ fn fresh_at(v: &Val, depth: usize) -> bool {
                 callee.as_ref(),
                 Val::Member(_, n) | Val::Import { name: Some(n), .. } if matches!(n.as_str(), "v5" | "v3")
             );
-            let last = match callee.as_ref() {
-                Val::Member(_, n) | Val::Import { name: Some(n), .. } | Val::Global(n) => {
-                    n.as_str()
-                }
-                _ => "",
-            };
-            (!name_based && fresh_at(callee, depth + 1))
-                || (!reads(last) && args.iter().any(|a| fresh_at(a, depth + 1)))
+            (!name_based && fresh_callee(callee, depth + 1))
+                || (!returns_stored(callee) && args.iter().any(|a| fresh_at(a, depth + 1)))
         }
-        Val::Member(inner, name) => {
-            !matches!(name.as_str(), "v5" | "v3") && (maker(name) || fresh_at(inner, depth + 1))
-        }
-        Val::Import {
-            name: Some(name),
-            spec,
-        } => {
-            !matches!(name.as_str(), "v5" | "v3")
-                && (maker(name) || ID_PACKAGES.contains(&spec.as_str()))
-        }
-        Val::Import { spec, .. } => ID_PACKAGES.contains(&spec.as_str()),
+        // A field read (`req.body.token`, `row.id`) is as fresh as what it is read from: its
+        // name says nothing.
+        Val::Member(inner, _) => fresh_at(inner, depth + 1),
         Val::Template(parts) => parts.iter().any(|p| fresh_at(p, depth + 1)),
         Val::Obj(fields) => fields.iter().any(|(_, x)| fresh_at(x, depth + 1)),
         _ => false,
     }
+}
+
+/// A function whose call makes a new value each time: named like a maker (`randomUUID`,
+/// `generateToken`, `Date.now`) or from an id package, or a method of such a value.
+fn fresh_callee(callee: &Val, depth: usize) -> bool {
+    const MAKERS: &[&str] = &[
+        "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
+        "createId",
+    ];
+    const ID_PACKAGES: &[&str] = &["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"];
+    if depth > 8 {
+        return false;
+    }
+    let maker = |name: &str| {
+        !matches!(name, "v5" | "v3")
+            && MAKERS
+                .iter()
+                .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
+    };
+    match callee {
+        Val::Member(inner, name) => {
+            !matches!(name.as_str(), "v5" | "v3")
+                && (maker(name)
+                    || match inner.as_ref() {
+                        Val::Call(..) => fresh_at(inner, depth + 1),
+                        other => fresh_callee(other, depth + 1),
+                    })
+        }
+        Val::Import {
+            name: Some(name),
+            spec,
+        } => maker(name) || ID_PACKAGES.contains(&spec.as_str()),
+        Val::Import { spec, .. } => ID_PACKAGES.contains(&spec.as_str()),
+        Val::Call(..) => fresh_at(callee, depth),
+        _ => false,
+    }
+}
+
+/// A call whose result is read from a store rather than computed from its arguments: a lookup
+/// (`findFirst({ where: { expires: { gt: Date.now() } } })`), or a write on a model that returns
+/// the stored row (`prisma.order.update({ data: { paidAt: Date.now() } })`).
+fn returns_stored(callee: &Val) -> bool {
+    let Val::Member(receiver, name) = callee else {
+        return false;
+    };
+    let reads = [
+        "find", "get", "select", "query", "where", "count", "exists", "load", "fetch",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p));
+    let writes = [
+        "create", "update", "upsert", "insert", "save", "delete", "destroy", "remove",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        && !matches!(receiver.as_ref(), Val::Call(..));
+    reads || writes
 }
 
 /// A function named like a signature check: a verb of verification with a signature, an HMAC or
@@ -1811,6 +1836,25 @@ mod tests {
             )])],
         );
         assert!(!fresh_random(&member(found, "id")));
+        // A field of the request named like a token is the caller's, and so is what is computed
+        // from it; a row a write returns is the stored row.
+        let body_token = member(member(Val::Param(0, 0), "body"), "token");
+        assert!(!fresh_random(&body_token));
+        assert!(!fresh_random(&call(
+            member(call(import("node:crypto", "createHash"), vec![]), "update"),
+            vec![body_token]
+        )));
+        let paid = call(
+            member(member(Val::Global("prisma".into()), "order"), "update"),
+            vec![Val::Obj(vec![(
+                "data".into(),
+                Val::Obj(vec![(
+                    "paidAt".into(),
+                    call(member(Val::Global("Date".into()), "now"), vec![]),
+                )]),
+            )])],
+        );
+        assert!(!fresh_random(&member(paid, "id")));
         assert!(!fresh_random(&Val::Template(vec![Val::Param(0, 1)])));
     }
 
