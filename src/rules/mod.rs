@@ -365,13 +365,22 @@ fn merge_shared(findings: Vec<Finding>, shared: &[bool]) -> Vec<Finding> {
             out.push(f);
         }
     }
-    for (_, mut group) in groups {
-        group.sort_by(|a, b| a.endpoint.cmp(&b.endpoint));
-        let mut rest = group.split_off(1);
+    for ((rule, file, _), mut group) in groups {
+        // Two apps of a monorepo may both have `POST /notes`: a route is its label and its line.
+        let route = |f: &Finding| (f.endpoint.clone(), f.route.file.clone(), f.route.line);
+        group.sort_by_key(route);
+        group.dedup_by_key(|f| route(f));
+        let rest = group.split_off(1);
         let mut kept = group.remove(0);
-        rest.retain(|f| f.endpoint != kept.endpoint);
-        rest.dedup_by(|a, b| a.endpoint == b.endpoint);
         if !rest.is_empty() {
+            // Stable while endpoints come and go and lines shift: the rule, the file of the
+            // flaw, and what it says without its numbers.
+            let said: String = kept
+                .message
+                .chars()
+                .filter(|c| !c.is_ascii_digit())
+                .collect();
+            kept.fingerprint = fingerprint(&[&rule, &file, &said]);
             kept.confidence = rest
                 .iter()
                 .map(|f| f.confidence)
@@ -596,6 +605,20 @@ mod tests {
         );
         assert_eq!(rs009[0].also_routes[1], Location::new("r.ts", 11));
         assert!(rs009[0].message.contains("serves 2 other endpoints"));
+        // Two routes with one label (two apps of a monorepo) are both kept.
+        let mut twin = eps[0].clone();
+        twin.location = Location::new("other/r.ts", 3);
+        eps.push(twin);
+        let findings_with_twin = evaluate(&eps);
+        let merged = findings_with_twin
+            .iter()
+            .find(|f| f.rule == "RS009")
+            .unwrap();
+        assert_eq!(merged.also_endpoints.len(), 3);
+        assert_eq!(
+            merged.fingerprint, rs009[0].fingerprint,
+            "stable as endpoints are added"
+        );
         // Findings at each route (RS020: no test sends a key twice) stay one per endpoint.
         assert_eq!(findings.iter().filter(|f| f.rule == "RS020").count(), 3);
     }
