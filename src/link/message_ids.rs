@@ -92,6 +92,16 @@ impl IdPath {
     }
 }
 
+/// A field named for a message's id (`messageId`, `event_id`, `EventID`), whatever its case and
+/// separators.
+pub fn is_id_field(catalog: &Catalog, name: &str) -> bool {
+    let normal = |s: &str| s.to_ascii_lowercase().replace(['_', '-'], "");
+    catalog
+        .message_id_fields
+        .iter()
+        .any(|m| normal(m) == normal(name))
+}
+
 /// Calls whose callback receives the elements (or the value) of what they are called on.
 const ITERATORS: &[&str] = &[
     "map", "flatMap", "forEach", "filter", "find", "reduce", "some", "every", "then", "sort",
@@ -153,6 +163,11 @@ impl<'a> Tracer<'a> {
             IdSource::Param(i, p) if path.closed => IdSource::Param(i, p.close()),
             s => s,
         }
+    }
+
+    /// A field named for a message's id (`messageId`, `event_id`, `EventID`).
+    pub fn is_id_field(&self, name: &str) -> bool {
+        is_id_field(self.catalog, name)
     }
 
     fn spend(&self, depth: usize) -> bool {
@@ -334,6 +349,23 @@ impl<'a> Tracer<'a> {
             Val::Arr(items) => items.iter().fold(IdSource::Unknown, |s, x| {
                 s.combine(self.source(x, env, depth + 1))
             }),
+            // `evt-${body.eventId}`: from what it is made of, the constant parts aside.
+            // A part named for an event id decides, the other parts namespacing it.
+            Val::Template(parts) => {
+                let sources: Vec<IdSource> = parts
+                    .iter()
+                    .map(|x| self.source(x, env, depth + 1))
+                    .collect();
+                let named = sources.iter().find(|s| {
+                    matches!(s, IdSource::Param(_, p) if !p.closed && p.fields.last().is_some_and(|f| self.is_id_field(f)))
+                });
+                match named {
+                    Some(n) if !sources.contains(&IdSource::Fresh) => n.clone(),
+                    _ => sources
+                        .into_iter()
+                        .fold(IdSource::Unknown, IdSource::combine),
+                }
+            }
             Val::Func(g) => self.returns(*g).iter().fold(IdSource::Unknown, |s, r| {
                 s.combine(self.source(r, env, depth + 1))
             }),

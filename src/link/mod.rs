@@ -83,7 +83,12 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
                     Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
                     None => calls.summary(m, f),
                 };
-                effects.extend(s.effects.iter().cloned().map(request_message_id));
+                effects.extend(
+                    s.effects
+                        .iter()
+                        .cloned()
+                        .map(|e| request_message_id(e, catalog)),
+                );
                 request_keys(&mut effects, m, f);
                 content_hashes.extend(s.content_hashes.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
@@ -214,11 +219,17 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
     }
 }
 
-/// A message whose id still comes from a parameter at the handler comes from the request: the
-/// client's event id, which a retry sends again.
-fn request_message_id(mut e: Effect) -> Effect {
-    if e.id_param.take().is_some() {
-        e.deduplicated = true;
+/// At the handler, a message id that still comes from a parameter comes from the request: the
+/// client's event id, which a retry sends again. Only an id read from a field named for one
+/// (`body.messageId`), or from within the body when it went through a list or a mix of values
+/// (each event of a batch), counts: a user id or a path parameter is not a message's id.
+fn request_message_id(mut e: Effect, catalog: &Catalog) -> Effect {
+    if let Some((_, fields, closed)) = e.id_param.take() {
+        let named = fields
+            .last()
+            .is_some_and(|f| message_ids::is_id_field(catalog, f));
+        let in_body = fields.iter().take(2).any(|f| f == "body");
+        e.deduplicated |= if closed { in_body } else { named };
     }
     e
 }
