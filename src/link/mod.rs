@@ -61,153 +61,177 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
     if let Some(depth) = config.call_depth {
         calls = calls.with_max_depth(depth as usize);
     }
-    let (routes, diagnostics) = mounts::Mounter::new(&res, config).routes();
+    let (routes, mut diagnostics) = mounts::Mounter::new(&res, config).routes();
     let cleanups = calls.cleanups();
     let mut endpoints = Vec::new();
     // Handlers summarised per method are not memoised: they are server code too.
     let mut handlers = std::collections::HashSet::new();
     for route in routes {
-        let mut effects: Vec<Effect> = Vec::new();
-        let mut mechanisms: Vec<Mechanism> = Vec::new();
-        let mut key_reads: Vec<Location> = Vec::new();
-        let mut content_hashes: Vec<Location> = Vec::new();
-        let mut key_obs: Vec<KeyObs> = Vec::new();
-        let mut derived_ids: Vec<Location> = Vec::new();
-        let mut signature_checks: Vec<(String, Location)> = Vec::new();
-        let (handler, handler_location) = match res.resolve(route.handler_module, &route.handler) {
-            Resolved::Func(m, f) => {
-                for g in calls.with_children(m, f) {
-                    handlers.insert((m, g));
+        // A bug met while linking one route costs that route, not the audit.
+        let file = modules[route.module].file.clone();
+        let (line, label) = (route.line, format!("{} {}", route.method, route.path));
+        let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let mut effects: Vec<Effect> = Vec::new();
+            let mut mechanisms: Vec<Mechanism> = Vec::new();
+            let mut key_reads: Vec<Location> = Vec::new();
+            let mut content_hashes: Vec<Location> = Vec::new();
+            let mut key_obs: Vec<KeyObs> = Vec::new();
+            let mut derived_ids: Vec<Location> = Vec::new();
+            let mut signature_checks: Vec<(String, Location)> = Vec::new();
+            let (handler, handler_location) = match res
+                .resolve(route.handler_module, &route.handler)
+            {
+                Resolved::Func(m, f) => {
+                    for g in calls.with_children(m, f) {
+                        handlers.insert((m, g));
+                    }
+                    let s = match &route.branch {
+                        Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
+                        None => calls.summary(m, f),
+                    };
+                    effects.extend(
+                        s.effects
+                            .iter()
+                            .cloned()
+                            .map(|e| request_message_id(e, catalog)),
+                    );
+                    request_keys(&mut effects, m, f);
+                    content_hashes.extend(s.content_hashes.iter().cloned());
+                    if let Some(first) = s.key_reads.first() {
+                        mechanisms.push(Mechanism::handler_reads_key(first.clone()));
+                        key_obs.extend(s.key_obs.iter().cloned());
+                    }
+                    key_reads.extend(s.key_reads.iter().cloned());
+                    derived_ids.extend(s.derived_ids.iter().cloned());
+                    signature_checks.extend(s.signature_checks.iter().cloned());
+                    let facts = &modules[m].functions[f];
+                    (
+                        facts.name.clone(),
+                        Some(Location::new(modules[m].file.clone(), facts.line)),
+                    )
                 }
-                let s = match &route.branch {
-                    Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
-                    None => calls.summary(m, f),
-                };
-                effects.extend(
-                    s.effects
-                        .iter()
-                        .cloned()
-                        .map(|e| request_message_id(e, catalog)),
-                );
-                request_keys(&mut effects, m, f);
-                content_hashes.extend(s.content_hashes.iter().cloned());
-                if let Some(first) = s.key_reads.first() {
-                    mechanisms.push(Mechanism::handler_reads_key(first.clone()));
-                    key_obs.extend(s.key_obs.iter().cloned());
+                _ => {
+                    let d = display(&route.handler);
+                    (if d.is_empty() { "unresolved".into() } else { d }, None)
                 }
-                key_reads.extend(s.key_reads.iter().cloned());
-                derived_ids.extend(s.derived_ids.iter().cloned());
-                signature_checks.extend(s.signature_checks.iter().cloned());
-                let facts = &modules[m].functions[f];
-                (
-                    facts.name.clone(),
-                    Some(Location::new(modules[m].file.clone(), facts.line)),
-                )
-            }
-            _ => {
-                let d = display(&route.handler);
-                (if d.is_empty() { "unresolved".into() } else { d }, None)
-            }
-        };
-        let mut key_store = None;
-        let mut after_obs: Vec<KeyObs> = Vec::new();
-        for (mm, mv) in &route.middleware {
-            if let Resolved::Func(m2, f2) = res.resolve(*mm, mv) {
-                let s = calls.summary(m2, f2);
-                content_hashes.extend(s.content_hashes.iter().cloned());
-                // A middleware that checks the signature (`verifyWebhookSignature`), by its name
-                // or by what it reads.
-                signature_checks.extend(s.signature_checks.iter().cloned());
-                let name = &modules[m2].functions[f2].name;
-                if calls::looks_like_signature_check(name) {
-                    signature_checks.push((
-                        format!("`{name}` middleware"),
-                        Location::new(modules[m2].file.clone(), modules[m2].functions[f2].line),
-                    ));
-                }
-            }
-            // A hook after the handler (Fastify `onSend`): what it does to the key store
-            // happens once the handler has answered.
-            if let Some(hook) = crate::frontend::ts::routers::as_after_handler(mv) {
-                if let Resolved::Func(m2, f2) = res.resolve(*mm, hook) {
-                    for o in &calls.summary(m2, f2).key_obs {
-                        let mut o = o.clone();
-                        if o.ctx == crate::facts::key::Ctx::Main {
-                            o.ctx = crate::facts::key::Ctx::AfterHandler;
-                        }
-                        after_obs.push(o);
+            };
+            let mut key_store = None;
+            let mut after_obs: Vec<KeyObs> = Vec::new();
+            for (mm, mv) in &route.middleware {
+                if let Resolved::Func(m2, f2) = res.resolve(*mm, mv) {
+                    let s = calls.summary(m2, f2);
+                    content_hashes.extend(s.content_hashes.iter().cloned());
+                    // A middleware that checks the signature (`verifyWebhookSignature`), by its name
+                    // or by what it reads.
+                    signature_checks.extend(s.signature_checks.iter().cloned());
+                    let name = &modules[m2].functions[f2].name;
+                    if calls::looks_like_signature_check(name) {
+                        signature_checks.push((
+                            format!("`{name}` middleware"),
+                            Location::new(modules[m2].file.clone(), modules[m2].functions[f2].line),
+                        ));
                     }
                 }
-                continue;
-            }
-            if let Resolved::Func(m2, f2) = res.resolve(*mm, mv)
-                && !calls.summary(m2, f2).key_reads.is_empty()
-                && let Some((location, detail)) = calls.memory_store(m2, f2)
-            {
-                key_store = Some(KeyStore::of_kind("memory", detail, location));
-            }
-            let here = Location::new(modules[route.module].file.clone(), route.line);
-            if let Some((mech, library)) = key_middleware(
-                &res,
-                &calls,
-                catalog,
-                (*mm, mv),
-                here,
-                &mut key_reads,
-                &mut key_obs,
-            ) {
-                if let Some(known) = library {
-                    key_store = Some(keystore::from_catalogue(known, &mech.location));
+                // A hook after the handler (Fastify `onSend`): what it does to the key store
+                // happens once the handler has answered.
+                if let Some(hook) = crate::frontend::ts::routers::as_after_handler(mv) {
+                    if let Resolved::Func(m2, f2) = res.resolve(*mm, hook) {
+                        for o in &calls.summary(m2, f2).key_obs {
+                            let mut o = o.clone();
+                            if o.ctx == crate::facts::key::Ctx::Main {
+                                o.ctx = crate::facts::key::Ctx::AfterHandler;
+                            }
+                            after_obs.push(o);
+                        }
+                    }
+                    continue;
                 }
-                mechanisms.push(mech);
+                if let Resolved::Func(m2, f2) = res.resolve(*mm, mv)
+                    && !calls.summary(m2, f2).key_reads.is_empty()
+                    && let Some((location, detail)) = calls.memory_store(m2, f2)
+                {
+                    key_store = Some(KeyStore::of_kind("memory", detail, location));
+                }
+                let here = Location::new(modules[route.module].file.clone(), route.line);
+                if let Some((mech, library)) = key_middleware(
+                    &res,
+                    &calls,
+                    catalog,
+                    (*mm, mv),
+                    here,
+                    &mut key_reads,
+                    &mut key_obs,
+                ) {
+                    if let Some(known) = library {
+                        key_store = Some(keystore::from_catalogue(known, &mech.location));
+                    }
+                    mechanisms.push(mech);
+                }
+            }
+            if !key_obs.is_empty() {
+                key_obs.extend(after_obs);
+            }
+            if key_obs
+                .iter()
+                .any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_)))
+            {
+                key_obs.extend(cleanups.iter().cloned());
+            }
+
+            key_reads.sort();
+            key_reads.dedup();
+            // A hash of the body used as the dedup key, where no key header is read (beside one, it
+            // is the request's fingerprint).
+            content_hashes.sort();
+            if key_reads.is_empty()
+                && let Some(first) = content_hashes.first()
+            {
+                mechanisms.push(Mechanism {
+                    kind: MechanismKind::ContentHash,
+                    detail: format!("a hash of the request body ({first}) is the dedup key"),
+                    location: first.clone(),
+                });
+            }
+            if !effects
+                .iter()
+                .any(|e| e.kind == EffectKind::WebhookReceiver)
+                && let Some(check) = webhooks::by_convention(&route.path, &signature_checks)
+            {
+                effects.push(check);
+            }
+            Endpoint {
+                method: route.method,
+                path: route.path,
+                framework: route.framework.to_string(),
+                location: Location::new(modules[route.module].file.clone(), route.line),
+                handler,
+                side_effects: effects,
+                mechanisms,
+                key_reads,
+                handler_location,
+                key_store,
+                key_obs,
+                derived_ids,
+                ..Endpoint::default()
+            }
+        }));
+        match built {
+            Ok(endpoint) => endpoints.push(endpoint),
+            Err(e) => {
+                let why = e
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| e.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                diagnostics.push(Diagnostic::new(
+                    file,
+                    line,
+                    format!(
+                        "internal error while linking `{label}` ({why}); it is left out, please report it"
+                    ),
+                ));
             }
         }
-        if !key_obs.is_empty() {
-            key_obs.extend(after_obs);
-        }
-        if key_obs
-            .iter()
-            .any(|o| matches!(o.obs, crate::facts::key::Obs::Op(_)))
-        {
-            key_obs.extend(cleanups.iter().cloned());
-        }
-
-        key_reads.sort();
-        key_reads.dedup();
-        // A hash of the body used as the dedup key, where no key header is read (beside one, it
-        // is the request's fingerprint).
-        content_hashes.sort();
-        if key_reads.is_empty()
-            && let Some(first) = content_hashes.first()
-        {
-            mechanisms.push(Mechanism {
-                kind: MechanismKind::ContentHash,
-                detail: format!("a hash of the request body ({first}) is the dedup key"),
-                location: first.clone(),
-            });
-        }
-        if !effects
-            .iter()
-            .any(|e| e.kind == EffectKind::WebhookReceiver)
-            && let Some(check) = webhooks::by_convention(&route.path, &signature_checks)
-        {
-            effects.push(check);
-        }
-        endpoints.push(Endpoint {
-            method: route.method,
-            path: route.path,
-            framework: route.framework.to_string(),
-            location: Location::new(modules[route.module].file.clone(), route.line),
-            handler,
-            side_effects: effects,
-            mechanisms,
-            key_reads,
-            handler_location,
-            key_store,
-            key_obs,
-            derived_ids,
-            ..Endpoint::default()
-        });
     }
     let mut reached = calls.reached();
     reached.extend(handlers);
