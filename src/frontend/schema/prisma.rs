@@ -69,8 +69,13 @@ pub fn constraints(file: &str, text: &str) -> Vec<UniqueConstraint> {
     out
 }
 
+/// Defaults the insert may override with a value of its own (a client-chosen id): the column
+/// protects a create only when the request supplies the value.
+const OVERRIDABLE: &[&str] = &["uuid(", "cuid(", "nanoid(", "ulid("];
+
 fn model_constraints(file: &str, model: &str, body: &[(u32, String)]) -> Vec<UniqueConstraint> {
     let mut generated: Vec<String> = Vec::new();
+    let mut overridable: Vec<String> = Vec::new();
     let mut found: Vec<(Vec<String>, u32)> = Vec::new();
     let mut aliases = Vec::new();
     for (n, line) in body {
@@ -94,6 +99,12 @@ fn model_constraints(file: &str, model: &str, body: &[(u32, String)]) -> Vec<Uni
         if is_generated {
             generated.push(field.to_string());
         }
+        if attrs
+            .find("@default(")
+            .is_some_and(|p| OVERRIDABLE.iter().any(|g| attrs[p + 9..].starts_with(g)))
+        {
+            overridable.push(field.to_string());
+        }
         let has = |a: &str| {
             attrs
                 .split_whitespace()
@@ -107,7 +118,7 @@ fn model_constraints(file: &str, model: &str, body: &[(u32, String)]) -> Vec<Uni
         .into_iter()
         .filter(|(cols, _)| !cols.is_empty())
         .map(|(columns, line)| UniqueConstraint {
-            defaulted: false,
+            defaulted: columns.iter().all(|c| overridable.contains(c)),
             model: model.to_string(),
             aliases: aliases.clone(),
             generated: columns.iter().all(|c| generated.contains(c)),
