@@ -218,11 +218,7 @@ pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Conf
         match built {
             Ok(endpoint) => endpoints.push(endpoint),
             Err(e) => {
-                let why = e
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| e.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
+                let why = crate::frontend::panic_reason(e.as_ref());
                 diagnostics.push(Diagnostic::new(
                     file,
                     line,
