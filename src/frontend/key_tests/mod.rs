@@ -470,6 +470,25 @@ pub fn is_generator(name: &str) -> bool {
         || n.starts_with("generate")
 }
 
+/// The tests among `tests` that repeat a key, as (method, path, same key twice, concurrent,
+/// line), for the readers' unit tests.
+#[cfg(test)]
+pub(crate) fn repeating(tests: Vec<KeyTest>) -> Vec<(String, Option<String>, bool, bool, u32)> {
+    tests
+        .into_iter()
+        .filter(|t| t.repeats())
+        .map(|t| {
+            (
+                t.method,
+                t.path,
+                t.same_key_twice,
+                t.concurrent,
+                t.location.line,
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -284,7 +284,7 @@ impl<'c> Scanner<'c> {
         }
         for (i, p) in params.iter().enumerate() {
             let mut names = Vec::new();
-            pat_names(p, &mut names, 0);
+            crate::frontend::rust::parse::pat_names(p, &mut names, 0);
             for name in names {
                 let id = self.fresh_id();
                 self.vars.push(Var {
@@ -366,7 +366,7 @@ impl<'c> Scanner<'c> {
 
     fn local(&mut self, l: &syn::Local) {
         let mut names = Vec::new();
-        pat_names(&l.pat, &mut names, 0);
+        crate::frontend::rust::parse::pat_names(&l.pat, &mut names, 0);
         let init = l.init.as_ref().map(|i| &*i.expr);
         // `let send = |key: &str| client.post(..).header(K, key)`: a helper of this test.
         if let (Some(Expr::Closure(c)), [name], Some(OwnerKind::Test(t))) =
@@ -577,7 +577,7 @@ impl<'c> Scanner<'c> {
     fn bind_pats(&mut self, pats: &[&syn::Pat]) {
         for p in pats {
             let mut names = Vec::new();
-            pat_names(p, &mut names, 0);
+            crate::frontend::rust::parse::pat_names(p, &mut names, 0);
             for name in names {
                 let id = self.fresh_id();
                 let regions = self.regions.len();
@@ -1032,45 +1032,17 @@ fn idents(e: &Expr, out: &mut Vec<String>, depth: usize) {
     }
 }
 
-fn pat_names(p: &syn::Pat, out: &mut Vec<String>, depth: usize) {
-    if depth > 32 {
-        return;
-    }
-    match p {
-        syn::Pat::Ident(i) => out.push(i.ident.to_string()),
-        syn::Pat::Reference(r) => pat_names(&r.pat, out, depth + 1),
-        syn::Pat::Paren(r) => pat_names(&r.pat, out, depth + 1),
-        syn::Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out, depth + 1)),
-        syn::Pat::TupleStruct(t) => t.elems.iter().for_each(|e| pat_names(e, out, depth + 1)),
-        syn::Pat::Struct(s) => s
-            .fields
-            .iter()
-            .for_each(|f| pat_names(&f.pat, out, depth + 1)),
-        syn::Pat::Slice(s) => s.elems.iter().for_each(|e| pat_names(e, out, depth + 1)),
-        syn::Pat::Type(t) => pat_names(&t.pat, out, depth + 1),
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn repeated(src: &str) -> Vec<(String, Option<String>, bool, bool, u32)> {
         let catalog = Catalog::builtin().unwrap();
-        super::super::resolve(&[scan("tests/api.rs", src, &catalog)])
-            .into_iter()
-            .filter(|t| t.repeats())
-            .map(|t| {
-                (
-                    t.method,
-                    t.path,
-                    t.same_key_twice,
-                    t.concurrent,
-                    t.location.line,
-                )
-            })
-            .collect()
+        super::super::repeating(super::super::resolve(&[scan(
+            "tests/api.rs",
+            src,
+            &catalog,
+        )]))
     }
 
     #[test]

@@ -1130,19 +1130,7 @@ mod tests {
     }
 
     fn repeated(src: &str) -> Vec<(String, Option<String>, bool, bool, u32)> {
-        tests_of(src)
-            .into_iter()
-            .filter(|t| t.repeats())
-            .map(|t| {
-                (
-                    t.method,
-                    t.path,
-                    t.same_key_twice,
-                    t.concurrent,
-                    t.location.line,
-                )
-            })
-            .collect()
+        super::super::repeating(tests_of(src))
     }
 
     #[test]

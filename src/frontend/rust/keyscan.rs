@@ -151,7 +151,7 @@ pub fn scan(sig: &syn::Signature, block: &syn::Block) -> (Vec<KeyRaw>, Vec<KeyCa
     for input in &sig.inputs {
         if let syn::FnArg::Typed(t) = input {
             let mut names = Vec::new();
-            pat_names(&t.pat, &mut names);
+            super::parse::pat_names(&t.pat, &mut names, 0);
             for n in names {
                 if words::key_name(&n) {
                     s.key_vars.insert(n.clone());
@@ -164,25 +164,6 @@ pub fn scan(sig: &syn::Signature, block: &syn::Block) -> (Vec<KeyRaw>, Vec<KeyCa
     }
     s.block(&block.stmts);
     (s.out, s.calls)
-}
-
-fn pat_names(p: &Pat, out: &mut Vec<String>) {
-    match p {
-        Pat::Ident(i) => {
-            out.push(i.ident.to_string());
-            if let Some((_, sub)) = &i.subpat {
-                pat_names(sub, out);
-            }
-        }
-        Pat::Type(t) => pat_names(&t.pat, out),
-        Pat::Reference(r) => pat_names(&r.pat, out),
-        Pat::Tuple(t) => t.elems.iter().for_each(|e| pat_names(e, out)),
-        Pat::TupleStruct(t) => t.elems.iter().for_each(|e| pat_names(e, out)),
-        Pat::Struct(s) => s.fields.iter().for_each(|f| pat_names(&f.pat, out)),
-        Pat::Slice(s) => s.elems.iter().for_each(|e| pat_names(e, out)),
-        Pat::Or(o) => o.cases.iter().for_each(|e| pat_names(e, out)),
-        _ => {}
-    }
 }
 
 impl Scan {
@@ -266,7 +247,7 @@ impl Scan {
     /// What a `let` binds: the key, a lookup, a claim's result, a lock guard, a record, the caller.
     fn bind(&mut self, pat: &Pat, init: &Expr) {
         let mut names = Vec::new();
-        pat_names(pat, &mut names);
+        super::parse::pat_names(pat, &mut names, 0);
         let t = text(init);
         if let Expr::Struct(st) = strip(init) {
             let fields: Vec<String> = st
@@ -514,7 +495,7 @@ impl Scan {
                         (None, Some(Some(Cond::KeyMissing)))
                     } else if on_key && pat.starts_with("Some") {
                         let mut names = Vec::new();
-                        pat_names(&arm.pat, &mut names);
+                        super::parse::pat_names(&arm.pat, &mut names, 0);
                         self.key_vars.extend(names);
                         (None, Some(Some(Cond::KeyPresent)))
                     } else {
@@ -751,7 +732,7 @@ impl Scan {
                 let mut result = None;
                 for (p, e) in pairs {
                     let mut names = Vec::new();
-                    pat_names(p, &mut names);
+                    super::parse::pat_names(p, &mut names, 0);
                     if self.mentions_key(e)
                         && !self.found_vars.iter().any(|f| text(e).contains(f.as_str()))
                     {
@@ -999,7 +980,7 @@ impl Scan {
             if let Expr::Closure(c) = a {
                 let mut names = Vec::new();
                 for p in &c.inputs {
-                    pat_names(p, &mut names);
+                    super::parse::pat_names(p, &mut names, 0);
                 }
                 if on_key
                     && matches!(

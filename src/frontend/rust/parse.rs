@@ -414,8 +414,8 @@ fn bounds_ty<'a>(mut bounds: impl Iterator<Item = &'a syn::TypeParamBound>) -> T
         .unwrap_or_default()
 }
 
-/// Every identifier a pattern binds.
-fn pat_names(p: &syn::Pat, out: &mut Vec<String>, depth: usize) {
+/// Every identifier a pattern binds (an or-pattern's cases bind the same names).
+pub(crate) fn pat_names(p: &syn::Pat, out: &mut Vec<String>, depth: usize) {
     if depth > 32 {
         return;
     }
