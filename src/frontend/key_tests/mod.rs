@@ -154,6 +154,33 @@ pub struct FileScan {
     pub helpers: Vec<Helper>,
 }
 
+/// Whose code a reader is in: a test, or a helper tests call.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OwnerKind {
+    Test(usize),
+    Helper(usize),
+}
+
+impl FileScan {
+    /// Where the `i`-th send (or helper call, `is_call`) of `owner` records the concurrent group
+    /// it belongs to. A helper's calls have none.
+    fn together(
+        &mut self,
+        owner: OwnerKind,
+        is_call: bool,
+        i: usize,
+    ) -> Option<&mut Option<usize>> {
+        match (owner, is_call) {
+            (OwnerKind::Test(t), false) => self.tests[t].sends.get_mut(i).map(|s| &mut s.together),
+            (OwnerKind::Test(t), true) => self.tests[t].calls.get_mut(i).map(|c| &mut c.together),
+            (OwnerKind::Helper(h), false) => {
+                self.helpers[h].sends.get_mut(i).map(|s| &mut s.together)
+            }
+            (OwnerKind::Helper(_), true) => None,
+        }
+    }
+}
+
 /// A send with its key and URL settled.
 #[derive(Debug, Clone)]
 struct Concrete {

@@ -81,11 +81,7 @@ pub fn scan(rel: &str, text: &str, catalog: &Catalog) -> FileScan {
     out
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum OwnerKind {
-    Test(usize),
-    Helper(usize),
-}
+use super::OwnerKind;
 
 struct Var {
     name: String,
@@ -321,20 +317,7 @@ impl<'c> Scanner<'c> {
                 if !names.contains(name) {
                     continue;
                 }
-                let t = match (kind, is_call) {
-                    (OwnerKind::Test(t), false) => {
-                        self.out.tests[t].sends.get_mut(*i).map(|s| &mut s.together)
-                    }
-                    (OwnerKind::Test(t), true) => {
-                        self.out.tests[t].calls.get_mut(*i).map(|c| &mut c.together)
-                    }
-                    (OwnerKind::Helper(h), false) => self.out.helpers[h]
-                        .sends
-                        .get_mut(*i)
-                        .map(|s| &mut s.together),
-                    (OwnerKind::Helper(_), true) => None,
-                };
-                if let Some(t) = t {
+                if let Some(t) = self.out.together(kind, *is_call, *i) {
                     t.get_or_insert(*id);
                 }
             }

@@ -38,11 +38,7 @@ const HEADER_SETTERS: &[&str] = &["set", "header", "headers", "setHeader", "with
 /// Calls whose array argument runs all at once.
 const ALL: &[&str] = &["all", "allSettled", "race", "any"];
 
-#[derive(Clone, Copy)]
-enum OwnerKind {
-    Test(usize),
-    Helper(usize),
-}
+use super::OwnerKind;
 
 struct Owner<'t> {
     kind: OwnerKind,
@@ -250,20 +246,7 @@ impl<'t, 'c> Scanner<'t, 'c> {
                 if !names.contains(name) {
                     continue;
                 }
-                let together = match (owner.kind, is_call) {
-                    (OwnerKind::Test(t), false) => {
-                        self.out.tests[t].sends.get_mut(*i).map(|s| &mut s.together)
-                    }
-                    (OwnerKind::Test(t), true) => {
-                        self.out.tests[t].calls.get_mut(*i).map(|c| &mut c.together)
-                    }
-                    (OwnerKind::Helper(h), false) => self.out.helpers[h]
-                        .sends
-                        .get_mut(*i)
-                        .map(|s| &mut s.together),
-                    (OwnerKind::Helper(_), true) => None,
-                };
-                if let Some(t) = together {
+                if let Some(t) = self.out.together(owner.kind, *is_call, *i) {
                     t.get_or_insert(*id);
                 }
             }
