@@ -24,6 +24,10 @@
 //! lang = "ts"
 //! packages = ["@acme/idempotency"]
 //!
+//! [harm]                                  # model names whose duplicates harm nobody, or do
+//! bookkeeping = ["*_journal"]             # globs over the name lower-cased, letters and digits
+//! record = ["eventlog"]                   # (a record pattern wins over a bookkeeping one)
+//!
 //! [[mount]]                               # a router mounted under a prefix only known at run time
 //! file = "src/app.ts"
 //! expression = "process.env.ADMIN_PREFIX" # or line = 12
@@ -83,6 +87,18 @@ pub struct Config {
     pub key_headers: Vec<String>,
     pub middleware: Vec<Middleware>,
     pub mounts: Vec<MountPrefix>,
+    /// `[harm]`: model patterns added to `rules/harm.toml`'s.
+    pub harm: HarmModels,
+}
+
+/// `[harm]` in `retrysafe.toml`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarmModels {
+    #[serde(default)]
+    pub bookkeeping: Vec<String>,
+    #[serde(default)]
+    pub record: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -105,6 +121,8 @@ struct RawConfig {
     /// Webhook signature checks, in the shape of `[[provider]]` in rules/webhooks.toml.
     #[serde(default)]
     webhook: Vec<Spanned<Sink>>,
+    #[serde(default)]
+    harm: Option<Spanned<HarmModels>>,
 }
 
 #[derive(Deserialize)]
@@ -322,6 +340,15 @@ impl Config {
             }
             config.mounts.push(m);
         }
+        if let Some(harm) = raw.harm {
+            let span = harm.span();
+            let harm = harm.into_inner();
+            let mut check = crate::catalog::harm::Harm::default();
+            if let Err(e) = check.add_models(&harm.record, &harm.bookkeeping) {
+                return Err(src.error(span, e, None));
+            }
+            config.harm = harm;
+        }
         Ok(config)
     }
 
@@ -333,6 +360,9 @@ impl Config {
             &self.key_headers,
             self.middleware.clone(),
         )?;
+        catalog
+            .harm
+            .add_models(&self.harm.record, &self.harm.bookkeeping)?;
         Ok(catalog)
     }
 

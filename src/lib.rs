@@ -140,6 +140,7 @@ pub fn collect_facts_with(
     link::constraints::apply(&mut endpoints, &constraints);
     link::webhooks::apply(&mut endpoints, catalog);
     link::keystore::apply(&mut endpoints, &constraints);
+    link::harm::apply(&mut endpoints, &catalog.harm);
     for ep in &mut endpoints {
         let handler = ep
             .handler_location

@@ -79,6 +79,71 @@ impl EffectKind {
     }
 }
 
+/// What a duplicate of an effect would do to a person or to money: the harm model that decides
+/// severity (worst first). Each effect gets one from the catalogue (`rules/harm.toml`), the
+/// written model's name, the URL called, the provider call's arguments and the endpoint's intent.
+#[derive(
+    Default,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Impact {
+    /// Money moves again: a charge, a refund, a transfer, a payout.
+    Money,
+    /// A message reaches a person again: an email, an SMS, a push.
+    Message,
+    /// A record a user sees twice (content, orders, invites, members, keys, webhooks, teams), or
+    /// an external write whose duplicate is not known to be harmless.
+    #[default]
+    Record,
+    /// Money would move only if a person completes it later (a hosted checkout session, an order
+    /// the buyer must approve): a duplicate is an open session, unless someone completes it too.
+    Pending,
+    /// A duplicate harms nobody: logs, audit rows, sessions, analytics, metrics, caches.
+    Bookkeeping,
+    /// The repeat is what the request asks for (resend, send a test, a sign-in email).
+    Requested,
+    /// Nothing is written: a call that only reads or verifies (a captcha check, a token exchange,
+    /// a search over POST), or one the provider refuses to repeat.
+    Read,
+}
+
+impl Impact {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Impact::Money => "money",
+            Impact::Message => "message",
+            Impact::Record => "record",
+            Impact::Pending => "pending",
+            Impact::Bookkeeping => "bookkeeping",
+            Impact::Requested => "requested",
+            Impact::Read => "read",
+        }
+    }
+    /// The harm of an effect of this kind before anything more specific is known.
+    pub fn of_kind(kind: EffectKind) -> Impact {
+        match kind {
+            EffectKind::Payment => Impact::Money,
+            EffectKind::Email | EffectKind::Sms => Impact::Message,
+            _ => Impact::Record,
+        }
+    }
+    /// A duplicate that harms nobody, or one the user asked for: at most a low finding.
+    pub fn is_minor(self) -> bool {
+        matches!(self, Impact::Bookkeeping | Impact::Requested)
+    }
+}
+
 /// A side effect reached from an endpoint's handler.
 #[derive(
     Default, Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema,
@@ -171,6 +236,22 @@ pub struct Effect {
     /// The caller-keyed unique constraint that stops a duplicate of this create.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub constraint: Option<String>,
+    /// What a duplicate would do (see [`Impact`]); set by the harm judgement once per audit.
+    pub impact: Impact,
+    /// Why the impact is not the kind's default (the pattern, argument or intent that decided).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub impact_detail: Option<String>,
+    /// The harm the matched catalogue sink declares, when it declares one.
+    #[serde(skip)]
+    pub sink_impact: Option<Impact>,
+    /// Front-end facts for the harm judgement: the fields of the call's object or struct
+    /// arguments, dotted one level deep (`mode`, `subscription_data.trial_period_days`), with
+    /// their literal value when it is one (`setup`), else `None`.
+    #[serde(skip)]
+    pub args: Vec<(String, Option<String>)>,
+    /// The URL an HTTP call is made to, as written (a template keeps its `${..}` holes).
+    #[serde(skip)]
+    pub url: Option<String>,
 }
 
 impl Effect {
@@ -183,10 +264,12 @@ impl Effect {
             EffectKind::DbCreate => {
                 !self.upsert && !self.replaces && !self.find_or_create && self.constraint.is_none()
             }
+            _ if self.impact == Impact::Read => false,
             EffectKind::DbUpdate => self.relative,
             EffectKind::DbDelete | EffectKind::FileWrite | EffectKind::WebhookReceiver => false,
-            EffectKind::QueuePublish => !self.deduplicated,
-            _ => true,
+            // A message with a stable id its broker dedups on; a provider call with a stable
+            // idempotency key the provider dedups on.
+            _ => !self.deduplicated,
         }
     }
 }

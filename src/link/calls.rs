@@ -495,6 +495,46 @@ fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
 }
 
 /// The table a write statement names: `INSERT INTO t`, `UPDATE t`, `DELETE FROM t`.
+/// The fields of a call's object arguments, dotted one level deep, with their literal values
+/// (for the harm judgement's provider semantics).
+fn arg_fields(args: &[Val]) -> Vec<(String, Option<String>)> {
+    fn lit(v: &Val) -> Option<String> {
+        match v {
+            Val::Str(s) => Some(s.clone()),
+            Val::Bool(b) => Some(b.to_string()),
+            _ => None,
+        }
+    }
+    let mut out = Vec::new();
+    for a in args {
+        let Val::Obj(fields) = a else { continue };
+        for (k, v) in fields {
+            out.push((k.clone(), lit(v)));
+            if let Val::Obj(inner) = v {
+                out.extend(inner.iter().map(|(k2, v2)| (format!("{k}.{k2}"), lit(v2))));
+            }
+        }
+    }
+    out
+}
+
+/// The URL an HTTP call is made to, as written: its first argument's text, or the `url` of its
+/// config object.
+fn call_url(cs: &CallSite) -> Option<String> {
+    cs.literal.clone().or_else(|| {
+        if let Some(Val::Str(s)) = cs.args.first() {
+            return Some(s.clone());
+        }
+        cs.args.iter().find_map(|a| match a {
+            Val::Obj(fields) => fields.iter().find_map(|(k, v)| match v {
+                Val::Str(s) if k == "url" => Some(s.clone()),
+                _ => None,
+            }),
+            _ => None,
+        })
+    })
+}
+
 pub fn sql_table(sql: &str) -> Option<String> {
     let words: Vec<&str> = sql
         .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
@@ -1730,6 +1770,9 @@ impl<'a> Calls<'a> {
                 } else {
                     cs.args.iter().find_map(param_index)
                 },
+                sink_impact: sink.impact,
+                args: arg_fields(&cs.args),
+                url: call_url(cs),
                 ..Effect::default()
             });
             break;

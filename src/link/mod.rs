@@ -4,6 +4,7 @@
 pub mod calls;
 pub mod clients;
 pub mod constraints;
+pub mod harm;
 pub mod key_tests;
 pub mod keystore;
 pub mod message_ids;
@@ -435,8 +436,23 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         if !upserts.is_empty() {
             kinds.push("upserts");
         }
-        if effects.iter().any(|e| e.deduplicated) {
+        if effects
+            .iter()
+            .any(|e| e.deduplicated && e.kind == EffectKind::QueuePublish)
+        {
             kinds.push("messages with a stable id the broker or its consumers dedup on");
+        }
+        if effects
+            .iter()
+            .any(|e| e.deduplicated && e.kind != EffectKind::QueuePublish)
+        {
+            kinds.push("provider calls with a stable idempotency key the provider dedups on");
+        }
+        if effects
+            .iter()
+            .any(|e| e.impact == crate::facts::Impact::Read)
+        {
+            kinds.push("calls that only read, verify or that the provider refuses to repeat");
         }
         if effects.iter().any(|e| e.replaces) {
             kinds.push("creates that replace the rows deleted first");

@@ -27,7 +27,7 @@ pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
 pub mod rs025_cancellation_leaves_claim;
 
-use crate::facts::{ClientRequest, Effect, Endpoint, KeyStore, Location, MechanismKind};
+use crate::facts::{ClientRequest, Effect, Endpoint, Impact, KeyStore, Location, MechanismKind};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 
@@ -324,13 +324,14 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
             let label = ep.label();
             shared.push(hit.at.is_some());
             let at = hit.at.unwrap_or_else(|| ep.location.clone());
+            let confidence = tested(ep, hit.confidence);
             out.push(Finding {
                 route: ep.location.clone(),
                 rule: rule.meta.id.into(),
                 name: rule.meta.name.into(),
                 section: rule.meta.section.into(),
-                severity: rule.meta.severity,
-                confidence: tested(ep, hit.confidence),
+                severity: capped(ep, rule.meta.id, rule.meta.severity, confidence),
+                confidence,
                 fingerprint: fingerprint(&[rule.meta.id, &label, &ep.location.file]),
                 endpoint: label,
                 file: at.file,
@@ -347,6 +348,30 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
         }
     }
     merge_shared(out, &shared)
+}
+
+/// Severity is what a second run would do: the worst [`Impact`] a repeat reaches caps the
+/// endpoint's findings. Messages and records: at most high; money that moves only if a person
+/// completes it later: at most medium; bookkeeping or a repeat the endpoint is named for: at most
+/// low (a webhook receiver's, at most medium: its provider retries on its own); a finding reached only through heuristics (a
+/// method resolved by its name alone, a library's catalogue defaults) is at most medium.
+pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confidence) -> Severity {
+    let mut s = severity;
+    let worst = ep.repeated_effects().iter().map(|e| e.impact).min();
+    let cap = match worst {
+        None | Some(Impact::Money) => Severity::Critical,
+        // A receiver that repeats a harmful effect on every redelivery is critical (DESIGN).
+        Some(Impact::Message | Impact::Record) if rule == "RS002" => Severity::Critical,
+        Some(Impact::Message | Impact::Record) => Severity::High,
+        Some(_) if rule == "RS002" => Severity::Medium,
+        Some(Impact::Pending) => Severity::Medium,
+        Some(_) => Severity::Low,
+    };
+    s = s.min(cap);
+    if confidence == Confidence::Speculative {
+        s = s.min(Severity::Medium);
+    }
+    s
 }
 
 /// One flaw in code many endpoints share (the key store, the key middleware) is one finding, on
@@ -490,12 +515,15 @@ pub fn markdown_table() -> String {
 #[cfg(test)]
 pub(crate) mod testing {
     use crate::facts::{
-        ClientRequest, Effect, EffectKind, Endpoint, KeyOrigin, Location, Mechanism, MechanismKind,
+        ClientRequest, Effect, EffectKind, Endpoint, Impact, KeyOrigin, Location, Mechanism,
+        MechanismKind,
     };
 
+    /// An effect as the harm judgement leaves it when nothing more specific is known.
     pub fn effect(kind: EffectKind) -> Effect {
         Effect {
             kind,
+            impact: Impact::of_kind(kind),
             callee: "x.create".into(),
             location: Location::new("s.ts", 7),
             ..Effect::default()

@@ -1,7 +1,7 @@
 //! RS001 payment-without-idempotency.
 
 use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
-use crate::facts::{EffectKind, Endpoint, MechanismKind};
+use crate::facts::{Endpoint, Impact, MechanismKind};
 
 const DOC: &str = r#"## What it does
 Flags a mutation endpoint that reaches a payment sink (a charge, a payment intent create, confirm or
@@ -69,10 +69,12 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if protected.iter().any(|k| ep.has_mechanism(*k)) {
         return None;
     }
+    // Money that a retry moves again: not a setup-mode checkout, not a full refund the provider
+    // refuses twice, not a charge the provider dedups on a stable key (see `rules/harm.toml`).
     let payments: Vec<_> = ep
-        .side_effects
-        .iter()
-        .filter(|e| e.kind == EffectKind::Payment)
+        .repeated_effects()
+        .into_iter()
+        .filter(|e| e.impact == Impact::Money)
         .collect();
     let first = payments.first()?;
     Some(Hit {
@@ -111,6 +113,7 @@ pub fn rule() -> Rule {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::facts::EffectKind;
     use crate::rules::testing::{effect, endpoint, mechanism};
 
     fn payment() -> crate::facts::Effect {

@@ -69,7 +69,9 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     {
         return None;
     }
-    let repeated = ep.repeated_effects();
+    let mut repeated = ep.repeated_effects();
+    // The effect that decides the severity comes first.
+    repeated.sort_by_key(|e| e.impact);
     let first = repeated.first()?;
     let signature = ep
         .side_effects

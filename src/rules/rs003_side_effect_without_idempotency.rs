@@ -1,7 +1,7 @@
 //! RS003 side-effect-without-idempotency.
 
 use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
-use crate::facts::{Effect, EffectKind, Endpoint, MechanismKind};
+use crate::facts::{Effect, EffectKind, Endpoint, Impact, MechanismKind};
 
 const DOC: &str = r#"## What it does
 Flags a mutation endpoint that reaches a record creation, an email, an SMS, a queue publish, an
@@ -43,6 +43,7 @@ fn what(e: &Effect) -> &'static str {
         EffectKind::QueuePublish => "publishes a message",
         EffectKind::ExternalCall => "calls an external service",
         EffectKind::FileWrite => "writes a file",
+        EffectKind::Payment => "calls a payment provider",
         _ => "has a side effect",
     }
 }
@@ -62,32 +63,48 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if ep.is_webhook_receiver() || ep.has_mechanism(MechanismKind::WebhookEventDedup) {
         return None;
     }
-    if ep
-        .side_effects
-        .iter()
-        .any(|e| e.kind == EffectKind::Payment)
-    {
+    let mut repeated = ep.repeated_effects();
+    if repeated.iter().any(|e| e.impact == Impact::Money) {
         return None; // RS001
     }
-    let repeated = ep.repeated_effects();
+    // The effect that decides the severity comes first: the worst harm a repeat does.
+    repeated.sort_by_key(|e| e.impact);
     let first = repeated.first()?;
     let list = repeated
         .iter()
         .map(|e| format!("{} {}", what(e), describe(e)))
         .collect::<Vec<_>>()
         .join("; ");
-    let impact = match first.kind {
-        EffectKind::Email | EffectKind::Sms => "A client retry sends the message again.",
-        EffectKind::QueuePublish => {
-            "A client retry enqueues the job again, and its consumers run twice."
+    let impact = match first.impact {
+        Impact::Bookkeeping => {
+            "A client retry leaves a duplicate that harms nobody (bookkeeping); at most a low finding."
         }
-        EffectKind::ExternalCall => "A client retry repeats the call to the external service.",
-        EffectKind::DbUpdate => "A client retry applies the change a second time.",
-        _ => "A client retry creates a duplicate record.",
+        Impact::Pending => {
+            "A client retry opens a second payment session; money moves only if someone completes it too."
+        }
+        Impact::Requested => {
+            "A client retry repeats what the endpoint is named for; at most a low finding."
+        }
+        _ => match first.kind {
+            EffectKind::Email | EffectKind::Sms => "A client retry sends the message again.",
+            EffectKind::QueuePublish => {
+                "A client retry enqueues the job again, and its consumers run twice."
+            }
+            EffectKind::ExternalCall => "A client retry repeats the call to the external service.",
+            EffectKind::DbUpdate => "A client retry applies the change a second time.",
+            _ => "A client retry creates a duplicate record.",
+        },
     };
     Some(Hit {
         confidence: Confidence::of(&repeated),
-        message: format!("No idempotency mechanism: the endpoint {list}."),
+        message: format!(
+            "No idempotency mechanism: the endpoint {list}.{}",
+            first
+                .impact_detail
+                .as_deref()
+                .map(|d| format!(" The first: {d}."))
+                .unwrap_or_default()
+        ),
         change: format!(
             "Accept an `Idempotency-Key` header on `{}` and claim it before {} (or key the write on a caller-supplied unique value and return the existing record on conflict).",
             ep.label(),

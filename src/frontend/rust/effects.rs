@@ -321,6 +321,70 @@ fn record_keys(values: &[Ex], names: &[String], scope: &Scope) -> Vec<String> {
 }
 
 /// The root of a call chain and the method calls on it.
+/// The fields of the struct literals a chain's calls are given, dotted one level deep, with their
+/// literal values (`mode: Some(CheckoutSessionMode::Setup)` → `mode` = `setup`), for the harm
+/// judgement's provider semantics.
+fn arg_fields(c: &Chain) -> Vec<(String, Option<String>)> {
+    fn lit(e: &Ex) -> Option<String> {
+        match e {
+            Ex::Lit(s) => Some(s.clone()),
+            Ex::Path(segs, _) => segs.last().map(|s| s.to_ascii_lowercase()),
+            Ex::Call(f, args, _) if matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|s| s == "Some")) => {
+                args.first().and_then(lit)
+            }
+            _ => None,
+        }
+    }
+    fn unwrap(e: &Ex) -> &Ex {
+        match e {
+            Ex::Call(f, args, _)
+                if args.len() == 1
+                    && matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|s| s == "Some")) =>
+            {
+                unwrap(&args[0])
+            }
+            Ex::Other(v) if v.len() == 1 => unwrap(&v[0]),
+            _ => e,
+        }
+    }
+    let mut out = Vec::new();
+    let args = c
+        .root_args
+        .iter()
+        .chain(c.links.iter().flat_map(|(_, a, _)| a.iter()));
+    for a in args {
+        let Ex::Struct(_, values, names) = unwrap(a) else {
+            continue;
+        };
+        for (k, v) in names.iter().zip(values) {
+            out.push((k.clone(), lit(v)));
+            if let Ex::Struct(_, inner, inner_names) = unwrap(v) {
+                out.extend(
+                    inner_names
+                        .iter()
+                        .zip(inner)
+                        .map(|(k2, v2)| (format!("{k}.{k2}"), lit(v2))),
+                );
+            }
+        }
+    }
+    out
+}
+
+/// The URL an HTTP call is made to, as written: the first string literal of its calls (a
+/// `format!` gives its literal parts).
+fn call_url(c: &Chain) -> Option<String> {
+    c.root_args
+        .iter()
+        .chain(c.links.iter().flat_map(|(_, a, _)| a.iter()))
+        .find_map(|a| match a {
+            Ex::Lit(s) => Some(s.clone()),
+            Ex::Macro { lits, .. } if !lits.is_empty() => Some(lits.join("")),
+            _ => None,
+        })
+        .or_else(|| c.lits.first().cloned())
+}
+
 struct Chain<'e> {
     /// The external crate the chain starts from, when known.
     origin: Option<String>,
@@ -1155,6 +1219,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                 } else {
                     None
                 },
+                sink_impact: sink.impact,
+                args: arg_fields(&c),
+                url: call_url(&c),
                 ..Effect::default()
             });
             return;

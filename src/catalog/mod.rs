@@ -3,14 +3,16 @@
 //! The data is embedded with `include_str!` and validated once at start; a mistake names the file,
 //! line and field.
 
-use crate::facts::EffectKind;
+pub mod harm;
+
+use crate::facts::{EffectKind, Impact};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
-const SINKS: &str = include_str!("../rules/sinks.toml");
-const HEADERS: &str = include_str!("../rules/headers.toml");
-const MIDDLEWARE: &str = include_str!("../rules/middleware.toml");
-const WEBHOOKS: &str = include_str!("../rules/webhooks.toml");
+const SINKS: &str = include_str!("../../rules/sinks.toml");
+const HEADERS: &str = include_str!("../../rules/headers.toml");
+const MIDDLEWARE: &str = include_str!("../../rules/middleware.toml");
+const WEBHOOKS: &str = include_str!("../../rules/webhooks.toml");
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -44,6 +46,10 @@ pub struct Sink {
     /// stable one is not queued twice.
     #[serde(default)]
     pub dedup_option: Vec<String>,
+    /// What a duplicate of this call does, when it is not the kind's default (see
+    /// `rules/harm.toml`): an analytics capture is `bookkeeping`, a payout API `money`.
+    #[serde(default)]
+    pub impact: Option<Impact>,
     #[serde(skip)]
     roots_set: Option<GlobSet>,
 }
@@ -180,6 +186,8 @@ pub struct Catalog {
     pub served_methods: Vec<ServedMethods>,
     /// Fields that carry a published message's id (`messageId`, `event_id`).
     pub message_id_fields: Vec<String>,
+    /// The harm model (`rules/harm.toml`).
+    pub harm: harm::Harm,
 }
 
 #[derive(Debug, Deserialize, Default)]
@@ -271,6 +279,7 @@ impl Catalog {
             key_options: Vec::new(),
             served_methods: sinks.served_methods,
             message_id_fields: sinks.message_ids.fields,
+            harm: harm::Harm::builtin()?,
         };
         for sink in &mut catalog.sinks {
             sink.prepare()

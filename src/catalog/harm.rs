@@ -1,0 +1,356 @@
+//! The harm model's data (`rules/harm.toml`): model names, URLs, provider semantics and intent
+//! words that refine what a duplicate of an effect would do. Loaded and validated like the other
+//! catalogue files; the judgement that reads it is `link::harm`.
+
+use crate::facts::Impact;
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+pub const HARM: &str = include_str!("../../rules/harm.toml");
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Models {
+    #[serde(default)]
+    record: Vec<String>,
+    #[serde(default)]
+    bookkeeping: Vec<String>,
+}
+
+/// URLs an HTTP call may be made to, and what a repeat of it does.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Http {
+    pub id: String,
+    pub urls: Vec<String>,
+    pub impact: Impact,
+    pub detail: String,
+    #[serde(skip)]
+    set: Option<GlobSet>,
+}
+
+/// One condition on a provider call's arguments.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Cond {
+    /// The field, dotted one level deep; alternatives separated by `|`.
+    pub arg: String,
+    #[serde(default)]
+    pub equals: Vec<String>,
+    #[serde(default)]
+    pub present: bool,
+    #[serde(default)]
+    pub absent: bool,
+}
+
+/// A provider call whose arguments decide what a repeat does.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provider {
+    pub id: String,
+    /// Suffixes of the call as written, on `.` boundaries.
+    pub calls: Vec<String>,
+    #[serde(default)]
+    pub all: Vec<Cond>,
+    #[serde(default)]
+    pub any: Vec<Cond>,
+    pub impact: Impact,
+    pub detail: String,
+}
+
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Intent {
+    #[serde(default)]
+    repeat: Vec<String>,
+    #[serde(default)]
+    message: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct HarmFile {
+    #[serde(default)]
+    models: Models,
+    #[serde(default)]
+    http: Vec<Http>,
+    #[serde(default)]
+    provider: Vec<Provider>,
+    #[serde(default)]
+    intent: Intent,
+}
+
+/// The compiled harm catalogue.
+#[derive(Debug, Default)]
+pub struct Harm {
+    record_models: Vec<(String, Glob)>,
+    bookkeeping_models: Vec<(String, Glob)>,
+    record_set: GlobSet,
+    bookkeeping_set: GlobSet,
+    pub http: Vec<Http>,
+    pub providers: Vec<Provider>,
+    /// Words naming an explicit repeat (`resend`, `test`).
+    pub repeat_words: Vec<String>,
+    /// Words naming a request whose message is sent each time it is asked (`login`, `forgot`).
+    pub message_words: Vec<String>,
+}
+
+fn glob(p: &str, what: &str) -> Result<Glob, String> {
+    GlobBuilder::new(p)
+        .case_insensitive(true)
+        .literal_separator(false)
+        .build()
+        .map_err(|e| format!("{what} `{p}`: {e}"))
+}
+
+fn set(globs: &[(String, Glob)]) -> Result<GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for (_, g) in globs {
+        b.add(g.clone());
+    }
+    b.build().map_err(|e| e.to_string())
+}
+
+/// A model or table name as the model patterns see it: lower case, letters and digits only.
+pub fn model_name(name: &str) -> String {
+    name.chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect::<String>()
+        .to_ascii_lowercase()
+}
+
+impl Harm {
+    pub fn builtin() -> Result<Harm, String> {
+        Harm::parse(HARM).map_err(|e| format!("rules/harm.toml: {e}"))
+    }
+
+    fn parse(text: &str) -> Result<Harm, String> {
+        let file: HarmFile = toml::from_str(text).map_err(|e| e.to_string())?;
+        let mut harm = Harm {
+            http: file.http,
+            providers: file.provider,
+            repeat_words: file.intent.repeat,
+            message_words: file.intent.message,
+            ..Harm::default()
+        };
+        harm.add_models(&file.models.record, &file.models.bookkeeping)?;
+        for h in &mut harm.http {
+            let globs: Vec<(String, Glob)> = h
+                .urls
+                .iter()
+                .map(|u| Ok((u.clone(), glob(u, &format!("http `{}`: url", h.id))?)))
+                .collect::<Result<_, String>>()?;
+            h.set = Some(set(&globs)?);
+        }
+        for p in &harm.providers {
+            if p.calls.is_empty() {
+                return Err(format!("provider `{}` has no `calls`", p.id));
+            }
+            for c in p.all.iter().chain(&p.any) {
+                let kinds = usize::from(!c.equals.is_empty())
+                    + usize::from(c.present)
+                    + usize::from(c.absent);
+                if kinds != 1 {
+                    return Err(format!(
+                        "provider `{}`: condition on `{}` needs exactly one of `equals`, `present`, `absent`",
+                        p.id, c.arg
+                    ));
+                }
+            }
+        }
+        Ok(harm)
+    }
+
+    /// Adds model patterns (a project's `[harm]` in `retrysafe.toml`); a project's `record`
+    /// patterns also win over the built-in `bookkeeping` ones.
+    pub fn add_models(&mut self, record: &[String], bookkeeping: &[String]) -> Result<(), String> {
+        for p in record {
+            self.record_models
+                .push((p.clone(), glob(&p.to_ascii_lowercase(), "record model")?));
+        }
+        for p in bookkeeping {
+            self.bookkeeping_models.push((
+                p.clone(),
+                glob(&p.to_ascii_lowercase(), "bookkeeping model")?,
+            ));
+        }
+        self.record_set = set(&self.record_models)?;
+        self.bookkeeping_set = set(&self.bookkeeping_models)?;
+        Ok(())
+    }
+
+    /// The bookkeeping pattern a model's name matches, unless a record pattern claims it.
+    pub fn bookkeeping_model(&self, name: &str) -> Option<&str> {
+        let n = model_name(name);
+        if n.is_empty() || self.record_set.is_match(&n) {
+            return None;
+        }
+        let first = *self.bookkeeping_set.matches(&n).first()?;
+        Some(self.bookkeeping_models[first].0.as_str())
+    }
+
+    /// The first `[[http]]` entry a URL matches.
+    pub fn http_for(&self, url: &str) -> Option<&Http> {
+        let url = url.to_ascii_lowercase();
+        self.http
+            .iter()
+            .find(|h| h.set.as_ref().is_some_and(|s| s.is_match(&url)))
+    }
+
+    /// The first `[[provider]]` entry whose call and conditions hold.
+    pub fn provider_for(
+        &self,
+        callee: &str,
+        args: &[(String, Option<String>)],
+    ) -> Option<&Provider> {
+        let callee = call_path(callee);
+        self.providers.iter().find(|p| {
+            p.calls
+                .iter()
+                .any(|c| callee == *c || callee.ends_with(&format!(".{c}")))
+                && p.all.iter().all(|c| c.holds(args))
+                && (p.any.is_empty() || p.any.iter().any(|c| c.holds(args)))
+        })
+    }
+}
+
+/// A call as written, reduced to its member path in either language: arguments dropped, `::`
+/// read as `.`, `?` and `.await` dropped (`PaymentIntent::create(&c, p).await?` →
+/// `PaymentIntent.create`, `stripe.checkout.sessions.create({..})` →
+/// `stripe.checkout.sessions.create`).
+pub fn call_path(callee: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0usize;
+    for ch in callee.chars() {
+        match ch {
+            '(' | '[' | '{' | '<' => depth += 1,
+            ')' | ']' | '}' | '>' => depth = depth.saturating_sub(1),
+            _ if depth > 0 => {}
+            '?' | ' ' | '\n' => {}
+            _ => out.push(ch),
+        }
+    }
+    out.replace("::", ".")
+        .replace(".await", "")
+        .trim_matches('.')
+        .to_string()
+}
+
+impl Cond {
+    fn holds(&self, args: &[(String, Option<String>)]) -> bool {
+        let names: Vec<&str> = self.arg.split('|').map(str::trim).collect();
+        let found: Vec<&Option<String>> = args
+            .iter()
+            .filter(|(k, _)| names.contains(&k.as_str()))
+            .map(|(_, v)| v)
+            .collect();
+        if self.absent {
+            return found.is_empty();
+        }
+        if self.present {
+            return !found.is_empty();
+        }
+        found.iter().any(|v| {
+            v.as_ref()
+                .is_some_and(|v| self.equals.iter().any(|e| e.eq_ignore_ascii_case(v)))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(pairs: &[(&str, Option<&str>)]) -> Vec<(String, Option<String>)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.map(str::to_string)))
+            .collect()
+    }
+
+    #[test]
+    fn the_builtin_harm_catalogue_loads() {
+        let h = Harm::builtin().unwrap();
+        assert!(!h.http.is_empty() && !h.providers.is_empty());
+    }
+
+    #[test]
+    fn models_by_name_with_records_first() {
+        let h = Harm::builtin().unwrap();
+        assert!(h.bookkeeping_model("AuditLog").is_some());
+        assert!(h.bookkeeping_model("audit_logs").is_some());
+        assert!(h.bookkeeping_model("Session").is_some());
+        assert!(h.bookkeeping_model("Event").is_some());
+        assert!(h.bookkeeping_model("Order").is_none());
+        assert!(h.bookkeeping_model("Invite").is_none());
+        assert!(h.bookkeeping_model("EventType").is_none());
+        assert!(h.bookkeeping_model("ApiKey").is_none());
+    }
+
+    #[test]
+    fn urls_and_provider_arguments() {
+        let h = Harm::builtin().unwrap();
+        let verify = h
+            .http_for("https://www.google.com/recaptcha/api/siteverify")
+            .unwrap();
+        assert_eq!(verify.impact, Impact::Read);
+        assert_eq!(
+            h.http_for("https://api.transferwise.com/v3/profiles/${id}/batch-groups/${g}/payments")
+                .unwrap()
+                .impact,
+            Impact::Money
+        );
+        assert!(h.http_for("https://api.example.com/orders").is_none());
+        let setup = args(&[("mode", Some("setup")), ("customer", None)]);
+        assert_eq!(
+            h.provider_for("stripe.checkout.sessions.create", &setup)
+                .unwrap()
+                .id,
+            "stripe-checkout-setup"
+        );
+        let pay = args(&[("mode", Some("payment"))]);
+        assert_eq!(
+            h.provider_for("stripe.checkout.sessions.create", &pay)
+                .unwrap()
+                .impact,
+            Impact::Pending
+        );
+        assert!(
+            h.provider_for("stripe.paymentIntents.create", &pay)
+                .is_none()
+        );
+        let full = args(&[("charge", None)]);
+        assert_eq!(
+            h.provider_for("stripe.refunds.create", &full)
+                .unwrap()
+                .impact,
+            Impact::Read
+        );
+        let partial = args(&[("charge", None), ("amount", None)]);
+        assert!(h.provider_for("stripe.refunds.create", &partial).is_none());
+    }
+
+    #[test]
+    fn calls_in_either_language_reduce_to_a_member_path() {
+        assert_eq!(
+            call_path("PaymentIntent::create(&client, params).await?"),
+            "PaymentIntent.create"
+        );
+        assert_eq!(
+            call_path("stripe.checkout.sessions.create({ mode: 'setup' })"),
+            "stripe.checkout.sessions.create"
+        );
+        let h = Harm::builtin().unwrap();
+        let full = args(&[("payment_intent", None)]);
+        assert!(
+            h.provider_for("Refund::create(&client, params)", &full)
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_condition_needs_one_test() {
+        let bad = "[[provider]]\nid = \"x\"\ncalls = [\"a\"]\nall = [{ arg = \"m\" }]\nimpact = \"read\"\ndetail = \"d\"\n";
+        assert!(Harm::parse(bad).unwrap_err().contains("exactly one"));
+    }
+}

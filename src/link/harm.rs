@@ -1,0 +1,226 @@
+//! The harm judgement: what a duplicate of each effect would do to a person or to money
+//! ([`Impact`]), read from the catalogue (`rules/harm.toml`). It runs once over the endpoints of
+//! both languages, after linking, so a TypeScript and a Rust endpoint that reach the same kind of
+//! call with the same arguments get the same verdict.
+
+use crate::catalog::harm::Harm;
+use crate::facts::{DownstreamKey, EffectKind, Endpoint, Impact};
+
+/// What the endpoint's name says the caller asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Intent {
+    /// An explicit repeat (`resend`, `test`): its messages and deliveries are asked for.
+    Repeat,
+    /// A sign-in, reset or verification request: its messages are asked for.
+    Message,
+}
+
+/// The words of a name: split at case changes, digits and punctuation, lower-cased; each pair of
+/// neighbours is also given joined (`signIn` → `sign`, `in`, `signin`).
+fn words(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    let mut prev_lower = false;
+    for ch in text.chars() {
+        if !ch.is_ascii_alphabetic() {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if ch.is_ascii_uppercase() && prev_lower && !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+        prev_lower = ch.is_ascii_lowercase();
+        cur.push(ch.to_ascii_lowercase());
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    let pairs: Vec<String> = out
+        .windows(2)
+        .map(|w| format!("{}{}", w[0], w[1]))
+        .collect();
+    out.extend(pairs);
+    out
+}
+
+/// The endpoint's intent and the word that shows it, from its handler's name and its path's
+/// static segments.
+fn intent(ep: &Endpoint, harm: &Harm) -> Option<(Intent, String)> {
+    let path: String = ep
+        .path
+        .split('/')
+        .filter(|s| !s.starts_with('{') && !s.starts_with(':'))
+        .collect::<Vec<_>>()
+        .join("/");
+    let mut all = words(&ep.handler);
+    all.extend(words(&path));
+    for (intent, list) in [
+        (Intent::Repeat, &harm.repeat_words),
+        (Intent::Message, &harm.message_words),
+    ] {
+        if let Some(w) = all.iter().find(|w| list.contains(w)) {
+            return Some((intent, w.clone()));
+        }
+    }
+    None
+}
+
+/// Judges every effect of every endpoint.
+pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
+    for ep in endpoints {
+        let intent = intent(ep, harm);
+        for e in &mut ep.side_effects {
+            let mut impact = e.sink_impact.unwrap_or_else(|| Impact::of_kind(e.kind));
+            let mut detail: Option<String> = None;
+            if let Some(p) = harm.provider_for(&e.callee, &e.args) {
+                impact = p.impact;
+                detail = Some(format!("{} (provider semantics `{}`)", p.detail, p.id));
+            } else if let Some(h) = matches!(e.kind, EffectKind::ExternalCall | EffectKind::Payment)
+                .then_some(e.url.as_deref())
+                .flatten()
+                .and_then(|u| harm.http_for(u))
+            {
+                impact = h.impact;
+                detail = Some(format!("{} (URL pattern `{}`)", h.detail, h.id));
+            } else if let Some(p) = matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate)
+                .then_some(e.target.as_deref())
+                .flatten()
+                .and_then(|t| harm.bookkeeping_model(t))
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "`{}` is bookkeeping (model pattern `{p}`): a duplicate row harms nobody",
+                    e.target.as_deref().unwrap_or_default()
+                ));
+            }
+            // A provider that dedups on the stable key it is given does not repeat the call.
+            if matches!(e.kind, EffectKind::Payment | EffectKind::ExternalCall)
+                && matches!(
+                    e.downstream_key,
+                    // Only a key seen to be made from a stable domain id (`order.id`,
+                    // `refund-${order.id}`). A key derived from the inbound key is as stable as
+                    // the client's key: the endpoint's key mechanism protects it and is judged as
+                    // such. Any other value (`Derived`) may be missing or fresh on some path.
+                    Some(DownstreamKey::DomainId)
+                )
+                && impact != Impact::Read
+            {
+                e.deduplicated = true;
+                detail = Some(format!(
+                    "the provider dedups on the stable idempotency key it is given{}",
+                    e.downstream_key_expression
+                        .as_deref()
+                        .map(|k| format!(" (`{k}`)"))
+                        .unwrap_or_default()
+                ));
+            }
+            if let Some((intent, word)) = &intent {
+                let asked = match intent {
+                    Intent::Repeat => matches!(
+                        e.kind,
+                        EffectKind::Email
+                            | EffectKind::Sms
+                            | EffectKind::ExternalCall
+                            | EffectKind::QueuePublish
+                    ),
+                    Intent::Message => matches!(e.kind, EffectKind::Email | EffectKind::Sms),
+                };
+                if asked && matches!(impact, Impact::Message | Impact::Record) {
+                    impact = Impact::Requested;
+                    detail = Some(format!(
+                        "the endpoint is named for it (`{word}`): a second {} on a second request is what the caller asks for",
+                        if matches!(e.kind, EffectKind::Email | EffectKind::Sms) {
+                            "message"
+                        } else {
+                            "delivery"
+                        }
+                    ));
+                }
+            }
+            e.impact = impact;
+            e.impact_detail = detail;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::facts::Effect;
+
+    fn endpoint(handler: &str, path: &str, effects: Vec<Effect>) -> Endpoint {
+        Endpoint {
+            method: "POST".into(),
+            path: path.into(),
+            handler: handler.into(),
+            side_effects: effects,
+            ..Endpoint::default()
+        }
+    }
+
+    fn judged(ep: Endpoint) -> Vec<Effect> {
+        let mut eps = vec![ep];
+        apply(&mut eps, &Harm::builtin().unwrap());
+        eps.remove(0).side_effects
+    }
+
+    #[test]
+    fn words_split_at_case_and_punctuation_and_join_neighbours() {
+        let w = words("sendTestEmail");
+        assert!(w.contains(&"test".to_string()));
+        assert!(words("signIn").contains(&"signin".to_string()));
+        assert!(words("/auth/magic-link").contains(&"magic".to_string()));
+        assert!(!words("contest").contains(&"test".to_string()));
+    }
+
+    #[test]
+    fn intent_makes_messages_requested_but_not_records() {
+        let email = Effect {
+            kind: EffectKind::Email,
+            ..Effect::default()
+        };
+        let create = Effect {
+            kind: EffectKind::DbCreate,
+            target: Some("invite".into()),
+            ..Effect::default()
+        };
+        let out = judged(endpoint(
+            "resendInvite",
+            "/invites/{id}/resend",
+            vec![email.clone(), create.clone()],
+        ));
+        assert_eq!(out[0].impact, Impact::Requested);
+        assert_eq!(out[1].impact, Impact::Record);
+        let out = judged(endpoint("createInvite", "/invites", vec![email]));
+        assert_eq!(out[0].impact, Impact::Message);
+        assert!(!out[0].repeats_on_retry() || out[0].impact == Impact::Message);
+    }
+
+    #[test]
+    fn bookkeeping_models_urls_and_provider_keys() {
+        let audit = Effect {
+            kind: EffectKind::DbCreate,
+            target: Some("auditLog".into()),
+            ..Effect::default()
+        };
+        let verify = Effect {
+            kind: EffectKind::ExternalCall,
+            url: Some("https://hcaptcha.com/siteverify".into()),
+            ..Effect::default()
+        };
+        let keyed = Effect {
+            kind: EffectKind::Payment,
+            downstream_key: Some(DownstreamKey::DomainId),
+            ..Effect::default()
+        };
+        let out = judged(endpoint("update", "/things", vec![audit, verify, keyed]));
+        assert_eq!(out[0].impact, Impact::Bookkeeping);
+        assert_eq!(out[1].impact, Impact::Read);
+        assert!(!out[1].repeats_on_retry());
+        assert_eq!(out[2].impact, Impact::Money);
+        assert!(!out[2].repeats_on_retry());
+    }
+}
