@@ -203,11 +203,11 @@ impl Harm {
         callee: &str,
         args: &[(String, Option<String>)],
     ) -> Option<&Provider> {
-        let callee = call_path(callee);
+        // The pattern is a run of the call's segments: a chain may go on after the call
+        // (`Refund::create(..).map_err(..)`, `.then(..)`).
+        let callee = format!(".{}.", call_path(callee));
         self.providers.iter().find(|p| {
-            p.calls
-                .iter()
-                .any(|c| callee == *c || callee.ends_with(&format!(".{c}")))
+            p.calls.iter().any(|c| callee.contains(&format!(".{c}.")))
                 && p.all.iter().all(|c| c.holds(args))
                 && (p.any.is_empty() || p.any.iter().any(|c| c.holds(args)))
         })

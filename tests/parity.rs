@@ -1,0 +1,118 @@
+//! Parity twins: a TypeScript app and a Rust app written to do the same things must get the same
+//! judgement — effect kinds, impacts, mechanisms, classification, rules and severity — endpoint by
+//! endpoint, through the binary. Paths are compared with their parameters reduced to `{}` (the
+//! twins name them in each language's style).
+
+mod common;
+
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+use common::{fixture, json_report};
+
+type Verdict = (
+    Vec<(String, String)>,
+    Vec<String>,
+    String,
+    String,
+    Vec<String>,
+);
+
+fn norm(path: &str) -> String {
+    let mut out = String::new();
+    let mut depth = 0;
+    for ch in path.chars() {
+        match ch {
+            '{' => {
+                depth += 1;
+                out.push_str("{}");
+            }
+            '}' => depth -= 1,
+            _ if depth > 0 => {}
+            _ => out.push(ch),
+        }
+    }
+    out
+}
+
+fn verdicts(name: &str) -> BTreeMap<String, Verdict> {
+    let report = json_report(&fixture(name));
+    let mut out = BTreeMap::new();
+    for e in report["endpoints"].as_array().unwrap() {
+        let label = format!(
+            "{} {}",
+            e["method"].as_str().unwrap(),
+            norm(e["path"].as_str().unwrap())
+        );
+        let mut effects: Vec<(String, String)> = e["side_effects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["kind"].as_str().unwrap().into(),
+                    s["impact"].as_str().unwrap().into(),
+                )
+            })
+            .collect();
+        effects.sort();
+        effects.dedup();
+        let mut mechanisms: Vec<String> = e["mechanisms"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["kind"].as_str().unwrap().into())
+            .collect();
+        mechanisms.sort();
+        mechanisms.dedup();
+        let endpoint = format!(
+            "{} {}",
+            e["method"].as_str().unwrap(),
+            e["path"].as_str().unwrap()
+        );
+        let mut rules: Vec<String> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["endpoint"] == Value::String(endpoint.clone()))
+            .map(|f| {
+                format!(
+                    "{} {}",
+                    f["rule"].as_str().unwrap(),
+                    f["severity"].as_str().unwrap()
+                )
+            })
+            .collect();
+        rules.sort();
+        out.insert(
+            label,
+            (
+                effects,
+                mechanisms,
+                e["classification"].as_str().unwrap().into(),
+                e["severity"].as_str().unwrap().into(),
+                rules,
+            ),
+        );
+    }
+    out
+}
+
+fn assert_twins(ts: &str, rust: &str) {
+    let a = verdicts(ts);
+    let b = verdicts(rust);
+    assert!(!a.is_empty(), "{ts} has no endpoints");
+    assert_eq!(
+        a.keys().collect::<Vec<_>>(),
+        b.keys().collect::<Vec<_>>(),
+        "{ts} and {rust} list different endpoints"
+    );
+    for (label, va) in &a {
+        assert_eq!(va, &b[label], "{label}: {ts} and {rust} disagree");
+    }
+}
+
+#[test]
+fn the_harm_model_judges_both_languages_alike() {
+    assert_twins("express-harm", "axum-harm");
+}
