@@ -86,6 +86,7 @@ pub fn collect_facts_with(
         .collect();
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         found.files.iter().partition(|f| f.lang.is_ts());
+    let prisma_clients = frontend::schema::prisma_client_dirs(&schema_files);
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side, and the tests'
     // keyed requests are read beside them.
     let (
@@ -113,7 +114,7 @@ pub fn collect_facts_with(
                         diagnostics.extend(d);
                     }
                     progress.phase("linking");
-                    let linked = link::link_ts(&modules, root, catalog, config);
+                    let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
                     diagnostics.extend(linked.diagnostics);
                     (
                         linked.endpoints,

@@ -1651,8 +1651,40 @@ impl<'a> Calls<'a> {
             })
     }
 
+    /// A package client held in a member of a project object (`prisma.client.board.create`,
+    /// where `prisma` is a module's `export default { client }` and `client` a `PrismaClient`): the
+    /// call as made on that member, so it matches the package's sinks by what the receiver is,
+    /// not by its name. Only members before the chain's first call are walked.
+    fn client_in_path(&self, m: ModId, cs: &CallSite) -> Option<CallSite> {
+        if cs.is_new || self.res.origin(m, &cs.root).is_some() {
+            return None;
+        }
+        let first_hop = cs.hops.first().copied().unwrap_or(cs.path.len());
+        let mut v = cs.root.clone();
+        for i in 1..cs.path.len().min(first_hop + 1) {
+            v = Val::Member(Box::new(v), cs.path[i - 1].clone());
+            if self.res.origin(m, &v).is_some() {
+                let mut c = cs.clone();
+                c.root = v;
+                c.root_name = cs.path[i - 1].clone();
+                c.path = cs.path[i..].to_vec();
+                c.hops = cs.hops.iter().filter(|h| **h >= i).map(|h| h - i).collect();
+                return Some(c);
+            }
+        }
+        None
+    }
+
     /// The effects one call has by itself, from the catalogue and raw SQL.
     pub fn effects_of(&self, m: ModId, cs: &CallSite) -> Vec<Effect> {
+        let shifted;
+        let cs = match self.client_in_path(m, cs) {
+            Some(c) => {
+                shifted = c;
+                &shifted
+            }
+            None => cs,
+        };
         let mut out = Vec::new();
         let origin = self.res.origin(m, &cs.root);
         let location = self.location(m, cs.line);

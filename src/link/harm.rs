@@ -68,6 +68,29 @@ fn intent(ep: &Endpoint, harm: &Harm) -> Option<(Intent, String)> {
     None
 }
 
+/// A downstream key the provider dedups a retry on: one made from a stable domain id
+/// (`order.id`), or one computed from what the function re-reads with no fresh part and no path
+/// that passes none (`` `invoice_${invoice.id}_${amount}` ``; not `key ? k : undefined`). A key
+/// derived from the inbound key is as stable as the client's key: the endpoint's key mechanism
+/// protects it and is judged as such.
+fn stable_key(key: Option<DownstreamKey>, expression: Option<&str>) -> bool {
+    match key {
+        Some(DownstreamKey::DomainId) => true,
+        Some(DownstreamKey::Derived) => expression.is_some_and(|x| {
+            let literal = x.len() >= 2
+                && (x.starts_with('"') || x.starts_with('\''))
+                && (x.ends_with('"') || x.ends_with('\''));
+            // A constant is no key of this request: it only stands in for one.
+            !x.is_empty()
+                && !literal
+                && !["?", "||", "undefined", "null", "None"]
+                    .iter()
+                    .any(|w| x.contains(w))
+        }),
+        _ => false,
+    }
+}
+
 /// Judges every effect of every endpoint.
 pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
     for ep in endpoints {
@@ -98,14 +121,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             }
             // A provider that dedups on the stable key it is given does not repeat the call.
             if matches!(e.kind, EffectKind::Payment | EffectKind::ExternalCall)
-                && matches!(
-                    e.downstream_key,
-                    // Only a key seen to be made from a stable domain id (`order.id`,
-                    // `refund-${order.id}`). A key derived from the inbound key is as stable as
-                    // the client's key: the endpoint's key mechanism protects it and is judged as
-                    // such. Any other value (`Derived`) may be missing or fresh on some path.
-                    Some(DownstreamKey::DomainId)
-                )
+                && stable_key(e.downstream_key, e.downstream_key_expression.as_deref())
                 && impact != Impact::Read
             {
                 e.deduplicated = true;
@@ -165,6 +181,26 @@ mod tests {
         let mut eps = vec![ep];
         apply(&mut eps, &Harm::builtin().unwrap());
         eps.remove(0).side_effects
+    }
+
+    #[test]
+    fn stable_downstream_keys() {
+        assert!(stable_key(Some(DownstreamKey::DomainId), None));
+        assert!(stable_key(
+            Some(DownstreamKey::Derived),
+            Some("`invoice_${invoice.id}_${amount}`")
+        ));
+        assert!(!stable_key(
+            Some(DownstreamKey::Derived),
+            Some("inboundKey ? `${inboundKey}:donation` : undefined")
+        ));
+        assert!(!stable_key(Some(DownstreamKey::Derived), None));
+        assert!(!stable_key(Some(DownstreamKey::Derived), Some("\"k\"")));
+        assert!(!stable_key(Some(DownstreamKey::Random), Some("uuid()")));
+        assert!(!stable_key(
+            Some(DownstreamKey::FromInboundKey),
+            Some("key")
+        ));
     }
 
     #[test]

@@ -56,8 +56,16 @@ pub struct Linked {
 
 /// Links the modules of one tree into endpoints, and collects the unique constraints their ORM
 /// models declare and the client requests that send keys.
-pub fn link_ts(modules: &[Module], root: &Path, catalog: &Catalog, config: &Config) -> Linked {
-    let res = Resolver::new(modules, root);
+/// `prisma_clients`: the folders Prisma schemas generate their client into (imports from there are
+/// `@prisma/client`).
+pub fn link_ts(
+    modules: &[Module],
+    root: &Path,
+    catalog: &Catalog,
+    config: &Config,
+    prisma_clients: &[String],
+) -> Linked {
+    let res = Resolver::new(modules, root).with_generated_clients(prisma_clients);
     let mut calls = Calls::new(&res, catalog);
     if let Some(depth) = config.call_depth {
         calls = calls.with_max_depth(depth as usize);

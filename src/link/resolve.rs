@@ -42,6 +42,8 @@ pub struct Resolver<'m> {
     tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
     /// Workspace package name -> its folder, from every package.json in the tree.
     packages: HashMap<String, String>,
+    /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
+    prisma_clients: Vec<String>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -82,9 +84,57 @@ impl<'m> Resolver<'m> {
             root,
             tsconfigs: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
+            prisma_clients: Vec::new(),
         };
         r.packages = r.workspace_packages();
         r
+    }
+
+    /// Imports of a Prisma client generated into the tree (`import { PrismaClient } from
+    /// '@/generated/prisma/client'`, with `output = "../src/generated/prisma"`) are the Prisma
+    /// client, whether or not the generated files are checked in.
+    pub fn with_generated_clients(mut self, dirs: &[String]) -> Self {
+        self.prisma_clients = dirs.to_vec();
+        self
+    }
+
+    /// `@prisma/client` when `spec`, imported from module `from`, points into a generated Prisma
+    /// client folder (relative, through tsconfig `paths`, or from `baseUrl`).
+    fn generated_client(&self, from: ModId, spec: &str) -> Option<String> {
+        if self.prisma_clients.is_empty() {
+            return None;
+        }
+        let dir = parent_dir(&self.modules[from].file);
+        let mut targets: Vec<String> = Vec::new();
+        if spec.starts_with('.') {
+            targets.extend(join(dir, spec));
+        } else if let Some(cfg) = self.tsconfig_for(dir) {
+            let base = cfg.base_url.as_deref().unwrap_or("");
+            for (pattern, ts) in &cfg.paths {
+                let rest = match pattern.strip_suffix('*') {
+                    Some(prefix) => spec.strip_prefix(prefix),
+                    None => (spec == pattern).then_some(""),
+                };
+                let Some(rest) = rest else { continue };
+                targets.extend(
+                    ts.iter()
+                        .filter_map(|t| join(base, &t.replacen('*', rest, 1))),
+                );
+            }
+            if let Some(b) = &cfg.base_url {
+                targets.extend(join(b, spec));
+            }
+        }
+        targets
+            .iter()
+            .any(|t| {
+                self.prisma_clients.iter().any(|d| {
+                    t == d
+                        || t.strip_prefix(d.as_str())
+                            .is_some_and(|r| r.starts_with('/'))
+                })
+            })
+            .then(|| "@prisma/client".to_string())
     }
 
     fn workspace_packages(&self) -> HashMap<String, String> {
@@ -305,7 +355,9 @@ impl<'m> Resolver<'m> {
             Val::Import { spec, name } => match self.resolve_spec(m, spec) {
                 Some(target) => self.export_value(target, name.as_deref(), d),
                 None => Resolved::Package {
-                    spec: spec.clone(),
+                    spec: self
+                        .generated_client(m, spec)
+                        .unwrap_or_else(|| spec.clone()),
                     name: name.clone(),
                     path: vec![],
                 },

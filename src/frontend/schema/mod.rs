@@ -7,6 +7,18 @@ pub mod sql;
 use crate::discover::{Lang, SourceFile};
 use crate::facts::{Diagnostic, UniqueConstraint};
 
+/// Where the Prisma schemas generate their client (see [`prisma::client_outputs`]).
+pub fn prisma_client_dirs(files: &[&SourceFile]) -> Vec<String> {
+    let mut out: Vec<String> = files
+        .iter()
+        .filter(|f| f.lang == Lang::Prisma)
+        .flat_map(|f| prisma::client_outputs(&f.rel, &f.text))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Every constraint the schema files declare, in a stable order.
 pub fn analyze(files: &[SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnostic>) {
     let mut constraints = Vec::new();

@@ -42,6 +42,47 @@ fn quoted(s: &str) -> Option<String> {
     Some(s[start..end].to_string())
 }
 
+/// Where the schema's `generator` blocks write the Prisma client (`output = "../src/generated/prisma"`),
+/// as folders relative to the scanned root: code importing from there holds a Prisma client just
+/// as code importing `@prisma/client` does.
+pub fn client_outputs(file: &str, text: &str) -> Vec<String> {
+    let dir = file.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    let mut out = Vec::new();
+    let mut in_generator = false;
+    for raw in text.lines() {
+        let line = strip_comment(raw);
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("generator") => in_generator = true,
+            Some(w) if in_generator && w.starts_with('}') => in_generator = false,
+            Some("output") if in_generator => {
+                if let Some(path) = quoted(line)
+                    && let Some(joined) = join(dir, &path)
+                {
+                    out.push(joined);
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// `dir/rel` with `.` and `..` resolved; `None` above the root.
+fn join(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
 pub fn constraints(file: &str, text: &str) -> Vec<UniqueConstraint> {
     let mut out = Vec::new();
     let mut model: Option<(String, u32)> = None;
@@ -132,6 +173,18 @@ fn model_constraints(file: &str, model: &str, body: &[(u32, String)]) -> Vec<Uni
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn generator_outputs_relative_to_the_schema() {
+        let text = "generator client {\n  provider = \"prisma-client-js\"\n  output   = \"../src/generated/prisma\" // here\n}\nmodel A {\n  id Int @id\n}\n";
+        assert_eq!(
+            super::client_outputs("prisma/schema.prisma", text),
+            vec!["src/generated/prisma".to_string()]
+        );
+        assert!(
+            super::client_outputs("schema.prisma", "model A {\n output String\n}\n").is_empty()
+        );
+    }
+
     use super::*;
 
     const SCHEMA: &str = r#"

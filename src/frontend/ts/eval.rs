@@ -84,6 +84,15 @@ fn is_statement(kind: &str) -> bool {
 }
 
 /// Does a catch handler's source name a unique-violation code or error class?
+/// A value read from a global at run time (`globalThis.x`, `process.env.X`, `window.y`).
+fn rooted_in_global(v: &Val) -> bool {
+    match v {
+        Val::Global(_) => true,
+        Val::Member(inner, _) => rooted_in_global(inner),
+        _ => false,
+    }
+}
+
 pub fn names_unique_violation(text: &str) -> bool {
     const CODES: &[&str] = &[
         "P2002",
@@ -1211,6 +1220,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 match (op, l, r) {
                     ("+", Val::Str(a), Val::Str(b)) => Val::Str(a + &b),
                     ("||" | "??", Val::Unknown, r) => r,
+                    // `globalThis.prisma || getClient()`, `process.env.X ?? 'x'`: the left is
+                    // run-time state the code cannot show; the right is the code's own value.
+                    ("||" | "??", l, r) if rooted_in_global(&l) && !matches!(r, Val::Unknown) => r,
                     ("||" | "??", l, _) => l,
                     _ => Val::Unknown,
                 }
