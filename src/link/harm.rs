@@ -46,22 +46,25 @@ fn words(text: &str) -> Vec<String> {
     out
 }
 
-/// The endpoint's intent and the word that shows it, from its handler's name and its path's
-/// static segments.
+/// The endpoint's intent and the word that shows it. An explicit repeat is what the endpoint is
+/// named: its handler's name or its path's last static segment (`/invites/{id}/resend`, not
+/// `/api/resend/summary`, a folder named for the Resend provider). A sign-in, reset or
+/// verification flow may show in any static segment (`/auth/reset/step1/{token}`).
 fn intent(ep: &Endpoint, harm: &Harm) -> Option<(Intent, String)> {
-    let path: String = ep
+    let statics: Vec<&str> = ep
         .path
-        .split('/')
-        .filter(|s| !s.starts_with('{') && !s.starts_with(':'))
-        .collect::<Vec<_>>()
-        .join("/");
-    let mut all = words(&ep.handler);
-    all.extend(words(&path));
-    for (intent, list) in [
-        (Intent::Repeat, &harm.repeat_words),
-        (Intent::Message, &harm.message_words),
+        .split(['/', '#'])
+        .filter(|s| !s.is_empty() && !s.starts_with('{') && !s.starts_with(':'))
+        .collect();
+    let mut named = words(&ep.handler);
+    named.extend(statics.last().map(|s| words(s)).unwrap_or_default());
+    let mut anywhere = named.clone();
+    anywhere.extend(words(&statics.join("/")));
+    for (intent, list, among) in [
+        (Intent::Repeat, &harm.repeat_words, &named),
+        (Intent::Message, &harm.message_words, &anywhere),
     ] {
-        if let Some(w) = all.iter().find(|w| list.contains(w)) {
+        if let Some(w) = among.iter().find(|w| list.contains(w)) {
             return Some((intent, w.clone()));
         }
     }
@@ -230,6 +233,15 @@ mod tests {
         ));
         assert_eq!(out[0].impact, Impact::Requested);
         assert_eq!(out[1].impact, Impact::Record);
+        // A folder named for the Resend provider is no repeat.
+        let out = judged(endpoint("POST", "/api/resend/summary", vec![email.clone()]));
+        assert_eq!(out[0].impact, Impact::Message);
+        let out = judged(endpoint(
+            "POST",
+            "/auth/reset/step1/{token}",
+            vec![email.clone()],
+        ));
+        assert_eq!(out[0].impact, Impact::Requested);
         let out = judged(endpoint("createInvite", "/invites", vec![email]));
         assert_eq!(out[0].impact, Impact::Message);
         assert!(!out[0].repeats_on_retry() || out[0].impact == Impact::Message);
