@@ -11,6 +11,7 @@ pub mod discover;
 pub mod facts;
 pub mod frontend;
 pub mod link;
+pub mod paths;
 pub mod report;
 pub mod rules;
 pub mod suppress;

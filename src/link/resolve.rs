@@ -52,24 +52,7 @@ fn parent_dir(file: &str) -> &str {
     file.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
 
-/// Joins and normalises `a/b/../c` style paths; None if it climbs above the root.
-pub fn join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = if dir.is_empty() {
-        vec![]
-    } else {
-        dir.split('/').collect()
-    };
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
-}
+pub use crate::paths::join;
 
 impl<'m> Resolver<'m> {
     pub fn new(modules: &'m [Module], root: &'m Path) -> Self {

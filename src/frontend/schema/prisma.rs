@@ -57,7 +57,7 @@ pub fn client_outputs(file: &str, text: &str) -> Vec<String> {
             Some(w) if in_generator && w.starts_with('}') => in_generator = false,
             Some("output") if in_generator => {
                 if let Some(path) = quoted(line)
-                    && let Some(joined) = join(dir, &path)
+                    && let Some(joined) = crate::paths::join(dir, &path)
                 {
                     out.push(joined);
                 }
@@ -66,21 +66,6 @@ pub fn client_outputs(file: &str, text: &str) -> Vec<String> {
         }
     }
     out
-}
-
-/// `dir/rel` with `.` and `..` resolved; `None` above the root.
-fn join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 pub fn constraints(file: &str, text: &str) -> Vec<UniqueConstraint> {
