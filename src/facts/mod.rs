@@ -138,10 +138,6 @@ impl Impact {
             _ => Impact::Record,
         }
     }
-    /// A duplicate that harms nobody, or one the user asked for: at most a low finding.
-    pub fn is_minor(self) -> bool {
-        matches!(self, Impact::Bookkeeping | Impact::Requested)
-    }
 }
 
 /// A side effect reached from an endpoint's handler.

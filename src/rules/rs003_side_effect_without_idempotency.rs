@@ -8,8 +8,14 @@ Flags a mutation endpoint that reaches a record creation, an email, an SMS, a qu
 external write or a relative update (`increment`, `$inc`, `SET n = n + 1`) that nothing protects:
 no idempotency key on the endpoint, and for a create no upsert and no caller-keyed unique
 constraint. An upsert or a constraint protects its own write only, so an email sent beside a
-protected create is still flagged. A payment is RS001's, which takes precedence on the same
-endpoint.
+protected create is still flagged. A payment that moves money again is RS001's, which takes
+precedence on the same endpoint.
+
+Its severity is what the worst repeated effect would do (`rules/harm.toml`): high for a message
+to a person or a record a user sees twice; at most medium for a checkout session that charges only
+if someone completes it; at most low for bookkeeping (audit rows, sessions, analytics) or for the
+repeat the endpoint is named for (resend, test, a sign-in email). The finding cites that effect
+first.
 
 ## Why is this bad?
 A retried request runs again: a second order row, a second welcome email, a second job on the
