@@ -92,3 +92,137 @@ fn hostile_rust_files_become_diagnostics() {
         "the healthy route was lost: {endpoints:?}"
     );
 }
+
+fn axum_crate(root: &std::path::Path, name: &str) {
+    write(
+        root,
+        "Cargo.toml",
+        &format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\naxum = \"0.7\"\n"
+        ),
+    );
+}
+
+fn routes_of(report: &serde_json::Value) -> Vec<String> {
+    let mut out: Vec<String> = report["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["method"].as_str().unwrap(),
+                e["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A closure runs in the scope it was written in: `build` inside `cached`'s closure is `cached`'s
+/// argument, not the closure itself (which recursed without end), and a closure rebinding a name
+/// calls the earlier binding.
+#[test]
+fn closures_capture_their_defining_scope() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    axum_crate(root, "closures");
+    write(
+        root,
+        "src/main.rs",
+        r#"use axum::{routing::post, Router};
+
+fn build_once<F: Fn(&str) -> Router>(path: &str, f: F) -> Router {
+    f(path)
+}
+
+fn cached<F: Fn(&str) -> Router>(path: &str, build: F) -> Router {
+    build_once(path, |p| build(p))
+}
+
+async fn create() {}
+
+fn app() -> Router {
+    let wrap = |r: Router| r;
+    let wrap = |r: Router| wrap(r);
+    let built = cached("/built", |p| Router::new().route(p, post(create)));
+    wrap(built).route("/direct", post(create))
+}
+
+fn main() {
+    let _ = app();
+}
+"#,
+    );
+    let report = common::json_report(root);
+    assert_eq!(routes_of(&report), ["POST /built", "POST /direct"]);
+}
+
+/// A crate root that `use self::mN::*`s its modules, each of which `use super::*`s, and two
+/// modules re-exporting each other's globs: every name is looked up once, not once per path
+/// through the globs (exponential in the fan-out), and the cycle ends.
+#[test]
+fn glob_imports_in_cycles_resolve_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    axum_crate(root, "globs");
+    let n = 12;
+    let mut main = String::from("use axum::{routing::post, Router};\nmod ring_a;\nmod ring_b;\n");
+    for i in 0..n {
+        main.push_str(&format!("mod m{i};\npub use self::m{i}::*;\n"));
+    }
+    main.push_str("async fn create() {}\n\nfn app() -> Router {\n    Router::new()\n");
+    for i in 0..n {
+        main.push_str(&format!("        .merge(m{i}::part())\n"));
+    }
+    main.push_str("        .merge(ring_a::ring())\n}\n\nfn main() {\n    let _ = app();\n}\n");
+    write(root, "src/main.rs", &main);
+    for i in 0..n {
+        write(
+            root,
+            &format!("src/m{i}.rs"),
+            &format!(
+                "use super::*;\n\npub fn part() -> Router {{\n    Router::new().route(\"/m{i}\", post(create)).merge(not_defined_anywhere())\n}}\n"
+            ),
+        );
+    }
+    write(
+        root,
+        "src/ring_a.rs",
+        "pub use super::ring_b::*;\nuse axum::{routing::post, Router};\n\npub fn ring() -> Router {\n    Router::new().route(\"/ring\", post(crate::create)).merge(missing_in_ring())\n}\n",
+    );
+    write(
+        root,
+        "src/ring_b.rs",
+        "pub use super::ring_a::*;\n\npub fn other() {\n    also_missing()\n}\n",
+    );
+    let report = common::json_report(root);
+    let mut want: Vec<String> = (0..n).map(|i| format!("POST /m{i}")).collect();
+    want.push("POST /ring".into());
+    want.sort();
+    assert_eq!(routes_of(&report), want);
+}
+
+/// A router built by one long chain of `.route(..)` calls keeps every route: the chain is walked
+/// link by link, not cut at a depth limit (which dropped the `Router::new()` at its root).
+#[test]
+fn long_route_chains_keep_every_route() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    axum_crate(root, "chain");
+    let n = 1000;
+    let routes: String = (0..n)
+        .map(|i| format!("\n        .route(\"/r{i}\", post(create))"))
+        .collect();
+    write(
+        root,
+        "src/main.rs",
+        &format!(
+            "use axum::{{routing::post, Router}};\n\nasync fn create() {{}}\n\nfn app() -> Router {{\n    Router::new(){routes}\n}}\n\nfn main() {{\n    let _ = app();\n}}\n"
+        ),
+    );
+    let report = common::json_report(root);
+    assert_eq!(report["endpoints"].as_array().unwrap().len(), n);
+    assert!(report["diagnostics"].as_array().unwrap().is_empty());
+}

@@ -12,7 +12,7 @@ use crate::facts::{
 };
 use crate::rules::{Classification, Finding, Severity, classify, fingerprint};
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -182,19 +182,28 @@ impl Report {
             .iter()
             .find(|f| f.severity > Severity::Inverse && !f.suppressed)
             .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+        // which endpoints each constraint protects: one pass over the effects, not one per
+        // constraint
+        let mut protecting: HashMap<&str, Vec<String>> = HashMap::new();
+        for e in &endpoints {
+            let mut named: Vec<&str> = e
+                .side_effects
+                .iter()
+                .filter_map(|fx| fx.constraint.as_deref())
+                .collect();
+            named.sort_unstable();
+            named.dedup();
+            for c in named {
+                protecting.entry(c).or_default().push(e.label());
+            }
+        }
         let constraints = constraints
             .into_iter()
             .map(|c| {
-                let described = c.describe();
-                let mut protects: Vec<String> = endpoints
-                    .iter()
-                    .filter(|e| {
-                        e.side_effects
-                            .iter()
-                            .any(|fx| fx.constraint.as_deref() == Some(described.as_str()))
-                    })
-                    .map(|e| e.label())
-                    .collect();
+                let mut protects = protecting
+                    .get(c.describe().as_str())
+                    .cloned()
+                    .unwrap_or_default();
                 protects.dedup();
                 ConstraintReport {
                     constraint: c,

@@ -102,7 +102,9 @@ pub fn analyze(
                     s,
                 )
             }
-            Handler::Closure { module, imp, ex } => (
+            Handler::Closure {
+                module, imp, ex, ..
+            } => (
                 "closure".to_string(),
                 Some(Location::new(model.file_of(*module), ex.line())),
                 fx.closure_summary(*module, *imp, ex),
@@ -314,7 +316,9 @@ fn key_middleware<'c>(
                 None,
             ))
         }
-        Mw::Handler(Handler::Closure { module, imp, ex }) => {
+        Mw::Handler(Handler::Closure {
+            module, imp, ex, ..
+        }) => {
             let s = fx.closure_summary(*module, *imp, ex);
             let first = s.key_reads.first()?.clone();
             Some((

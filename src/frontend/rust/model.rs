@@ -86,10 +86,17 @@ pub struct Model<'a> {
     pub methods_by_name: HashMap<String, Vec<FnId>>,
     /// Library crates by the name code uses.
     lib_roots: HashMap<String, ModId>,
-    lookup_cache: RefCell<HashMap<(ModId, String, bool, bool), Res>>,
+    lookup_cache: RefCell<HashMap<LookupKey, Res>>,
+    /// Lookups under way, with their level on the lookup stack: a lookup that meets one of them
+    /// again is a cycle of `use`s (globs re-exporting each other) and yields nothing there.
+    lookups_open: RefCell<HashMap<LookupKey, usize>>,
+    /// The lowest level of an open lookup that the current one met (see [`Model::lookup`]).
+    lookup_low: std::cell::Cell<usize>,
     /// SeaORM models: the module holding each (the entity's name in code) and its attributes.
     pub entities: Vec<(ModId, &'a EntityAttrs)>,
 }
+
+type LookupKey = (ModId, String, bool, bool);
 
 /// The types SeaORM's `DeriveEntityModel` generates in the model's module.
 pub const ENTITY_TYPES: &[&str] = &["Entity", "ActiveModel", "Column", "PrimaryKey"];
@@ -266,6 +273,8 @@ impl<'a> Model<'a> {
             methods_by_name: HashMap::new(),
             lib_roots: HashMap::new(),
             lookup_cache: RefCell::new(HashMap::new()),
+            lookups_open: RefCell::new(HashMap::new()),
+            lookup_low: std::cell::Cell::new(usize::MAX),
             entities: Vec::new(),
         };
         let mut reached: HashSet<usize> = HashSet::new();
@@ -632,22 +641,43 @@ impl<'a> Model<'a> {
 
     /// A name in module `m`: its items, its `use`s, its globs; then (for the first segment of a
     /// path) crates and the prelude.
+    ///
+    /// Every answer is computed once. Globs may form cycles (`pub use a::*` ↔ `pub use b::*`, or
+    /// a root that `use self::m::*`s modules that each `use super::*`): a lookup met again while
+    /// open yields nothing, and an answer that depended on such a cut (on a lookup still open
+    /// below it on the stack) is not kept, since it may be incomplete; the open lookup's own
+    /// answer, which saw the whole cycle, is. So each (module, name) costs its globs once.
     fn lookup(&self, m: ModId, name: &str, last: bool, scope: bool, depth: usize) -> Res {
         let key = (m, name.to_string(), last, scope);
         if let Some(r) = self.lookup_cache.borrow().get(&key) {
             return r.clone();
         }
-        let r = self.lookup_uncached(m, name, last, scope, depth);
-        if depth <= 1 || r != Res::Unknown {
+        if let Some(&level) = self.lookups_open.borrow().get(&key) {
+            self.lookup_low.set(self.lookup_low.get().min(level));
+            return Res::Unknown;
+        }
+        let level = self.lookups_open.borrow().len();
+        self.lookups_open.borrow_mut().insert(key.clone(), level);
+        let outer_low = self.lookup_low.replace(usize::MAX);
+        let r = if depth > MAX_RESOLVE_DEPTH {
+            // cut by depth: incomplete for every lookup under way
+            self.lookup_low.set(0);
+            Res::Unknown
+        } else {
+            self.lookup_uncached(m, name, last, scope, depth)
+        };
+        self.lookups_open.borrow_mut().remove(&key);
+        let low = self.lookup_low.get();
+        if low >= level {
             self.lookup_cache.borrow_mut().insert(key, r.clone());
+            self.lookup_low.set(outer_low);
+        } else {
+            self.lookup_low.set(outer_low.min(low));
         }
         r
     }
 
     fn lookup_uncached(&self, m: ModId, name: &str, last: bool, scope: bool, depth: usize) -> Res {
-        if depth > MAX_RESOLVE_DEPTH {
-            return Res::Unknown;
-        }
         if let Some(r) = self.local(m, name) {
             return r;
         }

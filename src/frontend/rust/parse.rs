@@ -17,6 +17,10 @@ use syn::{Expr, Token};
 pub const MAX_NESTING: usize = 256;
 /// Lowering stops descending below this depth (the rest of that expression is dropped).
 const MAX_LOWER_DEPTH: usize = 200;
+/// Links of a method chain lowered as one expression (see [`Lower::method_chain`]).
+const CHAIN_SPLIT: usize = 64;
+/// The binding a long chain is split through; not a name Rust code can write.
+const CHAIN_VAR: &str = "chain#";
 /// How deep macro token groups are searched for expressions.
 const MAX_MACRO_DEPTH: usize = 6;
 
@@ -920,6 +924,54 @@ impl Lower {
         out
     }
 
+    /// A chain of method calls, walked link by link rather than by recursion, so a builder with
+    /// hundreds of `.route(..)`s is read whole: each link costs no depth, and a chain longer than
+    /// [`CHAIN_SPLIT`] is lowered as a block that rebinds it every [`CHAIN_SPLIT`] links
+    /// (`{ let chain = a.b()..; let chain = chain.c()..; chain }`), which keeps the lowered tree
+    /// shallow for every reader after this one.
+    fn method_chain(&mut self, outer: &syn::ExprMethodCall) -> Ex {
+        let mut links = vec![outer];
+        let mut base = &*outer.receiver;
+        while let Expr::MethodCall(m) = base {
+            links.push(m);
+            base = &*m.receiver;
+        }
+        let mut cur = self.expr(base);
+        let mut stmts = Vec::new();
+        for (i, m) in links.iter().rev().enumerate() {
+            if i > 0 && i % CHAIN_SPLIT == 0 {
+                stmts.push(Stmt::Let {
+                    names: vec![CHAIN_VAR.to_string()],
+                    ty: None,
+                    init: Some(cur),
+                    diverge: None,
+                });
+                cur = Ex::Path(vec![CHAIN_VAR.to_string()], line_of(m.method.span()));
+            }
+            cur = self.method_link(cur, m);
+        }
+        if stmts.is_empty() {
+            return cur;
+        }
+        stmts.push(Stmt::Expr(cur));
+        Ex::Block(stmts)
+    }
+
+    /// One link of a method chain, on its lowered receiver.
+    fn method_link(&mut self, mut recv: Ex, m: &syn::ExprMethodCall) -> Ex {
+        let name = m.method.to_string();
+        self.retry_closures(
+            &format!(".{name}"),
+            m.args.iter().chain(std::iter::once(&*m.receiver)),
+        );
+        let args = self.exprs(&m.args);
+        // `.map_err(|e| match e.sql_err() { Some(SqlErr::UniqueConstraintViolation(_)) .. })`
+        if ERROR_HANDLERS.contains(&name.as_str()) && args.iter().any(mentions_unique) {
+            recv = Ex::Caught(Box::new(recv));
+        }
+        Ex::Method(Box::new(recv), name, args, line_of(m.method.span()))
+    }
+
     fn expr_inner(&mut self, e: &Expr) -> Ex {
         match e {
             Expr::Lit(l) => match &l.lit {
@@ -952,20 +1004,7 @@ impl Lower {
                 let func = self.expr(&c.func);
                 Ex::Call(Box::new(func), self.exprs(&c.args), line)
             }
-            Expr::MethodCall(m) => {
-                let name = m.method.to_string();
-                self.retry_closures(
-                    &format!(".{name}"),
-                    m.args.iter().chain(std::iter::once(&*m.receiver)),
-                );
-                let mut recv = self.expr(&m.receiver);
-                let args = self.exprs(&m.args);
-                // `.map_err(|e| match e.sql_err() { Some(SqlErr::UniqueConstraintViolation(_)) .. })`
-                if ERROR_HANDLERS.contains(&name.as_str()) && args.iter().any(mentions_unique) {
-                    recv = Ex::Caught(Box::new(recv));
-                }
-                Ex::Method(Box::new(recv), name, args, line_of(m.method.span()))
-            }
+            Expr::MethodCall(m) => self.method_chain(m),
             Expr::Macro(m) => self.mac(&m.mac),
             Expr::Closure(c) => {
                 let params = c

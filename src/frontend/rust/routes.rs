@@ -17,10 +17,12 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 #[derive(Debug, Clone)]
 pub enum Handler<'a> {
     Fn(FnId),
+    /// `env` indexes the variables the closure captured where it was written.
     Closure {
         module: ModId,
         imp: Option<ImplId>,
         ex: &'a Ex,
+        env: usize,
     },
     Named(String),
 }
@@ -122,6 +124,10 @@ pub struct Routes<'m, 'a> {
     model: &'m Model<'a>,
     arena: Vec<RouterData<'a>>,
     stack: Vec<FnId>,
+    /// Functions and closures being evaluated, innermost last (bounded by `MAX_CALL_DEPTH`).
+    depth: usize,
+    /// What each closure captured: its defining frame's variables when it was made.
+    envs: Vec<HashMap<String, V<'a>>>,
     callees: HashSet<FnId>,
     /// Functions whose route attributes were registered somewhere.
     registered: HashSet<FnId>,
@@ -185,6 +191,8 @@ impl<'m, 'a> Routes<'m, 'a> {
             model,
             arena: Vec::new(),
             stack: Vec::new(),
+            depth: 0,
+            envs: Vec::new(),
             callees: HashSet::new(),
             registered: HashSet::new(),
             steps: 0,
@@ -342,11 +350,12 @@ impl<'m, 'a> Routes<'m, 'a> {
 
     /// Evaluates function `f` with `args`.
     fn call(&mut self, f: FnId, args: Vec<V<'a>>) -> V<'a> {
-        if self.stack.contains(&f) || self.stack.len() >= MAX_CALL_DEPTH {
+        if self.stack.contains(&f) || self.depth >= MAX_CALL_DEPTH {
             return V::Unknown;
         }
         let def = &self.model.fns[f];
         self.stack.push(f);
+        self.depth += 1;
         let mut frame = Frame {
             module: def.module,
             imp: def.imp,
@@ -362,10 +371,14 @@ impl<'m, 'a> Routes<'m, 'a> {
         }
         let v = self.block(&def.func.body, &mut frame);
         self.stack.pop();
+        self.depth -= 1;
         v
     }
 
-    fn call_closure(&mut self, h: &Handler<'a>, args: Vec<V<'a>>, outer: &Frame<'a>) -> V<'a> {
+    /// Calls a function value. A closure runs in the scope it captured where it was written, not
+    /// in its caller's: in `fn cached(build: F) { once(|p| build(p)) }` the closure's `build` is
+    /// `cached`'s argument, whoever calls the closure.
+    fn call_closure(&mut self, h: &Handler<'a>, args: Vec<V<'a>>) -> V<'a> {
         match h {
             Handler::Fn(f) => {
                 if self.model.fns[*f].func.builds_routes {
@@ -373,18 +386,22 @@ impl<'m, 'a> Routes<'m, 'a> {
                 }
                 self.call(*f, args)
             }
-            Handler::Closure { module, imp, ex } => {
+            Handler::Closure {
+                module,
+                imp,
+                ex,
+                env,
+            } => {
                 let Ex::Closure { params, body, .. } = ex else {
                     return V::Unknown;
                 };
+                if self.depth >= MAX_CALL_DEPTH {
+                    return V::Unknown;
+                }
                 let mut frame = Frame {
                     module: *module,
                     imp: *imp,
-                    vars: if *module == outer.module {
-                        outer.vars.clone()
-                    } else {
-                        HashMap::new()
-                    },
+                    vars: self.envs.get(*env).cloned().unwrap_or_default(),
                 };
                 let mut args = args.into_iter();
                 for p in params {
@@ -394,7 +411,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                     };
                     frame.vars.insert(p.name.clone(), v);
                 }
-                self.expr(body, &mut frame)
+                self.depth += 1;
+                let v = self.expr(body, &mut frame);
+                self.depth -= 1;
+                v
             }
             Handler::Named(_) => V::Unknown,
         }
@@ -567,11 +587,15 @@ impl<'m, 'a> Routes<'m, 'a> {
                     }
                 }
             }
-            Ex::Closure { .. } => V::Func(Handler::Closure {
-                module: frame.module,
-                imp: frame.imp,
-                ex: e,
-            }),
+            Ex::Closure { .. } => {
+                self.envs.push(frame.vars.clone());
+                V::Func(Handler::Closure {
+                    module: frame.module,
+                    imp: frame.imp,
+                    ex: e,
+                    env: self.envs.len() - 1,
+                })
+            }
             Ex::Field(b, _) => {
                 self.expr(b, frame);
                 V::Unknown
@@ -648,7 +672,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             && let Some(V::Func(h)) = frame.vars.get(&p[0]).cloned()
         {
             let vals = self.eval_args(args, frame);
-            return self.call_closure(&h, vals, frame);
+            return self.call_closure(&h, vals);
         }
         let r = self.resolve_path(p, frame);
         let fns = self.fns_of(&r);
@@ -834,7 +858,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         let mut out = V::Unknown;
         for v in vals {
             if let V::Func(h @ Handler::Closure { .. }) = &v {
-                self.call_closure(h, vec![], frame);
+                self.call_closure(h, vec![]);
                 out = v.clone();
             }
         }
@@ -984,7 +1008,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let vals = self.eval_args(args, frame);
                 for v in vals {
                     if let V::Func(h @ Handler::Closure { .. }) = &v {
-                        self.call_closure(h, vec![], frame);
+                        self.call_closure(h, vec![]);
                     }
                 }
                 match (name, other) {
@@ -1109,7 +1133,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let f = self.expr(&args[0], frame);
                 if let V::Func(fh) = f {
                     let c = self.new_router(Kind::ActixConfig, String::new(), m, line);
-                    self.call_closure(&fh, vec![c.clone()], frame);
+                    self.call_closure(&fh, vec![c.clone()]);
                     if let V::Handle(c) = c {
                         self.absorb(h, c, "");
                     }
