@@ -264,12 +264,54 @@ const ROUTE_ATTRS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "head", "options", "route", "trace", "connect",
 ];
 
+/// `#[utoipa::path(post, path = "/x")]`: documentation, and the route itself where utoipa-axum's
+/// `routes!(handler)` registers the handler.
+pub fn is_openapi_path(path: &[String]) -> bool {
+    path.len() == 2 && path[0] == "utoipa" && path[1] == "path"
+}
+
+/// The top-level arguments of `#[utoipa::path(..)]` that make a route: a bare method
+/// (`post`), `method(get, head)` and `path = "/x"`.
+fn openapi_path_args(tokens: TokenStream, ra: &mut RouteAttr) {
+    let mut parts: Vec<Vec<TokenTree>> = vec![vec![]];
+    for t in tokens {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == ',' => parts.push(vec![]),
+            _ => parts.last_mut().expect("never empty").push(t),
+        }
+    }
+    for part in parts {
+        match part.as_slice() {
+            [TokenTree::Ident(i)] => ra.idents.push(i.to_string()),
+            [TokenTree::Ident(i), TokenTree::Group(g)]
+                if i == "method" && g.delimiter() == Delimiter::Parenthesis =>
+            {
+                for t in g.stream() {
+                    if let TokenTree::Ident(m) = t {
+                        ra.idents.push(m.to_string());
+                    }
+                }
+            }
+            [
+                TokenTree::Ident(k),
+                TokenTree::Punct(eq),
+                TokenTree::Literal(l),
+            ] if eq.as_char() == '=' => {
+                if let Ok(syn::Lit::Str(s)) = syn::parse_str::<syn::Lit>(&l.to_string()) {
+                    ra.pairs.push((k.to_string(), s.value()));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 fn route_attrs(attrs: &[syn::Attribute]) -> Vec<RouteAttr> {
     let mut out = Vec::new();
     for a in attrs {
         let path = path_segs(a.path());
         let Some(last) = path.last() else { continue };
-        if !ROUTE_ATTRS.contains(&last.as_str()) {
+        if !ROUTE_ATTRS.contains(&last.as_str()) && !is_openapi_path(&path) {
             continue;
         }
         let syn::Meta::List(list) = &a.meta else {
@@ -282,6 +324,13 @@ fn route_attrs(attrs: &[syn::Attribute]) -> Vec<RouteAttr> {
             idents: vec![],
             line: line_of(a.pound_token.span),
         };
+        if is_openapi_path(&path) {
+            // its other arguments (`body = Error<'_>`, `request_body(content = Vec<u8>)`) are
+            // not expressions: read the method and the path from the tokens
+            openapi_path_args(list.tokens.clone(), &mut ra);
+            out.push(ra);
+            continue;
+        }
         let Ok(args) = list.parse_args_with(Punctuated::<Expr, Token![,]>::parse_terminated) else {
             continue;
         };
@@ -308,6 +357,14 @@ fn route_attrs(attrs: &[syn::Attribute]) -> Vec<RouteAttr> {
                     ra.pairs.push((key, value));
                 }
                 Expr::Path(p) => ra.idents.push(path_segs(&p.path).join("::")),
+                // utoipa's `method(get, head)`
+                Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("method")) => {
+                    for a in &c.args {
+                        if let Expr::Path(p) = a {
+                            ra.idents.push(path_segs(&p.path).join("::"));
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -1219,6 +1276,11 @@ const BUILDER_METHODS: &[&str] = &[
     "attach",
     "default_service",
     "to",
+    // utoipa-axum and aide
+    "routes",
+    "api_route",
+    "api_route_with",
+    "nest_api_service",
 ];
 const BUILDER_PATHS: &[&str] = &[
     "scope",
@@ -1229,6 +1291,8 @@ const BUILDER_PATHS: &[&str] = &[
     "custom",
     "HttpServer",
     "Rocket",
+    "OpenApiRouter",
+    "ApiRouter",
 ];
 const BUILDER_TYPES: &[&str] = &[
     "Router",
@@ -1241,6 +1305,10 @@ const BUILDER_TYPES: &[&str] = &[
     "HttpServiceFactory",
     "MethodRouter",
     "Build",
+    "OpenApiRouter",
+    "ApiRouter",
+    "UtoipaMethodRouter",
+    "ApiMethodRouter",
 ];
 
 fn builds_routes(f: &Func) -> bool {

@@ -10,6 +10,7 @@
 
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
+use super::parse::is_openapi_path;
 use crate::facts::Diagnostic;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -276,6 +277,9 @@ impl<'m, 'a> Routes<'m, 'a> {
         let mut out = Vec::new();
         for a in &def.func.route_attrs {
             let name = a.path.last().map(String::as_str).unwrap_or("");
+            if is_openapi_path(&a.path) {
+                continue;
+            }
             let (methods, path): (Vec<String>, Option<String>) = if name == "route" {
                 let mut methods: Vec<String> = a
                     .pairs
@@ -312,6 +316,46 @@ impl<'m, 'a> Routes<'m, 'a> {
                     handler: Handler::Fn(f),
                     middleware: vec![],
                 });
+            }
+        }
+        out
+    }
+
+    /// The routes utoipa-axum's `routes!(f)` registers: each `#[utoipa::path(method, path =
+    /// "..")]` of `f`.
+    fn openapi_entries(&mut self, f: FnId) -> Vec<Entry<'a>> {
+        self.registered.insert(f);
+        let def = &self.model.fns[f];
+        let mut out = Vec::new();
+        for a in def
+            .func
+            .route_attrs
+            .iter()
+            .filter(|a| is_openapi_path(&a.path))
+        {
+            let Some(path) = a.pairs.iter().find(|(k, _)| k == "path").map(|(_, v)| v) else {
+                self.diagnostics.insert(Diagnostic::new(
+                    self.model.file_of(def.module).to_string(),
+                    a.line,
+                    format!(
+                        "`{}` is registered by `routes!` but its `#[utoipa::path]` has no literal `path`: its routes are not listed",
+                        def.func.name
+                    ),
+                ));
+                continue;
+            };
+            for i in &a.idents {
+                if let Some(method) = method_of(i.rsplit("::").next().unwrap_or(i)) {
+                    out.push(Entry {
+                        method,
+                        path: path.clone(),
+                        framework: "axum",
+                        module: def.module,
+                        line: a.line,
+                        handler: Handler::Fn(f),
+                        middleware: vec![],
+                    });
+                }
             }
         }
         out
@@ -448,6 +492,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                     };
                     if names.len() == 1 {
                         frame.vars.insert(names[0].clone(), v);
+                    } else if let V::List(items) = &v
+                        && items.len() == names.len()
+                    {
+                        // `let (router, api) = router.split_for_parts();`
+                        for (n, item) in names.iter().zip(items) {
+                            frame.vars.insert(n.clone(), item.clone());
+                        }
                     } else {
                         for n in names {
                             frame.vars.insert(n.clone(), V::Unknown);
@@ -733,9 +784,27 @@ impl<'m, 'a> Routes<'m, 'a> {
             |c: &str, pkg: &str| krate == c || (path.len() <= 2 && self.model.depends_on(m, pkg));
         let axum = in_crate("axum", "axum");
         let actix = in_crate("actix_web", "actix-web");
+        // aide's routing functions (`post_with(handler, docs)`) and axum's, re-exported
+        let aide = in_crate("aide", "aide");
         match (prev, last) {
             ("Router", "new") if axum => {
                 return self.new_router(Kind::Axum, String::new(), m, line);
+            }
+            // utoipa-axum's and aide's routers are axum routers with documentation
+            ("OpenApiRouter", "new" | "default" | "with_openapi")
+                if in_crate("utoipa_axum", "utoipa-axum") =>
+            {
+                self.eval_args(args, frame);
+                return self.new_router(Kind::Axum, String::new(), m, line);
+            }
+            ("ApiRouter", "new" | "default") if aide => {
+                return self.new_router(Kind::Axum, String::new(), m, line);
+            }
+            ("Router" | "ApiRouter" | "OpenApiRouter", "from") if args.len() == 1 => {
+                if let v @ V::Handle(_) = self.expr(&args[0], frame) {
+                    return v;
+                }
+                return V::Unknown;
             }
             ("App", "new") if actix => {
                 return self.new_router(Kind::ActixApp, String::new(), m, line);
@@ -798,9 +867,19 @@ impl<'m, 'a> Routes<'m, 'a> {
                 _ => {}
             }
         }
-        if axum && (prev == "routing" || path.len() == 1 || krate == "axum") {
+        if (axum && (prev == "routing" || path.len() == 1 || krate == "axum"))
+            || (aide && prev == "routing")
+        {
             let base = last.strip_suffix("_service").unwrap_or(last);
-            if let Some(method) = method_of(base).filter(|_| args.len() == 1) {
+            // aide: `post_with(handler, |op| op.description(..))`
+            let (base, arity) = match base.strip_suffix("_with") {
+                Some(b) => (b, 2),
+                None => (base, 1),
+            };
+            if let Some(method) = method_of(base).filter(|_| args.len() == arity) {
+                if arity == 2 {
+                    self.expr(&args[1], frame);
+                }
                 let v = self.expr(&args[0], frame);
                 return V::MethodRouter(vec![MethodRoute {
                     method,
@@ -810,7 +889,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     middleware: vec![],
                 }]);
             }
-            if matches!(base, "any") && args.len() == 1 {
+            if matches!(base, "any") && args.len() == arity {
                 let v = self.expr(&args[0], frame);
                 return V::MethodRouter(
                     MUTATIONS
@@ -881,10 +960,18 @@ impl<'m, 'a> Routes<'m, 'a> {
         match rv {
             V::Handle(h) => self.router_method(h, name, args, line, frame),
             V::MethodRouter(mut routes) => {
-                if let Some(method) = method_of(name.strip_suffix("_service").unwrap_or(name))
-                    && args.len() == 1
+                let base = name.strip_suffix("_service").unwrap_or(name);
+                let (base, arity) = match base.strip_suffix("_with") {
+                    Some(b) => (b, 2),
+                    None => (base, 1),
+                };
+                if let Some(method) = method_of(base)
+                    && args.len() == arity
                 {
                     let v = self.expr(&args[0], frame);
+                    if arity == 2 {
+                        self.expr(&args[1], frame);
+                    }
                     routes.push(MethodRoute {
                         method,
                         handler: Self::handler_of(&v),
@@ -1029,31 +1116,28 @@ impl<'m, 'a> Routes<'m, 'a> {
     ) -> V<'a> {
         let m = frame.module;
         let kind = self.arena[h].kind;
-        let fw = match kind {
-            Kind::Axum => "axum",
-            Kind::Rocket => "rocket",
-            _ => "actix-web",
-        };
         match (kind, name) {
-            (Kind::Axum, "route") if args.len() == 2 => {
-                let path = self.expr(&args[0], frame);
-                let path = self.str_of(&path);
-                let mr = self.expr(&args[1], frame);
-                if let V::MethodRouter(routes) = mr {
-                    for r in routes {
-                        self.arena[h].entries.push(Entry {
-                            method: r.method,
-                            path: path.clone(),
-                            framework: fw,
-                            module: r.module,
-                            line: r.line,
-                            handler: r.handler,
-                            middleware: r.middleware,
-                        });
-                    }
+            // aide's `api_route(path, post_with(..))` / `api_route_with(path, .., docs)`
+            (Kind::Axum, "route" | "api_route") if args.len() == 2 => {
+                self.axum_route(h, &args[0], &args[1], frame);
+            }
+            (Kind::Axum, "api_route_with") if args.len() == 3 => {
+                self.axum_route(h, &args[0], &args[1], frame);
+                self.expr(&args[2], frame);
+            }
+            // utoipa-axum: `.routes(routes!(create, update))`
+            (Kind::Axum, "routes") if args.len() == 1 => {
+                let v = self.expr(&args[0], frame);
+                let mut fns = Vec::new();
+                collect_fns(&v, &mut fns);
+                for f in fns {
+                    let entries = self.openapi_entries(f);
+                    self.arena[h].entries.extend(entries);
                 }
             }
-            (Kind::Axum, "nest" | "nest_service") if args.len() == 2 => {
+            // utoipa-axum: the router and its OpenAPI document
+            (Kind::Axum, "split_for_parts") => return V::List(vec![V::Handle(h), V::Unknown]),
+            (Kind::Axum, "nest" | "nest_service" | "nest_api_service") if args.len() == 2 => {
                 let prefix = self.expr(&args[0], frame);
                 let prefix = self.prefix_of(&prefix, m, line, name);
                 if let V::Handle(c) = self.expr(&args[1], frame) {
@@ -1145,6 +1229,25 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
         }
         V::Handle(h)
+    }
+
+    /// `.route(path, method_router)` on axum router `h`.
+    fn axum_route(&mut self, h: usize, path: &'a Ex, mr: &'a Ex, frame: &mut Frame<'a>) {
+        let path = self.expr(path, frame);
+        let path = self.str_of(&path);
+        if let V::MethodRouter(routes) = self.expr(mr, frame) {
+            for r in routes {
+                self.arena[h].entries.push(Entry {
+                    method: r.method,
+                    path: path.clone(),
+                    framework: "axum",
+                    module: r.module,
+                    line: r.line,
+                    handler: r.handler,
+                    middleware: r.middleware,
+                });
+            }
+        }
     }
 
     fn actix_service(&mut self, h: usize, v: V<'a>) {
