@@ -270,6 +270,20 @@ pub fn is_openapi_path(path: &[String]) -> bool {
     path.len() == 2 && path[0] == "utoipa" && path[1] == "path"
 }
 
+/// `openapi_get_routes_spec![settings: a, b]` → `a, b`: the settings are not a route.
+fn without_settings_prefix(tokens: TokenStream) -> TokenStream {
+    let toks: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    match toks.as_slice() {
+        [TokenTree::Ident(_), TokenTree::Punct(colon), rest @ ..]
+            if colon.as_char() == ':'
+                && !matches!(rest.first(), Some(TokenTree::Punct(p)) if p.as_char() == ':') =>
+        {
+            rest.iter().cloned().collect()
+        }
+        _ => tokens,
+    }
+}
+
 /// The top-level arguments of `#[utoipa::path(..)]` that make a route: a bare method
 /// (`post`), `method(get, head)` and `path = "/x"`.
 fn openapi_path_args(tokens: TokenStream, ra: &mut RouteAttr) {
@@ -1213,6 +1227,13 @@ impl Lower {
             .last()
             .map(|s| line_of(s.ident.span()))
             .unwrap_or(0);
+        if path
+            .last()
+            .is_some_and(|l| l == "mount_endpoints_and_merged_docs")
+            && let Some(mounts) = self.okapi_mounts(m.tokens.clone(), line)
+        {
+            return mounts;
+        }
         let mut lits = Vec::new();
         for tt in m.tokens.clone() {
             if let TokenTree::Literal(l) = tt
@@ -1221,14 +1242,60 @@ impl Lower {
                 lits.push(s.value());
             }
         }
+        let mut tokens = m.tokens.clone();
+        if path
+            .last()
+            .is_some_and(|l| l == "openapi_get_routes" || l == "openapi_get_routes_spec")
+        {
+            tokens = without_settings_prefix(tokens);
+        }
         let mut args = Vec::new();
-        self.mine(m.tokens.clone(), &mut args, 0);
+        self.mine(tokens, &mut args, 0);
         Ex::Macro {
             path,
             lits,
             args,
             line,
         }
+    }
+
+    /// rocket_okapi's `mount_endpoints_and_merged_docs! { rocket, base, settings, "/users" =>
+    /// users::routes(), .. }`, lowered to what it does: `rocket.mount(base + "/users", ..)` for
+    /// each entry.
+    fn okapi_mounts(&mut self, tokens: TokenStream, line: Line) -> Option<Ex> {
+        let mut parts: Vec<TokenStream> = vec![TokenStream::new()];
+        for t in tokens {
+            match &t {
+                TokenTree::Punct(p) if p.as_char() == ',' => parts.push(TokenStream::new()),
+                _ => parts.last_mut().expect("never empty").extend([t]),
+            }
+        }
+        parts.retain(|p| !p.is_empty());
+        if parts.len() < 3 {
+            return None;
+        }
+        let rocket: Expr = syn::parse2(parts[0].clone()).ok()?;
+        let base: Expr = syn::parse2(parts[1].clone()).ok()?;
+        let mut stmts = Vec::new();
+        for part in &parts[3..] {
+            let toks: Vec<TokenTree> = part.clone().into_iter().collect();
+            let arrow = toks.windows(2).position(|w| {
+                matches!((&w[0], &w[1]), (TokenTree::Punct(a), TokenTree::Punct(b))
+                    if a.as_char() == '=' && b.as_char() == '>')
+            })?;
+            let path: Expr = syn::parse2(toks[..arrow].iter().cloned().collect()).ok()?;
+            let routes: Expr = syn::parse2(toks[arrow + 2..].iter().cloned().collect()).ok()?;
+            let prefix = Ex::List(vec![self.expr(&base), self.expr(&path)]);
+            let recv = self.expr(&rocket);
+            let routes = self.expr(&routes);
+            stmts.push(Stmt::Expr(Ex::Method(
+                Box::new(recv),
+                "mount".to_string(),
+                vec![prefix, routes],
+                line,
+            )));
+        }
+        Some(Ex::Block(stmts))
     }
 
     /// Reads expressions out of macro tokens: as comma-separated expressions, else as statements,
@@ -1335,7 +1402,15 @@ fn builds_routes(f: &Func) -> bool {
                 }
             }
             Ex::Macro { path, args, .. } => {
-                if path.last().is_some_and(|s| s == "routes") {
+                if path.last().is_some_and(|s| {
+                    matches!(
+                        s.as_str(),
+                        "routes"
+                            | "openapi_get_routes"
+                            | "openapi_get_routes_spec"
+                            | "mount_endpoints_and_merged_docs"
+                    )
+                }) {
                     found = true;
                 }
                 stack.extend(args.iter());

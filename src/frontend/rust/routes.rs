@@ -627,7 +627,11 @@ impl<'m, 'a> Routes<'m, 'a> {
             } => {
                 let name = path.last().map(String::as_str).unwrap_or("");
                 match name {
-                    "routes" => V::List(args.iter().map(|a| self.expr(a, frame)).collect()),
+                    // rocket's `routes![..]`, utoipa-axum's `routes!(..)`, rocket_okapi's
+                    // `openapi_get_routes![..]` (and `_spec`, which pairs them with the document)
+                    "routes" | "openapi_get_routes" | "openapi_get_routes_spec" => {
+                        V::List(args.iter().map(|a| self.expr(a, frame)).collect())
+                    }
                     "vec" => V::List(args.iter().map(|a| self.expr(a, frame)).collect()),
                     "concat" => V::Str(lits.concat()),
                     _ => {
