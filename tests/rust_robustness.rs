@@ -226,3 +226,53 @@ fn long_route_chains_keep_every_route() {
     assert_eq!(report["endpoints"].as_array().unwrap().len(), n);
     assert!(report["diagnostics"].as_array().unwrap().is_empty());
 }
+
+/// Constants that refer to each other, and a const fn that calls itself, end: the prefix is
+/// unknown and said so, and the routes are kept.
+#[test]
+fn constant_cycles_end_in_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "Cargo.toml",
+        "[package]\nname = \"cycles\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\nactix-web = \"4\"\n",
+    );
+    write(
+        root,
+        "src/main.rs",
+        r#"use actix_web::{web, App, HttpResponse};
+
+const A: &str = B;
+const B: &str = A;
+
+const fn looped(n: &str) -> &str {
+    looped(n)
+}
+
+async fn create() -> HttpResponse {
+    HttpResponse::Ok().finish()
+}
+
+fn app() {
+    let _ = App::new()
+        .service(web::scope(A).route("/a", web::post().to(create)))
+        .service(web::scope(&format!("/{}", looped("x"))).route("/b", web::post().to(create)));
+}
+
+fn main() {
+    app();
+}
+"#,
+    );
+    let report = common::json_report(root);
+    assert_eq!(routes_of(&report), ["POST /a", "POST /b"]);
+    let diags = report["diagnostics"].as_array().unwrap();
+    assert!(
+        diags.iter().any(|d| d["message"]
+            .as_str()
+            .unwrap()
+            .contains("not statically known")),
+        "{diags:?}"
+    );
+}

@@ -5,6 +5,7 @@
 //! that reads the model only. The output is language-neutral [`Endpoint`]s.
 
 pub mod client;
+pub mod consts;
 pub mod effects;
 pub mod ir;
 pub mod keyscan;

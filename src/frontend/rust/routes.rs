@@ -8,6 +8,7 @@
 //! builds routes is evaluated on its own; a function that another one calls is evaluated again
 //! in that call (with its arguments) and its own evaluation yields no roots.
 
+use super::consts;
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
 use super::parse::is_openapi_path;
@@ -302,10 +303,29 @@ impl<'m, 'a> Routes<'m, 'a> {
             } else {
                 (
                     method_of(name).into_iter().collect(),
-                    a.lits.first().cloned(),
+                    a.lits.first().cloned().or_else(|| {
+                        // actix-web-codegen's const-routes form: `path = "crate::ROUTES.x"`
+                        let (_, written) = a.pairs.iter().find(|(k, _)| k == "path")?;
+                        if written.starts_with('/') {
+                            return Some(written.clone());
+                        }
+                        consts::path_text(self.model, def.module, written)
+                    }),
                 )
             };
-            let Some(path) = path else { continue };
+            let Some(path) = path else {
+                if let Some((_, written)) = a.pairs.iter().find(|(k, _)| k == "path") {
+                    self.diagnostics.insert(Diagnostic::new(
+                        self.model.file_of(def.module).to_string(),
+                        a.line,
+                        format!(
+                            "the path `{written}` of `{}` could not be evaluated: its route is not listed",
+                            def.func.name
+                        ),
+                    ));
+                }
+                continue;
+            };
             for method in methods {
                 out.push(Entry {
                     method,
@@ -634,6 +654,22 @@ impl<'m, 'a> Routes<'m, 'a> {
                     }
                     "vec" => V::List(args.iter().map(|a| self.expr(a, frame)).collect()),
                     "concat" => V::Str(lits.concat()),
+                    // `format!("/api/{}", VERSION)`, with constants or known local text
+                    "format" => {
+                        let vars = frame.vars.iter().filter_map(|(k, v)| match v {
+                            V::Str(s) => Some((k, s)),
+                            _ => None,
+                        });
+                        match consts::text(self.model, frame.module, frame.imp, e, vars) {
+                            Some(s) => V::Str(s),
+                            None => {
+                                for a in args {
+                                    self.expr(a, frame);
+                                }
+                                V::Unknown
+                            }
+                        }
+                    }
                     _ => {
                         for a in args {
                             self.expr(a, frame);
@@ -653,7 +689,11 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             Ex::Field(b, _) => {
                 self.expr(b, frame);
-                V::Unknown
+                // `web::scope(ROUTES.api.prefix)`: a field of a constant
+                match consts::text(self.model, frame.module, frame.imp, e, []) {
+                    Some(s) => V::Str(s),
+                    None => V::Unknown,
+                }
             }
             Ex::Block(stmts) => self.block(stmts, frame),
             Ex::List(items) => V::List(items.iter().map(|i| self.expr(i, frame)).collect()),
@@ -697,10 +737,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                 None => V::Unknown,
             },
             r @ Res::Type(..) => V::Instance(r),
-            Res::Const(m, name) => match self.model.const_str(m, &name) {
-                Some(s) => V::Str(s),
-                None => V::Unknown,
-            },
+            Res::Const(..) => {
+                let e = Ex::Path(p.to_vec(), 0);
+                match consts::text(self.model, frame.module, frame.imp, &e, []) {
+                    Some(s) => V::Str(s),
+                    None => V::Unknown,
+                }
+            }
             Res::Ext(path) => V::Ext(path),
             _ => V::Ext(p.to_vec()),
         }
@@ -737,6 +780,16 @@ impl<'m, 'a> Routes<'m, 'a> {
             if def.func.builds_routes {
                 self.callees.insert(f);
                 return self.call(f, vals);
+            }
+            // a function that makes text from constants: `web::scope(&api_prefix())`
+            if def
+                .func
+                .ret
+                .as_ref()
+                .is_some_and(|t| matches!(t.last(), "String" | "str" | "Cow"))
+                && let Some(s) = consts::call_text(self.model, frame.module, frame.imp, f, args)
+            {
+                return V::Str(s);
             }
             // a constructor of a project type: `Middleware::new(..)`
             if let Res::Assoc(ty, _) = &r

@@ -1,0 +1,334 @@
+//! Compile-time text: what a `const`, a `static` or a pure function made of literals yields, for
+//! route paths and prefixes written as constants (`web::scope(API_PREFIX)`,
+//! `#[post(path = "crate::ROUTES.auth.register")]`, `format!("/api/{}", VERSION)`).
+//!
+//! The evaluator follows constants, `const fn`s and plain functions that build strings or
+//! structs of strings: `let` bindings, struct literals (shorthand fields too), field access,
+//! `concat!`, `format!` with positional or named arguments, `.to_string()` and the like. Anything
+//! else is unknown. It is bounded in depth and never follows a constant into itself.
+
+use super::ir::{Ex, Stmt};
+use super::model::{FnId, ImplId, ModId, Model, Res};
+use std::collections::HashMap;
+
+/// How deep constants and calls are followed.
+const MAX_DEPTH: usize = 16;
+/// Expressions evaluated for one text at most (calls can fan out).
+const MAX_STEPS: usize = 4_000;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Str(String),
+    Struct(HashMap<String, Value>),
+}
+
+impl Value {
+    pub fn into_str(self) -> Option<String> {
+        match self {
+            Value::Str(s) => Some(s),
+            Value::Struct(_) => None,
+        }
+    }
+}
+
+/// The text of `e`, written in module `m`, when it is known at compile time; `vars` are the
+/// local variables already known to hold text.
+pub fn text<'v>(
+    model: &Model<'_>,
+    m: ModId,
+    imp: Option<ImplId>,
+    e: &Ex,
+    vars: impl IntoIterator<Item = (&'v String, &'v String)>,
+) -> Option<String> {
+    let env: Env = vars
+        .into_iter()
+        .map(|(k, v)| (k.clone(), Value::Str(v.clone())))
+        .collect();
+    Eval::new(model).expr(m, imp, e, &env, 0)?.into_str()
+}
+
+/// The text a call of project function `f` with `args` (written in module `m`) returns, when it
+/// is known at compile time.
+pub fn call_text(
+    model: &Model<'_>,
+    m: ModId,
+    imp: Option<ImplId>,
+    f: FnId,
+    args: &[Ex],
+) -> Option<String> {
+    let mut ev = Eval::new(model);
+    let vals = args
+        .iter()
+        .map(|a| ev.expr(m, imp, a, &HashMap::new(), 1))
+        .collect::<Option<Vec<_>>>()?;
+    ev.call(f, vals, 1)?.into_str()
+}
+
+/// The text of a path with field accesses written as a string, as actix-web-codegen's
+/// const-routes fork takes it: `#[post(path = "crate::V1_API_ROUTES.auth.register")]`.
+pub fn path_text(model: &Model<'_>, m: ModId, written: &str) -> Option<String> {
+    let mut parts = written.split('.');
+    let head: Vec<String> = parts
+        .next()?
+        .split("::")
+        .map(|s| s.trim().to_string())
+        .collect();
+    let fields: Vec<&str> = parts.map(str::trim).collect();
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !s.starts_with(|c: char| c.is_ascii_digit())
+    };
+    if !head.iter().all(|s| ident(s)) || !fields.iter().all(|s| ident(s)) {
+        return None;
+    }
+    let mut v = Eval::new(model).path(m, None, &head, &HashMap::new(), 0)?;
+    for f in fields {
+        v = match v {
+            Value::Struct(mut fs) => fs.remove(f)?,
+            Value::Str(_) => return None,
+        };
+    }
+    v.into_str()
+}
+
+struct Eval<'m, 'a> {
+    model: &'m Model<'a>,
+    /// Constants and functions being evaluated: met again, they are a cycle.
+    open: Vec<(ModId, String)>,
+    steps: usize,
+}
+
+type Env = HashMap<String, Value>;
+
+impl<'m, 'a> Eval<'m, 'a> {
+    fn new(model: &'m Model<'a>) -> Self {
+        Eval {
+            model,
+            open: Vec::new(),
+            steps: 0,
+        }
+    }
+
+    fn expr(
+        &mut self,
+        m: ModId,
+        imp: Option<ImplId>,
+        e: &Ex,
+        env: &Env,
+        depth: usize,
+    ) -> Option<Value> {
+        self.steps += 1;
+        if depth > MAX_DEPTH || self.steps > MAX_STEPS {
+            return None;
+        }
+        match e {
+            Ex::Lit(s) => Some(Value::Str(s.clone())),
+            Ex::Path(p, _) => self.path(m, imp, p, env, depth),
+            Ex::Field(base, name) => match self.expr(m, imp, base, env, depth + 1)? {
+                Value::Struct(mut fs) => fs.remove(name),
+                Value::Str(_) => None,
+            },
+            Ex::Struct(_, values, names) => {
+                let mut fs = HashMap::new();
+                // a field that is not text (a number, a runtime value) leaves the others known
+                for (v, n) in values.iter().zip(names) {
+                    if let Some(v) = self.expr(m, imp, v, env, depth + 1) {
+                        fs.insert(n.clone(), v);
+                    }
+                }
+                Some(Value::Struct(fs))
+            }
+            Ex::Block(stmts) => self.block(m, imp, stmts, env.clone(), depth + 1),
+            Ex::Method(recv, name, args, _)
+                if args.is_empty()
+                    && matches!(
+                        name.as_str(),
+                        "to_string" | "to_owned" | "into" | "as_str" | "as_ref" | "clone"
+                    ) =>
+            {
+                self.expr(m, imp, recv, env, depth + 1)
+            }
+            Ex::Call(func, args, _) => {
+                let Ex::Path(p, _) = &**func else {
+                    return None;
+                };
+                let last = p.last().map(String::as_str).unwrap_or("");
+                // `String::from("x")`, `Cow::Borrowed("x")`
+                if matches!(last, "from" | "Borrowed" | "Owned") && args.len() == 1 {
+                    return self.expr(m, imp, &args[0], env, depth + 1);
+                }
+                let f = self.callee(m, imp, p)?;
+                let vals = args
+                    .iter()
+                    .map(|a| self.expr(m, imp, a, env, depth + 1))
+                    .collect::<Option<Vec<_>>>()?;
+                self.call(f, vals, depth + 1)
+            }
+            Ex::Macro {
+                path, lits, args, ..
+            } => match path.last().map(String::as_str) {
+                Some("concat") => Some(Value::Str(lits.concat())),
+                Some("format" | "const_format" | "formatcp") => {
+                    self.format(m, imp, args, env, depth + 1)
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    fn block(
+        &mut self,
+        m: ModId,
+        imp: Option<ImplId>,
+        stmts: &[Stmt],
+        mut env: Env,
+        depth: usize,
+    ) -> Option<Value> {
+        let mut last = None;
+        for s in stmts {
+            match s {
+                Stmt::Let { names, init, .. } => {
+                    last = None;
+                    if let ([name], Some(init)) = (names.as_slice(), init)
+                        && let Some(v) = self.expr(m, imp, init, &env, depth)
+                    {
+                        env.insert(name.clone(), v);
+                    }
+                }
+                Stmt::Expr(e) => last = Some(e),
+                Stmt::Item(_) => {}
+            }
+        }
+        self.expr(m, imp, last?, &env, depth)
+    }
+
+    fn path(
+        &mut self,
+        m: ModId,
+        imp: Option<ImplId>,
+        p: &[String],
+        env: &Env,
+        depth: usize,
+    ) -> Option<Value> {
+        if let [name] = p
+            && let Some(v) = env.get(name)
+        {
+            return Some(v.clone());
+        }
+        match self.model.resolve(m, p) {
+            Res::Const(cm, name) => {
+                let key = (cm, name.clone());
+                if self.open.contains(&key) {
+                    return None;
+                }
+                let value = *self.model.modules[cm].consts.get(&name)?;
+                self.open.push(key);
+                let v = self.expr(cm, imp, value, &HashMap::new(), depth + 1);
+                self.open.pop();
+                v
+            }
+            _ => None,
+        }
+    }
+
+    /// The function a call's path names, when it is one the project defines.
+    fn callee(&self, m: ModId, imp: Option<ImplId>, p: &[String]) -> Option<FnId> {
+        let r = match (p.first().map(String::as_str), imp) {
+            (Some("Self"), Some(i)) if p.len() == 2 => {
+                Res::Assoc(Box::new(self.model.impl_type(i)), p[1].clone())
+            }
+            _ => self.model.resolve(m, p),
+        };
+        match r {
+            Res::Fn(f) => Some(f),
+            Res::Assoc(ty, name) => self.model.methods_of(&ty, &name).first().copied(),
+            _ => None,
+        }
+    }
+
+    fn call(&mut self, f: FnId, args: Vec<Value>, depth: usize) -> Option<Value> {
+        let def = &self.model.fns[f];
+        let key = (def.module, format!("fn#{f}"));
+        if self.open.contains(&key) {
+            return None;
+        }
+        let env: Env = def
+            .func
+            .params
+            .iter()
+            .zip(args)
+            .map(|(p, v)| (p.name.clone(), v))
+            .collect();
+        self.open.push(key);
+        let v = self.block(def.module, def.imp, &def.func.body, env, depth);
+        self.open.pop();
+        v
+    }
+
+    /// `format!("/api/{}/{v}", A, v = B)`: positional and named arguments, and names captured
+    /// from the scope.
+    fn format(
+        &mut self,
+        m: ModId,
+        imp: Option<ImplId>,
+        args: &[Ex],
+        env: &Env,
+        depth: usize,
+    ) -> Option<Value> {
+        let (Ex::Lit(template), rest) = args.split_first()? else {
+            return None;
+        };
+        let mut positional = Vec::new();
+        let mut named: HashMap<&str, Value> = HashMap::new();
+        for a in rest {
+            match a {
+                Ex::Assign(l, r) => {
+                    let Ex::Path(p, _) = &**l else { return None };
+                    let [name] = p.as_slice() else { return None };
+                    named.insert(name, self.expr(m, imp, r, env, depth)?);
+                }
+                other => positional.push(self.expr(m, imp, other, env, depth)?),
+            }
+        }
+        let mut out = String::new();
+        let mut next = 0;
+        let mut chars = template.chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '{' if chars.peek() == Some(&'{') => {
+                    chars.next();
+                    out.push('{');
+                }
+                '}' if chars.peek() == Some(&'}') => {
+                    chars.next();
+                    out.push('}');
+                }
+                '{' => {
+                    let mut spec = String::new();
+                    for c in chars.by_ref() {
+                        if c == '}' {
+                            break;
+                        }
+                        spec.push(c);
+                    }
+                    let name = spec.split(':').next().unwrap_or("").trim();
+                    let v = if name.is_empty() {
+                        next += 1;
+                        positional.get(next - 1).cloned()
+                    } else if let Ok(i) = name.parse::<usize>() {
+                        positional.get(i).cloned()
+                    } else if let Some(v) = named.get(name) {
+                        Some(v.clone())
+                    } else {
+                        self.path(m, imp, &[name.to_string()], env, depth)
+                    };
+                    out.push_str(&v?.into_str()?);
+                }
+                c => out.push(c),
+            }
+        }
+        Some(Value::Str(out))
+    }
+}
