@@ -104,6 +104,8 @@ pub struct Impl {
     /// `type Transform = IdempotencyService<S>;` and the like.
     pub assoc_types: Vec<(String, Ty)>,
     pub fns: Vec<Func>,
+    /// poem-openapi's `#[OpenApi(prefix_path = "/v1")]` (empty for a bare `#[OpenApi]`).
+    pub openapi_prefix: Option<String>,
 }
 
 /// An attribute that registers a route: `#[post("/x")]`, `#[route("/x", method = "PUT")]`,

@@ -264,10 +264,40 @@ const ROUTE_ATTRS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "head", "options", "route", "trace", "connect",
 ];
 
-/// `#[utoipa::path(post, path = "/x")]`: documentation, and the route itself where utoipa-axum's
-/// `routes!(handler)` registers the handler.
+/// `#[utoipa::path(post, path = "/x")]` (documentation, and the route itself where utoipa-axum's
+/// `routes!(handler)` registers the handler) and poem-openapi's `#[oai(path = "/x", method =
+/// "post")]` (a route of the `#[OpenApi]` impl it is in).
 pub fn is_openapi_path(path: &[String]) -> bool {
-    path.len() == 2 && path[0] == "utoipa" && path[1] == "path"
+    (path.len() == 2 && path[0] == "utoipa" && path[1] == "path")
+        || (path.len() == 1 && path[0] == "oai")
+}
+
+/// `#[OpenApi]` / `#[OpenApi(prefix_path = "/v1")]` on an impl: the prefix of its `#[oai]`
+/// routes.
+fn openapi_impl_prefix(attrs: &[syn::Attribute]) -> Option<String> {
+    let a = attrs.iter().find(|a| {
+        a.path()
+            .segments
+            .last()
+            .is_some_and(|s| s.ident == "OpenApi")
+    })?;
+    let mut ra = RouteAttr {
+        path: vec![],
+        lits: vec![],
+        pairs: vec![],
+        idents: vec![],
+        line: 0,
+    };
+    if let syn::Meta::List(list) = &a.meta {
+        openapi_path_args(list.tokens.clone(), &mut ra);
+    }
+    Some(
+        ra.pairs
+            .into_iter()
+            .find(|(k, _)| k == "prefix_path")
+            .map(|(_, v)| v)
+            .unwrap_or_default(),
+    )
 }
 
 /// `openapi_get_routes_spec![settings: a, b]` → `a, b`: the settings are not a route.
@@ -834,6 +864,7 @@ impl Lower {
                     trait_: i.trait_.as_ref().map(|(p, _)| path_segs(p)),
                     assoc_types,
                     fns,
+                    openapi_prefix: openapi_impl_prefix(&i.attrs),
                 })
             }
             syn::Item::Trait(t) => Item::Trait {
@@ -1348,6 +1379,7 @@ const BUILDER_METHODS: &[&str] = &[
     "api_route",
     "api_route_with",
     "nest_api_service",
+    "nest_no_strip",
 ];
 const BUILDER_PATHS: &[&str] = &[
     "scope",
@@ -1360,6 +1392,9 @@ const BUILDER_PATHS: &[&str] = &[
     "Rocket",
     "OpenApiRouter",
     "ApiRouter",
+    // poem
+    "Route",
+    "OpenApiService",
 ];
 const BUILDER_TYPES: &[&str] = &[
     "Router",
@@ -1376,6 +1411,8 @@ const BUILDER_TYPES: &[&str] = &[
     "ApiRouter",
     "UtoipaMethodRouter",
     "ApiMethodRouter",
+    // poem-openapi: `fn apis() -> impl OpenApi { (A, B) }`
+    "OpenApi",
 ];
 
 fn builds_routes(f: &Func) -> bool {

@@ -64,6 +64,8 @@ enum Kind {
     ActixResource,
     ActixConfig,
     Rocket,
+    /// poem's `Route` (and an `OpenApiService`, which is one endpoint tree).
+    Poem,
 }
 
 #[derive(Debug)]
@@ -79,6 +81,10 @@ struct RouterData<'a> {
     module: ModId,
     line: Line,
     consumed: bool,
+    /// A poem-openapi service seen only making its document (`OpenApiService::new(..).spec()` in
+    /// a schema-dump binary): not served, so not a root. Cleared when it is passed on, returned
+    /// or used as an endpoint.
+    docs_only: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -218,7 +224,8 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             let start = self.arena.len();
             self.steps = 0;
-            self.call(id, Vec::new());
+            let v = self.call(id, Vec::new());
+            self.serve(&v);
             standalone.push((id, start..self.arena.len()));
         }
         let mut out = Vec::new();
@@ -228,7 +235,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             for h in range {
                 let r = &self.arena[h];
-                if r.consumed {
+                if r.consumed || r.docs_only {
                     continue;
                 }
                 for e in &r.entries {
@@ -344,6 +351,40 @@ impl<'m, 'a> Routes<'m, 'a> {
     /// The routes utoipa-axum's `routes!(f)` registers: each `#[utoipa::path(method, path =
     /// "..")]` of `f`.
     fn openapi_entries(&mut self, f: FnId) -> Vec<Entry<'a>> {
+        self.openapi_entries_as(f, "axum")
+    }
+
+    /// The routes of poem-openapi's `OpenApiService::new(api)`: every `#[oai(path, method)]` fn
+    /// of each `#[OpenApi]` impl of each API type, under the impl's `prefix_path`.
+    fn poem_api(&mut self, v: &V<'a>, out: &mut Vec<Entry<'a>>, depth: usize) {
+        if depth > 8 {
+            return;
+        }
+        match v {
+            V::List(items) => {
+                for i in items {
+                    self.poem_api(i, out, depth + 1);
+                }
+            }
+            V::Instance(ty) => {
+                for i in self.model.impls_of(ty) {
+                    let imp = &self.model.impls[i];
+                    let Some(prefix) = imp.imp.openapi_prefix.clone() else {
+                        continue;
+                    };
+                    for f in imp.fns.clone() {
+                        for mut e in self.openapi_entries_as(f, "poem") {
+                            e.path = join_path(&prefix, &e.path);
+                            out.push(e);
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn openapi_entries_as(&mut self, f: FnId, framework: &'static str) -> Vec<Entry<'a>> {
         self.registered.insert(f);
         let def = &self.model.fns[f];
         let mut out = Vec::new();
@@ -364,12 +405,22 @@ impl<'m, 'a> Routes<'m, 'a> {
                 ));
                 continue;
             };
-            for i in &a.idents {
-                if let Some(method) = method_of(i.rsplit("::").next().unwrap_or(i)) {
+            let methods = a
+                .idents
+                .iter()
+                .map(|i| i.rsplit("::").next().unwrap_or(i))
+                .chain(
+                    a.pairs
+                        .iter()
+                        .filter(|(k, _)| k == "method")
+                        .map(|(_, v)| v.as_str()),
+                );
+            for m in methods {
+                if let Some(method) = method_of(&m.to_ascii_lowercase()) {
                     out.push(Entry {
                         method,
                         path: path.clone(),
-                        framework: "axum",
+                        framework,
                         module: def.module,
                         line: a.line,
                         handler: Handler::Fn(f),
@@ -391,6 +442,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             module,
             line,
             consumed: false,
+            docs_only: false,
         });
         V::Handle(self.arena.len() - 1)
     }
@@ -410,6 +462,20 @@ impl<'m, 'a> Routes<'m, 'a> {
             moved.push(e);
         }
         self.arena[parent].entries.extend(moved);
+    }
+
+    /// Values handed to code the interpreter does not follow (`Server::new(..).run(app)`): the
+    /// routers among them are served.
+    fn serve(&mut self, v: &V<'a>) {
+        match v {
+            V::Handle(h) => self.arena[*h].docs_only = false,
+            V::List(items) => {
+                for i in items {
+                    self.serve(i);
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Evaluates function `f` with `args`.
@@ -843,6 +909,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         let actix = in_crate("actix_web", "actix-web");
         // aide's routing functions (`post_with(handler, docs)`) and axum's, re-exported
         let aide = in_crate("aide", "aide");
+        let poem = in_crate("poem", "poem");
         match (prev, last) {
             ("Router", "new") if axum => {
                 return self.new_router(Kind::Axum, String::new(), m, line);
@@ -856,6 +923,22 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             ("ApiRouter", "new" | "default") if aide => {
                 return self.new_router(Kind::Axum, String::new(), m, line);
+            }
+            ("Route", "new") if poem => {
+                return self.new_router(Kind::Poem, String::new(), m, line);
+            }
+            ("OpenApiService", "new") if in_crate("poem_openapi", "poem-openapi") => {
+                let vals = self.eval_args(args, frame);
+                let mut entries = Vec::new();
+                if let Some(api) = vals.first() {
+                    self.poem_api(api, &mut entries, 0);
+                }
+                let v = self.new_router(Kind::Poem, String::new(), m, line);
+                if let V::Handle(h) = v {
+                    self.arena[h].entries = entries;
+                    self.arena[h].docs_only = true;
+                }
+                return v;
             }
             ("Router" | "ApiRouter" | "OpenApiRouter", "from") if args.len() == 1 => {
                 if let v @ V::Handle(_) = self.expr(&args[0], frame) {
@@ -926,6 +1009,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         }
         if (axum && (prev == "routing" || path.len() == 1 || krate == "axum"))
             || (aide && prev == "routing")
+            || (poem && (prev == "poem" || prev == "routing" || path.len() == 1))
         {
             let base = last.strip_suffix("_service").unwrap_or(last);
             // aide: `post_with(handler, |op| op.description(..))`
@@ -992,6 +1076,9 @@ impl<'m, 'a> Routes<'m, 'a> {
         // an unknown call: evaluate closures passed to it (`HttpServer::new(|| App::new()..)`)
         let vals = self.eval_args(args, frame);
         let mut out = V::Unknown;
+        for v in &vals {
+            self.serve(v);
+        }
         for v in vals {
             if let V::Func(h @ Handler::Closure { .. }) = &v {
                 self.call_closure(h, vec![]);
@@ -1150,6 +1237,9 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             other => {
                 let vals = self.eval_args(args, frame);
+                for v in &vals {
+                    self.serve(v);
+                }
                 for v in vals {
                     if let V::Func(h @ Handler::Closure { .. }) = &v {
                         self.call_closure(h, vec![]);
@@ -1194,6 +1284,43 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             // utoipa-axum: the router and its OpenAPI document
             (Kind::Axum, "split_for_parts") => return V::List(vec![V::Handle(h), V::Unknown]),
+            (Kind::Poem, "at") if args.len() == 2 => {
+                let path = self.expr(&args[0], frame);
+                let path = self.str_of(&path);
+                match self.expr(&args[1], frame) {
+                    V::MethodRouter(routes) => {
+                        for r in routes {
+                            self.arena[h].entries.push(Entry {
+                                method: r.method,
+                                path: path.clone(),
+                                framework: "poem",
+                                module: r.module,
+                                line: r.line,
+                                handler: r.handler,
+                                middleware: r.middleware,
+                            });
+                        }
+                    }
+                    V::Handle(c) => self.absorb(h, c, &path),
+                    _ => {}
+                }
+            }
+            (Kind::Poem, "nest" | "nest_no_strip") if args.len() == 2 => {
+                let prefix = self.expr(&args[0], frame);
+                let prefix = self.prefix_of(&prefix, m, line, name);
+                if let V::Handle(c) = self.expr(&args[1], frame) {
+                    self.absorb(h, c, &prefix);
+                }
+            }
+            // an OpenAPI service's documents are other endpoints, not its routes
+            (
+                Kind::Poem,
+                "spec_endpoint" | "spec_endpoint_yaml" | "swagger_ui" | "rapidoc" | "redoc"
+                | "stoplight_elements" | "openapi_explorer" | "scalar" | "spec" | "spec_yaml",
+            ) => {
+                self.eval_args(args, frame);
+                return V::Unknown;
+            }
             (Kind::Axum, "nest" | "nest_service" | "nest_api_service") if args.len() == 2 => {
                 let prefix = self.expr(&args[0], frame);
                 let prefix = self.prefix_of(&prefix, m, line, name);
@@ -1280,9 +1407,21 @@ impl<'m, 'a> Routes<'m, 'a> {
                     }
                 }
             }
+            // a poem-openapi service's document settings keep it a document
+            (
+                Kind::Poem,
+                "server" | "summary" | "description" | "license" | "contact" | "external_document"
+                | "terms_of_service" | "url_prefix",
+            ) => {
+                self.eval_args(args, frame);
+            }
             _ => {
                 // with_state, fallback, app_data, default_service, …: the router itself
-                self.eval_args(args, frame);
+                let vals = self.eval_args(args, frame);
+                for v in &vals {
+                    self.serve(v);
+                }
+                self.arena[h].docs_only = false;
             }
         }
         V::Handle(h)
