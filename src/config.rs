@@ -208,18 +208,41 @@ impl Config {
     pub fn discover(root: &Path, explicit: Option<&Path>) -> Result<Config, ConfigError> {
         match explicit {
             Some(path) => Config::load(path),
-            None => {
-                let path = root.join(FILE_NAME);
-                if path.is_file() {
-                    Config::load(&path)
-                } else {
-                    Ok(Config::default())
+            // the root's own file: only a regular file inside the root is read, so a symlink out
+            // of it (or a FIFO) is neither read nor quoted in the error
+            None => match crate::paths::read_in_root(root, FILE_NAME) {
+                Ok(None) => Ok(Config::default()),
+                Ok(Some(text)) => {
+                    let path = root.join(FILE_NAME);
+                    let mut config = Config::parse(&path.display().to_string(), &text)?;
+                    config.source = Some(path);
+                    Ok(config)
                 }
-            }
+                Err(why) => Err(ConfigError(Box::new(ErrorDetail {
+                    message: format!("{FILE_NAME} {why}"),
+                    src: None,
+                    label: None,
+                    help: None,
+                }))),
+            },
         }
     }
 
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let too_big = std::fs::metadata(path)
+            .is_ok_and(|m| !m.is_file() || m.len() > crate::paths::MAX_CONFIG_BYTES);
+        if too_big {
+            return Err(ConfigError(Box::new(ErrorDetail {
+                message: format!(
+                    "configuration {} is not a regular file of at most {} MiB",
+                    path.display(),
+                    crate::paths::MAX_CONFIG_BYTES / (1024 * 1024)
+                ),
+                src: None,
+                label: None,
+                help: None,
+            })));
+        }
         let text = std::fs::read_to_string(path).map_err(|e| {
             ConfigError(Box::new(ErrorDetail {
                 message: format!("cannot read configuration {}: {e}", path.display()),

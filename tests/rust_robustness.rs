@@ -276,3 +276,74 @@ fn main() {
         "{diags:?}"
     );
 }
+
+/// Manifests and the configuration are read only as regular files inside the root: a FIFO in
+/// place of `Cargo.toml` or a symlink to `/dev/zero` in place of `package.json` does not hang,
+/// a `retrysafe.toml` linking out of the root is refused without quoting its target, and a
+/// broken `Cargo.toml` is a diagnostic.
+#[cfg(unix)]
+#[test]
+fn manifests_are_regular_files_inside_the_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("app");
+    axum_crate(&root, "manifests");
+    write(
+        &root,
+        "src/main.rs",
+        "use axum::{routing::post, Router};\nmod jobs;\nasync fn create() {}\nfn main() {\n    let _: Router = Router::new().route(\"/x\", post(create));\n}\n",
+    );
+    write(&root, "src/jobs.rs", "pub fn run() {}\n");
+    // a member crate whose manifest is a FIFO, and one whose manifest is broken
+    write(&root, "fifo/src/lib.rs", "pub fn f() {}\n");
+    let fifo = root.join("fifo/Cargo.toml");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    write(&root, "broken/src/lib.rs", "pub fn g() {}\n");
+    write(&root, "broken/Cargo.toml", "[package\nname = \"broken\"\n");
+    std::os::unix::fs::symlink("/dev/zero", root.join("package.json")).unwrap();
+    write(dir.path(), "secret.txt", "password = \"hunter2\"\n");
+    let report = common::json_report(&root);
+    assert_eq!(routes_of(&report), ["POST /x"]);
+    let diags: Vec<String> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{}: {}",
+                d["file"].as_str().unwrap(),
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.starts_with("fifo/Cargo.toml: Cargo.toml is not a regular file")),
+        "{diags:?}"
+    );
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.starts_with("broken/Cargo.toml: Cargo.toml is not valid TOML")),
+        "{diags:?}"
+    );
+    // the configuration: a symlink out of the root is an error that does not quote the target
+    std::os::unix::fs::symlink(dir.path().join("secret.txt"), root.join("retrysafe.toml")).unwrap();
+    let out = common::bin()
+        .args(["check", root.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("symlink out of the scanned folder"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+}

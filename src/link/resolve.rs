@@ -132,8 +132,8 @@ impl<'m> Resolver<'m> {
                 if !seen.insert(dir.to_string()) {
                     break;
                 }
-                let pj = self.root.join(dir).join("package.json");
-                if let Ok(text) = std::fs::read_to_string(&pj)
+                let pj = join(dir, "package.json").unwrap_or_default();
+                if let Ok(Some(text)) = crate::paths::read_in_root(self.root, &pj)
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
                     && let Some(name) = v.get("name").and_then(|n| n.as_str())
                 {
@@ -267,7 +267,7 @@ impl<'m> Resolver<'m> {
             return None;
         }
         let rel = join(dir, name)?;
-        let text = std::fs::read_to_string(self.root.join(&rel)).ok()?;
+        let text = crate::paths::read_in_root(self.root, &rel).ok()??;
         let v: serde_json::Value = json5::from_str(&text).ok()?;
         let cfg_dir = parent_dir(&rel).to_string();
         let mut cfg = match v.get("extends").and_then(|e| e.as_str()) {

@@ -68,6 +68,7 @@ pub fn analyze(
         diagnostics.extend(d);
     }
     let model = Model::build(&irs, root);
+    diagnostics.extend(model.diagnostics.iter().cloned());
     let (constraints, more) = seaorm::constraints(&model);
     diagnostics.extend(more);
     let (entries, more) = Routes::new(&model).run();

@@ -3,6 +3,7 @@
 //! through `use` (`crate::`, `super::`, `self::`, renames, globs, other workspace crates).
 
 use super::ir::*;
+use crate::facts::Diagnostic;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
@@ -94,6 +95,8 @@ pub struct Model<'a> {
     lookup_low: std::cell::Cell<usize>,
     /// SeaORM models: the module holding each (the entity's name in code) and its attributes.
     pub entities: Vec<(ModId, &'a EntityAttrs)>,
+    /// Manifests that are there but could not be read.
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 type LookupKey = (ModId, String, bool, bool);
@@ -165,9 +168,41 @@ fn dep_tables(v: &toml::Value) -> Vec<&toml::value::Table> {
     out
 }
 
-fn read_manifest(root: &Path, dir: &str, workspace: &HashMap<String, String>) -> Option<Manifest> {
-    let text = std::fs::read_to_string(root.join(dir).join("Cargo.toml")).ok()?;
-    let v: toml::Value = toml::from_str(&text).ok()?;
+/// A `Cargo.toml`, read safely; a file that is there but unreadable or invalid is a diagnostic.
+fn manifest_toml(root: &Path, dir: &str, diagnostics: &mut Vec<Diagnostic>) -> Option<toml::Value> {
+    let rel = join(dir, "Cargo.toml");
+    let text = match crate::paths::read_in_root(root, &rel) {
+        Ok(t) => t?,
+        Err(why) => {
+            diagnostics.push(Diagnostic::new(rel, 0, format!("Cargo.toml {why}")));
+            return None;
+        }
+    };
+    match toml::from_str(&text) {
+        Ok(v) => Some(v),
+        Err(e) => {
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1)
+                .unwrap_or(0);
+            diagnostics.push(Diagnostic::new(
+                rel,
+                line as u32,
+                format!(
+                    "Cargo.toml is not valid TOML ({}): its crate's dependencies are not known",
+                    e.message()
+                ),
+            ));
+            None
+        }
+    }
+}
+
+fn read_manifest(
+    v: &toml::Value,
+    dir: &str,
+    workspace: &HashMap<String, String>,
+) -> Option<Manifest> {
     let name = v.get("package")?.get("name")?.as_str()?.to_string();
     let mut m = Manifest {
         dir: dir.to_string(),
@@ -188,7 +223,7 @@ fn read_manifest(root: &Path, dir: &str, workspace: &HashMap<String, String>) ->
             }
         }
     }
-    for t in dep_tables(&v) {
+    for t in dep_tables(v) {
         for (key, spec) in t {
             let package = spec
                 .get("package")
@@ -203,15 +238,9 @@ fn read_manifest(root: &Path, dir: &str, workspace: &HashMap<String, String>) ->
 }
 
 /// `[workspace.dependencies]` renames: code name -> package name.
-fn workspace_deps(root: &Path, dirs: &[String]) -> HashMap<String, String> {
+fn workspace_deps(manifests: &[(String, toml::Value)]) -> HashMap<String, String> {
     let mut out = HashMap::new();
-    for dir in dirs {
-        let Ok(text) = std::fs::read_to_string(root.join(dir).join("Cargo.toml")) else {
-            continue;
-        };
-        let Ok(v) = toml::from_str::<toml::Value>(&text) else {
-            continue;
-        };
+    for (_, v) in manifests {
         if let Some(t) = v
             .get("workspace")
             .and_then(|w| w.get("dependencies"))
@@ -257,10 +286,15 @@ impl<'a> Model<'a> {
         }
         let mut dirs: Vec<String> = dirs.into_iter().collect();
         dirs.sort();
-        let workspace = workspace_deps(root, &dirs);
-        let manifests: Vec<Manifest> = dirs
+        let mut diagnostics = Vec::new();
+        let tomls: Vec<(String, toml::Value)> = dirs
             .iter()
-            .filter_map(|d| read_manifest(root, d, &workspace))
+            .filter_map(|d| Some((d.clone(), manifest_toml(root, d, &mut diagnostics)?)))
+            .collect();
+        let workspace = workspace_deps(&tomls);
+        let manifests: Vec<Manifest> = tomls
+            .iter()
+            .filter_map(|(d, v)| read_manifest(v, d, &workspace))
             .collect();
 
         let mut model = Model {
@@ -276,6 +310,7 @@ impl<'a> Model<'a> {
             lookups_open: RefCell::new(HashMap::new()),
             lookup_low: std::cell::Cell::new(usize::MAX),
             entities: Vec::new(),
+            diagnostics,
         };
         let mut reached: HashSet<usize> = HashSet::new();
         // (crate, root file)
