@@ -212,6 +212,7 @@ pub fn link_ts(
                 method: route.method,
                 path: route.path,
                 framework: route.framework.to_string(),
+                protocol: route.protocol,
                 location: Location::new(modules[route.module].file.clone(), route.line),
                 handler,
                 side_effects: effects,

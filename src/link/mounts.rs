@@ -4,7 +4,7 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::config::Config;
-use crate::facts::Diagnostic;
+use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::{FnId, Module, NestBootstrap, RouterId, RouterItem, RouterKind, Val};
 use crate::frontend::ts::routers::field;
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +24,7 @@ pub struct RawRoute {
     pub middleware: Vec<(ModId, Val)>,
     /// Only the handler's code under this method's `req.method` branch runs (Next.js pages).
     pub branch: Option<String>,
+    pub protocol: Protocol,
 }
 
 /// A router: one an app or file made, or the context a plugin function receives.
@@ -534,6 +535,7 @@ impl<'a> Mounter<'a> {
                                 handler_module: m,
                                 middleware: chain.clone(),
                                 branch: None,
+                                protocol: Protocol::Rest,
                             });
                         }
                     }
@@ -713,6 +715,7 @@ impl<'a> Mounter<'a> {
                                         handler_module: im,
                                         middleware: chain.clone(),
                                         branch: None,
+                                        protocol: Protocol::Rest,
                                     });
                                 }
                             }

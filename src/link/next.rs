@@ -3,6 +3,7 @@
 
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
+use crate::facts::Protocol;
 use crate::frontend::ts::ir::{FnId, Val};
 
 const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
@@ -122,6 +123,7 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
                     handler_module: m,
                     middleware: vec![],
                     branch: None,
+                    protocol: Protocol::Rest,
                 });
             }
         }
@@ -147,6 +149,7 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         handler_module: m,
         middleware: vec![],
         branch,
+        protocol: Protocol::Rest,
     };
     let (hm, checks) = match res.resolve(m, default) {
         Resolved::Func(hm, hf) => {
@@ -229,6 +232,7 @@ fn server_actions(res: &Resolver, m: ModId, out: &mut Vec<RawRoute>) {
             handler_module: m,
             middleware: vec![],
             branch: None,
+            protocol: Protocol::ServerAction,
         });
     }
 }
