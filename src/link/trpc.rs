@@ -469,6 +469,9 @@ impl<'a> Linker<'a> {
                 self.walk_router_call(rm, &callee, &args, path, stack, visits, reached, out)
             }
             T::Merged(parts) => {
+                if self.over_budget(visits, m, at.map_or(0, |a| a.1)) {
+                    return;
+                }
                 for (pm, p) in parts {
                     self.walk_router((pm, &p), path, at, stack, visits, reached, out);
                 }
@@ -506,15 +509,17 @@ impl<'a> Linker<'a> {
     ) {
         let found = self.router_call(m, callee, args);
         let line = found.map(|(_, cs)| cs.line).unwrap_or(0);
-        *visits += 1;
-        if *visits > MAX_VISITS || stack.len() >= MAX_NESTING {
+        if stack.len() >= MAX_NESTING {
             self.diag(
                 m,
                 line,
                 format!(
-                    "tRPC routers nested deeper than {MAX_NESTING} levels or visited more than {MAX_VISITS} times were not followed further"
+                    "tRPC routers nested deeper than {MAX_NESTING} levels were not followed further"
                 ),
             );
+            return;
+        }
+        if self.over_budget(visits, m, line) {
             return;
         }
         if let Some((id, _)) = found {
@@ -559,6 +564,22 @@ impl<'a> Linker<'a> {
         }
     }
 
+    /// Counts one more router walked from a root; past the budget (or too deep), says so once
+    /// and stops the walk.
+    fn over_budget(&mut self, visits: &mut usize, m: ModId, line: u32) -> bool {
+        *visits += 1;
+        if *visits == MAX_VISITS + 1 {
+            self.diag(
+                m,
+                line,
+                format!(
+                    "tRPC routers visited more than {MAX_VISITS} times from one root (routers merged into each other over and over) were not followed further"
+                ),
+            );
+        }
+        *visits > MAX_VISITS
+    }
+
     /// The fields of a router's record (or of a plain object nested in it, v11).
     #[allow(clippy::too_many_arguments)]
     fn walk_record(
@@ -591,11 +612,17 @@ impl<'a> Linker<'a> {
                     self.walk_router_call(rm, &callee, &args, &sub, stack, visits, reached, out)
                 }
                 T::Merged(parts) => {
+                    if self.over_budget(visits, m, at.map_or(0, |a| a.1)) {
+                        return;
+                    }
                     for (pm, p) in parts {
                         self.walk_router((pm, &p), &sub, at, stack, visits, reached, out);
                     }
                 }
                 T::Obj(om, inner) => {
+                    if self.over_budget(visits, m, at.map_or(0, |a| a.1)) {
+                        return;
+                    }
                     let keys = if om == km { keys } else { &[] };
                     self.walk_record(
                         om,
