@@ -152,9 +152,16 @@ fn inventory_formats() {
     );
     assert_eq!(md.lines().count(), 2 + 8);
     let csv = String::from_utf8(run(&["inventory", &shop(), "--format", "csv"]).stdout).unwrap();
+    assert_eq!(
+        csv.lines().next(),
+        Some(
+            "method,path,framework,file,line,handler,side_effects,mechanisms,classification,severity,protocol"
+        )
+    );
     assert!(
-        csv.lines()
-            .any(|l| l.starts_with("POST,/api/v1/refunds,express,src/routes/v1/refunds.ts,")),
+        csv.lines().any(|l| l
+            .starts_with("POST,/api/v1/refunds,express,src/routes/v1/refunds.ts,")
+            && l.ends_with(",rest")),
         "{csv}"
     );
     let json: serde_json::Value =

@@ -121,7 +121,8 @@ fn check_fixture(name: &str) {
         .iter()
         .map(|e| {
             let mut v = serde_json::json!({
-                "method": e["method"], "path": e["path"], "file": e["file"], "line": e["line"],
+                "method": e["method"], "path": e["path"], "protocol": e["protocol"],
+                "file": e["file"], "line": e["line"],
                 "side_effects": kinds(&e["side_effects"]), "mechanisms": kinds(&e["mechanisms"]),
                 "classification": e["classification"], "severity": e["severity"],
             });

@@ -345,12 +345,55 @@ impl Mechanism {
     }
 }
 
+/// How a client reaches an endpoint: what its `method` and `path` stand for.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    /// A plain HTTP route: the method and the URL path are the route's own.
+    #[default]
+    Rest,
+    /// A GraphQL mutation field: `POST <graphql path>#<field>`.
+    Graphql,
+    /// A tRPC procedure: `POST <adapter endpoint>/<dotted.procedure.path>`, or
+    /// `POST trpc:<dotted.procedure.path>` when the adapter's endpoint is not known.
+    Trpc,
+    /// A Next.js server action (`'use server'`): `POST action:<name>`, it has no URL of its own.
+    ServerAction,
+    /// A form action of a page (SvelteKit, Remix): the page's URL, posted by its form.
+    FormAction,
+}
+
+impl Protocol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Rest => "rest",
+            Protocol::Graphql => "graphql",
+            Protocol::Trpc => "trpc",
+            Protocol::ServerAction => "server_action",
+            Protocol::FormAction => "form_action",
+        }
+    }
+}
+
 /// An HTTP route as the front end found it, with everything its handler reaches.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Endpoint {
     pub method: String,
     pub path: String,
     pub framework: String,
+    pub protocol: Protocol,
     #[serde(flatten)]
     pub location: Location,
     pub handler: String,

@@ -1654,25 +1654,41 @@ impl<'a> Calls<'a> {
     /// A package client held in a member of a project object (`prisma.client.board.create`,
     /// where `prisma` is a module's `export default { client }` and `client` a `PrismaClient`): the
     /// call as made on that member, so it matches the package's sinks by what the receiver is,
-    /// not by its name. Only members before the chain's first call are walked.
+    /// not by its name. Only members before the chain's first call are walked. In a tRPC context
+    /// whose field shows nothing (`ctx.db`, from a value the audit cannot see), the call as made
+    /// on that field, matched by its name like a variable.
     fn client_in_path(&self, m: ModId, cs: &CallSite) -> Option<CallSite> {
         if cs.is_new || self.res.origin(m, &cs.root).is_some() {
             return None;
         }
         let first_hop = cs.hops.first().copied().unwrap_or(cs.path.len());
+        let shifted = |v: Val, i: usize| {
+            let mut c = cs.clone();
+            c.root = v;
+            c.root_name = cs.path[i - 1].clone();
+            c.path = cs.path[i..].to_vec();
+            c.hops = cs.hops.iter().filter(|h| **h >= i).map(|h| h - i).collect();
+            c
+        };
         let mut v = cs.root.clone();
+        // Inside an object a framework assembled (a tRPC resolver's `opts.ctx`), the first member
+        // that is not part of it names the client when nothing shows what it is (`ctx.db`).
+        let mut named: Option<(Val, usize)> = None;
+        let mut assembled = matches!(self.res.resolve(m, &v), Resolved::Assembled(_));
         for i in 1..cs.path.len().min(first_hop + 1) {
             v = Val::Member(Box::new(v), cs.path[i - 1].clone());
             if self.res.origin(m, &v).is_some() {
-                let mut c = cs.clone();
-                c.root = v;
-                c.root_name = cs.path[i - 1].clone();
-                c.path = cs.path[i..].to_vec();
-                c.hops = cs.hops.iter().filter(|h| **h >= i).map(|h| h - i).collect();
-                return Some(c);
+                return Some(shifted(v, i));
+            }
+            if assembled && named.is_none() {
+                match self.res.resolve(m, &v) {
+                    Resolved::Assembled(_) => {}
+                    Resolved::Opaque => named = Some((v.clone(), i)),
+                    _ => assembled = false,
+                }
             }
         }
-        None
+        named.map(|(v, i)| shifted(v, i))
     }
 
     /// The effects one call has by itself, from the catalogue and raw SQL.

@@ -11,6 +11,7 @@ pub mod message_ids;
 pub mod mounts;
 pub mod next;
 pub mod resolve;
+pub mod trpc;
 pub mod webhooks;
 
 use crate::catalog::Catalog;
@@ -65,12 +66,19 @@ pub fn link_ts(
     config: &Config,
     prisma_clients: &[String],
 ) -> Linked {
-    let res = Resolver::new(modules, root).with_generated_clients(prisma_clients);
+    let mut res = Resolver::new(modules, root).with_generated_clients(prisma_clients);
+    let (mut routes, mut diagnostics, mounted) = mounts::Mounter::new(&res, config).routes();
+    // tRPC procedures are routes too; what tRPC passes their resolvers (the context) is bound
+    // before any call is followed.
+    let trpc = trpc::link(&res, &mut routes, &mounted);
+    routes.extend(trpc.routes);
+    diagnostics.extend(trpc.diagnostics);
+    res.bind_params(trpc.bindings);
+    let res = res;
     let mut calls = Calls::new(&res, catalog);
     if let Some(depth) = config.call_depth {
         calls = calls.with_max_depth(depth as usize);
     }
-    let (routes, mut diagnostics) = mounts::Mounter::new(&res, config).routes();
     let cleanups = calls.cleanups();
     let mut endpoints = Vec::new();
     // Handlers summarised per method are not memoised: they are server code too.
@@ -115,12 +123,16 @@ pub fn link_ts(
                     signature_checks.extend(s.signature_checks.iter().cloned());
                     let facts = &modules[m].functions[f];
                     (
-                        facts.name.clone(),
+                        route
+                            .handler_name
+                            .clone()
+                            .unwrap_or_else(|| facts.name.clone()),
                         Some(Location::new(modules[m].file.clone(), facts.line)),
                     )
                 }
                 _ => {
                     let d = display(&route.handler);
+                    let d = route.handler_name.clone().unwrap_or(d);
                     (if d.is_empty() { "unresolved".into() } else { d }, None)
                 }
             };
@@ -212,6 +224,7 @@ pub fn link_ts(
                 method: route.method,
                 path: route.path,
                 framework: route.framework.to_string(),
+                protocol: route.protocol,
                 location: Location::new(modules[route.module].file.clone(), route.line),
                 handler,
                 side_effects: effects,

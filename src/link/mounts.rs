@@ -4,7 +4,7 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::config::Config;
-use crate::facts::Diagnostic;
+use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::{FnId, Module, NestBootstrap, RouterId, RouterItem, RouterKind, Val};
 use crate::frontend::ts::routers::field;
 use std::collections::{BTreeMap, BTreeSet};
@@ -24,6 +24,27 @@ pub struct RawRoute {
     pub middleware: Vec<(ModId, Val)>,
     /// Only the handler's code under this method's `req.method` branch runs (Next.js pages).
     pub branch: Option<String>,
+    pub protocol: Protocol,
+    /// The handler's name in reports when it is not its function's (a tRPC procedure's path).
+    pub handler_name: Option<String>,
+}
+
+/// Something mounted like middleware or a plugin that serves a whole protocol under its prefix (a
+/// tRPC adapter: `app.use('/trpc', createExpressMiddleware({ router }))`, Fastify's
+/// `register(fastifyTRPCPlugin, { prefix, trpcOptions })`).
+#[derive(Debug, Clone)]
+pub struct Mount {
+    pub module: ModId,
+    /// The value mounted (the adapter call, or the plugin).
+    pub value: Val,
+    /// A plugin's options.
+    pub options: Option<Val>,
+    /// The full prefix it is mounted under (`/` for the root).
+    pub prefix: String,
+    /// The middleware in front of it, outermost first.
+    pub middleware: Vec<(ModId, Val)>,
+    pub framework: &'static str,
+    pub line: u32,
 }
 
 /// A router: one an app or file made, or the context a plugin function receives.
@@ -103,6 +124,8 @@ pub struct Mounter<'a> {
     /// Functions whose router parameter was bound by a call: not roots of their own.
     applied: BTreeSet<(ModId, FnId)>,
     routes: Vec<RawRoute>,
+    /// tRPC adapters mounted on the routers walked.
+    mounts: Vec<Mount>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -133,6 +156,7 @@ impl<'a> Mounter<'a> {
             items,
             applied: BTreeSet::new(),
             routes: Vec::new(),
+            mounts: Vec::new(),
             diagnostics: Vec::new(),
         };
         mounter.add_foreign_items();
@@ -297,8 +321,8 @@ impl<'a> Mounter<'a> {
     }
 
     /// Every route of every app, of routers and plugins that nothing mounts, and of NestJS
-    /// controllers.
-    pub fn routes(mut self) -> (Vec<RawRoute>, Vec<Diagnostic>) {
+    /// controllers; and the tRPC adapters mounted on them, with their full prefixes.
+    pub fn routes(mut self) -> (Vec<RawRoute>, Vec<Diagnostic>, Vec<Mount>) {
         let mut mounted = BTreeSet::new();
         for list in self.items.values() {
             for (m, item) in list {
@@ -356,7 +380,7 @@ impl<'a> Mounter<'a> {
         });
         self.diagnostics.sort();
         self.diagnostics.dedup();
-        (self.routes, self.diagnostics)
+        (self.routes, self.diagnostics, self.mounts)
     }
 
     fn walk(
@@ -445,7 +469,17 @@ impl<'a> Mounter<'a> {
                     for a in &args {
                         match self.child_of(m, a, false) {
                             Some(k) => children.push((k, before.clone())),
-                            None => before.push((m, a.clone())),
+                            None => {
+                                if super::trpc::mounted_adapter(self.res, m, a) {
+                                    for scope in &scopes {
+                                        let chain = self.chain(inherited, &active, scope, &before);
+                                        self.mount(
+                                            m, a, None, prefix, scope, &chain, framework, line,
+                                        );
+                                    }
+                                }
+                                before.push((m, a.clone()));
+                            }
                         }
                     }
                     if children.is_empty() {
@@ -469,6 +503,7 @@ impl<'a> Mounter<'a> {
                     path,
                     path_text,
                     plugin,
+                    options,
                     line,
                 } => {
                     let Some(scope) = self.prefixes(
@@ -485,6 +520,22 @@ impl<'a> Mounter<'a> {
                             for s in &scope {
                                 let chain = self.chain(inherited, &active, s, &[]);
                                 self.descend(child, prefix, s, &chain, stack, framework);
+                            }
+                        }
+                        // A plugin that serves tRPC under its prefix.
+                        None if super::trpc::mounted_adapter(self.res, m, &plugin) => {
+                            for s in &scope {
+                                let chain = self.chain(inherited, &active, s, &[]);
+                                self.mount(
+                                    m,
+                                    &plugin,
+                                    options.clone(),
+                                    prefix,
+                                    s,
+                                    &chain,
+                                    framework,
+                                    line,
+                                );
                             }
                         }
                         // A plugin with no routes of its own: hooks, decorators, an idempotency
@@ -534,12 +585,39 @@ impl<'a> Mounter<'a> {
                                 handler_module: m,
                                 middleware: chain.clone(),
                                 branch: None,
+                                protocol: Protocol::Rest,
+                                handler_name: None,
                             });
                         }
                     }
                 }
             }
         }
+    }
+
+    /// Records a tRPC adapter mounted at `scope` of a router under `prefix`.
+    #[allow(clippy::too_many_arguments)]
+    fn mount(
+        &mut self,
+        m: ModId,
+        value: &Val,
+        options: Option<Val>,
+        prefix: &str,
+        scope: &str,
+        chain: &[Scoped],
+        framework: &'static str,
+        line: u32,
+    ) {
+        let scope = scope.trim_end_matches('*');
+        self.mounts.push(Mount {
+            module: m,
+            value: value.clone(),
+            options,
+            prefix: normalize_path(prefix, scope),
+            middleware: chain.iter().map(|(cm, v, _)| (*cm, v.clone())).collect(),
+            framework,
+            line,
+        });
     }
 
     fn chain(
@@ -713,6 +791,8 @@ impl<'a> Mounter<'a> {
                                         handler_module: im,
                                         middleware: chain.clone(),
                                         branch: None,
+                                        protocol: Protocol::Rest,
+                                        handler_name: None,
                                     });
                                 }
                             }

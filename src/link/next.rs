@@ -3,6 +3,7 @@
 
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
+use crate::facts::Protocol;
 use crate::frontend::ts::ir::{FnId, Val};
 
 const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
@@ -75,6 +76,54 @@ fn base_path(res: &Resolver, root: &str) -> String {
     String::new()
 }
 
+/// The URL path a file serves as a Next.js route: a `pages/api/**` handler, or an app-router
+/// `app/**/route.ts` (route groups and slots dropped; None in a private folder), under `basePath`.
+pub fn file_route(res: &Resolver, file: &str) -> Option<FileRoute> {
+    if let Some((root, rest)) = split_at(file, "pages").filter(|(_, rest)| rest.starts_with("api/"))
+    {
+        let prefix = base_path(res, root);
+        let mut segs: Vec<String> = strip_ext(rest).split('/').map(segment).collect();
+        if segs.last().is_some_and(|s| s == "index") {
+            segs.pop();
+        }
+        return Some(FileRoute::Pages(normalize_path(&prefix, &segs.join("/"))));
+    }
+    let (root, rest) = split_at(file, "app")?;
+    let name = rest.rsplit('/').next().unwrap_or(rest);
+    if strip_ext(name) != "route" {
+        return None;
+    }
+    let dirs: Vec<&str> = rest.split('/').collect();
+    let dirs = &dirs[..dirs.len() - 1];
+    if dirs.iter().any(|d| d.starts_with('_')) {
+        return None; // private folder
+    }
+    let segs: Vec<String> = dirs
+        .iter()
+        .filter(|d| !is_group_or_slot(d))
+        .map(|d| segment(d))
+        .collect();
+    Some(FileRoute::App(normalize_path(
+        &base_path(res, root),
+        &segs.join("/"),
+    )))
+}
+
+/// A file's route: a pages-router API handler or an app-router route handler, with its path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileRoute {
+    Pages(String),
+    App(String),
+}
+
+impl FileRoute {
+    pub fn path(&self) -> &str {
+        match self {
+            FileRoute::Pages(p) | FileRoute::App(p) => p,
+        }
+    }
+}
+
 pub fn routes(res: &Resolver) -> Vec<RawRoute> {
     let mut out = Vec::new();
     for (m, module) in res.modules.iter().enumerate() {
@@ -82,48 +131,29 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
             continue;
         }
         server_actions(res, m, &mut out);
-        if let Some((root, rest)) =
-            split_at(&module.file, "pages").filter(|(_, rest)| rest.starts_with("api/"))
-        {
-            let prefix = base_path(res, root);
-            let mut segs: Vec<String> = strip_ext(rest).split('/').map(segment).collect();
-            if segs.last().is_some_and(|s| s == "index") {
-                segs.pop();
+        match file_route(res, &module.file) {
+            Some(FileRoute::Pages(path)) => pages_handler(res, m, path, &mut out),
+            Some(FileRoute::App(path)) => {
+                for method in APP_METHODS {
+                    let Some(handler) = module.export(method) else {
+                        continue;
+                    };
+                    out.push(RawRoute {
+                        method: method.to_string(),
+                        path: path.clone(),
+                        framework: "nextjs",
+                        module: m,
+                        line: module.export_line(method).unwrap_or(1),
+                        handler: handler.clone(),
+                        handler_module: m,
+                        middleware: vec![],
+                        branch: None,
+                        protocol: Protocol::Rest,
+                        handler_name: None,
+                    });
+                }
             }
-            let path = normalize_path(&prefix, &segs.join("/"));
-            pages_handler(res, m, path, &mut out);
-        } else if let Some((root, rest)) = split_at(&module.file, "app") {
-            let name = rest.rsplit('/').next().unwrap_or(rest);
-            if strip_ext(name) != "route" {
-                continue;
-            }
-            let dirs: Vec<&str> = rest.split('/').collect();
-            let dirs = &dirs[..dirs.len() - 1];
-            if dirs.iter().any(|d| d.starts_with('_')) {
-                continue; // private folder
-            }
-            let segs: Vec<String> = dirs
-                .iter()
-                .filter(|d| !is_group_or_slot(d))
-                .map(|d| segment(d))
-                .collect();
-            let path = normalize_path(&base_path(res, root), &segs.join("/"));
-            for method in APP_METHODS {
-                let Some(handler) = module.export(method) else {
-                    continue;
-                };
-                out.push(RawRoute {
-                    method: method.to_string(),
-                    path: path.clone(),
-                    framework: "nextjs",
-                    module: m,
-                    line: module.export_line(method).unwrap_or(1),
-                    handler: handler.clone(),
-                    handler_module: m,
-                    middleware: vec![],
-                    branch: None,
-                });
-            }
+            None => {}
         }
     }
     out
@@ -147,6 +177,8 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         handler_module: m,
         middleware: vec![],
         branch,
+        protocol: Protocol::Rest,
+        handler_name: None,
     };
     let (hm, checks) = match res.resolve(m, default) {
         Resolved::Func(hm, hf) => {
@@ -229,6 +261,8 @@ fn server_actions(res: &Resolver, m: ModId, out: &mut Vec<RawRoute>) {
             handler_module: m,
             middleware: vec![],
             branch: None,
+            protocol: Protocol::ServerAction,
+            handler_name: None,
         });
     }
 }

@@ -20,6 +20,10 @@ pub enum Resolved {
     Obj(ModId, Vec<(String, Val)>),
     Str(String),
     Module(ModId),
+    /// An object the linker put together from values written in several modules (a tRPC
+    /// resolver's options: its `ctx` is what the context creator returns, extended by each
+    /// middleware). A later field of a name wins.
+    Assembled(Vec<(String, Part)>),
     /// Something from an npm package: the specifier, the imported name and the members after it.
     Package {
         spec: String,
@@ -27,6 +31,13 @@ pub enum Resolved {
         path: Vec<String>,
     },
     Opaque,
+}
+
+/// A field of an [`Resolved::Assembled`] object: a value in its module, or an object assembled too.
+#[derive(Debug, Clone)]
+pub enum Part {
+    Val(ModId, Val),
+    Obj(Vec<(String, Part)>),
 }
 
 struct TsConfig {
@@ -44,6 +55,9 @@ pub struct Resolver<'m> {
     packages: HashMap<String, String>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
+    /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
+    /// middleware's options): (module, function, parameter index) → the value.
+    params: HashMap<(ModId, FnId, usize), Resolved>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -68,6 +82,7 @@ impl<'m> Resolver<'m> {
             tsconfigs: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
             prisma_clients: Vec::new(),
+            params: HashMap::new(),
         };
         r.packages = r.workspace_packages();
         r
@@ -79,6 +94,14 @@ impl<'m> Resolver<'m> {
     pub fn with_generated_clients(mut self, dirs: &[String]) -> Self {
         self.prisma_clients = dirs.to_vec();
         self
+    }
+
+    /// Binds parameters of functions a framework calls to what it passes them (the first binding
+    /// of a parameter stays).
+    pub fn bind_params(&mut self, bindings: Vec<((ModId, FnId, usize), Resolved)>) {
+        for (k, v) in bindings {
+            self.params.entry(k).or_insert(v);
+        }
     }
 
     /// `@prisma/client` when `spec`, imported from module `from`, points into a generated Prisma
@@ -335,6 +358,11 @@ impl<'m> Resolver<'m> {
             Val::Router(r) => Resolved::Router(m, *r),
             Val::Obj(fields) => Resolved::Obj(m, fields.clone()),
             Val::Str(s) => Resolved::Str(s.clone()),
+            Val::Param(f, i) => self
+                .params
+                .get(&(m, *f, *i))
+                .cloned()
+                .unwrap_or(Resolved::Opaque),
             Val::Import { spec, name } => match self.resolve_spec(m, spec) {
                 Some(target) => self.export_value(target, name.as_deref(), d),
                 None => Resolved::Package {
@@ -367,7 +395,10 @@ impl<'m> Resolver<'m> {
                 }
                 // `router.routes()` (koa-router) hands over the router itself.
                 if let Val::Member(inner, p) = callee.as_ref()
-                    && matches!(p.as_str(), "routes" | "middleware" | "withTypeProvider")
+                    && matches!(
+                        p.as_str(),
+                        "routes" | "middleware" | "withTypeProvider" | "use"
+                    )
                     && let r @ Resolved::Router(..) = self.resolve_d(m, inner, d)
                 {
                     return r;
@@ -497,7 +528,17 @@ impl<'m> Resolver<'m> {
     }
 
     pub fn member_of(&self, base: Resolved, prop: &str, d: usize) -> Resolved {
+        if d > MAX_DEPTH {
+            return Resolved::Opaque;
+        }
         match base {
+            Resolved::Assembled(fields) => {
+                match fields.into_iter().rev().find(|(k, _)| k == prop) {
+                    Some((_, Part::Val(m, v))) => self.resolve_d(m, &v, d + 1),
+                    Some((_, Part::Obj(inner))) => Resolved::Assembled(inner),
+                    None => Resolved::Opaque,
+                }
+            }
             Resolved::Obj(m, fields) => match fields.iter().rev().find(|(k, _)| k == prop) {
                 Some((_, v)) => self.resolve_d(m, v, d),
                 None => Resolved::Opaque,

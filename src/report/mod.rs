@@ -51,6 +51,8 @@ pub struct EndpointReport {
     pub method: String,
     pub path: String,
     pub framework: String,
+    /// How a client reaches it: `rest`, `graphql`, `trpc`, `server_action` or `form_action`.
+    pub protocol: crate::facts::Protocol,
     pub file: String,
     pub line: u32,
     pub handler: String,
@@ -153,6 +155,7 @@ impl Report {
                     method: ep.method,
                     path: ep.path,
                     framework: ep.framework,
+                    protocol: ep.protocol,
                     file: ep.location.file,
                     line: ep.location.line,
                     handler: ep.handler,
@@ -301,7 +304,8 @@ pub fn mechanism_kinds(mechanisms: &[Mechanism]) -> String {
     }
 }
 
-/// CSV of the inventory.
+/// CSV of the inventory. Columns are only ever appended (`protocol` came last), so a script
+/// reading them by position keeps working.
 pub fn inventory_csv(report: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.write_record([
@@ -315,6 +319,7 @@ pub fn inventory_csv(report: &Report) -> String {
         "mechanisms",
         "classification",
         "severity",
+        "protocol",
     ]);
     for e in &report.endpoints {
         let _ = w.write_record([
@@ -328,6 +333,7 @@ pub fn inventory_csv(report: &Report) -> String {
             &mechanism_kinds(&e.mechanisms),
             e.classification.as_str(),
             e.severity.as_str(),
+            e.protocol.as_str(),
         ]);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -1623,6 +1623,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             args.push(self.eval(*a));
         }
         self.chain_group = saved_group;
+        if let Some(ctx) = self.trpc_context_type(&c, &args, node) {
+            args.push(ctx);
+        }
         self.nest_bootstrap_call(&c, &args, node);
         let registered = self.router_call(&c, &args, &arg_nodes, node);
         // A registration on a router this file made is certain; on a parameter or an import it
@@ -1660,6 +1663,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let text = self.short_text(callee);
         let call_line = line(callee.child_by_field_name("property").unwrap_or(callee));
         self.keys_at_call(&c, &args, &arg_nodes, node, call_line);
+        let arg_keys = match arg_nodes.as_slice() {
+            [only] if only.kind() == "object" => {
+                let mut keys = Vec::new();
+                self.object_keys(*only, "", 0, &mut keys);
+                keys
+            }
+            _ => Vec::new(),
+        };
         self.module.functions[f].calls.push(CallSite {
             callee: c.val.clone(),
             root: c.root.clone(),
@@ -1677,6 +1688,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             found: self.found.clone(),
             blocks: self.blocks.clone(),
             branch: self.branch.clone(),
+            arg_keys,
         });
         if let Some(v) = registered {
             c.val = v;
@@ -1700,6 +1712,34 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         self.body_hash(&c, node);
         c
+    }
+
+    /// The keys of an object literal with their lines, dotted through nested object literals
+    /// (four levels, 256 keys at most).
+    fn object_keys(&self, obj: Node<'t>, prefix: &str, depth: usize, out: &mut Vec<(String, u32)>) {
+        let mut cursor = obj.walk();
+        for c in obj.named_children(&mut cursor) {
+            if out.len() >= 256 {
+                return;
+            }
+            let (key, value) = match c.kind() {
+                "pair" => match c.child_by_field_name("key") {
+                    Some(k) => (k, c.child_by_field_name("value")),
+                    None => continue,
+                },
+                "shorthand_property_identifier" | "method_definition" => {
+                    (c.child_by_field_name("name").unwrap_or(c), None)
+                }
+                _ => continue,
+            };
+            let name = format!("{prefix}{}", self.property_name(key));
+            out.push((name.clone(), line(key)));
+            if let Some(v) = value.filter(|v| v.kind() == "object")
+                && depth < 4
+            {
+                self.object_keys(v, &format!("{name}."), depth + 1, out);
+            }
+        }
     }
 
     fn unroll(&mut self, callback: Node<'t>, items: Vec<Val>) {
@@ -1762,6 +1802,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             found: self.found.clone(),
             blocks: self.blocks.clone(),
             branch: self.branch.clone(),
+            arg_keys: Vec::new(),
         });
         let val = match &c.val {
             Val::Class(k) => Val::Instance(*k),

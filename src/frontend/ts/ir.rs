@@ -82,6 +82,9 @@ pub struct CallSite {
     pub group: usize,
     /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.
     pub branch: Option<Vec<String>>,
+    /// When the call's only argument is an object literal: its keys, dotted through nested object
+    /// literals (`user.create`), each with its line (where a tRPC router registers a procedure).
+    pub arg_keys: Vec<(String, u32)>,
 }
 
 /// A row a lookup found: the model it read and the lookup's value (`Unknown` when the lookup is
@@ -118,6 +121,8 @@ pub enum RouterItem {
         path: Option<Val>,
         path_text: String,
         plugin: Val,
+        /// The options object given with the plugin (`{ prefix, trpcOptions }`).
+        options: Option<Val>,
         line: u32,
     },
 }

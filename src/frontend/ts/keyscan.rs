@@ -103,6 +103,9 @@ struct State {
     principal_vars: HashSet<String>,
     /// Variables holding an object literal, with its keys (a record written to the store later).
     obj_vars: std::collections::HashMap<String, Vec<String>>,
+    /// Variables holding what the protected handler returned (`const result = await next()` in a
+    /// tRPC middleware: `result.ok` is false when it failed).
+    result_vars: HashSet<String>,
     saw_await: bool,
     ctx: Ctx,
     cond: Option<Cond>,
@@ -121,6 +124,7 @@ impl State {
             claim_vars: HashSet::new(),
             principal_vars: HashSet::new(),
             obj_vars: std::collections::HashMap::new(),
+            result_vars: HashSet::new(),
             saw_await: false,
             ctx: Ctx::Main,
             cond: None,
@@ -466,7 +470,13 @@ impl<'t> Evaluator<'t, '_> {
                             status_code(self.text(x)).or_else(|| self.status_const(x))
                         })
                     });
-                    if let Some(code) = crate::facts::key::named_status(name).or(num) {
+                    // tRPC: `new TRPCError({ code: 'CONFLICT' })` answers the status its code names.
+                    let trpc = (name == "TRPCError")
+                        .then(|| args.and_then(|a| self.trpc_error_status(a)))
+                        .flatten();
+                    if let Some(code) =
+                        trpc.or_else(|| crate::facts::key::named_status(name).or(num))
+                    {
                         self.status(st, code, line(n));
                     }
                 }
@@ -611,6 +621,9 @@ impl<'t> Evaluator<'t, '_> {
         }
         let value = strip_await(value);
         let vtext = self.text(value);
+        if value.kind() == "call_expression" && runs_handler(vtext) {
+            st.result_vars.extend(names.iter().cloned());
+        }
         if value.kind() == "object" {
             let mut keys = Vec::new();
             self.collect_fields(value, &mut keys, 0, st);
@@ -990,6 +1003,14 @@ impl<'t> Evaluator<'t, '_> {
             "member_expression" => {
                 let t = self.text(cond);
                 let root = t.split(['.', '[', '(']).next().unwrap_or("");
+                // `result.ok` of the handler's result: it did not fail.
+                if st.result_vars.contains(root)
+                    && cond
+                        .child_by_field_name("property")
+                        .is_some_and(|p| self.text(p) == "ok")
+                {
+                    return (Some(Cond::ServerError), true);
+                }
                 if st.found_vars.contains(root) {
                     (Some(Cond::Duplicate), false)
                 } else {
@@ -998,6 +1019,23 @@ impl<'t> Evaluator<'t, '_> {
             }
             _ => (None, false),
         }
+    }
+
+    /// The HTTP status a `TRPCError`'s options name (`{ code: 'BAD_REQUEST' }` → 400).
+    fn trpc_error_status(&self, args: Node<'t>) -> Option<u16> {
+        let mut c = args.walk();
+        let opts = args.named_children(&mut c).find(|a| a.kind() == "object")?;
+        let mut c2 = opts.walk();
+        let code = opts.named_children(&mut c2).find_map(|p| {
+            (p.kind() == "pair"
+                && p.child_by_field_name("key")
+                    .is_some_and(|k| self.text(k) == "code"))
+            .then(|| p.child_by_field_name("value"))
+            .flatten()
+        })?;
+        (code.kind() == "string")
+            .then(|| crate::facts::key::named_status(&self.string_value(code)))
+            .flatten()
     }
 
     fn scan_call(&mut self, n: Node<'t>, st: &mut State, key_lines: &HashSet<u32>) {
@@ -1058,11 +1096,7 @@ impl<'t> Evaluator<'t, '_> {
             self.status(st, code, at);
         }
         // The protected handler.
-        let runs_handler = arg_nodes.is_empty()
-            && matches!(
-                callee_text.replace(' ', "").as_str(),
-                "next" | "next.handle" | "next.run" | "handler" | "next.call"
-            );
+        let runs_handler = arg_nodes.is_empty() && runs_handler(self.text(n));
         if runs_handler {
             match st.cond {
                 Some(Cond::KeyMissing) => self.seen(st, Obs::KeyMissingProceeds, at),
@@ -1323,6 +1357,15 @@ fn logger_like(receiver: &str) -> bool {
     let r = receiver.to_ascii_lowercase();
     let last = r.rsplit('.').next().unwrap_or("");
     matches!(last, "console" | "logger" | "log" | "pino" | "winston") || last.ends_with("logger")
+}
+
+/// A call that runs the protected handler: `next()`, `next.handle()`, `handler()`.
+fn runs_handler(call: &str) -> bool {
+    let c: String = call.chars().filter(|c| !c.is_whitespace()).collect();
+    matches!(
+        c.as_str(),
+        "next()" | "next.handle()" | "next.run()" | "handler()" | "next.call()"
+    )
 }
 
 fn strip_await(n: Node) -> Node {

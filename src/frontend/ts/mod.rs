@@ -11,6 +11,7 @@ pub mod koa;
 pub mod nest;
 pub mod next;
 pub mod routers;
+pub mod trpc;
 
 use crate::catalog::Catalog;
 use crate::discover::{Lang, SourceFile};

@@ -224,6 +224,13 @@ impl<'t> Evaluator<'t, '_> {
                     Some(_) => (Some(args[0].clone()), &args[1..]),
                     None => (None, args),
                 };
+                // On an import it may be something else's `use` (a tRPC procedure builder's
+                // `.use(middleware)` makes a new builder): the call keeps its value, and a
+                // registration chained on it still goes to the import (see `target`).
+                let value = match &target {
+                    Target::Foreign(_) => Val::Call(Box::new(c.val.clone()), args.to_vec()),
+                    _ => receiver.clone(),
+                };
                 self.push_item(
                     target,
                     RouterItem::Use {
@@ -233,7 +240,7 @@ impl<'t> Evaluator<'t, '_> {
                         line: method_line,
                     },
                 );
-                Some(receiver.clone())
+                Some(value)
             }
             // Express `router.route(path)` chains; Hono `app.route(prefix, sub)`; Fastify
             // `fastify.route({ method, url, handler })`.
@@ -343,6 +350,7 @@ impl<'t> Evaluator<'t, '_> {
                         path,
                         path_text,
                         plugin: args[0].clone(),
+                        options: args.get(1).cloned(),
                         line: method_line,
                     },
                 );
@@ -398,6 +406,14 @@ impl<'t> Evaluator<'t, '_> {
     /// Where a registration on `receiver` goes. Routers this file made are certain; a parameter
     /// or an import is kept only when the call looks like a route (`plausible`).
     pub(super) fn target(&mut self, receiver: &Val, plausible: bool) -> Option<Target> {
+        // `imported.use(a).use(b)`: the second registration is on the import too.
+        if let Val::Call(callee, _) = receiver
+            && let Val::Member(inner, m) = callee.as_ref()
+            && m == "use"
+            && is_import_rooted(inner)
+        {
+            return self.target(inner, plausible);
+        }
         match receiver {
             Val::Router(r) => Some(Target::Router(*r)),
             Val::Param(f, i) if plausible => Some(Target::Param(*f, *i)),
