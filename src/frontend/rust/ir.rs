@@ -106,6 +106,9 @@ pub struct Impl {
     pub fns: Vec<Func>,
     /// poem-openapi's `#[OpenApi(prefix_path = "/v1")]` (empty for a bare `#[OpenApi]`).
     pub openapi_prefix: Option<String>,
+    /// A GraphQL object's resolvers: `async-graphql` (`#[Object]`) or `juniper`
+    /// (`#[graphql_object]`).
+    pub graphql: Option<&'static str>,
 }
 
 /// An attribute that registers a route: `#[post("/x")]`, `#[route("/x", method = "PUT")]`,

@@ -7,6 +7,7 @@
 pub mod client;
 pub mod consts;
 pub mod effects;
+pub mod graphql;
 pub mod ir;
 pub mod keyscan;
 pub mod model;
@@ -71,7 +72,10 @@ pub fn analyze(
     diagnostics.extend(model.diagnostics.iter().cloned());
     let (constraints, more) = seaorm::constraints(&model);
     diagnostics.extend(more);
-    let (entries, more) = Routes::new(&model).run();
+    let (mut entries, more) = Routes::new(&model).run();
+    diagnostics.extend(more);
+    let (mutations, more) = graphql::entries(&model, &entries);
+    entries.extend(mutations);
     diagnostics.extend(more);
     let fx = Effects::new(&model, catalog);
     let cleanups = cleanups(&model);
@@ -159,6 +163,10 @@ pub fn analyze(
             method: e.method,
             path: e.path,
             framework: e.framework.to_string(),
+            protocol: match e.framework {
+                "async-graphql" | "juniper" => crate::facts::Protocol::Graphql,
+                _ => crate::facts::Protocol::Rest,
+            },
             location,
             handler: name,
             side_effects: effects,

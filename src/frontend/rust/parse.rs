@@ -865,6 +865,13 @@ impl Lower {
                     assoc_types,
                     fns,
                     openapi_prefix: openapi_impl_prefix(&i.attrs),
+                    graphql: i.attrs.iter().find_map(|a| {
+                        match a.path().segments.last()?.ident.to_string().as_str() {
+                            "Object" => Some("async-graphql"),
+                            "graphql_object" => Some("juniper"),
+                            _ => None,
+                        }
+                    }),
                 })
             }
             syn::Item::Trait(t) => Item::Trait {
