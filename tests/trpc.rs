@@ -362,3 +362,29 @@ fn a_context_field_that_shows_nothing_is_matched_by_its_name() {
     ]);
     assert_eq!(inventory(dir.path()).0, one("express", "/trpc/post.create"));
 }
+
+#[test]
+fn an_express_adapter_made_in_one_file_is_served_where_another_mounts_it() {
+    let dir = app((
+        "src/trpc-middleware.ts",
+        "import * as trpcExpress from '@trpc/server/adapters/express';\n\
+         import { appRouter } from './router';\n\
+         import { createContext } from './trpc';\n\
+         export const trpcMiddleware = trpcExpress.createExpressMiddleware({ router: appRouter, createContext });\n",
+    ));
+    fs::write(
+        dir.path().join("src/app.ts"),
+        "import express from 'express';\n\
+         import { trpcMiddleware } from './trpc-middleware';\n\
+         const app = express();\n\
+         const v2 = express.Router();\n\
+         v2.use('/rpc', trpcMiddleware);\n\
+         app.use('/v2', v2);\n\
+         app.listen(3000);\n",
+    )
+    .unwrap();
+    assert_eq!(
+        inventory(dir.path()).0,
+        one("express", "/v2/rpc/post.create")
+    );
+}

@@ -70,10 +70,28 @@ pub fn link_ts(
     let (mut routes, mut diagnostics, mounted) = mounts::Mounter::new(&res, config).routes();
     // tRPC procedures are routes too; what tRPC passes their resolvers (the context) is bound
     // before any call is followed.
-    let trpc = trpc::link(&res, &mut routes, &mounted);
-    routes.extend(trpc.routes);
-    diagnostics.extend(trpc.diagnostics);
-    res.bind_params(trpc.bindings);
+    // A bug met there costs the tRPC procedures, not the audit.
+    let linked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut rest = routes.clone();
+        let t = trpc::link(&res, &mut rest, &mounted);
+        (rest, t)
+    }));
+    match linked {
+        Ok((rest, t)) => {
+            routes = rest;
+            routes.extend(t.routes);
+            diagnostics.extend(t.diagnostics);
+            res.bind_params(t.bindings);
+        }
+        Err(e) => diagnostics.push(Diagnostic::new(
+            "",
+            0,
+            format!(
+                "internal error while linking tRPC routers ({}); their procedures are left out, please report it",
+                crate::frontend::panic_reason(e.as_ref())
+            ),
+        )),
+    }
     let res = res;
     let mut calls = Calls::new(&res, catalog);
     if let Some(depth) = config.call_depth {

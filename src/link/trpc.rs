@@ -651,6 +651,38 @@ impl<'a> Linker<'a> {
         }
     }
 
+    /// A value through the imports that name it: the module and value it is written as.
+    fn deref(&self, mut m: ModId, mut v: Val) -> (ModId, Val) {
+        for _ in 0..MAX_DEPTH {
+            let Val::Import {
+                spec,
+                name: Some(name),
+            } = &v
+            else {
+                break;
+            };
+            let Some(target) = self.res.resolve_spec(m, spec) else {
+                break;
+            };
+            let Some(next) = self.res.modules[target].export(name) else {
+                break;
+            };
+            (m, v) = (target, next.clone());
+        }
+        (m, v)
+    }
+
+    /// The mounts of the adapter call `called` made in module `m` (also through an import).
+    fn mounts_of<'m>(&self, mounts: &'m [Mount], m: ModId, called: &Val) -> Vec<&'m Mount> {
+        mounts
+            .iter()
+            .filter(|mt| {
+                let (dm, dv) = self.deref(mt.module, mt.value.clone());
+                dm == m && &dv == called
+            })
+            .collect()
+    }
+
     /// The object a context creator (or its result) makes: the fields of `ctx`.
     fn context_fields(&self, (m, v): (ModId, &Val)) -> Option<(ModId, Vec<(String, Val)>)> {
         match self.res.resolve(m, v) {
@@ -893,10 +925,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                 let e = l
                     .endpoint_option(&opts, "endpoint")
                     .unwrap_or(Endpoint::At("/trpc".into()));
-                let at: Vec<&Mount> = mounts
-                    .iter()
-                    .filter(|mt| mt.module == m && mt.value == called)
-                    .collect();
+                let at = l.mounts_of(mounts, m, &called);
                 if at.is_empty() {
                     endpoints.push((e.clone(), host_mw, "hono"));
                 }
@@ -905,10 +934,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                 }
             }
             Adapter::Express => {
-                let at: Vec<&Mount> = mounts
-                    .iter()
-                    .filter(|mt| mt.module == m && mt.value == called)
-                    .collect();
+                let at = l.mounts_of(mounts, m, &called);
                 if at.is_empty() {
                     endpoints.push((
                         Endpoint::Unknown(
