@@ -388,3 +388,59 @@ fn an_express_adapter_made_in_one_file_is_served_where_another_mounts_it() {
         one("express", "/v2/rpc/post.create")
     );
 }
+
+/// A procedure defined in a file of its own and only named in the router is located at its
+/// `.mutation(..)`, where a fix goes; one written in the router, at its key.
+#[test]
+fn a_procedure_of_its_own_file_is_located_where_it_is_defined() {
+    let dir = tree(&[
+        ("src/trpc.ts", TRPC),
+        (
+            "src/procedures/create-post.ts",
+            "import { z } from 'zod';\n\
+             import { publicProcedure } from '../trpc';\n\
+             export const createPostRoute = publicProcedure\n\
+               .input(z.object({ title: z.string() }))\n\
+               .mutation(({ ctx, input }) => ctx.db.post.create({ data: { title: input.title } }));\n",
+        ),
+        (
+            "src/router.ts",
+            "import { publicProcedure, router } from './trpc';\n\
+             import { createPostRoute } from './procedures/create-post';\n\
+             export const appRouter = router({\n\
+               post: router({\n\
+                 create: createPostRoute,\n\
+                 touch: publicProcedure.mutation(({ ctx }) => ctx.db.post.create({ data: { title: 'x' } })),\n\
+               }),\n\
+             });\n",
+        ),
+        (
+            "src/index.ts",
+            "import { createHTTPServer } from '@trpc/server/adapters/standalone';\n\
+             import { appRouter } from './router';\n\
+             createHTTPServer({ router: appRouter }).listen(3000);\n",
+        ),
+    ]);
+    let report = common::json_report(dir.path());
+    let mut at: Vec<String> = report["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}:{}",
+                e["path"].as_str().unwrap(),
+                e["file"].as_str().unwrap(),
+                e["line"]
+            )
+        })
+        .collect();
+    at.sort();
+    assert_eq!(
+        at,
+        [
+            "/post.create src/procedures/create-post.ts:5",
+            "/post.touch src/router.ts:6"
+        ]
+    );
+}

@@ -1166,13 +1166,17 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
             Endpoint::At(e) => normalize_path(e, &dotted),
             Endpoint::Unknown(_) => format!("trpc:{dotted}"),
         };
-        let (module, line) = f
-            .registered
-            .or_else(|| {
-                l.procedure_line(&f.procedure)
-                    .map(|line| (f.procedure.call.0, line))
-            })
-            .unwrap_or((s.module, s.line));
+        // where the procedure is written: its key in the router, or, for a procedure defined in
+        // a file of its own and only named in the router, its `.mutation(..)` (where a fix goes)
+        let defined = l
+            .procedure_line(&f.procedure)
+            .map(|line| (f.procedure.call.0, line));
+        let (module, line) = match (f.registered, defined) {
+            (Some(r), Some(d)) if r.0 != d.0 => d,
+            (Some(r), _) => r,
+            (None, Some(d)) => d,
+            (None, None) => (s.module, s.line),
+        };
         l.bind(&f.procedure, s.context.as_ref(), &mut out.bindings);
         let mut middleware = s.middleware.clone();
         middleware.extend(f.procedure.builder.middleware.iter().cloned());
