@@ -111,6 +111,17 @@ fn hono_adapter_serves_at_its_endpoint_or_trpc() {
         inventory(dir.path()).0,
         one("hono", "/api/trpc/post.create")
     );
+    // an endpoint that is not static is the path the adapter is mounted at, and said so
+    let mounted = server(", endpoint: withBase('/api/trpc')").replace("'/trpc/*'", "'/api/trpc/*'");
+    let dir = app(("src/index.ts", &mounted));
+    let (endpoints, diagnostics) = inventory(dir.path());
+    assert_eq!(endpoints, one("hono", "/api/trpc/post.create"));
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.contains("listed under the path it is mounted at, `/api/trpc`")),
+        "{diagnostics:?}"
+    );
 }
 
 #[test]

@@ -930,7 +930,23 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                     endpoints.push((e.clone(), host_mw, "hono"));
                 }
                 for mt in at {
-                    endpoints.push((e.clone(), mt.middleware.clone(), "hono"));
+                    // `endpoint` must name the path the adapter is mounted at (it cuts it off the
+                    // URL to find the procedure): when it is not static, the mount's path is it
+                    let served = match &e {
+                        Endpoint::Unknown(why)
+                            if !mt.prefix.trim_matches(['/', '*']).is_empty() =>
+                        {
+                            let at = normalize_path("", mt.prefix.trim_end_matches('*'));
+                            l.diag(
+                                mt.module,
+                                mt.line,
+                                format!("tRPC adapter `trpcServer`: {why}; its procedures are listed under the path it is mounted at, `{at}`"),
+                            );
+                            Endpoint::At(at)
+                        }
+                        _ => e.clone(),
+                    };
+                    endpoints.push((served, mt.middleware.clone(), "hono"));
                 }
             }
             Adapter::Express => {
