@@ -38,6 +38,8 @@ type Items = BTreeMap<Key, Vec<(ModId, RouterItem)>>;
 type ParamItems = BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>>;
 
 const MAX_NESTING: usize = 24;
+/// How many functions a router parameter is followed through (`routes(app)` calling `users(app)`).
+const PARAM_ROUNDS: usize = 6;
 
 /// Joins prefix and path: `:id` → `{id}`, no trailing slash, `/` for the root.
 pub fn normalize_path(prefix: &str, path: &str) -> String {
@@ -172,7 +174,7 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
-        for _round in 0..4 {
+        for _round in 0..PARAM_ROUNDS {
             if pending.is_empty() {
                 break;
             }
@@ -218,6 +220,28 @@ impl<'a> Mounter<'a> {
                 }
             }
             pending = next;
+        }
+        // Registrations still waiting: a router passed on through more functions than followed.
+        for ((m, f), list) in pending {
+            let called = self.modules().iter().enumerate().any(|(cm, module)| {
+                module.functions.iter().any(|facts| {
+                    facts.calls.iter().any(|cs| {
+                        matches!(self.res.resolve(cm, &cs.callee), Resolved::Func(tm, tf) if (tm, tf) == (m, f))
+                    })
+                })
+            });
+            if called {
+                let facts = &self.modules()[m].functions[f];
+                self.diagnostics.push(Diagnostic::new(
+                    self.modules()[m].file.clone(),
+                    facts.line,
+                    format!(
+                        "`{}` receives its router through more than {PARAM_ROUNDS} functions passing it on: its {} registration(s) are left out of the inventory",
+                        facts.name,
+                        list.len()
+                    ),
+                ));
+            }
         }
     }
 
@@ -354,6 +378,13 @@ impl<'a> Mounter<'a> {
         self.routes.dedup_by(|a, b| {
             a.path == b.path && a.method == b.method && a.module == b.module && a.line == b.line
         });
+        if let Some(m) = self.res.take_depth_cut() {
+            self.diagnostics.push(Diagnostic::new(
+                self.modules()[m].file.clone(),
+                0,
+                "a value here was followed through more imports, exports and members than the limit while mounting routers (a cycle of re-exports?): a router, handler or prefix it stands for may be missing",
+            ));
+        }
         self.diagnostics.sort();
         self.diagnostics.dedup();
         (self.routes, self.diagnostics)
@@ -368,6 +399,17 @@ impl<'a> Mounter<'a> {
         framework: &'static str,
     ) {
         if stack.len() > MAX_NESTING {
+            let (m, line) = match key {
+                Key::Local(m, r) => (m, self.modules()[m].routers[r].line),
+                Key::Plugin(m, f) => (m, self.modules()[m].functions[f].line),
+            };
+            self.diagnostics.push(Diagnostic::new(
+                self.modules()[m].file.clone(),
+                line,
+                format!(
+                    "routers mounted more than {MAX_NESTING} levels deep under `{prefix}`: this one and those under it are left out of the inventory"
+                ),
+            ));
             return;
         }
         let (framework, own_prefixes) = match key {

@@ -44,6 +44,9 @@ pub struct Resolver<'m> {
     packages: HashMap<String, String>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
+    /// The module where a value was first cut at [`MAX_DEPTH`] since the last
+    /// [`Resolver::take_depth_cut`].
+    depth_cut: Mutex<Option<ModId>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -68,6 +71,7 @@ impl<'m> Resolver<'m> {
             tsconfigs: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
             prisma_clients: Vec::new(),
+            depth_cut: Mutex::new(None),
         };
         r.packages = r.workspace_packages();
         r
@@ -323,8 +327,20 @@ impl<'m> Resolver<'m> {
         self.resolve_d(m, v, 0)
     }
 
+    /// The module where resolution was cut at its depth limit since the last call, if it was.
+    pub fn take_depth_cut(&self) -> Option<ModId> {
+        self.depth_cut.lock().ok()?.take()
+    }
+
+    fn cut_at(&self, m: ModId) {
+        if let Ok(mut cut) = self.depth_cut.lock() {
+            cut.get_or_insert(m);
+        }
+    }
+
     fn resolve_d(&self, m: ModId, v: &Val, depth: usize) -> Resolved {
         if depth > MAX_DEPTH {
+            self.cut_at(m);
             return Resolved::Opaque;
         }
         let d = depth + 1;
@@ -473,6 +489,7 @@ impl<'m> Resolver<'m> {
 
     fn class_member(&self, m: ModId, c: ClassId, prop: &str, d: usize) -> Resolved {
         if d > MAX_DEPTH {
+            self.cut_at(m);
             return Resolved::Opaque;
         }
         let class = &self.modules[m].classes[c];

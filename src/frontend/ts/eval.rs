@@ -14,6 +14,10 @@ use tree_sitter::Node;
 /// Deeper than this, an expression is not followed (a diagnostic says so once per file).
 const MAX_DEPTH: usize = 200;
 
+/// Past this many members and calls, a chain's calls are not recorded and its value is unknown
+/// (a diagnostic says so once per file); registrations on a router go on whatever the length.
+const MAX_CHAIN_LINKS: usize = 256;
+
 enum Binding<'t> {
     Lazy(Node<'t>),
     LazyFn(Node<'t>),
@@ -58,7 +62,10 @@ pub struct Evaluator<'t, 'c> {
     pub(super) decls: HashMap<(usize, String), Decl<'t>>,
     class_memo: HashMap<usize, ClassId>,
     depth: usize,
-    too_deep: bool,
+    /// The line where evaluation was first cut at [`MAX_DEPTH`].
+    too_deep: Option<u32>,
+    /// The line of the first chain cut at [`MAX_CHAIN_LINKS`].
+    long_chain: Option<u32>,
     name_hint: Option<String>,
     export_clauses: Vec<(String, String, u32)>,
     /// The HTTP methods the code being walked runs under (`if (req.method === 'POST')`).
@@ -154,7 +161,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             decls: HashMap::new(),
             class_memo: HashMap::new(),
             depth: 0,
-            too_deep: false,
+            too_deep: None,
+            long_chain: None,
             name_hint: None,
             export_clauses: Vec::new(),
             branch: None,
@@ -177,11 +185,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.module.exports.push((exported, v));
         }
         self.scan_key_code(root);
-        if self.too_deep {
+        if let Some(at) = self.too_deep {
             self.diagnostics.push(Diagnostic::new(
                 self.module.file.clone(),
-                0,
-                format!("expressions nested deeper than {MAX_DEPTH} levels were not followed"),
+                at,
+                format!(
+                    "expressions nested deeper than {MAX_DEPTH} levels were not followed: routes, mounts and calls written inside them are left out"
+                ),
+            ));
+        }
+        if let Some(at) = self.long_chain {
+            self.diagnostics.push(Diagnostic::new(
+                self.module.file.clone(),
+                at,
+                format!(
+                    "a chain of more than {MAX_CHAIN_LINKS} calls and members: the calls past that are not followed for side effects (routes registered on a router are kept)"
+                ),
             ));
         }
         (self.module, self.diagnostics)
@@ -563,7 +582,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     fn walk(&mut self, node: Node<'t>) {
         if self.depth > MAX_DEPTH {
-            self.too_deep = true;
+            self.too_deep.get_or_insert(line(node));
             return;
         }
         self.depth += 1;
@@ -1146,7 +1165,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     pub(super) fn eval(&mut self, node: Node<'t>) -> Val {
         if self.depth > MAX_DEPTH {
-            self.too_deep = true;
+            self.too_deep.get_or_insert(line(node));
             return Val::Unknown;
         }
         self.depth += 1;
@@ -1433,10 +1452,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     /// Evaluates a callee-like expression and decomposes it into root, member path and call hops.
-    /// A chain longer than [`MAX_DEPTH`] links is cut there (a diagnostic says so).
+    /// The links of a chain (`router.post(a, h).post(b, h)…`, `a.b.c`) are walked in a loop from
+    /// the root outwards, so a chain of any length costs one level of the depth budget; only what
+    /// its arguments nest counts further.
     pub(super) fn chain(&mut self, node: Node<'t>) -> Chain {
         if self.depth > MAX_DEPTH {
-            self.too_deep = true;
+            self.too_deep.get_or_insert(line(node));
             return Chain {
                 root: Val::Unknown,
                 root_name: String::new(),
@@ -1446,82 +1467,141 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             };
         }
         self.depth += 1;
-        let c = self.chain_inner(node);
+        let c = self.chain_links(node);
         self.depth -= 1;
         c
     }
 
-    fn chain_inner(&mut self, node: Node<'t>) -> Chain {
-        match node.kind() {
-            "member_expression" | "subscript_expression" => {
-                let Some(object) = node.child_by_field_name("object") else {
-                    return self.opaque_chain(node);
-                };
-                let prop = if node.kind() == "member_expression" {
-                    node.child_by_field_name("property")
-                        .map(|p| self.text(p).to_string())
-                } else {
-                    match node.child_by_field_name("index").map(|i| self.eval(i)) {
-                        Some(Val::Str(s)) => Some(s),
-                        _ => None,
+    fn chain_links(&mut self, node: Node<'t>) -> Chain {
+        // The links, outermost first, down to the root.
+        let mut links: Vec<Node<'t>> = Vec::new();
+        let mut cur = node;
+        loop {
+            let inner = match cur.kind() {
+                "member_expression" | "subscript_expression" => {
+                    let object = cur.child_by_field_name("object");
+                    if object.is_some() {
+                        links.push(cur);
                     }
-                };
-                let mut c = self.chain(object);
-                let Some(prop) = prop else {
-                    return Chain {
-                        val: Val::Unknown,
-                        ..c
-                    };
-                };
-                if node.kind() == "subscript_expression" && self.text(object).ends_with("headers") {
-                    self.header_read(&prop, line(node));
+                    object
                 }
-                if matches!(c.root, Val::This(_)) && c.path.is_empty() {
-                    c.root = self.member(c.val.clone(), &prop);
-                    c.root_name = prop.clone();
-                    c.val = c.root.clone();
-                    return c;
+                "call_expression" => {
+                    let function = cur.child_by_field_name("function");
+                    if function.is_some() {
+                        links.push(cur);
+                    }
+                    function
                 }
-                c.val = self.member(c.val, &prop);
-                c.path.push(prop);
-                c
+                "parenthesized_expression"
+                | "await_expression"
+                | "non_null_expression"
+                | "as_expression"
+                | "satisfies_expression" => cur.named_child(0),
+                _ => None,
+            };
+            match inner {
+                Some(i) => cur = i,
+                None => break,
             }
-            "call_expression" => {
-                let mut c = self.eval_call(node);
+        }
+        // Calls chained on one another share the outermost call's group.
+        let group_here = self.chain_group.is_none();
+        if group_here {
+            self.chain_group = links
+                .iter()
+                .find(|l| l.kind() == "call_expression")
+                .map(|l| l.id());
+        }
+        let mut c = self.chain_root(cur);
+        for link in links.into_iter().rev() {
+            c = if link.kind() == "call_expression" {
+                let mut c = self.call_link(c, link);
                 c.hops.push(c.path.len());
                 c
-            }
-            "parenthesized_expression"
-            | "await_expression"
-            | "non_null_expression"
-            | "as_expression"
-            | "satisfies_expression" => match node.named_child(0) {
-                Some(inner) => self.chain(inner),
-                None => self.opaque_chain(node),
-            },
+            } else {
+                self.member_link(c, link)
+            };
+        }
+        if group_here {
+            self.chain_group = None;
+        }
+        c
+    }
+
+    /// Does `node` end with the name `name` (`headers`, `req.headers`)? Reads the last name only,
+    /// not the whole chain before it.
+    fn ends_with_name(&self, node: Node, name: &str) -> bool {
+        let last = match node.kind() {
+            "member_expression" => node.child_by_field_name("property"),
+            _ => Some(node),
+        };
+        last.is_some_and(|n| n.end_byte() - n.start_byte() < 256 && self.text(n).ends_with(name))
+    }
+
+    /// The start of a chain: a name, `this`, or any other expression's value.
+    fn chain_root(&mut self, node: Node<'t>) -> Chain {
+        let (v, name) = match node.kind() {
             "identifier" => {
                 let name = self.text(node).to_string();
-                let v = self.lookup(&name);
-                Chain {
-                    root: v.clone(),
-                    root_name: name,
-                    path: vec![],
-                    hops: vec![],
-                    val: v,
-                }
+                (self.lookup(&name), name)
             }
-            "this" => {
-                let v = Val::This(self.scopes[self.cur].this_class);
-                Chain {
-                    root: v.clone(),
-                    root_name: "this".into(),
-                    path: vec![],
-                    hops: vec![],
-                    val: v,
-                }
+            "this" => (Val::This(self.scopes[self.cur].this_class), "this".into()),
+            // A link without its object or callee (a syntax error): nothing to follow.
+            "member_expression" | "subscript_expression" | "call_expression" => {
+                (Val::Unknown, String::new())
             }
-            _ => self.opaque_chain(node),
+            _ => return self.opaque_chain(node),
+        };
+        Chain {
+            root: v.clone(),
+            root_name: name,
+            path: vec![],
+            hops: vec![],
+            val: v,
         }
+    }
+
+    /// `.prop` or `[index]` on the chain so far.
+    fn member_link(&mut self, mut c: Chain, node: Node<'t>) -> Chain {
+        let prop = if node.kind() == "member_expression" {
+            node.child_by_field_name("property")
+                .map(|p| self.text(p).to_string())
+        } else {
+            match node.child_by_field_name("index").map(|i| self.eval(i)) {
+                Some(Val::Str(s)) => Some(s),
+                _ => None,
+            }
+        };
+        let Some(prop) = prop else {
+            return Chain {
+                val: Val::Unknown,
+                ..c
+            };
+        };
+        if node.kind() == "subscript_expression"
+            && node
+                .child_by_field_name("object")
+                .is_some_and(|o| self.ends_with_name(o, "headers"))
+        {
+            self.header_read(&prop, line(node));
+        }
+        if matches!(c.root, Val::This(_)) && c.path.is_empty() {
+            c.root = self.member(c.val.clone(), &prop);
+            c.root_name = prop.clone();
+            c.val = c.root.clone();
+            return c;
+        }
+        c.val = if c.path.len() >= MAX_CHAIN_LINKS
+            && !matches!(c.val, Val::Router(_) | Val::RouteChain(..))
+        {
+            self.long_chain
+                .get_or_insert(line(node.child_by_field_name("property").unwrap_or(node)));
+            Val::Unknown
+        } else {
+            self.member(c.val, &prop)
+        };
+        c.path.push(prop);
+        c
     }
 
     fn opaque_chain(&mut self, node: Node<'t>) -> Chain {
@@ -1535,12 +1615,29 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// The node as written, whitespace collapsed, cut to 80 bytes. Reads no further than that,
+    /// whatever the node's length (each link of a long chain is shortened from the chain's start).
     fn short_text(&self, node: Node) -> String {
-        let t: String = self
-            .text(node)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let written = self
+            .src
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("");
+        let mut t = String::new();
+        let mut space = false;
+        for ch in written.chars() {
+            if ch.is_whitespace() {
+                space = !t.is_empty();
+                continue;
+            }
+            if space {
+                t.push(' ');
+                space = false;
+            }
+            t.push(ch);
+            if t.len() > 80 {
+                break;
+            }
+        }
         if t.len() > 80 {
             let mut end = 77;
             while !t.is_char_boundary(end) {
@@ -1559,19 +1656,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         if outermost {
             self.chain_group = Some(node.id());
         }
-        let c = self.eval_call_inner(node);
+        let c = match node.child_by_field_name("function") {
+            Some(callee) => {
+                let c = self.chain(callee);
+                self.call_link(c, node)
+            }
+            None => self.opaque_chain(node),
+        };
         if outermost {
             self.chain_group = None;
         }
         c
     }
 
-    fn eval_call_inner(&mut self, node: Node<'t>) -> Chain {
+    /// The call `node` on its callee's chain `c` (already evaluated).
+    fn call_link(&mut self, mut c: Chain, node: Node<'t>) -> Chain {
         let Some(callee) = node.child_by_field_name("function") else {
             return self.opaque_chain(node);
         };
         let group = self.chain_group.unwrap_or(node.id());
-        let mut c = self.chain(callee);
         let args_node = node.child_by_field_name("arguments");
         let arg_nodes: Vec<Node<'t>> = match args_node {
             Some(a) if a.kind() == "arguments" => {
@@ -1639,6 +1742,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             && let Val::Member(recv, _) = &c.val
         {
             c.val = (**recv).clone();
+            return c;
+        }
+        if c.path.len() > MAX_CHAIN_LINKS {
+            self.long_chain.get_or_insert(line(
+                callee.child_by_field_name("property").unwrap_or(callee),
+            ));
+            c.val = registered.unwrap_or(Val::Unknown);
             return c;
         }
         let last = c.path.last().map(String::as_str).unwrap_or("");
