@@ -38,6 +38,8 @@ type Items = BTreeMap<Key, Vec<(ModId, RouterItem)>>;
 type ParamItems = BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>>;
 
 const MAX_NESTING: usize = 24;
+/// Most paths one prefix or route path made of pieces stands for.
+const MAX_CHOICES: usize = 64;
 /// How many functions a router parameter is followed through (`routes(app)` calling `users(app)`).
 const PARAM_ROUNDS: usize = 6;
 
@@ -91,6 +93,15 @@ fn rescope(scope: &str, mount: &str) -> Option<String> {
 fn under(path: &str, scope: &str) -> bool {
     let scope = scope.trim_end_matches('*').trim_end_matches('/');
     scope.is_empty() || path == scope || path.starts_with(&format!("{scope}/"))
+}
+
+/// Code as a message shows it: in backticks, doubled when the code has one (a template literal).
+fn code(text: &str) -> String {
+    if text.contains('`') {
+        format!("`` {text} ``")
+    } else {
+        format!("`{text}`")
+    }
 }
 
 fn dir_of(file: &str) -> &str {
@@ -259,23 +270,46 @@ impl<'a> Mounter<'a> {
         let Some(p) = path else {
             return Some(vec![String::new()]);
         };
-        if let Some(s) = self.strings(m, p) {
+        if let Some(s) = self.strings_at(m, p, line, &format!("the prefix {}", code(path_text))) {
             return Some(s);
         }
         if let Some(configured) = self.configured(m, line, path_text) {
             return Some(vec![configured]);
         }
         if let Some(what) = what {
-            let file = self.modules()[m].file.clone();
-            self.diagnostics.push(Diagnostic::new(
-                file.clone(),
-                line,
-                format!(
-                    "{what} `{path_text}`, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")"
-                ),
-            ));
+            self.unknown_prefix(m, line, what, path_text);
         }
         None
+    }
+
+    /// The path of a `use`: the one the front end saw, or a first argument the linker reads as
+    /// a string or an environment read (`app.use(config.apiPrefix, router)`, with `config` from
+    /// another file).
+    fn use_path(&self, m: ModId, path: Option<Val>, args: Vec<Val>) -> (Option<Val>, Vec<Val>) {
+        if path.is_some() || args.len() < 2 {
+            return (path, args);
+        }
+        match self.res.resolve(m, &args[0]) {
+            Resolved::Str(_) | Resolved::Default { .. } | Resolved::Env(_) => {
+                let mut args = args;
+                let first = args.remove(0);
+                (Some(first), args)
+            }
+            _ => (None, args),
+        }
+    }
+
+    /// The diagnostic for routes left out under a prefix that could not be read.
+    fn unknown_prefix(&mut self, m: ModId, line: u32, what: &str, path_text: &str) {
+        let file = self.modules()[m].file.clone();
+        self.diagnostics.push(Diagnostic::new(
+            file.clone(),
+            line,
+            format!(
+                "{what} {}, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")",
+                code(path_text)
+            ),
+        ));
     }
 
     /// The prefix the configuration gives a dynamic mount (`[[mount]]`), if any.
@@ -303,21 +337,111 @@ impl<'a> Mounter<'a> {
 
     /// Strings a value stands for: `'/x'`, `['/a', '/b']`, or constants from other files.
     fn strings(&self, m: ModId, v: &Val) -> Option<Vec<String>> {
+        self.strings_noting(m, v, &mut Vec::new())
+    }
+
+    /// [`Self::strings`], noting in `env` each environment read whose default was taken
+    /// (`process.env.API_PREFIX || '/api'`): (the read, the default).
+    fn strings_noting(
+        &self,
+        m: ModId,
+        v: &Val,
+        env: &mut Vec<(String, String)>,
+    ) -> Option<Vec<String>> {
         match v {
             Val::Str(s) => Some(vec![s.clone()]),
             Val::Arr(items) => {
                 let mut out = Vec::new();
                 for i in items {
-                    out.extend(self.strings(m, i)?);
+                    out.extend(self.strings_noting(m, i, env)?);
+                }
+                Some(out)
+            }
+            // `${API_PREFIX}/notes`, `base + '/x'`: every piece read, one string per choice.
+            Val::Template(parts) => {
+                let mut out = vec![String::new()];
+                for part in parts {
+                    let choices = self.strings_noting(m, part, env)?;
+                    if out.len() * choices.len() > MAX_CHOICES {
+                        return None;
+                    }
+                    out = out
+                        .iter()
+                        .flat_map(|o| choices.iter().map(move |c| format!("{o}{c}")))
+                        .collect();
                 }
                 Some(out)
             }
             Val::Unknown => None,
             other => match self.res.resolve(m, other) {
                 Resolved::Str(s) => Some(vec![s]),
+                Resolved::Default { value, var } => {
+                    env.push((var, value.clone()));
+                    Some(vec![value])
+                }
                 _ => None,
             },
         }
+    }
+
+    /// [`Self::strings`] for a prefix or path written at `file:line`: a default taken for an
+    /// environment read is a diagnostic, since the deployment may set another.
+    fn strings_at(&mut self, m: ModId, v: &Val, line: u32, what: &str) -> Option<Vec<String>> {
+        let mut env = Vec::new();
+        let out = self.strings_noting(m, v, &mut env)?;
+        for (var, value) in env {
+            let file = self.modules()[m].file.clone();
+            self.diagnostics.push(Diagnostic::new(
+                file,
+                line,
+                format!(
+                    "{what} reads `{var}` from the environment: its routes are listed under the code's default `{value}`, which the deployment may change"
+                ),
+            ));
+        }
+        Some(out)
+    }
+
+    /// A router's name and how many routes it holds, itself and through the routers mounted in
+    /// it, for diagnostics: ``router `admin` (3 routes)``.
+    fn describe(&self, key: Key) -> String {
+        let name = match key {
+            Key::Local(m, r) => self.modules()[m].routers[r].name.clone(),
+            Key::Plugin(m, f) => self.modules()[m].functions[f].name.clone(),
+        };
+        let n = self.route_count(key);
+        let kind = match key {
+            Key::Local(..) => "router",
+            Key::Plugin(..) => "plugin",
+        };
+        format!(
+            "{kind} `{name}` ({n} route{})",
+            if n == 1 { "" } else { "s" }
+        )
+    }
+
+    /// Registrations in a router, counting those of the routers and plugins mounted in it.
+    fn route_count(&self, key: Key) -> usize {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![key];
+        let mut n = 0;
+        while let Some(k) = stack.pop() {
+            if !seen.insert(k) {
+                continue;
+            }
+            for (m, item) in self.items.get(&k).map(Vec::as_slice).unwrap_or_default() {
+                match item {
+                    RouterItem::Route { .. } => n += 1,
+                    RouterItem::Use { args, .. } => {
+                        stack.extend(args.iter().filter_map(|a| self.child_of(*m, a, false)))
+                    }
+                    RouterItem::Register { plugin, .. } => {
+                        stack.extend(self.child_of(*m, plugin, true))
+                    }
+                }
+            }
+        }
+        n
     }
 
     /// Every route of every app, of routers and plugins that nothing mounts, and of NestJS
@@ -415,13 +539,23 @@ impl<'a> Mounter<'a> {
         let (framework, own_prefixes) = match key {
             Key::Local(m, r) => {
                 let router = &self.modules()[m].routers[r];
-                let prefixes: Vec<String> = router
-                    .prefixes
-                    .iter()
-                    .filter_map(|p| self.strings(m, p))
-                    .flatten()
-                    .collect();
-                (router.framework, prefixes)
+                let (framework, line, name) = (router.framework, router.line, router.name.clone());
+                let mut prefixes: Vec<String> = Vec::new();
+                for p in router.prefixes.clone() {
+                    let text = super::display(&p);
+                    match self.strings_at(m, &p, line, &format!("the prefix of `{name}`")) {
+                        Some(list) => prefixes.extend(list),
+                        None => match self.configured(m, line, &text) {
+                            Some(configured) => prefixes.push(configured),
+                            None => {
+                                let what = format!("{} with its own prefix", self.describe(key));
+                                self.unknown_prefix(m, line, &what, &text);
+                                return;
+                            }
+                        },
+                    }
+                }
+                (framework, prefixes)
             }
             Key::Plugin(..) => (framework, vec![]),
         };
@@ -476,9 +610,16 @@ impl<'a> Mounter<'a> {
                     args,
                     line,
                 } => {
-                    let mounts_router = args.iter().any(|a| self.child_of(m, a, false).is_some());
-                    let what = mounts_router.then_some("router mounted at");
-                    let Some(scopes) = self.prefixes(m, path.as_ref(), &path_text, line, what)
+                    let (path, args) = self.use_path(m, path, args);
+                    let mounted: Vec<String> = args
+                        .iter()
+                        .filter_map(|a| self.child_of(m, a, false))
+                        .map(|k| self.describe(k))
+                        .collect();
+                    let what =
+                        (!mounted.is_empty()).then(|| format!("{} mounted at", mounted.join(", ")));
+                    let Some(scopes) =
+                        self.prefixes(m, path.as_ref(), &path_text, line, what.as_deref())
                     else {
                         continue;
                     };
@@ -513,13 +654,13 @@ impl<'a> Mounter<'a> {
                     plugin,
                     line,
                 } => {
-                    let Some(scope) = self.prefixes(
-                        m,
-                        path.as_ref(),
-                        &path_text,
-                        line,
-                        Some("plugin registered with prefix"),
-                    ) else {
+                    let what = match self.child_of(m, &plugin, true) {
+                        Some(k) => format!("{} registered with prefix", self.describe(k)),
+                        None => "plugin registered with prefix".to_string(),
+                    };
+                    let Some(scope) =
+                        self.prefixes(m, path.as_ref(), &path_text, line, Some(&what))
+                    else {
                         continue;
                     };
                     match self.child_of(m, &plugin, true) {
@@ -543,7 +684,12 @@ impl<'a> Mounter<'a> {
                     line,
                     version: _,
                 } => {
-                    let Some(list) = self.strings(m, &paths) else {
+                    let Some(list) = self.strings_at(
+                        m,
+                        &paths,
+                        line,
+                        &format!("the route path {}", code(&path_text)),
+                    ) else {
                         self.diagnostics.push(Diagnostic::new(
                             self.modules()[m].file.clone(),
                             line,

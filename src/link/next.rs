@@ -67,7 +67,7 @@ fn base_path(res: &Resolver, root: &str) -> String {
         };
         if let Resolved::Obj(om, fields) = res.resolve(m, &v)
             && let Some((_, bp)) = fields.iter().rev().find(|(k, _)| k == "basePath")
-            && let Resolved::Str(s) = res.resolve(om, bp)
+            && let Resolved::Str(s) | Resolved::Default { value: s, .. } = res.resolve(om, bp)
         {
             return s;
         }

@@ -19,7 +19,14 @@ pub enum Resolved {
     Router(ModId, RouterId),
     Obj(ModId, Vec<(String, Val)>),
     Str(String),
+    /// A string the environment may set, and the code's default for it (`process.env.X || 'x'`).
+    Default {
+        value: String,
+        var: String,
+    },
     Module(ModId),
+    /// A value read from the environment at run time (`process.env.ADMIN_PREFIX`), as written.
+    Env(String),
     /// Something from an npm package: the specifier, the imported name and the members after it.
     Package {
         spec: String,
@@ -56,6 +63,17 @@ fn parent_dir(file: &str) -> &str {
 }
 
 pub use crate::paths::join;
+
+/// `process.env.X` (and members of it).
+fn env_rooted(v: &Val) -> bool {
+    match v {
+        Val::Member(inner, p) => {
+            matches!(inner.as_ref(), Val::Global(g) if g == "process") && p == "env"
+                || env_rooted(inner)
+        }
+        _ => false,
+    }
+}
 
 impl<'m> Resolver<'m> {
     pub fn new(modules: &'m [Module], root: &'m Path) -> Self {
@@ -351,6 +369,31 @@ impl<'m> Resolver<'m> {
             Val::Router(r) => Resolved::Router(m, *r),
             Val::Obj(fields) => Resolved::Obj(m, fields.clone()),
             Val::Str(s) => Resolved::Str(s.clone()),
+            // A string made of pieces, each of which this tree says.
+            Val::Template(parts) => {
+                let (mut text, mut env) = (String::new(), None);
+                for p in parts {
+                    match self.resolve_d(m, p, d) {
+                        Resolved::Str(s) => text.push_str(&s),
+                        Resolved::Default { value, var } => {
+                            text.push_str(&value);
+                            env.get_or_insert(var);
+                        }
+                        _ => return Resolved::Opaque,
+                    }
+                }
+                match env {
+                    Some(var) => Resolved::Default { value: text, var },
+                    None => Resolved::Str(text),
+                }
+            }
+            Val::EnvDefault { var, value } => match self.resolve_d(m, value, d) {
+                Resolved::Str(s) | Resolved::Default { value: s, .. } => Resolved::Default {
+                    value: s,
+                    var: var.clone(),
+                },
+                r => r,
+            },
             Val::Import { spec, name } => match self.resolve_spec(m, spec) {
                 Some(target) => self.export_value(target, name.as_deref(), d),
                 None => Resolved::Package {
@@ -364,6 +407,9 @@ impl<'m> Resolver<'m> {
             Val::Member(inner, prop) => {
                 if let Val::This(Some(c)) = inner.as_ref() {
                     return self.class_member(m, *c, prop, d);
+                }
+                if env_rooted(v) {
+                    return Resolved::Env(super::display(v));
                 }
                 let base = self.resolve_d(m, inner, d);
                 self.member_of(base, prop, d)

@@ -90,6 +90,63 @@ fn is_statement(kind: &str) -> bool {
     kind.ends_with("_statement") || kind.ends_with("_declaration") || kind == "statement_block"
 }
 
+/// Most parts a string built from pieces keeps; past that it is cut (and cannot be read).
+const MAX_TEMPLATE_PARTS: usize = 32;
+
+/// A value that can be one side of a string concatenation: a string, or something symbolic that
+/// may stand for one (a parameter, a member, an import), not a number or an unknown.
+fn concatenable(v: &Val) -> bool {
+    matches!(
+        v,
+        Val::Str(_)
+            | Val::EnvDefault { .. }
+            | Val::Template(_)
+            | Val::Param(..)
+            | Val::Member(..)
+            | Val::Import { .. }
+    )
+}
+
+/// A string built from pieces (a template literal, `a + b`): the string itself when every piece
+/// is one (an environment read's default among them makes the whole that default), otherwise a
+/// [`Val::Template`] of the pieces, literal text as [`Val::Str`], at most
+/// [`MAX_TEMPLATE_PARTS`] of them (a cut one ends in [`Val::Unknown`]).
+fn concat(pieces: Vec<Val>) -> Val {
+    let mut parts: Vec<Val> = Vec::new();
+    for p in pieces {
+        let p = match p {
+            Val::Template(inner) => {
+                parts.extend(inner);
+                continue;
+            }
+            p => p,
+        };
+        match (parts.last_mut(), &p) {
+            (Some(Val::Str(prev)), Val::Str(s)) => prev.push_str(s),
+            (_, Val::Str(s)) if s.is_empty() => {}
+            _ => parts.push(p),
+        }
+    }
+    if parts.iter().all(|p| p.as_str().is_some()) {
+        let text: String = parts.iter().filter_map(Val::as_str).collect();
+        return match parts.into_iter().find_map(|p| match p {
+            Val::EnvDefault { var, .. } => Some(var),
+            _ => None,
+        }) {
+            Some(var) => Val::EnvDefault {
+                var,
+                value: Box::new(Val::Str(text)),
+            },
+            None => Val::Str(text),
+        };
+    }
+    if parts.len() > MAX_TEMPLATE_PARTS {
+        parts.truncate(MAX_TEMPLATE_PARTS - 1);
+        parts.push(Val::Unknown);
+    }
+    Val::Template(parts)
+}
+
 /// Does a catch handler's source name a unique-violation code or error class?
 /// A value read from a global at run time (`globalThis.x`, `process.env.X`, `window.y`).
 fn rooted_in_global(v: &Val) -> bool {
@@ -1228,16 +1285,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .child_by_field_name("operator")
                     .map(|o| self.text(o))
                     .unwrap_or("");
-                let l = node
-                    .child_by_field_name("left")
-                    .map(|n| self.eval(n))
-                    .unwrap_or(Val::Unknown);
+                let left = node.child_by_field_name("left");
+                let l = left.map(|n| self.eval(n)).unwrap_or(Val::Unknown);
                 let r = node
                     .child_by_field_name("right")
                     .map(|n| self.eval(n))
                     .unwrap_or(Val::Unknown);
+                let env_read = left.filter(|n| self.reads_environment(*n));
                 match (op, l, r) {
-                    ("+", Val::Str(a), Val::Str(b)) => Val::Str(a + &b),
+                    // String concatenation (`'/api' + path`, `base + '/x'`): what a template
+                    // literal would give.
+                    ("+", l, r) if concatenable(&l) && concatenable(&r) => concat(vec![l, r]),
+                    // `process.env.API_PREFIX || '/api'`: the code's default, and where it comes
+                    // from.
+                    ("||" | "??", _, r) if env_read.is_some() && r.as_str().is_some() => {
+                        Val::EnvDefault {
+                            var: env_read.map(|n| self.short_text(n)).unwrap_or_default(),
+                            value: Box::new(r.plain().clone()),
+                        }
+                    }
                     ("||" | "??", Val::Unknown, r) => r,
                     // `globalThis.prisma || getClient()`, `process.env.X ?? 'x'`: the left is
                     // run-time state the code cannot show; the right is the code's own value.
@@ -1304,37 +1370,46 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// A read of the environment: `process.env.X`, `import.meta.env.X`, `Bun.env.X`,
+    /// `Deno.env.get('X')`, or an `||` / `??` of such reads.
+    fn reads_environment(&self, n: Node) -> bool {
+        match n.kind() {
+            "parenthesized_expression" => {
+                n.named_child(0).is_some_and(|i| self.reads_environment(i))
+            }
+            "binary_expression" => ["left", "right"].iter().all(|f| {
+                n.child_by_field_name(f)
+                    .is_some_and(|side| self.reads_environment(side))
+            }),
+            "member_expression" | "subscript_expression" | "call_expression" => {
+                let t = self.short_text(n);
+                ["process.env", "import.meta.env", "Bun.env", "Deno.env.get("]
+                    .iter()
+                    .any(|p| t.starts_with(p))
+            }
+            _ => false,
+        }
+    }
+
     fn eval_template(&mut self, node: Node<'t>) -> Val {
-        let mut out = String::new();
-        let mut static_ = true;
         let mut parts = Vec::new();
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-        let inner_start = node.start_byte() + 1;
-        let mut pos = inner_start;
+        let mut pos = node.start_byte() + 1;
         for c in children {
             if c.kind() == "template_substitution" {
-                out.push_str(&self.src[pos..c.start_byte()]);
-                match c.named_child(0).map(|e| self.eval(e)) {
-                    Some(Val::Str(s)) => out.push_str(&s),
-                    Some(v) => {
-                        static_ = false;
-                        if parts.len() < 16 {
-                            parts.push(v);
-                        }
-                    }
-                    None => static_ = false,
-                }
+                parts.push(Val::Str(self.src[pos..c.start_byte()].to_string()));
+                parts.push(
+                    c.named_child(0)
+                        .map(|e| self.eval(e))
+                        .unwrap_or(Val::Unknown),
+                );
                 pos = c.end_byte();
             }
         }
         let end = node.end_byte().saturating_sub(1).max(pos);
-        out.push_str(&self.src[pos..end]);
-        if static_ {
-            Val::Str(out)
-        } else {
-            Val::Template(parts)
-        }
+        parts.push(Val::Str(self.src[pos..end].to_string()));
+        concat(parts)
     }
 
     fn eval_object(&mut self, node: Node<'t>) -> Val {
@@ -1567,10 +1642,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             node.child_by_field_name("property")
                 .map(|p| self.text(p).to_string())
         } else {
-            match node.child_by_field_name("index").map(|i| self.eval(i)) {
-                Some(Val::Str(s)) => Some(s),
-                _ => None,
-            }
+            node.child_by_field_name("index")
+                .map(|i| self.eval(i))
+                .and_then(|v| v.as_str().map(String::from))
         };
         let Some(prop) = prop else {
             return Chain {
@@ -1617,7 +1691,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     /// The node as written, whitespace collapsed, cut to 80 bytes. Reads no further than that,
     /// whatever the node's length (each link of a long chain is shortened from the chain's start).
-    fn short_text(&self, node: Node) -> String {
+    pub(super) fn short_text(&self, node: Node) -> String {
         let written = self
             .src
             .get(node.start_byte()..node.end_byte())
@@ -1753,9 +1827,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         let last = c.path.last().map(String::as_str).unwrap_or("");
         if matches!(last, "get" | "header" | "getHeader" | "get_header")
-            && let Some(Val::Str(h)) = args.first()
+            && let Some(h) = args.first().and_then(Val::as_str)
         {
-            self.header_read(h, line(node));
+            let h = h.to_string();
+            self.header_read(&h, line(node));
         }
         // `create(...).catch((e) => { if (e.code === 'P2002') ... })` on the same chain.
         let chain_catches = c.path.last().is_some_and(|p| p == "catch")

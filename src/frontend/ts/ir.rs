@@ -39,11 +39,33 @@ pub enum Val {
     This(Option<ClassId>),
     /// A template literal with substitutions: the values substituted, in order.
     Template(Vec<Val>),
+    /// `process.env.X || '/api'` (or `??`): a value the environment may set, with the code's own
+    /// default. `var` is the read as written (`process.env.API_PREFIX`).
+    EnvDefault {
+        var: String,
+        value: Box<Val>,
+    },
 }
 
 impl Val {
     pub fn is_function_like(&self) -> bool {
         matches!(self, Val::Func(_))
+    }
+
+    /// The value, or the default of an environment read: what the code itself says.
+    pub fn plain(&self) -> &Val {
+        match self {
+            Val::EnvDefault { value, .. } => value,
+            v => v,
+        }
+    }
+
+    /// The string this value stands for: a literal, or an environment read's literal default.
+    pub fn as_str(&self) -> Option<&str> {
+        match self.plain() {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
     }
 }
 
@@ -134,6 +156,9 @@ pub enum RouterKind {
 pub struct RouterFacts {
     pub kind: RouterKind,
     pub framework: &'static str,
+    /// What the code calls it: the name it is bound to (`adminRouter`, `this.app`), or the
+    /// controller's class name.
+    pub name: String,
     pub line: u32,
     pub items: Vec<RouterItem>,
     /// A prefix of the router itself (koa-router `prefix`, Nest `@Controller` paths).
@@ -149,6 +174,7 @@ impl RouterFacts {
         RouterFacts {
             kind,
             framework,
+            name: String::new(),
             line,
             items: Vec::new(),
             prefixes: Vec::new(),

@@ -41,7 +41,7 @@ impl<'t> Evaluator<'t, '_> {
         }
         let r = self.new_router(RouterKind::Router, "koa", node);
         let (path, rest) = match args {
-            [p @ Val::Str(_), rest @ ..] => (Some(p.clone()), rest.to_vec()),
+            [p, rest @ ..] if p.as_str().is_some() => (Some(p.clone()), rest.to_vec()),
             rest => (None, rest.to_vec()),
         };
         let path_text = node

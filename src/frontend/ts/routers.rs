@@ -18,8 +18,10 @@ pub const ROUTE_METHODS: &[&str] = &[
 /// static, Some(false) when read from the environment.
 pub fn prefix_like(v: &Val) -> Option<bool> {
     match v {
-        Val::Str(_) => Some(true),
-        Val::Arr(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Val::Str(_))) => {
+        v if v.as_str().is_some() => Some(true),
+        // `${API_PREFIX}/notes`, `config.apiPrefix + '/x'`: a string, read by the linker.
+        Val::Template(_) => Some(true),
+        Val::Arr(items) if !items.is_empty() && items.iter().all(|i| i.as_str().is_some()) => {
             Some(true)
         }
         Val::Member(..) if rooted_at_process(v) => Some(false),
@@ -36,8 +38,10 @@ fn rooted_at_process(v: &Val) -> bool {
 }
 
 fn path_like(v: &Val) -> bool {
+    if let Some(s) = v.as_str() {
+        return s.starts_with('/') || s == "*";
+    }
     match v {
-        Val::Str(s) => s.starts_with('/') || s == "*",
         Val::Arr(items) => !items.is_empty() && items.iter().all(path_like),
         _ => false,
     }
@@ -114,10 +118,42 @@ impl<'t> Evaluator<'t, '_> {
         framework: &'static str,
         node: Node,
     ) -> RouterId {
-        self.module
-            .routers
-            .push(RouterFacts::new(kind, framework, line(node)));
+        let mut router = RouterFacts::new(kind, framework, line(node));
+        router.name = self.binding_name(node);
+        self.module.routers.push(router);
         self.module.routers.len() - 1
+    }
+
+    /// The name the value made at `node` is bound to: `const admin = Router()` → `admin`,
+    /// `this.app = express()` → `this.app`, `{ router: Router() }` → `router`; otherwise the
+    /// expression as written, shortened.
+    pub(super) fn binding_name(&self, node: Node<'t>) -> String {
+        let mut cur = node;
+        while let Some(parent) = cur.parent() {
+            let name = match parent.kind() {
+                "call_expression"
+                | "new_expression"
+                | "parenthesized_expression"
+                | "await_expression"
+                | "as_expression"
+                | "non_null_expression"
+                | "satisfies_expression" => {
+                    cur = parent;
+                    continue;
+                }
+                "variable_declarator" | "public_field_definition" | "field_definition" => parent
+                    .child_by_field_name("name")
+                    .or_else(|| parent.child_by_field_name("property")),
+                "assignment_expression" => parent.child_by_field_name("left"),
+                "pair" => parent.child_by_field_name("key"),
+                _ => None,
+            };
+            if let Some(n) = name {
+                return self.short_text(n);
+            }
+            break;
+        }
+        self.short_text(node)
     }
 
     /// `new X(...)` that makes an app or router.
@@ -184,10 +220,11 @@ impl<'t> Evaluator<'t, '_> {
                 let target = self.target(&receiver, path_like(&args[0]))?;
                 let (mut paths, mut rest) = (args[0].clone(), &args[1..]);
                 // koa-router named routes: router.post('name', '/path', handler)
-                if let (Val::Str(_), Some(Val::Str(p))) = (&args[0], rest.first())
+                if let (Some(_), Some(p)) = (args[0].as_str(), rest.first())
+                    && p.as_str().is_some()
                     && rest.len() >= 2
                 {
-                    paths = Val::Str(p.clone());
+                    paths = p.clone();
                     rest = &rest[1..];
                 }
                 let mut middleware = Vec::new();
