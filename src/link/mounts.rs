@@ -5,9 +5,10 @@
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::config::Config;
 use crate::facts::Diagnostic;
-use crate::frontend::ts::ir::{FnId, Module, NestBootstrap, RouterId, RouterItem, RouterKind, Val};
-use crate::frontend::ts::routers::field;
+use crate::frontend::ts::ir::{FnId, Module, RouterId, RouterItem, RouterKind, Val};
 use std::collections::{BTreeMap, BTreeSet};
+
+mod nest;
 
 /// A route before its handler is followed.
 #[derive(Debug, Clone)]
@@ -117,6 +118,8 @@ pub struct Mounter<'a> {
     applied: BTreeSet<(ModId, FnId)>,
     routes: Vec<RawRoute>,
     pub diagnostics: Vec<Diagnostic>,
+    /// NestJS configuration factories, found once when a configuration value is first read.
+    nest_config: Option<Vec<nest::ConfigFactory>>,
 }
 
 impl<'a> Mounter<'a> {
@@ -147,6 +150,7 @@ impl<'a> Mounter<'a> {
             applied: BTreeSet::new(),
             routes: Vec::new(),
             diagnostics: Vec::new(),
+            nest_config: None,
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -772,143 +776,6 @@ impl<'a> Mounter<'a> {
             framework,
         );
         stack.pop();
-    }
-
-    /// The bootstrap that serves a controller: the one in the nearest enclosing folder.
-    fn bootstrap_for(&self, file: &str) -> Option<(ModId, &'a NestBootstrap)> {
-        let modules = self.modules();
-        modules
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| {
-                m.nest_bootstrap
-                    .as_ref()
-                    .filter(|_| !m.is_test)
-                    .map(|b| (i, b))
-            })
-            .filter(|(i, _)| {
-                let d = dir_of(&modules[*i].file);
-                let d = d.strip_suffix("/src").unwrap_or(d);
-                d.is_empty() || file.starts_with(&format!("{d}/"))
-            })
-            .max_by_key(|(i, _)| dir_of(&modules[*i].file).len())
-    }
-
-    fn nest_routes(&mut self) {
-        let modules = self.modules();
-        for (m, module) in modules.iter().enumerate() {
-            if module.is_test {
-                continue;
-            }
-            for (r, router) in module
-                .routers
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.kind == RouterKind::NestController)
-            {
-                let boot = self.bootstrap_for(&module.file);
-                let global = boot
-                    .and_then(|(bm, b)| b.global_prefix.as_ref().and_then(|g| self.strings(bm, g)))
-                    .and_then(|g| g.into_iter().next())
-                    .unwrap_or_default();
-                let excluded: Vec<String> = boot
-                    .map(|(bm, b)| {
-                        b.exclude
-                            .iter()
-                            .filter_map(|e| {
-                                self.strings(bm, e)
-                                    .or_else(|| field(e, "path").and_then(|p| self.strings(bm, &p)))
-                            })
-                            .flatten()
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let versioning = boot.and_then(|(_, b)| b.versioning.clone());
-                let interceptors: Vec<(ModId, Val)> = boot
-                    .map(|(bm, b)| b.interceptors.iter().map(|v| (bm, v.clone())).collect())
-                    .unwrap_or_default();
-                let prefixes: Vec<String> = router
-                    .prefixes
-                    .iter()
-                    .filter_map(|p| self.strings(m, p))
-                    .flatten()
-                    .collect();
-                for (im, item) in self
-                    .items
-                    .get(&Key::Local(m, r))
-                    .cloned()
-                    .unwrap_or_default()
-                {
-                    let RouterItem::Route {
-                        method,
-                        paths,
-                        path_text,
-                        middleware,
-                        handler,
-                        line,
-                        version,
-                    } = item
-                    else {
-                        continue;
-                    };
-                    let Some(list) = self.strings(im, &paths) else {
-                        self.diagnostics.push(Diagnostic::new(module.file.clone(), line, format!("route path `{path_text}` is not statically known: the route is left out of the inventory")));
-                        continue;
-                    };
-                    let versions: Vec<String> = match &versioning {
-                        None => vec![String::new()],
-                        Some((vprefix, default)) => {
-                            let chosen = version
-                                .clone()
-                                .or_else(|| router.version.clone())
-                                .or_else(|| default.clone());
-                            match chosen.and_then(|v| self.strings(m, &v)) {
-                                Some(vs) if !vs.is_empty() => {
-                                    vs.into_iter().map(|v| format!("{vprefix}{v}")).collect()
-                                }
-                                _ => vec![String::new()],
-                            }
-                        }
-                    };
-                    let methods: Vec<&'static str> = self
-                        .strings(im, &method)
-                        .unwrap_or_default()
-                        .iter()
-                        .flat_map(|s| methods_of(s))
-                        .collect();
-                    let mut chain = interceptors.clone();
-                    chain.extend(router.middleware.iter().map(|v| (m, v.clone())));
-                    chain.extend(middleware.iter().map(|v| (im, v.clone())));
-                    for prefix in &prefixes {
-                        for p in &list {
-                            let local = normalize_path(prefix, p);
-                            let global_here =
-                                if excluded.iter().any(|e| normalize_path("", e) == local) {
-                                    ""
-                                } else {
-                                    global.as_str()
-                                };
-                            for v in &versions {
-                                let path = normalize_path(&normalize_path(global_here, v), &local);
-                                for method in &methods {
-                                    self.routes.push(RawRoute {
-                                        method: method.to_string(),
-                                        path: path.clone(),
-                                        framework: "nestjs",
-                                        module: im,
-                                        line,
-                                        handler: handler.clone(),
-                                        handler_module: im,
-                                        middleware: chain.clone(),
-                                        branch: None,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 }
 

@@ -1249,6 +1249,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 Some(c) => self.eval(c),
                 None => Val::Unknown,
             },
+            // `ConfigService<AllConfig>`: the value, its type arguments aside.
+            "instantiation_expression" => match node
+                .child_by_field_name("function")
+                .or_else(|| node.named_child(0))
+            {
+                Some(c) => self.eval(c),
+                None => Val::Unknown,
+            },
             "type_assertion" => {
                 match node.named_child((node.named_child_count().saturating_sub(1)) as u32) {
                     Some(c) => self.eval(c),
@@ -1572,6 +1580,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 | "non_null_expression"
                 | "as_expression"
                 | "satisfies_expression" => cur.named_child(0),
+                "instantiation_expression" => cur
+                    .child_by_field_name("function")
+                    .or_else(|| cur.named_child(0)),
                 _ => None,
             };
             match inner {

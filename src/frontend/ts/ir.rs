@@ -188,6 +188,9 @@ impl RouterFacts {
 #[derive(Debug, Clone, Default)]
 pub struct NestBootstrap {
     pub global_prefix: Option<Val>,
+    /// The global prefix as written, and the line of its `setGlobalPrefix`.
+    pub global_prefix_text: String,
+    pub global_prefix_line: u32,
     pub exclude: Vec<Val>,
     /// URI versioning: (prefix, default version).
     pub versioning: Option<(String, Option<Val>)>,

@@ -193,8 +193,15 @@ impl<'t> Evaluator<'t, '_> {
                     .and_then(|o| super::routers::field(o, "exclude"))
                     .map(|e| super::routers::flatten(&[e]))
                     .unwrap_or_default();
+                let text = node
+                    .child_by_field_name("arguments")
+                    .and_then(|a| a.named_child(0))
+                    .map(|a| self.short_text(a))
+                    .unwrap_or_default();
                 let b = boot(&mut self.module, l);
                 b.global_prefix = Some(args[0].clone());
+                b.global_prefix_text = text;
+                b.global_prefix_line = l;
                 b.exclude = exclude;
             }
             "enableVersioning" => {
