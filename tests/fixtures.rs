@@ -244,6 +244,7 @@ macro_rules! fixture_tests {
 fixture_tests! {
     express_env_prefixes => "express-env-prefixes",
     nestjs_versioning => "nestjs-versioning",
+    koa_route_tables => "koa-route-tables",
 }
 
 #[test]

@@ -5,10 +5,13 @@
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::config::Config;
 use crate::facts::Diagnostic;
-use crate::frontend::ts::ir::{FnId, Module, RouterId, RouterItem, RouterKind, Val};
+use crate::frontend::ts::ir::{
+    FnId, Module, ParamSlot, RouterId, RouterItem, RouterKind, Val, WrittenAt,
+};
 use std::collections::{BTreeMap, BTreeSet};
 
 mod nest;
+mod tables;
 
 /// A route before its handler is followed.
 #[derive(Debug, Clone)]
@@ -36,7 +39,7 @@ enum Key {
 
 type Items = BTreeMap<Key, Vec<(ModId, RouterItem)>>;
 /// Registrations waiting for the router a function receives: (parameter index, module, item).
-type ParamItems = BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>>;
+type ParamItems = BTreeMap<(ModId, usize), Vec<(ParamSlot, ModId, RouterItem)>>;
 
 const MAX_NESTING: usize = 24;
 /// Most paths one prefix or route path made of pieces stands for.
@@ -96,6 +99,68 @@ fn under(path: &str, scope: &str) -> bool {
     scope.is_empty() || path == scope || path.starts_with(&format!("{scope}/"))
 }
 
+/// Field `f` of a value as a caller writes it: of an object literal (`{ server }`), or symbolic.
+fn field_of(v: &Val, f: &str) -> Val {
+    match v {
+        Val::Obj(fields) => fields
+            .iter()
+            .rev()
+            .find(|(k, _)| k == f)
+            .map(|(_, x)| x.clone())
+            .unwrap_or(Val::Unknown),
+        Val::Unknown => Val::Unknown,
+        other => Val::Member(Box::new(other.clone()), f.to_string()),
+    }
+}
+
+/// A receiver that is the caller's own parameter (or a field of it): the router is passed on.
+fn forwarded(receiver: &Val, caller: FnId) -> Option<ParamSlot> {
+    match receiver {
+        Val::Param(f, i) if *f == caller => Some(ParamSlot::at(*i)),
+        Val::Member(inner, p) => {
+            let mut slot = forwarded(inner, caller)?;
+            if slot.fields.len() >= 3 {
+                return None;
+            }
+            slot.fields.push(p.clone());
+            Some(slot)
+        }
+        _ => None,
+    }
+}
+
+/// Does `v` mention a parameter of function `f`?
+fn mentions_param(v: &Val, f: FnId) -> bool {
+    match v {
+        Val::Param(g, _) => *g == f,
+        Val::Member(inner, _) | Val::Element(inner) => mentions_param(inner, f),
+        Val::Template(parts) | Val::Arr(parts) => parts.iter().any(|p| mentions_param(p, f)),
+        Val::EnvDefault { value, .. } => mentions_param(value, f),
+        _ => false,
+    }
+}
+
+/// `v` with each parameter of `f` replaced by the argument a call passes for it.
+fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
+    match v {
+        Val::Param(g, i) if *g == f => args.get(*i).cloned().unwrap_or(Val::Unknown),
+        Val::Member(inner, p) => match replace_params(inner, f, args) {
+            Val::Obj(fields) => field_of(&Val::Obj(fields), p),
+            x => Val::Member(Box::new(x), p.clone()),
+        },
+        Val::Element(inner) => Val::Element(Box::new(replace_params(inner, f, args))),
+        Val::Template(parts) => {
+            Val::Template(parts.iter().map(|p| replace_params(p, f, args)).collect())
+        }
+        Val::Arr(items) => Val::Arr(items.iter().map(|p| replace_params(p, f, args)).collect()),
+        Val::EnvDefault { var, value } => Val::EnvDefault {
+            var: var.clone(),
+            value: Box::new(replace_params(value, f, args)),
+        },
+        other => other.clone(),
+    }
+}
+
 /// Code as a message shows it: in backticks, doubled when the code has one (a template literal).
 fn code(text: &str) -> String {
     if text.contains('`') {
@@ -133,8 +198,8 @@ impl<'a> Mounter<'a> {
                     .extend(router.items.iter().map(|i| (m, i.clone())));
             }
             for (f, facts) in module.functions.iter().enumerate() {
-                for (i, item) in &facts.param_items {
-                    if *i == 0 {
+                for (slot, item) in &facts.param_items {
+                    if *slot == ParamSlot::at(0) {
                         items
                             .entry(Key::Plugin(m, f))
                             .or_default()
@@ -181,11 +246,11 @@ impl<'a> Mounter<'a> {
         let mut pending: ParamItems = BTreeMap::new();
         for (m, module) in self.modules().iter().enumerate() {
             for (f, facts) in module.functions.iter().enumerate() {
-                for (i, item) in &facts.param_items {
+                for (slot, item) in &facts.param_items {
                     pending
                         .entry((m, f))
                         .or_default()
-                        .push((*i, m, item.clone()));
+                        .push((slot.clone(), m, item.clone()));
                 }
             }
         }
@@ -203,32 +268,38 @@ impl<'a> Mounter<'a> {
                         let Some(list) = pending.get(&(tm, tf)) else {
                             continue;
                         };
-                        for (i, im, item) in list {
-                            match cs.args.get(*i) {
-                                Some(Val::Param(pf, pi)) if *pf == caller => {
-                                    next.entry((m, caller)).or_default().push((
-                                        *pi,
-                                        *im,
-                                        item.clone(),
-                                    ));
-                                    if *pi == 0 {
+                        for (slot, im, item) in list {
+                            let Some(arg) = cs.args.get(slot.index) else {
+                                continue;
+                            };
+                            // What the callee receives there, as the caller writes it.
+                            let receiver =
+                                slot.fields.iter().fold(arg.clone(), |v, f| field_of(&v, f));
+                            // The registration as this call makes it: the callee's parameters in
+                            // its method and path are this call's arguments.
+                            let item =
+                                self.instantiate(item, (*im, tm, tf), &cs.args, m, (m, cs.line));
+                            match forwarded(&receiver, caller) {
+                                Some(up) => {
+                                    if up == ParamSlot::at(0) {
                                         self.items
                                             .entry(Key::Plugin(m, caller))
                                             .or_default()
                                             .push((*im, item.clone()));
                                     }
+                                    next.entry((m, caller)).or_default().push((up, *im, item));
                                     self.applied.insert((tm, tf));
                                 }
-                                Some(arg) => {
-                                    if let Resolved::Router(rm, rr) = self.res.resolve(m, arg) {
+                                None => {
+                                    if let Resolved::Router(rm, rr) = self.res.resolve(m, &receiver)
+                                    {
                                         self.items
                                             .entry(Key::Local(rm, rr))
                                             .or_default()
-                                            .push((*im, item.clone()));
+                                            .push((*im, item));
                                         self.applied.insert((tm, tf));
                                     }
                                 }
-                                None => {}
                             }
                         }
                     }
@@ -257,6 +328,86 @@ impl<'a> Mounter<'a> {
                     ),
                 ));
             }
+        }
+    }
+
+    /// A registration made in function `tf` (module `tm`; the registration's values are read in
+    /// module `im`) as the call `args` in module `m` makes it: the callee's parameters
+    /// in its method and paths become the call's arguments, read as strings (frame-free), or
+    /// kept as the caller's own values when both are in one module.
+    fn instantiate(
+        &self,
+        item: &RouterItem,
+        (im, tm, tf): (ModId, ModId, FnId),
+        args: &[Val],
+        m: ModId,
+        at: (usize, u32),
+    ) -> RouterItem {
+        if im != tm {
+            return item.clone();
+        }
+        let RouterItem::Route {
+            method,
+            paths,
+            path_text,
+            middleware,
+            handler,
+            line,
+            version,
+            written_at,
+        } = item
+        else {
+            return item.clone();
+        };
+        let subst = |v: &Val| -> Val {
+            if !mentions_param(v, tf) {
+                return v.clone();
+            }
+            let replaced = replace_params(v, tf, args);
+            match self.strings(m, &replaced) {
+                Some(list) if list.len() == 1 => {
+                    Val::Str(list.into_iter().next().unwrap_or_default())
+                }
+                Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
+                // One module: the caller's values read as the registration's own.
+                None if m == im => replaced,
+                None => v.clone(),
+            }
+        };
+        let (method2, paths2) = (subst(method), subst(paths));
+        // A handler the call passes: read where the call is.
+        let (mut handler2, mut passed) = (handler.clone(), None);
+        if mentions_param(handler, tf) {
+            let replaced = replace_params(handler, tf, args);
+            if m == im {
+                handler2 = replaced;
+            } else {
+                passed = Some(replaced);
+            }
+        }
+        // The route's method, path or handler comes from this call: the call is where it is
+        // written (also when what it passes cannot be read).
+        let from_call = [method, paths, handler]
+            .iter()
+            .any(|v| mentions_param(v, tf));
+        let written_at = if from_call {
+            Some(WrittenAt {
+                module: at.0,
+                line: at.1,
+                handler: passed.or_else(|| written_at.as_ref().and_then(|w| w.handler.clone())),
+            })
+        } else {
+            written_at.clone()
+        };
+        RouterItem::Route {
+            method: method2,
+            paths: paths2,
+            path_text: path_text.clone(),
+            middleware: middleware.clone(),
+            handler: handler2,
+            line: *line,
+            version: version.clone(),
+            written_at,
         }
     }
 
@@ -391,10 +542,21 @@ impl<'a> Mounter<'a> {
     /// [`Self::strings`] for a prefix or path written at `file:line`: a default taken for an
     /// environment read is a diagnostic, since the deployment may set another.
     fn strings_at(&mut self, m: ModId, v: &Val, line: u32, what: &str) -> Option<Vec<String>> {
+        self.strings_at_in(m, v, (m, line), what)
+    }
+
+    /// [`Self::strings_at`] for a value read in module `m` and written at `at`.
+    fn strings_at_in(
+        &mut self,
+        m: ModId,
+        v: &Val,
+        (at, line): (ModId, u32),
+        what: &str,
+    ) -> Option<Vec<String>> {
         let mut env = Vec::new();
         let out = self.strings_noting(m, v, &mut env)?;
         for (var, value) in env {
-            let file = self.modules()[m].file.clone();
+            let file = self.modules()[at].file.clone();
             self.diagnostics.push(Diagnostic::new(
                 file,
                 line,
@@ -687,46 +849,50 @@ impl<'a> Mounter<'a> {
                     handler,
                     line,
                     version: _,
+                    written_at,
                 } => {
-                    let Some(list) = self.strings_at(
-                        m,
-                        &paths,
-                        line,
-                        &format!("the route path {}", code(&path_text)),
-                    ) else {
-                        self.diagnostics.push(Diagnostic::new(
-                            self.modules()[m].file.clone(),
-                            line,
-                            format!("route path `{path_text}` is not statically known: the route is left out of the inventory"),
-                        ));
-                        continue;
+                    let (at_module, at_line) = written_at
+                        .as_ref()
+                        .map_or((m, line), |w| (w.module, w.line));
+                    let handler = match written_at.and_then(|w| w.handler.map(|h| (w.module, h))) {
+                        Some(passed) => passed,
+                        None => (m, handler),
                     };
-                    let methods: Vec<&'static str> = self
-                        .strings(m, &method)
-                        .unwrap_or_default()
-                        .iter()
-                        .flat_map(|s| methods_of(s))
-                        .collect();
-                    for p in list {
-                        let mut chain: Vec<(ModId, Val)> = inherited
+                    for instance in self.route_instances(
+                        m,
+                        &method,
+                        &paths,
+                        &path_text,
+                        (handler.0, &handler.1),
+                        &middleware,
+                        (at_module, at_line),
+                    ) {
+                        let methods: Vec<&'static str> = instance
+                            .methods
                             .iter()
-                            .chain(active.iter())
-                            .filter(|(_, _, s)| under(&p, s))
-                            .map(|(am, v, _)| (*am, v.clone()))
+                            .flat_map(|s| methods_of(s))
                             .collect();
-                        chain.extend(middleware.iter().map(|v| (m, v.clone())));
-                        for method in &methods {
-                            self.routes.push(RawRoute {
-                                method: method.to_string(),
-                                path: normalize_path(prefix, &p),
-                                framework,
-                                module: m,
-                                line,
-                                handler: handler.clone(),
-                                handler_module: m,
-                                middleware: chain.clone(),
-                                branch: None,
-                            });
+                        for p in &instance.paths {
+                            let mut chain: Vec<(ModId, Val)> = inherited
+                                .iter()
+                                .chain(active.iter())
+                                .filter(|(_, _, s)| under(p, s))
+                                .map(|(am, v, _)| (*am, v.clone()))
+                                .collect();
+                            chain.extend(instance.middleware.iter().cloned());
+                            for method in &methods {
+                                self.routes.push(RawRoute {
+                                    method: method.to_string(),
+                                    path: normalize_path(prefix, p),
+                                    framework,
+                                    module: at_module,
+                                    line: at_line,
+                                    handler: instance.handler.1.clone(),
+                                    handler_module: instance.handler.0,
+                                    middleware: chain.clone(),
+                                    branch: None,
+                                });
+                            }
                         }
                     }
                 }

@@ -365,7 +365,7 @@ impl<'m> Resolver<'m> {
         match v {
             Val::Func(f) => Resolved::Func(m, *f),
             Val::Class(c) => Resolved::Class(m, *c),
-            Val::Instance(c) => Resolved::Instance(m, *c),
+            Val::Instance(c) => self.instance(m, *c),
             Val::Router(r) => Resolved::Router(m, *r),
             Val::Obj(fields) => Resolved::Obj(m, fields.clone()),
             Val::Str(s) => Resolved::Str(s.clone()),
@@ -453,16 +453,25 @@ impl<'m> Resolver<'m> {
                         Resolved::Opaque
                     }
                     p @ Resolved::Package { .. } => p,
-                    Resolved::Class(m2, c) => Resolved::Instance(m2, c),
+                    Resolved::Class(m2, c) => self.instance(m2, c),
                     _ => Resolved::Opaque,
                 }
             }
             Val::New(ctor, _) | Val::TypeRef(ctor) => match self.resolve_d(m, ctor, d) {
-                Resolved::Class(m2, c) => Resolved::Instance(m2, c),
+                Resolved::Class(m2, c) => self.instance(m2, c),
                 p @ Resolved::Package { .. } => p,
                 _ => Resolved::Opaque,
             },
             _ => Resolved::Opaque,
+        }
+    }
+
+    /// An instance of a class: the router itself when the class is one (a subclass of
+    /// koa-router whose constructor registers routes).
+    fn instance(&self, m: ModId, c: ClassId) -> Resolved {
+        match self.modules[m].classes[c].router {
+            Some(r) => Resolved::Router(m, r),
+            None => Resolved::Instance(m, c),
         }
     }
 

@@ -14,6 +14,12 @@ use tree_sitter::Node;
 /// Deeper than this, an expression is not followed (a diagnostic says so once per file).
 const MAX_DEPTH: usize = 200;
 
+/// Most keys of an object literal a `for … in` loop is walked for.
+const MAX_UNROLLED: usize = 256;
+
+/// How many parameters a rest parameter (`...args`) stands for.
+const REST_SPAN: usize = 6;
+
 /// Past this many members and calls, a chain's calls are not recorded and its value is unknown
 /// (a diagnostic says so once per file); registrations on a router go on whatever the length.
 const MAX_CHAIN_LINKS: usize = 256;
@@ -48,6 +54,9 @@ pub(super) struct Chain {
     pub path: Vec<String>,
     pub hops: Vec<usize>,
     pub val: Val,
+    /// The last link is a computed member whose key is not a string (`router[method]`,
+    /// `router[isNew ? 'post' : 'put']`): the receiver and the key, for a call on it.
+    pub computed: Option<(Val, Val)>,
 }
 
 pub struct Evaluator<'t, 'c> {
@@ -449,6 +458,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 for (i, child) in items.into_iter().enumerate() {
                     let item = match &v {
                         Val::Arr(a) => a.get(i).cloned().unwrap_or(Val::Unknown),
+                        // `([path, handler]) => ..` over a table read later: the element's items.
+                        Val::Param(..) | Val::Element(_) | Val::Member(..) => {
+                            Val::Member(Box::new(v.clone()), i.to_string())
+                        }
                         _ => Val::Unknown,
                     };
                     self.bind_pattern(child, item, scope);
@@ -933,7 +946,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let iterable = self.eval(right);
         let elements = match (&iterable, is_of) {
             (Val::Arr(items), true) if !items.is_empty() => items.clone(),
-            _ => vec![Val::Unknown],
+            // `for (const key in table)`: its keys.
+            (Val::Obj(fields), false) if !fields.is_empty() => {
+                let mut keys: Vec<Val> = Vec::new();
+                for (k, _) in fields.iter().take(MAX_UNROLLED) {
+                    if !keys.iter().any(|x| x.as_str() == Some(k.as_str())) {
+                        keys.push(Val::Str(k.clone()));
+                    }
+                }
+                keys
+            }
+            // A table from elsewhere: one element stands for all of them.
+            (Val::Unknown | Val::Arr(_) | Val::Obj(_), _) | (_, false) => vec![Val::Unknown],
+            (other, true) => vec![Val::Element(Box::new(other.clone()))],
         };
         for element in elements {
             let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
@@ -1006,8 +1031,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 } else {
                     pattern
                 };
+                // `(...args)`: the parameters from here on, as an array.
+                let (pattern, rest) = match pattern.kind() {
+                    "rest_pattern" => (pattern.named_child(0).unwrap_or(pattern), true),
+                    _ => (pattern, false),
+                };
                 let value = match default.map(|d| self.eval(d)) {
                     Some(r @ Val::Router(_)) => r,
+                    _ if rest => Val::Arr((i..i + REST_SPAN).map(|k| Val::Param(id, k)).collect()),
                     _ => Val::Param(id, i),
                 };
                 let mut names = Vec::new();
@@ -1102,6 +1133,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     };
                     if let Some(e) = expr {
                         let v = self.eval(e);
+                        self.koa_router_class(id, &v, node);
                         self.module.classes[id].extends = Some(v);
                     }
                 }
@@ -1529,6 +1561,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     Val::Member(Box::new(obj), prop.to_string())
                 }
             }
+            Val::Arr(items) if prop.parse::<usize>().is_ok() => prop
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| items.get(i).cloned())
+                .unwrap_or(Val::Unknown),
             Val::Unknown => Val::Unknown,
             _ => Val::Member(Box::new(obj), prop.to_string()),
         }
@@ -1547,6 +1584,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 path: vec![],
                 hops: vec![],
                 val: Val::Unknown,
+                computed: None,
             };
         }
         self.depth += 1;
@@ -1614,6 +1652,28 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         c
     }
 
+    /// `cond ? 'post' : 'put'` (parenthesized or not): the strings it may be.
+    fn string_choices(&self, node: Node<'t>) -> Option<Val> {
+        match node.kind() {
+            "parenthesized_expression" => self.string_choices(node.named_child(0)?),
+            "ternary_expression" => {
+                let mut out = Vec::new();
+                for branch in ["consequence", "alternative"] {
+                    let b = node.child_by_field_name(branch)?;
+                    match b.kind() {
+                        "string" => out.push(Val::Str(self.string_value(b))),
+                        _ => match self.string_choices(b)? {
+                            Val::Arr(items) => out.extend(items),
+                            v => out.push(v),
+                        },
+                    }
+                }
+                Some(Val::Arr(out))
+            }
+            _ => None,
+        }
+    }
+
     /// Does `node` end with the name `name` (`headers`, `req.headers`)? Reads the last name only,
     /// not the whole chain before it.
     fn ends_with_name(&self, node: Node, name: &str) -> bool {
@@ -1644,22 +1704,45 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             path: vec![],
             hops: vec![],
             val: v,
+            computed: None,
         }
     }
 
     /// `.prop` or `[index]` on the chain so far.
     fn member_link(&mut self, mut c: Chain, node: Node<'t>) -> Chain {
-        let prop = if node.kind() == "member_expression" {
-            node.child_by_field_name("property")
-                .map(|p| self.text(p).to_string())
+        c.computed = None;
+        let (prop, key) = if node.kind() == "member_expression" {
+            let prop = node
+                .child_by_field_name("property")
+                .map(|p| self.text(p).to_string());
+            (prop, None)
         } else {
-            node.child_by_field_name("index")
-                .map(|i| self.eval(i))
+            let index = node.child_by_field_name("index");
+            let key = index.map(|i| self.eval(i));
+            // `args[0]`: an index is a member like a name.
+            let prop = key
+                .as_ref()
                 .and_then(|v| v.as_str().map(String::from))
+                .or_else(|| {
+                    index
+                        .filter(|i| i.kind() == "number")
+                        .map(|i| self.text(i).to_string())
+                        .filter(|t| t.parse::<usize>().is_ok())
+                });
+            (prop, index.zip(key))
         };
         let Some(prop) = prop else {
+            // `router[method]`: the receiver and the key are kept for a call on them.
+            let receiver = if matches!(c.root, Val::This(_)) && c.path.is_empty() {
+                c.root.clone()
+            } else {
+                c.val.clone()
+            };
+            let computed =
+                key.map(|(index, k)| (receiver, self.string_choices(index).unwrap_or(k)));
             return Chain {
                 val: Val::Unknown,
+                computed,
                 ..c
             };
         };
@@ -1697,6 +1780,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             path: vec![],
             hops: vec![],
             val: v,
+            computed: None,
         }
     }
 
@@ -1808,11 +1892,37 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             if i == 1 && listener.is_some() && is_function(a.kind()) {
                 self.name_hint = listener.clone();
             }
-            args.push(self.eval(*a));
+            self.push_arg(&mut args, *a);
         }
         self.chain_group = saved_group;
+        if callee.kind() == "super" {
+            self.koa_super(&args);
+        }
+        // `Object.keys(table)`, `Object.values(..)`, `Object.entries(..)` of an object literal.
+        if c.root == Val::Global("Object".into())
+            && let ([p], Some(Val::Obj(fields))) = (c.path.as_slice(), args.first())
+        {
+            let folded = match p.as_str() {
+                "keys" => Some(fields.iter().map(|(k, _)| Val::Str(k.clone())).collect()),
+                "values" => Some(fields.iter().map(|(_, v)| v.clone()).collect()),
+                "entries" => Some(
+                    fields
+                        .iter()
+                        .map(|(k, v)| Val::Arr(vec![Val::Str(k.clone()), v.clone()]))
+                        .collect(),
+                ),
+                _ => None,
+            };
+            if let Some(items) = folded {
+                c.val = Val::Arr(items);
+                return c;
+            }
+        }
         self.nest_bootstrap_call(&c, &args, node);
-        let registered = self.router_call(&c, &args, &arg_nodes, node);
+        let registered = match c.computed.take() {
+            Some((receiver, key)) => self.computed_call(&c, receiver, key, &args, &arg_nodes, node),
+            None => self.router_call(&c, &args, &arg_nodes, node),
+        };
         // A registration on a router this file made is certain; on a parameter or an import it
         // may be an ordinary call (`users.register(email)`), so the call is kept too.
         let certain = matches!(&c.val, Val::Member(r, _) if matches!(r.as_ref(), Val::Router(_) | Val::RouteChain(..)))
@@ -1898,6 +2008,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         c
     }
 
+    /// An argument's value; a spread of an array (`f(...[router, tenant])`, `r(...args)`) is
+    /// its elements, each an argument of its own.
+    fn push_arg(&mut self, args: &mut Vec<Val>, node: Node<'t>) {
+        match (node.kind(), self.eval(node)) {
+            ("spread_element", Val::Arr(items)) => args.extend(items),
+            (_, v) => args.push(v),
+        }
+    }
+
     fn unroll(&mut self, callback: Node<'t>, items: Vec<Val>) {
         let param = callback
             .child_by_field_name("parameters")
@@ -1932,7 +2051,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             Some(a) => {
                 let mut cursor = a.walk();
                 let nodes: Vec<Node<'t>> = a.named_children(&mut cursor).collect();
-                nodes.into_iter().map(|n| self.eval(n)).collect()
+                let mut args = Vec::with_capacity(nodes.len());
+                for n in nodes {
+                    self.push_arg(&mut args, n);
+                }
+                args
             }
             None => vec![],
         };

@@ -37,7 +37,8 @@ pub enum Val {
     /// The `index`-th parameter of function `FnId`.
     Param(FnId, usize),
     This(Option<ClassId>),
-    /// A template literal with substitutions: the values substituted, in order.
+    /// A string built from pieces not all known (a template literal, `a + b`): the pieces in
+    /// order, literal text as [`Val::Str`].
     Template(Vec<Val>),
     /// `process.env.X || '/api'` (or `??`): a value the environment may set, with the code's own
     /// default. `var` is the read as written (`process.env.API_PREFIX`).
@@ -45,6 +46,9 @@ pub enum Val {
         var: String,
         value: Box<Val>,
     },
+    /// An element of an iterable this file cannot enumerate (`for (const r of routes)` with
+    /// `routes` imported): the linker reads the iterable.
+    Element(Box<Val>),
 }
 
 impl Val {
@@ -106,6 +110,23 @@ pub struct CallSite {
     pub branch: Option<Vec<String>>,
 }
 
+/// Where a function receives a router it registers on: parameter `index`, or a field of it
+/// (`function setup({ server }) { server.post(..) }`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ParamSlot {
+    pub index: usize,
+    pub fields: Vec<String>,
+}
+
+impl ParamSlot {
+    pub fn at(index: usize) -> Self {
+        ParamSlot {
+            index,
+            fields: Vec::new(),
+        }
+    }
+}
+
 /// A row a lookup found: the model it read and the lookup's value (`Unknown` when the lookup is
 /// not bound to a name).
 #[derive(Debug, Clone, PartialEq)]
@@ -127,6 +148,9 @@ pub enum RouterItem {
         line: u32,
         /// NestJS `@Version('2')`.
         version: Option<Val>,
+        /// Set by the linker where a helper registers the route from a call's arguments
+        /// (`createAction(router, 'post', '/orders', h)`): that call.
+        written_at: Option<WrittenAt>,
     },
     /// Middleware and/or routers mounted under an optional prefix (`app.use`, `app.route`).
     Use {
@@ -142,6 +166,15 @@ pub enum RouterItem {
         plugin: Val,
         line: u32,
     },
+}
+
+/// The call that writes a route a helper registers: its module index and line, and the handler
+/// it passes (read in that module).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenAt {
+    pub module: usize,
+    pub line: u32,
+    pub handler: Option<Val>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -262,7 +295,7 @@ pub struct FnFacts {
     /// Functions defined inside this one; their bodies count as part of it.
     pub children: Vec<FnId>,
     /// Registrations on a router that arrives as parameter `usize`.
-    pub param_items: Vec<(usize, RouterItem)>,
+    pub param_items: Vec<(ParamSlot, RouterItem)>,
     /// `req.method` checks in the body (Next.js pages handlers).
     pub method_checks: Vec<MethodCheck>,
     /// The body opens with `'use server'`: a Next.js server action.
@@ -348,6 +381,8 @@ pub struct ClassFacts {
     pub decorators: Vec<DecoratorFacts>,
     /// Property decorators (`@Column({ unique: true }) email`), with the property name.
     pub field_decorators: Vec<(String, DecoratorFacts)>,
+    /// A class that is a router (it extends koa-router): what `this` registers, every instance.
+    pub router: Option<RouterId>,
 }
 
 impl ClassFacts {

@@ -149,6 +149,7 @@ impl<'t> Evaluator<'t, '_> {
                 handler: Val::Func(*f),
                 line: route.line,
                 version,
+                written_at: None,
             });
         }
         self.module.routers.push(router);

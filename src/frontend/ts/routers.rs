@@ -107,8 +107,24 @@ fn route_options(opts: &Val) -> (Vec<Val>, Option<Val>) {
 
 pub(super) enum Target {
     Router(RouterId),
-    Param(FnId, usize),
+    Param(FnId, ParamSlot),
     Foreign(Val),
+}
+
+/// `deps.server`, `opts.app.router`: a parameter and the fields read from it.
+fn param_fields(v: &Val) -> Option<(FnId, ParamSlot)> {
+    match v {
+        Val::Param(f, i) => Some((*f, ParamSlot::at(*i))),
+        Val::Member(inner, p) => {
+            let (f, mut slot) = param_fields(inner)?;
+            if slot.fields.len() >= 3 {
+                return None;
+            }
+            slot.fields.push(p.clone());
+            Some((f, slot))
+        }
+        _ => None,
+    }
 }
 
 impl<'t> Evaluator<'t, '_> {
@@ -158,6 +174,11 @@ impl<'t> Evaluator<'t, '_> {
 
     /// `new X(...)` that makes an app or router.
     pub(super) fn router_new(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
+        if let Val::Class(k) = &c.val
+            && let Some(r) = self.module.classes[*k].router
+        {
+            return Some(Val::Router(r));
+        }
         self.express_create(c, node)
             .or_else(|| self.koa_create(c, args, node))
             .or_else(|| self.hono_create(c, node))
@@ -183,7 +204,14 @@ impl<'t> Evaluator<'t, '_> {
         let Val::Member(receiver, method) = &c.val else {
             return None;
         };
-        let receiver = receiver.as_ref().clone();
+        // `this.post(..)` in a class that is a router.
+        let receiver = match receiver.as_ref() {
+            Val::This(Some(class)) => match self.module.classes[*class].router {
+                Some(r) => Val::Router(r),
+                None => receiver.as_ref().clone(),
+            },
+            r => r.clone(),
+        };
         let method_line = node
             .child_by_field_name("function")
             .and_then(|f| f.child_by_field_name("property"))
@@ -208,6 +236,7 @@ impl<'t> Evaluator<'t, '_> {
                 handler,
                 line: method_line,
                 version: None,
+                written_at: None,
             };
             self.module.routers[*r].items.push(item);
             return Some(receiver.clone());
@@ -251,6 +280,7 @@ impl<'t> Evaluator<'t, '_> {
                         handler,
                         line: method_line,
                         version: None,
+                        written_at: None,
                     },
                 );
                 Some(receiver.clone())
@@ -301,6 +331,7 @@ impl<'t> Evaluator<'t, '_> {
                             handler: handler?,
                             line: method_line,
                             version: None,
+                            written_at: None,
                         },
                     );
                     Some(receiver.clone())
@@ -339,6 +370,7 @@ impl<'t> Evaluator<'t, '_> {
                         handler,
                         line: method_line,
                         version: None,
+                        written_at: None,
                     },
                 );
                 Some(receiver.clone())
@@ -359,6 +391,7 @@ impl<'t> Evaluator<'t, '_> {
                         handler: args[1].clone(),
                         line: method_line,
                         version: None,
+                        written_at: None,
                     },
                 );
                 Some(receiver.clone())
@@ -432,12 +465,90 @@ impl<'t> Evaluator<'t, '_> {
         }
     }
 
+    /// A call on a computed member (`router[method](path, handler)`): a registration for each
+    /// route method the key stands for (`'post'`, `isNew ? 'post' : 'put'`), or, when the key is
+    /// read only later (a helper's parameter, a route table's field), one whose method the linker
+    /// reads.
+    pub(super) fn computed_call(
+        &mut self,
+        c: &Chain,
+        receiver: Val,
+        key: Val,
+        args: &[Val],
+        arg_nodes: &[Node<'t>],
+        node: Node<'t>,
+    ) -> Option<Val> {
+        let literal: Option<Vec<String>> = match &key {
+            Val::Arr(items) => items.iter().map(|i| i.as_str().map(String::from)).collect(),
+            k => k.as_str().map(|m| vec![m.to_string()]),
+        };
+        if let Some(methods) = literal {
+            let mut registered = None;
+            for m in methods {
+                let link = Chain {
+                    val: Val::Member(Box::new(receiver.clone()), m),
+                    root: c.root.clone(),
+                    root_name: c.root_name.clone(),
+                    path: c.path.clone(),
+                    hops: c.hops.clone(),
+                    computed: None,
+                };
+                registered = self
+                    .router_call(&link, args, arg_nodes, node)
+                    .or(registered);
+            }
+            return registered;
+        }
+        // Read later: only a key that may stand for a string, on a call shaped like a route.
+        let symbolic = matches!(
+            key,
+            Val::Param(..) | Val::Member(..) | Val::Template(_) | Val::Element(_)
+        );
+        if !symbolic || args.len() < 2 {
+            return None;
+        }
+        let receiver = match receiver {
+            Val::This(Some(class)) => self.module.classes[class]
+                .router
+                .map(Val::Router)
+                .unwrap_or(receiver),
+            r => r,
+        };
+        let target = self.target(&receiver, true)?;
+        let mut rest = flatten(&args[1..]);
+        let handler = rest.pop()?;
+        let path_text = arg_nodes
+            .first()
+            .map(|n| self.text(*n).to_string())
+            .unwrap_or_default();
+        let method_line = node
+            .child_by_field_name("function")
+            .map(line)
+            .unwrap_or_else(|| line(node));
+        self.push_item(
+            target,
+            RouterItem::Route {
+                method: key,
+                paths: args[0].clone(),
+                path_text,
+                middleware: rest,
+                handler,
+                line: method_line,
+                version: None,
+                written_at: None,
+            },
+        );
+        Some(receiver)
+    }
+
     /// Where a registration on `receiver` goes. Routers this file made are certain; a parameter
     /// or an import is kept only when the call looks like a route (`plausible`).
     pub(super) fn target(&mut self, receiver: &Val, plausible: bool) -> Option<Target> {
         match receiver {
             Val::Router(r) => Some(Target::Router(*r)),
-            Val::Param(f, i) if plausible => Some(Target::Param(*f, *i)),
+            Val::Param(..) | Val::Member(..) if plausible && param_fields(receiver).is_some() => {
+                param_fields(receiver).map(|(f, slot)| Target::Param(f, slot))
+            }
             Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
                 Some(Target::Foreign(receiver.clone()))
             }
@@ -448,7 +559,7 @@ impl<'t> Evaluator<'t, '_> {
     pub(super) fn push_item(&mut self, target: Target, item: RouterItem) {
         match target {
             Target::Router(r) => self.module.routers[r].items.push(item),
-            Target::Param(f, i) => self.module.functions[f].param_items.push((i, item)),
+            Target::Param(f, slot) => self.module.functions[f].param_items.push((slot, item)),
             Target::Foreign(v) => self.module.foreign_items.push((v, item)),
         }
     }

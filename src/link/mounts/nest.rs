@@ -418,6 +418,7 @@ impl Mounter<'_> {
                         handler,
                         line,
                         version,
+                        ..
                     } = item
                     else {
                         continue;
