@@ -245,6 +245,7 @@ fixture_tests! {
     express_env_prefixes => "express-env-prefixes",
     nestjs_versioning => "nestjs-versioning",
     koa_route_tables => "koa-route-tables",
+    express_class_apps => "express-class-apps",
 }
 
 #[test]

@@ -599,7 +599,7 @@ impl<'a> Mounter<'a> {
                 match item {
                     RouterItem::Route { .. } => n += 1,
                     RouterItem::Use { args, .. } => {
-                        stack.extend(args.iter().filter_map(|a| self.child_of(*m, a, false)))
+                        stack.extend(args.iter().flat_map(|a| self.children_of(*m, a)))
                     }
                     RouterItem::Register { plugin, .. } => {
                         stack.extend(self.child_of(*m, plugin, true))
@@ -619,9 +619,7 @@ impl<'a> Mounter<'a> {
                 match item {
                     RouterItem::Use { args, .. } => {
                         for a in args {
-                            if let Some(k) = self.child_of(*m, a, false) {
-                                mounted.insert(k);
-                            }
+                            mounted.extend(self.children_of(*m, a));
                         }
                     }
                     RouterItem::Register { plugin, .. } => {
@@ -777,40 +775,42 @@ impl<'a> Mounter<'a> {
                     line,
                 } => {
                     let (path, args) = self.use_path(m, path, args);
-                    let mounted: Vec<String> = args
-                        .iter()
-                        .filter_map(|a| self.child_of(m, a, false))
-                        .map(|k| self.describe(k))
-                        .collect();
-                    let what =
-                        (!mounted.is_empty()).then(|| format!("{} mounted at", mounted.join(", ")));
-                    let Some(scopes) =
-                        self.prefixes(m, path.as_ref(), &path_text, line, what.as_deref())
-                    else {
-                        continue;
-                    };
-                    let mut before: Vec<(ModId, Val)> = Vec::new();
-                    let mut children = Vec::new();
-                    for a in &args {
-                        match self.child_of(m, a, false) {
-                            Some(k) => children.push((k, before.clone())),
-                            None => before.push((m, a.clone())),
-                        }
-                    }
-                    if children.is_empty() {
-                        if !(order_free && path.is_none()) {
-                            for scope in &scopes {
-                                for (bm, b) in &before {
-                                    active.push((*bm, b.clone(), scope.clone()));
-                                }
+                    for (path, args) in self.use_rows(m, path, args) {
+                        let mounted: Vec<String> = args
+                            .iter()
+                            .filter_map(|(am, a)| self.child_of(*am, a, false))
+                            .map(|k| self.describe(k))
+                            .collect();
+                        let what = (!mounted.is_empty())
+                            .then(|| format!("{} mounted at", mounted.join(", ")));
+                        let Some(scopes) =
+                            self.prefixes(m, path.as_ref(), &path_text, line, what.as_deref())
+                        else {
+                            continue;
+                        };
+                        let mut before: Vec<(ModId, Val)> = Vec::new();
+                        let mut children = Vec::new();
+                        for (am, a) in &args {
+                            match self.child_of(*am, a, false) {
+                                Some(k) => children.push((k, before.clone())),
+                                None => before.push((*am, a.clone())),
                             }
                         }
-                        continue;
-                    }
-                    for scope in &scopes {
-                        for (child, mws) in &children {
-                            let chain = self.chain(inherited, &active, scope, mws);
-                            self.descend(*child, prefix, scope, &chain, stack, framework);
+                        if children.is_empty() {
+                            if !(order_free && path.is_none()) {
+                                for scope in &scopes {
+                                    for (bm, b) in &before {
+                                        active.push((*bm, b.clone(), scope.clone()));
+                                    }
+                                }
+                            }
+                            continue;
+                        }
+                        for scope in &scopes {
+                            for (child, mws) in &children {
+                                let chain = self.chain(inherited, &active, scope, mws);
+                                self.descend(*child, prefix, scope, &chain, stack, framework);
+                            }
                         }
                     }
                 }

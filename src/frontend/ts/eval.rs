@@ -1180,6 +1180,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let class_decorators = self.class_decorator_nodes(node);
         let decorators = self.decorators_of(&class_decorators);
         self.module.classes[id].decorators = decorators;
+        // The constructor first: the fields it sets (`this.app = express()`) are what the other
+        // methods see, whatever order they are written in.
+        if let Some(ctor) = members.iter().find(|m| {
+            m.kind() == "method_definition"
+                && m.child_by_field_name("name")
+                    .is_some_and(|n| self.property_name(n) == "constructor")
+        }) {
+            self.constructor_fields(*ctor, id);
+            self.make_function(*ctor, Some(format!("{name}.constructor")), Some(id));
+        }
         let mut decorators: Vec<Node<'t>> = Vec::new();
         let mut decorated: Vec<(FnId, Vec<Node<'t>>)> = Vec::new();
         for m in &members {
@@ -1198,9 +1208,6 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 continue;
             };
             let method = self.property_name(n);
-            if method == "constructor" {
-                self.constructor_fields(*m, id);
-            }
             let f = self.make_function(*m, Some(format!("{name}.{method}")), Some(id));
             self.module.classes[id].methods.push((method, f));
             decorated.push((f, std::mem::take(&mut decorators)));

@@ -392,8 +392,22 @@ impl ClassFacts {
             .find(|(n, _)| n == name)
             .map(|(_, f)| *f)
     }
+    /// A field's value: the first one assigned, else its declared type (`app: Application` then
+    /// `this.app = express()` is the app).
     pub fn field(&self, name: &str) -> Option<&Val> {
-        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        let mut declared = None;
+        for (n, v) in &self.fields {
+            if n != name {
+                continue;
+            }
+            match v {
+                Val::TypeRef(_) | Val::Unknown => {
+                    declared.get_or_insert(v);
+                }
+                v => return Some(v),
+            }
+        }
+        declared
     }
 }
 

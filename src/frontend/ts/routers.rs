@@ -552,6 +552,11 @@ impl<'t> Evaluator<'t, '_> {
             Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
                 Some(Target::Foreign(receiver.clone()))
             }
+            // `this.app.use(..)` before the method that sets `this.app` was read: the linker
+            // reads the field.
+            Val::Member(..) if plausible && is_this_rooted(receiver) => {
+                Some(Target::Foreign(receiver.clone()))
+            }
             _ => None,
         }
     }
@@ -572,6 +577,15 @@ fn plugin_like(v: &Val) -> bool {
         Val::Func(_) | Val::Import { .. } => true,
         Val::Member(..) => is_import_rooted(v),
         Val::Call(callee, args) => is_import_rooted(callee) || args.iter().any(plugin_like),
+        _ => false,
+    }
+}
+
+fn is_this_rooted(v: &Val) -> bool {
+    match v {
+        Val::Member(inner, _) => {
+            matches!(inner.as_ref(), Val::This(Some(_))) || is_this_rooted(inner)
+        }
         _ => false,
     }
 }

@@ -84,7 +84,9 @@ impl Mounter<'_> {
         let what = format!("the route path {}", code(path_text));
         let direct = (self.strings(m, method), self.strings(m, paths));
         if let (Some(methods), Some(_)) = &direct {
-            let paths = self.strings_at_in(m, paths, (at, line), &what).unwrap_or_default();
+            let paths = self
+                .strings_at_in(m, paths, (at, line), &what)
+                .unwrap_or_default();
             return vec![Instance {
                 methods: methods.clone(),
                 paths,
@@ -147,6 +149,94 @@ impl Mounter<'_> {
             });
         }
         Some(out)
+    }
+
+    /// The routers a mounted value stands for: the router itself, or, for a field of a table's
+    /// element (`routes.forEach((r) => app.use('/api', r.router))`), each element's.
+    pub(super) fn children_of(&self, m: ModId, v: &Val) -> Vec<super::Key> {
+        if let Some(k) = self.child_of(m, v, false) {
+            return vec![k];
+        }
+        let mut refs = Vec::new();
+        references(v, &mut refs);
+        let Some((reference, table)) = refs
+            .iter()
+            .find_map(|r| self.table_of(m, r).map(|t| (r.clone(), t)))
+        else {
+            return Vec::new();
+        };
+        let Some((tm, elements)) = self.res.array(m, &table) else {
+            return Vec::new();
+        };
+        elements
+            .iter()
+            .take(MAX_ELEMENTS)
+            .filter_map(|element| {
+                let row = Row {
+                    reference: &reference,
+                    module: tm,
+                    element,
+                };
+                let (em, ev) = self.in_row(m, v, &row);
+                self.child_of(em, &ev, false)
+            })
+            .collect()
+    }
+
+    /// A `use` as it mounts: its path and its arguments with the module each is read in; one
+    /// per element when it mounts a field of a table's element (`app.use(r.path, r.router)`).
+    pub(super) fn use_rows(
+        &self,
+        m: ModId,
+        path: Option<Val>,
+        args: Vec<Val>,
+    ) -> Vec<(Option<Val>, Vec<(ModId, Val)>)> {
+        let direct = || vec![(path.clone(), args.iter().map(|a| (m, a.clone())).collect())];
+        if args.iter().any(|a| self.child_of(m, a, false).is_some()) {
+            return direct();
+        }
+        let mut refs = Vec::new();
+        args.iter().for_each(|a| references(a, &mut refs));
+        let Some((reference, table)) = refs
+            .iter()
+            .find_map(|r| self.table_of(m, r).map(|t| (r.clone(), t)))
+        else {
+            return direct();
+        };
+        let Some((tm, elements)) = self.res.array(m, &table) else {
+            return direct();
+        };
+        let mut out = Vec::new();
+        for element in elements.iter().take(MAX_ELEMENTS) {
+            let row = Row {
+                reference: &reference,
+                module: tm,
+                element,
+            };
+            let path = match &path {
+                Some(p) if mentions(p, &reference) => match self.strings_in_row(m, p, &row) {
+                    Some(list) => Some(Val::Arr(list.into_iter().map(Val::Str).collect())),
+                    None => Some(Val::Unknown),
+                },
+                p => p.clone(),
+            };
+            let mut args: Vec<(ModId, Val)> =
+                args.iter().map(|a| self.in_row(m, a, &row)).collect();
+            // `app.use(r.prefix, r.router)`: a first argument the element makes a string is the
+            // path.
+            let path = match path {
+                None if args.len() >= 2 => match self.strings(args[0].0, &args[0].1) {
+                    Some(list) => {
+                        args.remove(0);
+                        Some(Val::Arr(list.into_iter().map(Val::Str).collect()))
+                    }
+                    None => None,
+                },
+                p => p,
+            };
+            out.push((path, args));
+        }
+        out
     }
 
     /// The table an element reference iterates: what `Element(table)` names, or the receiver
@@ -233,6 +323,29 @@ impl Mounter<'_> {
 }
 
 impl crate::link::resolve::Resolver<'_> {
+    /// The arguments of every call of function `f` of module `m` (a class's constructor by
+    /// `new` of the class), with the module each call is in.
+    fn arguments(&self, m: ModId, f: crate::frontend::ts::ir::FnId) -> Vec<(ModId, Vec<Val>)> {
+        let ctor_of = self.modules[m]
+            .classes
+            .iter()
+            .position(|c| c.method("constructor") == Some(f));
+        let mut out = Vec::new();
+        for (cm, module) in self.modules.iter().enumerate() {
+            for cs in module.functions.iter().flat_map(|x| x.calls.iter()) {
+                let hit = match self.resolve(cm, &cs.callee) {
+                    Resolved::Func(tm, tf) => (tm, tf) == (m, f),
+                    Resolved::Class(tm, tc) => cs.is_new && tm == m && Some(tc) == ctor_of,
+                    _ => false,
+                };
+                if hit {
+                    out.push((cm, cs.args.clone()));
+                }
+            }
+        }
+        out
+    }
+
     /// The elements of an array a value stands for, and the module they are read in: a literal,
     /// an import of one, a field of an object holding one, what a function returns,
     /// `Object.values(..)` / `Object.keys(..)` of an object.
@@ -269,6 +382,11 @@ impl crate::link::resolve::Resolver<'_> {
                 }
                 _ => None,
             },
+            // A parameter: what the calls of its function pass (`new App([new UsersRoute()])`).
+            Val::Param(f, i) => self
+                .arguments(m, *f)
+                .into_iter()
+                .find_map(|(cm, args)| args.get(*i).and_then(|a| self.array_d(cm, a, d + 1))),
             Val::Call(callee, args) => {
                 if let Val::Member(obj, f) = callee.as_ref()
                     && matches!(obj.as_ref(), Val::Global(g) if g == "Object")
