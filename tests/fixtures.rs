@@ -246,6 +246,7 @@ fixture_tests! {
     nestjs_versioning => "nestjs-versioning",
     koa_route_tables => "koa-route-tables",
     express_class_apps => "express-class-apps",
+    nextjs_test_segments => "nextjs-test-segments",
 }
 
 #[test]

@@ -718,12 +718,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 // An `if (!row) return` inside the block says nothing after the block.
                 let saved_guard = self.guarded.clone();
                 let saved_found = self.found.clone();
+                let saved_branch = self.branch.clone();
                 self.blocks.push(node.id());
                 self.hoist(node);
                 self.walk_children(node);
                 self.blocks.pop();
                 self.guarded = saved_guard;
                 self.found = saved_found;
+                self.branch = saved_branch;
                 self.cur = prev;
             }
             "for_in_statement" => self.walk_for_of(node),
@@ -1005,6 +1007,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let prev = self.push_scope(id, this_class);
         let saved_guard = self.guarded.take();
         let saved_found = self.found.clone();
+        let saved_branch = self.branch.clone();
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
             let mut cursor = params.walk();
@@ -1067,6 +1070,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         self.guarded = saved_guard;
         self.found = saved_found;
+        self.branch = saved_branch;
         self.cur = prev;
         id
     }

@@ -237,6 +237,9 @@ pub struct MethodCheck {
     pub methods: Vec<String>,
     pub line: u32,
     pub negated: bool,
+    /// A negated check whose branch leaves the handler (`if (!allowed.includes(req.method))
+    /// return res.status(405)`): a gate letting through only the methods it names.
+    pub exits: bool,
 }
 
 /// A call in code that handles an idempotency key: what the linker needs to tell whether it is an
