@@ -247,6 +247,7 @@ fixture_tests! {
     koa_route_tables => "koa-route-tables",
     express_class_apps => "express-class-apps",
     nextjs_test_segments => "nextjs-test-segments",
+    express_unmounted_routers => "express-unmounted-routers",
 }
 
 #[test]

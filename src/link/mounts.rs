@@ -437,6 +437,44 @@ impl<'a> Mounter<'a> {
         None
     }
 
+    /// A router (not an app) or a router-taking function that nothing this audit found mounts,
+    /// registers or calls, though it holds routes: they are listed with their own paths, and a
+    /// diagnostic says a prefix may be missing. Hono apps stand alone by design (`export default
+    /// app` for a runtime), so they are not reported.
+    fn unmounted(&mut self, root: Key) {
+        let (m, line, what) = match root {
+            Key::Local(m, r) => {
+                let router = &self.modules()[m].routers[r];
+                if router.kind != RouterKind::Router || router.framework == "hono" {
+                    return;
+                }
+                (
+                    m,
+                    router.line,
+                    "is not mounted under any app this audit found",
+                )
+            }
+            Key::Plugin(m, f) => (
+                m,
+                self.modules()[m].functions[f].line,
+                "registers on the router it is given, but no call found gives it one",
+            ),
+        };
+        let n = self.route_count(root);
+        if n == 0 {
+            return;
+        }
+        let file = self.modules()[m].file.clone();
+        let who = self.describe(root);
+        self.diagnostics.push(Diagnostic::new(
+            file,
+            line,
+            format!(
+                "{who} {what}: its routes are listed with their own paths, without any prefix a mount would add"
+            ),
+        ));
+    }
+
     /// The path of a `use`: the one the front end saw, or a first argument the linker reads as
     /// a string or an environment read (`app.use(config.apiPrefix, router)`, with `config` from
     /// another file).
@@ -578,7 +616,7 @@ impl<'a> Mounter<'a> {
         let n = self.route_count(key);
         let kind = match key {
             Key::Local(..) => "router",
-            Key::Plugin(..) => "plugin",
+            Key::Plugin(..) => "function",
         };
         format!(
             "{kind} `{name}` ({n} route{})",
@@ -597,6 +635,9 @@ impl<'a> Mounter<'a> {
             }
             for (m, item) in self.items.get(&k).map(Vec::as_slice).unwrap_or_default() {
                 match item {
+                    // A computed call whose method was never read is no registration.
+                    RouterItem::Route { method, .. }
+                        if tables::read_later(method) && self.strings(*m, method).is_none() => {}
                     RouterItem::Route { .. } => n += 1,
                     RouterItem::Use { args, .. } => {
                         stack.extend(args.iter().flat_map(|a| self.children_of(*m, a)))
@@ -655,6 +696,7 @@ impl<'a> Mounter<'a> {
                 Key::Local(m, r) => self.modules()[m].routers[r].framework,
                 Key::Plugin(..) => hint,
             };
+            self.unmounted(root);
             let mut stack = vec![root];
             self.walk(root, "", &[], &mut stack, framework);
         }

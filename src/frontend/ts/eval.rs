@@ -1514,7 +1514,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return Val::Unknown;
         };
         let left_text = self.text(left).to_string();
-        self.name_hint = Some(left_text.rsplit('.').next().unwrap_or("").to_string());
+        // `module.exports = function legacyRoutes(app) {..}`: the function keeps its own name.
+        let named_function =
+            is_function(right.kind()) && right.child_by_field_name("name").is_some();
+        self.name_hint = (!(named_function && left_text.ends_with("exports")))
+            .then(|| left_text.rsplit('.').next().unwrap_or("").to_string());
         let v = self.eval(right);
         self.name_hint = None;
         self.key_assignment(left, right, node);

@@ -286,7 +286,9 @@ impl<'t> Evaluator<'t, '_> {
                 Some(receiver.clone())
             }
             "use" => {
-                let target = self.target(&receiver, !args.is_empty())?;
+                let target = self
+                    .target(&receiver, !args.is_empty())
+                    .or_else(|| wrapped_app(&receiver).map(Target::Router))?;
                 let (path, rest) = match args.first().and_then(prefix_like) {
                     Some(_) => (Some(args[0].clone()), &args[1..]),
                     None => (None, args),
@@ -578,6 +580,20 @@ fn plugin_like(v: &Val) -> bool {
         Val::Member(..) => is_import_rooted(v),
         Val::Call(callee, args) => is_import_rooted(callee) || args.iter().any(plugin_like),
         _ => false,
+    }
+}
+
+/// An app a package wraps and hands back (`websockify(new Koa())` from koa-websocket): what is
+/// mounted on the wrapper is mounted on the app.
+fn wrapped_app(v: &Val) -> Option<RouterId> {
+    let Val::Call(callee, args) = v else {
+        return None;
+    };
+    let package = matches!(callee.as_ref(), Val::Import { spec, .. }
+        if !spec.starts_with('.') && !spec.starts_with('/') && !spec.starts_with("@/") && !spec.starts_with("~/"));
+    match args.first() {
+        Some(Val::Router(r)) if package => Some(*r),
+        _ => None,
     }
 }
 

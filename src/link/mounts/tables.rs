@@ -26,6 +26,10 @@ pub(super) struct Instance {
     pub middleware: Vec<(ModId, Val)>,
 }
 
+/// A `use` as one element of a table mounts it: its path, and its arguments with the module each
+/// is read in.
+pub(super) type UseRow = (Option<Val>, Vec<(ModId, Val)>);
+
 /// The element a registration reads (an [`Val::Element`], or a callback's parameter), the
 /// table, and the element standing in for it.
 struct Row<'v> {
@@ -48,14 +52,21 @@ fn mentions(v: &Val, reference: &Val) -> bool {
     }
 }
 
+/// A method the front end left to be read later: a parameter, a field of one, a table's
+/// element, or a string built from them.
+pub(super) fn read_later(v: &Val) -> bool {
+    match v {
+        Val::Param(..) | Val::Element(_) => true,
+        Val::Member(inner, _) => read_later(inner),
+        Val::Template(parts) => parts.iter().any(read_later),
+        _ => false,
+    }
+}
+
 /// The references to a table's element in a value: `Element(..)` and parameters.
 fn references(v: &Val, out: &mut Vec<Val>) {
     match v {
-        Val::Element(_) | Val::Param(..) => {
-            if !out.contains(v) {
-                out.push(v.clone());
-            }
-        }
+        Val::Element(_) | Val::Param(..) if !out.contains(v) => out.push(v.clone()),
         Val::Member(inner, _) => references(inner, out),
         Val::Call(callee, args) => {
             references(callee, out);
@@ -96,6 +107,11 @@ impl Mounter<'_> {
         }
         if let Some(out) = self.table_routes(m, method, paths, handler, middleware) {
             return out;
+        }
+        // A computed call whose key never became a method (`target[prop](...args)` in a generic
+        // helper): no registration.
+        if direct.0.is_none() && read_later(method) {
+            return Vec::new();
         }
         let file = self.modules()[at].file.clone();
         let message = match direct {
@@ -185,12 +201,7 @@ impl Mounter<'_> {
 
     /// A `use` as it mounts: its path and its arguments with the module each is read in; one
     /// per element when it mounts a field of a table's element (`app.use(r.path, r.router)`).
-    pub(super) fn use_rows(
-        &self,
-        m: ModId,
-        path: Option<Val>,
-        args: Vec<Val>,
-    ) -> Vec<(Option<Val>, Vec<(ModId, Val)>)> {
+    pub(super) fn use_rows(&self, m: ModId, path: Option<Val>, args: Vec<Val>) -> Vec<UseRow> {
         let direct = || vec![(path.clone(), args.iter().map(|a| (m, a.clone())).collect())];
         if args.iter().any(|a| self.child_of(m, a, false).is_some()) {
             return direct();
