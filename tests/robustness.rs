@@ -194,3 +194,80 @@ fn hostile_test_files_cost_nothing_but_their_requests() {
         "{tests:#?}"
     );
 }
+
+/// A chain of registrations is walked link by link: its length costs no depth budget, so a
+/// router with hundreds of chained routes loses none of them.
+#[test]
+fn long_registration_chains_keep_every_route() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    let links = 300;
+    let mut app = String::from(
+        "const express = require('express');\nconst router = express.Router();\nconst save = (req, res) => res.json({});\nrouter\n",
+    );
+    for i in 0..links {
+        app.push_str(&format!("  .post('/items/{i}', save)\n"));
+    }
+    app.push_str(";\nconst app = express();\napp.use('/api', router);\napp.route('/bulk')");
+    for _ in 0..links / 2 {
+        app.push_str(".post(save).put(save)");
+    }
+    app.push_str(";\nmodule.exports = app;\n");
+    fs::write(root.join("src/app.js"), app).unwrap();
+
+    let report = common::json_report(root);
+    let endpoints = report["endpoints"].as_array().unwrap();
+    let paths: std::collections::BTreeSet<(String, String)> = endpoints
+        .iter()
+        .map(|e| {
+            (
+                e["method"].as_str().unwrap().to_string(),
+                e["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for i in 0..links {
+        assert!(
+            paths.contains(&("POST".into(), format!("/api/items/{i}"))),
+            "POST /api/items/{i} missing"
+        );
+    }
+    assert!(paths.contains(&("POST".into(), "/bulk".into())));
+    assert!(paths.contains(&("PUT".into(), "/bulk".into())));
+    assert_eq!(paths.len(), links + 2, "{paths:?}");
+    assert!(
+        report["diagnostics"].as_array().unwrap().is_empty(),
+        "{:#?}",
+        report["diagnostics"]
+    );
+}
+
+/// Where a depth limit does cut evaluation, a diagnostic says where: routes are never lost
+/// silently.
+#[test]
+fn a_cut_in_evaluation_is_a_diagnostic_with_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    let depth = 400;
+    fs::write(
+        root.join("src/app.js"),
+        format!(
+            "const express = require('express');\nconst app = express();\napp.post('/kept', (req, res) => res.json({{}}));\nconst x = {}app.post('/lost', (req, res) => res.json({{}})){};\n",
+            "[\n".repeat(depth),
+            "]\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    let report = common::json_report(root);
+    let diags = report["diagnostics"].as_array().unwrap();
+    assert!(
+        diags.iter().any(|d| d["file"] == "src/app.js"
+            && d["line"].as_u64().is_some_and(|l| l > 4)
+            && d["message"].as_str().unwrap().contains("nested deeper")),
+        "{diags:#?}"
+    );
+    let endpoints = report["endpoints"].as_array().unwrap();
+    assert!(endpoints.iter().any(|e| e["path"] == "/kept"));
+}

@@ -499,7 +499,7 @@ fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
 /// (for the harm judgement's provider semantics).
 fn arg_fields(args: &[Val]) -> Vec<(String, Option<String>)> {
     fn lit(v: &Val) -> Option<String> {
-        match v {
+        match v.plain() {
             Val::Str(s) => Some(s.clone()),
             Val::Bool(b) => Some(b.to_string()),
             _ => None,
@@ -522,12 +522,12 @@ fn arg_fields(args: &[Val]) -> Vec<(String, Option<String>)> {
 /// config object.
 fn call_url(cs: &CallSite) -> Option<String> {
     cs.literal.clone().or_else(|| {
-        if let Some(Val::Str(s)) = cs.args.first() {
-            return Some(s.clone());
+        if let Some(s) = cs.args.first().and_then(Val::as_str) {
+            return Some(s.to_string());
         }
         cs.args.iter().find_map(|a| match a {
-            Val::Obj(fields) => fields.iter().find_map(|(k, v)| match v {
-                Val::Str(s) if k == "url" => Some(s.clone()),
+            Val::Obj(fields) => fields.iter().find_map(|(k, v)| match v.as_str() {
+                Some(s) if k == "url" => Some(s.to_string()),
                 _ => None,
             }),
             _ => None,

@@ -40,7 +40,7 @@ fn leaves(
     let mut out = Vec::new();
     for (cm, ka) in list {
         let file = &res.modules[*cm].file;
-        let (path, up_path) = match path_param.and_then(|j| ka.args.get(j)) {
+        let (path, up_path) = match path_param.and_then(|j| ka.args.get(j)).map(Val::plain) {
             Some(Val::Str(s)) => (Some(url_path(s)), None),
             Some(Val::Param(_, k)) => (None, Some(*k)),
             _ => (None, None),

@@ -25,8 +25,10 @@ use calls::Calls;
 use resolve::{ModId, Resolved, Resolver};
 use std::path::Path;
 
-fn display(v: &Val) -> String {
+/// A value as the code names it (`config.serve.path`, `process.env.X`), for reports.
+pub(crate) fn display(v: &Val) -> String {
     match v {
+        Val::EnvDefault { var, .. } => var.clone(),
         Val::Member(inner, p) => {
             let base = display(inner);
             if base.is_empty() {

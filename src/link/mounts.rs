@@ -5,9 +5,13 @@
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::config::Config;
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{FnId, Module, NestBootstrap, RouterId, RouterItem, RouterKind, Val};
-use crate::frontend::ts::routers::field;
+use crate::frontend::ts::ir::{
+    FnId, Module, ParamSlot, RouterId, RouterItem, RouterKind, Val, WrittenAt,
+};
 use std::collections::{BTreeMap, BTreeSet};
+
+mod nest;
+mod tables;
 
 /// A route before its handler is followed.
 #[derive(Debug, Clone)]
@@ -56,9 +60,13 @@ enum Key {
 
 type Items = BTreeMap<Key, Vec<(ModId, RouterItem)>>;
 /// Registrations waiting for the router a function receives: (parameter index, module, item).
-type ParamItems = BTreeMap<(ModId, usize), Vec<(usize, ModId, RouterItem)>>;
+type ParamItems = BTreeMap<(ModId, usize), Vec<(ParamSlot, ModId, RouterItem)>>;
 
 const MAX_NESTING: usize = 24;
+/// Most paths one prefix or route path made of pieces stands for.
+const MAX_CHOICES: usize = 64;
+/// How many functions a router parameter is followed through (`routes(app)` calling `users(app)`).
+const PARAM_ROUNDS: usize = 6;
 
 /// Joins prefix and path: `:id` → `{id}`, no trailing slash, `/` for the root.
 pub fn normalize_path(prefix: &str, path: &str) -> String {
@@ -112,6 +120,77 @@ fn under(path: &str, scope: &str) -> bool {
     scope.is_empty() || path == scope || path.starts_with(&format!("{scope}/"))
 }
 
+/// Field `f` of a value as a caller writes it: of an object literal (`{ server }`), or symbolic.
+fn field_of(v: &Val, f: &str) -> Val {
+    match v {
+        Val::Obj(fields) => fields
+            .iter()
+            .rev()
+            .find(|(k, _)| k == f)
+            .map(|(_, x)| x.clone())
+            .unwrap_or(Val::Unknown),
+        Val::Unknown => Val::Unknown,
+        other => Val::Member(Box::new(other.clone()), f.to_string()),
+    }
+}
+
+/// A receiver that is the caller's own parameter (or a field of it): the router is passed on.
+fn forwarded(receiver: &Val, caller: FnId) -> Option<ParamSlot> {
+    match receiver {
+        Val::Param(f, i) if *f == caller => Some(ParamSlot::at(*i)),
+        Val::Member(inner, p) => {
+            let mut slot = forwarded(inner, caller)?;
+            if slot.fields.len() >= 3 {
+                return None;
+            }
+            slot.fields.push(p.clone());
+            Some(slot)
+        }
+        _ => None,
+    }
+}
+
+/// Does `v` mention a parameter of function `f`?
+fn mentions_param(v: &Val, f: FnId) -> bool {
+    match v {
+        Val::Param(g, _) => *g == f,
+        Val::Member(inner, _) | Val::Element(inner) => mentions_param(inner, f),
+        Val::Template(parts) | Val::Arr(parts) => parts.iter().any(|p| mentions_param(p, f)),
+        Val::EnvDefault { value, .. } => mentions_param(value, f),
+        _ => false,
+    }
+}
+
+/// `v` with each parameter of `f` replaced by the argument a call passes for it.
+fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
+    match v {
+        Val::Param(g, i) if *g == f => args.get(*i).cloned().unwrap_or(Val::Unknown),
+        Val::Member(inner, p) => match replace_params(inner, f, args) {
+            Val::Obj(fields) => field_of(&Val::Obj(fields), p),
+            x => Val::Member(Box::new(x), p.clone()),
+        },
+        Val::Element(inner) => Val::Element(Box::new(replace_params(inner, f, args))),
+        Val::Template(parts) => {
+            Val::Template(parts.iter().map(|p| replace_params(p, f, args)).collect())
+        }
+        Val::Arr(items) => Val::Arr(items.iter().map(|p| replace_params(p, f, args)).collect()),
+        Val::EnvDefault { var, value } => Val::EnvDefault {
+            var: var.clone(),
+            value: Box::new(replace_params(value, f, args)),
+        },
+        other => other.clone(),
+    }
+}
+
+/// Code as a message shows it: in backticks, doubled when the code has one (a template literal).
+fn code(text: &str) -> String {
+    if text.contains('`') {
+        format!("`` {text} ``")
+    } else {
+        format!("`{text}`")
+    }
+}
+
 fn dir_of(file: &str) -> &str {
     file.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
@@ -127,6 +206,8 @@ pub struct Mounter<'a> {
     /// tRPC adapters mounted on the routers walked.
     mounts: Vec<Mount>,
     pub diagnostics: Vec<Diagnostic>,
+    /// NestJS configuration factories, found once when a configuration value is first read.
+    nest_config: Option<Vec<nest::ConfigFactory>>,
 }
 
 impl<'a> Mounter<'a> {
@@ -140,8 +221,8 @@ impl<'a> Mounter<'a> {
                     .extend(router.items.iter().map(|i| (m, i.clone())));
             }
             for (f, facts) in module.functions.iter().enumerate() {
-                for (i, item) in &facts.param_items {
-                    if *i == 0 {
+                for (slot, item) in &facts.param_items {
+                    if *slot == ParamSlot::at(0) {
                         items
                             .entry(Key::Plugin(m, f))
                             .or_default()
@@ -158,6 +239,7 @@ impl<'a> Mounter<'a> {
             routes: Vec::new(),
             mounts: Vec::new(),
             diagnostics: Vec::new(),
+            nest_config: None,
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -188,15 +270,15 @@ impl<'a> Mounter<'a> {
         let mut pending: ParamItems = BTreeMap::new();
         for (m, module) in self.modules().iter().enumerate() {
             for (f, facts) in module.functions.iter().enumerate() {
-                for (i, item) in &facts.param_items {
+                for (slot, item) in &facts.param_items {
                     pending
                         .entry((m, f))
                         .or_default()
-                        .push((*i, m, item.clone()));
+                        .push((slot.clone(), m, item.clone()));
                 }
             }
         }
-        for _round in 0..4 {
+        for _round in 0..PARAM_ROUNDS {
             if pending.is_empty() {
                 break;
             }
@@ -210,38 +292,146 @@ impl<'a> Mounter<'a> {
                         let Some(list) = pending.get(&(tm, tf)) else {
                             continue;
                         };
-                        for (i, im, item) in list {
-                            match cs.args.get(*i) {
-                                Some(Val::Param(pf, pi)) if *pf == caller => {
-                                    next.entry((m, caller)).or_default().push((
-                                        *pi,
-                                        *im,
-                                        item.clone(),
-                                    ));
-                                    if *pi == 0 {
+                        for (slot, im, item) in list {
+                            let Some(arg) = cs.args.get(slot.index) else {
+                                continue;
+                            };
+                            // What the callee receives there, as the caller writes it.
+                            let receiver =
+                                slot.fields.iter().fold(arg.clone(), |v, f| field_of(&v, f));
+                            // The registration as this call makes it: the callee's parameters in
+                            // its method and path are this call's arguments.
+                            let item =
+                                self.instantiate(item, (*im, tm, tf), &cs.args, m, (m, cs.line));
+                            match forwarded(&receiver, caller) {
+                                Some(up) => {
+                                    if up == ParamSlot::at(0) {
                                         self.items
                                             .entry(Key::Plugin(m, caller))
                                             .or_default()
                                             .push((*im, item.clone()));
                                     }
+                                    next.entry((m, caller)).or_default().push((up, *im, item));
                                     self.applied.insert((tm, tf));
                                 }
-                                Some(arg) => {
-                                    if let Resolved::Router(rm, rr) = self.res.resolve(m, arg) {
+                                None => {
+                                    if let Resolved::Router(rm, rr) = self.res.resolve(m, &receiver)
+                                    {
                                         self.items
                                             .entry(Key::Local(rm, rr))
                                             .or_default()
-                                            .push((*im, item.clone()));
+                                            .push((*im, item));
                                         self.applied.insert((tm, tf));
                                     }
                                 }
-                                None => {}
                             }
                         }
                     }
                 }
             }
             pending = next;
+        }
+        // Registrations still waiting: a router passed on through more functions than followed.
+        for ((m, f), list) in pending {
+            let called = self.modules().iter().enumerate().any(|(cm, module)| {
+                module.functions.iter().any(|facts| {
+                    facts.calls.iter().any(|cs| {
+                        matches!(self.res.resolve(cm, &cs.callee), Resolved::Func(tm, tf) if (tm, tf) == (m, f))
+                    })
+                })
+            });
+            if called {
+                let facts = &self.modules()[m].functions[f];
+                self.diagnostics.push(Diagnostic::new(
+                    self.modules()[m].file.clone(),
+                    facts.line,
+                    format!(
+                        "`{}` receives its router through more than {PARAM_ROUNDS} functions passing it on: its {} registration(s) are left out of the inventory",
+                        facts.name,
+                        list.len()
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// A registration made in function `tf` (module `tm`; the registration's values are read in
+    /// module `im`) as the call `args` in module `m` makes it: the callee's parameters
+    /// in its method and paths become the call's arguments, read as strings (frame-free), or
+    /// kept as the caller's own values when both are in one module.
+    fn instantiate(
+        &self,
+        item: &RouterItem,
+        (im, tm, tf): (ModId, ModId, FnId),
+        args: &[Val],
+        m: ModId,
+        at: (usize, u32),
+    ) -> RouterItem {
+        if im != tm {
+            return item.clone();
+        }
+        let RouterItem::Route {
+            method,
+            paths,
+            path_text,
+            middleware,
+            handler,
+            line,
+            version,
+            written_at,
+        } = item
+        else {
+            return item.clone();
+        };
+        let subst = |v: &Val| -> Val {
+            if !mentions_param(v, tf) {
+                return v.clone();
+            }
+            let replaced = replace_params(v, tf, args);
+            match self.strings(m, &replaced) {
+                Some(list) if list.len() == 1 => {
+                    Val::Str(list.into_iter().next().unwrap_or_default())
+                }
+                Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
+                // One module: the caller's values read as the registration's own.
+                None if m == im => replaced,
+                None => v.clone(),
+            }
+        };
+        let (method2, paths2) = (subst(method), subst(paths));
+        // A handler the call passes: read where the call is.
+        let (mut handler2, mut passed) = (handler.clone(), None);
+        if mentions_param(handler, tf) {
+            let replaced = replace_params(handler, tf, args);
+            if m == im {
+                handler2 = replaced;
+            } else {
+                passed = Some(replaced);
+            }
+        }
+        // The route's method, path or handler comes from this call: the call is where it is
+        // written (also when what it passes cannot be read).
+        let from_call = [method, paths, handler]
+            .iter()
+            .any(|v| mentions_param(v, tf));
+        let written_at = if from_call {
+            Some(WrittenAt {
+                module: at.0,
+                line: at.1,
+                handler: passed.or_else(|| written_at.as_ref().and_then(|w| w.handler.clone())),
+            })
+        } else {
+            written_at.clone()
+        };
+        RouterItem::Route {
+            method: method2,
+            paths: paths2,
+            path_text: path_text.clone(),
+            middleware: middleware.clone(),
+            handler: handler2,
+            line: *line,
+            version: version.clone(),
+            written_at,
         }
     }
 
@@ -259,23 +449,84 @@ impl<'a> Mounter<'a> {
         let Some(p) = path else {
             return Some(vec![String::new()]);
         };
-        if let Some(s) = self.strings(m, p) {
+        if let Some(s) = self.strings_at(m, p, line, &format!("the prefix {}", code(path_text))) {
             return Some(s);
         }
         if let Some(configured) = self.configured(m, line, path_text) {
             return Some(vec![configured]);
         }
         if let Some(what) = what {
-            let file = self.modules()[m].file.clone();
-            self.diagnostics.push(Diagnostic::new(
-                file.clone(),
-                line,
-                format!(
-                    "{what} `{path_text}`, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")"
-                ),
-            ));
+            self.unknown_prefix(m, line, what, path_text);
         }
         None
+    }
+
+    /// A router (not an app) or a router-taking function that nothing this audit found mounts,
+    /// registers or calls, though it holds routes: they are listed with their own paths, and a
+    /// diagnostic says a prefix may be missing. Hono apps stand alone by design (`export default
+    /// app` for a runtime), so they are not reported.
+    fn unmounted(&mut self, root: Key) {
+        let (m, line, what) = match root {
+            Key::Local(m, r) => {
+                let router = &self.modules()[m].routers[r];
+                if router.kind != RouterKind::Router || router.framework == "hono" {
+                    return;
+                }
+                (
+                    m,
+                    router.line,
+                    "is not mounted under any app this audit found",
+                )
+            }
+            Key::Plugin(m, f) => (
+                m,
+                self.modules()[m].functions[f].line,
+                "registers on the router it is given, but no call found gives it one",
+            ),
+        };
+        let n = self.route_count(root);
+        if n == 0 {
+            return;
+        }
+        let file = self.modules()[m].file.clone();
+        let who = self.describe(root);
+        self.diagnostics.push(Diagnostic::new(
+            file,
+            line,
+            format!(
+                "{who} {what}: its routes are listed with their own paths, without any prefix a mount would add"
+            ),
+        ));
+    }
+
+    /// The path of a `use`: the one the front end saw, or a first argument the linker reads as
+    /// a string or an environment read (`app.use(config.apiPrefix, router)`, with `config` from
+    /// another file).
+    fn use_path(&self, m: ModId, path: Option<Val>, args: Vec<Val>) -> (Option<Val>, Vec<Val>) {
+        if path.is_some() || args.len() < 2 {
+            return (path, args);
+        }
+        match self.res.resolve(m, &args[0]) {
+            Resolved::Str(_) | Resolved::Default { .. } | Resolved::Env(_) => {
+                let mut args = args;
+                let first = args.remove(0);
+                (Some(first), args)
+            }
+            _ => (None, args),
+        }
+    }
+
+    /// The diagnostic for routes left out under a prefix that could not be read.
+    fn unknown_prefix(&mut self, m: ModId, line: u32, what: &str, path_text: &str) {
+        let file = self.modules()[m].file.clone();
+        self.diagnostics.push(Diagnostic::new(
+            file.clone(),
+            line,
+            format!(
+                "{what} {}, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")",
+                code(path_text)
+            ),
+        ));
     }
 
     /// The prefix the configuration gives a dynamic mount (`[[mount]]`), if any.
@@ -303,21 +554,125 @@ impl<'a> Mounter<'a> {
 
     /// Strings a value stands for: `'/x'`, `['/a', '/b']`, or constants from other files.
     fn strings(&self, m: ModId, v: &Val) -> Option<Vec<String>> {
+        self.strings_noting(m, v, &mut Vec::new())
+    }
+
+    /// [`Self::strings`], noting in `env` each environment read whose default was taken
+    /// (`process.env.API_PREFIX || '/api'`): (the read, the default).
+    fn strings_noting(
+        &self,
+        m: ModId,
+        v: &Val,
+        env: &mut Vec<(String, String)>,
+    ) -> Option<Vec<String>> {
         match v {
             Val::Str(s) => Some(vec![s.clone()]),
             Val::Arr(items) => {
                 let mut out = Vec::new();
                 for i in items {
-                    out.extend(self.strings(m, i)?);
+                    out.extend(self.strings_noting(m, i, env)?);
+                }
+                Some(out)
+            }
+            // `${API_PREFIX}/notes`, `base + '/x'`: every piece read, one string per choice.
+            Val::Template(parts) => {
+                let mut out = vec![String::new()];
+                for part in parts {
+                    let choices = self.strings_noting(m, part, env)?;
+                    if out.len() * choices.len() > MAX_CHOICES {
+                        return None;
+                    }
+                    out = out
+                        .iter()
+                        .flat_map(|o| choices.iter().map(move |c| format!("{o}{c}")))
+                        .collect();
                 }
                 Some(out)
             }
             Val::Unknown => None,
             other => match self.res.resolve(m, other) {
                 Resolved::Str(s) => Some(vec![s]),
+                Resolved::Default { value, var } => {
+                    env.push((var, value.clone()));
+                    Some(vec![value])
+                }
                 _ => None,
             },
         }
+    }
+
+    /// [`Self::strings`] for a prefix or path written at `file:line`: a default taken for an
+    /// environment read is a diagnostic, since the deployment may set another.
+    fn strings_at(&mut self, m: ModId, v: &Val, line: u32, what: &str) -> Option<Vec<String>> {
+        self.strings_at_in(m, v, (m, line), what)
+    }
+
+    /// [`Self::strings_at`] for a value read in module `m` and written at `at`.
+    fn strings_at_in(
+        &mut self,
+        m: ModId,
+        v: &Val,
+        (at, line): (ModId, u32),
+        what: &str,
+    ) -> Option<Vec<String>> {
+        let mut env = Vec::new();
+        let out = self.strings_noting(m, v, &mut env)?;
+        for (var, value) in env {
+            let file = self.modules()[at].file.clone();
+            self.diagnostics.push(Diagnostic::new(
+                file,
+                line,
+                format!(
+                    "{what} reads `{var}` from the environment: its routes are listed under the code's default `{value}`, which the deployment may change"
+                ),
+            ));
+        }
+        Some(out)
+    }
+
+    /// A router's name and how many routes it holds, itself and through the routers mounted in
+    /// it, for diagnostics: ``router `admin` (3 routes)``.
+    fn describe(&self, key: Key) -> String {
+        let name = match key {
+            Key::Local(m, r) => self.modules()[m].routers[r].name.clone(),
+            Key::Plugin(m, f) => self.modules()[m].functions[f].name.clone(),
+        };
+        let n = self.route_count(key);
+        let kind = match key {
+            Key::Local(..) => "router",
+            Key::Plugin(..) => "function",
+        };
+        format!(
+            "{kind} `{name}` ({n} route{})",
+            if n == 1 { "" } else { "s" }
+        )
+    }
+
+    /// Registrations in a router, counting those of the routers and plugins mounted in it.
+    fn route_count(&self, key: Key) -> usize {
+        let mut seen = BTreeSet::new();
+        let mut stack = vec![key];
+        let mut n = 0;
+        while let Some(k) = stack.pop() {
+            if !seen.insert(k) {
+                continue;
+            }
+            for (m, item) in self.items.get(&k).map(Vec::as_slice).unwrap_or_default() {
+                match item {
+                    // A computed call whose method was never read is no registration.
+                    RouterItem::Route { method, .. }
+                        if tables::read_later(method) && self.strings(*m, method).is_none() => {}
+                    RouterItem::Route { .. } => n += 1,
+                    RouterItem::Use { args, .. } => {
+                        stack.extend(args.iter().flat_map(|a| self.children_of(*m, a)))
+                    }
+                    RouterItem::Register { plugin, .. } => {
+                        stack.extend(self.child_of(*m, plugin, true))
+                    }
+                }
+            }
+        }
+        n
     }
 
     /// Every route of every app, of routers and plugins that nothing mounts, and of NestJS
@@ -329,9 +684,7 @@ impl<'a> Mounter<'a> {
                 match item {
                     RouterItem::Use { args, .. } => {
                         for a in args {
-                            if let Some(k) = self.child_of(*m, a, false) {
-                                mounted.insert(k);
-                            }
+                            mounted.extend(self.children_of(*m, a));
                         }
                     }
                     RouterItem::Register { plugin, .. } => {
@@ -367,6 +720,7 @@ impl<'a> Mounter<'a> {
                 Key::Local(m, r) => self.modules()[m].routers[r].framework,
                 Key::Plugin(..) => hint,
             };
+            self.unmounted(root);
             let mut stack = vec![root];
             self.walk(root, "", &[], &mut stack, framework);
         }
@@ -378,6 +732,13 @@ impl<'a> Mounter<'a> {
         self.routes.dedup_by(|a, b| {
             a.path == b.path && a.method == b.method && a.module == b.module && a.line == b.line
         });
+        if let Some(m) = self.res.take_depth_cut() {
+            self.diagnostics.push(Diagnostic::new(
+                self.modules()[m].file.clone(),
+                0,
+                "a value here was followed through more imports, exports and members than the limit while mounting routers (a cycle of re-exports?): a router, handler or prefix it stands for may be missing",
+            ));
+        }
         self.diagnostics.sort();
         self.diagnostics.dedup();
         (self.routes, self.diagnostics, self.mounts)
@@ -392,18 +753,39 @@ impl<'a> Mounter<'a> {
         framework: &'static str,
     ) {
         if stack.len() > MAX_NESTING {
+            let (m, line) = match key {
+                Key::Local(m, r) => (m, self.modules()[m].routers[r].line),
+                Key::Plugin(m, f) => (m, self.modules()[m].functions[f].line),
+            };
+            self.diagnostics.push(Diagnostic::new(
+                self.modules()[m].file.clone(),
+                line,
+                format!(
+                    "routers mounted more than {MAX_NESTING} levels deep under `{prefix}`: this one and those under it are left out of the inventory"
+                ),
+            ));
             return;
         }
         let (framework, own_prefixes) = match key {
             Key::Local(m, r) => {
                 let router = &self.modules()[m].routers[r];
-                let prefixes: Vec<String> = router
-                    .prefixes
-                    .iter()
-                    .filter_map(|p| self.strings(m, p))
-                    .flatten()
-                    .collect();
-                (router.framework, prefixes)
+                let (framework, line, name) = (router.framework, router.line, router.name.clone());
+                let mut prefixes: Vec<String> = Vec::new();
+                for p in router.prefixes.clone() {
+                    let text = super::display(&p);
+                    match self.strings_at(m, &p, line, &format!("the prefix of `{name}`")) {
+                        Some(list) => prefixes.extend(list),
+                        None => match self.configured(m, line, &text) {
+                            Some(configured) => prefixes.push(configured),
+                            None => {
+                                let what = format!("{} with its own prefix", self.describe(key));
+                                self.unknown_prefix(m, line, &what, &text);
+                                return;
+                            }
+                        },
+                    }
+                }
+                (framework, prefixes)
             }
             Key::Plugin(..) => (framework, vec![]),
         };
@@ -458,44 +840,55 @@ impl<'a> Mounter<'a> {
                     args,
                     line,
                 } => {
-                    let mounts_router = args.iter().any(|a| self.child_of(m, a, false).is_some());
-                    let what = mounts_router.then_some("router mounted at");
-                    let Some(scopes) = self.prefixes(m, path.as_ref(), &path_text, line, what)
-                    else {
-                        continue;
-                    };
-                    let mut before: Vec<(ModId, Val)> = Vec::new();
-                    let mut children = Vec::new();
-                    for a in &args {
-                        match self.child_of(m, a, false) {
-                            Some(k) => children.push((k, before.clone())),
-                            None => {
-                                if super::trpc::mounted_adapter(self.res, m, a) {
-                                    for scope in &scopes {
-                                        let chain = self.chain(inherited, &active, scope, &before);
-                                        self.mount(
-                                            m, a, None, prefix, scope, &chain, framework, line,
-                                        );
+                    let (path, args) = self.use_path(m, path, args);
+                    for (path, args) in self.use_rows(m, path, args) {
+                        let mounted: Vec<String> = args
+                            .iter()
+                            .filter_map(|(am, a)| self.child_of(*am, a, false))
+                            .map(|k| self.describe(k))
+                            .collect();
+                        let what = (!mounted.is_empty())
+                            .then(|| format!("{} mounted at", mounted.join(", ")));
+                        let Some(scopes) =
+                            self.prefixes(m, path.as_ref(), &path_text, line, what.as_deref())
+                        else {
+                            continue;
+                        };
+                        let mut before: Vec<(ModId, Val)> = Vec::new();
+                        let mut children = Vec::new();
+                        for (am, a) in &args {
+                            match self.child_of(*am, a, false) {
+                                Some(k) => children.push((k, before.clone())),
+                                None => {
+                                    if super::trpc::mounted_adapter(self.res, *am, a) {
+                                        for scope in &scopes {
+                                            let chain =
+                                                self.chain(inherited, &active, scope, &before);
+                                            self.mount(
+                                                *am, a, None, prefix, scope, &chain, framework,
+                                                line,
+                                            );
+                                        }
+                                    }
+                                    before.push((*am, a.clone()));
+                                }
+                            }
+                        }
+                        if children.is_empty() {
+                            if !(order_free && path.is_none()) {
+                                for scope in &scopes {
+                                    for (bm, b) in &before {
+                                        active.push((*bm, b.clone(), scope.clone()));
                                     }
                                 }
-                                before.push((m, a.clone()));
                             }
+                            continue;
                         }
-                    }
-                    if children.is_empty() {
-                        if !(order_free && path.is_none()) {
-                            for scope in &scopes {
-                                for (bm, b) in &before {
-                                    active.push((*bm, b.clone(), scope.clone()));
-                                }
+                        for scope in &scopes {
+                            for (child, mws) in &children {
+                                let chain = self.chain(inherited, &active, scope, mws);
+                                self.descend(*child, prefix, scope, &chain, stack, framework);
                             }
-                        }
-                        continue;
-                    }
-                    for scope in &scopes {
-                        for (child, mws) in &children {
-                            let chain = self.chain(inherited, &active, scope, mws);
-                            self.descend(*child, prefix, scope, &chain, stack, framework);
                         }
                     }
                 }
@@ -506,13 +899,13 @@ impl<'a> Mounter<'a> {
                     options,
                     line,
                 } => {
-                    let Some(scope) = self.prefixes(
-                        m,
-                        path.as_ref(),
-                        &path_text,
-                        line,
-                        Some("plugin registered with prefix"),
-                    ) else {
+                    let what = match self.child_of(m, &plugin, true) {
+                        Some(k) => format!("{} registered with prefix", self.describe(k)),
+                        None => "plugin registered with prefix".to_string(),
+                    };
+                    let Some(scope) =
+                        self.prefixes(m, path.as_ref(), &path_text, line, Some(&what))
+                    else {
                         continue;
                     };
                     match self.child_of(m, &plugin, true) {
@@ -551,43 +944,52 @@ impl<'a> Mounter<'a> {
                     handler,
                     line,
                     version: _,
+                    written_at,
                 } => {
-                    let Some(list) = self.strings(m, &paths) else {
-                        self.diagnostics.push(Diagnostic::new(
-                            self.modules()[m].file.clone(),
-                            line,
-                            format!("route path `{path_text}` is not statically known: the route is left out of the inventory"),
-                        ));
-                        continue;
+                    let (at_module, at_line) = written_at
+                        .as_ref()
+                        .map_or((m, line), |w| (w.module, w.line));
+                    let handler = match written_at.and_then(|w| w.handler.map(|h| (w.module, h))) {
+                        Some(passed) => passed,
+                        None => (m, handler),
                     };
-                    let methods: Vec<&'static str> = self
-                        .strings(m, &method)
-                        .unwrap_or_default()
-                        .iter()
-                        .flat_map(|s| methods_of(s))
-                        .collect();
-                    for p in list {
-                        let mut chain: Vec<(ModId, Val)> = inherited
+                    for instance in self.route_instances(
+                        m,
+                        &method,
+                        &paths,
+                        &path_text,
+                        (handler.0, &handler.1),
+                        &middleware,
+                        (at_module, at_line),
+                    ) {
+                        let methods: Vec<&'static str> = instance
+                            .methods
                             .iter()
-                            .chain(active.iter())
-                            .filter(|(_, _, s)| under(&p, s))
-                            .map(|(am, v, _)| (*am, v.clone()))
+                            .flat_map(|s| methods_of(s))
                             .collect();
-                        chain.extend(middleware.iter().map(|v| (m, v.clone())));
-                        for method in &methods {
-                            self.routes.push(RawRoute {
-                                method: method.to_string(),
-                                path: normalize_path(prefix, &p),
-                                framework,
-                                module: m,
-                                line,
-                                handler: handler.clone(),
-                                handler_module: m,
-                                middleware: chain.clone(),
-                                branch: None,
-                                protocol: Protocol::Rest,
-                                handler_name: None,
-                            });
+                        for p in &instance.paths {
+                            let mut chain: Vec<(ModId, Val)> = inherited
+                                .iter()
+                                .chain(active.iter())
+                                .filter(|(_, _, s)| under(p, s))
+                                .map(|(am, v, _)| (*am, v.clone()))
+                                .collect();
+                            chain.extend(instance.middleware.iter().cloned());
+                            for method in &methods {
+                                self.routes.push(RawRoute {
+                                    method: method.to_string(),
+                                    path: normalize_path(prefix, p),
+                                    framework,
+                                    module: at_module,
+                                    line: at_line,
+                                    handler: instance.handler.1.clone(),
+                                    handler_module: instance.handler.0,
+                                    middleware: chain.clone(),
+                                    branch: None,
+                                    protocol: Protocol::Rest,
+                                    handler_name: None,
+                                });
+                            }
                         }
                     }
                 }
@@ -662,145 +1064,6 @@ impl<'a> Mounter<'a> {
             framework,
         );
         stack.pop();
-    }
-
-    /// The bootstrap that serves a controller: the one in the nearest enclosing folder.
-    fn bootstrap_for(&self, file: &str) -> Option<(ModId, &'a NestBootstrap)> {
-        let modules = self.modules();
-        modules
-            .iter()
-            .enumerate()
-            .filter_map(|(i, m)| {
-                m.nest_bootstrap
-                    .as_ref()
-                    .filter(|_| !m.is_test)
-                    .map(|b| (i, b))
-            })
-            .filter(|(i, _)| {
-                let d = dir_of(&modules[*i].file);
-                let d = d.strip_suffix("/src").unwrap_or(d);
-                d.is_empty() || file.starts_with(&format!("{d}/"))
-            })
-            .max_by_key(|(i, _)| dir_of(&modules[*i].file).len())
-    }
-
-    fn nest_routes(&mut self) {
-        let modules = self.modules();
-        for (m, module) in modules.iter().enumerate() {
-            if module.is_test {
-                continue;
-            }
-            for (r, router) in module
-                .routers
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.kind == RouterKind::NestController)
-            {
-                let boot = self.bootstrap_for(&module.file);
-                let global = boot
-                    .and_then(|(bm, b)| b.global_prefix.as_ref().and_then(|g| self.strings(bm, g)))
-                    .and_then(|g| g.into_iter().next())
-                    .unwrap_or_default();
-                let excluded: Vec<String> = boot
-                    .map(|(bm, b)| {
-                        b.exclude
-                            .iter()
-                            .filter_map(|e| {
-                                self.strings(bm, e)
-                                    .or_else(|| field(e, "path").and_then(|p| self.strings(bm, &p)))
-                            })
-                            .flatten()
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                let versioning = boot.and_then(|(_, b)| b.versioning.clone());
-                let interceptors: Vec<(ModId, Val)> = boot
-                    .map(|(bm, b)| b.interceptors.iter().map(|v| (bm, v.clone())).collect())
-                    .unwrap_or_default();
-                let prefixes: Vec<String> = router
-                    .prefixes
-                    .iter()
-                    .filter_map(|p| self.strings(m, p))
-                    .flatten()
-                    .collect();
-                for (im, item) in self
-                    .items
-                    .get(&Key::Local(m, r))
-                    .cloned()
-                    .unwrap_or_default()
-                {
-                    let RouterItem::Route {
-                        method,
-                        paths,
-                        path_text,
-                        middleware,
-                        handler,
-                        line,
-                        version,
-                    } = item
-                    else {
-                        continue;
-                    };
-                    let Some(list) = self.strings(im, &paths) else {
-                        self.diagnostics.push(Diagnostic::new(module.file.clone(), line, format!("route path `{path_text}` is not statically known: the route is left out of the inventory")));
-                        continue;
-                    };
-                    let versions: Vec<String> = match &versioning {
-                        None => vec![String::new()],
-                        Some((vprefix, default)) => {
-                            let chosen = version
-                                .clone()
-                                .or_else(|| router.version.clone())
-                                .or_else(|| default.clone());
-                            match chosen.and_then(|v| self.strings(m, &v)) {
-                                Some(vs) if !vs.is_empty() => {
-                                    vs.into_iter().map(|v| format!("{vprefix}{v}")).collect()
-                                }
-                                _ => vec![String::new()],
-                            }
-                        }
-                    };
-                    let methods: Vec<&'static str> = self
-                        .strings(im, &method)
-                        .unwrap_or_default()
-                        .iter()
-                        .flat_map(|s| methods_of(s))
-                        .collect();
-                    let mut chain = interceptors.clone();
-                    chain.extend(router.middleware.iter().map(|v| (m, v.clone())));
-                    chain.extend(middleware.iter().map(|v| (im, v.clone())));
-                    for prefix in &prefixes {
-                        for p in &list {
-                            let local = normalize_path(prefix, p);
-                            let global_here =
-                                if excluded.iter().any(|e| normalize_path("", e) == local) {
-                                    ""
-                                } else {
-                                    global.as_str()
-                                };
-                            for v in &versions {
-                                let path = normalize_path(&normalize_path(global_here, v), &local);
-                                for method in &methods {
-                                    self.routes.push(RawRoute {
-                                        method: method.to_string(),
-                                        path: path.clone(),
-                                        framework: "nestjs",
-                                        module: im,
-                                        line,
-                                        handler: handler.clone(),
-                                        handler_module: im,
-                                        middleware: chain.clone(),
-                                        branch: None,
-                                        protocol: Protocol::Rest,
-                                        handler_name: None,
-                                    });
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 }
 

@@ -68,7 +68,7 @@ fn base_path(res: &Resolver, root: &str) -> String {
         };
         if let Resolved::Obj(om, fields) = res.resolve(m, &v)
             && let Some((_, bp)) = fields.iter().rev().find(|(k, _)| k == "basePath")
-            && let Resolved::Str(s) = res.resolve(om, bp)
+            && let Resolved::Str(s) | Resolved::Default { value: s, .. } = res.resolve(om, bp)
         {
             return s;
         }
@@ -195,6 +195,25 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
     };
     let positive: Vec<_> = checks.iter().filter(|c| !c.negated).collect();
     let negative: Vec<_> = checks.iter().filter(|c| c.negated).collect();
+    // A gate (`if (!allowed.includes(req.method)) return 405`) says which methods get through,
+    // whatever branches follow; those branches say what each method runs.
+    let gates: Vec<_> = negative.iter().filter(|c| c.exits).collect();
+    if let Some(first) = gates.first() {
+        let mut seen = Vec::new();
+        for method in &first.methods {
+            let through = gates.iter().all(|g| g.methods.contains(method));
+            if through && MUTATIONS.contains(&method.as_str()) && !seen.contains(method) {
+                seen.push(method.clone());
+                let line = positive
+                    .iter()
+                    .find(|c| c.methods.contains(method))
+                    .map_or(first.line, |c| c.line);
+                let branch = (!positive.is_empty()).then(|| method.clone());
+                out.push(route(method, hm, line, branch));
+            }
+        }
+        return;
+    }
     let list = if positive.is_empty() {
         &negative
     } else {

@@ -19,11 +19,18 @@ pub enum Resolved {
     Router(ModId, RouterId),
     Obj(ModId, Vec<(String, Val)>),
     Str(String),
+    /// A string the environment may set, and the code's default for it (`process.env.X || 'x'`).
+    Default {
+        value: String,
+        var: String,
+    },
     Module(ModId),
     /// An object the linker put together from values written in several modules (a tRPC
     /// resolver's options: its `ctx` is what the context creator returns, extended by each
     /// middleware). A later field of a name wins.
     Assembled(Vec<(String, Part)>),
+    /// A value read from the environment at run time (`process.env.ADMIN_PREFIX`), as written.
+    Env(String),
     /// Something from an npm package: the specifier, the imported name and the members after it.
     Package {
         spec: String,
@@ -58,6 +65,9 @@ pub struct Resolver<'m> {
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
     /// middleware's options): (module, function, parameter index) → the value.
     params: HashMap<(ModId, FnId, usize), Resolved>,
+    /// The module where a value was first cut at [`MAX_DEPTH`] since the last
+    /// [`Resolver::take_depth_cut`].
+    depth_cut: Mutex<Option<ModId>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -67,6 +77,17 @@ fn parent_dir(file: &str) -> &str {
 }
 
 pub use crate::paths::join;
+
+/// `process.env.X` (and members of it).
+fn env_rooted(v: &Val) -> bool {
+    match v {
+        Val::Member(inner, p) => {
+            matches!(inner.as_ref(), Val::Global(g) if g == "process") && p == "env"
+                || env_rooted(inner)
+        }
+        _ => false,
+    }
+}
 
 impl<'m> Resolver<'m> {
     pub fn new(modules: &'m [Module], root: &'m Path) -> Self {
@@ -83,6 +104,7 @@ impl<'m> Resolver<'m> {
             packages: HashMap::new(),
             prisma_clients: Vec::new(),
             params: HashMap::new(),
+            depth_cut: Mutex::new(None),
         };
         r.packages = r.workspace_packages();
         r
@@ -346,15 +368,27 @@ impl<'m> Resolver<'m> {
         self.resolve_d(m, v, 0)
     }
 
+    /// The module where resolution was cut at its depth limit since the last call, if it was.
+    pub fn take_depth_cut(&self) -> Option<ModId> {
+        self.depth_cut.lock().ok()?.take()
+    }
+
+    fn cut_at(&self, m: ModId) {
+        if let Ok(mut cut) = self.depth_cut.lock() {
+            cut.get_or_insert(m);
+        }
+    }
+
     fn resolve_d(&self, m: ModId, v: &Val, depth: usize) -> Resolved {
         if depth > MAX_DEPTH {
+            self.cut_at(m);
             return Resolved::Opaque;
         }
         let d = depth + 1;
         match v {
             Val::Func(f) => Resolved::Func(m, *f),
             Val::Class(c) => Resolved::Class(m, *c),
-            Val::Instance(c) => Resolved::Instance(m, *c),
+            Val::Instance(c) => self.instance(m, *c),
             Val::Router(r) => Resolved::Router(m, *r),
             Val::Obj(fields) => Resolved::Obj(m, fields.clone()),
             Val::Str(s) => Resolved::Str(s.clone()),
@@ -363,6 +397,31 @@ impl<'m> Resolver<'m> {
                 .get(&(m, *f, *i))
                 .cloned()
                 .unwrap_or(Resolved::Opaque),
+            // A string made of pieces, each of which this tree says.
+            Val::Template(parts) => {
+                let (mut text, mut env) = (String::new(), None);
+                for p in parts {
+                    match self.resolve_d(m, p, d) {
+                        Resolved::Str(s) => text.push_str(&s),
+                        Resolved::Default { value, var } => {
+                            text.push_str(&value);
+                            env.get_or_insert(var);
+                        }
+                        _ => return Resolved::Opaque,
+                    }
+                }
+                match env {
+                    Some(var) => Resolved::Default { value: text, var },
+                    None => Resolved::Str(text),
+                }
+            }
+            Val::EnvDefault { var, value } => match self.resolve_d(m, value, d) {
+                Resolved::Str(s) | Resolved::Default { value: s, .. } => Resolved::Default {
+                    value: s,
+                    var: var.clone(),
+                },
+                r => r,
+            },
             Val::Import { spec, name } => match self.resolve_spec(m, spec) {
                 Some(target) => self.export_value(target, name.as_deref(), d),
                 None => Resolved::Package {
@@ -376,6 +435,9 @@ impl<'m> Resolver<'m> {
             Val::Member(inner, prop) => {
                 if let Val::This(Some(c)) = inner.as_ref() {
                     return self.class_member(m, *c, prop, d);
+                }
+                if env_rooted(v) {
+                    return Resolved::Env(super::display(v));
                 }
                 let base = self.resolve_d(m, inner, d);
                 self.member_of(base, prop, d)
@@ -422,16 +484,25 @@ impl<'m> Resolver<'m> {
                         Resolved::Opaque
                     }
                     p @ Resolved::Package { .. } => p,
-                    Resolved::Class(m2, c) => Resolved::Instance(m2, c),
+                    Resolved::Class(m2, c) => self.instance(m2, c),
                     _ => Resolved::Opaque,
                 }
             }
             Val::New(ctor, _) | Val::TypeRef(ctor) => match self.resolve_d(m, ctor, d) {
-                Resolved::Class(m2, c) => Resolved::Instance(m2, c),
+                Resolved::Class(m2, c) => self.instance(m2, c),
                 p @ Resolved::Package { .. } => p,
                 _ => Resolved::Opaque,
             },
             _ => Resolved::Opaque,
+        }
+    }
+
+    /// An instance of a class: the router itself when the class is one (a subclass of
+    /// koa-router whose constructor registers routes).
+    fn instance(&self, m: ModId, c: ClassId) -> Resolved {
+        match self.modules[m].classes[c].router {
+            Some(r) => Resolved::Router(m, r),
+            None => Resolved::Instance(m, c),
         }
     }
 
@@ -504,6 +575,7 @@ impl<'m> Resolver<'m> {
 
     fn class_member(&self, m: ModId, c: ClassId, prop: &str, d: usize) -> Resolved {
         if d > MAX_DEPTH {
+            self.cut_at(m);
             return Resolved::Opaque;
         }
         let class = &self.modules[m].classes[c];

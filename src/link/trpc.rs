@@ -765,7 +765,8 @@ impl<'a> Linker<'a> {
 
     fn string(&self, m: ModId, v: &Val) -> Option<String> {
         match self.res.resolve(m, v) {
-            Resolved::Str(s) => Some(s),
+            // `process.env.TRPC_ENDPOINT ?? '/api/trpc'`: the code's default.
+            Resolved::Str(s) | Resolved::Default { value: s, .. } => Some(s),
             _ => None,
         }
     }

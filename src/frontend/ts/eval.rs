@@ -14,6 +14,16 @@ use tree_sitter::Node;
 /// Deeper than this, an expression is not followed (a diagnostic says so once per file).
 const MAX_DEPTH: usize = 200;
 
+/// Most keys of an object literal a `for … in` loop is walked for.
+const MAX_UNROLLED: usize = 256;
+
+/// How many parameters a rest parameter (`...args`) stands for.
+const REST_SPAN: usize = 6;
+
+/// Past this many members and calls, a chain's calls are not recorded and its value is unknown
+/// (a diagnostic says so once per file); registrations on a router go on whatever the length.
+const MAX_CHAIN_LINKS: usize = 256;
+
 enum Binding<'t> {
     Lazy(Node<'t>),
     LazyFn(Node<'t>),
@@ -44,6 +54,9 @@ pub(super) struct Chain {
     pub path: Vec<String>,
     pub hops: Vec<usize>,
     pub val: Val,
+    /// The last link is a computed member whose key is not a string (`router[method]`,
+    /// `router[isNew ? 'post' : 'put']`): the receiver and the key, for a call on it.
+    pub computed: Option<(Val, Val)>,
 }
 
 pub struct Evaluator<'t, 'c> {
@@ -58,7 +71,10 @@ pub struct Evaluator<'t, 'c> {
     pub(super) decls: HashMap<(usize, String), Decl<'t>>,
     class_memo: HashMap<usize, ClassId>,
     depth: usize,
-    too_deep: bool,
+    /// The line where evaluation was first cut at [`MAX_DEPTH`].
+    too_deep: Option<u32>,
+    /// The line of the first chain cut at [`MAX_CHAIN_LINKS`].
+    long_chain: Option<u32>,
     name_hint: Option<String>,
     export_clauses: Vec<(String, String, u32)>,
     /// The HTTP methods the code being walked runs under (`if (req.method === 'POST')`).
@@ -81,6 +97,63 @@ pub fn line(n: Node) -> u32 {
 
 fn is_statement(kind: &str) -> bool {
     kind.ends_with("_statement") || kind.ends_with("_declaration") || kind == "statement_block"
+}
+
+/// Most parts a string built from pieces keeps; past that it is cut (and cannot be read).
+const MAX_TEMPLATE_PARTS: usize = 32;
+
+/// A value that can be one side of a string concatenation: a string, or something symbolic that
+/// may stand for one (a parameter, a member, an import), not a number or an unknown.
+fn concatenable(v: &Val) -> bool {
+    matches!(
+        v,
+        Val::Str(_)
+            | Val::EnvDefault { .. }
+            | Val::Template(_)
+            | Val::Param(..)
+            | Val::Member(..)
+            | Val::Import { .. }
+    )
+}
+
+/// A string built from pieces (a template literal, `a + b`): the string itself when every piece
+/// is one (an environment read's default among them makes the whole that default), otherwise a
+/// [`Val::Template`] of the pieces, literal text as [`Val::Str`], at most
+/// [`MAX_TEMPLATE_PARTS`] of them (a cut one ends in [`Val::Unknown`]).
+fn concat(pieces: Vec<Val>) -> Val {
+    let mut parts: Vec<Val> = Vec::new();
+    for p in pieces {
+        let p = match p {
+            Val::Template(inner) => {
+                parts.extend(inner);
+                continue;
+            }
+            p => p,
+        };
+        match (parts.last_mut(), &p) {
+            (Some(Val::Str(prev)), Val::Str(s)) => prev.push_str(s),
+            (_, Val::Str(s)) if s.is_empty() => {}
+            _ => parts.push(p),
+        }
+    }
+    if parts.iter().all(|p| p.as_str().is_some()) {
+        let text: String = parts.iter().filter_map(Val::as_str).collect();
+        return match parts.into_iter().find_map(|p| match p {
+            Val::EnvDefault { var, .. } => Some(var),
+            _ => None,
+        }) {
+            Some(var) => Val::EnvDefault {
+                var,
+                value: Box::new(Val::Str(text)),
+            },
+            None => Val::Str(text),
+        };
+    }
+    if parts.len() > MAX_TEMPLATE_PARTS {
+        parts.truncate(MAX_TEMPLATE_PARTS - 1);
+        parts.push(Val::Unknown);
+    }
+    Val::Template(parts)
 }
 
 /// Does a catch handler's source name a unique-violation code or error class?
@@ -154,7 +227,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             decls: HashMap::new(),
             class_memo: HashMap::new(),
             depth: 0,
-            too_deep: false,
+            too_deep: None,
+            long_chain: None,
             name_hint: None,
             export_clauses: Vec::new(),
             branch: None,
@@ -177,11 +251,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.module.exports.push((exported, v));
         }
         self.scan_key_code(root);
-        if self.too_deep {
+        if let Some(at) = self.too_deep {
             self.diagnostics.push(Diagnostic::new(
                 self.module.file.clone(),
-                0,
-                format!("expressions nested deeper than {MAX_DEPTH} levels were not followed"),
+                at,
+                format!(
+                    "expressions nested deeper than {MAX_DEPTH} levels were not followed: routes, mounts and calls written inside them are left out"
+                ),
+            ));
+        }
+        if let Some(at) = self.long_chain {
+            self.diagnostics.push(Diagnostic::new(
+                self.module.file.clone(),
+                at,
+                format!(
+                    "a chain of more than {MAX_CHAIN_LINKS} calls and members: the calls past that are not followed for side effects (routes registered on a router are kept)"
+                ),
             ));
         }
         (self.module, self.diagnostics)
@@ -373,6 +458,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 for (i, child) in items.into_iter().enumerate() {
                     let item = match &v {
                         Val::Arr(a) => a.get(i).cloned().unwrap_or(Val::Unknown),
+                        // `([path, handler]) => ..` over a table read later: the element's items.
+                        Val::Param(..) | Val::Element(_) | Val::Member(..) => {
+                            Val::Member(Box::new(v.clone()), i.to_string())
+                        }
                         _ => Val::Unknown,
                     };
                     self.bind_pattern(child, item, scope);
@@ -563,7 +652,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     fn walk(&mut self, node: Node<'t>) {
         if self.depth > MAX_DEPTH {
-            self.too_deep = true;
+            self.too_deep.get_or_insert(line(node));
             return;
         }
         self.depth += 1;
@@ -629,12 +718,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 // An `if (!row) return` inside the block says nothing after the block.
                 let saved_guard = self.guarded.clone();
                 let saved_found = self.found.clone();
+                let saved_branch = self.branch.clone();
                 self.blocks.push(node.id());
                 self.hoist(node);
                 self.walk_children(node);
                 self.blocks.pop();
                 self.guarded = saved_guard;
                 self.found = saved_found;
+                self.branch = saved_branch;
                 self.cur = prev;
             }
             "for_in_statement" => self.walk_for_of(node),
@@ -857,7 +948,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let iterable = self.eval(right);
         let elements = match (&iterable, is_of) {
             (Val::Arr(items), true) if !items.is_empty() => items.clone(),
-            _ => vec![Val::Unknown],
+            // `for (const key in table)`: its keys.
+            (Val::Obj(fields), false) if !fields.is_empty() => {
+                let mut keys: Vec<Val> = Vec::new();
+                for (k, _) in fields.iter().take(MAX_UNROLLED) {
+                    if !keys.iter().any(|x| x.as_str() == Some(k.as_str())) {
+                        keys.push(Val::Str(k.clone()));
+                    }
+                }
+                keys
+            }
+            // A table from elsewhere: one element stands for all of them.
+            (Val::Unknown | Val::Arr(_) | Val::Obj(_), _) | (_, false) => vec![Val::Unknown],
+            (other, true) => vec![Val::Element(Box::new(other.clone()))],
         };
         for element in elements {
             let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
@@ -904,6 +1007,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let prev = self.push_scope(id, this_class);
         let saved_guard = self.guarded.take();
         let saved_found = self.found.clone();
+        let saved_branch = self.branch.clone();
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
             let mut cursor = params.walk();
@@ -930,8 +1034,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 } else {
                     pattern
                 };
+                // `(...args)`: the parameters from here on, as an array.
+                let (pattern, rest) = match pattern.kind() {
+                    "rest_pattern" => (pattern.named_child(0).unwrap_or(pattern), true),
+                    _ => (pattern, false),
+                };
                 let value = match default.map(|d| self.eval(d)) {
                     Some(r @ Val::Router(_)) => r,
+                    _ if rest => Val::Arr((i..i + REST_SPAN).map(|k| Val::Param(id, k)).collect()),
                     _ => Val::Param(id, i),
                 };
                 let mut names = Vec::new();
@@ -960,6 +1070,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         self.guarded = saved_guard;
         self.found = saved_found;
+        self.branch = saved_branch;
         self.cur = prev;
         id
     }
@@ -1026,6 +1137,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     };
                     if let Some(e) = expr {
                         let v = self.eval(e);
+                        self.koa_router_class(id, &v, node);
                         self.module.classes[id].extends = Some(v);
                     }
                 }
@@ -1072,6 +1184,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let class_decorators = self.class_decorator_nodes(node);
         let decorators = self.decorators_of(&class_decorators);
         self.module.classes[id].decorators = decorators;
+        // The constructor first: the fields it sets (`this.app = express()`) are what the other
+        // methods see, whatever order they are written in.
+        if let Some(ctor) = members.iter().find(|m| {
+            m.kind() == "method_definition"
+                && m.child_by_field_name("name")
+                    .is_some_and(|n| self.property_name(n) == "constructor")
+        }) {
+            self.constructor_fields(*ctor, id);
+            self.make_function(*ctor, Some(format!("{name}.constructor")), Some(id));
+        }
         let mut decorators: Vec<Node<'t>> = Vec::new();
         let mut decorated: Vec<(FnId, Vec<Node<'t>>)> = Vec::new();
         for m in &members {
@@ -1090,9 +1212,6 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 continue;
             };
             let method = self.property_name(n);
-            if method == "constructor" {
-                self.constructor_fields(*m, id);
-            }
             let f = self.make_function(*m, Some(format!("{name}.{method}")), Some(id));
             self.module.classes[id].methods.push((method, f));
             decorated.push((f, std::mem::take(&mut decorators)));
@@ -1146,7 +1265,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     pub(super) fn eval(&mut self, node: Node<'t>) -> Val {
         if self.depth > MAX_DEPTH {
-            self.too_deep = true;
+            self.too_deep.get_or_insert(line(node));
             return Val::Unknown;
         }
         self.depth += 1;
@@ -1170,6 +1289,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             | "as_expression"
             | "satisfies_expression"
             | "spread_element" => match node.named_child(0) {
+                Some(c) => self.eval(c),
+                None => Val::Unknown,
+            },
+            // `ConfigService<AllConfig>`: the value, its type arguments aside.
+            "instantiation_expression" => match node
+                .child_by_field_name("function")
+                .or_else(|| node.named_child(0))
+            {
                 Some(c) => self.eval(c),
                 None => Val::Unknown,
             },
@@ -1209,16 +1336,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .child_by_field_name("operator")
                     .map(|o| self.text(o))
                     .unwrap_or("");
-                let l = node
-                    .child_by_field_name("left")
-                    .map(|n| self.eval(n))
-                    .unwrap_or(Val::Unknown);
+                let left = node.child_by_field_name("left");
+                let l = left.map(|n| self.eval(n)).unwrap_or(Val::Unknown);
                 let r = node
                     .child_by_field_name("right")
                     .map(|n| self.eval(n))
                     .unwrap_or(Val::Unknown);
+                let env_read = left.filter(|n| self.reads_environment(*n));
                 match (op, l, r) {
-                    ("+", Val::Str(a), Val::Str(b)) => Val::Str(a + &b),
+                    // String concatenation (`'/api' + path`, `base + '/x'`): what a template
+                    // literal would give.
+                    ("+", l, r) if concatenable(&l) && concatenable(&r) => concat(vec![l, r]),
+                    // `process.env.API_PREFIX || '/api'`: the code's default, and where it comes
+                    // from.
+                    ("||" | "??", _, r) if env_read.is_some() && r.as_str().is_some() => {
+                        Val::EnvDefault {
+                            var: env_read.map(|n| self.short_text(n)).unwrap_or_default(),
+                            value: Box::new(r.plain().clone()),
+                        }
+                    }
                     ("||" | "??", Val::Unknown, r) => r,
                     // `globalThis.prisma || getClient()`, `process.env.X ?? 'x'`: the left is
                     // run-time state the code cannot show; the right is the code's own value.
@@ -1285,37 +1421,46 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// A read of the environment: `process.env.X`, `import.meta.env.X`, `Bun.env.X`,
+    /// `Deno.env.get('X')`, or an `||` / `??` of such reads.
+    fn reads_environment(&self, n: Node) -> bool {
+        match n.kind() {
+            "parenthesized_expression" => {
+                n.named_child(0).is_some_and(|i| self.reads_environment(i))
+            }
+            "binary_expression" => ["left", "right"].iter().all(|f| {
+                n.child_by_field_name(f)
+                    .is_some_and(|side| self.reads_environment(side))
+            }),
+            "member_expression" | "subscript_expression" | "call_expression" => {
+                let t = self.short_text(n);
+                ["process.env", "import.meta.env", "Bun.env", "Deno.env.get("]
+                    .iter()
+                    .any(|p| t.starts_with(p))
+            }
+            _ => false,
+        }
+    }
+
     fn eval_template(&mut self, node: Node<'t>) -> Val {
-        let mut out = String::new();
-        let mut static_ = true;
         let mut parts = Vec::new();
         let mut cursor = node.walk();
         let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
-        let inner_start = node.start_byte() + 1;
-        let mut pos = inner_start;
+        let mut pos = node.start_byte() + 1;
         for c in children {
             if c.kind() == "template_substitution" {
-                out.push_str(&self.src[pos..c.start_byte()]);
-                match c.named_child(0).map(|e| self.eval(e)) {
-                    Some(Val::Str(s)) => out.push_str(&s),
-                    Some(v) => {
-                        static_ = false;
-                        if parts.len() < 16 {
-                            parts.push(v);
-                        }
-                    }
-                    None => static_ = false,
-                }
+                parts.push(Val::Str(self.src[pos..c.start_byte()].to_string()));
+                parts.push(
+                    c.named_child(0)
+                        .map(|e| self.eval(e))
+                        .unwrap_or(Val::Unknown),
+                );
                 pos = c.end_byte();
             }
         }
         let end = node.end_byte().saturating_sub(1).max(pos);
-        out.push_str(&self.src[pos..end]);
-        if static_ {
-            Val::Str(out)
-        } else {
-            Val::Template(parts)
-        }
+        parts.push(Val::Str(self.src[pos..end].to_string()));
+        concat(parts)
     }
 
     fn eval_object(&mut self, node: Node<'t>) -> Val {
@@ -1369,7 +1514,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return Val::Unknown;
         };
         let left_text = self.text(left).to_string();
-        self.name_hint = Some(left_text.rsplit('.').next().unwrap_or("").to_string());
+        // `module.exports = function legacyRoutes(app) {..}`: the function keeps its own name.
+        let named_function =
+            is_function(right.kind()) && right.child_by_field_name("name").is_some();
+        self.name_hint = (!(named_function && left_text.ends_with("exports")))
+            .then(|| left_text.rsplit('.').next().unwrap_or("").to_string());
         let v = self.eval(right);
         self.name_hint = None;
         self.key_assignment(left, right, node);
@@ -1427,101 +1576,215 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     Val::Member(Box::new(obj), prop.to_string())
                 }
             }
+            Val::Arr(items) if prop.parse::<usize>().is_ok() => prop
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| items.get(i).cloned())
+                .unwrap_or(Val::Unknown),
             Val::Unknown => Val::Unknown,
             _ => Val::Member(Box::new(obj), prop.to_string()),
         }
     }
 
     /// Evaluates a callee-like expression and decomposes it into root, member path and call hops.
-    /// A chain longer than [`MAX_DEPTH`] links is cut there (a diagnostic says so).
+    /// The links of a chain (`router.post(a, h).post(b, h)…`, `a.b.c`) are walked in a loop from
+    /// the root outwards, so a chain of any length costs one level of the depth budget; only what
+    /// its arguments nest counts further.
     pub(super) fn chain(&mut self, node: Node<'t>) -> Chain {
         if self.depth > MAX_DEPTH {
-            self.too_deep = true;
+            self.too_deep.get_or_insert(line(node));
             return Chain {
                 root: Val::Unknown,
                 root_name: String::new(),
                 path: vec![],
                 hops: vec![],
                 val: Val::Unknown,
+                computed: None,
             };
         }
         self.depth += 1;
-        let c = self.chain_inner(node);
+        let c = self.chain_links(node);
         self.depth -= 1;
         c
     }
 
-    fn chain_inner(&mut self, node: Node<'t>) -> Chain {
-        match node.kind() {
-            "member_expression" | "subscript_expression" => {
-                let Some(object) = node.child_by_field_name("object") else {
-                    return self.opaque_chain(node);
-                };
-                let prop = if node.kind() == "member_expression" {
-                    node.child_by_field_name("property")
-                        .map(|p| self.text(p).to_string())
-                } else {
-                    match node.child_by_field_name("index").map(|i| self.eval(i)) {
-                        Some(Val::Str(s)) => Some(s),
-                        _ => None,
+    fn chain_links(&mut self, node: Node<'t>) -> Chain {
+        // The links, outermost first, down to the root.
+        let mut links: Vec<Node<'t>> = Vec::new();
+        let mut cur = node;
+        loop {
+            let inner = match cur.kind() {
+                "member_expression" | "subscript_expression" => {
+                    let object = cur.child_by_field_name("object");
+                    if object.is_some() {
+                        links.push(cur);
                     }
-                };
-                let mut c = self.chain(object);
-                let Some(prop) = prop else {
-                    return Chain {
-                        val: Val::Unknown,
-                        ..c
-                    };
-                };
-                if node.kind() == "subscript_expression" && self.text(object).ends_with("headers") {
-                    self.header_read(&prop, line(node));
+                    object
                 }
-                if matches!(c.root, Val::This(_)) && c.path.is_empty() {
-                    c.root = self.member(c.val.clone(), &prop);
-                    c.root_name = prop.clone();
-                    c.val = c.root.clone();
-                    return c;
+                "call_expression" => {
+                    let function = cur.child_by_field_name("function");
+                    if function.is_some() {
+                        links.push(cur);
+                    }
+                    function
                 }
-                c.val = self.member(c.val, &prop);
-                c.path.push(prop);
-                c
+                "parenthesized_expression"
+                | "await_expression"
+                | "non_null_expression"
+                | "as_expression"
+                | "satisfies_expression" => cur.named_child(0),
+                "instantiation_expression" => cur
+                    .child_by_field_name("function")
+                    .or_else(|| cur.named_child(0)),
+                _ => None,
+            };
+            match inner {
+                Some(i) => cur = i,
+                None => break,
             }
-            "call_expression" => {
-                let mut c = self.eval_call(node);
+        }
+        // Calls chained on one another share the outermost call's group.
+        let group_here = self.chain_group.is_none();
+        if group_here {
+            self.chain_group = links
+                .iter()
+                .find(|l| l.kind() == "call_expression")
+                .map(|l| l.id());
+        }
+        let mut c = self.chain_root(cur);
+        for link in links.into_iter().rev() {
+            c = if link.kind() == "call_expression" {
+                let mut c = self.call_link(c, link);
                 c.hops.push(c.path.len());
                 c
+            } else {
+                self.member_link(c, link)
+            };
+        }
+        if group_here {
+            self.chain_group = None;
+        }
+        c
+    }
+
+    /// `cond ? 'post' : 'put'` (parenthesized or not): the strings it may be.
+    fn string_choices(&self, node: Node<'t>) -> Option<Val> {
+        match node.kind() {
+            "parenthesized_expression" => self.string_choices(node.named_child(0)?),
+            "ternary_expression" => {
+                let mut out = Vec::new();
+                for branch in ["consequence", "alternative"] {
+                    let b = node.child_by_field_name(branch)?;
+                    match b.kind() {
+                        "string" => out.push(Val::Str(self.string_value(b))),
+                        _ => match self.string_choices(b)? {
+                            Val::Arr(items) => out.extend(items),
+                            v => out.push(v),
+                        },
+                    }
+                }
+                Some(Val::Arr(out))
             }
-            "parenthesized_expression"
-            | "await_expression"
-            | "non_null_expression"
-            | "as_expression"
-            | "satisfies_expression" => match node.named_child(0) {
-                Some(inner) => self.chain(inner),
-                None => self.opaque_chain(node),
-            },
+            _ => None,
+        }
+    }
+
+    /// Does `node` end with the name `name` (`headers`, `req.headers`)? Reads the last name only,
+    /// not the whole chain before it.
+    fn ends_with_name(&self, node: Node, name: &str) -> bool {
+        let last = match node.kind() {
+            "member_expression" => node.child_by_field_name("property"),
+            _ => Some(node),
+        };
+        last.is_some_and(|n| n.end_byte() - n.start_byte() < 256 && self.text(n).ends_with(name))
+    }
+
+    /// The start of a chain: a name, `this`, or any other expression's value.
+    fn chain_root(&mut self, node: Node<'t>) -> Chain {
+        let (v, name) = match node.kind() {
             "identifier" => {
                 let name = self.text(node).to_string();
-                let v = self.lookup(&name);
-                Chain {
-                    root: v.clone(),
-                    root_name: name,
-                    path: vec![],
-                    hops: vec![],
-                    val: v,
-                }
+                (self.lookup(&name), name)
             }
-            "this" => {
-                let v = Val::This(self.scopes[self.cur].this_class);
-                Chain {
-                    root: v.clone(),
-                    root_name: "this".into(),
-                    path: vec![],
-                    hops: vec![],
-                    val: v,
-                }
+            "this" => (Val::This(self.scopes[self.cur].this_class), "this".into()),
+            // A link without its object or callee (a syntax error): nothing to follow.
+            "member_expression" | "subscript_expression" | "call_expression" => {
+                (Val::Unknown, String::new())
             }
-            _ => self.opaque_chain(node),
+            _ => return self.opaque_chain(node),
+        };
+        Chain {
+            root: v.clone(),
+            root_name: name,
+            path: vec![],
+            hops: vec![],
+            val: v,
+            computed: None,
         }
+    }
+
+    /// `.prop` or `[index]` on the chain so far.
+    fn member_link(&mut self, mut c: Chain, node: Node<'t>) -> Chain {
+        c.computed = None;
+        let (prop, key) = if node.kind() == "member_expression" {
+            let prop = node
+                .child_by_field_name("property")
+                .map(|p| self.text(p).to_string());
+            (prop, None)
+        } else {
+            let index = node.child_by_field_name("index");
+            let key = index.map(|i| self.eval(i));
+            // `args[0]`: an index is a member like a name.
+            let prop = key
+                .as_ref()
+                .and_then(|v| v.as_str().map(String::from))
+                .or_else(|| {
+                    index
+                        .filter(|i| i.kind() == "number")
+                        .map(|i| self.text(i).to_string())
+                        .filter(|t| t.parse::<usize>().is_ok())
+                });
+            (prop, index.zip(key))
+        };
+        let Some(prop) = prop else {
+            // `router[method]`: the receiver and the key are kept for a call on them.
+            let receiver = if matches!(c.root, Val::This(_)) && c.path.is_empty() {
+                c.root.clone()
+            } else {
+                c.val.clone()
+            };
+            let computed =
+                key.map(|(index, k)| (receiver, self.string_choices(index).unwrap_or(k)));
+            return Chain {
+                val: Val::Unknown,
+                computed,
+                ..c
+            };
+        };
+        if node.kind() == "subscript_expression"
+            && node
+                .child_by_field_name("object")
+                .is_some_and(|o| self.ends_with_name(o, "headers"))
+        {
+            self.header_read(&prop, line(node));
+        }
+        if matches!(c.root, Val::This(_)) && c.path.is_empty() {
+            c.root = self.member(c.val.clone(), &prop);
+            c.root_name = prop.clone();
+            c.val = c.root.clone();
+            return c;
+        }
+        c.val = if c.path.len() >= MAX_CHAIN_LINKS
+            && !matches!(c.val, Val::Router(_) | Val::RouteChain(..))
+        {
+            self.long_chain
+                .get_or_insert(line(node.child_by_field_name("property").unwrap_or(node)));
+            Val::Unknown
+        } else {
+            self.member(c.val, &prop)
+        };
+        c.path.push(prop);
+        c
     }
 
     fn opaque_chain(&mut self, node: Node<'t>) -> Chain {
@@ -1532,15 +1795,33 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             path: vec![],
             hops: vec![],
             val: v,
+            computed: None,
         }
     }
 
-    fn short_text(&self, node: Node) -> String {
-        let t: String = self
-            .text(node)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+    /// The node as written, whitespace collapsed, cut to 80 bytes. Reads no further than that,
+    /// whatever the node's length (each link of a long chain is shortened from the chain's start).
+    pub(super) fn short_text(&self, node: Node) -> String {
+        let written = self
+            .src
+            .get(node.start_byte()..node.end_byte())
+            .unwrap_or("");
+        let mut t = String::new();
+        let mut space = false;
+        for ch in written.chars() {
+            if ch.is_whitespace() {
+                space = !t.is_empty();
+                continue;
+            }
+            if space {
+                t.push(' ');
+                space = false;
+            }
+            t.push(ch);
+            if t.len() > 80 {
+                break;
+            }
+        }
         if t.len() > 80 {
             let mut end = 77;
             while !t.is_char_boundary(end) {
@@ -1559,19 +1840,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         if outermost {
             self.chain_group = Some(node.id());
         }
-        let c = self.eval_call_inner(node);
+        let c = match node.child_by_field_name("function") {
+            Some(callee) => {
+                let c = self.chain(callee);
+                self.call_link(c, node)
+            }
+            None => self.opaque_chain(node),
+        };
         if outermost {
             self.chain_group = None;
         }
         c
     }
 
-    fn eval_call_inner(&mut self, node: Node<'t>) -> Chain {
+    /// The call `node` on its callee's chain `c` (already evaluated).
+    fn call_link(&mut self, mut c: Chain, node: Node<'t>) -> Chain {
         let Some(callee) = node.child_by_field_name("function") else {
             return self.opaque_chain(node);
         };
         let group = self.chain_group.unwrap_or(node.id());
-        let mut c = self.chain(callee);
         let args_node = node.child_by_field_name("arguments");
         let arg_nodes: Vec<Node<'t>> = match args_node {
             Some(a) if a.kind() == "arguments" => {
@@ -1620,14 +1907,40 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             if i == 1 && listener.is_some() && is_function(a.kind()) {
                 self.name_hint = listener.clone();
             }
-            args.push(self.eval(*a));
+            self.push_arg(&mut args, *a);
         }
         self.chain_group = saved_group;
         if let Some(ctx) = self.trpc_context_type(&c, &args, node) {
             args.push(ctx);
         }
+        if callee.kind() == "super" {
+            self.koa_super(&args);
+        }
+        // `Object.keys(table)`, `Object.values(..)`, `Object.entries(..)` of an object literal.
+        if c.root == Val::Global("Object".into())
+            && let ([p], Some(Val::Obj(fields))) = (c.path.as_slice(), args.first())
+        {
+            let folded = match p.as_str() {
+                "keys" => Some(fields.iter().map(|(k, _)| Val::Str(k.clone())).collect()),
+                "values" => Some(fields.iter().map(|(_, v)| v.clone()).collect()),
+                "entries" => Some(
+                    fields
+                        .iter()
+                        .map(|(k, v)| Val::Arr(vec![Val::Str(k.clone()), v.clone()]))
+                        .collect(),
+                ),
+                _ => None,
+            };
+            if let Some(items) = folded {
+                c.val = Val::Arr(items);
+                return c;
+            }
+        }
         self.nest_bootstrap_call(&c, &args, node);
-        let registered = self.router_call(&c, &args, &arg_nodes, node);
+        let registered = match c.computed.take() {
+            Some((receiver, key)) => self.computed_call(&c, receiver, key, &args, &arg_nodes, node),
+            None => self.router_call(&c, &args, &arg_nodes, node),
+        };
         // A registration on a router this file made is certain; on a parameter or an import it
         // may be an ordinary call (`users.register(email)`), so the call is kept too.
         let certain = matches!(&c.val, Val::Member(r, _) if matches!(r.as_ref(), Val::Router(_) | Val::RouteChain(..)))
@@ -1644,11 +1957,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             c.val = (**recv).clone();
             return c;
         }
+        if c.path.len() > MAX_CHAIN_LINKS {
+            self.long_chain.get_or_insert(line(
+                callee.child_by_field_name("property").unwrap_or(callee),
+            ));
+            c.val = registered.unwrap_or(Val::Unknown);
+            return c;
+        }
         let last = c.path.last().map(String::as_str).unwrap_or("");
         if matches!(last, "get" | "header" | "getHeader" | "get_header")
-            && let Some(Val::Str(h)) = args.first()
+            && let Some(h) = args.first().and_then(Val::as_str)
         {
-            self.header_read(h, line(node));
+            let h = h.to_string();
+            self.header_read(&h, line(node));
         }
         // `create(...).catch((e) => { if (e.code === 'P2002') ... })` on the same chain.
         let chain_catches = c.path.last().is_some_and(|p| p == "catch")
@@ -1742,6 +2063,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// An argument's value; a spread of an array (`f(...[router, tenant])`, `r(...args)`) is
+    /// its elements, each an argument of its own.
+    fn push_arg(&mut self, args: &mut Vec<Val>, node: Node<'t>) {
+        match (node.kind(), self.eval(node)) {
+            ("spread_element", Val::Arr(items)) => args.extend(items),
+            (_, v) => args.push(v),
+        }
+    }
+
     fn unroll(&mut self, callback: Node<'t>, items: Vec<Val>) {
         let param = callback
             .child_by_field_name("parameters")
@@ -1776,7 +2106,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             Some(a) => {
                 let mut cursor = a.walk();
                 let nodes: Vec<Node<'t>> = a.named_children(&mut cursor).collect();
-                nodes.into_iter().map(|n| self.eval(n)).collect()
+                let mut args = Vec::with_capacity(nodes.len());
+                for n in nodes {
+                    self.push_arg(&mut args, n);
+                }
+                args
             }
             None => vec![],
         };

@@ -37,13 +37,39 @@ pub enum Val {
     /// The `index`-th parameter of function `FnId`.
     Param(FnId, usize),
     This(Option<ClassId>),
-    /// A template literal with substitutions: the values substituted, in order.
+    /// A string built from pieces not all known (a template literal, `a + b`): the pieces in
+    /// order, literal text as [`Val::Str`].
     Template(Vec<Val>),
+    /// `process.env.X || '/api'` (or `??`): a value the environment may set, with the code's own
+    /// default. `var` is the read as written (`process.env.API_PREFIX`).
+    EnvDefault {
+        var: String,
+        value: Box<Val>,
+    },
+    /// An element of an iterable this file cannot enumerate (`for (const r of routes)` with
+    /// `routes` imported): the linker reads the iterable.
+    Element(Box<Val>),
 }
 
 impl Val {
     pub fn is_function_like(&self) -> bool {
         matches!(self, Val::Func(_))
+    }
+
+    /// The value, or the default of an environment read: what the code itself says.
+    pub fn plain(&self) -> &Val {
+        match self {
+            Val::EnvDefault { value, .. } => value,
+            v => v,
+        }
+    }
+
+    /// The string this value stands for: a literal, or an environment read's literal default.
+    pub fn as_str(&self) -> Option<&str> {
+        match self.plain() {
+            Val::Str(s) => Some(s),
+            _ => None,
+        }
     }
 }
 
@@ -87,6 +113,23 @@ pub struct CallSite {
     pub arg_keys: Vec<(String, u32)>,
 }
 
+/// Where a function receives a router it registers on: parameter `index`, or a field of it
+/// (`function setup({ server }) { server.post(..) }`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct ParamSlot {
+    pub index: usize,
+    pub fields: Vec<String>,
+}
+
+impl ParamSlot {
+    pub fn at(index: usize) -> Self {
+        ParamSlot {
+            index,
+            fields: Vec::new(),
+        }
+    }
+}
+
 /// A row a lookup found: the model it read and the lookup's value (`Unknown` when the lookup is
 /// not bound to a name).
 #[derive(Debug, Clone, PartialEq)]
@@ -108,6 +151,9 @@ pub enum RouterItem {
         line: u32,
         /// NestJS `@Version('2')`.
         version: Option<Val>,
+        /// Set by the linker where a helper registers the route from a call's arguments
+        /// (`createAction(router, 'post', '/orders', h)`): that call.
+        written_at: Option<WrittenAt>,
     },
     /// Middleware and/or routers mounted under an optional prefix (`app.use`, `app.route`).
     Use {
@@ -127,6 +173,15 @@ pub enum RouterItem {
     },
 }
 
+/// The call that writes a route a helper registers: its module index and line, and the handler
+/// it passes (read in that module).
+#[derive(Debug, Clone, PartialEq)]
+pub struct WrittenAt {
+    pub module: usize,
+    pub line: u32,
+    pub handler: Option<Val>,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RouterKind {
     App,
@@ -139,6 +194,9 @@ pub enum RouterKind {
 pub struct RouterFacts {
     pub kind: RouterKind,
     pub framework: &'static str,
+    /// What the code calls it: the name it is bound to (`adminRouter`, `this.app`), or the
+    /// controller's class name.
+    pub name: String,
     pub line: u32,
     pub items: Vec<RouterItem>,
     /// A prefix of the router itself (koa-router `prefix`, Nest `@Controller` paths).
@@ -154,6 +212,7 @@ impl RouterFacts {
         RouterFacts {
             kind,
             framework,
+            name: String::new(),
             line,
             items: Vec::new(),
             prefixes: Vec::new(),
@@ -167,6 +226,9 @@ impl RouterFacts {
 #[derive(Debug, Clone, Default)]
 pub struct NestBootstrap {
     pub global_prefix: Option<Val>,
+    /// The global prefix as written, and the line of its `setGlobalPrefix`.
+    pub global_prefix_text: String,
+    pub global_prefix_line: u32,
     pub exclude: Vec<Val>,
     /// URI versioning: (prefix, default version).
     pub versioning: Option<(String, Option<Val>)>,
@@ -180,6 +242,9 @@ pub struct MethodCheck {
     pub methods: Vec<String>,
     pub line: u32,
     pub negated: bool,
+    /// A negated check whose branch leaves the handler (`if (!allowed.includes(req.method))
+    /// return res.status(405)`): a gate letting through only the methods it names.
+    pub exits: bool,
 }
 
 /// A call in code that handles an idempotency key: what the linker needs to tell whether it is an
@@ -238,7 +303,7 @@ pub struct FnFacts {
     /// Functions defined inside this one; their bodies count as part of it.
     pub children: Vec<FnId>,
     /// Registrations on a router that arrives as parameter `usize`.
-    pub param_items: Vec<(usize, RouterItem)>,
+    pub param_items: Vec<(ParamSlot, RouterItem)>,
     /// `req.method` checks in the body (Next.js pages handlers).
     pub method_checks: Vec<MethodCheck>,
     /// The body opens with `'use server'`: a Next.js server action.
@@ -324,6 +389,8 @@ pub struct ClassFacts {
     pub decorators: Vec<DecoratorFacts>,
     /// Property decorators (`@Column({ unique: true }) email`), with the property name.
     pub field_decorators: Vec<(String, DecoratorFacts)>,
+    /// A class that is a router (it extends koa-router): what `this` registers, every instance.
+    pub router: Option<RouterId>,
 }
 
 impl ClassFacts {
@@ -333,8 +400,22 @@ impl ClassFacts {
             .find(|(n, _)| n == name)
             .map(|(_, f)| *f)
     }
+    /// A field's value: the first one assigned, else its declared type (`app: Application` then
+    /// `this.app = express()` is the app).
     pub fn field(&self, name: &str) -> Option<&Val> {
-        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+        let mut declared = None;
+        for (n, v) in &self.fields {
+            if n != name {
+                continue;
+            }
+            match v {
+                Val::TypeRef(_) | Val::Unknown => {
+                    declared.get_or_insert(v);
+                }
+                v => return Some(v),
+            }
+        }
+        declared
     }
 }
 

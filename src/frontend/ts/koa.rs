@@ -34,6 +34,31 @@ impl<'t> Evaluator<'t, '_> {
         None
     }
 
+    /// A class that extends koa-router (or such a class): it is a router, whatever instance.
+    pub(super) fn koa_router_class(&mut self, class: ClassId, extends: &Val, node: Node<'t>) {
+        let router_base = from(extends, &["koa-router", "@koa/router"])
+            || matches!(extends, Val::Class(k) if self.module.classes[*k].router.is_some());
+        if !router_base {
+            return;
+        }
+        let r = self.new_router(RouterKind::Router, "koa", node);
+        self.module.routers[r].name = self.module.classes[class].name.clone();
+        self.module.classes[class].router = Some(r);
+    }
+
+    /// `super({ prefix: '/api' })` in the constructor of a koa-router subclass.
+    pub(super) fn koa_super(&mut self, args: &[Val]) {
+        let Some(r) = self
+            .this_class()
+            .and_then(|c| self.module.classes[c].router)
+        else {
+            return;
+        };
+        if let Some(p) = args.first().and_then(|o| field(o, "prefix")) {
+            self.module.routers[r].prefixes = vec![p];
+        }
+    }
+
     /// `mount('/api', app)`: a router holding one mount.
     pub(super) fn koa_mount(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
         if !from(&c.val, &["koa-mount"]) {
@@ -41,7 +66,7 @@ impl<'t> Evaluator<'t, '_> {
         }
         let r = self.new_router(RouterKind::Router, "koa", node);
         let (path, rest) = match args {
-            [p @ Val::Str(_), rest @ ..] => (Some(p.clone()), rest.to_vec()),
+            [p, rest @ ..] if p.as_str().is_some() => (Some(p.clone()), rest.to_vec()),
             rest => (None, rest.to_vec()),
         };
         let path_text = node

@@ -28,18 +28,38 @@ pub(crate) fn language(lang: Lang) -> Option<tree_sitter::Language> {
     }
 }
 
-/// Test code: its apps and routers are fixtures of the tests, not the service's routes.
+/// Test code: its apps and routers are fixtures of the tests, not the service's routes. In a
+/// Next.js route (`pages/api/**`, `app/**/route.ts`), a folder named `test` or `tests` under the
+/// routing root is a URL segment (`app/api/tests/[id]/route.ts` serves `/api/tests/{id}`).
 pub fn is_test_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let dirs: Vec<&str> = rel.split('/').collect();
-    dirs[..dirs.len() - 1].iter().any(|d| {
-        matches!(
-            *d,
-            "__tests__" | "__mocks__" | "test" | "tests" | "e2e" | "spec"
-        )
+    let dirs = &dirs[..dirs.len() - 1];
+    let route_root = next_route_root(dirs, name);
+    dirs.iter().enumerate().any(|(i, d)| match *d {
+        "__tests__" | "__mocks__" => true,
+        "test" | "tests" | "e2e" | "spec" => route_root.is_none_or(|root| i <= root),
+        _ => false,
     }) || [".test.", ".spec.", ".e2e-spec.", ".e2e."]
         .iter()
         .any(|m| name.contains(m))
+}
+
+/// The index of the folder a Next.js route's URL segments start after: `api` in `pages/api/..`,
+/// `app` for an `app/**/route.*` file; None for any other file.
+fn next_route_root(dirs: &[&str], name: &str) -> Option<usize> {
+    let pages = dirs
+        .windows(2)
+        .position(|w| w == ["pages", "api"])
+        .map(|i| i + 1);
+    let stem = name.split('.').next().unwrap_or(name);
+    let app = (stem == "route")
+        .then(|| dirs.iter().position(|d| *d == "app"))
+        .flatten();
+    match (pages, app) {
+        (Some(p), Some(a)) => Some(p.min(a)),
+        (p, a) => p.or(a),
+    }
 }
 
 /// Parses one file and evaluates it into a [`Module`]. Never panics on bad input: syntax errors

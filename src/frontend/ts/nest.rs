@@ -84,7 +84,7 @@ impl<'t> Evaluator<'t, '_> {
     pub(super) fn nest_controller(
         &mut self,
         class: Node<'t>,
-        _class_id: ClassId,
+        class_id: ClassId,
         methods: &[(FnId, Vec<Node<'t>>)],
     ) {
         let class_decorators = self.class_decorator_nodes(class);
@@ -96,6 +96,7 @@ impl<'t> Evaluator<'t, '_> {
             return;
         };
         let mut router = RouterFacts::new(RouterKind::NestController, "nestjs", controller.line);
+        router.name = self.module.classes[class_id].name.clone();
         match controller.args.first() {
             Some(Val::Obj(fields)) => {
                 for (k, v) in fields {
@@ -148,6 +149,7 @@ impl<'t> Evaluator<'t, '_> {
                 handler: Val::Func(*f),
                 line: route.line,
                 version,
+                written_at: None,
             });
         }
         self.module.routers.push(router);
@@ -192,8 +194,15 @@ impl<'t> Evaluator<'t, '_> {
                     .and_then(|o| super::routers::field(o, "exclude"))
                     .map(|e| super::routers::flatten(&[e]))
                     .unwrap_or_default();
+                let text = node
+                    .child_by_field_name("arguments")
+                    .and_then(|a| a.named_child(0))
+                    .map(|a| self.short_text(a))
+                    .unwrap_or_default();
                 let b = boot(&mut self.module, l);
                 b.global_prefix = Some(args[0].clone());
+                b.global_prefix_text = text;
+                b.global_prefix_line = l;
                 b.exclude = exclude;
             }
             "enableVersioning" => {
@@ -205,7 +214,9 @@ impl<'t> Evaluator<'t, '_> {
                 };
                 if is_uri {
                     let prefix = match super::routers::field(&opts, "prefix") {
-                        Some(Val::Str(p)) => p,
+                        Some(p) if p.as_str().is_some() => p.as_str().unwrap_or_default().into(),
+                        // `prefix: false`: the version alone is the segment.
+                        Some(Val::Bool(false)) => String::new(),
                         _ => "v".into(),
                     };
                     let default = super::routers::field(&opts, "defaultVersion");

@@ -8,13 +8,24 @@ use tree_sitter::Node;
 const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
 impl<'t> Evaluator<'t, '_> {
-    /// `req.method`, `req.method!`, or a local holding it (`const method = req.method`).
+    /// `req.method`, `req.method!`, `req.method ?? ''`, `req.method as string`, or a local
+    /// holding it (`const method = req.method`).
     fn is_method_ref(&mut self, n: Node<'t>) -> bool {
-        let n = if n.kind() == "non_null_expression" {
-            n.named_child(0).unwrap_or(n)
-        } else {
-            n
-        };
+        match n.kind() {
+            "non_null_expression" | "parenthesized_expression" | "as_expression" => {
+                return n.named_child(0).is_some_and(|i| self.is_method_ref(i));
+            }
+            // `req.method ?? ''`, `req.method || 'GET'`: the method, or a stand-in for none.
+            "binary_expression"
+                if n.child_by_field_name("operator")
+                    .is_some_and(|o| matches!(self.text(o), "??" | "||")) =>
+            {
+                return n
+                    .child_by_field_name("left")
+                    .is_some_and(|l| self.is_method_ref(l));
+            }
+            _ => {}
+        }
         match n.kind() {
             "member_expression" => n
                 .child_by_field_name("property")
@@ -106,13 +117,25 @@ impl<'t> Evaluator<'t, '_> {
         }
     }
 
-    fn record_check(&mut self, methods: &[String], line: u32, negated: bool) {
+    fn record_check(&mut self, methods: &[String], line: u32, negated: bool, exits: bool) {
         let f = self.cur_fn();
         self.module.functions[f].method_checks.push(MethodCheck {
             methods: methods.to_vec(),
             line,
             negated,
+            exits,
         });
+    }
+
+    /// The methods the code being walked runs under, but `methods`.
+    fn methods_except(&self, methods: &[String]) -> Vec<String> {
+        let all: Vec<String> = HTTP_METHODS.iter().map(|m| m.to_string()).collect();
+        self.branch
+            .clone()
+            .unwrap_or(all)
+            .into_iter()
+            .filter(|m| !methods.contains(m))
+            .collect()
     }
 
     fn walk_under(&mut self, node: Node<'t>, branch: Option<Vec<String>>) {
@@ -156,15 +179,19 @@ impl<'t> Evaluator<'t, '_> {
             self.guarded = missed_when_true.or_else(|| saved_guard.clone());
             self.found = with(&saved_found, &found_when_true);
         }
+        // After `if (req.method === 'DELETE') { ..; return }`, or in its `else`, the other methods.
+        let mut others = None;
         match check {
             Some((methods, false)) => {
-                self.record_check(&methods, line(cond), false);
+                self.record_check(&methods, line(cond), false, false);
+                others = Some(self.methods_except(&methods));
                 if let Some(c) = consequence {
                     self.walk_under(c, Some(methods));
                 }
             }
             Some((methods, true)) => {
-                self.record_check(&methods, line(cond), true);
+                let leaves = consequence.is_some_and(exits);
+                self.record_check(&methods, line(cond), true, leaves);
                 if let Some(c) = consequence {
                     self.walk_under(c, self.branch.clone());
                 }
@@ -180,7 +207,10 @@ impl<'t> Evaluator<'t, '_> {
                 self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
                 self.found = with(&saved_found, &found_when_false);
             }
-            self.walk_under(a, self.branch.clone());
+            self.walk_under(a, others.clone().or_else(|| self.branch.clone()));
+        }
+        if let Some(rest) = others.filter(|_| consequence.is_some_and(exits)) {
+            self.branch = Some(rest);
         }
         // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed;
         // after `if (!row) return ..;` only when it found the row.
@@ -353,7 +383,7 @@ impl<'t> Evaluator<'t, '_> {
                 .child_by_field_name("value")
                 .and_then(|v| self.method_literal(v));
             if on_method && let Some(m) = &label {
-                self.record_check(std::slice::from_ref(m), line(case), false);
+                self.record_check(std::slice::from_ref(m), line(case), false, false);
                 pending.push(m.clone());
             }
             let mut c2 = case.walk();

@@ -18,8 +18,10 @@ pub const ROUTE_METHODS: &[&str] = &[
 /// static, Some(false) when read from the environment.
 pub fn prefix_like(v: &Val) -> Option<bool> {
     match v {
-        Val::Str(_) => Some(true),
-        Val::Arr(items) if !items.is_empty() && items.iter().all(|i| matches!(i, Val::Str(_))) => {
+        v if v.as_str().is_some() => Some(true),
+        // `${API_PREFIX}/notes`, `config.apiPrefix + '/x'`: a string, read by the linker.
+        Val::Template(_) => Some(true),
+        Val::Arr(items) if !items.is_empty() && items.iter().all(|i| i.as_str().is_some()) => {
             Some(true)
         }
         Val::Member(..) if rooted_at_process(v) => Some(false),
@@ -36,8 +38,10 @@ fn rooted_at_process(v: &Val) -> bool {
 }
 
 fn path_like(v: &Val) -> bool {
+    if let Some(s) = v.as_str() {
+        return s.starts_with('/') || s == "*";
+    }
     match v {
-        Val::Str(s) => s.starts_with('/') || s == "*",
         Val::Arr(items) => !items.is_empty() && items.iter().all(path_like),
         _ => false,
     }
@@ -103,8 +107,24 @@ fn route_options(opts: &Val) -> (Vec<Val>, Option<Val>) {
 
 pub(super) enum Target {
     Router(RouterId),
-    Param(FnId, usize),
+    Param(FnId, ParamSlot),
     Foreign(Val),
+}
+
+/// `deps.server`, `opts.app.router`: a parameter and the fields read from it.
+fn param_fields(v: &Val) -> Option<(FnId, ParamSlot)> {
+    match v {
+        Val::Param(f, i) => Some((*f, ParamSlot::at(*i))),
+        Val::Member(inner, p) => {
+            let (f, mut slot) = param_fields(inner)?;
+            if slot.fields.len() >= 3 {
+                return None;
+            }
+            slot.fields.push(p.clone());
+            Some((f, slot))
+        }
+        _ => None,
+    }
 }
 
 impl<'t> Evaluator<'t, '_> {
@@ -114,14 +134,51 @@ impl<'t> Evaluator<'t, '_> {
         framework: &'static str,
         node: Node,
     ) -> RouterId {
-        self.module
-            .routers
-            .push(RouterFacts::new(kind, framework, line(node)));
+        let mut router = RouterFacts::new(kind, framework, line(node));
+        router.name = self.binding_name(node);
+        self.module.routers.push(router);
         self.module.routers.len() - 1
+    }
+
+    /// The name the value made at `node` is bound to: `const admin = Router()` → `admin`,
+    /// `this.app = express()` → `this.app`, `{ router: Router() }` → `router`; otherwise the
+    /// expression as written, shortened.
+    pub(super) fn binding_name(&self, node: Node<'t>) -> String {
+        let mut cur = node;
+        while let Some(parent) = cur.parent() {
+            let name = match parent.kind() {
+                "call_expression"
+                | "new_expression"
+                | "parenthesized_expression"
+                | "await_expression"
+                | "as_expression"
+                | "non_null_expression"
+                | "satisfies_expression" => {
+                    cur = parent;
+                    continue;
+                }
+                "variable_declarator" | "public_field_definition" | "field_definition" => parent
+                    .child_by_field_name("name")
+                    .or_else(|| parent.child_by_field_name("property")),
+                "assignment_expression" => parent.child_by_field_name("left"),
+                "pair" => parent.child_by_field_name("key"),
+                _ => None,
+            };
+            if let Some(n) = name {
+                return self.short_text(n);
+            }
+            break;
+        }
+        self.short_text(node)
     }
 
     /// `new X(...)` that makes an app or router.
     pub(super) fn router_new(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
+        if let Val::Class(k) = &c.val
+            && let Some(r) = self.module.classes[*k].router
+        {
+            return Some(Val::Router(r));
+        }
         self.express_create(c, node)
             .or_else(|| self.koa_create(c, args, node))
             .or_else(|| self.hono_create(c, node))
@@ -147,7 +204,14 @@ impl<'t> Evaluator<'t, '_> {
         let Val::Member(receiver, method) = &c.val else {
             return None;
         };
-        let receiver = receiver.as_ref().clone();
+        // `this.post(..)` in a class that is a router.
+        let receiver = match receiver.as_ref() {
+            Val::This(Some(class)) => match self.module.classes[*class].router {
+                Some(r) => Val::Router(r),
+                None => receiver.as_ref().clone(),
+            },
+            r => r.clone(),
+        };
         let method_line = node
             .child_by_field_name("function")
             .and_then(|f| f.child_by_field_name("property"))
@@ -172,6 +236,7 @@ impl<'t> Evaluator<'t, '_> {
                 handler,
                 line: method_line,
                 version: None,
+                written_at: None,
             };
             self.module.routers[*r].items.push(item);
             return Some(receiver.clone());
@@ -184,10 +249,11 @@ impl<'t> Evaluator<'t, '_> {
                 let target = self.target(&receiver, path_like(&args[0]))?;
                 let (mut paths, mut rest) = (args[0].clone(), &args[1..]);
                 // koa-router named routes: router.post('name', '/path', handler)
-                if let (Val::Str(_), Some(Val::Str(p))) = (&args[0], rest.first())
+                if let (Some(_), Some(p)) = (args[0].as_str(), rest.first())
+                    && p.as_str().is_some()
                     && rest.len() >= 2
                 {
-                    paths = Val::Str(p.clone());
+                    paths = p.clone();
                     rest = &rest[1..];
                 }
                 let mut middleware = Vec::new();
@@ -214,12 +280,15 @@ impl<'t> Evaluator<'t, '_> {
                         handler,
                         line: method_line,
                         version: None,
+                        written_at: None,
                     },
                 );
                 Some(receiver.clone())
             }
             "use" => {
-                let target = self.target(&receiver, !args.is_empty())?;
+                let target = self
+                    .target(&receiver, !args.is_empty())
+                    .or_else(|| wrapped_app(&receiver).map(Target::Router))?;
                 let (path, rest) = match args.first().and_then(prefix_like) {
                     Some(_) => (Some(args[0].clone()), &args[1..]),
                     None => (None, args),
@@ -227,8 +296,11 @@ impl<'t> Evaluator<'t, '_> {
                 // On an import it may be something else's `use` (a tRPC procedure builder's
                 // `.use(middleware)` makes a new builder): the call keeps its value, and a
                 // registration chained on it still goes to the import (see `target`).
+                // `this.app.use(..)` read before the field is set hands back the app.
                 let value = match &target {
-                    Target::Foreign(_) => Val::Call(Box::new(c.val.clone()), args.to_vec()),
+                    Target::Foreign(v) if is_import_rooted(v) => {
+                        Val::Call(Box::new(c.val.clone()), args.to_vec())
+                    }
                     _ => receiver.clone(),
                 };
                 self.push_item(
@@ -271,6 +343,7 @@ impl<'t> Evaluator<'t, '_> {
                             handler: handler?,
                             line: method_line,
                             version: None,
+                            written_at: None,
                         },
                     );
                     Some(receiver.clone())
@@ -309,6 +382,7 @@ impl<'t> Evaluator<'t, '_> {
                         handler,
                         line: method_line,
                         version: None,
+                        written_at: None,
                     },
                 );
                 Some(receiver.clone())
@@ -329,6 +403,7 @@ impl<'t> Evaluator<'t, '_> {
                         handler: args[1].clone(),
                         line: method_line,
                         version: None,
+                        written_at: None,
                     },
                 );
                 Some(receiver.clone())
@@ -403,6 +478,82 @@ impl<'t> Evaluator<'t, '_> {
         }
     }
 
+    /// A call on a computed member (`router[method](path, handler)`): a registration for each
+    /// route method the key stands for (`'post'`, `isNew ? 'post' : 'put'`), or, when the key is
+    /// read only later (a helper's parameter, a route table's field), one whose method the linker
+    /// reads.
+    pub(super) fn computed_call(
+        &mut self,
+        c: &Chain,
+        receiver: Val,
+        key: Val,
+        args: &[Val],
+        arg_nodes: &[Node<'t>],
+        node: Node<'t>,
+    ) -> Option<Val> {
+        let literal: Option<Vec<String>> = match &key {
+            Val::Arr(items) => items.iter().map(|i| i.as_str().map(String::from)).collect(),
+            k => k.as_str().map(|m| vec![m.to_string()]),
+        };
+        if let Some(methods) = literal {
+            let mut registered = None;
+            for m in methods {
+                let link = Chain {
+                    val: Val::Member(Box::new(receiver.clone()), m),
+                    root: c.root.clone(),
+                    root_name: c.root_name.clone(),
+                    path: c.path.clone(),
+                    hops: c.hops.clone(),
+                    computed: None,
+                };
+                registered = self
+                    .router_call(&link, args, arg_nodes, node)
+                    .or(registered);
+            }
+            return registered;
+        }
+        // Read later: only a key that may stand for a string, on a call shaped like a route.
+        let symbolic = matches!(
+            key,
+            Val::Param(..) | Val::Member(..) | Val::Template(_) | Val::Element(_)
+        );
+        if !symbolic || args.len() < 2 {
+            return None;
+        }
+        let receiver = match receiver {
+            Val::This(Some(class)) => self.module.classes[class]
+                .router
+                .map(Val::Router)
+                .unwrap_or(receiver),
+            r => r,
+        };
+        let target = self.target(&receiver, true)?;
+        let mut rest = flatten(&args[1..]);
+        let handler = rest.pop()?;
+        let path_text = arg_nodes
+            .first()
+            .map(|n| self.text(*n).to_string())
+            .unwrap_or_default();
+        let method_line = node
+            .child_by_field_name("function")
+            .map(line)
+            .unwrap_or_else(|| line(node));
+        self.push_item(
+            target,
+            RouterItem::Route {
+                method: key,
+                paths: args[0].clone(),
+                path_text,
+                middleware: rest,
+                handler,
+                line: method_line,
+                version: None,
+                written_at: None,
+            },
+        );
+        Some(receiver)
+    }
+
     /// Where a registration on `receiver` goes. Routers this file made are certain; a parameter
     /// or an import is kept only when the call looks like a route (`plausible`).
     pub(super) fn target(&mut self, receiver: &Val, plausible: bool) -> Option<Target> {
@@ -416,8 +567,15 @@ impl<'t> Evaluator<'t, '_> {
         }
         match receiver {
             Val::Router(r) => Some(Target::Router(*r)),
-            Val::Param(f, i) if plausible => Some(Target::Param(*f, *i)),
+            Val::Param(..) | Val::Member(..) if plausible && param_fields(receiver).is_some() => {
+                param_fields(receiver).map(|(f, slot)| Target::Param(f, slot))
+            }
             Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
+                Some(Target::Foreign(receiver.clone()))
+            }
+            // `this.app.use(..)` before the method that sets `this.app` was read: the linker
+            // reads the field.
+            Val::Member(..) if plausible && is_this_rooted(receiver) => {
                 Some(Target::Foreign(receiver.clone()))
             }
             _ => None,
@@ -427,7 +585,7 @@ impl<'t> Evaluator<'t, '_> {
     pub(super) fn push_item(&mut self, target: Target, item: RouterItem) {
         match target {
             Target::Router(r) => self.module.routers[r].items.push(item),
-            Target::Param(f, i) => self.module.functions[f].param_items.push((i, item)),
+            Target::Param(f, slot) => self.module.functions[f].param_items.push((slot, item)),
             Target::Foreign(v) => self.module.foreign_items.push((v, item)),
         }
     }
@@ -440,6 +598,29 @@ fn plugin_like(v: &Val) -> bool {
         Val::Func(_) | Val::Import { .. } => true,
         Val::Member(..) => is_import_rooted(v),
         Val::Call(callee, args) => is_import_rooted(callee) || args.iter().any(plugin_like),
+        _ => false,
+    }
+}
+
+/// An app a package wraps and hands back (`websockify(new Koa())` from koa-websocket): what is
+/// mounted on the wrapper is mounted on the app.
+fn wrapped_app(v: &Val) -> Option<RouterId> {
+    let Val::Call(callee, args) = v else {
+        return None;
+    };
+    let package = matches!(callee.as_ref(), Val::Import { spec, .. }
+        if !spec.starts_with('.') && !spec.starts_with('/') && !spec.starts_with("@/") && !spec.starts_with("~/"));
+    match args.first() {
+        Some(Val::Router(r)) if package => Some(*r),
+        _ => None,
+    }
+}
+
+fn is_this_rooted(v: &Val) -> bool {
+    match v {
+        Val::Member(inner, _) => {
+            matches!(inner.as_ref(), Val::This(Some(_))) || is_this_rooted(inner)
+        }
         _ => false,
     }
 }

@@ -1,0 +1,520 @@
+//! NestJS controllers under the bootstrap that serves them: the global prefix (a literal, a
+//! constant, or a configuration value read through `ConfigService`), its `exclude` list (paths
+//! and methods), and URI versioning (controller and route versions, `defaultVersion`,
+//! `VERSION_NEUTRAL`, arrays of versions, the version `prefix`).
+
+use super::{Key, Mounter, RawRoute, code, dir_of, methods_of, normalize_path};
+use crate::facts::{Diagnostic, Protocol};
+use crate::frontend::ts::ir::{FnId, NestBootstrap, RouterItem, RouterKind, Val};
+use crate::frontend::ts::routers::field;
+use crate::link::resolve::{ModId, Resolved};
+
+/// A configuration factory: `registerAs('app', () => ({ .. }))` (its namespace) or a plain
+/// function in `ConfigModule.forRoot({ load: [..] })` (no namespace).
+#[derive(Debug, Clone)]
+pub(super) struct ConfigFactory {
+    namespace: Option<String>,
+    module: ModId,
+    function: FnId,
+}
+
+/// What a configuration read (`configService.get('app.apiPrefix')`) gives.
+struct ConfigValue {
+    value: String,
+    /// The environment read whose default it is (`process.env.API_PREFIX`), if it is one.
+    env: Option<String>,
+    /// The key, and where a factory sets it (its file and line).
+    source: String,
+}
+
+/// An `exclude` entry of `setGlobalPrefix`: a path pattern, and the methods it excludes (None:
+/// every method).
+struct Exclusion {
+    pattern: String,
+    methods: Option<Vec<String>>,
+}
+
+/// Does a path-to-regexp pattern (`health`, `users/:id`, `cats/*splat`, `cats/{*splat}`,
+/// `cats/(.*)`) match a route path? Both are normalized (`:id` is `{id}`).
+fn pattern_matches(pattern: &str, path: &str) -> bool {
+    let pat: Vec<&str> = pattern.split('/').filter(|s| !s.is_empty()).collect();
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let mut i = 0;
+    for (k, p) in pat.iter().enumerate() {
+        let last = k == pat.len() - 1;
+        // Wildcards that take the rest: `{*splat}` and `(.*)` also nothing, `*splat` and `*` one
+        // segment or more.
+        if last && (p.starts_with("{*") || *p == "(.*)" || *p == "{(.*)}") {
+            return true;
+        }
+        if last && p.starts_with('*') {
+            return segs.len() > i;
+        }
+        let Some(s) = segs.get(i) else {
+            return false;
+        };
+        let param = p.starts_with('{') && p.ends_with('}');
+        if !param && p != s {
+            return false;
+        }
+        i += 1;
+    }
+    i == segs.len()
+}
+
+/// `RequestMethod.POST` as a method name; `ALL` is every method (None).
+fn request_method(v: &Val) -> Option<Option<String>> {
+    match v {
+        Val::Member(_, m) if m == "ALL" => Some(None),
+        Val::Member(_, m) => Some(Some(m.to_ascii_uppercase())),
+        _ => None,
+    }
+}
+
+/// `VERSION_NEUTRAL` from `@nestjs/common`.
+fn version_neutral(v: &Val) -> bool {
+    match v {
+        Val::Import {
+            spec,
+            name: Some(n),
+        } => spec.starts_with("@nestjs/") && n == "VERSION_NEUTRAL",
+        Val::Member(inner, n) => {
+            n == "VERSION_NEUTRAL"
+                && matches!(inner.as_ref(), Val::Import { spec, .. } if spec.starts_with("@nestjs/"))
+        }
+        _ => false,
+    }
+}
+
+/// An import of `ConfigService` from `@nestjs/config` somewhere in a value (`app.get(ConfigService)`).
+fn names_config_service(v: &Val, depth: usize) -> bool {
+    if depth > 6 {
+        return false;
+    }
+    match v {
+        Val::Import {
+            spec,
+            name: Some(n),
+        } => spec == "@nestjs/config" && n == "ConfigService",
+        Val::Call(callee, args) => {
+            names_config_service(callee, depth + 1)
+                || args.iter().any(|a| names_config_service(a, depth + 1))
+        }
+        Val::TypeRef(inner) | Val::New(inner, _) => names_config_service(inner, depth + 1),
+        _ => false,
+    }
+}
+
+impl Mounter<'_> {
+    /// The bootstrap that serves a controller: the one in the nearest enclosing folder.
+    fn bootstrap_for(&self, file: &str) -> Option<ModId> {
+        let modules = self.modules();
+        modules
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| m.nest_bootstrap.is_some() && !m.is_test)
+            .map(|(i, _)| i)
+            .filter(|i| {
+                let d = dir_of(&modules[*i].file);
+                let d = d.strip_suffix("/src").unwrap_or(d);
+                d.is_empty() || file.starts_with(&format!("{d}/"))
+            })
+            .max_by_key(|i| dir_of(&modules[*i].file).len())
+    }
+
+    /// Every configuration factory of the tree: `registerAs(namespace, factory)` calls, and the
+    /// plain functions `ConfigModule.forRoot({ load })` lists.
+    fn config_factories(&mut self) -> Vec<ConfigFactory> {
+        if let Some(f) = &self.nest_config {
+            return f.clone();
+        }
+        let mut named: Vec<ConfigFactory> = Vec::new();
+        let mut loaded: Vec<(ModId, FnId)> = Vec::new();
+        for (m, module) in self.modules().iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    let Resolved::Package { spec, name, path } = self.res.resolve(m, &cs.callee)
+                    else {
+                        continue;
+                    };
+                    if spec != "@nestjs/config" {
+                        continue;
+                    }
+                    match (name.as_deref(), path.as_slice()) {
+                        (Some("registerAs"), []) => {
+                            if let (Some(ns), Some(f)) = (
+                                cs.args.first().and_then(|a| self.strings(m, a)),
+                                cs.args.get(1),
+                            ) && let Resolved::Func(fm, ff) = self.res.resolve(m, f)
+                            {
+                                for namespace in ns {
+                                    named.push(ConfigFactory {
+                                        namespace: Some(namespace),
+                                        module: fm,
+                                        function: ff,
+                                    });
+                                }
+                            }
+                        }
+                        (Some("ConfigModule"), [call]) if call == "forRoot" => {
+                            let Some(Val::Arr(load)) =
+                                cs.args.first().and_then(|o| field(o, "load"))
+                            else {
+                                continue;
+                            };
+                            for item in &load {
+                                if let Resolved::Func(fm, ff) = self.res.resolve(m, item) {
+                                    loaded.push((fm, ff));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // A `registerAs` factory listed in `load` is read under its namespace only.
+        loaded.retain(|(fm, ff)| !named.iter().any(|n| (n.module, n.function) == (*fm, *ff)));
+        let mut all = named;
+        all.extend(loaded.into_iter().map(|(module, function)| ConfigFactory {
+            namespace: None,
+            module,
+            function,
+        }));
+        all.sort_by_key(|f| (f.module, f.function, f.namespace.clone()));
+        all.dedup_by(|a, b| {
+            (a.module, a.function, &a.namespace) == (b.module, b.function, &b.namespace)
+        });
+        self.nest_config = Some(all.clone());
+        all
+    }
+
+    /// `configService.get('app.apiPrefix')`, `getOrThrow(.., { infer: true })`,
+    /// `get('API_PREFIX', 'api')`, `get('app').apiPrefix`: the key read, and a default given to
+    /// the read.
+    fn config_read(&self, m: ModId, v: &Val) -> Option<(Vec<String>, Option<Val>)> {
+        match v {
+            Val::Member(inner, p) => {
+                let (mut key, default) = self.config_read(m, inner)?;
+                key.push(p.clone());
+                Some((key, default))
+            }
+            Val::Call(callee, args) => {
+                let Val::Member(receiver, method) = callee.as_ref() else {
+                    return None;
+                };
+                if !matches!(method.as_str(), "get" | "getOrThrow") {
+                    return None;
+                }
+                let config_service = names_config_service(receiver, 0)
+                    || self.res.origin(m, receiver).is_some_and(|(spec, name, _)| {
+                        spec == "@nestjs/config" && name.as_deref() == Some("ConfigService")
+                    });
+                if !config_service {
+                    return None;
+                }
+                let key = self.strings(m, args.first()?)?.into_iter().next()?;
+                let default = args.get(1).filter(|d| !matches!(d, Val::Obj(_))).cloned();
+                Some((key.split('.').map(String::from).collect(), default))
+            }
+            _ => None,
+        }
+    }
+
+    /// The value a configuration read stands for: a factory's field (and whether it is an
+    /// environment read's default), or, when no factory sets the key, the environment variable
+    /// of that name (`ConfigService` reads `process.env` too) at the read's own default.
+    fn config_value(&mut self, m: ModId, v: &Val) -> Option<ConfigValue> {
+        let (key, default) = self.config_read(m, v)?;
+        for factory in self.config_factories() {
+            let path: &[String] = match &factory.namespace {
+                Some(ns) if key.first() == Some(ns) => &key[1..],
+                Some(_) => continue,
+                None => &key,
+            };
+            if path.is_empty() {
+                continue;
+            }
+            let facts = &self.modules()[factory.module].functions[factory.function];
+            for r in &facts.returns {
+                let Resolved::Obj(mut om, mut fields) = self.res.resolve(factory.module, r) else {
+                    continue;
+                };
+                let mut found = None;
+                for (i, name) in path.iter().enumerate() {
+                    let Some((_, fv)) = fields.iter().rev().find(|(k, _)| k == name).cloned()
+                    else {
+                        break;
+                    };
+                    if i + 1 == path.len() {
+                        found = Some(fv);
+                        break;
+                    }
+                    match self.res.resolve(om, &fv) {
+                        Resolved::Obj(m2, f2) => (om, fields) = (m2, f2),
+                        _ => break,
+                    }
+                }
+                let Some(fv) = found else { continue };
+                let mut env = Vec::new();
+                let value = self.strings_noting(om, &fv, &mut env)?.into_iter().next()?;
+                let module = &self.modules()[factory.module];
+                return Some(ConfigValue {
+                    value,
+                    env: env.into_iter().next().map(|(var, _)| var),
+                    source: format!(
+                        "`{}` ({}:{})",
+                        key.join("."),
+                        module.file,
+                        module.functions[factory.function].line
+                    ),
+                });
+            }
+        }
+        // No factory sets it: the environment variable itself.
+        let value = self.strings(m, &default?)?.into_iter().next()?;
+        Some(ConfigValue {
+            value,
+            env: Some(format!("process.env.{}", key.join("."))),
+            source: format!("`{}`", key.join(".")),
+        })
+    }
+
+    /// The global prefix of a bootstrap: a literal or a constant, or a configuration value, with
+    /// a diagnostic when it is a default the deployment may change or when it cannot be read
+    /// (the routes are then listed without it, or under the prefix `[[mount]]` gives).
+    fn global_prefix(&mut self, bm: ModId, b: &NestBootstrap) -> String {
+        let Some(g) = &b.global_prefix else {
+            return String::new();
+        };
+        let (line, text) = (b.global_prefix_line, code(&b.global_prefix_text));
+        let what = format!("the global prefix {text}");
+        if let Some(list) = self.strings_at(bm, g, line, &what) {
+            return list.into_iter().next().unwrap_or_default();
+        }
+        let file = self.modules()[bm].file.clone();
+        if let Some(c) = self.config_value(bm, g) {
+            if let Some(var) = &c.env {
+                self.diagnostics.push(Diagnostic::new(
+                    file,
+                    line,
+                    format!(
+                        "{what} is the configuration {}, which reads `{var}` from the environment: the routes are listed under its default `{}`, which the deployment may change",
+                        c.source, c.value
+                    ),
+                ));
+            }
+            return c.value;
+        }
+        if let Some(configured) = self.configured(bm, line, &b.global_prefix_text) {
+            return configured;
+        }
+        self.diagnostics.push(Diagnostic::new(
+            file.clone(),
+            line,
+            format!(
+                "{what} is not statically known: the controllers' routes are listed without it (give it in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")"
+            ),
+        ));
+        String::new()
+    }
+
+    fn exclusions(&self, bm: ModId, b: &NestBootstrap) -> Vec<Exclusion> {
+        let mut out = Vec::new();
+        for e in &b.exclude {
+            let (paths, methods) = match self.strings(bm, e) {
+                Some(p) => (p, None),
+                None => {
+                    let Some(p) = field(e, "path").and_then(|p| self.strings(bm, &p)) else {
+                        continue;
+                    };
+                    // `RequestMethod.ALL`, or a method this cannot read, excludes every method.
+                    let methods = match field(e, "method") {
+                        None => None,
+                        Some(Val::Arr(items)) => items
+                            .iter()
+                            .map(|i| request_method(i).flatten())
+                            .collect::<Option<Vec<String>>>(),
+                        Some(m) => request_method(&m).flatten().map(|x| vec![x]),
+                    };
+                    (p, methods)
+                }
+            };
+            for p in paths {
+                out.push(Exclusion {
+                    pattern: normalize_path("", &p),
+                    methods: methods.clone(),
+                });
+            }
+        }
+        out
+    }
+
+    /// The path segments a version value gives under URI versioning: `'1'` → `v1`,
+    /// `VERSION_NEUTRAL` → none, an array → each; None when it cannot be read.
+    fn version_segments(&self, m: ModId, v: &Val, prefix: &str) -> Option<Vec<String>> {
+        if version_neutral(v) {
+            return Some(vec![String::new()]);
+        }
+        if let Val::Arr(items) = v {
+            let mut out = Vec::new();
+            for i in items {
+                out.extend(self.version_segments(m, i, prefix)?);
+            }
+            return Some(out);
+        }
+        let list = self.strings(m, v)?;
+        Some(list.into_iter().map(|s| format!("{prefix}{s}")).collect())
+    }
+
+    pub(super) fn nest_routes(&mut self) {
+        let modules = self.modules();
+        for (m, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for (r, router) in module
+                .routers
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.kind == RouterKind::NestController)
+            {
+                let boot = self.bootstrap_for(&module.file);
+                let bootstrap = boot.and_then(|bm| modules[bm].nest_bootstrap.as_ref());
+                let (global, excluded) = match (boot, bootstrap) {
+                    (Some(bm), Some(b)) => (self.global_prefix(bm, b), self.exclusions(bm, b)),
+                    _ => (String::new(), Vec::new()),
+                };
+                let versioning = bootstrap.and_then(|b| b.versioning.clone());
+                let interceptors: Vec<(ModId, Val)> = match (boot, bootstrap) {
+                    (Some(bm), Some(b)) => b.interceptors.iter().map(|v| (bm, v.clone())).collect(),
+                    _ => Vec::new(),
+                };
+                let mut prefixes: Vec<String> = Vec::new();
+                for p in &router.prefixes {
+                    let what = format!("the path of controller `{}`", router.name);
+                    match self.strings_at(m, p, router.line, &what) {
+                        Some(list) => prefixes.extend(list),
+                        None => {
+                            let what = format!("{} at", self.describe(Key::Local(m, r)));
+                            self.unknown_prefix(m, router.line, &what, &crate::link::display(p));
+                        }
+                    }
+                }
+                for (im, item) in self
+                    .items
+                    .get(&Key::Local(m, r))
+                    .cloned()
+                    .unwrap_or_default()
+                {
+                    let RouterItem::Route {
+                        method,
+                        paths,
+                        path_text,
+                        middleware,
+                        handler,
+                        line,
+                        version,
+                        ..
+                    } = item
+                    else {
+                        continue;
+                    };
+                    let Some(list) = self.strings(im, &paths) else {
+                        self.diagnostics.push(Diagnostic::new(module.file.clone(), line, format!("route path `{path_text}` is not statically known: the route is left out of the inventory")));
+                        continue;
+                    };
+                    // A method's version, else the controller's, else the default (Nest's order).
+                    let versions: Vec<String> = match &versioning {
+                        None => vec![String::new()],
+                        Some((vprefix, default)) => {
+                            match version
+                                .clone()
+                                .or_else(|| router.version.clone())
+                                .or_else(|| default.clone())
+                            {
+                                None => vec![String::new()],
+                                Some(v) => match self.version_segments(m, &v, vprefix) {
+                                    Some(vs) if !vs.is_empty() => vs,
+                                    _ => {
+                                        self.diagnostics.push(Diagnostic::new(
+                                            module.file.clone(),
+                                            line,
+                                            format!(
+                                                "the version `{}` of this route is not statically known: it is listed without a version segment",
+                                                crate::link::display(&v)
+                                            ),
+                                        ));
+                                        vec![String::new()]
+                                    }
+                                },
+                            }
+                        }
+                    };
+                    let methods: Vec<&'static str> = self
+                        .strings(im, &method)
+                        .unwrap_or_default()
+                        .iter()
+                        .flat_map(|s| methods_of(s))
+                        .collect();
+                    let mut chain = interceptors.clone();
+                    chain.extend(router.middleware.iter().map(|v| (m, v.clone())));
+                    chain.extend(middleware.iter().map(|v| (im, v.clone())));
+                    for prefix in &prefixes {
+                        for p in &list {
+                            // Exclusions match the route's own path, without version or prefix.
+                            let local = normalize_path(prefix, p);
+                            for method in &methods {
+                                let excluded_here = excluded.iter().any(|e| {
+                                    pattern_matches(&e.pattern, &local)
+                                        && e.methods
+                                            .as_ref()
+                                            .is_none_or(|ms| ms.iter().any(|x| x == method))
+                                });
+                                let global_here = if excluded_here { "" } else { global.as_str() };
+                                for v in &versions {
+                                    let path =
+                                        normalize_path(&normalize_path(global_here, v), &local);
+                                    self.routes.push(RawRoute {
+                                        method: method.to_string(),
+                                        path,
+                                        framework: "nestjs",
+                                        module: im,
+                                        line,
+                                        handler: handler.clone(),
+                                        handler_module: im,
+                                        middleware: chain.clone(),
+                                        branch: None,
+                                        protocol: Protocol::Rest,
+                                        handler_name: None,
+                                    });
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pattern_matches;
+
+    #[test]
+    fn exclusion_patterns() {
+        assert!(pattern_matches("/health", "/health"));
+        assert!(!pattern_matches("/health", "/health/db"));
+        assert!(pattern_matches("/users/{id}", "/users/{userId}"));
+        assert!(pattern_matches("/health/*splat", "/health/db"));
+        assert!(!pattern_matches("/health/*splat", "/health"));
+        assert!(pattern_matches("/health/{*splat}", "/health"));
+        assert!(pattern_matches("/cats/(.*)", "/cats/a/b"));
+        assert!(pattern_matches("/", "/"));
+        assert!(!pattern_matches("/", "/auth"));
+    }
+}
