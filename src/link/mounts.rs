@@ -818,8 +818,11 @@ impl<'a> Mounter<'a> {
                 } => {
                     let (path, args) = self.use_path(m, path, args);
                     for (path, args) in self.use_rows(m, path, args) {
+                        // The routers it mounts, named only for a prefix that cannot be read.
+                        let unread = path.as_ref().is_some_and(|p| self.strings(m, p).is_none());
                         let mounted: Vec<String> = args
                             .iter()
+                            .filter(|_| unread)
                             .filter_map(|(am, a)| self.child_of(*am, a, false))
                             .map(|k| self.describe(k))
                             .collect();
@@ -862,7 +865,8 @@ impl<'a> Mounter<'a> {
                     plugin,
                     line,
                 } => {
-                    let what = match self.child_of(m, &plugin, true) {
+                    let unread = path.as_ref().is_some_and(|p| self.strings(m, p).is_none());
+                    let what = match self.child_of(m, &plugin, true).filter(|_| unread) {
                         Some(k) => format!("{} registered with prefix", self.describe(k)),
                         None => "plugin registered with prefix".to_string(),
                     };
