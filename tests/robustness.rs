@@ -309,3 +309,27 @@ fn nested_literal_tables_are_walked_within_a_budget() {
         endpoints.len()
     );
 }
+
+/// A prefix whose imports go round in a cycle is followed as far as the limit, and the cut is a
+/// diagnostic.
+#[test]
+fn a_cycle_of_reexports_under_a_mount_is_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/a.ts"), "export { PREFIX } from './b';\n").unwrap();
+    fs::write(root.join("src/b.ts"), "export { PREFIX } from './a';\n").unwrap();
+    fs::write(
+        root.join("src/app.ts"),
+        "import express from 'express';\nimport { PREFIX } from './a';\nconst router = express.Router();\nrouter.post('/items', (req, res) => res.json({}));\nconst app = express();\napp.use(PREFIX, router);\nexport default app;\n",
+    )
+    .unwrap();
+    let report = common::json_report(root);
+    let diags = report["diagnostics"].as_array().unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("more imports")),
+        "{diags:#?}"
+    );
+}
