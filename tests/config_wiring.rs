@@ -83,9 +83,20 @@ fn call_depth_bounds_how_far_effects_are_followed() {
         "the charge is three calls down"
     );
     fs::write(dir.path().join("retrysafe.toml"), "call_depth = 1\n").unwrap();
+    let cut = common::json_report(dir.path());
+    assert!(!pay(&cut), "with call_depth = 1 it is out of reach");
+    // The cut is never silent.
     assert!(
-        !pay(&common::json_report(dir.path())),
-        "with call_depth = 1 it is out of reach"
+        cut["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"]
+                .as_str()
+                .unwrap()
+                .contains("calls were followed 1 deep")),
+        "{:#?}",
+        cut["diagnostics"]
     );
 }
 

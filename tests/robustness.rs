@@ -271,3 +271,65 @@ fn a_cut_in_evaluation_is_a_diagnostic_with_its_line() {
     let endpoints = report["endpoints"].as_array().unwrap();
     assert!(endpoints.iter().any(|e| e["path"] == "/kept"));
 }
+
+/// Tables nested in tables are walked within a budget: a file whose loops would multiply into a
+/// million walks audits quickly, keeps what it read, and says where it stopped.
+#[test]
+fn nested_literal_tables_are_walked_within_a_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    let names: Vec<String> = (0..100).map(|i| format!("'n{i}'")).collect();
+    fs::write(
+        root.join("src/app.js"),
+        format!(
+            "const express = require('express');\nconst app = express();\nconst save = (req, res) => res.json({{}});\nconst names = [{}];\nnames.forEach((a) => names.forEach((b) => names.forEach((c) => app.post(`/${{a}}/${{b}}/${{c}}`, save))));\nmodule.exports = app;\n",
+            names.join(", ")
+        ),
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let report = common::json_report(root);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(60),
+        "took {:?}",
+        started.elapsed()
+    );
+    let diags = report["diagnostics"].as_array().unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["file"] == "src/app.js" && d["message"].as_str().unwrap().contains("walked")),
+        "{diags:#?}"
+    );
+    let endpoints = report["endpoints"].as_array().unwrap();
+    assert!(
+        endpoints.iter().any(|e| e["path"] == "/n0/n0/n0"),
+        "{} endpoints",
+        endpoints.len()
+    );
+}
+
+/// A prefix whose imports go round in a cycle is followed as far as the limit, and the cut is a
+/// diagnostic.
+#[test]
+fn a_cycle_of_reexports_under_a_mount_is_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/a.ts"), "export { PREFIX } from './b';\n").unwrap();
+    fs::write(root.join("src/b.ts"), "export { PREFIX } from './a';\n").unwrap();
+    fs::write(
+        root.join("src/app.ts"),
+        "import express from 'express';\nimport { PREFIX } from './a';\nconst router = express.Router();\nrouter.post('/items', (req, res) => res.json({}));\nconst app = express();\napp.use(PREFIX, router);\nexport default app;\n",
+    )
+    .unwrap();
+    let report = common::json_report(root);
+    let diags = report["diagnostics"].as_array().unwrap();
+    assert!(
+        diags
+            .iter()
+            .any(|d| d["message"].as_str().unwrap().contains("more imports")),
+        "{diags:#?}"
+    );
+}

@@ -83,6 +83,8 @@ pub struct Calls<'a> {
     depth: std::cell::Cell<usize>,
     /// A summary computed under the depth bound is incomplete: not memoised.
     truncated: std::cell::Cell<bool>,
+    /// The first function not followed because calls went deeper than `max_depth`.
+    cut: std::cell::Cell<Option<(ModId, FnId)>>,
 }
 
 /// Calls followed when the configuration does not say: deep enough for real services, shallow
@@ -596,6 +598,7 @@ impl<'a> Calls<'a> {
             max_depth: DEFAULT_CALL_DEPTH,
             depth: std::cell::Cell::new(0),
             truncated: std::cell::Cell::new(false),
+            cut: std::cell::Cell::new(None),
             res,
             catalog,
             memo: RefCell::new(HashMap::new()),
@@ -642,6 +645,11 @@ impl<'a> Calls<'a> {
         self
     }
 
+    /// Where following calls first stopped at the depth limit, and the limit.
+    pub fn depth_cut(&self) -> Option<((ModId, FnId), usize)> {
+        self.cut.get().map(|at| (at, self.max_depth))
+    }
+
     pub fn summary(&self, m: ModId, f: FnId) -> Rc<Summary> {
         match self.memo.borrow().get(&(m, f)) {
             Some(Memo::Done(s)) => return s.clone(),
@@ -650,6 +658,9 @@ impl<'a> Calls<'a> {
         }
         if self.depth.get() > self.max_depth {
             self.truncated.set(true);
+            if self.cut.get().is_none() {
+                self.cut.set(Some((m, f)));
+            }
             return Rc::new(Summary::default());
         }
         let outer_truncated = self.truncated.replace(false);

@@ -271,6 +271,16 @@ pub fn link_ts(
             }
         }
     }
+    if let Some(((m, f), depth)) = calls.depth_cut() {
+        diagnostics.push(Diagnostic::new(
+            modules[m].file.clone(),
+            modules[m].functions[f].line,
+            format!(
+                "calls were followed {depth} deep from a handler and `{}` lies deeper: what it reaches is not counted (raise `call_depth` in retrysafe.toml)",
+                modules[m].functions[f].name
+            ),
+        ));
+    }
     let mut reached = calls.reached();
     reached.extend(handlers);
     Linked {

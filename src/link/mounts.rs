@@ -208,6 +208,8 @@ pub struct Mounter<'a> {
     pub diagnostics: Vec<Diagnostic>,
     /// NestJS configuration factories, found once when a configuration value is first read.
     nest_config: Option<Vec<nest::ConfigFactory>>,
+    /// The module of the first router or prefix cut at the resolver's depth limit.
+    depth_cut: std::cell::Cell<Option<ModId>>,
 }
 
 impl<'a> Mounter<'a> {
@@ -240,6 +242,7 @@ impl<'a> Mounter<'a> {
             mounts: Vec::new(),
             diagnostics: Vec::new(),
             nest_config: None,
+            depth_cut: std::cell::Cell::new(None),
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -250,11 +253,22 @@ impl<'a> Mounter<'a> {
         self.res.modules
     }
 
+    /// What a router, a mounted value or a prefix is; a cut at the resolver's depth limit is
+    /// remembered for a diagnostic.
+    fn resolve(&self, m: ModId, v: &Val) -> Resolved {
+        self.res.take_depth_cut();
+        let r = self.res.resolve(m, v);
+        if self.res.take_depth_cut().is_some() && self.depth_cut.get().is_none() {
+            self.depth_cut.set(Some(m));
+        }
+        r
+    }
+
     /// `router.post(...)` on a router imported from another file.
     fn add_foreign_items(&mut self) {
         for (m, module) in self.modules().iter().enumerate() {
             for (receiver, item) in &module.foreign_items {
-                if let Resolved::Router(m2, r2) = self.res.resolve(m, receiver) {
+                if let Resolved::Router(m2, r2) = self.resolve(m, receiver) {
                     self.items
                         .entry(Key::Local(m2, r2))
                         .or_default()
@@ -315,8 +329,7 @@ impl<'a> Mounter<'a> {
                                     self.applied.insert((tm, tf));
                                 }
                                 None => {
-                                    if let Resolved::Router(rm, rr) = self.res.resolve(m, &receiver)
-                                    {
+                                    if let Resolved::Router(rm, rr) = self.resolve(m, &receiver) {
                                         self.items
                                             .entry(Key::Local(rm, rr))
                                             .or_default()
@@ -506,7 +519,7 @@ impl<'a> Mounter<'a> {
         if path.is_some() || args.len() < 2 {
             return (path, args);
         }
-        match self.res.resolve(m, &args[0]) {
+        match self.resolve(m, &args[0]) {
             Resolved::Str(_) | Resolved::Default { .. } | Resolved::Env(_) => {
                 let mut args = args;
                 let first = args.remove(0);
@@ -537,7 +550,7 @@ impl<'a> Mounter<'a> {
     }
 
     fn child_of(&self, m: ModId, v: &Val, plugin: bool) -> Option<Key> {
-        match self.res.resolve(m, v) {
+        match self.resolve(m, v) {
             Resolved::Router(m2, r2) => Some(Key::Local(m2, r2)),
             Resolved::Func(m2, f2) if plugin && self.items.contains_key(&Key::Plugin(m2, f2)) => {
                 Some(Key::Plugin(m2, f2))
@@ -590,7 +603,7 @@ impl<'a> Mounter<'a> {
                 Some(out)
             }
             Val::Unknown => None,
-            other => match self.res.resolve(m, other) {
+            other => match self.resolve(m, other) {
                 Resolved::Str(s) => Some(vec![s]),
                 Resolved::Default { value, var } => {
                     env.push((var, value.clone()));
@@ -732,11 +745,11 @@ impl<'a> Mounter<'a> {
         self.routes.dedup_by(|a, b| {
             a.path == b.path && a.method == b.method && a.module == b.module && a.line == b.line
         });
-        if let Some(m) = self.res.take_depth_cut() {
+        if let Some(m) = self.depth_cut.get() {
             self.diagnostics.push(Diagnostic::new(
                 self.modules()[m].file.clone(),
                 0,
-                "a value here was followed through more imports, exports and members than the limit while mounting routers (a cycle of re-exports?): a router, handler or prefix it stands for may be missing",
+                "a router or prefix here was followed through more imports, exports and members than the limit (a cycle of re-exports?): what it stands for may be missing",
             ));
         }
         self.diagnostics.sort();
@@ -842,8 +855,11 @@ impl<'a> Mounter<'a> {
                 } => {
                     let (path, args) = self.use_path(m, path, args);
                     for (path, args) in self.use_rows(m, path, args) {
+                        // The routers it mounts, named only for a prefix that cannot be read.
+                        let unread = path.as_ref().is_some_and(|p| self.strings(m, p).is_none());
                         let mounted: Vec<String> = args
                             .iter()
+                            .filter(|_| unread)
                             .filter_map(|(am, a)| self.child_of(*am, a, false))
                             .map(|k| self.describe(k))
                             .collect();
@@ -899,7 +915,8 @@ impl<'a> Mounter<'a> {
                     options,
                     line,
                 } => {
-                    let what = match self.child_of(m, &plugin, true) {
+                    let unread = path.as_ref().is_some_and(|p| self.strings(m, p).is_none());
+                    let what = match self.child_of(m, &plugin, true).filter(|_| unread) {
                         Some(k) => format!("{} registered with prefix", self.describe(k)),
                         None => "plugin registered with prefix".to_string(),
                     };

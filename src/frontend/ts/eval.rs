@@ -17,6 +17,9 @@ const MAX_DEPTH: usize = 200;
 /// Most keys of an object literal a `for … in` loop is walked for.
 const MAX_UNROLLED: usize = 256;
 
+/// Most loop bodies one file's literal tables are walked for, all loops together.
+const MAX_UNROLLED_TOTAL: usize = 4096;
+
 /// How many parameters a rest parameter (`...args`) stands for.
 const REST_SPAN: usize = 6;
 
@@ -75,6 +78,10 @@ pub struct Evaluator<'t, 'c> {
     too_deep: Option<u32>,
     /// The line of the first chain cut at [`MAX_CHAIN_LINKS`].
     long_chain: Option<u32>,
+    /// Loop bodies walked for the elements of literal tables so far, and the line of the first
+    /// loop past [`MAX_UNROLLED_TOTAL`].
+    unrolled: usize,
+    unroll_cut: Option<u32>,
     name_hint: Option<String>,
     export_clauses: Vec<(String, String, u32)>,
     /// The HTTP methods the code being walked runs under (`if (req.method === 'POST')`).
@@ -229,6 +236,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             depth: 0,
             too_deep: None,
             long_chain: None,
+            unrolled: 0,
+            unroll_cut: None,
             name_hint: None,
             export_clauses: Vec::new(),
             branch: None,
@@ -257,6 +266,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 at,
                 format!(
                     "expressions nested deeper than {MAX_DEPTH} levels were not followed: routes, mounts and calls written inside them are left out"
+                ),
+            ));
+        }
+        if let Some(at) = self.unroll_cut {
+            self.diagnostics.push(Diagnostic::new(
+                self.module.file.clone(),
+                at,
+                format!(
+                    "loops over literal tables were walked {MAX_UNROLLED_TOTAL} times in this file: from here on a loop is read once for an unknown element, and routes it registers per element are left out"
                 ),
             ));
         }
@@ -962,6 +980,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             (Val::Unknown | Val::Arr(_) | Val::Obj(_), _) | (_, false) => vec![Val::Unknown],
             (other, true) => vec![Val::Element(Box::new(other.clone()))],
         };
+        let elements = self.within_unroll_budget(elements, node);
         for element in elements {
             let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
             let scope = self.cur;
@@ -969,6 +988,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.walk(body);
             self.cur = prev;
         }
+    }
+
+    /// The elements a loop over a literal table is walked for, within the file's budget: past
+    /// [`MAX_UNROLLED_TOTAL`] walks (tables nested in tables), a loop is walked once for an
+    /// unknown element, and a diagnostic says so.
+    fn within_unroll_budget(&mut self, elements: Vec<Val>, node: Node<'t>) -> Vec<Val> {
+        if elements.len() <= 1 {
+            return elements;
+        }
+        if self.unrolled + elements.len() > MAX_UNROLLED_TOTAL {
+            self.unroll_cut.get_or_insert(line(node));
+            return vec![Val::Unknown];
+        }
+        self.unrolled += elements.len();
+        elements
     }
 
     // ----- functions and classes -----
@@ -2081,6 +2115,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let Some(body) = callback.child_by_field_name("body") else {
             return;
         };
+        let items = self.within_unroll_budget(items, callback);
         for item in items {
             let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
             let scope = self.cur;
