@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score retrysafe reports against the blind labels in truth/.
 
-usage: score.py [--bin target/release/retrysafe] [--dir /tmp/retrysafe-blind] [--set tuning|fresh|routes]
+usage: score.py [--bin target/release/retrysafe] [--dir /tmp/retrysafe-blind] [--set SET]
                 [--verbose] [NAME ...]
 
 For every truth file whose checkout is present at DIR/OWNER__NAME, runs
@@ -97,7 +97,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default="target/release/retrysafe")
     ap.add_argument("--dir", default=os.environ.get("BLIND_DIR", "/tmp/retrysafe-blind"))
-    ap.add_argument("--set", choices=["tuning", "fresh", "routes"])
+    ap.add_argument("--set", help="tuning, fresh, routes, routes-fresh, ...: the truth files whose `set` is this")
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
