@@ -58,6 +58,14 @@ pub struct Provider {
     pub detail: String,
 }
 
+/// Functions by name: a write made on behalf of one of these is bookkeeping.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Functions {
+    #[serde(default)]
+    bookkeeping: Vec<String>,
+}
+
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct Intent {
@@ -73,6 +81,8 @@ struct HarmFile {
     #[serde(default)]
     models: Models,
     #[serde(default)]
+    functions: Functions,
+    #[serde(default)]
     http: Vec<Http>,
     #[serde(default)]
     provider: Vec<Provider>,
@@ -87,6 +97,8 @@ pub struct Harm {
     bookkeeping_models: Vec<(String, Glob)>,
     record_set: GlobSet,
     bookkeeping_set: GlobSet,
+    bookkeeping_functions: Vec<(String, Glob)>,
+    bookkeeping_function_set: GlobSet,
     pub http: Vec<Http>,
     pub providers: Vec<Provider>,
     /// Words naming an explicit repeat (`resend`, `test`).
@@ -134,6 +146,18 @@ impl Harm {
             ..Harm::default()
         };
         harm.add_models(&file.models.record, &file.models.bookkeeping)?;
+        harm.bookkeeping_functions = file
+            .functions
+            .bookkeeping
+            .iter()
+            .map(|p| {
+                Ok((
+                    p.clone(),
+                    glob(&p.to_ascii_lowercase(), "bookkeeping function")?,
+                ))
+            })
+            .collect::<Result<_, String>>()?;
+        harm.bookkeeping_function_set = set(&harm.bookkeeping_functions)?;
         for h in &mut harm.http {
             let globs: Vec<(String, Glob)> = h
                 .urls
@@ -187,6 +211,13 @@ impl Harm {
         }
         let first = *self.bookkeeping_set.matches(&n).first()?;
         Some(self.bookkeeping_models[first].0.as_str())
+    }
+
+    /// The bookkeeping pattern a function's name matches (`flushAuditEvents`, `log_activity`).
+    pub fn bookkeeping_function(&self, name: &str) -> Option<&str> {
+        let n = model_name(name);
+        let first = *self.bookkeeping_function_set.matches(&n).first()?;
+        Some(self.bookkeeping_functions[first].0.as_str())
     }
 
     /// The first `[[http]]` entry a URL matches.
@@ -285,6 +316,13 @@ mod tests {
         assert!(h.bookkeeping_model("Invite").is_none());
         assert!(h.bookkeeping_model("EventType").is_none());
         assert!(h.bookkeeping_model("ApiKey").is_none());
+        assert!(h.bookkeeping_function("flushAuditEvents").is_some());
+        assert!(h.bookkeeping_function("record_failed_attempt").is_some());
+        assert!(h.bookkeeping_function("trackSignupConversion").is_some());
+        assert!(h.bookkeeping_function("login").is_none());
+        assert!(h.bookkeeping_function("logWorkout").is_none());
+        assert!(h.bookkeeping_function("createSession").is_none());
+        assert!(h.bookkeeping_function("trackShipment").is_none());
     }
 
     #[test]

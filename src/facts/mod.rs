@@ -111,6 +111,9 @@ pub enum Impact {
     Pending,
     /// A duplicate harms nobody: logs, audit rows, sessions, analytics, metrics, caches.
     Bookkeeping,
+    /// It runs only when the request fails (reached from a `catch` or an `Err` arm): a retry of
+    /// a request that succeeded does not reach it, and one that fails again reports its failure.
+    Failure,
     /// The repeat is what the request asks for (resend, send a test, a sign-in email).
     Requested,
     /// Nothing is written: a call that only reads or verifies (a captcha check, a token exchange,
@@ -126,6 +129,7 @@ impl Impact {
             Impact::Record => "record",
             Impact::Pending => "pending",
             Impact::Bookkeeping => "bookkeeping",
+            Impact::Failure => "failure",
             Impact::Requested => "requested",
             Impact::Read => "read",
         }
@@ -184,6 +188,10 @@ pub struct Effect {
     /// A read of the same model comes first in the same function (find, then create).
     #[serde(skip)]
     pub prechecked: bool,
+    /// Reached only on a failure path: from a `catch` clause or `.catch(..)` handler, an `Err`
+    /// arm, `if let Err(..)`, or a `map_err`/`or_else` closure.
+    #[serde(skip)]
+    pub on_failure: bool,
     /// A webhook receiver's record of the provider's event ids (a create on a `processed_events`
     /// model or table).
     #[serde(skip)]

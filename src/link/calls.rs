@@ -891,6 +891,7 @@ impl<'a> Calls<'a> {
                     }
                     self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), None, &mut e);
                     e.unique_caught |= caught_groups.contains(&cs.group);
+                    e.on_failure |= cs.on_failure;
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete {
                         deleted.push(e.target.clone());
@@ -928,6 +929,9 @@ impl<'a> Calls<'a> {
                     let sub = self.summary(m2, f2);
                     let name = self.res.modules[m2].functions[f2].name.clone();
                     let caught = caught_groups.contains(&cs.group);
+                    // A handler handed to `.catch(..)` runs when the promise fails.
+                    let failure =
+                        cs.on_failure || (ti > 0 && cs.path.last().is_some_and(|p| p == "catch"));
                     for e in &sub.effects {
                         let mut e = e.clone();
                         if ti == 0 {
@@ -965,6 +969,7 @@ impl<'a> Calls<'a> {
                         e.via.truncate(8);
                         e.speculative |= speculative;
                         e.unique_caught |= caught;
+                        e.on_failure |= failure;
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                         if let Some(g) = &cs.guarded {

@@ -122,6 +122,27 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                     e.target.as_deref().unwrap_or_default()
                 ));
             }
+            // A write made for logging, auditing or tracking (`flushAuditEvents → fetch`).
+            if impact == Impact::Record
+                && detail.is_none()
+                && let Some((f, p)) = e
+                    .via
+                    .iter()
+                    .rev()
+                    .find_map(|f| harm.bookkeeping_function(f).map(|p| (f, p)))
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "made through `{f}`, a logging, audit or tracking function (function pattern `{p}`): a duplicate harms nobody"
+                ));
+            }
+            // Only a failed request reaches it: a retry of one that succeeded does not.
+            if e.on_failure && matches!(impact, Impact::Message | Impact::Record) {
+                impact = Impact::Failure;
+                detail = Some(
+                    "it runs only when the request fails (reached from a `catch` or an `Err` arm): a retry repeats it only if the request fails again, to report that failure".into(),
+                );
+            }
             // A provider that dedups on the stable key it is given does not repeat the call.
             if matches!(e.kind, EffectKind::Payment | EffectKind::ExternalCall)
                 && stable_key(e.downstream_key, e.downstream_key_expression.as_deref())

@@ -13,7 +13,8 @@ precedence on the same endpoint.
 
 Its severity is what the worst repeated effect would do (`rules/harm.toml`): high for a message
 to a person or a record a user sees twice; at most medium for a checkout session that charges only
-if someone completes it; at most low for bookkeeping (audit rows, sessions, analytics) or for the
+if someone completes it; at most low for bookkeeping (audit rows, sessions, analytics, writes made through a logging or
+tracking function), for an effect only a failure reaches (a `catch`, an `Err` arm) or for the
 repeat the endpoint is named for (resend, test, a sign-in email). The finding cites that effect
 first.
 
@@ -87,6 +88,9 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         }
         Impact::Pending => {
             "A client retry opens a second payment session; money moves only if someone completes it too."
+        }
+        Impact::Failure => {
+            "A client retry repeats it only when the request fails again, to report that failure; at most a low finding."
         }
         Impact::Requested => {
             "A client retry repeats what the endpoint is named for; at most a low finding."

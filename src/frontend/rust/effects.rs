@@ -802,6 +802,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
                 return;
             }
+            Ex::Failure(inner) => {
+                let start = out.effects.len();
+                self.walk(inner, scope, out, in_chain);
+                for e in &mut out.effects[start..] {
+                    e.on_failure = true;
+                }
+                return;
+            }
             Ex::Assign(lhs, rhs) => {
                 // `am.email = Set(body.email)`: one more field of the record
                 if let Ex::Field(base, field) = &**lhs

@@ -241,6 +241,9 @@ pub enum Ex {
     /// violation (`SqlErr::UniqueConstraintViolation`, `DatabaseErrorKind::UniqueViolation`,
     /// `is_unique_violation()`): a duplicate insert in it is answered, not a 500.
     Caught(Box<Ex>),
+    /// What runs only when a `Result` failed: an `Err(..)` arm, the body of `if let Err(..)`,
+    /// the `else` of `let Ok(..) = .. else`, a `map_err`/`or_else` closure.
+    Failure(Box<Ex>),
     /// `a = b`
     Assign(Box<Ex>, Box<Ex>),
     /// Anything else, with its sub-expressions (control flow, operators, …).
@@ -252,7 +255,7 @@ impl Ex {
         match self {
             Ex::Path(_, l) | Ex::Call(_, _, l) | Ex::Method(_, _, _, l) => *l,
             Ex::Macro { line, .. } | Ex::Closure { line, .. } => *line,
-            Ex::Field(e, _) | Ex::Caught(e) => e.line(),
+            Ex::Field(e, _) | Ex::Caught(e) | Ex::Failure(e) => e.line(),
             _ => 0,
         }
     }

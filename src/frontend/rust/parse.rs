@@ -577,6 +577,48 @@ const ERROR_HANDLERS: &[&str] = &[
     "inspect_err",
 ];
 
+/// Does a pattern match only a failure: `Err(..)` (also `Err(..) | Err(..)`, `ref`, in parentheses)?
+fn pat_is_err(p: &syn::Pat, depth: usize) -> bool {
+    match p {
+        _ if depth > 32 => false,
+        syn::Pat::TupleStruct(t) => t.path.segments.last().is_some_and(|s| s.ident == "Err"),
+        syn::Pat::Or(o) => !o.cases.is_empty() && o.cases.iter().all(|c| pat_is_err(c, depth + 1)),
+        syn::Pat::Paren(r) => pat_is_err(&r.pat, depth + 1),
+        syn::Pat::Reference(r) => pat_is_err(&r.pat, depth + 1),
+        _ => false,
+    }
+}
+
+/// Does a pattern match only a success: `Ok(..)` (a `let Ok(x) = .. else { .. }` diverges on a
+/// failure)?
+fn pat_is_ok(p: &syn::Pat, depth: usize) -> bool {
+    match p {
+        _ if depth > 32 => false,
+        syn::Pat::TupleStruct(t) => t.path.segments.last().is_some_and(|s| s.ident == "Ok"),
+        syn::Pat::Type(t) => pat_is_ok(&t.pat, depth + 1),
+        syn::Pat::Paren(r) => pat_is_ok(&r.pat, depth + 1),
+        _ => false,
+    }
+}
+
+/// What runs only when a `Result` failed: the closure handed to `map_err`, `or_else`,
+/// `inspect_err` (and the error closure of `unwrap_or_else` / `map_or_else`, which takes the
+/// error as its parameter; an `Option`'s takes none).
+fn failure_args(method: &str, args: &mut [Ex]) {
+    let at: &[usize] = match method {
+        "map_err" | "or_else" | "inspect_err" | "unwrap_or_else" | "map_or_else" => &[0],
+        _ => return,
+    };
+    for &i in at {
+        if let Some(a) = args.get_mut(i)
+            && matches!(a, Ex::Closure { params, .. } if !params.is_empty())
+        {
+            let inner = std::mem::replace(a, Ex::Other(vec![]));
+            *a = Ex::Failure(Box::new(inner));
+        }
+    }
+}
+
 /// A name or string that means a unique violation: the codes the TypeScript side knows, and
 /// sea-orm's `SqlErr::UniqueConstraintViolation` (diesel's `UniqueViolation` and sqlx's
 /// `is_unique_violation` are among the former).
@@ -995,11 +1037,19 @@ impl Lower {
                         _ => None,
                     };
                     let init = l.init.as_ref().map(|i| self.expr(&i.expr));
+                    // `let Ok(x) = .. else { .. }`: the `else` runs on a failure.
                     let diverge = l
                         .init
                         .as_ref()
                         .and_then(|i| i.diverge.as_ref())
-                        .map(|(_, d)| self.expr(d));
+                        .map(|(_, d)| self.expr(d))
+                        .map(|d| {
+                            if pat_is_ok(&l.pat, 0) {
+                                Ex::Failure(Box::new(d))
+                            } else {
+                                d
+                            }
+                        });
                     out.push(Stmt::Let {
                         names,
                         ty,
@@ -1073,11 +1123,12 @@ impl Lower {
             &format!(".{name}"),
             m.args.iter().chain(std::iter::once(&*m.receiver)),
         );
-        let args = self.exprs(&m.args);
+        let mut args = self.exprs(&m.args);
         // `.map_err(|e| match e.sql_err() { Some(SqlErr::UniqueConstraintViolation(_)) .. })`
         if ERROR_HANDLERS.contains(&name.as_str()) && args.iter().any(mentions_unique) {
             recv = Ex::Caught(Box::new(recv));
         }
+        failure_args(&name, &mut args);
         Ex::Method(Box::new(recv), name, args, line_of(m.method.span()))
     }
 
@@ -1159,8 +1210,8 @@ impl Lower {
             }
             Expr::If(i) => {
                 let mut cond = self.expr(&i.cond);
-                let then = Ex::Block(self.block(&i.then_branch));
-                let otherwise = i.else_branch.as_ref().map(|(_, e)| self.expr(e));
+                let mut then = Ex::Block(self.block(&i.then_branch));
+                let mut otherwise = i.else_branch.as_ref().map(|(_, e)| self.expr(e));
                 // `if let Err(e) = res { .. UniqueConstraintViolation .. }`
                 if let Expr::Let(l) = &*i.cond
                     && (pat_names_unique(&l.pat, 0)
@@ -1174,6 +1225,17 @@ impl Lower {
                     let inner = std::mem::replace(init, Ex::Other(vec![]));
                     *init = Ex::Caught(Box::new(inner));
                 }
+                // `if let Err(e) = res { .. }` runs on a failure; `if let Ok(x) = res { .. } else
+                // { .. }`'s `else` does.
+                if let Expr::Let(l) = &*i.cond {
+                    if pat_is_err(&l.pat, 0) {
+                        then = Ex::Failure(Box::new(then));
+                    } else if pat_is_ok(&l.pat, 0)
+                        && let Some(o) = otherwise.take()
+                    {
+                        otherwise = Some(Ex::Failure(Box::new(o)));
+                    }
+                }
                 let mut v = vec![cond, then];
                 v.extend(otherwise);
                 Ex::Other(v)
@@ -1186,7 +1248,17 @@ impl Lower {
                     if let syn::Pat::Guard(g) = &arm.pat {
                         arms.push(self.expr(&g.guard));
                     }
-                    arms.push(self.expr(&arm.body));
+                    let body = self.expr(&arm.body);
+                    let err = match &arm.pat {
+                        syn::Pat::Guard(g) => pat_is_err(&g.pat, 0),
+                        p => pat_is_err(p, 0),
+                    };
+                    // `Err(e) => { .. }` runs on a failure.
+                    arms.push(if err {
+                        Ex::Failure(Box::new(body))
+                    } else {
+                        body
+                    });
                 }
                 unique |= arms.iter().any(mentions_unique);
                 let scrutinee = self.expr(&m.expr);
@@ -1498,7 +1570,7 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
         Ex::Field(b, _) => stack.push(b),
         Ex::Block(stmts) => push_stmts(stmts, stack),
         Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v, _) => stack.extend(v.iter()),
-        Ex::Caught(e) => stack.push(e),
+        Ex::Caught(e) | Ex::Failure(e) => stack.push(e),
         Ex::Assign(a, b) => {
             stack.push(a);
             stack.push(b);

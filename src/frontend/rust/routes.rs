@@ -778,7 +778,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 }
                 V::Unknown
             }
-            Ex::Caught(inner) => self.expr(inner, frame),
+            Ex::Caught(inner) | Ex::Failure(inner) => self.expr(inner, frame),
             Ex::Other(children) => {
                 for c in children {
                     self.expr(c, frame);

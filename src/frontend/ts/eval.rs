@@ -88,6 +88,8 @@ pub struct Evaluator<'t, 'c> {
     pub(super) branch: Option<Vec<String>>,
     /// Inside a `try` whose `catch` names a unique-violation code.
     unique_catch: bool,
+    /// On a failure path (see `CallSite::on_failure`).
+    failure: bool,
     /// Under a condition on a looked-up row (see `CallSite::guarded`).
     pub(super) guarded: Option<String>,
     /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions
@@ -243,6 +245,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: None,
             chain_group: None,
             unique_catch: false,
+            failure: false,
             guarded: None,
             found: Vec::new(),
             blocks: Vec::new(),
@@ -788,11 +791,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.walk(body);
             self.unique_catch = saved;
         }
-        for part in [handler, node.child_by_field_name("finalizer")]
-            .into_iter()
-            .flatten()
-        {
-            self.walk_stmt_or_expr(part);
+        if let Some(h) = handler {
+            let saved = std::mem::replace(&mut self.failure, true);
+            self.walk_stmt_or_expr(h);
+            self.failure = saved;
+        }
+        if let Some(f) = node.child_by_field_name("finalizer") {
+            self.walk_stmt_or_expr(f);
         }
     }
 
@@ -1937,11 +1942,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             _ => None,
         };
         let mut args: Vec<Val> = Vec::with_capacity(arg_nodes.len());
+        // `.catch(handler)` and `.then(ok, handler)`: the handler runs when the promise fails.
+        let failure_arg = match c.path.last().map(String::as_str) {
+            Some("catch") => Some(0),
+            Some("then") => Some(1),
+            _ => None,
+        };
         for (i, a) in arg_nodes.iter().enumerate() {
             if i == 1 && listener.is_some() && is_function(a.kind()) {
                 self.name_hint = listener.clone();
             }
+            let saved = self.failure;
+            self.failure |= failure_arg == Some(i);
             self.push_arg(&mut args, *a);
+            self.failure = saved;
         }
         self.chain_group = saved_group;
         if let Some(ctx) = self.trpc_context_type(&c, &args, node) {
@@ -2039,6 +2053,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group,
             unique_caught: self.unique_catch || chain_catches,
+            on_failure: self.failure,
             guarded: self.guarded.clone(),
             found: self.found.clone(),
             blocks: self.blocks.clone(),
@@ -2167,6 +2182,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             text,
             group: node.id(),
             unique_caught: self.unique_catch,
+            on_failure: self.failure,
             guarded: self.guarded.clone(),
             found: self.found.clone(),
             blocks: self.blocks.clone(),

@@ -95,6 +95,9 @@ pub struct CallSite {
     pub text: String,
     /// Inside a `try` (or followed by a `.catch`) whose handler names a unique-violation code.
     pub unique_caught: bool,
+    /// Runs only on a failure path: in a `catch` clause, or in a `.catch(..)` handler (the
+    /// second argument of `.then(..)`).
+    pub on_failure: bool,
     /// Runs only when a lookup found nothing (`if (!existing) create(..)`, or after
     /// `if (existing) return ..`): the model that lookup read (`tag` for `prisma.tag.findFirst`).
     pub guarded: Option<String>,
