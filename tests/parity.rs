@@ -116,3 +116,8 @@ fn assert_twins(ts: &str, rust: &str) {
 fn the_harm_model_judges_both_languages_alike() {
     assert_twins("express-harm", "axum-harm");
 }
+
+#[test]
+fn a_claim_stops_a_retry_in_both_languages() {
+    assert_twins("express-claims", "axum-claims");
+}

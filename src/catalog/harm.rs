@@ -323,6 +323,7 @@ mod tests {
         assert!(h.bookkeeping_function("logWorkout").is_none());
         assert!(h.bookkeeping_function("createSession").is_none());
         assert!(h.bookkeeping_function("trackShipment").is_none());
+        assert!(h.bookkeeping_function("bulkCreateTrackerEntries").is_none());
     }
 
     #[test]

@@ -208,6 +208,11 @@ pub struct Effect {
     /// Link facts: the parameter of the function whose argument would carry that id.
     #[serde(skip)]
     pub dedup_param: Option<usize>,
+    /// Runs only after a claim succeeded: a conditional write (an update that moves the row out of
+    /// the state it filters on, a Redis `SET NX`) whose outcome is tested before it goes on. A
+    /// retry finds the row or key claimed and stops. What the claim is, and where it is tested.
+    #[serde(skip)]
+    pub claimed: Option<(String, Location)>,
     /// Runs only while a row of this model exists that the same request deletes (a one-time
     /// token consumed, the row being removed): a sequential retry finds nothing and skips it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -261,7 +266,7 @@ pub struct Effect {
 impl Effect {
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
-        if self.consumes.is_some() {
+        if self.consumes.is_some() || self.claimed.is_some() {
             return false;
         }
         match self.kind {
@@ -317,6 +322,9 @@ pub enum MechanismKind {
     Upsert,
     WebhookEventDedup,
     ContentHash,
+    /// A claim the request must win before its effects (a conditional update of the row's state,
+    /// a Redis `SET NX`): one run gets past it, atomically.
+    Claim,
     Natural,
 }
 
@@ -328,6 +336,7 @@ impl MechanismKind {
             MechanismKind::Upsert => "upsert",
             MechanismKind::WebhookEventDedup => "webhook_event_dedup",
             MechanismKind::ContentHash => "content_hash",
+            MechanismKind::Claim => "claim",
             MechanismKind::Natural => "natural",
         }
     }

@@ -892,6 +892,11 @@ impl<'a> Calls<'a> {
                     self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), None, &mut e);
                     e.unique_caught |= caught_groups.contains(&cs.group);
                     e.on_failure |= cs.on_failure;
+                    if e.claimed.is_none()
+                        && let Some((what, at)) = cs.claimed
+                    {
+                        e.claimed = Some((what.to_string(), self.location(m, at)));
+                    }
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete {
                         deleted.push(e.target.clone());
@@ -970,6 +975,11 @@ impl<'a> Calls<'a> {
                         e.speculative |= speculative;
                         e.unique_caught |= caught;
                         e.on_failure |= failure;
+                        if e.claimed.is_none()
+                            && let Some((what, at)) = cs.claimed
+                        {
+                            e.claimed = Some((what.to_string(), self.location(m, at)));
+                        }
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                         if let Some(g) = &cs.guarded {

@@ -466,6 +466,20 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
             location: e.location.clone(),
         });
     }
+    // A claim stops the effects after it: one mechanism per claim.
+    let mut claims: Vec<&(String, Location)> =
+        effects.iter().filter_map(|e| e.claimed.as_ref()).collect();
+    claims.sort();
+    claims.dedup();
+    for (what, at) in claims {
+        mechanisms.push(Mechanism {
+            kind: MechanismKind::Claim,
+            detail: format!(
+                "{what} whose outcome is tested before the effects after it: a retry finds the row or key claimed and stops"
+            ),
+            location: at.clone(),
+        });
+    }
     // Idempotent by nature: every write is an absolute update, a delete, a replace or an upsert
     // (an upsert writes the values it is given: a repeat leaves the same row). A create that only
     // a constraint stops is not.
@@ -474,6 +488,7 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
             && !e.upsert
             && !e.replaces
             && e.consumes.is_none()
+            && e.claimed.is_none()
             && !upserts.contains(&e)
     });
     if !constrained {
@@ -510,6 +525,9 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         }
         if effects.iter().any(|e| e.consumes.is_some()) {
             kinds.push("effects that run only while a row exists that the request deletes");
+        }
+        if effects.iter().any(|e| e.claimed.is_some()) {
+            kinds.push("effects that run only after the request wins a claim");
         }
         if effects.iter().any(|e| e.kind == EffectKind::FileWrite) {
             kinds.push("file writes");

@@ -470,6 +470,22 @@ impl<'m> Resolver<'m> {
                         return r;
                     }
                 }
+                // `withApiWrapper({ handler: async (..) => .., action: 'created' })`: the function
+                // a wrapper of the project is configured with is what it calls (a package's
+                // options, `createExpressMiddleware({ router, createContext })`, are not).
+                let project_wrapper = args.iter().any(|a| matches!(a, Val::Obj(_)))
+                    && matches!(self.resolve_d(m, callee, d + 1), Resolved::Func(..));
+                for a in args.iter().filter(|_| project_wrapper) {
+                    if let Val::Obj(fields) = a {
+                        for (_, v) in fields.iter().take(16) {
+                            if matches!(v, Val::Func(_) | Val::Import { .. })
+                                && let r @ Resolved::Func(..) = self.resolve_d(m, v, d + 1)
+                            {
+                                return r;
+                            }
+                        }
+                    }
+                }
                 if let Some(instance) = self.model_factory(m, callee, d) {
                     return instance;
                 }

@@ -121,6 +121,7 @@ pub fn classify(ep: &Endpoint) -> Classification {
         Classification::IdempotentWithKey
     } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
         || ep.has_mechanism(MechanismKind::Upsert)
+        || ep.has_mechanism(MechanismKind::Claim)
     {
         // An upsert is also natural (it writes the values it is given); the constraint it
         // relies on is the more precise answer.

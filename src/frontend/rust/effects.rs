@@ -232,6 +232,8 @@ struct Scope {
     /// The effects each variable's initialiser produced (indices into the summary's effects),
     /// for a later `match res { Err(..UniqueConstraintViolation..) }`.
     var_effects: HashMap<String, std::ops::Range<usize>>,
+    /// Variables holding a claim's outcome (see `frontend::claims`): what the claim is.
+    claims: HashMap<String, &'static str>,
 }
 
 impl Scope {
@@ -245,6 +247,7 @@ impl Scope {
             records: HashMap::new(),
             fresh: HashSet::new(),
             var_effects: HashMap::new(),
+            claims: HashMap::new(),
         }
     }
 }
@@ -652,7 +655,41 @@ impl<'m, 'a> Effects<'m, 'a> {
     }
 
     fn stmts(&self, stmts: &[Stmt], scope: &mut Scope, out: &mut Summary) {
+        // After `if rows == 0 { return .. }` on a claim: the effects from here on run once.
+        let mut claimed_from: Option<(usize, &'static str, Line)> = None;
         for s in stmts {
+            if let Stmt::Expr(Ex::Gate {
+                var,
+                failed_when_true,
+                then_exits,
+                line,
+                parts,
+            }) = s
+                && let Some(what) = scope.claims.get(var).copied()
+            {
+                if *failed_when_true {
+                    for p in parts {
+                        self.walk(p, scope, out, false);
+                    }
+                    if *then_exits && claimed_from.is_none() {
+                        claimed_from = Some((out.effects.len(), what, *line));
+                    }
+                } else {
+                    // `if won { .. }`: the `then` branch runs once.
+                    for (i, p) in parts.iter().enumerate() {
+                        let start = out.effects.len();
+                        self.walk(p, scope, out, false);
+                        if i == 1 {
+                            let at = self.location(scope.module, *line);
+                            for e in &mut out.effects[start..] {
+                                e.claimed
+                                    .get_or_insert_with(|| (what.to_string(), at.clone()));
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
             match s {
                 Stmt::Let {
                     names,
@@ -672,6 +709,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                         scope
                             .var_effects
                             .insert(name.clone(), start..out.effects.len());
+                        match init.as_ref().and_then(claim_of) {
+                            Some(what) => scope.claims.insert(name.clone(), what),
+                            None => scope.claims.remove(name),
+                        };
                         if init.as_ref().is_some_and(|e| fresh(e, scope)) {
                             scope.fresh.insert(name.clone());
                         } else {
@@ -714,6 +755,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
                 Stmt::Expr(e) => self.walk(e, scope, out, false),
                 Stmt::Item(_) => {}
+            }
+        }
+        if let Some((start, what, line)) = claimed_from {
+            let at = self.location(scope.module, line);
+            for e in &mut out.effects[start..] {
+                e.claimed
+                    .get_or_insert_with(|| (what.to_string(), at.clone()));
             }
         }
     }
@@ -1383,6 +1431,44 @@ fn finish(out: &mut Summary) {
         .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
     out.key_reads.sort();
     out.key_reads.dedup();
+}
+
+/// What claim an initialiser makes, if it makes one: an `UPDATE` of the state its `WHERE` tests
+/// (`sqlx::query!("UPDATE jobs SET status = 'running' WHERE .. AND status = 'pending'")`), a
+/// Redis `SET .. NX` (`redis::cmd("SET").arg(k).arg(v).arg("NX")`) or `set_nx`.
+fn claim_of(e: &Ex) -> Option<&'static str> {
+    let mut stack = vec![e];
+    let mut seen = 0usize;
+    let (mut set, mut nx) = (false, false);
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 2_000 {
+            return None;
+        }
+        match e {
+            Ex::Lit(l) => {
+                if crate::frontend::claims::sql_moves_state(l) {
+                    return Some("an `UPDATE` of the state its `WHERE` tests");
+                }
+                set |= l.eq_ignore_ascii_case("set");
+                nx |= l.eq_ignore_ascii_case("nx");
+            }
+            Ex::Macro { lits, .. } => {
+                if lits
+                    .iter()
+                    .any(|l| crate::frontend::claims::sql_moves_state(l))
+                {
+                    return Some("an `UPDATE` of the state its `WHERE` tests");
+                }
+            }
+            Ex::Method(_, name, _, _) if name == "set_nx" => return Some("a Redis `SETNX`"),
+            // A closure's body runs later, if at all.
+            Ex::Closure { .. } => continue,
+            _ => {}
+        }
+        super::parse::children(e, &mut stack);
+    }
+    (set && nx).then_some("a Redis `SET .. NX`")
 }
 
 #[cfg(test)]

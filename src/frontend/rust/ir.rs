@@ -244,6 +244,17 @@ pub enum Ex {
     /// What runs only when a `Result` failed: an `Err(..)` arm, the body of `if let Err(..)`,
     /// the `else` of `let Ok(..) = .. else`, a `map_err`/`or_else` closure.
     Failure(Box<Ex>),
+    /// `if` on a test of a local variable that may hold a claim's outcome (`rows == 0`,
+    /// `!won`, `reply.is_none()`): whether the test holds when the claim failed, whether the
+    /// `then` branch leaves the function, the `if`'s line, and the lowered `if`
+    /// (`Other([cond, then, else?])`).
+    Gate {
+        var: String,
+        failed_when_true: bool,
+        then_exits: bool,
+        line: Line,
+        parts: Vec<Ex>,
+    },
     /// `a = b`
     Assign(Box<Ex>, Box<Ex>),
     /// Anything else, with its sub-expressions (control flow, operators, …).

@@ -619,6 +619,76 @@ fn failure_args(method: &str, args: &mut [Ex]) {
     }
 }
 
+/// A local variable `if` tests for a claim's outcome, and whether the test holds when the claim
+/// failed: `rows == 0`, `rows < 1`, `!won`, `reply.is_none()` (failed); `rows > 0`, `won`,
+/// `reply.is_some()` (won). `rows` may be `res.rows_affected()`.
+fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
+    if depth > 8 {
+        return None;
+    }
+    let local = |e: &Expr| -> Option<String> {
+        let e = match e {
+            Expr::MethodCall(m) if m.method == "rows_affected" && m.args.is_empty() => &*m.receiver,
+            Expr::Paren(p) => &*p.expr,
+            other => other,
+        };
+        match e {
+            Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+                Some(p.path.segments[0].ident.to_string())
+            }
+            _ => None,
+        }
+    };
+    let int = |e: &Expr| match e {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse::<u64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    match e {
+        Expr::Paren(p) => gate_test(&p.expr, depth + 1),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            gate_test(&u.expr, depth + 1).map(|(v, f)| (v, !f))
+        }
+        Expr::Binary(b) => {
+            let v = local(&b.left)?;
+            let n = int(&b.right)?;
+            let failed = match b.op {
+                syn::BinOp::Eq(_) => n == 0,
+                syn::BinOp::Ne(_) => n != 0,
+                syn::BinOp::Lt(_) => n == 1,
+                syn::BinOp::Le(_) => n == 0,
+                syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => false,
+                _ => return None,
+            };
+            Some((v, failed))
+        }
+        Expr::MethodCall(m) if m.args.is_empty() => {
+            let failed = match m.method.to_string().as_str() {
+                "is_none" | "is_err" => true,
+                "is_some" | "is_ok" => false,
+                _ => return None,
+            };
+            Some((local(&m.receiver)?, failed))
+        }
+        other => Some((local(other)?, false)),
+    }
+}
+
+/// Does a block leave the function: end in `return ..`, `Err(..)?`, or `bail!`?
+fn block_exits(b: &syn::Block) -> bool {
+    match b.stmts.last() {
+        Some(syn::Stmt::Expr(Expr::Return(_), _)) => true,
+        Some(syn::Stmt::Expr(Expr::Try(t), _)) => {
+            matches!(&*t.expr, Expr::Call(c) if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")))
+        }
+        Some(syn::Stmt::Macro(m)) => m.mac.path.is_ident("bail"),
+        Some(syn::Stmt::Expr(Expr::Macro(m), _)) => m.mac.path.is_ident("bail"),
+        _ => false,
+    }
+}
+
 /// A name or string that means a unique violation: the codes the TypeScript side knows, and
 /// sea-orm's `SqlErr::UniqueConstraintViolation` (diesel's `UniqueViolation` and sqlx's
 /// `is_unique_violation` are among the former).
@@ -1238,7 +1308,16 @@ impl Lower {
                 }
                 let mut v = vec![cond, then];
                 v.extend(otherwise);
-                Ex::Other(v)
+                match gate_test(&i.cond, 0) {
+                    Some((var, failed_when_true)) => Ex::Gate {
+                        var,
+                        failed_when_true,
+                        then_exits: block_exits(&i.then_branch),
+                        line: line_of(i.if_token.span),
+                        parts: v,
+                    },
+                    None => Ex::Other(v),
+                }
             }
             Expr::Match(m) => {
                 let mut arms = Vec::with_capacity(m.arms.len() * 2);
@@ -1569,7 +1648,9 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
         Ex::Closure { body, .. } => stack.push(body),
         Ex::Field(b, _) => stack.push(b),
         Ex::Block(stmts) => push_stmts(stmts, stack),
-        Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v, _) => stack.extend(v.iter()),
+        Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v, _) | Ex::Gate { parts: v, .. } => {
+            stack.extend(v.iter())
+        }
         Ex::Caught(e) | Ex::Failure(e) => stack.push(e),
         Ex::Assign(a, b) => {
             stack.push(a);

@@ -779,7 +779,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                 V::Unknown
             }
             Ex::Caught(inner) | Ex::Failure(inner) => self.expr(inner, frame),
-            Ex::Other(children) => {
+            Ex::Other(children)
+            | Ex::Gate {
+                parts: children, ..
+            } => {
                 for c in children {
                     self.expr(c, frame);
                 }

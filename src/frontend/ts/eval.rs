@@ -90,6 +90,8 @@ pub struct Evaluator<'t, 'c> {
     unique_catch: bool,
     /// On a failure path (see `CallSite::on_failure`).
     failure: bool,
+    /// After a claim succeeded (see `CallSite::claimed`).
+    pub(super) claimed: Option<(&'static str, u32)>,
     /// Under a condition on a looked-up row (see `CallSite::guarded`).
     pub(super) guarded: Option<String>,
     /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions
@@ -246,6 +248,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             chain_group: None,
             unique_catch: false,
             failure: false,
+            claimed: None,
             guarded: None,
             found: Vec::new(),
             blocks: Vec::new(),
@@ -739,6 +742,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 // An `if (!row) return` inside the block says nothing after the block.
                 let saved_guard = self.guarded.clone();
                 let saved_found = self.found.clone();
+                let saved_claim = self.claimed;
                 let saved_branch = self.branch.clone();
                 self.blocks.push(node.id());
                 self.hoist(node);
@@ -746,6 +750,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.blocks.pop();
                 self.guarded = saved_guard;
                 self.found = saved_found;
+                self.claimed = saved_claim;
                 self.branch = saved_branch;
                 self.cur = prev;
             }
@@ -1046,6 +1051,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let prev = self.push_scope(id, this_class);
         let saved_guard = self.guarded.take();
         let saved_found = self.found.clone();
+        let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
         let scope = self.cur;
         if let Some(params) = node.child_by_field_name("parameters") {
@@ -1109,6 +1115,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         self.guarded = saved_guard;
         self.found = saved_found;
+        self.claimed = saved_claim;
         self.branch = saved_branch;
         self.cur = prev;
         id
@@ -2054,6 +2061,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             group,
             unique_caught: self.unique_catch || chain_catches,
             on_failure: self.failure,
+            claimed: self.claimed,
             guarded: self.guarded.clone(),
             found: self.found.clone(),
             blocks: self.blocks.clone(),
@@ -2183,6 +2191,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             group: node.id(),
             unique_caught: self.unique_catch,
             on_failure: self.failure,
+            claimed: self.claimed,
             guarded: self.guarded.clone(),
             found: self.found.clone(),
             blocks: self.blocks.clone(),

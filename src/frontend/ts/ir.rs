@@ -98,6 +98,9 @@ pub struct CallSite {
     /// Runs only on a failure path: in a `catch` clause, or in a `.catch(..)` handler (the
     /// second argument of `.then(..)`).
     pub on_failure: bool,
+    /// Runs only after a claim succeeded (see `frontend::ts::claims`): what the claim is, and
+    /// the line of the test that stops the other runs.
+    pub claimed: Option<(&'static str, u32)>,
     /// Runs only when a lookup found nothing (`if (!existing) create(..)`, or after
     /// `if (existing) return ..`): the model that lookup read (`tag` for `prisma.tag.findFirst`).
     pub guarded: Option<String>,

@@ -1,5 +1,6 @@
 //! The TypeScript/JavaScript front end: tree-sitter parsing and per-file evaluation.
 
+pub mod claims;
 pub mod eval;
 pub mod express;
 pub mod fastify;

@@ -153,6 +153,15 @@ impl<'t> Evaluator<'t, '_> {
         let guard = looked_up.as_ref().map(|(model, _)| model.clone());
         let row = looked_up.map(|(model, row)| Found { model, row });
         self.eval(cond);
+        // `if (claimed.count === 0) return`: what follows runs once; `if (claimed) { .. }`: the
+        // consequence does.
+        let claim = self
+            .claim_test(cond, 0)
+            .map(|(what, failed)| ((what, line(cond)), failed));
+        let saved_claim = self.claimed;
+        if let Some((c, false)) = claim {
+            self.claimed = Some(c);
+        }
         let consequence = node.child_by_field_name("consequence");
         let alternative = node.child_by_field_name("alternative");
         // Which way the condition tests the row: `if (!parent) throw ..` goes on only when the
@@ -202,6 +211,10 @@ impl<'t> Evaluator<'t, '_> {
                 }
             }
         }
+        self.claimed = match claim {
+            Some((c, true)) => Some(c),
+            _ => saved_claim,
+        };
         if let Some(a) = alternative {
             if guard.is_some() {
                 self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
@@ -213,8 +226,13 @@ impl<'t> Evaluator<'t, '_> {
             self.branch = Some(rest);
         }
         // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed;
-        // after `if (!row) return ..;` only when it found the row.
+        // after `if (!row) return ..;` only when it found the row; after `if (!claimed) return`,
+        // only once.
         let leaves = consequence.is_some_and(exits);
+        self.claimed = match claim {
+            Some((c, true)) if leaves => Some(c),
+            _ => saved_claim,
+        };
         self.guarded = match missed_when_false {
             Some(g) if leaves => Some(g),
             _ => saved_guard,

@@ -1,0 +1,280 @@
+//! Claims: a conditional write whose outcome the code tests before it goes on, so that only one
+//! run gets past it. `updateMany({ where: { id, status: 'PENDING' }, data: { status: 'RUNNING' } })`
+//! with `if (claimed.count === 0) return`, a Redis `SET key value NX` with `if (!ok) return`, or
+//! `UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'pending'` with its row count
+//! tested: a retry finds the row or key already claimed and stops, atomically, before what follows.
+
+use super::eval::Evaluator;
+use super::ir::Val;
+use crate::frontend::claims::sql_moves_state;
+use tree_sitter::Node;
+
+/// Prisma, TypeORM, Mongoose and Sequelize calls that update the rows a filter matches.
+const CONDITIONAL_UPDATES: &[&str] = &[
+    "updateMany",
+    "update",
+    "updateOne",
+    "findOneAndUpdate",
+    "findAndModify",
+];
+
+/// Members of an update's result that count the rows it changed.
+const COUNTS: &[&str] = &[
+    "count",
+    "rowCount",
+    "affected",
+    "affectedRows",
+    "modifiedCount",
+    "matchedCount",
+    "nModified",
+    "numUpdatedRows",
+    "changes",
+];
+
+fn keys(v: &Val) -> Vec<&str> {
+    match v {
+        Val::Obj(fields) => fields.iter().map(|(k, _)| k.as_str()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn field<'v>(v: &'v Val, name: &str) -> Option<&'v Val> {
+    match v {
+        Val::Obj(fields) => fields.iter().find(|(k, _)| k == name).map(|(_, v)| v),
+        _ => None,
+    }
+}
+
+/// A filter and a change that share a field: the update moves rows out of what it matches.
+fn moves_state(filter: &Val, change: &Val) -> bool {
+    let change = field(change, "$set").unwrap_or(change);
+    let set = keys(change);
+    keys(filter)
+        .iter()
+        .any(|k| !matches!(*k, "id" | "_id") && set.contains(k))
+}
+
+/// What kind of claim a value is the result of, if it is one.
+pub fn claim_call(v: &Val) -> Option<&'static str> {
+    let Val::Call(callee, args) = v else {
+        return None;
+    };
+    let Val::Member(_, method) = callee.as_ref() else {
+        return None;
+    };
+    let m = method.as_str();
+    if m.eq_ignore_ascii_case("setnx") {
+        return Some("a Redis `SETNX`");
+    }
+    if m == "set"
+        && args.iter().skip(2).any(|a| match a {
+            Val::Str(s) => s.eq_ignore_ascii_case("nx"),
+            Val::Obj(fields) => fields
+                .iter()
+                .any(|(k, v)| k.eq_ignore_ascii_case("nx") && *v == Val::Bool(true)),
+            _ => false,
+        })
+    {
+        return Some("a Redis `SET .. NX`");
+    }
+    if CONDITIONAL_UPDATES.contains(&m) {
+        let prisma = args
+            .first()
+            .and_then(|a| Some((field(a, "where")?, field(a, "data")?)));
+        let (filter, change) = match prisma {
+            Some(p) => p,
+            None => (args.first()?, args.get(1)?),
+        };
+        if moves_state(filter, change) {
+            return Some("a conditional update of the state it filters on");
+        }
+    }
+    if matches!(
+        m,
+        "query" | "execute" | "run" | "$executeRawUnsafe" | "none" | "result"
+    ) && let Some(Val::Str(sql)) = args.first()
+        && sql_moves_state(sql)
+    {
+        return Some("an `UPDATE` of the state its `WHERE` tests");
+    }
+    None
+}
+
+impl<'t> Evaluator<'t, '_> {
+    /// A value a condition tests: a claim's result, or the count of rows it changed.
+    fn claim_value(&mut self, n: Node<'t>, depth: usize) -> Option<&'static str> {
+        if depth > 8 {
+            return None;
+        }
+        match n.kind() {
+            "parenthesized_expression" | "await_expression" | "non_null_expression" => {
+                self.claim_value(n.named_child(0)?, depth + 1)
+            }
+            "member_expression" => {
+                let p = n.child_by_field_name("property")?;
+                if !COUNTS.contains(&self.text(p)) {
+                    return None;
+                }
+                self.claim_value(n.child_by_field_name("object")?, depth + 1)
+            }
+            "identifier" => {
+                let name = self.text(n).to_string();
+                let v = self.lookup(&name);
+                match &v {
+                    Val::Member(inner, m) if COUNTS.contains(&m.as_str()) => claim_call(inner),
+                    _ => claim_call(&v),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// A condition on a claim, and whether it holds when the claim failed (`!claimed`,
+    /// `claimed.count === 0`, `res !== 'OK'`) or when it succeeded (`claimed`, `count > 0`).
+    pub(super) fn claim_test(
+        &mut self,
+        cond: Node<'t>,
+        depth: usize,
+    ) -> Option<(&'static str, bool)> {
+        if depth > 8 {
+            return None;
+        }
+        match cond.kind() {
+            "parenthesized_expression" => self.claim_test(cond.named_child(0)?, depth + 1),
+            "unary_expression" => {
+                let op = self.text(cond.child_by_field_name("operator")?);
+                let arg = cond.child_by_field_name("argument")?;
+                if op != "!" {
+                    return None;
+                }
+                let (what, failed) = self.claim_test(arg, depth + 1)?;
+                Some((what, !failed))
+            }
+            "binary_expression" => {
+                let op = self.text(cond.child_by_field_name("operator")?).to_string();
+                let (l, r) = (
+                    cond.child_by_field_name("left")?,
+                    cond.child_by_field_name("right")?,
+                );
+                let what = self.claim_value(l, depth + 1)?;
+                let rhs = self
+                    .text(r)
+                    .trim_matches(|c| c == '\'' || c == '"')
+                    .to_string();
+                let nothing = matches!(rhs.as_str(), "0" | "null" | "undefined" | "false");
+                let failed = match op.as_str() {
+                    "===" | "==" => nothing,
+                    "!==" | "!=" => !nothing,
+                    "<" => rhs == "1",
+                    "<=" => rhs == "0",
+                    ">" | ">=" => false,
+                    _ => return None,
+                };
+                Some((what, failed))
+            }
+            _ => Some((self.claim_value(cond, depth + 1)?, false)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(method: &str, args: Vec<Val>) -> Val {
+        Val::Call(
+            Box::new(Val::Member(Box::new(Val::Unknown), method.into())),
+            args,
+        )
+    }
+
+    fn obj(fields: &[(&str, Val)]) -> Val {
+        Val::Obj(
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.clone()))
+                .collect(),
+        )
+    }
+
+    #[test]
+    fn conditional_updates_redis_nx_and_sql() {
+        let s = |x: &str| Val::Str(x.into());
+        let prisma = call(
+            "updateMany",
+            vec![obj(&[
+                (
+                    "where",
+                    obj(&[("id", Val::Unknown), ("status", s("PENDING"))]),
+                ),
+                ("data", obj(&[("status", s("RUNNING"))])),
+            ])],
+        );
+        assert!(claim_call(&prisma).is_some());
+        let by_id = call(
+            "update",
+            vec![obj(&[
+                ("where", obj(&[("id", Val::Unknown)])),
+                ("data", obj(&[("status", s("RUNNING"))])),
+            ])],
+        );
+        assert!(claim_call(&by_id).is_none());
+        let mongo = call(
+            "findOneAndUpdate",
+            vec![
+                obj(&[("_id", Val::Unknown), ("state", s("open"))]),
+                obj(&[("$set", obj(&[("state", s("closed"))]))]),
+            ],
+        );
+        assert!(claim_call(&mongo).is_some());
+        assert!(
+            claim_call(&call(
+                "set",
+                vec![s("k"), s("1"), obj(&[("nx", Val::Bool(true))])]
+            ))
+            .is_some()
+        );
+        assert!(
+            claim_call(&call(
+                "set",
+                vec![s("k"), s("1"), s("EX"), s("60"), s("NX")]
+            ))
+            .is_some()
+        );
+        assert!(claim_call(&call("set", vec![s("k"), s("1")])).is_none());
+        assert!(
+            claim_call(&call(
+                "query",
+                vec![s(
+                    "UPDATE jobs SET status = 'running' WHERE id = $1 AND status = 'pending'"
+                )]
+            ))
+            .is_some()
+        );
+        assert!(
+            claim_call(&call(
+                "query",
+                vec![s("UPDATE jobs SET status = $2 WHERE id = $1")]
+            ))
+            .is_none()
+        );
+        assert!(
+            claim_call(&call(
+                "query",
+                vec![s(
+                    "UPDATE jobs SET sent_at = now() WHERE id = $1 AND sent_at IS NULL"
+                )]
+            ))
+            .is_some()
+        );
+        assert!(
+            claim_call(&call(
+                "query",
+                vec![s(
+                    "UPDATE jobs SET last_status = $2 WHERE id = $1 AND status = 'x'"
+                )]
+            ))
+            .is_none()
+        );
+    }
+}
