@@ -265,6 +265,22 @@ pub struct Effect {
 
 impl Effect {
     /// Creates, messages and money: what a duplicate execution repeats.
+    /// Sorts effects and keeps one per (kind, location): the same call reached on several paths.
+    /// It runs only on a failure path, or only after a claim, if every path says so.
+    pub fn dedup(effects: &mut Vec<Effect>) {
+        effects.sort();
+        effects.dedup_by(|later, kept| {
+            let same = later.kind == kept.kind && later.location == kept.location;
+            if same {
+                kept.on_failure &= later.on_failure;
+                if later.claimed.is_none() {
+                    kept.claimed = None;
+                }
+            }
+            same
+        });
+    }
+
     pub fn repeats_on_retry(&self) -> bool {
         if self.consumes.is_some() || self.claimed.is_some() {
             return false;

@@ -1086,9 +1086,7 @@ impl<'a> Calls<'a> {
             }
         }
         out.effects.extend(merge_chains(own));
-        out.effects.sort();
-        out.effects
-            .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
+        Effect::dedup(&mut out.effects);
         out.key_reads.sort();
         out.key_reads.dedup();
         out.key_obs.dedup();

@@ -6,6 +6,12 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
+/// The fields of a wrapper's config object that hold the function it wraps
+/// (`withApiWrapper({ handler })`); other function fields (`getLoggerContext`) are helpers.
+const HANDLER_FIELDS: &[&str] = &[
+    "handler", "handle", "fn", "run", "execute", "resolve", "action",
+];
+
 pub type ModId = usize;
 
 const EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"];
@@ -470,15 +476,16 @@ impl<'m> Resolver<'m> {
                         return r;
                     }
                 }
-                // `withApiWrapper({ handler: async (..) => .., action: 'created' })`: the function
+                // `withApiWrapper({ handler: async (..) => .., action: 'created' })`: the handler
                 // a wrapper of the project is configured with is what it calls (a package's
                 // options, `createExpressMiddleware({ router, createContext })`, are not).
                 let project_wrapper = args.iter().any(|a| matches!(a, Val::Obj(_)))
                     && matches!(self.resolve_d(m, callee, d + 1), Resolved::Func(..));
                 for a in args.iter().filter(|_| project_wrapper) {
                     if let Val::Obj(fields) = a {
-                        for (_, v) in fields.iter().take(16) {
-                            if matches!(v, Val::Func(_) | Val::Import { .. })
+                        for (k, v) in fields.iter().take(16) {
+                            if HANDLER_FIELDS.contains(&k.as_str())
+                                && matches!(v, Val::Func(_) | Val::Import { .. })
                                 && let r @ Resolved::Func(..) = self.resolve_d(m, v, d + 1)
                             {
                                 return r;
