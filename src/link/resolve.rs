@@ -60,6 +60,9 @@ pub struct Resolver<'m> {
     tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
     /// Workspace package name -> its folder, from every package.json in the tree.
     packages: HashMap<String, String>,
+    /// Folder of every package.json above a module -> the packages it depends on (dependencies,
+    /// devDependencies, peerDependencies), sorted.
+    manifests: std::collections::BTreeMap<String, Vec<String>>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
@@ -102,12 +105,21 @@ impl<'m> Resolver<'m> {
             root,
             tsconfigs: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
+            manifests: std::collections::BTreeMap::new(),
             prisma_clients: Vec::new(),
             params: HashMap::new(),
             depth_cut: Mutex::new(None),
         };
-        r.packages = r.workspace_packages();
+        (r.packages, r.manifests) = r.workspace_packages();
         r
+    }
+
+    /// The folders holding a package.json (above some module), each with the packages it depends
+    /// on, in folder order.
+    pub fn manifests(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.manifests
+            .iter()
+            .map(|(d, deps)| (d.as_str(), deps.as_slice()))
     }
 
     /// Imports of a Prisma client generated into the tree (`import { PrismaClient } from
@@ -165,11 +177,18 @@ impl<'m> Resolver<'m> {
             .then(|| "@prisma/client".to_string())
     }
 
-    fn workspace_packages(&self) -> HashMap<String, String> {
+    #[allow(clippy::type_complexity)]
+    fn workspace_packages(
+        &self,
+    ) -> (
+        HashMap<String, String>,
+        std::collections::BTreeMap<String, Vec<String>>,
+    ) {
         let mut dirs: Vec<&str> = self.modules.iter().map(|m| parent_dir(&m.file)).collect();
         dirs.sort();
         dirs.dedup();
         let mut out = HashMap::new();
+        let mut manifests = std::collections::BTreeMap::new();
         let mut seen = std::collections::HashSet::new();
         for d in dirs {
             let mut cur = Some(d);
@@ -180,9 +199,19 @@ impl<'m> Resolver<'m> {
                 let pj = join(dir, "package.json").unwrap_or_default();
                 if let Ok(Some(text)) = crate::paths::read_in_root(self.root, &pj)
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-                    && let Some(name) = v.get("name").and_then(|n| n.as_str())
                 {
-                    out.insert(name.to_string(), dir.to_string());
+                    if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
+                        out.insert(name.to_string(), dir.to_string());
+                    }
+                    let mut deps: Vec<String> =
+                        ["dependencies", "devDependencies", "peerDependencies"]
+                            .iter()
+                            .filter_map(|k| v.get(*k).and_then(|d| d.as_object()))
+                            .flat_map(|d| d.keys().cloned())
+                            .collect();
+                    deps.sort();
+                    deps.dedup();
+                    manifests.insert(dir.to_string(), deps);
                 }
                 cur = if dir.is_empty() {
                     None
@@ -191,7 +220,7 @@ impl<'m> Resolver<'m> {
                 };
             }
         }
-        out
+        (out, manifests)
     }
 
     pub fn module_of(&self, file: &str) -> Option<ModId> {
@@ -264,6 +293,25 @@ impl<'m> Resolver<'m> {
             {
                 return Some(m);
             }
+        }
+        // SvelteKit's `$lib` alias (`src/lib` of the app, declared in the tsconfig SvelteKit
+        // generates, which is build output).
+        if let Some(rest) = spec
+            .strip_prefix("$lib")
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+            && let Some(root) = self
+                .manifests
+                .iter()
+                .filter(|(d, deps)| {
+                    deps.iter().any(|x| x == "@sveltejs/kit")
+                        && (d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
+                })
+                .map(|(d, _)| d)
+                .max_by_key(|d| d.len())
+            && let Some(m) =
+                join(root, &format!("src/lib{rest}")).and_then(|p| self.file_candidates(&p))
+        {
+            return Some(m);
         }
         // Workspace packages: `@org/pkg` or `@org/pkg/sub` inside this tree.
         let mut parts = spec.splitn(3, '/');

@@ -723,7 +723,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             "export_statement" => self.walk_export(node),
             "import_statement" => {}
-            "expression_statement" => self.walk_children_eval(node),
+            "expression_statement" => {
+                self.method_assertion(node);
+                self.walk_children_eval(node)
+            }
             "return_statement" => {
                 if let Some(e) = node.named_child(0) {
                     let v = self.eval(e);
