@@ -1347,7 +1347,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let mut cursor = node.walk();
                 let items: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 let mut out = Vec::new();
-                for item in items {
+                for item in items.into_iter().filter(|i| i.kind() != "comment") {
                     let spread = item.kind() == "spread_element";
                     match self.eval(item) {
                         Val::Arr(inner) if spread => out.extend(inner),
