@@ -83,7 +83,22 @@ fn actions(res: &Resolver, m: ModId, path: &str, out: &mut Vec<RawRoute>) {
         return;
     };
     let line = module.export_line("action").unwrap_or(1);
-    for s in super::next::methods_served(res, m, action, line, &["POST"]) {
+    let mut served = super::next::methods_served(res, m, action, line, &["POST"]);
+    // `if (request.method === 'DELETE') {..} else {..}`: the other branch runs for the methods
+    // the checks do not name, the form's own `POST` among them.
+    if !served.iter().any(|s| s.method == "POST")
+        && served.iter().all(|s| s.branch.is_some())
+        && let Resolved::Func(hm, hf) = res.resolve(m, action)
+        && runs_for(res, hm, hf, "POST")
+    {
+        served.push(super::next::Served {
+            method: "POST".into(),
+            module: m,
+            line,
+            branch: Some("POST".into()),
+        });
+    }
+    for s in served {
         out.push(RawRoute {
             method: s.method,
             path: path.to_string(),
@@ -98,6 +113,24 @@ fn actions(res: &Resolver, m: ModId, path: &str, out: &mut Vec<RawRoute>) {
             handler_name: None,
         });
     }
+}
+
+/// Some call of the function (or of one defined in it) sits in a branch of the method checks that
+/// runs for `method`.
+fn runs_for(res: &Resolver, m: ModId, f: FnId, method: &str) -> bool {
+    let fns = &res.modules[m].functions;
+    let mut stack = vec![f];
+    while let Some(g) = stack.pop() {
+        if fns[g]
+            .calls
+            .iter()
+            .any(|c| c.branch.as_ref().is_some_and(|b| b.iter().any(|x| x == method)))
+        {
+            return true;
+        }
+        stack.extend(fns[g].children.iter().copied());
+    }
+    false
 }
 
 /// A string value, or an environment read's literal default.
