@@ -248,6 +248,7 @@ fn actions(
             Protocol::ServerAction,
         );
         r.handler_module = hm;
+        r.handler_name = Some(name);
         out.push(r);
     }
 }

@@ -121,11 +121,11 @@ fn runs_for(res: &Resolver, m: ModId, f: FnId, method: &str) -> bool {
     let fns = &res.modules[m].functions;
     let mut stack = vec![f];
     while let Some(g) = stack.pop() {
-        if fns[g]
-            .calls
-            .iter()
-            .any(|c| c.branch.as_ref().is_some_and(|b| b.iter().any(|x| x == method)))
-        {
+        if fns[g].calls.iter().any(|c| {
+            c.branch
+                .as_ref()
+                .is_some_and(|b| b.iter().any(|x| x == method))
+        }) {
             return true;
         }
         stack.extend(fns[g].children.iter().copied());
