@@ -1414,6 +1414,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     matches!(n.kind(), "null" | "undefined") || this.text(n) == "undefined"
                 };
                 let (a, b) = (self.eval(yes), self.eval(no));
+                // `process.env.BASE ? process.env.BASE : '/x'`: the environment's value, or the
+                // code's default.
+                if let Some(c) = cond
+                    && self.reads_environment(yes)
+                    && self.short_text(c) == self.short_text(yes)
+                    && b.as_str().is_some()
+                {
+                    return Val::EnvDefault {
+                        var: self.short_text(yes),
+                        value: Box::new(b.plain().clone()),
+                    };
+                }
                 if nothing(self, no) {
                     a
                 } else if nothing(self, yes) {
