@@ -740,7 +740,8 @@ fn remix_flat_route(rel: &str) -> Option<String> {
     let has_plus = id.contains("+/");
     let mut name = id.replace("+/", ".");
     let has_folder = name.contains('/');
-    if ((has_plus && has_folder) || !has_plus)
+    // The last part is the route file's own name unless it is a flat file of a `+` folder.
+    if (has_folder || !has_plus)
         && !name.ends_with(".route")
         && let Some(i) = name.rfind('/')
     {
