@@ -63,6 +63,9 @@ pub struct Resolver<'m> {
     /// Folder of every package.json above a module -> the packages it depends on (dependencies,
     /// devDependencies, peerDependencies), sorted.
     manifests: std::collections::BTreeMap<String, Vec<String>>,
+    /// Nitro's auto-imports: for each server folder of a Nuxt or Nitro project, the names its
+    /// `utils/` modules export, usable without an import anywhere in that folder.
+    auto_imports: Vec<(String, HashMap<String, (ModId, String)>)>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
@@ -74,6 +77,23 @@ pub struct Resolver<'m> {
 }
 
 const MAX_DEPTH: usize = 24;
+
+/// `use-db` → `useDb`, `send_mail` → `sendMail`.
+fn camel_case(stem: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in stem.chars() {
+        if c == '-' || c == '_' {
+            upper = !out.is_empty();
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 fn parent_dir(file: &str) -> &str {
     file.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
@@ -106,12 +126,91 @@ impl<'m> Resolver<'m> {
             tsconfigs: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
             manifests: std::collections::BTreeMap::new(),
+            auto_imports: Vec::new(),
             prisma_clients: Vec::new(),
             params: HashMap::new(),
             depth_cut: Mutex::new(None),
         };
         (r.packages, r.manifests) = r.workspace_packages();
+        r.auto_imports = r.server_auto_imports();
         r
+    }
+
+    /// The server folders of Nuxt and Nitro projects (`server/` of a Nuxt app, `server/` or the
+    /// root of a Nitro one) and what their `utils/` modules export: named exports by their names,
+    /// a default export by its file's name in camelCase (`use-db.ts` → `useDb`).
+    fn server_auto_imports(&self) -> Vec<(String, HashMap<String, (ModId, String)>)> {
+        let mut out = Vec::new();
+        // (folder, Nuxt) for every project a manifest or a configuration file marks.
+        let mut projects: std::collections::BTreeMap<String, bool> = Default::default();
+        for (dir, deps) in &self.manifests {
+            if deps.iter().any(|d| d == "nuxt" || d == "nuxt3") {
+                projects.insert(dir.clone(), true);
+            } else if deps.iter().any(|d| d == "nitropack" || d == "nitro") {
+                projects.entry(dir.clone()).or_insert(false);
+            }
+        }
+        for module in self.modules {
+            let (dir, name) = module.file.rsplit_once('/').unwrap_or(("", &module.file));
+            let stem = name.split('.').take(2).collect::<Vec<_>>().join(".");
+            if stem == "nuxt.config" {
+                projects.insert(dir.to_string(), true);
+            } else if stem == "nitro.config" {
+                projects.entry(dir.to_string()).or_insert(false);
+            }
+        }
+        for (dir, nuxt) in &projects {
+            let (dir, nuxt) = (dir.clone(), *nuxt);
+            let server = join(&dir, "server").unwrap_or_default();
+            let has_server = self.modules.iter().any(|m| {
+                m.file
+                    .strip_prefix(server.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+            });
+            let server = if nuxt || has_server { server } else { dir };
+            let utils = join(&server, "utils").unwrap_or_default();
+            let mut names = HashMap::new();
+            for (m, module) in self.modules.iter().enumerate() {
+                let Some(rest) = module
+                    .file
+                    .strip_prefix(utils.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                else {
+                    continue;
+                };
+                for (name, _) in &module.exports {
+                    if name == "default" {
+                        let stem = rest.rsplit('/').next().unwrap_or(rest);
+                        let stem = stem.split('.').next().unwrap_or(stem);
+                        names
+                            .entry(camel_case(stem))
+                            .or_insert((m, "default".to_string()));
+                    } else {
+                        names.entry(name.clone()).or_insert((m, name.clone()));
+                    }
+                }
+            }
+            if !names.is_empty() {
+                out.push((server, names));
+            }
+        }
+        out
+    }
+
+    /// A name Nitro auto-imports into module `m`'s server folder: the module and export.
+    fn auto_import(&self, m: ModId, name: &str) -> Option<(ModId, &str)> {
+        let file = &self.modules[m].file;
+        self.auto_imports
+            .iter()
+            .filter(|(dir, _)| {
+                dir.is_empty()
+                    || file
+                        .strip_prefix(dir.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+            .max_by_key(|(dir, _)| dir.len())
+            .and_then(|(_, names)| names.get(name))
+            .map(|(t, n)| (*t, n.as_str()))
     }
 
     /// The folders holding a package.json (above some module), each with the packages it depends
@@ -440,6 +539,10 @@ impl<'m> Resolver<'m> {
             Val::Router(r) => Resolved::Router(m, *r),
             Val::Obj(fields) => Resolved::Obj(m, fields.clone()),
             Val::Str(s) => Resolved::Str(s.clone()),
+            Val::Global(name) => match self.auto_import(m, name) {
+                Some((target, export)) if target != m => self.export_value(target, Some(export), d),
+                _ => Resolved::Opaque,
+            },
             Val::Param(f, i) => self
                 .params
                 .get(&(m, *f, *i))
