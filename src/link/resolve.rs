@@ -8,6 +8,9 @@ use std::sync::Mutex;
 
 pub type ModId = usize;
 
+/// Names a folder's code may use without an import: the module and export each stands for.
+type AutoImports = HashMap<String, (ModId, String)>;
+
 const EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"];
 
 /// What a value is, once every import has been followed.
@@ -65,7 +68,7 @@ pub struct Resolver<'m> {
     manifests: std::collections::BTreeMap<String, Vec<String>>,
     /// Nitro's auto-imports: for each server folder of a Nuxt or Nitro project, the names its
     /// `utils/` modules export, usable without an import anywhere in that folder.
-    auto_imports: Vec<(String, HashMap<String, (ModId, String)>)>,
+    auto_imports: Vec<(String, AutoImports)>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
@@ -139,7 +142,7 @@ impl<'m> Resolver<'m> {
     /// The server folders of Nuxt and Nitro projects (`server/` of a Nuxt app, `server/` or the
     /// root of a Nitro one) and what their `utils/` modules export: named exports by their names,
     /// a default export by its file's name in camelCase (`use-db.ts` → `useDb`).
-    fn server_auto_imports(&self) -> Vec<(String, HashMap<String, (ModId, String)>)> {
+    fn server_auto_imports(&self) -> Vec<(String, AutoImports)> {
         let mut out = Vec::new();
         // (folder, Nuxt) for every project a manifest or a configuration file marks.
         let mut projects: std::collections::BTreeMap<String, bool> = Default::default();
