@@ -69,6 +69,9 @@ pub struct Resolver<'m> {
     /// Nitro's auto-imports: for each server folder of a Nuxt or Nitro project, the names its
     /// `utils/` modules export, usable without an import anywhere in that folder.
     auto_imports: Vec<(String, AutoImports)>,
+    /// Folders of Nuxt projects, for Nuxt's `~` / `@` (source folder) and `~~` / `@@` (root)
+    /// aliases.
+    nuxt_roots: Vec<String>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
@@ -130,19 +133,20 @@ impl<'m> Resolver<'m> {
             packages: HashMap::new(),
             manifests: std::collections::BTreeMap::new(),
             auto_imports: Vec::new(),
+            nuxt_roots: Vec::new(),
             prisma_clients: Vec::new(),
             params: HashMap::new(),
             depth_cut: Mutex::new(None),
         };
         (r.packages, r.manifests) = r.workspace_packages();
-        r.auto_imports = r.server_auto_imports();
+        (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
         r
     }
 
     /// The server folders of Nuxt and Nitro projects (`server/` of a Nuxt app, `server/` or the
     /// root of a Nitro one) and what their `utils/` modules export: named exports by their names,
     /// a default export by its file's name in camelCase (`use-db.ts` → `useDb`).
-    fn server_auto_imports(&self) -> Vec<(String, AutoImports)> {
+    fn server_auto_imports(&self) -> (Vec<(String, AutoImports)>, Vec<String>) {
         let mut out = Vec::new();
         // (folder, Nuxt) for every project a manifest or a configuration file marks.
         let mut projects: std::collections::BTreeMap<String, bool> = Default::default();
@@ -162,6 +166,11 @@ impl<'m> Resolver<'m> {
                 projects.entry(dir.to_string()).or_insert(false);
             }
         }
+        let nuxt_roots = projects
+            .iter()
+            .filter(|(_, nuxt)| **nuxt)
+            .map(|(d, _)| d.clone())
+            .collect();
         for (dir, nuxt) in &projects {
             let (dir, nuxt) = (dir.clone(), *nuxt);
             let server = join(&dir, "server").unwrap_or_default();
@@ -197,7 +206,7 @@ impl<'m> Resolver<'m> {
                 out.push((server, names));
             }
         }
-        out
+        (out, nuxt_roots)
     }
 
     /// A name Nitro auto-imports into module `m`'s server folder: the module and export.
@@ -414,6 +423,31 @@ impl<'m> Resolver<'m> {
                 join(root, &format!("src/lib{rest}")).and_then(|p| self.file_candidates(&p))
         {
             return Some(m);
+        }
+        // Nuxt's aliases: `~~/x` and `@@/x` from the project's root, `~/x` and `@/x` from its
+        // source folder (the root, or `app/` in Nuxt 4).
+        if let Some((alias, rest)) = ["~~/", "@@/", "~/", "@/"]
+            .iter()
+            .find_map(|a| spec.strip_prefix(a).map(|r| (*a, r)))
+            && let Some(root) = self
+                .nuxt_roots
+                .iter()
+                .filter(|d| d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
+                .max_by_key(|d| d.len())
+        {
+            let bases: &[&str] = if alias.len() == 3 {
+                &[""]
+            } else {
+                &["", "app"]
+            };
+            for base in bases {
+                if let Some(m) = join(root, base)
+                    .and_then(|b| join(&b, rest))
+                    .and_then(|p| self.file_candidates(&p))
+                {
+                    return Some(m);
+                }
+            }
         }
         // Workspace packages: `@org/pkg` or `@org/pkg/sub` inside this tree.
         let mut parts = spec.splitn(3, '/');
