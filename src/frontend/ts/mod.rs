@@ -161,3 +161,32 @@ fn first_error(root: Node) -> Option<Node> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_test_file;
+
+    #[test]
+    fn test_folders_under_a_file_route_root_are_segments() {
+        for rel in [
+            "app/api/tests/[id]/route.ts",
+            "pages/api/test/feedback.ts",
+            "src/routes/api/tests/[id]/+server.ts",
+            "src/routes/test/+page.server.ts",
+            "server/api/tests/[id].post.ts",
+            "server/routes/test/index.ts",
+        ] {
+            assert!(!is_test_file(rel), "{rel}");
+        }
+        for rel in [
+            "tests/e2e/quiz.spec.ts",
+            "test/app/src/routes/+server.ts",
+            "src/routes/api/__tests__/x.ts",
+            "src/routes/api/orders/orders.test.ts",
+            "tests/server/api/orders.post.ts",
+            "src/test/helpers.ts",
+        ] {
+            assert!(is_test_file(rel), "{rel}");
+        }
+    }
+}
