@@ -61,12 +61,22 @@ pub fn routes(res: &Resolver) -> (Vec<RawRoute>, Vec<Diagnostic>) {
     );
     let mut seen = std::collections::BTreeSet::new();
     for root in &roots {
+        // React Router 7's framework mode is Remix's successor: named for what the app uses.
+        let react_router = config_module(res, root, "react-router.config").is_some()
+            || res
+                .manifests()
+                .any(|(d, deps)| d == root && deps.iter().any(|x| x == "@react-router/dev"));
+        let framework = if react_router {
+            "react-router"
+        } else {
+            "remix"
+        };
         let mut app = App::new(res, root);
         app.collect();
         diagnostics.append(&mut app.diagnostics);
         for (m, path) in app.routes {
             if seen.insert((m, path.clone())) {
-                actions(res, m, &path, &mut out);
+                actions(res, m, &path, framework, &mut out);
             }
         }
     }
@@ -74,7 +84,7 @@ pub fn routes(res: &Resolver) -> (Vec<RawRoute>, Vec<Diagnostic>) {
 }
 
 /// The module's `action` export: one endpoint per method it serves.
-fn actions(res: &Resolver, m: ModId, path: &str, out: &mut Vec<RawRoute>) {
+fn actions(res: &Resolver, m: ModId, path: &str, framework: &'static str, out: &mut Vec<RawRoute>) {
     let module = &res.modules[m];
     if module.is_test {
         return;
@@ -102,7 +112,7 @@ fn actions(res: &Resolver, m: ModId, path: &str, out: &mut Vec<RawRoute>) {
         out.push(RawRoute {
             method: s.method,
             path: path.to_string(),
-            framework: "remix",
+            framework,
             module: s.module,
             line: s.line,
             handler: action.clone(),
