@@ -1,16 +1,21 @@
 //! Linking: mounts across files, handlers to their definitions, calls into services, and the
 //! mechanisms that cover each route. Produces language-neutral [`Endpoint`]s.
 
+pub mod astro;
 pub mod calls;
 pub mod clients;
 pub mod constraints;
+pub mod fileroutes;
 pub mod harm;
 pub mod key_tests;
 pub mod keystore;
 pub mod message_ids;
 pub mod mounts;
 pub mod next;
+pub mod nuxt;
+pub mod remix;
 pub mod resolve;
+pub mod sveltekit;
 pub mod trpc;
 pub mod webhooks;
 

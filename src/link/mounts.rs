@@ -739,6 +739,15 @@ impl<'a> Mounter<'a> {
         }
         self.nest_routes();
         self.routes.extend(super::next::routes(self.res));
+        for (routes, diagnostics) in [
+            super::sveltekit::routes(self.res),
+            super::remix::routes(self.res),
+            super::nuxt::routes(self.res),
+            super::astro::routes(self.res),
+        ] {
+            self.routes.extend(routes);
+            self.diagnostics.extend(diagnostics);
+        }
         self.routes.sort_by(|a, b| {
             (&a.path, &a.method, a.module, a.line).cmp(&(&b.path, &b.method, b.module, b.line))
         });

@@ -1,31 +1,14 @@
 //! Next.js file routes: `pages/api/**` handlers (methods from their `req.method` checks) and
 //! app-router `app/**/route.ts` method exports, under `basePath` from `next.config.*`.
 
+use super::fileroutes::{bracket_segment as segment, strip_ext};
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::Protocol;
 use crate::frontend::ts::ir::{FnId, Val};
 
-const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
+pub const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 const APP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
-
-/// `[id]` → `{id}`, `[...slug]` / `[[...slug]]` → `{slug}`.
-fn segment(seg: &str) -> String {
-    match seg.strip_prefix('[').and_then(|s| s.strip_suffix(']')) {
-        Some(inner) => {
-            let inner = inner
-                .trim_start_matches('[')
-                .trim_end_matches(']')
-                .trim_start_matches("...");
-            format!("{{{inner}}}")
-        }
-        None => seg.to_string(),
-    }
-}
-
-fn strip_ext(file: &str) -> &str {
-    file.rsplit_once('.').map(|(s, _)| s).unwrap_or(file)
-}
 
 /// Route groups `(shop)` and parallel-route slots `@modal` are not path segments.
 fn is_group_or_slot(dir: &str) -> bool {
@@ -167,20 +150,54 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         return;
     };
     let export_line = module.export_line("default").unwrap_or(1);
-    let route = |method: &str, module: ModId, line: u32, branch: Option<String>| RawRoute {
+    for s in methods_served(res, m, default, export_line, MUTATIONS) {
+        out.push(RawRoute {
+            method: s.method,
+            path: path.clone(),
+            framework: "nextjs",
+            module: s.module,
+            line: s.line,
+            handler: default.clone(),
+            handler_module: m,
+            middleware: vec![],
+            branch: s.branch,
+            protocol: Protocol::Rest,
+            handler_name: None,
+        });
+    }
+}
+
+/// A mutation method a handler that sees every method serves: where it is told apart (the
+/// module and line of its check) and the branch of the handler it runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Served {
+    pub method: String,
+    pub module: ModId,
+    pub line: u32,
+    pub branch: Option<String>,
+}
+
+/// The mutation methods a handler that is called for every method serves (a pages-router
+/// handler, a Nitro handler without a method suffix, a Remix action), from its method checks
+/// (`req.method === 'POST'`, `switch (event.method)`, `assertMethod(event, 'POST')`): those its
+/// gates let through, else those its branches name, each at its check's line. With no check,
+/// `unchecked` at `line` of module `m`, each followed for itself (a library handler inside may
+/// serve only some).
+pub fn methods_served(
+    res: &Resolver,
+    m: ModId,
+    handler: &Val,
+    line: u32,
+    unchecked: &[&str],
+) -> Vec<Served> {
+    let mut out = Vec::new();
+    let served = |method: &str, module: ModId, line: u32, branch: Option<String>| Served {
         method: method.to_string(),
-        path: path.clone(),
-        framework: "nextjs",
         module,
         line,
-        handler: default.clone(),
-        handler_module: m,
-        middleware: vec![],
         branch,
-        protocol: Protocol::Rest,
-        handler_name: None,
     };
-    let (hm, checks) = match res.resolve(m, default) {
+    let (hm, checks) = match res.resolve(m, handler) {
         Resolved::Func(hm, hf) => {
             let fns = &res.modules[hm].functions;
             let mut checks = fns[hf].method_checks.clone();
@@ -209,10 +226,10 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
                     .find(|c| c.methods.contains(method))
                     .map_or(first.line, |c| c.line);
                 let branch = (!positive.is_empty()).then(|| method.clone());
-                out.push(route(method, hm, line, branch));
+                out.push(served(method, hm, line, branch));
             }
         }
-        return;
+        return out;
     }
     let list = if positive.is_empty() {
         &negative
@@ -220,12 +237,10 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         &positive
     };
     if list.is_empty() {
-        // Every method runs the handler; each is followed for itself (a library handler inside
-        // may serve only some).
-        for method in MUTATIONS {
-            out.push(route(method, m, export_line, Some(method.to_string())));
+        for method in unchecked {
+            out.push(served(method, m, line, Some(method.to_string())));
         }
-        return;
+        return out;
     }
     let mut seen = Vec::new();
     for check in list {
@@ -233,10 +248,11 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
             if MUTATIONS.contains(&method.as_str()) && !seen.contains(method) {
                 seen.push(method.clone());
                 let branch = (!positive.is_empty()).then(|| method.clone());
-                out.push(route(method, hm, check.line, branch));
+                out.push(served(method, hm, check.line, branch));
             }
         }
     }
+    out
 }
 
 /// Server actions (`'use server'` files' exported functions, and functions that open with the

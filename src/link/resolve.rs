@@ -14,6 +14,9 @@ const HANDLER_FIELDS: &[&str] = &[
 
 pub type ModId = usize;
 
+/// Names a folder's code may use without an import: the module and export each stands for.
+type AutoImports = HashMap<String, (ModId, String)>;
+
 const EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"];
 
 /// What a value is, once every import has been followed.
@@ -66,6 +69,15 @@ pub struct Resolver<'m> {
     tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
     /// Workspace package name -> its folder, from every package.json in the tree.
     packages: HashMap<String, String>,
+    /// Folder of every package.json above a module -> the packages it depends on (dependencies,
+    /// devDependencies, peerDependencies), sorted.
+    manifests: std::collections::BTreeMap<String, Vec<String>>,
+    /// Nitro's auto-imports: for each server folder of a Nuxt or Nitro project, the names its
+    /// `utils/` modules export, usable without an import anywhere in that folder.
+    auto_imports: Vec<(String, AutoImports)>,
+    /// Folders of Nuxt projects, for Nuxt's `~` / `@` (source folder) and `~~` / `@@` (root)
+    /// aliases.
+    nuxt_roots: Vec<String>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
@@ -77,6 +89,23 @@ pub struct Resolver<'m> {
 }
 
 const MAX_DEPTH: usize = 24;
+
+/// `use-db` → `useDb`, `send_mail` → `sendMail`.
+fn camel_case(stem: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in stem.chars() {
+        if c == '-' || c == '_' {
+            upper = !out.is_empty();
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
 
 fn parent_dir(file: &str) -> &str {
     file.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
@@ -108,12 +137,106 @@ impl<'m> Resolver<'m> {
             root,
             tsconfigs: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
+            manifests: std::collections::BTreeMap::new(),
+            auto_imports: Vec::new(),
+            nuxt_roots: Vec::new(),
             prisma_clients: Vec::new(),
             params: HashMap::new(),
             depth_cut: Mutex::new(None),
         };
-        r.packages = r.workspace_packages();
+        (r.packages, r.manifests) = r.workspace_packages();
+        (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
         r
+    }
+
+    /// The server folders of Nuxt and Nitro projects (`server/` of a Nuxt app, `server/` or the
+    /// root of a Nitro one) and what their `utils/` modules export: named exports by their names,
+    /// a default export by its file's name in camelCase (`use-db.ts` → `useDb`).
+    fn server_auto_imports(&self) -> (Vec<(String, AutoImports)>, Vec<String>) {
+        let mut out = Vec::new();
+        // (folder, Nuxt) for every project a manifest or a configuration file marks.
+        let mut projects: std::collections::BTreeMap<String, bool> = Default::default();
+        for (dir, deps) in &self.manifests {
+            if deps.iter().any(|d| d == "nuxt" || d == "nuxt3") {
+                projects.insert(dir.clone(), true);
+            } else if deps.iter().any(|d| d == "nitropack" || d == "nitro") {
+                projects.entry(dir.clone()).or_insert(false);
+            }
+        }
+        for module in self.modules {
+            let (dir, name) = module.file.rsplit_once('/').unwrap_or(("", &module.file));
+            let stem = name.split('.').take(2).collect::<Vec<_>>().join(".");
+            if stem == "nuxt.config" {
+                projects.insert(dir.to_string(), true);
+            } else if stem == "nitro.config" {
+                projects.entry(dir.to_string()).or_insert(false);
+            }
+        }
+        let nuxt_roots = projects
+            .iter()
+            .filter(|(_, nuxt)| **nuxt)
+            .map(|(d, _)| d.clone())
+            .collect();
+        for (dir, nuxt) in &projects {
+            let (dir, nuxt) = (dir.clone(), *nuxt);
+            let server = join(&dir, "server").unwrap_or_default();
+            let has_server = self.modules.iter().any(|m| {
+                m.file
+                    .strip_prefix(server.as_str())
+                    .is_some_and(|r| r.starts_with('/'))
+            });
+            let server = if nuxt || has_server { server } else { dir };
+            let utils = join(&server, "utils").unwrap_or_default();
+            let mut names = HashMap::new();
+            for (m, module) in self.modules.iter().enumerate() {
+                let Some(rest) = module
+                    .file
+                    .strip_prefix(utils.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                else {
+                    continue;
+                };
+                for (name, _) in &module.exports {
+                    if name == "default" {
+                        let stem = rest.rsplit('/').next().unwrap_or(rest);
+                        let stem = stem.split('.').next().unwrap_or(stem);
+                        names
+                            .entry(camel_case(stem))
+                            .or_insert((m, "default".to_string()));
+                    } else {
+                        names.entry(name.clone()).or_insert((m, name.clone()));
+                    }
+                }
+            }
+            if !names.is_empty() {
+                out.push((server, names));
+            }
+        }
+        (out, nuxt_roots)
+    }
+
+    /// A name Nitro auto-imports into module `m`'s server folder: the module and export.
+    fn auto_import(&self, m: ModId, name: &str) -> Option<(ModId, &str)> {
+        let file = &self.modules[m].file;
+        self.auto_imports
+            .iter()
+            .filter(|(dir, _)| {
+                dir.is_empty()
+                    || file
+                        .strip_prefix(dir.as_str())
+                        .is_some_and(|r| r.starts_with('/'))
+            })
+            .max_by_key(|(dir, _)| dir.len())
+            .and_then(|(_, names)| names.get(name))
+            .map(|(t, n)| (*t, n.as_str()))
+    }
+
+    /// The folders holding a package.json (above some module), each with the packages it depends
+    /// on, in folder order.
+    pub fn manifests(&self) -> impl Iterator<Item = (&str, &[String])> {
+        self.manifests
+            .iter()
+            .map(|(d, deps)| (d.as_str(), deps.as_slice()))
     }
 
     /// Imports of a Prisma client generated into the tree (`import { PrismaClient } from
@@ -171,11 +294,18 @@ impl<'m> Resolver<'m> {
             .then(|| "@prisma/client".to_string())
     }
 
-    fn workspace_packages(&self) -> HashMap<String, String> {
+    #[allow(clippy::type_complexity)]
+    fn workspace_packages(
+        &self,
+    ) -> (
+        HashMap<String, String>,
+        std::collections::BTreeMap<String, Vec<String>>,
+    ) {
         let mut dirs: Vec<&str> = self.modules.iter().map(|m| parent_dir(&m.file)).collect();
         dirs.sort();
         dirs.dedup();
         let mut out = HashMap::new();
+        let mut manifests = std::collections::BTreeMap::new();
         let mut seen = std::collections::HashSet::new();
         for d in dirs {
             let mut cur = Some(d);
@@ -186,9 +316,19 @@ impl<'m> Resolver<'m> {
                 let pj = join(dir, "package.json").unwrap_or_default();
                 if let Ok(Some(text)) = crate::paths::read_in_root(self.root, &pj)
                     && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
-                    && let Some(name) = v.get("name").and_then(|n| n.as_str())
                 {
-                    out.insert(name.to_string(), dir.to_string());
+                    if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
+                        out.insert(name.to_string(), dir.to_string());
+                    }
+                    let mut deps: Vec<String> =
+                        ["dependencies", "devDependencies", "peerDependencies"]
+                            .iter()
+                            .filter_map(|k| v.get(*k).and_then(|d| d.as_object()))
+                            .flat_map(|d| d.keys().cloned())
+                            .collect();
+                    deps.sort();
+                    deps.dedup();
+                    manifests.insert(dir.to_string(), deps);
                 }
                 cur = if dir.is_empty() {
                     None
@@ -197,7 +337,7 @@ impl<'m> Resolver<'m> {
                 };
             }
         }
-        out
+        (out, manifests)
     }
 
     pub fn module_of(&self, file: &str) -> Option<ModId> {
@@ -269,6 +409,50 @@ impl<'m> Resolver<'m> {
                 && let Some(m) = join(base, spec).and_then(|p| self.file_candidates(&p))
             {
                 return Some(m);
+            }
+        }
+        // SvelteKit's `$lib` alias (`src/lib` of the app, declared in the tsconfig SvelteKit
+        // generates, which is build output).
+        if let Some(rest) = spec
+            .strip_prefix("$lib")
+            .filter(|r| r.is_empty() || r.starts_with('/'))
+            && let Some(root) = self
+                .manifests
+                .iter()
+                .filter(|(d, deps)| {
+                    deps.iter().any(|x| x == "@sveltejs/kit")
+                        && (d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
+                })
+                .map(|(d, _)| d)
+                .max_by_key(|d| d.len())
+            && let Some(m) =
+                join(root, &format!("src/lib{rest}")).and_then(|p| self.file_candidates(&p))
+        {
+            return Some(m);
+        }
+        // Nuxt's aliases: `~~/x` and `@@/x` from the project's root, `~/x` and `@/x` from its
+        // source folder (the root, or `app/` in Nuxt 4).
+        if let Some((alias, rest)) = ["~~/", "@@/", "~/", "@/"]
+            .iter()
+            .find_map(|a| spec.strip_prefix(a).map(|r| (*a, r)))
+            && let Some(root) = self
+                .nuxt_roots
+                .iter()
+                .filter(|d| d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
+                .max_by_key(|d| d.len())
+        {
+            let bases: &[&str] = if alias.len() == 3 {
+                &[""]
+            } else {
+                &["", "app"]
+            };
+            for base in bases {
+                if let Some(m) = join(root, base)
+                    .and_then(|b| join(&b, rest))
+                    .and_then(|p| self.file_candidates(&p))
+                {
+                    return Some(m);
+                }
             }
         }
         // Workspace packages: `@org/pkg` or `@org/pkg/sub` inside this tree.
@@ -398,6 +582,10 @@ impl<'m> Resolver<'m> {
             Val::Router(r) => Resolved::Router(m, *r),
             Val::Obj(fields) => Resolved::Obj(m, fields.clone()),
             Val::Str(s) => Resolved::Str(s.clone()),
+            Val::Global(name) => match self.auto_import(m, name) {
+                Some((target, export)) if target != m => self.export_value(target, Some(export), d),
+                _ => Resolved::Opaque,
+            },
             Val::Param(f, i) => self
                 .params
                 .get(&(m, *f, *i))

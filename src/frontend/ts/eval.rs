@@ -729,7 +729,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             "export_statement" => self.walk_export(node),
             "import_statement" => {}
-            "expression_statement" => self.walk_children_eval(node),
+            "expression_statement" => {
+                self.method_assertion(node);
+                self.walk_children_eval(node)
+            }
             "return_statement" => {
                 if let Some(e) = node.named_child(0) {
                     let v = self.eval(e);
@@ -1356,7 +1359,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let mut cursor = node.walk();
                 let items: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 let mut out = Vec::new();
-                for item in items {
+                for item in items.into_iter().filter(|i| i.kind() != "comment") {
                     let spread = item.kind() == "spread_element";
                     match self.eval(item) {
                         Val::Arr(inner) if spread => out.extend(inner),
@@ -1423,6 +1426,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     matches!(n.kind(), "null" | "undefined") || this.text(n) == "undefined"
                 };
                 let (a, b) = (self.eval(yes), self.eval(no));
+                // `process.env.BASE ? process.env.BASE : '/x'`: the environment's value, or the
+                // code's default.
+                if let Some(c) = cond
+                    && self.reads_environment(yes)
+                    && self.short_text(c) == self.short_text(yes)
+                    && b.as_str().is_some()
+                {
+                    return Val::EnvDefault {
+                        var: self.short_text(yes),
+                        value: Box::new(b.plain().clone()),
+                    };
+                }
                 if nothing(self, no) {
                     a
                 } else if nothing(self, yes) {

@@ -29,9 +29,10 @@ pub(crate) fn language(lang: Lang) -> Option<tree_sitter::Language> {
     }
 }
 
-/// Test code: its apps and routers are fixtures of the tests, not the service's routes. In a
-/// Next.js route (`pages/api/**`, `app/**/route.ts`), a folder named `test` or `tests` under the
-/// routing root is a URL segment (`app/api/tests/[id]/route.ts` serves `/api/tests/{id}`).
+/// Test code: its apps and routers are fixtures of the tests, not the service's routes. In a file
+/// route (Next.js `pages/api/**` and `app/**/route.ts`, SvelteKit `+server.ts`, Nuxt
+/// `server/api/**`), a folder named `test` or `tests` under the routing root is a URL segment
+/// (`app/api/tests/[id]/route.ts` serves `/api/tests/{id}`).
 pub fn is_test_file(rel: &str) -> bool {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let dirs: Vec<&str> = rel.split('/').collect();
@@ -46,9 +47,23 @@ pub fn is_test_file(rel: &str) -> bool {
         .any(|m| name.contains(m))
 }
 
-/// The index of the folder a Next.js route's URL segments start after: `api` in `pages/api/..`,
-/// `app` for an `app/**/route.*` file; None for any other file.
+/// The index of the folder a file route's URL segments start after: `api` in Next.js
+/// `pages/api/..`, `app` for an `app/**/route.*` file, the last `routes` (else `src`) folder for a
+/// SvelteKit `+server`/`+page.server` module, `api` or `routes` in a Nuxt `server/` folder; None for
+/// any other file.
 fn next_route_root(dirs: &[&str], name: &str) -> Option<usize> {
+    if name.starts_with("+server.") || name.starts_with("+page.server.") {
+        return dirs
+            .iter()
+            .rposition(|d| *d == "routes")
+            .or_else(|| dirs.iter().position(|d| *d == "src"));
+    }
+    if let Some(i) = dirs
+        .windows(2)
+        .position(|w| w[0] == "server" && matches!(w[1], "api" | "routes"))
+    {
+        return Some(i + 1);
+    }
     let pages = dirs
         .windows(2)
         .position(|w| w == ["pages", "api"])
@@ -144,6 +159,35 @@ fn first_error(root: Node) -> Option<Node> {
             if !cursor.goto_parent() {
                 return None;
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_test_file;
+
+    #[test]
+    fn test_folders_under_a_file_route_root_are_segments() {
+        for rel in [
+            "app/api/tests/[id]/route.ts",
+            "pages/api/test/feedback.ts",
+            "src/routes/api/tests/[id]/+server.ts",
+            "src/routes/test/+page.server.ts",
+            "server/api/tests/[id].post.ts",
+            "server/routes/test/index.ts",
+        ] {
+            assert!(!is_test_file(rel), "{rel}");
+        }
+        for rel in [
+            "tests/e2e/quiz.spec.ts",
+            "test/app/src/routes/+server.ts",
+            "src/routes/api/__tests__/x.ts",
+            "src/routes/api/orders/orders.test.ts",
+            "tests/server/api/orders.post.ts",
+            "src/test/helpers.ts",
+        ] {
+            assert!(is_test_file(rel), "{rel}");
         }
     }
 }

@@ -30,6 +30,10 @@ impl<'t> Evaluator<'t, '_> {
             "member_expression" => n
                 .child_by_field_name("property")
                 .is_some_and(|p| self.text(p) == "method"),
+            // h3's `getMethod(event)`.
+            "call_expression" => n
+                .child_by_field_name("function")
+                .is_some_and(|f| f.kind() == "identifier" && self.text(f) == "getMethod"),
             "identifier" => matches!(self.eval(n), Val::Member(_, p) if p == "method"),
             _ => false,
         }
@@ -87,6 +91,15 @@ impl<'t> Evaluator<'t, '_> {
                     _ => None,
                 }
             }
+            // h3's `isMethod(event, 'POST')`, `isMethod(event, ['PUT', 'PATCH'])`.
+            "call_expression"
+                if cond
+                    .child_by_field_name("function")
+                    .is_some_and(|f| f.kind() == "identifier" && self.text(f) == "isMethod") =>
+            {
+                let methods = self.h3_methods(cond)?;
+                Some((methods, false))
+            }
             "call_expression" => {
                 let f = cond.child_by_field_name("function")?;
                 let prop = f.child_by_field_name("property")?;
@@ -114,6 +127,46 @@ impl<'t> Evaluator<'t, '_> {
                 (!list.is_empty()).then_some((list, false))
             }
             _ => None,
+        }
+    }
+
+    /// The methods named by the second argument of h3's `isMethod` / `assertMethod`: a literal or
+    /// an array of them.
+    fn h3_methods(&mut self, call: Node<'t>) -> Option<Vec<String>> {
+        let arg = call.child_by_field_name("arguments")?.named_child(1)?;
+        let methods: Vec<String> = match arg.kind() {
+            "string" => vec![self.method_literal(arg)?],
+            "array" => {
+                let mut cursor = arg.walk();
+                arg.named_children(&mut cursor)
+                    .filter_map(|i| self.method_literal(i))
+                    .collect()
+            }
+            _ => return None,
+        };
+        (!methods.is_empty()).then_some(methods)
+    }
+
+    /// `assertMethod(event, 'POST')` (h3) as a statement: a gate that answers 405 to every other
+    /// method.
+    pub(super) fn method_assertion(&mut self, stmt: Node<'t>) {
+        let Some(mut expr) = stmt.named_child(0) else {
+            return;
+        };
+        if expr.kind() == "await_expression"
+            && let Some(inner) = expr.named_child(0)
+        {
+            expr = inner;
+        }
+        if expr.kind() != "call_expression"
+            || !expr
+                .child_by_field_name("function")
+                .is_some_and(|f| f.kind() == "identifier" && self.text(f) == "assertMethod")
+        {
+            return;
+        }
+        if let Some(methods) = self.h3_methods(expr) {
+            self.record_check(&methods, line(expr), true, true);
         }
     }
 
