@@ -10,6 +10,7 @@ use crate::frontend::ts::ir::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+mod graphql;
 mod nest;
 mod tables;
 
@@ -738,6 +739,7 @@ impl<'a> Mounter<'a> {
             self.walk(root, "", &[], &mut stack, framework);
         }
         self.nest_routes();
+        self.graphql_routes();
         self.routes.extend(super::next::routes(self.res));
         self.routes.sort_by(|a, b| {
             (&a.path, &a.method, a.module, a.line).cmp(&(&b.path, &b.method, b.module, b.line))
@@ -876,7 +878,9 @@ impl<'a> Mounter<'a> {
                             match self.child_of(*am, a, false) {
                                 Some(k) => children.push((k, before.clone())),
                                 None => {
-                                    if super::trpc::mounted_adapter(self.res, *am, a) {
+                                    if super::trpc::mounted_adapter(self.res, *am, a)
+                                        || graphql::mounted_server(self.res, *am, a)
+                                    {
                                         for scope in &scopes {
                                             let chain =
                                                 self.chain(inherited, &active, scope, &before);
@@ -933,7 +937,9 @@ impl<'a> Mounter<'a> {
                             }
                         }
                         // A plugin that serves tRPC under its prefix.
-                        None if super::trpc::mounted_adapter(self.res, m, &plugin) => {
+                        None if super::trpc::mounted_adapter(self.res, m, &plugin)
+                            || graphql::mounted_server(self.res, m, &plugin) =>
+                        {
                             for s in &scope {
                                 let chain = self.chain(inherited, &active, s, &[]);
                                 self.mount(

@@ -56,6 +56,7 @@ impl<'t> Evaluator<'t, '_> {
         let v = self.eval(callee);
         Some(Decorator {
             name: nest_name(&v, &written),
+            callee: v,
             args,
             line: line(node),
         })
@@ -85,7 +86,7 @@ impl<'t> Evaluator<'t, '_> {
         &mut self,
         class: Node<'t>,
         class_id: ClassId,
-        methods: &[(FnId, Vec<Node<'t>>)],
+        methods: &[(FnId, Vec<Decorator>)],
     ) {
         let class_decorators = self.class_decorator_nodes(class);
         if class_decorators.is_empty() {
@@ -118,8 +119,7 @@ impl<'t> Evaluator<'t, '_> {
                 router.middleware.extend(d.args.iter().cloned());
             }
         }
-        for (f, nodes) in methods {
-            let ds = self.decorators_of(nodes);
+        for (f, ds) in methods {
             let Some((route, method)) = ds.iter().find_map(|d| {
                 ROUTE_DECORATORS
                     .iter()
@@ -130,7 +130,7 @@ impl<'t> Evaluator<'t, '_> {
             };
             let mut middleware = Vec::new();
             let mut version = None;
-            for d in &ds {
+            for d in ds {
                 match d.name.as_str() {
                     "UseInterceptors" | "UseGuards" => middleware.extend(d.args.iter().cloned()),
                     "Version" => version = d.args.first().cloned(),

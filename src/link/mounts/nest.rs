@@ -107,7 +107,7 @@ fn names_config_service(v: &Val, depth: usize) -> bool {
 
 impl Mounter<'_> {
     /// The bootstrap that serves a controller: the one in the nearest enclosing folder.
-    fn bootstrap_for(&self, file: &str) -> Option<ModId> {
+    pub(super) fn bootstrap_for(&self, file: &str) -> Option<ModId> {
         let modules = self.modules();
         modules
             .iter()
@@ -286,7 +286,7 @@ impl Mounter<'_> {
     /// The global prefix of a bootstrap: a literal or a constant, or a configuration value, with
     /// a diagnostic when it is a default the deployment may change or when it cannot be read
     /// (the routes are then listed without it, or under the prefix `[[mount]]` gives).
-    fn global_prefix(&mut self, bm: ModId, b: &NestBootstrap) -> String {
+    pub(super) fn global_prefix(&mut self, bm: ModId, b: &NestBootstrap) -> String {
         let Some(g) = &b.global_prefix else {
             return String::new();
         };
