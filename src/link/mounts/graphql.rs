@@ -82,6 +82,15 @@ struct Server {
     framework: &'static str,
     /// The resolver maps and schemas it is given.
     schema: Vec<(ModId, Val)>,
+    /// Its `context` option (an object, or the function that makes one per request): what
+    /// resolvers receive as their third parameter.
+    context: Option<(ModId, Val)>,
+}
+
+/// The `context` option among a server's or an integration's options.
+fn context_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Option<(ModId, Val)> {
+    opts.as_ref()
+        .and_then(|(om, o)| field(o, "context").map(|c| (*om, c.clone())))
 }
 
 /// A mutation field found in a resolver map.
@@ -94,7 +103,7 @@ struct Field {
 
 impl Mounter<'_> {
     /// Follows imports to the value exported (`import { resolvers } from './resolvers'`).
-    fn gql_deref(&self, mut m: ModId, mut v: Val) -> (ModId, Val) {
+    pub(super) fn deref_export(&self, mut m: ModId, mut v: Val) -> (ModId, Val) {
         for _ in 0..MAX_DEPTH {
             let next = match &v {
                 Val::Import {
@@ -123,7 +132,7 @@ impl Mounter<'_> {
 
     /// The `new X(..)` call a value is (a server made in this file or exported from another).
     fn new_site(&self, m: ModId, v: &Val) -> Option<(ModId, u32)> {
-        match self.gql_deref(m, v.clone()) {
+        match self.deref_export(m, v.clone()) {
             (m, Val::New(_, line)) => Some((m, line)),
             _ => None,
         }
@@ -178,7 +187,8 @@ impl Mounter<'_> {
         // Apollo servers made in the tree: (module, line, options).
         let mut apollo: Vec<(ModId, u32, Option<Val>)> = Vec::new();
         // How each is served: (server, path, framework).
-        let mut served: Vec<((ModId, u32), String, &'static str)> = Vec::new();
+        let mut served: Vec<((ModId, u32), String, &'static str, Option<(ModId, Val)>)> =
+            Vec::new();
         for (m, module) in modules.iter().enumerate() {
             if module.is_test {
                 continue;
@@ -210,6 +220,7 @@ impl Mounter<'_> {
                             line: cs.line,
                             path,
                             framework: "graphql-yoga",
+                            context: context_of(&opts),
                             schema: opts
                                 .iter()
                                 .flat_map(|(om, o)| {
@@ -223,7 +234,8 @@ impl Mounter<'_> {
                         && spec.starts_with("@apollo/server")
                         && let Some(site) = cs.args.first().and_then(|s| self.new_site(m, s))
                     {
-                        served.push((site, "/".into(), "apollo-server"));
+                        let opts = self.gql_options(m, cs.args.get(1));
+                        served.push((site, "/".into(), "apollo-server", context_of(&opts)));
                     }
                     // Apollo Server 3: `server.applyMiddleware({ app, path })`.
                     if let Val::Member(receiver, method) = &cs.callee
@@ -242,7 +254,7 @@ impl Mounter<'_> {
                             ),
                             None => DEFAULT_PATH.to_string(),
                         };
-                        served.push((site, path, "express"));
+                        served.push((site, path, "express", None));
                     }
                 }
             }
@@ -257,7 +269,8 @@ impl Mounter<'_> {
             };
             if is_express_middleware(spec, name) {
                 if let Some(site) = args.first().and_then(|s| self.new_site(mt.module, s)) {
-                    served.push((site, mt.prefix.clone(), mt.framework));
+                    let opts = self.gql_options(mt.module, args.get(1));
+                    served.push((site, mt.prefix.clone(), mt.framework, context_of(&opts)));
                 }
             } else if spec == "mercurius" {
                 let opts = self.gql_options(mt.module, mt.options.as_ref());
@@ -278,6 +291,7 @@ impl Mounter<'_> {
                     line: mt.line,
                     path: normalize_path(&mt.prefix, &path),
                     framework: "mercurius",
+                    context: context_of(&opts),
                     schema: opts
                         .iter()
                         .flat_map(|(om, o)| {
@@ -290,8 +304,10 @@ impl Mounter<'_> {
             }
         }
         for (m, line, opts) in apollo {
-            let schema: Vec<(ModId, Val)> = self
-                .gql_options(m, opts.as_ref())
+            let opts = self.gql_options(m, opts.as_ref());
+            // Apollo Server 3 takes `context` with the server's own options.
+            let own_context = context_of(&opts);
+            let schema: Vec<(ModId, Val)> = opts
                 .iter()
                 .flat_map(|(om, o)| {
                     ["schema", "resolvers"]
@@ -299,28 +315,33 @@ impl Mounter<'_> {
                         .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
                 })
                 .collect();
-            let mut paths: Vec<(String, &'static str)> = served
+            let mut paths: Vec<(String, &'static str, Option<(ModId, Val)>)> = served
                 .iter()
                 .filter(|(site, ..)| *site == (m, line))
-                .map(|(_, p, f)| (p.clone(), *f))
+                .map(|(_, p, f, c)| (p.clone(), *f, c.clone().or_else(|| own_context.clone())))
                 .collect();
-            paths.sort();
-            paths.dedup();
+            paths.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+            paths.dedup_by(|a, b| (&a.0, a.1) == (&b.0, b.1));
             if paths.is_empty() {
                 self.diagnostics.push(Diagnostic::new(
                     modules[m].file.clone(),
                     line,
                     format!("this Apollo server is not seen mounted (`expressMiddleware`, `applyMiddleware`, `startStandaloneServer`): its mutations are listed at `{DEFAULT_PATH}`"),
                 ));
-                paths.push((DEFAULT_PATH.to_string(), "apollo-server"));
+                paths.push((
+                    DEFAULT_PATH.to_string(),
+                    "apollo-server",
+                    own_context.clone(),
+                ));
             }
-            for (path, framework) in paths {
+            for (path, framework, context) in paths {
                 out.push(Server {
                     module: m,
                     line,
                     path,
                     framework,
                     schema: schema.clone(),
+                    context,
                 });
             }
         }
@@ -339,7 +360,7 @@ impl Mounter<'_> {
         if d > MAX_DEPTH {
             return;
         }
-        let (m, v) = self.gql_deref(m, v.clone());
+        let (m, v) = self.deref_export(m, v.clone());
         match &v {
             Val::Arr(items) => {
                 for i in items {
@@ -388,7 +409,7 @@ impl Mounter<'_> {
         if d > MAX_DEPTH {
             return;
         }
-        let (m, v) = self.gql_deref(m, v.clone());
+        let (m, v) = self.deref_export(m, v.clone());
         match &v {
             Val::Obj(fields) => {
                 for (k, fv) in fields {
@@ -725,6 +746,20 @@ impl Mounter<'_> {
         out
     }
 
+    /// The object a `context` option stands for: the object itself, or what the function making
+    /// it returns.
+    fn context_object(&self, (m, v): &(ModId, Val)) -> Option<Resolved> {
+        match self.res.resolve(*m, v) {
+            o @ Resolved::Obj(..) => Some(o),
+            Resolved::Func(fm, f) => self.modules()[fm].functions[f]
+                .returns
+                .iter()
+                .map(|r| self.res.resolve(fm, r))
+                .find(|r| matches!(r, Resolved::Obj(..))),
+            _ => None,
+        }
+    }
+
     /// What a function value returns, each in its module.
     fn returns_of(&self, m: ModId, f: &Val) -> Vec<(ModId, Val)> {
         match self.res.resolve(m, f) {
@@ -751,9 +786,16 @@ impl Mounter<'_> {
                 self.gql_maps((v.0, &v.1), 0, &mut seen, &mut fields);
             }
             seen.clear();
+            let context = s.context.as_ref().and_then(|c| self.context_object(c));
             for mut f in fields {
                 reached.insert((f.resolver.0, format!("{}#{:?}", f.name, f.resolver.1)));
                 f.at = (s.module, s.line);
+                // `(parent, args, context, info)`: the context the server makes.
+                if let (Some(ctx), Resolved::Func(fm, g)) =
+                    (&context, self.res.resolve(f.resolver.0, &f.resolver.1))
+                {
+                    self.bindings.push(((fm, g, 2), ctx.clone()));
+                }
                 self.gql_route(&s.path, s.framework, f, vec![]);
             }
         }
