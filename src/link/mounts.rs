@@ -726,6 +726,7 @@ impl<'a> Mounter<'a> {
             .modules()
             .iter()
             .flat_map(|m| m.routers.iter())
+            .filter(|r| r.kind != RouterKind::NestController)
             .map(|r| r.framework)
             .find(|f| *f != "nestjs")
             .unwrap_or("express");
