@@ -110,7 +110,13 @@ fn is_statement(kind: &str) -> bool {
 /// is then the default of that read): `trim`, `trimStart`, `trimEnd`, `toLowerCase`,
 /// `toUpperCase`, `replace` / `replaceAll` of a literal string, and of a regular expression on
 /// the empty string by the empty string (`''.replace(/\/$/, '')` is `''`). None for anything else.
-fn string_method(recv: &Val, method: &str, args: &[Val], arg_nodes: &[Node]) -> Option<Val> {
+/// `pattern_kind` is the syntax kind of the first argument (`string`, `regex`).
+fn string_method(
+    recv: &Val,
+    method: &str,
+    args: &[Val],
+    pattern_kind: Option<&str>,
+) -> Option<Val> {
     let (s, var) = match recv {
         Val::Str(s) => (s.as_str(), None),
         Val::EnvDefault { var, value } => match value.as_ref() {
@@ -125,19 +131,17 @@ fn string_method(recv: &Val, method: &str, args: &[Val], arg_nodes: &[Node]) -> 
         ("trimEnd", []) => s.trim_end().to_string(),
         ("toLowerCase", []) => s.to_lowercase(),
         ("toUpperCase", []) => s.to_uppercase(),
-        ("replace" | "replaceAll", [pattern, Val::Str(with)]) => {
-            match (pattern, arg_nodes.first().map(|n| n.kind())) {
-                (Val::Str(p), Some("string")) if !p.is_empty() => {
-                    if method == "replace" {
-                        s.replacen(p.as_str(), with, 1)
-                    } else {
-                        s.replace(p.as_str(), with)
-                    }
+        ("replace" | "replaceAll", [pattern, Val::Str(with)]) => match (pattern, pattern_kind) {
+            (Val::Str(p), Some("string")) if !p.is_empty() => {
+                if method == "replace" {
+                    s.replacen(p.as_str(), with, 1)
+                } else {
+                    s.replace(p.as_str(), with)
                 }
-                (_, Some("regex")) if s.is_empty() && with.is_empty() => String::new(),
-                _ => return None,
             }
-        }
+            (_, Some("regex")) if s.is_empty() && with.is_empty() => String::new(),
+            _ => return None,
+        },
         _ => return None,
     };
     Some(match var {
@@ -2060,7 +2064,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         // `base.replace(/\/$/, '')`, `prefix.trim()` on a known string (or an environment read's
         // default): the string it gives.
         if let Val::Member(recv, method) = &c.val
-            && let Some(v) = string_method(recv, method, &args, &arg_nodes)
+            && let Some(v) = string_method(recv, method, &args, arg_nodes.first().map(|n| n.kind()))
         {
             c.val = v;
             return c;
@@ -2309,5 +2313,72 @@ mod tests {
             "{:?}",
             schedule.callee
         );
+    }
+
+    /// The value exported as `name` by `text`.
+    fn exported(text: &str, name: &str) -> Val {
+        let file = SourceFile {
+            rel: "src/base.ts".into(),
+            lang: Lang::TypeScript,
+            text: text.into(),
+        };
+        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
+        module.export(name).cloned().expect("the export")
+    }
+
+    fn env_default(var: &str, value: &str) -> Val {
+        Val::EnvDefault {
+            var: var.into(),
+            value: Box::new(Val::Str(value.into())),
+        }
+    }
+
+    #[test]
+    fn an_env_helper_with_a_fallback_is_the_code_default() {
+        let text = "import { env } from './env';
+                    export const base = (env('BASE_PATH') ?? '').replace(/[/]$/, '');
+                    export const prefix = base || '/';
+                    export const lower = (process.env.P ?? '/API').toLowerCase();
+                    export const other = (env('BASE_PATH') ?? 'x/').replace(/[/]$/, '');
+                    export const notEnv = (env('basePath') ?? '');
+";
+        assert_eq!(exported(text, "base"), env_default("env('BASE_PATH')", ""));
+        assert_eq!(
+            exported(text, "prefix"),
+            env_default("env('BASE_PATH')", "/")
+        );
+        assert_eq!(
+            exported(text, "lower"),
+            env_default("process.env.P", "/api")
+        );
+        // A regular expression on a non-empty string is not evaluated.
+        assert!(!matches!(exported(text, "other"), Val::EnvDefault { .. }));
+        // `env(name)` with a name that is not a variable's is an ordinary call.
+        assert!(!matches!(exported(text, "notEnv"), Val::EnvDefault { .. }));
+    }
+
+    #[test]
+    fn string_methods_on_known_strings() {
+        use super::string_method;
+        let s = |x: &str| Val::Str(x.into());
+        assert_eq!(string_method(&s(" /a "), "trim", &[], None), Some(s("/a")));
+        assert_eq!(
+            string_method(&s("/a/b"), "replace", &[s("/"), s("-")], Some("string")),
+            Some(s("-a/b"))
+        );
+        assert_eq!(
+            string_method(&s("/a/b"), "replaceAll", &[s("/"), s("-")], Some("string")),
+            Some(s("-a-b"))
+        );
+        assert_eq!(
+            string_method(&s(""), "replace", &[Val::Unknown, s("")], Some("regex")),
+            Some(s(""))
+        );
+        assert_eq!(
+            string_method(&s("a/"), "replace", &[Val::Unknown, s("")], Some("regex")),
+            None
+        );
+        assert_eq!(string_method(&Val::Unknown, "trim", &[], None), None);
+        assert_eq!(string_method(&s("a"), "padEnd", &[], None), None);
     }
 }

@@ -93,6 +93,13 @@ fn context_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Option<(ModId, Val)
         .and_then(|(om, o)| field(o, "context").map(|c| (*om, c.clone())))
 }
 
+/// A value with the module it is written in.
+type At = (ModId, Val);
+/// An object's fields with the module they are written in.
+type Fields = (ModId, Vec<(String, Val)>);
+/// How an Apollo server is served: the server's `new` call, the path, the framework, the context.
+type Served = ((ModId, u32), String, &'static str, Option<At>);
+
 /// A mutation field found in a resolver map.
 struct Field {
     name: String,
@@ -187,8 +194,7 @@ impl Mounter<'_> {
         // Apollo servers made in the tree: (module, line, options).
         let mut apollo: Vec<(ModId, u32, Option<Val>)> = Vec::new();
         // How each is served: (server, path, framework).
-        let mut served: Vec<((ModId, u32), String, &'static str, Option<(ModId, Val)>)> =
-            Vec::new();
+        let mut served: Vec<Served> = Vec::new();
         for (m, module) in modules.iter().enumerate() {
             if module.is_test {
                 continue;
@@ -315,7 +321,7 @@ impl Mounter<'_> {
                         .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
                 })
                 .collect();
-            let mut paths: Vec<(String, &'static str, Option<(ModId, Val)>)> = served
+            let mut paths: Vec<(String, &'static str, Option<At>)> = served
                 .iter()
                 .filter(|(site, ..)| *site == (m, line))
                 .map(|(_, p, f, c)| (p.clone(), *f, c.clone().or_else(|| own_context.clone())))
@@ -498,7 +504,7 @@ impl Mounter<'_> {
     /// the global prefix with `useGlobalPrefix: true`. None when the tree configures none.
     fn nest_graphql_path(&mut self) -> Option<(String, ModId)> {
         let modules = self.modules();
-        let mut found: Vec<(ModId, u32, String, Option<(ModId, Vec<(String, Val)>)>)> = Vec::new();
+        let mut found: Vec<(ModId, u32, String, Option<Fields>)> = Vec::new();
         for (m, module) in modules.iter().enumerate() {
             if module.is_test {
                 continue;
@@ -610,12 +616,11 @@ impl Mounter<'_> {
                 };
                 let nest = spec == "@nestjs/graphql";
                 let mut class_mw: Vec<(ModId, Val)> = Vec::new();
-                if nest {
-                    if let Some(bm) = self.bootstrap_for(&module.file)
-                        && let Some(b) = modules[bm].nest_bootstrap.as_ref()
-                    {
-                        class_mw.extend(b.interceptors.iter().map(|v| (bm, v.clone())));
-                    }
+                if nest
+                    && let Some(bm) = self.bootstrap_for(&module.file)
+                    && let Some(b) = modules[bm].nest_bootstrap.as_ref()
+                {
+                    class_mw.extend(b.interceptors.iter().map(|v| (bm, v.clone())));
                 }
                 for d in &class.decorators {
                     if matches!(d.name.as_str(), "UseInterceptors" | "UseGuards") {
@@ -899,5 +904,40 @@ fn export_of<'m>(module: &'m Module, name: &str) -> Option<&'m Val> {
         Some(v) => Some(v),
         None if name == "default" => module.cjs_whole.as_ref(),
         None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mutation_name;
+    use crate::frontend::ts::ir::{DecoratorFacts, Val};
+
+    fn mutation(args: Vec<Val>) -> DecoratorFacts {
+        DecoratorFacts {
+            name: "Mutation".into(),
+            callee: Val::Unknown,
+            args,
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn the_field_a_mutation_decorator_names() {
+        // `@Mutation(() => Order)`: the method's name.
+        assert_eq!(mutation_name(&mutation(vec![Val::Func(1)])), None);
+        // `@Mutation(() => Order, { name: 'cancelOrder' })`
+        let named = Val::Obj(vec![("name".into(), Val::Str("cancelOrder".into()))]);
+        assert_eq!(
+            mutation_name(&mutation(vec![Val::Func(1), named])).as_deref(),
+            Some("cancelOrder")
+        );
+        // `@Mutation('publishPost')` (schema first)
+        assert_eq!(
+            mutation_name(&mutation(vec![Val::Str("publishPost".into())])).as_deref(),
+            Some("publishPost")
+        );
+        // `@Mutation(() => Boolean, { nullable: true })`
+        let other = Val::Obj(vec![("nullable".into(), Val::Bool(true))]);
+        assert_eq!(mutation_name(&mutation(vec![Val::Func(1), other])), None);
     }
 }

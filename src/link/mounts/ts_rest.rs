@@ -21,6 +21,9 @@ use std::collections::BTreeSet;
 
 const MAX_DEPTH: usize = 12;
 
+/// A contract router: its fields, the module they are written in, and its own `pathPrefix`.
+type ContractRouter = (ModId, Vec<(String, Val)>, String);
+
 /// One route of a contract with the handler its implementation gives.
 struct Route {
     method: String,
@@ -50,12 +53,7 @@ impl Mounter<'_> {
     }
 
     /// A contract router: its fields (in their module) and its own `pathPrefix`.
-    fn contract_router(
-        &self,
-        m: ModId,
-        v: &Val,
-        d: usize,
-    ) -> Option<(ModId, Vec<(String, Val)>, String)> {
+    fn contract_router(&self, m: ModId, v: &Val, d: usize) -> Option<ContractRouter> {
         if d > MAX_DEPTH {
             return None;
         }
