@@ -74,7 +74,10 @@ pub fn link_ts(
     prisma_clients: &[String],
 ) -> Linked {
     let mut res = Resolver::new(modules, root).with_generated_clients(prisma_clients);
-    let (mut routes, mut diagnostics, mounted) = mounts::Mounter::new(&res, config).routes();
+    let (mut routes, mut diagnostics, mounted, bindings) =
+        mounts::Mounter::new(&res, config).routes();
+    // What GraphQL servers pass their resolvers (the context) is bound like tRPC's.
+    res.bind_params(bindings);
     // tRPC procedures are routes too; what tRPC passes their resolvers (the context) is bound
     // before any call is followed.
     // A bug met there costs the tRPC procedures, not the audit.

@@ -10,8 +10,10 @@ use crate::frontend::ts::ir::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+mod graphql;
 mod nest;
 mod tables;
+mod ts_rest;
 
 /// A route before its handler is followed.
 #[derive(Debug, Clone)]
@@ -210,7 +212,14 @@ pub struct Mounter<'a> {
     nest_config: Option<Vec<nest::ConfigFactory>>,
     /// The module of the first router or prefix cut at the resolver's depth limit.
     depth_cut: std::cell::Cell<Option<ModId>>,
+    /// What a server passes its resolvers' parameters (a GraphQL server's context).
+    bindings: Vec<Binding>,
+    /// The ts-rest implementations `createExpressEndpoints` registers.
+    ts_rest_registered: Vec<(ModId, Val)>,
 }
+
+/// A parameter of a function (module, function, index) and what the framework passes it.
+pub type Binding = ((ModId, FnId, usize), Resolved);
 
 impl<'a> Mounter<'a> {
     pub fn new(res: &'a Resolver<'a>, config: &'a Config) -> Self {
@@ -243,6 +252,8 @@ impl<'a> Mounter<'a> {
             diagnostics: Vec::new(),
             nest_config: None,
             depth_cut: std::cell::Cell::new(None),
+            bindings: Vec::new(),
+            ts_rest_registered: Vec::new(),
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -690,7 +701,9 @@ impl<'a> Mounter<'a> {
 
     /// Every route of every app, of routers and plugins that nothing mounts, and of NestJS
     /// controllers; and the tRPC adapters mounted on them, with their full prefixes.
-    pub fn routes(mut self) -> (Vec<RawRoute>, Vec<Diagnostic>, Vec<Mount>) {
+    pub fn routes(mut self) -> (Vec<RawRoute>, Vec<Diagnostic>, Vec<Mount>, Vec<Binding>) {
+        // ts-rest implementations registered on an app are that app's routes.
+        self.ts_rest();
         let mut mounted = BTreeSet::new();
         for list in self.items.values() {
             for (m, item) in list {
@@ -713,6 +726,7 @@ impl<'a> Mounter<'a> {
             .modules()
             .iter()
             .flat_map(|m| m.routers.iter())
+            .filter(|r| r.kind != RouterKind::NestController)
             .map(|r| r.framework)
             .find(|f| *f != "nestjs")
             .unwrap_or("express");
@@ -738,6 +752,7 @@ impl<'a> Mounter<'a> {
             self.walk(root, "", &[], &mut stack, framework);
         }
         self.nest_routes();
+        self.graphql_routes();
         self.routes.extend(super::next::routes(self.res));
         for (routes, diagnostics) in [
             super::sveltekit::routes(self.res),
@@ -763,7 +778,7 @@ impl<'a> Mounter<'a> {
         }
         self.diagnostics.sort();
         self.diagnostics.dedup();
-        (self.routes, self.diagnostics, self.mounts)
+        (self.routes, self.diagnostics, self.mounts, self.bindings)
     }
 
     fn walk(
@@ -885,7 +900,9 @@ impl<'a> Mounter<'a> {
                             match self.child_of(*am, a, false) {
                                 Some(k) => children.push((k, before.clone())),
                                 None => {
-                                    if super::trpc::mounted_adapter(self.res, *am, a) {
+                                    if super::trpc::mounted_adapter(self.res, *am, a)
+                                        || graphql::mounted_server(self.res, *am, a)
+                                    {
                                         for scope in &scopes {
                                             let chain =
                                                 self.chain(inherited, &active, scope, &before);
@@ -942,7 +959,9 @@ impl<'a> Mounter<'a> {
                             }
                         }
                         // A plugin that serves tRPC under its prefix.
-                        None if super::trpc::mounted_adapter(self.res, m, &plugin) => {
+                        None if super::trpc::mounted_adapter(self.res, m, &plugin)
+                            || graphql::mounted_server(self.res, m, &plugin) =>
+                        {
                             for s in &scope {
                                 let chain = self.chain(inherited, &active, s, &[]);
                                 self.mount(

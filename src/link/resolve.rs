@@ -687,6 +687,12 @@ impl<'m> Resolver<'m> {
                 match self.resolve_d(m, callee, d) {
                     Resolved::Func(m2, f) => {
                         for r in &self.modules[m2].functions[f].returns {
+                            // A small pure helper building a string from its parameters
+                            // (`formatPath = (p) => `${process.env.BASE ?? ''}${p}``): its
+                            // result for these arguments.
+                            if let Some(s) = self.applied(m2, f, r, (m, args), d) {
+                                return s;
+                            }
                             match self.resolve_d(m2, r, d) {
                                 Resolved::Opaque => continue,
                                 x => return x,
@@ -706,6 +712,71 @@ impl<'m> Resolver<'m> {
             },
             _ => Resolved::Opaque,
         }
+    }
+
+    /// What a returned string `r` of function `f` (in `m2`) is when it is made of literals,
+    /// environment defaults and `f`'s own parameters, those being the call's arguments `args`
+    /// (read in `m`). None when `r` names no parameter or any piece is not a string.
+    fn applied(
+        &self,
+        m2: ModId,
+        f: FnId,
+        r: &Val,
+        (m, args): (ModId, &[Val]),
+        d: usize,
+    ) -> Option<Resolved> {
+        fn names_param(v: &Val, f: FnId) -> bool {
+            match v {
+                Val::Param(pf, _) => *pf == f,
+                Val::Template(parts) => parts.iter().any(|p| names_param(p, f)),
+                Val::EnvDefault { value, .. } => names_param(value, f),
+                _ => false,
+            }
+        }
+        if !names_param(r, f) || d > MAX_DEPTH {
+            return None;
+        }
+        let piece = |v: &Val| -> Option<(String, Option<String>)> {
+            let r = match v {
+                Val::Param(pf, i) if *pf == f => self.resolve_d(m, args.get(*i)?, d + 1),
+                Val::EnvDefault { var, value } => match value.as_ref() {
+                    Val::Param(pf, i) if *pf == f => {
+                        match self.resolve_d(m, args.get(*i)?, d + 1) {
+                            Resolved::Str(s) | Resolved::Default { value: s, .. } => {
+                                Resolved::Default {
+                                    value: s,
+                                    var: var.clone(),
+                                }
+                            }
+                            _ => return None,
+                        }
+                    }
+                    _ => self.resolve_d(m2, v, d + 1),
+                },
+                v => self.resolve_d(m2, v, d + 1),
+            };
+            match r {
+                Resolved::Str(s) => Some((s, None)),
+                Resolved::Default { value, var } => Some((value, Some(var))),
+                _ => None,
+            }
+        };
+        let parts: Vec<Val> = match r {
+            Val::Template(parts) => parts.clone(),
+            v => vec![v.clone()],
+        };
+        let (mut text, mut env) = (String::new(), None);
+        for p in &parts {
+            let (s, var) = piece(p)?;
+            text.push_str(&s);
+            if let Some(var) = var {
+                env.get_or_insert(var);
+            }
+        }
+        Some(match env {
+            Some(var) => Resolved::Default { value: text, var },
+            None => Resolved::Str(text),
+        })
     }
 
     /// An instance of a class: the router itself when the class is one (a subclass of

@@ -773,8 +773,24 @@ impl<'a> Linker<'a> {
 
     /// An option that names the endpoint (`endpoint`, `basePath`): its value, or why it is unknown,
     /// or None when it is not given.
-    fn endpoint_option(&self, opts: &(ModId, Vec<(String, Val)>), name: &str) -> Option<Endpoint> {
+    /// An endpoint that is an environment read's default (`formatPath('/api/trpc')` of a helper
+    /// prefixing `process.env.BASE_PATH ?? ''`) is said so at the adapter call `(m, line)`.
+    fn endpoint_option(
+        &mut self,
+        opts: &(ModId, Vec<(String, Val)>),
+        name: &str,
+        (m, line): (ModId, u32),
+    ) -> Option<Endpoint> {
         let v = field(&opts.1, name)?;
+        if let Resolved::Default { value, var } = self.res.resolve(opts.0, v) {
+            self.diag(
+                m,
+                line,
+                format!(
+                    "the `{name}` of this tRPC adapter reads `{var}` from the environment: its procedures are listed under the code's default `{value}`, which the deployment may change"
+                ),
+            );
+        }
         Some(match self.string(opts.0, v) {
             Some(s) => Endpoint::At(normalize_path("", s.trim_end_matches('*'))),
             None => Endpoint::Unknown(format!("its `{name}` is not statically known")),
@@ -904,7 +920,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
             )),
             Adapter::Fetch => {
                 let e = l
-                    .endpoint_option(&opts, "endpoint")
+                    .endpoint_option(&opts, "endpoint", (m, cs.line))
                     .unwrap_or_else(|| match &file_route {
                         Some(r) => Endpoint::At(without_catch_all(r.path())),
                         None => Endpoint::Unknown("it is given no `endpoint`".into()),
@@ -917,14 +933,14 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                 endpoints.push((e, host_mw, framework));
             }
             Adapter::Standalone => endpoints.push((
-                l.endpoint_option(&opts, "basePath")
+                l.endpoint_option(&opts, "basePath", (m, cs.line))
                     .unwrap_or(Endpoint::At("/".into())),
                 host_mw,
                 framework,
             )),
             Adapter::Hono => {
                 let e = l
-                    .endpoint_option(&opts, "endpoint")
+                    .endpoint_option(&opts, "endpoint", (m, cs.line))
                     .unwrap_or(Endpoint::At("/trpc".into()));
                 let at = l.mounts_of(mounts, m, &called);
                 if at.is_empty() {

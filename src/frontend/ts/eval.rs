@@ -110,6 +110,53 @@ fn is_statement(kind: &str) -> bool {
     kind.ends_with("_statement") || kind.ends_with("_declaration") || kind == "statement_block"
 }
 
+/// A string method called on a known string, or on an environment read's default (the result
+/// is then the default of that read): `trim`, `trimStart`, `trimEnd`, `toLowerCase`,
+/// `toUpperCase`, `replace` / `replaceAll` of a literal string, and of a regular expression on
+/// the empty string by the empty string (`''.replace(/\/$/, '')` is `''`). None for anything else.
+/// `pattern_kind` is the syntax kind of the first argument (`string`, `regex`).
+fn string_method(
+    recv: &Val,
+    method: &str,
+    args: &[Val],
+    pattern_kind: Option<&str>,
+) -> Option<Val> {
+    let (s, var) = match recv {
+        Val::Str(s) => (s.as_str(), None),
+        Val::EnvDefault { var, value } => match value.as_ref() {
+            Val::Str(s) => (s.as_str(), Some(var)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let out = match (method, args) {
+        ("trim", []) => s.trim().to_string(),
+        ("trimStart", []) => s.trim_start().to_string(),
+        ("trimEnd", []) => s.trim_end().to_string(),
+        ("toLowerCase", []) => s.to_lowercase(),
+        ("toUpperCase", []) => s.to_uppercase(),
+        ("replace" | "replaceAll", [pattern, Val::Str(with)]) => match (pattern, pattern_kind) {
+            (Val::Str(p), Some("string")) if !p.is_empty() => {
+                if method == "replace" {
+                    s.replacen(p.as_str(), with, 1)
+                } else {
+                    s.replace(p.as_str(), with)
+                }
+            }
+            (_, Some("regex")) if s.is_empty() && with.is_empty() => String::new(),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    Some(match var {
+        Some(var) => Val::EnvDefault {
+            var: var.clone(),
+            value: Box::new(Val::Str(out)),
+        },
+        None => Val::Str(out),
+    })
+}
+
 /// Most parts a string built from pieces keeps; past that it is cut (and cannot be read).
 const MAX_TEMPLATE_PARTS: usize = 32;
 
@@ -1244,7 +1291,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.make_function(*ctor, Some(format!("{name}.constructor")), Some(id));
         }
         let mut decorators: Vec<Node<'t>> = Vec::new();
-        let mut decorated: Vec<(FnId, Vec<Node<'t>>)> = Vec::new();
+        let mut decorated: Vec<(FnId, Vec<DecoratorFacts>)> = Vec::new();
         for m in &members {
             if m.kind() == "decorator" {
                 decorators.push(*m);
@@ -1263,9 +1310,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             let method = self.property_name(n);
             let f = self.make_function(*m, Some(format!("{name}.{method}")), Some(id));
             self.module.classes[id].methods.push((method, f));
-            decorated.push((f, std::mem::take(&mut decorators)));
+            let nodes = std::mem::take(&mut decorators);
+            let ds = self.decorators_of(&nodes);
+            decorated.push((f, ds));
         }
         self.nest_controller(node, id, &decorated);
+        self.module.classes[id].method_decorators = decorated;
         id
     }
 
@@ -1404,6 +1454,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                             value: Box::new(r.plain().clone()),
                         }
                     }
+                    // `'' || '/'` on an environment read's empty default: the code's fallback.
+                    ("||", Val::EnvDefault { var, value }, r)
+                        if matches!(value.as_ref(), Val::Str(s) if s.is_empty())
+                            && r.as_str().is_some() =>
+                    {
+                        Val::EnvDefault {
+                            var,
+                            value: Box::new(r.plain().clone()),
+                        }
+                    }
                     ("||" | "??", Val::Unknown, r) => r,
                     // `globalThis.prisma || getClient()`, `process.env.X ?? 'x'`: the left is
                     // run-time state the code cannot show; the right is the code's own value.
@@ -1498,9 +1558,40 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 ["process.env", "import.meta.env", "Bun.env", "Deno.env.get("]
                     .iter()
                     .any(|p| t.starts_with(p))
+                    || self.env_helper_read(n)
             }
             _ => false,
         }
+    }
+
+    /// `env('API_BASE_PATH')`, `getEnv('PORT')`: a project's helper for reading a variable of the
+    /// environment, called with the variable's name (upper case).
+    fn env_helper_read(&self, n: Node) -> bool {
+        if n.kind() != "call_expression" {
+            return false;
+        }
+        let Some(f) = n.child_by_field_name("function") else {
+            return false;
+        };
+        if !matches!(self.text(f), "env" | "getEnv" | "getEnvVar" | "readEnv") {
+            return false;
+        }
+        let Some(args) = n.child_by_field_name("arguments") else {
+            return false;
+        };
+        let mut cursor = args.walk();
+        let list: Vec<Node> = args.named_children(&mut cursor).collect();
+        let [only] = list.as_slice() else {
+            return false;
+        };
+        if only.kind() != "string" {
+            return false;
+        }
+        let name = self.text(*only).trim_matches(['\'', '"']);
+        !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
     }
 
     fn eval_template(&mut self, node: Node<'t>) -> Val {
@@ -2006,6 +2097,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 return c;
             }
         }
+        // `base.replace(/\/$/, '')`, `prefix.trim()` on a known string (or an environment read's
+        // default): the string it gives.
+        if let Val::Member(recv, method) = &c.val
+            && let Some(v) = string_method(recv, method, &args, arg_nodes.first().map(|n| n.kind()))
+        {
+            c.val = v;
+            return c;
+        }
         self.nest_bootstrap_call(&c, &args, node);
         let registered = match c.computed.take() {
             Some((receiver, key)) => self.computed_call(&c, receiver, key, &args, &arg_nodes, node),
@@ -2254,5 +2353,72 @@ mod tests {
             "{:?}",
             schedule.callee
         );
+    }
+
+    /// The value exported as `name` by `text`.
+    fn exported(text: &str, name: &str) -> Val {
+        let file = SourceFile {
+            rel: "src/base.ts".into(),
+            lang: Lang::TypeScript,
+            text: text.into(),
+        };
+        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
+        module.export(name).cloned().expect("the export")
+    }
+
+    fn env_default(var: &str, value: &str) -> Val {
+        Val::EnvDefault {
+            var: var.into(),
+            value: Box::new(Val::Str(value.into())),
+        }
+    }
+
+    #[test]
+    fn an_env_helper_with_a_fallback_is_the_code_default() {
+        let text = "import { env } from './env';
+                    export const base = (env('BASE_PATH') ?? '').replace(/[/]$/, '');
+                    export const prefix = base || '/';
+                    export const lower = (process.env.P ?? '/API').toLowerCase();
+                    export const other = (env('BASE_PATH') ?? 'x/').replace(/[/]$/, '');
+                    export const notEnv = (env('basePath') ?? '');
+";
+        assert_eq!(exported(text, "base"), env_default("env('BASE_PATH')", ""));
+        assert_eq!(
+            exported(text, "prefix"),
+            env_default("env('BASE_PATH')", "/")
+        );
+        assert_eq!(
+            exported(text, "lower"),
+            env_default("process.env.P", "/api")
+        );
+        // A regular expression on a non-empty string is not evaluated.
+        assert!(!matches!(exported(text, "other"), Val::EnvDefault { .. }));
+        // `env(name)` with a name that is not a variable's is an ordinary call.
+        assert!(!matches!(exported(text, "notEnv"), Val::EnvDefault { .. }));
+    }
+
+    #[test]
+    fn string_methods_on_known_strings() {
+        use super::string_method;
+        let s = |x: &str| Val::Str(x.into());
+        assert_eq!(string_method(&s(" /a "), "trim", &[], None), Some(s("/a")));
+        assert_eq!(
+            string_method(&s("/a/b"), "replace", &[s("/"), s("-")], Some("string")),
+            Some(s("-a/b"))
+        );
+        assert_eq!(
+            string_method(&s("/a/b"), "replaceAll", &[s("/"), s("-")], Some("string")),
+            Some(s("-a-b"))
+        );
+        assert_eq!(
+            string_method(&s(""), "replace", &[Val::Unknown, s("")], Some("regex")),
+            Some(s(""))
+        );
+        assert_eq!(
+            string_method(&s("a/"), "replace", &[Val::Unknown, s("")], Some("regex")),
+            None
+        );
+        assert_eq!(string_method(&Val::Unknown, "trim", &[], None), None);
+        assert_eq!(string_method(&s("a"), "padEnd", &[], None), None);
     }
 }

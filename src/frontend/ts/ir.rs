@@ -381,6 +381,8 @@ pub struct KeyArg {
 #[derive(Debug, Clone)]
 pub struct DecoratorFacts {
     pub name: String,
+    /// The decorator as written, evaluated (the linker finds the package it comes from).
+    pub callee: Val,
     pub args: Vec<Val>,
     pub line: u32,
 }
@@ -395,6 +397,8 @@ pub struct ClassFacts {
     pub decorators: Vec<DecoratorFacts>,
     /// Property decorators (`@Column({ unique: true }) email`), with the property name.
     pub field_decorators: Vec<(String, DecoratorFacts)>,
+    /// Each method's decorators (`@Mutation(() => Order)`), in the order of `methods`.
+    pub method_decorators: Vec<(FnId, Vec<DecoratorFacts>)>,
     /// A class that is a router (it extends koa-router): what `this` registers, every instance.
     pub router: Option<RouterId>,
 }

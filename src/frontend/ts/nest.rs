@@ -56,6 +56,7 @@ impl<'t> Evaluator<'t, '_> {
         let v = self.eval(callee);
         Some(Decorator {
             name: nest_name(&v, &written),
+            callee: v,
             args,
             line: line(node),
         })
@@ -85,17 +86,36 @@ impl<'t> Evaluator<'t, '_> {
         &mut self,
         class: Node<'t>,
         class_id: ClassId,
-        methods: &[(FnId, Vec<Node<'t>>)],
+        methods: &[(FnId, Vec<Decorator>)],
     ) {
         let class_decorators = self.class_decorator_nodes(class);
         if class_decorators.is_empty() {
             return;
         }
         let decorators = self.decorators_of(&class_decorators);
-        let Some(controller) = decorators.iter().find(|d| d.name == "Controller") else {
+        // NestJS `@Controller`; routing-controllers `@Controller` / `@JsonController`; tsoa
+        // `@Route('users')`: the same shape, a class prefix and method decorators.
+        let Some((controller, framework)) = decorators.iter().find_map(|d| {
+            let spec = match &d.callee {
+                Val::Import { spec, .. } => spec.as_str(),
+                Val::Call(c, _) => match c.as_ref() {
+                    Val::Import { spec, .. } => spec.as_str(),
+                    _ => "",
+                },
+                _ => "",
+            };
+            match (d.name.as_str(), spec) {
+                ("Controller" | "JsonController", "routing-controllers") => {
+                    Some((d, "routing-controllers"))
+                }
+                ("Route", "tsoa" | "@tsoa/runtime") => Some((d, "tsoa")),
+                ("Controller", _) => Some((d, "nestjs")),
+                _ => None,
+            }
+        }) else {
             return;
         };
-        let mut router = RouterFacts::new(RouterKind::NestController, "nestjs", controller.line);
+        let mut router = RouterFacts::new(RouterKind::NestController, framework, controller.line);
         router.name = self.module.classes[class_id].name.clone();
         match controller.args.first() {
             Some(Val::Obj(fields)) => {
@@ -114,12 +134,14 @@ impl<'t> Evaluator<'t, '_> {
             router.prefixes.push(Val::Str(String::new()));
         }
         for d in &decorators {
-            if matches!(d.name.as_str(), "UseInterceptors" | "UseGuards") {
+            if matches!(
+                d.name.as_str(),
+                "UseInterceptors" | "UseGuards" | "UseBefore"
+            ) {
                 router.middleware.extend(d.args.iter().cloned());
             }
         }
-        for (f, nodes) in methods {
-            let ds = self.decorators_of(nodes);
+        for (f, ds) in methods {
             let Some((route, method)) = ds.iter().find_map(|d| {
                 ROUTE_DECORATORS
                     .iter()
@@ -130,9 +152,11 @@ impl<'t> Evaluator<'t, '_> {
             };
             let mut middleware = Vec::new();
             let mut version = None;
-            for d in &ds {
+            for d in ds {
                 match d.name.as_str() {
-                    "UseInterceptors" | "UseGuards" => middleware.extend(d.args.iter().cloned()),
+                    "UseInterceptors" | "UseGuards" | "UseBefore" => {
+                        middleware.extend(d.args.iter().cloned())
+                    }
                     "Version" => version = d.args.first().cloned(),
                     _ => {}
                 }
@@ -163,7 +187,8 @@ impl<'t> Evaluator<'t, '_> {
             .filter(|c| c.kind() == "decorator")
             .collect();
         for d in self.decorators_of(&nodes) {
-            if d.name == "Headers"
+            // Nest `@Headers(h)`, routing-controllers `@HeaderParam(h)`, tsoa `@Header(h)`.
+            if matches!(d.name.as_str(), "Headers" | "HeaderParam" | "Header")
                 && let Some(Val::Str(h)) = d.args.first()
                 && self.catalog.is_key_header(h)
             {

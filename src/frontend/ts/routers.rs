@@ -348,7 +348,16 @@ impl<'t> Evaluator<'t, '_> {
                     );
                     Some(receiver.clone())
                 }
-                [p, subs @ ..] if prefix_like(p).is_some() && !subs.is_empty() => {
+                // A prefix built by a helper or named by a constant of another file
+                // (`app.route(formatPath('/api'), sub)`) is read by the linker.
+                [p, subs @ ..]
+                    if !subs.is_empty()
+                        && (prefix_like(p).is_some()
+                            || matches!(
+                                p,
+                                Val::Call(..) | Val::Import { .. } | Val::Member(..)
+                            )) =>
+                {
                     let target = self.target(&receiver, true)?;
                     self.push_item(
                         target,

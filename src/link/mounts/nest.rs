@@ -107,7 +107,7 @@ fn names_config_service(v: &Val, depth: usize) -> bool {
 
 impl Mounter<'_> {
     /// The bootstrap that serves a controller: the one in the nearest enclosing folder.
-    fn bootstrap_for(&self, file: &str) -> Option<ModId> {
+    pub(super) fn bootstrap_for(&self, file: &str) -> Option<ModId> {
         let modules = self.modules();
         modules
             .iter()
@@ -286,7 +286,7 @@ impl Mounter<'_> {
     /// The global prefix of a bootstrap: a literal or a constant, or a configuration value, with
     /// a diagnostic when it is a default the deployment may change or when it cannot be read
     /// (the routes are then listed without it, or under the prefix `[[mount]]` gives).
-    fn global_prefix(&mut self, bm: ModId, b: &NestBootstrap) -> String {
+    pub(super) fn global_prefix(&mut self, bm: ModId, b: &NestBootstrap) -> String {
         let Some(g) = &b.global_prefix else {
             return String::new();
         };
@@ -370,6 +370,69 @@ impl Mounter<'_> {
         Some(list.into_iter().map(|s| format!("{prefix}{s}")).collect())
     }
 
+    /// routing-controllers: the `routePrefix` of the `useExpressServer(app, { routePrefix,
+    /// controllers })` (or `createExpressServer`, `useKoaServer`, `createKoaServer`) whose
+    /// `controllers` list class `name` of module `m`, or a glob of files.
+    fn route_prefix(&mut self, m: ModId, name: &str) -> String {
+        let modules = self.modules();
+        for (cm, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    let Resolved::Package { spec, name: f, .. } = self.res.resolve(cm, &cs.callee)
+                    else {
+                        continue;
+                    };
+                    let index = match (spec.as_str(), f.as_deref()) {
+                        ("routing-controllers", Some("useExpressServer" | "useKoaServer")) => 1,
+                        (
+                            "routing-controllers",
+                            Some("createExpressServer" | "createKoaServer"),
+                        ) => 0,
+                        _ => continue,
+                    };
+                    let Some(opts) = cs.args.get(index) else {
+                        continue;
+                    };
+                    let lists = match field(opts, "controllers") {
+                        Some(Val::Arr(items)) => {
+                            items.iter().any(|i| match self.res.resolve(cm, i) {
+                                Resolved::Class(km, k) => {
+                                    km == m && modules[km].classes[k].name == name
+                                }
+                                Resolved::Str(_) => true,
+                                _ => false,
+                            })
+                        }
+                        _ => false,
+                    };
+                    if !lists {
+                        continue;
+                    }
+                    let Some(p) = field(opts, "routePrefix") else {
+                        return String::new();
+                    };
+                    let what = "the `routePrefix` of routing-controllers";
+                    match self.strings_at(cm, &p, cs.line, what) {
+                        Some(list) => return list.into_iter().next().unwrap_or_default(),
+                        None => {
+                            let file = module.file.clone();
+                            self.diagnostics.push(Diagnostic::new(
+                                file,
+                                cs.line,
+                                format!("{what} is not statically known: the controllers' routes are listed without it"),
+                            ));
+                            return String::new();
+                        }
+                    }
+                }
+            }
+        }
+        String::new()
+    }
+
     pub(super) fn nest_routes(&mut self) {
         let modules = self.modules();
         for (m, module) in modules.iter().enumerate() {
@@ -382,10 +445,17 @@ impl Mounter<'_> {
                 .enumerate()
                 .filter(|(_, r)| r.kind == RouterKind::NestController)
             {
-                let boot = self.bootstrap_for(&module.file);
+                // A Nest bootstrap serves Nest controllers; routing-controllers' are served under
+                // the `routePrefix` of the server that lists them; tsoa's at their own paths.
+                let boot = self
+                    .bootstrap_for(&module.file)
+                    .filter(|_| router.framework == "nestjs");
                 let bootstrap = boot.and_then(|bm| modules[bm].nest_bootstrap.as_ref());
                 let (global, excluded) = match (boot, bootstrap) {
                     (Some(bm), Some(b)) => (self.global_prefix(bm, b), self.exclusions(bm, b)),
+                    _ if router.framework == "routing-controllers" => {
+                        (self.route_prefix(m, &router.name), Vec::new())
+                    }
                     _ => (String::new(), Vec::new()),
                 };
                 let versioning = bootstrap.and_then(|b| b.versioning.clone());
@@ -481,7 +551,7 @@ impl Mounter<'_> {
                                     self.routes.push(RawRoute {
                                         method: method.to_string(),
                                         path,
-                                        framework: "nestjs",
+                                        framework: router.framework,
                                         module: im,
                                         line,
                                         handler: handler.clone(),

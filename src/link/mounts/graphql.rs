@@ -1,0 +1,943 @@
+//! GraphQL mutations in TypeScript/JavaScript: every resolver of a field of the `Mutation` type is
+//! one endpoint, `POST <graphql path>#<field>` (`protocol: "graphql"`), its resolver the handler,
+//! so that effects, keys and rules apply to it as to any route.
+//!
+//! - NestJS (`@nestjs/graphql`) and type-graphql: a `@Resolver()` class; each method decorated
+//!   `@Mutation(() => T)` is a field named by the decorator's `name` option (`@Mutation(() => T,
+//!   { name: 'x' })`), or its string argument (schema first: `@Mutation('x')`), else the method's
+//!   name. Guards and interceptors (`@UseGuards`, `@UseInterceptors`) on the class and the method,
+//!   and the bootstrap's global ones, are its middleware. Nest serves GraphQL at the `path` of
+//!   `GraphQLModule.forRoot({ .. })` (or what `forRootAsync`'s `useFactory` / `useClass` returns),
+//!   `/graphql` by default; the global prefix applies only with `useGlobalPrefix: true`.
+//! - Resolver maps (`{ Mutation: { createOrder: (parent, args, ctx) => .. } }`) given to a
+//!   server: Apollo Server (`new ApolloServer({ resolvers | schema })`, at the path
+//!   `app.use(path, expressMiddleware(server))` mounts it under, `applyMiddleware({ path })`
+//!   (`/graphql` by default), or `/` for `startStandaloneServer`), graphql-yoga (`createYoga({
+//!   schema, graphqlEndpoint })`, `/graphql` by default), Mercurius (`register(mercurius, { schema,
+//!   resolvers, path })`, `/graphql` by default, under the plugin's prefix). A schema is
+//!   `makeExecutableSchema` / `createSchema` / `buildSubgraphSchema({ typeDefs, resolvers })`.
+//!   Resolver maps are followed through imports, arrays, merges (`merge(a, b)`,
+//!   `mergeResolvers([a, b])`, `Object.assign`) and functions that return them; a member may be a
+//!   reference to a function written elsewhere, or an object with a `resolve` function.
+//! - Pothos (`@pothos/core`): `builder.mutationField('x', (t) => t.field({ resolve }))`,
+//!   `builder.mutationFields((t) => ({ x: t.field({ resolve }) }))`, `builder.mutationType({
+//!   fields: (t) => ({ .. }) })`.
+//!
+//! Resolver maps no server is seen to serve (exported objects with a `Mutation` member), type-graphql
+//! classes and Pothos fields are served at the path of the tree's GraphQL server when there is one,
+//! else at `/graphql`, with a diagnostic. A path that is not a literal is a diagnostic and
+//! `/graphql` is used; a mutation whose resolver cannot be located is listed and said so.
+
+use super::{Mounter, RawRoute, code, normalize_path};
+use crate::facts::{Diagnostic, Protocol};
+use crate::frontend::ts::ir::{DecoratorFacts, FnId, Module, Val};
+use crate::link::resolve::{ModId, Resolved, Resolver};
+use std::collections::BTreeSet;
+
+const DEFAULT_PATH: &str = "/graphql";
+/// Values followed deeper than this are not resolver maps the audit can read.
+const MAX_DEPTH: usize = 16;
+
+/// Apollo's Express integrations.
+fn is_express_middleware(spec: &str, name: &str) -> bool {
+    name == "expressMiddleware"
+        && (spec.starts_with("@apollo/server") || spec.starts_with("@as-integrations/express"))
+}
+
+fn is_apollo_server(spec: &str, name: &str) -> bool {
+    name == "ApolloServer" && (spec == "@apollo/server" || spec.starts_with("apollo-server"))
+}
+
+/// The name a package binding or one of its members goes by (`merge` of `lodash`, `ApolloServer`).
+fn package_name(r: &Resolved) -> Option<(&str, &str)> {
+    let Resolved::Package { spec, name, path } = r else {
+        return None;
+    };
+    let last = path
+        .last()
+        .or(name.as_ref().filter(|n| *n != "default"))
+        .map(String::as_str)
+        .unwrap_or(spec.as_str());
+    Some((spec.as_str(), last))
+}
+
+/// Is `v`, mounted with `use` or `register`, a GraphQL server the inventory reads (Apollo's
+/// `expressMiddleware(server)`, the Mercurius plugin)?
+pub(crate) fn mounted_server(res: &Resolver, m: ModId, v: &Val) -> bool {
+    let r = match v {
+        Val::Call(callee, _) => res.resolve(m, callee),
+        v => res.resolve(m, v),
+    };
+    match package_name(&r) {
+        Some((spec, name)) => is_express_middleware(spec, name) || spec == "mercurius",
+        None => false,
+    }
+}
+
+/// One GraphQL server: where its resolver maps are and the path it serves.
+struct Server {
+    module: ModId,
+    line: u32,
+    path: String,
+    framework: &'static str,
+    /// The resolver maps and schemas it is given.
+    schema: Vec<(ModId, Val)>,
+    /// Its `context` option (an object, or the function that makes one per request): what
+    /// resolvers receive as their third parameter.
+    context: Option<(ModId, Val)>,
+}
+
+/// The `context` option among a server's or an integration's options.
+fn context_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Option<(ModId, Val)> {
+    opts.as_ref()
+        .and_then(|(om, o)| field(o, "context").map(|c| (*om, c.clone())))
+}
+
+/// A value with the module it is written in.
+type At = (ModId, Val);
+/// An object's fields with the module they are written in.
+type Fields = (ModId, Vec<(String, Val)>);
+/// How an Apollo server is served: the server's `new` call, the path, the framework, the context.
+type Served = ((ModId, u32), String, &'static str, Option<At>);
+
+/// A mutation field found in a resolver map.
+struct Field {
+    name: String,
+    resolver: (ModId, Val),
+    /// Where the map that holds it is written (when the resolver is not located).
+    at: (ModId, u32),
+}
+
+impl Mounter<'_> {
+    /// Follows imports to the value exported (`import { resolvers } from './resolvers'`).
+    pub(super) fn deref_export(&self, mut m: ModId, mut v: Val) -> (ModId, Val) {
+        for _ in 0..MAX_DEPTH {
+            let next = match &v {
+                Val::Import {
+                    spec,
+                    name: Some(name),
+                } => self
+                    .res
+                    .resolve_spec(m, spec)
+                    .and_then(|t| export_of(&self.modules()[t], name).map(|v| (t, v.clone()))),
+                Val::Member(inner, name) => match inner.as_ref() {
+                    Val::Import { spec, name: None } => self
+                        .res
+                        .resolve_spec(m, spec)
+                        .and_then(|t| export_of(&self.modules()[t], name).map(|v| (t, v.clone()))),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match next {
+                Some(n) => (m, v) = n,
+                None => break,
+            }
+        }
+        (m, v)
+    }
+
+    /// The `new X(..)` call a value is (a server made in this file or exported from another).
+    fn new_site(&self, m: ModId, v: &Val) -> Option<(ModId, u32)> {
+        match self.deref_export(m, v.clone()) {
+            (m, Val::New(_, line)) => Some((m, line)),
+            _ => None,
+        }
+    }
+
+    /// An options object as fields, in the module they are written in.
+    fn gql_options(&self, m: ModId, v: Option<&Val>) -> Option<(ModId, Vec<(String, Val)>)> {
+        match self.res.resolve(m, v?) {
+            Resolved::Obj(om, fields) => Some((om, fields)),
+            _ => None,
+        }
+    }
+
+    /// A path option: its literal (or the code's default for an environment read, said so), else
+    /// `/graphql` with a diagnostic.
+    fn gql_path(
+        &mut self,
+        m: ModId,
+        v: Option<&Val>,
+        (at, line): (ModId, u32),
+        what: &str,
+    ) -> String {
+        let Some(v) = v else {
+            return DEFAULT_PATH.to_string();
+        };
+        let text = crate::link::display(v);
+        match self.strings_at_in(m, v, (at, line), what) {
+            Some(list) if !list.is_empty() => normalize_path("", &list[0]),
+            _ => {
+                let file = self.modules()[at].file.clone();
+                let shown = if text.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {}", code(&text))
+                };
+                self.diagnostics.push(Diagnostic::new(
+                    file,
+                    line,
+                    format!(
+                        "{what}{shown} is not statically known: its mutations are listed at `{DEFAULT_PATH}`"
+                    ),
+                ));
+                DEFAULT_PATH.to_string()
+            }
+        }
+    }
+
+    /// Every GraphQL server of the tree that takes resolver maps.
+    fn gql_servers(&mut self) -> Vec<Server> {
+        let modules = self.modules();
+        let mut out = Vec::new();
+        // Apollo servers made in the tree: (module, line, options).
+        let mut apollo: Vec<(ModId, u32, Option<Val>)> = Vec::new();
+        // How each is served: (server, path, framework).
+        let mut served: Vec<Served> = Vec::new();
+        for (m, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    let r = self.res.resolve(m, &cs.callee);
+                    let Some((spec, name)) = package_name(&r) else {
+                        continue;
+                    };
+                    if cs.is_new && is_apollo_server(spec, name) {
+                        apollo.push((m, cs.line, cs.args.first().cloned()));
+                    } else if spec == "graphql-yoga" && name == "createYoga" {
+                        let opts = self.gql_options(m, cs.args.first());
+                        let path = match &opts {
+                            Some((om, o)) => {
+                                let p = field(o, "graphqlEndpoint").cloned();
+                                self.gql_path(
+                                    *om,
+                                    p.as_ref(),
+                                    (m, cs.line),
+                                    "the `graphqlEndpoint` of `createYoga`",
+                                )
+                            }
+                            None => DEFAULT_PATH.to_string(),
+                        };
+                        out.push(Server {
+                            module: m,
+                            line: cs.line,
+                            path,
+                            framework: "graphql-yoga",
+                            context: context_of(&opts),
+                            schema: opts
+                                .iter()
+                                .flat_map(|(om, o)| {
+                                    ["schema", "resolvers"]
+                                        .into_iter()
+                                        .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
+                                })
+                                .collect(),
+                        });
+                    } else if name == "startStandaloneServer"
+                        && spec.starts_with("@apollo/server")
+                        && let Some(site) = cs.args.first().and_then(|s| self.new_site(m, s))
+                    {
+                        let opts = self.gql_options(m, cs.args.get(1));
+                        served.push((site, "/".into(), "apollo-server", context_of(&opts)));
+                    }
+                    // Apollo Server 3: `server.applyMiddleware({ app, path })`.
+                    if let Val::Member(receiver, method) = &cs.callee
+                        && method == "applyMiddleware"
+                        && let Some(site) = self.new_site(m, receiver)
+                    {
+                        let p = self
+                            .gql_options(m, cs.args.first())
+                            .and_then(|(om, o)| field(&o, "path").map(|p| (om, p.clone())));
+                        let path = match p {
+                            Some((om, p)) => self.gql_path(
+                                om,
+                                Some(&p),
+                                (m, cs.line),
+                                "the `path` of `applyMiddleware`",
+                            ),
+                            None => DEFAULT_PATH.to_string(),
+                        };
+                        served.push((site, path, "express", None));
+                    }
+                }
+            }
+        }
+        for mt in self.mounts.clone() {
+            let (callee, args) = match &mt.value {
+                Val::Call(callee, args) => (self.res.resolve(mt.module, callee), args.clone()),
+                v => (self.res.resolve(mt.module, v), vec![]),
+            };
+            let Some((spec, name)) = package_name(&callee) else {
+                continue;
+            };
+            if is_express_middleware(spec, name) {
+                if let Some(site) = args.first().and_then(|s| self.new_site(mt.module, s)) {
+                    let opts = self.gql_options(mt.module, args.get(1));
+                    served.push((site, mt.prefix.clone(), mt.framework, context_of(&opts)));
+                }
+            } else if spec == "mercurius" {
+                let opts = self.gql_options(mt.module, mt.options.as_ref());
+                let path = match &opts {
+                    Some((om, o)) => {
+                        let p = field(o, "path").cloned();
+                        self.gql_path(
+                            *om,
+                            p.as_ref(),
+                            (mt.module, mt.line),
+                            "the `path` of the Mercurius plugin",
+                        )
+                    }
+                    None => DEFAULT_PATH.to_string(),
+                };
+                out.push(Server {
+                    module: mt.module,
+                    line: mt.line,
+                    path: normalize_path(&mt.prefix, &path),
+                    framework: "mercurius",
+                    context: context_of(&opts),
+                    schema: opts
+                        .iter()
+                        .flat_map(|(om, o)| {
+                            ["schema", "resolvers"]
+                                .into_iter()
+                                .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
+                        })
+                        .collect(),
+                });
+            }
+        }
+        for (m, line, opts) in apollo {
+            let opts = self.gql_options(m, opts.as_ref());
+            // Apollo Server 3 takes `context` with the server's own options.
+            let own_context = context_of(&opts);
+            let schema: Vec<(ModId, Val)> = opts
+                .iter()
+                .flat_map(|(om, o)| {
+                    ["schema", "resolvers"]
+                        .into_iter()
+                        .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
+                })
+                .collect();
+            let mut paths: Vec<(String, &'static str, Option<At>)> = served
+                .iter()
+                .filter(|(site, ..)| *site == (m, line))
+                .map(|(_, p, f, c)| (p.clone(), *f, c.clone().or_else(|| own_context.clone())))
+                .collect();
+            paths.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
+            paths.dedup_by(|a, b| (&a.0, a.1) == (&b.0, b.1));
+            if paths.is_empty() {
+                self.diagnostics.push(Diagnostic::new(
+                    modules[m].file.clone(),
+                    line,
+                    format!("this Apollo server is not seen mounted (`expressMiddleware`, `applyMiddleware`, `startStandaloneServer`): its mutations are listed at `{DEFAULT_PATH}`"),
+                ));
+                paths.push((
+                    DEFAULT_PATH.to_string(),
+                    "apollo-server",
+                    own_context.clone(),
+                ));
+            }
+            for (path, framework, context) in paths {
+                out.push(Server {
+                    module: m,
+                    line,
+                    path,
+                    framework,
+                    schema: schema.clone(),
+                    context,
+                });
+            }
+        }
+        out
+    }
+
+    /// The mutation fields a resolver map (or schema, list, merge of them) holds; `seen` holds
+    /// the maps already read.
+    fn gql_maps(
+        &self,
+        (m, v): (ModId, &Val),
+        d: usize,
+        seen: &mut BTreeSet<(ModId, String)>,
+        out: &mut Vec<Field>,
+    ) {
+        if d > MAX_DEPTH {
+            return;
+        }
+        let (m, v) = self.deref_export(m, v.clone());
+        match &v {
+            Val::Arr(items) => {
+                for i in items {
+                    self.gql_maps((m, i), d + 1, seen, out);
+                }
+            }
+            Val::Obj(fields) => {
+                if !seen.insert((m, format!("{fields:?}"))) {
+                    return;
+                }
+                for (k, fv) in fields {
+                    match k.as_str() {
+                        "Mutation" => self.gql_mutation_map((m, fv), d + 1, out),
+                        // `{ typeDefs, resolvers }` modules (`buildSubgraphSchema([..])`).
+                        "resolvers" => self.gql_maps((m, fv), d + 1, seen, out),
+                        _ => {}
+                    }
+                }
+            }
+            Val::Call(callee, args) => match self.res.resolve(m, callee) {
+                // `makeExecutableSchema({ typeDefs, resolvers })`, `merge(a, b)`,
+                // `mergeResolvers([a, b])`: what the arguments hold.
+                Resolved::Package { .. } | Resolved::Opaque => {
+                    for a in args {
+                        self.gql_maps((m, a), d + 1, seen, out);
+                    }
+                }
+                // A function of the project that builds the map: what it returns.
+                Resolved::Func(fm, f) => {
+                    for r in self.modules()[fm].functions[f].returns.clone() {
+                        self.gql_maps((fm, &r), d + 1, seen, out);
+                    }
+                }
+                _ => {}
+            },
+            other => {
+                if let Resolved::Obj(om, fields) = self.res.resolve(m, other) {
+                    self.gql_maps((om, &Val::Obj(fields)), d + 1, seen, out);
+                }
+            }
+        }
+    }
+
+    /// The members of a `Mutation` map: each a field.
+    fn gql_mutation_map(&self, (m, v): (ModId, &Val), d: usize, out: &mut Vec<Field>) {
+        if d > MAX_DEPTH {
+            return;
+        }
+        let (m, v) = self.deref_export(m, v.clone());
+        match &v {
+            Val::Obj(fields) => {
+                for (k, fv) in fields {
+                    // `createOrder: { resolve(parent, args) {..} }`
+                    let resolver = match self.res.resolve(m, fv) {
+                        Resolved::Obj(om, inner) => match field(&inner, "resolve") {
+                            Some(r) => (om, r.clone()),
+                            None => (m, fv.clone()),
+                        },
+                        _ => (m, fv.clone()),
+                    };
+                    out.push(Field {
+                        name: k.clone(),
+                        resolver,
+                        at: (m, 0),
+                    });
+                }
+            }
+            Val::Call(callee, args) => match self.res.resolve(m, callee) {
+                Resolved::Package { .. } | Resolved::Opaque => {
+                    for a in args {
+                        self.gql_mutation_map((m, a), d + 1, out);
+                    }
+                }
+                Resolved::Func(fm, f) => {
+                    for r in self.modules()[fm].functions[f].returns.clone() {
+                        self.gql_mutation_map((fm, &r), d + 1, out);
+                    }
+                }
+                _ => {}
+            },
+            other => {
+                if let Resolved::Obj(om, fields) = self.res.resolve(m, other) {
+                    self.gql_mutation_map((om, &Val::Obj(fields)), d + 1, out);
+                }
+            }
+        }
+    }
+
+    /// A route for one mutation field; a resolver that cannot be located is said so.
+    fn gql_route(
+        &mut self,
+        base: &str,
+        framework: &'static str,
+        f: Field,
+        middleware: Vec<(ModId, Val)>,
+    ) {
+        let (rm, rv) = f.resolver;
+        let (module, line) = match self.res.resolve(rm, &rv) {
+            Resolved::Func(fm, g) => (fm, self.modules()[fm].functions[g].line),
+            _ => {
+                let file = self.modules()[f.at.0].file.clone();
+                let shown = crate::link::display(&rv);
+                self.diagnostics.push(Diagnostic::new(
+                    file,
+                    f.at.1,
+                    format!(
+                        "the resolver of GraphQL mutation `{}`{} cannot be located: it is listed without what it does",
+                        f.name,
+                        if shown.is_empty() || shown == f.name {
+                            String::new()
+                        } else {
+                            format!(" ({})", code(&shown))
+                        }
+                    ),
+                ));
+                f.at
+            }
+        };
+        self.routes.push(RawRoute {
+            method: "POST".into(),
+            path: format!("{base}#{}", f.name),
+            framework,
+            module,
+            line,
+            handler: rv,
+            handler_module: rm,
+            middleware,
+            branch: None,
+            protocol: Protocol::Graphql,
+            handler_name: Some(format!("Mutation.{}", f.name)),
+        });
+    }
+
+    /// Where NestJS serves GraphQL: `GraphQLModule.forRoot`'s `path` (or `forRootAsync`'s), under
+    /// the global prefix with `useGlobalPrefix: true`. None when the tree configures none.
+    fn nest_graphql_path(&mut self) -> Option<(String, ModId)> {
+        let modules = self.modules();
+        let mut found: Vec<(ModId, u32, String, Option<Fields>)> = Vec::new();
+        for (m, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    let Resolved::Package { spec, name, path } = self.res.resolve(m, &cs.callee)
+                    else {
+                        continue;
+                    };
+                    if spec != "@nestjs/graphql" || name.as_deref() != Some("GraphQLModule") {
+                        continue;
+                    }
+                    let [call] = path.as_slice() else { continue };
+                    let opts = match call.as_str() {
+                        "forRoot" => self.gql_options(m, cs.args.first()),
+                        "forRootAsync" => self.nest_async_options(m, cs.args.first()),
+                        _ => continue,
+                    };
+                    found.push((m, cs.line, call.clone(), opts));
+                }
+            }
+        }
+        let (m, line, call, opts) = found.into_iter().next()?;
+        let file = modules[m].file.clone();
+        let Some((om, opts)) = opts else {
+            self.diagnostics.push(Diagnostic::new(
+                file,
+                line,
+                format!("the options of `GraphQLModule.{call}` cannot be read: the GraphQL mutations are listed at `{DEFAULT_PATH}`"),
+            ));
+            return Some((DEFAULT_PATH.to_string(), m));
+        };
+        let p = field(&opts, "path").cloned();
+        let mut path = self.gql_path(
+            om,
+            p.as_ref(),
+            (m, line),
+            &format!("the `path` of `GraphQLModule.{call}`"),
+        );
+        if matches!(field(&opts, "useGlobalPrefix"), Some(Val::Bool(true)))
+            && let Some(bm) = self.bootstrap_for(&file)
+            && let Some(b) = modules[bm].nest_bootstrap.as_ref()
+        {
+            let global = self.global_prefix(bm, b);
+            path = normalize_path(&global, &path);
+        }
+        Some((path, m))
+    }
+
+    /// `forRootAsync({ useFactory })`: what the factory returns; `useClass` / `useExisting`: what
+    /// the class's `createGqlOptions` returns.
+    fn nest_async_options(&self, m: ModId, v: Option<&Val>) -> Option<(ModId, Vec<(String, Val)>)> {
+        let (om, opts) = self.gql_options(m, v)?;
+        let returns = |fm: ModId, f: FnId| {
+            self.modules()[fm].functions[f]
+                .returns
+                .iter()
+                .find_map(|r| match self.res.resolve(fm, r) {
+                    Resolved::Obj(rm, fields) => Some((rm, fields)),
+                    _ => None,
+                })
+        };
+        if let Some(factory) = field(&opts, "useFactory")
+            && let Resolved::Func(fm, f) = self.res.resolve(om, factory)
+        {
+            return returns(fm, f);
+        }
+        for k in ["useClass", "useExisting"] {
+            if let Some(c) = field(&opts, k)
+                && let Resolved::Class(cm, c) = self.res.resolve(om, c)
+                && let Some(f) = self.modules()[cm].classes[c].method("createGqlOptions")
+            {
+                return returns(cm, f);
+            }
+        }
+        None
+    }
+
+    /// The package a decorator comes from (`@nestjs/graphql`, `type-graphql`).
+    fn decorator_spec(&self, m: ModId, d: &DecoratorFacts) -> Option<String> {
+        let callee = match &d.callee {
+            Val::Call(c, _) => c.as_ref(),
+            v => v,
+        };
+        match self.res.resolve(m, callee) {
+            Resolved::Package { spec, .. } => Some(spec),
+            _ => None,
+        }
+    }
+
+    /// The resolver classes of NestJS and type-graphql and their mutation methods.
+    fn gql_classes(&mut self, servers_path: &mut dyn FnMut(&mut Self, ModId) -> String) {
+        let modules = self.modules();
+        let mut nest_path: Option<Option<(String, ModId)>> = None;
+        for (m, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for class in &module.classes {
+                let Some((spec, resolver)) = class.decorators.iter().find_map(|d| {
+                    (d.name == "Resolver")
+                        .then(|| self.decorator_spec(m, d))
+                        .flatten()
+                        .filter(|s| s == "@nestjs/graphql" || s == "type-graphql")
+                        .map(|s| (s, d))
+                }) else {
+                    continue;
+                };
+                let nest = spec == "@nestjs/graphql";
+                let mut class_mw: Vec<(ModId, Val)> = Vec::new();
+                if nest
+                    && let Some(bm) = self.bootstrap_for(&module.file)
+                    && let Some(b) = modules[bm].nest_bootstrap.as_ref()
+                {
+                    class_mw.extend(b.interceptors.iter().map(|v| (bm, v.clone())));
+                }
+                for d in &class.decorators {
+                    if matches!(d.name.as_str(), "UseInterceptors" | "UseGuards") {
+                        class_mw.extend(d.args.iter().map(|a| (m, a.clone())));
+                    }
+                }
+                for (f, ds) in &class.method_decorators {
+                    let Some(mutation) = ds.iter().find(|d| {
+                        d.name == "Mutation"
+                            && self.decorator_spec(m, d).as_deref() == Some(spec.as_str())
+                    }) else {
+                        continue;
+                    };
+                    let method = class
+                        .methods
+                        .iter()
+                        .find(|(_, g)| g == f)
+                        .map(|(n, _)| n.clone())
+                        .unwrap_or_default();
+                    let name = mutation_name(mutation).unwrap_or(method);
+                    let mut middleware = class_mw.clone();
+                    for d in ds {
+                        if matches!(d.name.as_str(), "UseInterceptors" | "UseGuards") {
+                            middleware.extend(d.args.iter().map(|a| (m, a.clone())));
+                        }
+                    }
+                    let base = if nest {
+                        let np = match &nest_path {
+                            Some(p) => p.clone(),
+                            None => {
+                                let p = self.nest_graphql_path();
+                                if p.is_none() {
+                                    self.diagnostics.push(Diagnostic::new(
+                                        module.file.clone(),
+                                        resolver.line,
+                                        format!("no `GraphQLModule.forRoot` is found: the mutations of `{}` and the other resolvers are listed at `{DEFAULT_PATH}`", class.name),
+                                    ));
+                                }
+                                nest_path = Some(p.clone());
+                                p
+                            }
+                        };
+                        np.map(|p| p.0).unwrap_or_else(|| DEFAULT_PATH.to_string())
+                    } else {
+                        servers_path(self, m)
+                    };
+                    self.routes.push(RawRoute {
+                        method: "POST".into(),
+                        path: format!("{base}#{name}"),
+                        framework: if nest { "nestjs" } else { "type-graphql" },
+                        module: m,
+                        line: mutation.line,
+                        handler: Val::Func(*f),
+                        handler_module: m,
+                        middleware,
+                        branch: None,
+                        protocol: Protocol::Graphql,
+                        handler_name: None,
+                    });
+                }
+            }
+        }
+    }
+
+    /// Pothos: `builder.mutationField(..)`, `builder.mutationFields(..)`,
+    /// `builder.mutationType({ fields })` on a `SchemaBuilder` of `@pothos/core`.
+    fn pothos_fields(&self) -> Vec<Field> {
+        let mut out = Vec::new();
+        for (m, module) in self.modules().iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    let Val::Member(builder, method) = &cs.callee else {
+                        continue;
+                    };
+                    if !matches!(
+                        method.as_str(),
+                        "mutationField" | "mutationFields" | "mutationType"
+                    ) {
+                        continue;
+                    }
+                    if !matches!(self.res.resolve(m, builder), Resolved::Package { spec, .. } if spec == "@pothos/core")
+                    {
+                        continue;
+                    }
+                    let at = (m, cs.line);
+                    let fields_fn = match method.as_str() {
+                        "mutationField" => {
+                            let (Some(Val::Str(name)), Some(f)) = (cs.args.first(), cs.args.get(1))
+                            else {
+                                continue;
+                            };
+                            for r in self.returns_of(m, f) {
+                                out.push(Field {
+                                    name: name.clone(),
+                                    resolver: pothos_resolve(self, r).unwrap_or((m, Val::Unknown)),
+                                    at,
+                                });
+                            }
+                            continue;
+                        }
+                        "mutationFields" => cs.args.first().cloned(),
+                        // `mutationType({ fields })`, or `mutationType(options, fields)`.
+                        _ => self
+                            .gql_options(m, cs.args.first())
+                            .and_then(|(_, o)| field(&o, "fields").cloned())
+                            .or_else(|| cs.args.get(1).cloned()),
+                    };
+                    let Some(f) = fields_fn else { continue };
+                    for r in self.returns_of(m, &f) {
+                        let Resolved::Obj(om, fields) = self.res.resolve(r.0, &r.1) else {
+                            continue;
+                        };
+                        for (name, fv) in fields {
+                            out.push(Field {
+                                name,
+                                resolver: pothos_resolve(self, (om, fv))
+                                    .unwrap_or((m, Val::Unknown)),
+                                at,
+                            });
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The object a `context` option stands for: the object itself, or what the function making
+    /// it returns.
+    fn context_object(&self, (m, v): &(ModId, Val)) -> Option<Resolved> {
+        match self.res.resolve(*m, v) {
+            o @ Resolved::Obj(..) => Some(o),
+            Resolved::Func(fm, f) => self.modules()[fm].functions[f]
+                .returns
+                .iter()
+                .map(|r| self.res.resolve(fm, r))
+                .find(|r| matches!(r, Resolved::Obj(..))),
+            _ => None,
+        }
+    }
+
+    /// What a function value returns, each in its module.
+    fn returns_of(&self, m: ModId, f: &Val) -> Vec<(ModId, Val)> {
+        match self.res.resolve(m, f) {
+            Resolved::Func(fm, g) => self.modules()[fm].functions[g]
+                .returns
+                .iter()
+                .map(|r| (fm, r.clone()))
+                .collect(),
+            _ => vec![],
+        }
+    }
+
+    /// Every GraphQL mutation of the tree, as routes.
+    pub(super) fn graphql_routes(&mut self) {
+        let servers = self.gql_servers();
+        let mut paths: Vec<String> = servers.iter().map(|s| s.path.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        let mut seen = BTreeSet::new();
+        let mut reached: BTreeSet<(ModId, String)> = BTreeSet::new();
+        for s in &servers {
+            let mut fields = Vec::new();
+            for v in &s.schema {
+                self.gql_maps((v.0, &v.1), 0, &mut seen, &mut fields);
+            }
+            seen.clear();
+            let context = s.context.as_ref().and_then(|c| self.context_object(c));
+            for mut f in fields {
+                reached.insert((f.resolver.0, format!("{}#{:?}", f.name, f.resolver.1)));
+                f.at = (s.module, s.line);
+                // `(parent, args, context, info)`: the context the server makes.
+                if let (Some(ctx), Resolved::Func(fm, g)) =
+                    (&context, self.res.resolve(f.resolver.0, &f.resolver.1))
+                {
+                    self.bindings.push(((fm, g, 2), ctx.clone()));
+                }
+                self.gql_route(&s.path, s.framework, f, vec![]);
+            }
+        }
+        // The path of the tree's one server, for what no server is seen to be given.
+        let tree_path = |me: &mut Self, m: ModId, what: &str| -> String {
+            match paths.as_slice() {
+                [one] => one.clone(),
+                _ => {
+                    let file = me.modules()[m].file.clone();
+                    me.diagnostics.push(Diagnostic::new(
+                        file,
+                        0,
+                        format!(
+                            "{what} {}: they are listed at `{DEFAULT_PATH}`",
+                            if paths.is_empty() {
+                                "are served by no GraphQL server the audit recognises (Apollo, graphql-yoga, Mercurius, NestJS)"
+                            } else {
+                                "may be served by more than one GraphQL server"
+                            }
+                        ),
+                    ));
+                    DEFAULT_PATH.to_string()
+                }
+            }
+        };
+        // Exported resolver maps no server was seen to take.
+        let modules = self.modules();
+        for (m, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            let mut fields = Vec::new();
+            for v in module
+                .exports
+                .iter()
+                .map(|(_, v)| v)
+                .chain(module.cjs_whole.iter())
+            {
+                if matches!(v, Val::Obj(fs) if fs.iter().any(|(k, _)| k == "Mutation")) {
+                    self.gql_maps((m, v), 0, &mut BTreeSet::new(), &mut fields);
+                }
+            }
+            fields.retain(|f| {
+                !reached.contains(&(f.resolver.0, format!("{}#{:?}", f.name, f.resolver.1)))
+            });
+            if fields.is_empty() {
+                continue;
+            }
+            let base = tree_path(self, m, "the resolver maps with a `Mutation` member here");
+            for mut f in fields {
+                reached.insert((f.resolver.0, format!("{}#{:?}", f.name, f.resolver.1)));
+                f.at = (m, module.export_line("default").unwrap_or(0));
+                self.gql_route(&base, "graphql", f, vec![]);
+            }
+        }
+        let mut type_graphql_path = None;
+        self.gql_classes(&mut |me: &mut Self, m: ModId| {
+            type_graphql_path
+                .get_or_insert_with(|| tree_path(me, m, "the type-graphql resolvers"))
+                .clone()
+        });
+        let pothos = self.pothos_fields();
+        if let Some(first) = pothos.first() {
+            let base = tree_path(self, first.at.0, "the Pothos mutation fields");
+            for f in pothos {
+                self.gql_route(&base, "pothos", f, vec![]);
+            }
+        }
+    }
+}
+
+/// `t.field({ resolve })` (and `t.prismaField`, `t.boolean`, ..): the resolve function it is given.
+fn pothos_resolve(me: &Mounter, (m, v): (ModId, Val)) -> Option<(ModId, Val)> {
+    let Val::Call(_, args) = &v else {
+        return None;
+    };
+    args.iter().find_map(|a| match me.res.resolve(m, a) {
+        Resolved::Obj(om, fields) => field(&fields, "resolve").map(|r| (om, r.clone())),
+        _ => None,
+    })
+}
+
+/// The field a `@Mutation(..)` names: its string argument (schema first) or its `name` option.
+fn mutation_name(d: &DecoratorFacts) -> Option<String> {
+    d.args.iter().find_map(|a| match a {
+        Val::Str(s) => Some(s.clone()),
+        Val::Obj(_) => match crate::frontend::ts::routers::field(a, "name") {
+            Some(Val::Str(s)) => Some(s),
+            _ => None,
+        },
+        _ => None,
+    })
+}
+
+fn field<'v>(fields: &'v [(String, Val)], name: &str) -> Option<&'v Val> {
+    fields.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+fn export_of<'m>(module: &'m Module, name: &str) -> Option<&'m Val> {
+    match module.export(name) {
+        Some(v) => Some(v),
+        None if name == "default" => module.cjs_whole.as_ref(),
+        None => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::mutation_name;
+    use crate::frontend::ts::ir::{DecoratorFacts, Val};
+
+    fn mutation(args: Vec<Val>) -> DecoratorFacts {
+        DecoratorFacts {
+            name: "Mutation".into(),
+            callee: Val::Unknown,
+            args,
+            line: 1,
+        }
+    }
+
+    #[test]
+    fn the_field_a_mutation_decorator_names() {
+        // `@Mutation(() => Order)`: the method's name.
+        assert_eq!(mutation_name(&mutation(vec![Val::Func(1)])), None);
+        // `@Mutation(() => Order, { name: 'cancelOrder' })`
+        let named = Val::Obj(vec![("name".into(), Val::Str("cancelOrder".into()))]);
+        assert_eq!(
+            mutation_name(&mutation(vec![Val::Func(1), named])).as_deref(),
+            Some("cancelOrder")
+        );
+        // `@Mutation('publishPost')` (schema first)
+        assert_eq!(
+            mutation_name(&mutation(vec![Val::Str("publishPost".into())])).as_deref(),
+            Some("publishPost")
+        );
+        // `@Mutation(() => Boolean, { nullable: true })`
+        let other = Val::Obj(vec![("nullable".into(), Val::Bool(true))]);
+        assert_eq!(mutation_name(&mutation(vec![Val::Func(1), other])), None);
+    }
+}
