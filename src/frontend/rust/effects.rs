@@ -1470,13 +1470,12 @@ fn claim_of(e: &Ex) -> Option<&'static str> {
                 set |= l.eq_ignore_ascii_case("set");
                 nx |= l.eq_ignore_ascii_case("nx");
             }
-            Ex::Macro { lits, .. } => {
+            Ex::Macro { lits, .. }
                 if lits
                     .iter()
-                    .any(|l| crate::frontend::claims::sql_moves_state(l))
-                {
-                    return Some("an `UPDATE` of the state its `WHERE` tests");
-                }
+                    .any(|l| crate::frontend::claims::sql_moves_state(l)) =>
+            {
+                return Some("an `UPDATE` of the state its `WHERE` tests");
             }
             Ex::Method(_, name, _, _) if name == "set_nx" => return Some("a Redis `SETNX`"),
             // A closure's body runs later, if at all.
