@@ -8,13 +8,11 @@ use super::fileroutes::{
     under, written,
 };
 use super::mounts::{RawRoute, normalize_path};
-use super::next::MUTATIONS;
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::Val;
 
 const FRAMEWORK: &str = "astro";
-const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 const ENDPOINT_EXTS: &[&str] = &["ts", "js", "mts", "mjs"];
 
 struct Site {
@@ -114,19 +112,7 @@ fn route(
     handler: Val,
     protocol: Protocol,
 ) -> RawRoute {
-    RawRoute {
-        method: method.to_string(),
-        path,
-        framework: FRAMEWORK,
-        module: m,
-        line,
-        handler,
-        handler_module: m,
-        middleware: vec![],
-        branch: None,
-        protocol,
-        handler_name: None,
-    }
+    super::fileroutes::route(FRAMEWORK, m, method, path, line, handler, protocol)
 }
 
 /// An endpoint file's method exports; files and folders starting with `_` are not routes.
@@ -142,35 +128,7 @@ fn endpoint(res: &Resolver, m: ModId, site: &Site, page: &str, out: &mut Vec<Raw
         segs.pop();
     }
     let path = normalize_path(&site.base, &segs.join("/"));
-    let module = &res.modules[m];
-    for method in METHODS {
-        if let Some(h) = module.export(method) {
-            let line = module.export_line(method).unwrap_or(1);
-            out.push(route(
-                m,
-                method,
-                path.clone(),
-                line,
-                h.clone(),
-                Protocol::Rest,
-            ));
-        }
-    }
-    if let Some(h) = module.export("ALL") {
-        let line = module.export_line("ALL").unwrap_or(1);
-        for method in MUTATIONS {
-            if module.export(method).is_none() {
-                out.push(route(
-                    m,
-                    method,
-                    path.clone(),
-                    line,
-                    h.clone(),
-                    Protocol::Rest,
-                ));
-            }
-        }
-    }
+    super::fileroutes::method_exports(FRAMEWORK, res, m, &path, "ALL", out);
 }
 
 /// `export const server = { .. }`: each `defineAction({ handler })`, by its dotted name.

@@ -2,7 +2,9 @@
 //! marks, configuration values read from a module's export, and URL segments written with
 //! brackets (`[id]`, `[...rest]`, `[[optional]]`, `[id=matcher]`).
 
+use super::mounts::RawRoute;
 use super::resolve::{ModId, Resolved, Resolver};
+use crate::facts::Protocol;
 use crate::frontend::ts::ir::Val;
 
 const CONFIG_EXTENSIONS: &[&str] = &["js", "mjs", "cjs", "ts", "mts", "cts"];
@@ -234,6 +236,77 @@ mod tests {
             ("broken[", "broken["),
         ] {
             assert_eq!(bracket_segment(seg), want, "{seg}");
+        }
+    }
+}
+
+/// The methods a file route may export.
+const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
+
+/// A route of a file router, run by `handler` of module `m`.
+pub fn route(
+    framework: &'static str,
+    m: ModId,
+    method: &str,
+    path: String,
+    line: u32,
+    handler: Val,
+    protocol: Protocol,
+) -> RawRoute {
+    RawRoute {
+        method: method.to_string(),
+        path,
+        framework,
+        module: m,
+        line,
+        handler,
+        handler_module: m,
+        middleware: vec![],
+        branch: None,
+        protocol,
+        handler_name: None,
+    }
+}
+
+/// A file route's method exports (`export const POST`), and its catch-all export (`fallback`,
+/// `ALL`) for each mutation method it does not export itself.
+pub fn method_exports(
+    framework: &'static str,
+    res: &Resolver,
+    m: ModId,
+    path: &str,
+    catch_all: &str,
+    out: &mut Vec<RawRoute>,
+) {
+    let module = &res.modules[m];
+    for method in METHODS {
+        if let Some(h) = module.export(method) {
+            let line = module.export_line(method).unwrap_or(1);
+            out.push(route(
+                framework,
+                m,
+                method,
+                path.to_string(),
+                line,
+                h.clone(),
+                Protocol::Rest,
+            ));
+        }
+    }
+    if let Some(h) = module.export(catch_all) {
+        let line = module.export_line(catch_all).unwrap_or(1);
+        for method in super::next::MUTATIONS {
+            if module.export(method).is_none() {
+                out.push(route(
+                    framework,
+                    m,
+                    method,
+                    path.to_string(),
+                    line,
+                    h.clone(),
+                    Protocol::Rest,
+                ));
+            }
         }
     }
 }

@@ -12,8 +12,6 @@ use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::Val;
 
 const FRAMEWORK: &str = "sveltekit";
-const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
-const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 
 /// One SvelteKit app: where its routes live and the base path it is served under.
 struct App {
@@ -115,53 +113,13 @@ fn route(
     handler: Val,
     protocol: Protocol,
 ) -> RawRoute {
-    RawRoute {
-        method: method.to_string(),
-        path,
-        framework: FRAMEWORK,
-        module: m,
-        line,
-        handler,
-        handler_module: m,
-        middleware: vec![],
-        branch: None,
-        protocol,
-        handler_name: None,
-    }
+    super::fileroutes::route(FRAMEWORK, m, method, path, line, handler, protocol)
 }
 
 /// A `+server` module's method exports; `fallback` answers the mutation methods it exports no
 /// handler for.
 fn endpoints(res: &Resolver, m: ModId, path: &str, out: &mut Vec<RawRoute>) {
-    let module = &res.modules[m];
-    for method in METHODS {
-        if let Some(h) = module.export(method) {
-            let line = module.export_line(method).unwrap_or(1);
-            out.push(route(
-                m,
-                method,
-                path.to_string(),
-                line,
-                h.clone(),
-                Protocol::Rest,
-            ));
-        }
-    }
-    if let Some(h) = module.export("fallback") {
-        let line = module.export_line("fallback").unwrap_or(1);
-        for method in MUTATIONS {
-            if module.export(method).is_none() {
-                out.push(route(
-                    m,
-                    method,
-                    path.to_string(),
-                    line,
-                    h.clone(),
-                    Protocol::Rest,
-                ));
-            }
-        }
-    }
+    super::fileroutes::method_exports(FRAMEWORK, res, m, path, "fallback", out);
 }
 
 /// `export const actions = { default, register }`: `POST <page>` for `default`, `POST
