@@ -215,31 +215,6 @@ pub fn is_group(dir: &str) -> bool {
     dir.len() > 2 && dir.starts_with('(') && dir.ends_with(')')
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bracket_segments() {
-        for (seg, want) in [
-            ("[id]", "{id}"),
-            ("[...rest]", "{rest}"),
-            ("[[optional]]", "{optional}"),
-            ("[[...slug]]", "{slug}"),
-            ("[id=integer]", "{id}"),
-            ("[...]", "{_}"),
-            ("[a]-[b]", "{a}-{b}"),
-            ("[...path].json", "{path}.json"),
-            ("sitemap[x+2e]xml", "sitemap.xml"),
-            ("[u+0023]hash", "#hash"),
-            ("plain", "plain"),
-            ("broken[", "broken["),
-        ] {
-            assert_eq!(bracket_segment(seg), want, "{seg}");
-        }
-    }
-}
-
 /// The methods a file route may export.
 const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
@@ -307,6 +282,31 @@ pub fn method_exports(
                     Protocol::Rest,
                 ));
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bracket_segments() {
+        for (seg, want) in [
+            ("[id]", "{id}"),
+            ("[...rest]", "{rest}"),
+            ("[[optional]]", "{optional}"),
+            ("[[...slug]]", "{slug}"),
+            ("[id=integer]", "{id}"),
+            ("[...]", "{_}"),
+            ("[a]-[b]", "{a}-{b}"),
+            ("[...path].json", "{path}.json"),
+            ("sitemap[x+2e]xml", "sitemap.xml"),
+            ("[u+0023]hash", "#hash"),
+            ("plain", "plain"),
+            ("broken[", "broken["),
+        ] {
+            assert_eq!(bracket_segment(seg), want, "{seg}");
         }
     }
 }
