@@ -4,8 +4,8 @@
 //! `POST /_actions/<name>`, nested objects giving dotted names.
 
 use super::fileroutes::{
-    ConfigStr, bracket_segment, config_module, config_object, config_str, in_dir, project_roots,
-    under, written,
+    bracket_segment, config_module, config_object, config_value, in_dir, project_roots, under,
+    written,
 };
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
@@ -38,30 +38,10 @@ impl Site {
             ));
             return site;
         };
-        for key in ["srcDir", "base"] {
-            let value = match config_str(res, om, &fields, &[key]) {
-                ConfigStr::Absent => continue,
-                ConfigStr::Literal(s) => s,
-                ConfigStr::EnvDefault { value, var } => {
-                    diagnostics.push(Diagnostic::new(
-                        file.clone(),
-                        0,
-                        format!(
-                            "`{key}` comes from `{var}` at run time: its default `{value}` is used"
-                        ),
-                    ));
-                    value
-                }
-                ConfigStr::Unreadable => {
-                    diagnostics.push(Diagnostic::new(
-                        file.clone(),
-                        0,
-                        format!(
-                            "`{key}` is not a string this audit can read: Astro's default is used"
-                        ),
-                    ));
-                    continue;
-                }
+        for (key, default) in [("srcDir", "src"), ("base", "")] {
+            let Some(value) = config_value(res, om, &fields, &[key], &file, default, diagnostics)
+            else {
+                continue;
             };
             if key == "srcDir" {
                 site.src = in_dir(root, value.trim_start_matches("./").trim_end_matches('/'));

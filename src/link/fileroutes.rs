@@ -4,7 +4,7 @@
 
 use super::mounts::RawRoute;
 use super::resolve::{ModId, Resolved, Resolver};
-use crate::facts::Protocol;
+use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::Val;
 
 const CONFIG_EXTENSIONS: &[&str] = &["js", "mjs", "cjs", "ts", "mts", "cts"];
@@ -129,6 +129,41 @@ pub fn config_str(res: &Resolver, m: ModId, fields: &[(String, Val)], path: &[&s
     match object_of(res, m, v, 0) {
         Some((om, inner)) => config_str(res, om, &inner, rest),
         None => ConfigStr::Unreadable,
+    }
+}
+
+/// The string at `path` as [`config_str`] reads it, saying in a diagnostic on `file` when it
+/// comes from the environment (its default is used) or cannot be read (`None`: the caller's
+/// `default` applies). `None` too when the key is absent.
+pub fn config_value(
+    res: &Resolver,
+    m: ModId,
+    fields: &[(String, Val)],
+    path: &[&str],
+    file: &str,
+    default: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    let name = path.join(".");
+    match config_str(res, m, fields, path) {
+        ConfigStr::Absent => None,
+        ConfigStr::Literal(s) => Some(s),
+        ConfigStr::EnvDefault { value, var } => {
+            diagnostics.push(Diagnostic::new(
+                file.to_string(),
+                0,
+                format!("`{name}` comes from `{var}` at run time: its default `{value}` is used"),
+            ));
+            Some(value)
+        }
+        ConfigStr::Unreadable => {
+            diagnostics.push(Diagnostic::new(
+                file.to_string(),
+                0,
+                format!("`{name}` is not a string this audit can read: `{default}` is used"),
+            ));
+            None
+        }
     }
 }
 

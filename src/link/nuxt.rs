@@ -4,8 +4,8 @@
 //! Next.js pages handler is (its `event.method` checks, `assertMethod`, `isMethod`).
 
 use super::fileroutes::{
-    ConfigStr, bracket_segment, config_module, config_object, config_str, in_dir, is_group,
-    project_roots, under,
+    bracket_segment, config_module, config_object, config_value, in_dir, is_group, project_roots,
+    under,
 };
 use super::mounts::{RawRoute, normalize_path};
 use super::next::{MUTATIONS, methods_served};
@@ -44,25 +44,9 @@ fn read_dir_option(
         ));
         return fallback;
     };
-    match config_str(res, om, &fields, &[key]) {
-        ConfigStr::Absent => fallback,
-        ConfigStr::Literal(s) => in_dir(root, s.trim_start_matches("./").trim_end_matches('/')),
-        ConfigStr::EnvDefault { value, var } => {
-            diagnostics.push(Diagnostic::new(
-                file,
-                0,
-                format!("`{key}` comes from `{var}` at run time: its default `{value}` is used"),
-            ));
-            in_dir(root, value.trim_start_matches("./").trim_end_matches('/'))
-        }
-        ConfigStr::Unreadable => {
-            diagnostics.push(Diagnostic::new(
-                file,
-                0,
-                format!("`{key}` is not a string this audit can read: server routes are read from `{default}`"),
-            ));
-            fallback
-        }
+    match config_value(res, om, &fields, &[key], &file, default, diagnostics) {
+        Some(s) => in_dir(root, s.trim_start_matches("./").trim_end_matches('/')),
+        None => fallback,
     }
 }
 

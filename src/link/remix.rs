@@ -6,7 +6,7 @@
 //! flat-routes convention under `app/routes/`; `app/root.tsx` is the root route.
 
 use super::fileroutes::{
-    ConfigStr, config_module, config_object, config_str, in_dir, project_roots, under, written,
+    config_module, config_object, config_value, in_dir, project_roots, under, written,
 };
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
@@ -249,27 +249,16 @@ impl<'a, 'r> App<'a, 'r> {
         let res = self.res;
         let file = res.modules[m].file.clone();
         for (key, default) in [("appDirectory", "app"), ("basename", "/")] {
-            let value = match config_str(res, om, &fields, &[key]) {
-                ConfigStr::Absent => continue,
-                ConfigStr::Literal(s) => s,
-                ConfigStr::EnvDefault { value, var } => {
-                    self.diagnostics.push(Diagnostic::new(
-                        file.clone(),
-                        0,
-                        format!(
-                            "`{key}` comes from `{var}` at run time: its default `{value}` is used"
-                        ),
-                    ));
-                    value
-                }
-                ConfigStr::Unreadable => {
-                    self.diagnostics.push(Diagnostic::new(
-                        file.clone(),
-                        0,
-                        format!("`{key}` is not a string this audit can read: `{default}` is used"),
-                    ));
-                    continue;
-                }
+            let Some(value) = config_value(
+                res,
+                om,
+                &fields,
+                &[key],
+                &file,
+                default,
+                &mut self.diagnostics,
+            ) else {
+                continue;
             };
             if key == "appDirectory" {
                 self.app_dir = in_dir(

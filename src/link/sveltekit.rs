@@ -3,8 +3,8 @@
 //! from `svelte.config.*`.
 
 use super::fileroutes::{
-    ConfigStr, bracket_segment, config_module, config_object, config_str, in_dir, is_group,
-    project_roots, strip_ext, under,
+    bracket_segment, config_module, config_object, config_value, in_dir, is_group, project_roots,
+    strip_ext, under,
 };
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
@@ -38,31 +38,8 @@ impl App {
             return app;
         };
         let mut read = |path: &[&str], default: &str| -> String {
-            let name = path.join(".");
-            match config_str(res, om, &fields, path) {
-                ConfigStr::Absent => default.to_string(),
-                ConfigStr::Literal(s) => s,
-                ConfigStr::EnvDefault { value, var } => {
-                    diagnostics.push(Diagnostic::new(
-                        file.clone(),
-                        0,
-                        format!(
-                            "`{name}` comes from `{var}` at run time: its default `{value}` is used for the routes' paths"
-                        ),
-                    ));
-                    value
-                }
-                ConfigStr::Unreadable => {
-                    diagnostics.push(Diagnostic::new(
-                        file.clone(),
-                        0,
-                        format!(
-                            "`{name}` is not a string this audit can read: `{default}` is used for the routes' paths"
-                        ),
-                    ));
-                    default.to_string()
-                }
-            }
+            config_value(res, om, &fields, path, file, default, diagnostics)
+                .unwrap_or_else(|| default.to_string())
         };
         let routes = read(&["kit", "files", "routes"], "src/routes");
         app.base = read(&["kit", "paths", "base"], "");
