@@ -93,6 +93,17 @@ fn context_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Option<(ModId, Val)
         .and_then(|(om, o)| field(o, "context").map(|c| (*om, c.clone())))
 }
 
+/// A server's `schema` and `resolvers` options, each with the module it is written in.
+fn schema_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Vec<(ModId, Val)> {
+    opts.iter()
+        .flat_map(|(om, o)| {
+            ["schema", "resolvers"]
+                .into_iter()
+                .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
+        })
+        .collect()
+}
+
 /// A value with the module it is written in.
 type At = (ModId, Val);
 /// An object's fields with the module they are written in.
@@ -227,14 +238,7 @@ impl Mounter<'_> {
                             path,
                             framework: "graphql-yoga",
                             context: context_of(&opts),
-                            schema: opts
-                                .iter()
-                                .flat_map(|(om, o)| {
-                                    ["schema", "resolvers"]
-                                        .into_iter()
-                                        .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
-                                })
-                                .collect(),
+                            schema: schema_of(&opts),
                         });
                     } else if name == "startStandaloneServer"
                         && spec.starts_with("@apollo/server")
@@ -298,14 +302,7 @@ impl Mounter<'_> {
                     path: normalize_path(&mt.prefix, &path),
                     framework: "mercurius",
                     context: context_of(&opts),
-                    schema: opts
-                        .iter()
-                        .flat_map(|(om, o)| {
-                            ["schema", "resolvers"]
-                                .into_iter()
-                                .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
-                        })
-                        .collect(),
+                    schema: schema_of(&opts),
                 });
             }
         }
@@ -313,14 +310,7 @@ impl Mounter<'_> {
             let opts = self.gql_options(m, opts.as_ref());
             // Apollo Server 3 takes `context` with the server's own options.
             let own_context = context_of(&opts);
-            let schema: Vec<(ModId, Val)> = opts
-                .iter()
-                .flat_map(|(om, o)| {
-                    ["schema", "resolvers"]
-                        .into_iter()
-                        .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
-                })
-                .collect();
+            let schema: Vec<(ModId, Val)> = schema_of(&opts);
             let mut paths: Vec<(String, &'static str, Option<At>)> = served
                 .iter()
                 .filter(|(site, ..)| *site == (m, line))
