@@ -66,6 +66,14 @@ struct Functions {
     bookkeeping: Vec<String>,
 }
 
+/// HTTP methods whose repeat leaves the state the first call left.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct HttpMethods {
+    #[serde(default)]
+    idempotent: Vec<String>,
+}
+
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct Intent {
@@ -85,6 +93,8 @@ struct HarmFile {
     #[serde(default)]
     http: Vec<Http>,
     #[serde(default)]
+    http_methods: HttpMethods,
+    #[serde(default)]
     provider: Vec<Provider>,
     #[serde(default)]
     intent: Intent,
@@ -100,6 +110,8 @@ pub struct Harm {
     bookkeeping_functions: Vec<(String, Glob)>,
     bookkeeping_function_set: GlobSet,
     pub http: Vec<Http>,
+    /// Upper-case HTTP methods idempotent by definition (`PUT`, `DELETE`).
+    pub idempotent_methods: Vec<String>,
     pub providers: Vec<Provider>,
     /// Words naming an explicit repeat (`resend`, `test`).
     pub repeat_words: Vec<String>,
@@ -140,6 +152,12 @@ impl Harm {
         let file: HarmFile = toml::from_str(text).map_err(|e| e.to_string())?;
         let mut harm = Harm {
             http: file.http,
+            idempotent_methods: file
+                .http_methods
+                .idempotent
+                .iter()
+                .map(|m| m.to_ascii_uppercase())
+                .collect(),
             providers: file.provider,
             repeat_words: file.intent.repeat,
             message_words: file.intent.message,
@@ -226,6 +244,29 @@ impl Harm {
         self.http
             .iter()
             .find(|h| h.set.as_ref().is_some_and(|s| s.is_match(&url)))
+    }
+
+    /// The HTTP method an outbound call is made with: its options' `method` literal
+    /// (`fetch(url, { method: 'PUT' })`), else the verb the client's chain names
+    /// (`axios.put(..)`, `client.delete(url).send()`).
+    pub fn http_method(callee: &str, args: &[(String, Option<String>)]) -> Option<String> {
+        if let Some((_, Some(m))) = args.iter().find(|(k, _)| k == "method") {
+            return Some(m.to_ascii_uppercase());
+        }
+        call_path(callee)
+            .split('.')
+            .skip(1)
+            .find(|s| matches!(*s, "get" | "post" | "put" | "patch" | "delete"))
+            .map(|s| s.to_ascii_uppercase())
+    }
+
+    /// Whether an outbound call's HTTP method is idempotent by definition.
+    pub fn idempotent_method(
+        &self,
+        callee: &str,
+        args: &[(String, Option<String>)],
+    ) -> Option<String> {
+        Self::http_method(callee, args).filter(|m| self.idempotent_methods.contains(m))
     }
 
     /// The first `[[provider]]` entry whose call and conditions hold.
@@ -324,6 +365,32 @@ mod tests {
         assert!(h.bookkeeping_function("createSession").is_none());
         assert!(h.bookkeeping_function("trackShipment").is_none());
         assert!(h.bookkeeping_function("bulkCreateTrackerEntries").is_none());
+    }
+
+    #[test]
+    fn idempotent_http_methods() {
+        let h = Harm::builtin().unwrap();
+        let put = args(&[("method", Some("put")), ("body", None)]);
+        assert_eq!(h.idempotent_method("fetch", &put).as_deref(), Some("PUT"));
+        assert_eq!(
+            h.idempotent_method("axios.delete", &[]).as_deref(),
+            Some("DELETE")
+        );
+        assert_eq!(
+            h.idempotent_method("state.http.put().json().send()", &[])
+                .as_deref(),
+            Some("PUT")
+        );
+        assert!(
+            h.idempotent_method("fetch", &args(&[("method", Some("POST"))]))
+                .is_none()
+        );
+        assert!(
+            h.idempotent_method("reqwest::Client::new.post().send()", &[])
+                .is_none()
+        );
+        // The verb is a segment after the root: a client named `put` is not a PUT.
+        assert!(h.idempotent_method("put.create", &[]).is_none());
     }
 
     #[test]

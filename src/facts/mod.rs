@@ -213,6 +213,24 @@ pub struct Effect {
     /// retry finds the row or key claimed and stops. What the claim is, and where it is tested.
     #[serde(skip)]
     pub claimed: Option<(String, Location)>,
+    /// Link facts: a failure of this call fails the function it was reached from, up to the
+    /// level the effect has been followed to (no `try`, `.catch(..)`, `let _ =` or `.ok()`
+    /// swallows it): a create that throws on a duplicate ends the request there.
+    #[serde(skip)]
+    pub fails_request: bool,
+    /// The call's error is dropped where it is made: a `try` whose `catch` neither throws nor
+    /// returns, `.catch(..)` on it, `let _ =` or `.ok()`. A unique violation there reaches no
+    /// client.
+    #[serde(skip)]
+    pub swallowed: bool,
+    /// Link facts: creates whose failure fails the request and that run before this effect
+    /// whenever it runs (earlier in an enclosing block of the same function).
+    #[serde(skip)]
+    pub after_creates: Vec<Location>,
+    /// Runs only after a create that a caller-keyed unique constraint stops on a repeat: the
+    /// duplicate request fails there, before this effect. The constraint and the create.
+    #[serde(skip)]
+    pub stopped_by: Option<String>,
     /// Runs only while a row of this model exists that the same request deletes (a one-time
     /// token consumed, the row being removed): a sequential retry finds nothing and skips it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -264,25 +282,40 @@ pub struct Effect {
 }
 
 impl Effect {
-    /// Creates, messages and money: what a duplicate execution repeats.
     /// Sorts effects and keeps one per (kind, location): the same call reached on several paths.
-    /// It runs only on a failure path, or only after a claim, if every path says so.
+    /// The path kept is the one a retry is most exposed on, so the effect's flags and its `via`
+    /// (the evidence a finding cites) come from the path that decides its severity: a path with
+    /// no protection beats one that runs only when the request fails, which beats one behind a
+    /// claim.
     pub fn dedup(effects: &mut Vec<Effect>) {
+        fn exposure(e: &Effect) -> u8 {
+            if e.claimed.is_some() || e.stopped_by.is_some() {
+                0
+            } else if e.on_failure {
+                1
+            } else {
+                2
+            }
+        }
         effects.sort();
         effects.dedup_by(|later, kept| {
             let same = later.kind == kept.kind && later.location == kept.location;
             if same {
-                kept.on_failure &= later.on_failure;
-                if later.claimed.is_none() {
-                    kept.claimed = None;
+                if exposure(later) > exposure(kept) {
+                    std::mem::swap(later, kept);
                 }
+                // A create stops what follows it only if it precedes it on every path.
+                kept.after_creates
+                    .retain(|at| later.after_creates.contains(at));
+                kept.fails_request &= later.fails_request;
             }
             same
         });
     }
 
+    /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
-        if self.consumes.is_some() || self.claimed.is_some() {
+        if self.consumes.is_some() || self.claimed.is_some() || self.stopped_by.is_some() {
             return false;
         }
         match self.kind {
@@ -710,4 +743,53 @@ pub struct Facts {
     pub clients: Vec<ClientRequest>,
     /// Requests with an idempotency key found in the repository's tests and `.http` files.
     pub key_tests: Vec<KeyTest>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn email(via: &str, on_failure: bool, claimed: bool, after: &[u32]) -> Effect {
+        let at = |line| Location {
+            file: "a.ts".into(),
+            line,
+        };
+        Effect {
+            kind: EffectKind::Email,
+            location: at(9),
+            via: vec![via.into()],
+            on_failure,
+            claimed: claimed.then(|| ("a claim".to_string(), at(3))),
+            after_creates: after.iter().map(|l| at(*l)).collect(),
+            ..Effect::default()
+        }
+    }
+
+    /// One effect on several paths keeps the path a retry is most exposed on, with its `via`.
+    #[test]
+    fn dedup_keeps_the_most_exposed_path() {
+        let mut effects = vec![
+            email("notify", false, true, &[]),
+            email("onError", true, false, &[]),
+        ];
+        Effect::dedup(&mut effects);
+        assert_eq!(effects.len(), 1);
+        assert!(effects[0].on_failure && effects[0].claimed.is_none());
+        assert_eq!(effects[0].via, vec!["onError".to_string()]);
+        let mut effects = vec![
+            email("onError", true, false, &[]),
+            email("plain", false, false, &[]),
+        ];
+        Effect::dedup(&mut effects);
+        assert!(!effects[0].on_failure);
+        assert_eq!(effects[0].via, vec!["plain".to_string()]);
+        // A create stops what follows it only if it precedes it on every path.
+        let mut effects = vec![
+            email("a", false, false, &[4, 5]),
+            email("b", false, false, &[5]),
+        ];
+        Effect::dedup(&mut effects);
+        assert_eq!(effects[0].after_creates.len(), 1);
+        assert_eq!(effects[0].after_creates[0].line, 5);
+    }
 }

@@ -576,8 +576,11 @@ pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
             || joined.contains("ON DUPLICATE KEY")
             || words[first] == "REPLACE"
             || words[first] == "MERGE");
-    // `SET n = n + 1`: the column on both sides of an assignment with + or -.
-    let relative = kind == EffectKind::DbUpdate && has_self_increment(sql);
+    // `SET n = n + 1`: the column on both sides of an assignment with + or -; not when the
+    // statement moves rows out of its own `WHERE` (a second run changes nothing).
+    let relative = kind == EffectKind::DbUpdate
+        && has_self_increment(sql)
+        && !crate::frontend::claims::sql_moves_state(sql);
     Some((kind, upsert, relative))
 }
 
@@ -815,6 +818,15 @@ impl<'a> Calls<'a> {
                 out.signature_checks
                     .push((format!("`{header}` header"), self.location(m, *line)));
             }
+            // Chains that end in `.catch(..)`: a failure there is answered, not thrown on.
+            let catch_groups: HashSet<usize> = facts
+                .calls
+                .iter()
+                .filter(|c| c.path.last().is_some_and(|p| p == "catch"))
+                .map(|c| c.group)
+                .collect();
+            // Creates made so far whose failure fails this function: (blocks, line, location).
+            let mut creates_here: Vec<(&[usize], u32, Location)> = Vec::new();
             for cs in &facts.calls {
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
                     && !branch.iter().any(|b| b == method)
@@ -824,6 +836,15 @@ impl<'a> Calls<'a> {
                 if method.is_some_and(|method| self.not_served(m, cs, method)) {
                     continue;
                 }
+                let (own_before, out_before) = (own.len(), out.effects.len());
+                let fails_here = !cs.in_try && !catch_groups.contains(&cs.group);
+                // The creates that ran before this call whenever it runs: earlier, in a block
+                // that encloses it.
+                let after: Vec<Location> = creates_here
+                    .iter()
+                    .filter(|(blocks, line, _)| *line < cs.line && cs.blocks.starts_with(blocks))
+                    .map(|(_, _, at)| at.clone())
+                    .collect();
                 let called = cs.path.last().unwrap_or(&cs.root_name);
                 if looks_like_signature_check(called) {
                     out.signature_checks
@@ -1021,6 +1042,29 @@ impl<'a> Calls<'a> {
                     out.derived_ids.extend(sub.derived_ids.iter().cloned());
                     out.signature_checks
                         .extend(sub.signature_checks.iter().cloned());
+                }
+                let own_new = own[own_before..].iter_mut().map(|(_, e)| (e, true));
+                let sub_new = out.effects[out_before..].iter_mut().map(|e| (e, false));
+                for (e, is_own) in own_new.chain(sub_new) {
+                    if is_own {
+                        e.fails_request = fails_here;
+                        e.swallowed = cs.swallowed || catch_groups.contains(&cs.group);
+                    } else {
+                        e.fails_request &= fails_here;
+                    }
+                    for at in &after {
+                        if e.after_creates.len() < 8 && !e.after_creates.contains(at) {
+                            e.after_creates.push(at.clone());
+                        }
+                    }
+                    if e.kind == EffectKind::DbCreate
+                        && e.fails_request
+                        && !e.upsert
+                        && !e.on_failure
+                        && creates_here.len() < 64
+                    {
+                        creates_here.push((cs.blocks.as_slice(), cs.line, e.location.clone()));
+                    }
                 }
             }
             let updated: HashSet<String> = own[own_start..]
@@ -1789,12 +1833,15 @@ impl<'a> Calls<'a> {
                 None if this_class.is_some() => cs.root_name.as_str(),
                 None => "",
             };
+            // A conditional update that moves rows out of its own filter changes nothing when
+            // run again, whatever its change does.
             let relative = sink.kind == EffectKind::DbUpdate
                 && (self.catalog.relative_update.calls.iter().any(|c| c == last)
                     || cs
                         .args
                         .iter()
-                        .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)));
+                        .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)))
+                && !crate::frontend::ts::claims::conditional_update(last, &cs.args);
             // `doc.save()` (no record argument) writes back an instance: a create only when the
             // instance was just made (`new Model(..)`, `Model.build(..)`), otherwise an update.
             // `this.save()` in a model's method: a loaded row's, unless the caller built it.

@@ -83,6 +83,24 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                 used.push((c, e.callee.clone(), e.upsert));
             }
         }
+        // A duplicate that the constraint refuses fails its create, and the error leaves the
+        // function that runs the effects after it (the front ends record such creates in
+        // `after_creates` only when nothing there swallows the error): those effects do not run
+        // again.
+        let stoppers: Vec<(Location, String)> = ep
+            .side_effects
+            .iter()
+            .filter(|e| e.kind == EffectKind::DbCreate && !e.upsert)
+            .filter_map(|e| Some((e.location.clone(), e.constraint.clone()?)))
+            .collect();
+        if !stoppers.is_empty() {
+            for e in ep.side_effects.iter_mut() {
+                if let Some((at, c)) = stoppers.iter().find(|(at, _)| e.after_creates.contains(at))
+                {
+                    e.stopped_by = Some(format!("unique {c}, on the create at {at}"));
+                }
+            }
+        }
         // A constraint that stops a create is the endpoint's mechanism for that create. One an
         // upsert conflicts on is named only when nothing else the endpoint does would repeat
         // (an upsert in shared plumbing does not make the endpoint safe).
@@ -91,12 +109,22 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
             if upsert && repeats {
                 continue;
             }
+            let unique = format!("unique {}", c.describe());
+            let stops_more = ep.side_effects.iter().any(|e| {
+                e.stopped_by
+                    .as_deref()
+                    .is_some_and(|s| s.starts_with(&unique))
+            });
             ep.mechanisms.push(Mechanism {
                 kind: MechanismKind::UniqueConstraint,
                 detail: format!(
-                    "unique {} ({}) stops a duplicate `{callee}`",
-                    c.describe(),
-                    c.source
+                    "{unique} ({}) stops a duplicate `{callee}`{}",
+                    c.source,
+                    if stops_more {
+                        ": the repeat fails there, before the effects after it"
+                    } else {
+                        ""
+                    }
                 ),
                 location: c.location.clone(),
             });

@@ -111,6 +111,14 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             {
                 impact = h.impact;
                 detail = Some(format!("{} (URL pattern `{}`)", h.detail, h.id));
+            } else if let Some(m) = (e.kind == EffectKind::ExternalCall)
+                .then(|| harm.idempotent_method(&e.callee, &e.args))
+                .flatten()
+            {
+                impact = Impact::Read;
+                detail = Some(format!(
+                    "an HTTP `{m}`: idempotent by definition (RFC 9110, section 9.2.2), a repeat leaves the state the first call left"
+                ));
             } else if let Some(p) = matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate)
                 .then_some(e.target.as_deref())
                 .flatten()

@@ -497,6 +497,7 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
             && !e.replaces
             && e.consumes.is_none()
             && e.claimed.is_none()
+            && e.stopped_by.is_none()
             && !upserts.contains(&e)
     });
     if !constrained {

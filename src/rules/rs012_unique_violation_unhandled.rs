@@ -47,6 +47,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             e.kind == EffectKind::DbCreate
                 && e.constraint.is_some()
                 && !e.unique_caught
+                && !e.swallowed
                 && !e.prechecked
         })
         .collect();

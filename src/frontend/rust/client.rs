@@ -58,7 +58,7 @@ fn collect_lets<'a>(stmts: &'a [Stmt], out: &mut Vec<(&'a str, &'a Ex)>, depth: 
                     collect_ex(init, out, depth + 1);
                 }
             }
-            Stmt::Expr(e) => collect_ex(e, out, depth + 1),
+            Stmt::Expr(e, _) => collect_ex(e, out, depth + 1),
             Stmt::Item(_) => {}
         }
     }

@@ -197,7 +197,7 @@ impl<'m, 'a> Eval<'m, 'a> {
                         env.insert(name.clone(), v);
                     }
                 }
-                Stmt::Expr(e) => last = Some(e),
+                Stmt::Expr(e, _) => last = Some(e),
                 Stmt::Item(_) => {}
             }
         }

@@ -657,14 +657,44 @@ impl<'m, 'a> Effects<'m, 'a> {
     fn stmts(&self, stmts: &[Stmt], scope: &mut Scope, out: &mut Summary) {
         // After `if rows == 0 { return .. }` on a claim: the effects from here on run once.
         let mut claimed_from: Option<(usize, &'static str, Line)> = None;
+        // Creates made by earlier statements whose failure fails this function, and the
+        // statement being walked: where its effects start, whether it ends in `?`, and the
+        // creates before it (its effects run after them).
+        let mut creates_here: Vec<Location> = Vec::new();
+        let mut pending: Option<Settle> = None;
         for s in stmts {
-            if let Stmt::Expr(Ex::Gate {
-                var,
-                failed_when_true,
-                then_exits,
-                line,
-                parts,
-            }) = s
+            if let Some(p) = pending.take() {
+                settle_statement(out, p, &mut creates_here);
+            }
+            let fails = match s {
+                Stmt::Let { fails, .. } | Stmt::Expr(_, fails) => *fails,
+                Stmt::Item(_) => false,
+            };
+            // `let _ = insert(..).await;`, `insert(..).await.ok();`: the error is dropped.
+            let drops = match s {
+                Stmt::Let { names, init, .. } => names.is_empty() && init.is_some(),
+                Stmt::Expr(Ex::Method(_, m, _, _), false) => matches!(
+                    m.as_str(),
+                    "ok" | "unwrap_or_default" | "unwrap_or" | "unwrap_or_else"
+                ),
+                _ => false,
+            };
+            pending = Some(Settle {
+                start: out.effects.len(),
+                fails,
+                drops,
+                before: creates_here.clone(),
+            });
+            if let Stmt::Expr(
+                Ex::Gate {
+                    var,
+                    failed_when_true,
+                    then_exits,
+                    line,
+                    parts,
+                },
+                _,
+            ) = s
                 && let Some(what) = scope.claims.get(var).copied()
             {
                 if *failed_when_true {
@@ -696,6 +726,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ty,
                     init,
                     diverge,
+                    ..
                 } => {
                     let start = out.effects.len();
                     if let Some(e) = init {
@@ -753,9 +784,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                         }
                     }
                 }
-                Stmt::Expr(e) => self.walk(e, scope, out, false),
+                Stmt::Expr(e, _) => self.walk(e, scope, out, false),
                 Stmt::Item(_) => {}
             }
+        }
+        if let Some(p) = pending.take() {
+            settle_statement(out, p, &mut creates_here);
         }
         if let Some((start, what, line)) = claimed_from {
             let at = self.location(scope.module, line);
@@ -1283,6 +1317,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 sink_impact: sink.impact,
                 args: arg_fields(&c),
                 url: call_url(&c),
+                fails_request: true,
                 ..Effect::default()
             });
             return;
@@ -1326,6 +1361,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     relative,
                     prechecked,
                     target,
+                    fails_request: true,
                     ..Effect::default()
                 });
             }
@@ -1426,6 +1462,45 @@ fn classify(sql: &str) -> Option<(EffectKind, bool, bool)> {
         }
     }
     None
+}
+
+/// A statement being walked: where its effects start, whether it ends in `?`, whether it drops
+/// its error (`let _ =`, `.ok()`), and the creates of the statements before it.
+struct Settle {
+    start: usize,
+    fails: bool,
+    drops: bool,
+    before: Vec<Location>,
+}
+
+/// After a statement is walked: its effects fail the function only if it ends in `?` (its own
+/// creates' errors are dropped if it drops them); they run after the creates of the statements
+/// before it; and its own creates that fail the function precede the statements after it.
+fn settle_statement(out: &mut Summary, s: Settle, creates_here: &mut Vec<Location>) {
+    let Settle {
+        start,
+        fails,
+        drops,
+        before,
+    } = s;
+    for e in &mut out.effects[start..] {
+        e.fails_request &= fails;
+        e.swallowed |= drops && e.via.is_empty();
+        for at in &before {
+            if e.after_creates.len() < 8 && !e.after_creates.contains(at) {
+                e.after_creates.push(at.clone());
+            }
+        }
+        if e.kind == EffectKind::DbCreate
+            && e.fails_request
+            && !e.upsert
+            && !e.on_failure
+            && creates_here.len() < 64
+            && !creates_here.contains(&e.location)
+        {
+            creates_here.push(e.location.clone());
+        }
+    }
 }
 
 fn finish(out: &mut Summary) {

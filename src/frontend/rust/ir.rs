@@ -204,8 +204,13 @@ pub enum Stmt {
         init: Option<Ex>,
         /// The `else` of a `let .. else`.
         diverge: Option<Ex>,
+        /// The initialiser ends in `?` (see [`Stmt::Expr`]).
+        fails: bool,
     },
-    Expr(Ex),
+    /// An expression statement, and whether a failure of it fails the function: its expression
+    /// ends in `?` (`insert(..).await?;`, `query.execute(db).await.map_err(e)?.rows_affected()`),
+    /// so an error leaves the function before the statements after it.
+    Expr(Ex, bool),
     Item(Box<Item>),
 }
 

@@ -589,6 +589,25 @@ fn pat_is_err(p: &syn::Pat, depth: usize) -> bool {
     }
 }
 
+/// Whether an expression's outermost chain goes through `?`: `a().await?`,
+/// `q.execute(db).await.map_err(e)?.rows_affected()`. An error there leaves the function.
+fn ends_in_try(e: &Expr) -> bool {
+    let mut e = e;
+    for _ in 0..4096 {
+        e = match e {
+            Expr::Try(_) => return true,
+            Expr::MethodCall(m) => &m.receiver,
+            Expr::Await(a) => &a.base,
+            Expr::Field(f) => &f.base,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            Expr::Cast(c) => &c.expr,
+            _ => return false,
+        };
+    }
+    false
+}
+
 /// Does a pattern match only a success: `Ok(..)` (a `let Ok(x) = .. else { .. }` diverges on a
 /// failure)?
 fn pat_is_ok(p: &syn::Pat, depth: usize) -> bool {
@@ -1125,6 +1144,7 @@ impl Lower {
                         ty,
                         init,
                         diverge,
+                        fails: l.init.as_ref().is_some_and(|i| ends_in_try(&i.expr)),
                     });
                 }
                 syn::Stmt::Item(i) => {
@@ -1132,8 +1152,8 @@ impl Lower {
                         out.push(Stmt::Item(Box::new(i)));
                     }
                 }
-                syn::Stmt::Expr(e, _) => out.push(Stmt::Expr(self.expr(e))),
-                syn::Stmt::Macro(m) => out.push(Stmt::Expr(self.mac(&m.mac))),
+                syn::Stmt::Expr(e, _) => out.push(Stmt::Expr(self.expr(e), ends_in_try(e))),
+                syn::Stmt::Macro(m) => out.push(Stmt::Expr(self.mac(&m.mac), false)),
             }
         }
         out
@@ -1174,6 +1194,7 @@ impl Lower {
                     ty: None,
                     init: Some(cur),
                     diverge: None,
+                    fails: false,
                 });
                 cur = Ex::Path(vec![CHAIN_VAR.to_string()], line_of(m.method.span()));
             }
@@ -1182,7 +1203,7 @@ impl Lower {
         if stmts.is_empty() {
             return cur;
         }
-        stmts.push(Stmt::Expr(cur));
+        stmts.push(Stmt::Expr(cur, false));
         Ex::Block(stmts)
     }
 
@@ -1358,6 +1379,7 @@ impl Lower {
                     ty: None,
                     init: Some(self.expr(&l.expr)),
                     diverge: None,
+                    fails: false,
                 }])
             }
             Expr::Await(a) => self.expr(&a.base),
@@ -1477,12 +1499,15 @@ impl Lower {
             let prefix = Ex::List(vec![self.expr(&base), self.expr(&path)]);
             let recv = self.expr(&rocket);
             let routes = self.expr(&routes);
-            stmts.push(Stmt::Expr(Ex::Method(
-                Box::new(recv),
-                "mount".to_string(),
-                vec![prefix, routes],
-                line,
-            )));
+            stmts.push(Stmt::Expr(
+                Ex::Method(
+                    Box::new(recv),
+                    "mount".to_string(),
+                    vec![prefix, routes],
+                    line,
+                ),
+                false,
+            ));
         }
         Some(Ex::Block(stmts))
     }
@@ -1626,7 +1651,7 @@ pub fn push_stmts<'a>(stmts: &'a [Stmt], stack: &mut Vec<&'a Ex>) {
                 stack.extend(init.iter());
                 stack.extend(diverge.iter());
             }
-            Stmt::Expr(e) => stack.push(e),
+            Stmt::Expr(e, _) => stack.push(e),
             _ => {}
         }
     }

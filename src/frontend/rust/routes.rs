@@ -592,7 +592,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     }
                     last = V::Unknown;
                 }
-                Stmt::Expr(e) => last = self.expr(e, frame),
+                Stmt::Expr(e, _) => last = self.expr(e, frame),
                 Stmt::Item(_) => {}
             }
         }

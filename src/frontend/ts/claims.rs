@@ -45,13 +45,70 @@ fn field<'v>(v: &'v Val, name: &str) -> Option<&'v Val> {
     }
 }
 
+/// The fields a filter tests, through the logical operators of Prisma (`OR`, `AND`, `NOT`) and
+/// MongoDB (`$or`, `$and`, `$nor`): `{ OR: [{ status: 'PENDING' }, { status: 'FAILED' }] }` tests
+/// `status`.
+fn filter_keys<'v>(v: &'v Val, depth: usize, out: &mut Vec<&'v str>) {
+    if depth > 8 {
+        return;
+    }
+    match v {
+        Val::Obj(fields) => {
+            for (k, v) in fields {
+                if matches!(k.as_str(), "OR" | "AND" | "NOT" | "$or" | "$and" | "$nor") {
+                    filter_keys(v, depth + 1, out);
+                } else {
+                    out.push(k);
+                }
+            }
+        }
+        Val::Arr(items) => {
+            for item in items {
+                filter_keys(item, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A filter and a change that share a field: the update moves rows out of what it matches.
 fn moves_state(filter: &Val, change: &Val) -> bool {
     let change = field(change, "$set").unwrap_or(change);
-    let set = keys(change);
-    keys(filter)
+    // A counter moved by an amount (`{ increment: 1 }`) may still match its bound after one run.
+    let set: Vec<&str> = keys(change)
+        .into_iter()
+        .filter(|k| {
+            !field(change, k).is_some_and(|v| {
+                keys(v)
+                    .iter()
+                    .any(|op| matches!(*op, "increment" | "decrement" | "multiply" | "divide"))
+            })
+        })
+        .collect();
+    let mut tested = Vec::new();
+    filter_keys(filter, 0, &mut tested);
+    tested
         .iter()
         .any(|k| !matches!(*k, "id" | "_id") && set.contains(k))
+}
+
+/// An ORM update (`updateMany`, `findOneAndUpdate`, ..) that sets a field its filter tests: once
+/// it has run, the rows no longer match, so running it again changes nothing, whatever else its
+/// change does (`{ attempts: { increment: 1 } }` next to the state it moves included).
+pub fn conditional_update(method: &str, args: &[Val]) -> bool {
+    if !CONDITIONAL_UPDATES.contains(&method) {
+        return false;
+    }
+    let prisma = args
+        .first()
+        .and_then(|a| Some((field(a, "where")?, field(a, "data")?)));
+    match prisma {
+        Some((filter, change)) => moves_state(filter, change),
+        None => match (args.first(), args.get(1)) {
+            (Some(filter), Some(change)) => moves_state(filter, change),
+            _ => false,
+        },
+    }
 }
 
 /// What kind of claim a value is the result of, if it is one.
@@ -77,17 +134,8 @@ pub fn claim_call(v: &Val) -> Option<&'static str> {
     {
         return Some("a Redis `SET .. NX`");
     }
-    if CONDITIONAL_UPDATES.contains(&m) {
-        let prisma = args
-            .first()
-            .and_then(|a| Some((field(a, "where")?, field(a, "data")?)));
-        let (filter, change) = match prisma {
-            Some(p) => p,
-            None => (args.first()?, args.get(1)?),
-        };
-        if moves_state(filter, change) {
-            return Some("a conditional update of the state it filters on");
-        }
+    if conditional_update(m, args) {
+        return Some("a conditional update of the state it filters on");
     }
     if matches!(
         m,
@@ -227,6 +275,48 @@ mod tests {
             ],
         );
         assert!(claim_call(&mongo).is_some());
+        // The state tested under `OR`, and a bounded counter moved with it.
+        let either = call(
+            "updateMany",
+            vec![obj(&[
+                (
+                    "where",
+                    obj(&[
+                        ("id", Val::Unknown),
+                        ("attempts", obj(&[("lt", Val::Unknown)])),
+                        (
+                            "OR",
+                            Val::Arr(vec![
+                                obj(&[("status", obj(&[("in", Val::Unknown)]))]),
+                                obj(&[("status", s("PROCESSING")), ("updatedAt", Val::Unknown)]),
+                            ]),
+                        ),
+                    ]),
+                ),
+                (
+                    "data",
+                    obj(&[
+                        ("status", s("PROCESSING")),
+                        ("attempts", obj(&[("increment", Val::Unknown)])),
+                    ]),
+                ),
+            ])],
+        );
+        assert!(claim_call(&either).is_some());
+        let counter = call(
+            "updateMany",
+            vec![obj(&[
+                (
+                    "where",
+                    obj(&[("id", Val::Unknown), ("used", obj(&[("lt", Val::Unknown)]))]),
+                ),
+                (
+                    "data",
+                    obj(&[("used", obj(&[("increment", Val::Unknown)]))]),
+                ),
+            ])],
+        );
+        assert!(claim_call(&counter).is_none());
         assert!(
             claim_call(&call(
                 "set",

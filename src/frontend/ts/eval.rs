@@ -90,6 +90,11 @@ pub struct Evaluator<'t, 'c> {
     unique_catch: bool,
     /// On a failure path (see `CallSite::on_failure`).
     failure: bool,
+    /// Inside the body of a `try` that has a `catch` (see `CallSite::in_try`).
+    in_try: bool,
+    /// Inside the body of a `try` whose `catch` neither throws nor returns (see
+    /// `CallSite::swallowed`).
+    swallowed: bool,
     /// After a claim succeeded (see `CallSite::claimed`).
     pub(super) claimed: Option<(&'static str, u32)>,
     /// Under a condition on a looked-up row (see `CallSite::guarded`).
@@ -295,6 +300,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             chain_group: None,
             unique_catch: false,
             failure: false,
+            in_try: false,
+            swallowed: false,
             claimed: None,
             guarded: None,
             found: Vec::new(),
@@ -840,11 +847,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     fn walk_try(&mut self, node: Node<'t>) {
         let handler = node.child_by_field_name("handler");
         let catches = handler.is_some_and(|h| names_unique_violation(self.text(h)));
+        // A `catch` with no `throw` and no `return` goes on after the `try`: the error is
+        // dropped there.
+        let drops = handler.is_some_and(|h| {
+            let t = self.text(h);
+            !t.contains("throw") && !t.contains("return")
+        });
         if let Some(body) = node.child_by_field_name("body") {
-            let saved = self.unique_catch;
+            let saved = (self.unique_catch, self.in_try, self.swallowed);
             self.unique_catch |= catches;
+            self.in_try |= handler.is_some();
+            self.swallowed |= drops;
             self.walk(body);
-            self.unique_catch = saved;
+            (self.unique_catch, self.in_try, self.swallowed) = saved;
         }
         if let Some(h) = handler {
             let saved = std::mem::replace(&mut self.failure, true);
@@ -2175,6 +2190,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             group,
             unique_caught: self.unique_catch || chain_catches,
             on_failure: self.failure,
+            in_try: self.in_try,
+            swallowed: self.swallowed,
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             found: self.found.clone(),
@@ -2305,6 +2322,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             group: node.id(),
             unique_caught: self.unique_catch,
             on_failure: self.failure,
+            in_try: self.in_try,
+            swallowed: self.swallowed,
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             found: self.found.clone(),

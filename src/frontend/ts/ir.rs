@@ -98,6 +98,12 @@ pub struct CallSite {
     /// Runs only on a failure path: in a `catch` clause, or in a `.catch(..)` handler (the
     /// second argument of `.then(..)`).
     pub on_failure: bool,
+    /// Inside the body of a `try` that has a `catch`: a failure of the call may be swallowed
+    /// there instead of failing the function.
+    pub in_try: bool,
+    /// Inside the body of a `try` whose `catch` neither throws nor returns: an error of the call
+    /// is dropped there and the function goes on.
+    pub swallowed: bool,
     /// Runs only after a claim succeeded (see `frontend::ts::claims`): what the claim is, and
     /// the line of the test that stops the other runs.
     pub claimed: Option<(&'static str, u32)>,
