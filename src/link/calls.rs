@@ -996,6 +996,14 @@ impl<'a> Calls<'a> {
                         e.speculative |= speculative;
                         e.unique_caught |= caught;
                         e.on_failure |= failure;
+                        // A create after an earlier call deleted the same model replaces the
+                        // set, as one written in this function does.
+                        if e.kind == EffectKind::DbCreate
+                            && e.target.is_some()
+                            && deleted.contains(&e.target)
+                        {
+                            e.replaces = true;
+                        }
                         if e.claimed.is_none()
                             && let Some((what, at)) = cs.claimed
                         {
@@ -1042,6 +1050,13 @@ impl<'a> Calls<'a> {
                     out.derived_ids.extend(sub.derived_ids.iter().cloned());
                     out.signature_checks
                         .extend(sub.signature_checks.iter().cloned());
+                }
+                // What this call deleted through the functions it reached: later creates of
+                // the same model replace the set.
+                for e in &out.effects[out_before..] {
+                    if e.kind == EffectKind::DbDelete && !deleted.contains(&e.target) {
+                        deleted.push(e.target.clone());
+                    }
                 }
                 let own_new = own[own_before..].iter_mut().map(|(_, e)| (e, true));
                 let sub_new = out.effects[out_before..].iter_mut().map(|e| (e, false));

@@ -1504,14 +1504,22 @@ fn settle_statement(out: &mut Summary, s: Settle, creates_here: &mut Vec<Locatio
 }
 
 fn finish(out: &mut Summary) {
-    // A create after a delete of the same model in the same function replaces the set: a repeat
-    // leaves the same rows (as the TypeScript side judges it).
-    let mut deleted: Vec<String> = Vec::new();
-    for e in out.effects.iter_mut().filter(|e| e.via.is_empty()) {
+    // A create after a delete of the same model, in this function or in a function it called
+    // before, replaces the set: a repeat leaves the same rows (as the TypeScript side judges it).
+    // The effects are in the order the function reaches them.
+    // A called function's effects are sorted, not in its order: its own deletes count only for
+    // the effects of later calls.
+    let mut deleted: Vec<(Option<String>, String)> = Vec::new();
+    for e in out.effects.iter_mut() {
+        let call = e.via.first().cloned();
         match (e.kind, &e.target) {
-            (EffectKind::DbDelete, Some(t)) => deleted.push(crate::catalog::harm::model_name(t)),
+            (EffectKind::DbDelete, Some(t)) => {
+                deleted.push((call, crate::catalog::harm::model_name(t)));
+            }
             (EffectKind::DbCreate, Some(t))
-                if deleted.contains(&crate::catalog::harm::model_name(t)) =>
+                if deleted.iter().any(|(c, d)| {
+                    *d == crate::catalog::harm::model_name(t) && (c.is_none() || *c != call)
+                }) =>
             {
                 e.replaces = true;
             }
