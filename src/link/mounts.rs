@@ -496,13 +496,15 @@ impl<'a> Mounter<'a> {
 
     /// A router (not an app) or a router-taking function that nothing this audit found mounts,
     /// registers or calls, though it holds routes: they are listed with their own paths, and a
-    /// diagnostic says a prefix may be missing. Hono apps stand alone by design (`export default
-    /// app` for a runtime), so they are not reported.
+    /// diagnostic says a prefix may be missing. Hono and Elysia apps stand alone by design (`export
+    /// default app` for a runtime, `app.listen(3000)`), so they are not reported.
     fn unmounted(&mut self, root: Key) -> bool {
         let (m, line, what) = match root {
             Key::Local(m, r) => {
                 let router = &self.modules()[m].routers[r];
-                if router.kind != RouterKind::Router || router.framework == "hono" {
+                if router.kind != RouterKind::Router
+                    || matches!(router.framework, "hono" | "elysia")
+                {
                     return false;
                 }
                 (

@@ -1,6 +1,7 @@
 //! The TypeScript/JavaScript front end: tree-sitter parsing and per-file evaluation.
 
 pub mod claims;
+pub mod elysia;
 pub mod eval;
 pub mod express;
 pub mod fastify;
