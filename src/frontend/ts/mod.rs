@@ -5,6 +5,7 @@ pub mod elysia;
 pub mod eval;
 pub mod express;
 pub mod fastify;
+pub mod h3;
 pub mod hono;
 pub mod ir;
 pub mod keys;

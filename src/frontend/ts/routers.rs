@@ -183,6 +183,7 @@ impl<'t> Evaluator<'t, '_> {
             .or_else(|| self.koa_create(c, args, node))
             .or_else(|| self.hono_create(c, node))
             .or_else(|| self.elysia_create(c, args, node))
+            .or_else(|| self.h3_create_new(c, node))
     }
 
     /// A call that makes a router, or registers on one. Returns the call's value when it did.
@@ -199,6 +200,7 @@ impl<'t> Evaluator<'t, '_> {
             .or_else(|| self.koa_mount(c, args, node))
             .or_else(|| self.hono_passthrough(c, args))
             .or_else(|| self.fastify_create(c, node))
+            .or_else(|| self.h3_create_call(c, node))
         {
             return Some(v);
         }
@@ -364,6 +366,64 @@ impl<'t> Evaluator<'t, '_> {
                         path_text,
                         middleware,
                         handler: args[2].clone(),
+                        line: method_line,
+                        version: None,
+                        written_at: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // h3: `app.use([prefix,] router.handler | useBase(base, router.handler))` and v2
+            // `app.mount(base, sub)` mount the router under the prefix and the base.
+            "use" | "mount"
+                if !args.is_empty()
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| self.is_h3_target(&t))
+                    && (method == "use" || args.len() == 2) =>
+            {
+                let target = self.target(&receiver, true)?;
+                let (prefix, value) = match args {
+                    [p, v] if method == "mount" || prefix_like(p).is_some() => (Some(p.clone()), v),
+                    [v, ..] => (None, v),
+                    [] => return None,
+                };
+                let (base, value) = super::h3::mounted(value);
+                // An app strips the prefix it mounts at; a router's `use` path is a pattern that
+                // forwards requests unchanged, so only the base counts there.
+                let on_router = matches!(target, Target::Router(r) if self.module.routers[r].kind == RouterKind::Router);
+                let prefix = prefix.filter(|_| !on_router || method == "mount");
+                let path = match (prefix, base) {
+                    (Some(p), Some(b)) => Some(Val::Template(vec![p, b])),
+                    (p, b) => p.or(b),
+                };
+                self.push_item(
+                    target,
+                    RouterItem::Use {
+                        path,
+                        path_text,
+                        args: vec![value],
+                        line: method_line,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // h3 v1 `router.add(path, handler, method?)`: every method when none is named.
+            "add"
+                if args.len() >= 2
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| self.is_h3_target(&t)) =>
+            {
+                let target = self.target(&receiver, true)?;
+                self.push_item(
+                    target,
+                    RouterItem::Route {
+                        method: args.get(2).cloned().unwrap_or(Val::Str("all".into())),
+                        paths: args[0].clone(),
+                        path_text,
+                        middleware: vec![],
+                        handler: args[1].clone(),
                         line: method_line,
                         version: None,
                         written_at: None,
