@@ -155,13 +155,13 @@ fn inventory_formats() {
     assert_eq!(
         csv.lines().next(),
         Some(
-            "method,path,framework,file,line,handler,side_effects,mechanisms,classification,severity,protocol"
+            "method,path,framework,file,line,handler,side_effects,mechanisms,classification,severity,protocol,path_complete"
         )
     );
     assert!(
         csv.lines().any(|l| l
             .starts_with("POST,/api/v1/refunds,express,src/routes/v1/refunds.ts,")
-            && l.ends_with(",rest")),
+            && l.ends_with(",rest,true")),
         "{csv}"
     );
     let json: serde_json::Value =
@@ -174,6 +174,40 @@ fn inventory_formats() {
         String::from_utf8(table.stdout)
             .unwrap()
             .contains("POST /api/v1/customers")
+    );
+}
+
+/// A route whose path is partly unknown says so in every inventory format.
+#[test]
+fn inventory_marks_incomplete_paths() {
+    let root = fixture("express-incomplete-paths");
+    let root = root.to_str().unwrap();
+    let csv = String::from_utf8(run(&["inventory", root, "--format", "csv"]).stdout).unwrap();
+    assert!(
+        csv.lines().any(
+            |l| l.starts_with("POST,/exports,express,src/routes/legacy.ts,")
+                && l.ends_with(",rest,false")
+        ),
+        "{csv}"
+    );
+    assert!(
+        csv.lines()
+            .any(|l| l.starts_with("DELETE,/api/invoices/{id},") && l.ends_with(",rest,true")),
+        "{csv}"
+    );
+    let md = String::from_utf8(run(&["inventory", root, "--format", "markdown"]).stdout).unwrap();
+    assert!(
+        md.contains("| `POST /exports` (path incomplete) (src/routes/legacy.ts:7) |"),
+        "{md}"
+    );
+    assert!(
+        md.contains("| `DELETE /api/invoices/{id}` (src/routes/invoices.ts:12) |"),
+        "{md}"
+    );
+    let table = String::from_utf8(run(&["inventory", root]).stdout).unwrap();
+    assert!(
+        table.contains("POST trpc:invoice.issue (path incomplete)"),
+        "{table}"
     );
 }
 

@@ -7,7 +7,8 @@ usage: score.py [--bin target/release/retrysafe] [--dir /tmp/retrysafe-blind] [-
 For every truth file whose checkout is present at DIR/OWNER__NAME, runs
 `retrysafe check --format json` on the checkout and prints, per repository:
 - recall / precision of the mutation inventory (method + path, parameters reduced to `{}`, only
-  reported endpoints whose registration file lies inside the truth's scope);
+  reported endpoints whose registration file lies inside the truth's scope; one marked
+  `path_complete: false` counts when it matches and is not an extra when it does not);
 - high_precision: of the labelled endpoints reported critical or high, the share labelled within
   one severity level (what a reviewer of the findings sees);
 - misses: endpoints labelled medium or worse that were reported none or not at all, and of those
@@ -62,12 +63,17 @@ def score(truth, report):
             got.setdefault(key(e), e)
     complete = truth.get("complete", True) is not False
     hit = [k for k in want if k in got]
+    # An endpoint marked `path_complete: false` claims only part of its path: a match counts, a
+    # mismatch is no wrong claim (its diagnostic says what is missing).
+    claimed = [k for k in got if k in want or got[k].get("path_complete", True) is not False]
     s = {
         "truth": len(want),
-        "reported": len(got) if complete else len(hit),
+        "reported": len(claimed) if complete else len(hit),
         "matched": len(hit),
         "missed": sorted(k for k in want if k not in got),
-        "extra": sorted(k for k in got if k not in want) if complete else [],
+        "extra": sorted(k for k in claimed if k not in want) if complete else [],
+        "partial": sorted(k for k in got if k not in want
+                          and got[k].get("path_complete", True) is False),
     }
     loud = [k for k in hit if got[k].get("severity") in ("critical", "high")
             and want[k].get("expected_severity") in RANK]
@@ -134,6 +140,8 @@ def main():
                     print(f"    missed {k[0]} {k[1]}")
                 for k in s["extra"]:
                     print(f"    extra  {k[0]} {k[1]}")
+                for k in s["partial"]:
+                    print(f"    partial {k[0]} {k[1]} (path incomplete, not counted)")
             if total is None:
                 total = {k: (0 if isinstance(v, int) else []) for k, v in s.items()}
             for k, v in s.items():

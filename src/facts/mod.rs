@@ -458,6 +458,10 @@ impl Protocol {
 pub struct Endpoint {
     pub method: String,
     pub path: String,
+    /// False when part of `path` could not be read: a router nothing mounts, a prefix that is not
+    /// statically known, an adapter or GraphQL server whose path is a guess. `path` is then the
+    /// part that is known, and a diagnostic says what is missing.
+    pub path_complete: bool,
     pub framework: String,
     pub protocol: Protocol,
     #[serde(flatten)]

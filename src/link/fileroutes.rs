@@ -275,6 +275,7 @@ pub fn route(
         branch: None,
         protocol,
         handler_name: None,
+        path_complete: true,
     }
 }
 

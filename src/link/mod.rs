@@ -251,6 +251,7 @@ pub fn link_ts(
             Endpoint {
                 method: route.method,
                 path: route.path,
+                path_complete: route.path_complete,
                 framework: route.framework.to_string(),
                 protocol: route.protocol,
                 location: Location::new(modules[route.module].file.clone(), route.line),

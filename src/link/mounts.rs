@@ -33,6 +33,8 @@ pub struct RawRoute {
     pub protocol: Protocol,
     /// The handler's name in reports when it is not its function's (a tRPC procedure's path).
     pub handler_name: Option<String>,
+    /// False when part of the path could not be read (see [`crate::facts::Endpoint`]).
+    pub path_complete: bool,
 }
 
 /// Something mounted like middleware or a plugin that serves a whole protocol under its prefix (a
@@ -51,6 +53,8 @@ pub struct Mount {
     pub middleware: Vec<(ModId, Val)>,
     pub framework: &'static str,
     pub line: u32,
+    /// False when part of `prefix` could not be read (an unmounted router's adapter).
+    pub prefix_complete: bool,
 }
 
 /// A router: one an app or file made, or the context a plugin function receives.
@@ -216,6 +220,9 @@ pub struct Mounter<'a> {
     bindings: Vec<Binding>,
     /// The ts-rest implementations `createExpressEndpoints` registers.
     ts_rest_registered: Vec<(ModId, Val)>,
+    /// The walk is under a router nothing mounts or a prefix that could not be read: the paths
+    /// it makes are incomplete.
+    incomplete: bool,
 }
 
 /// A parameter of a function (module, function, index) and what the framework passes it.
@@ -254,6 +261,7 @@ impl<'a> Mounter<'a> {
             depth_cut: std::cell::Cell::new(None),
             bindings: Vec::new(),
             ts_rest_registered: Vec::new(),
+            incomplete: false,
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -461,7 +469,8 @@ impl<'a> Mounter<'a> {
 
     /// The prefixes a mount puts its routes under: none given is the router's own root, a
     /// static one is itself, a dynamic one is what `[[mount]]` configures, or None (the routes are
-    /// left out, and when `what` names the mount a diagnostic says so).
+    /// listed without it and marked incomplete, and when `what` names the mount a diagnostic says
+    /// so).
     fn prefixes(
         &mut self,
         m: ModId,
@@ -487,14 +496,16 @@ impl<'a> Mounter<'a> {
 
     /// A router (not an app) or a router-taking function that nothing this audit found mounts,
     /// registers or calls, though it holds routes: they are listed with their own paths, and a
-    /// diagnostic says a prefix may be missing. Hono apps stand alone by design (`export default
-    /// app` for a runtime), so they are not reported.
-    fn unmounted(&mut self, root: Key) {
+    /// diagnostic says a prefix may be missing. Hono and Elysia apps stand alone by design (`export
+    /// default app` for a runtime, `app.listen(3000)`), so they are not reported.
+    fn unmounted(&mut self, root: Key) -> bool {
         let (m, line, what) = match root {
             Key::Local(m, r) => {
                 let router = &self.modules()[m].routers[r];
-                if router.kind != RouterKind::Router || router.framework == "hono" {
-                    return;
+                if router.kind != RouterKind::Router
+                    || matches!(router.framework, "hono" | "elysia")
+                {
+                    return false;
                 }
                 (
                     m,
@@ -510,7 +521,7 @@ impl<'a> Mounter<'a> {
         };
         let n = self.route_count(root);
         if n == 0 {
-            return;
+            return false;
         }
         let file = self.modules()[m].file.clone();
         let who = self.describe(root);
@@ -518,9 +529,10 @@ impl<'a> Mounter<'a> {
             file,
             line,
             format!(
-                "{who} {what}: its routes are listed with their own paths, without any prefix a mount would add"
+                "{who} {what}: its routes are listed with their own paths, without any prefix a mount would add, and marked `path_complete: false`"
             ),
         ));
+        true
     }
 
     /// The path of a `use`: the one the front end saw, or a first argument the linker reads as
@@ -536,18 +548,31 @@ impl<'a> Mounter<'a> {
                 let first = args.remove(0);
                 (Some(first), args)
             }
+            // A property of a value only known at run time (`settings.partnerPrefix` of a parsed
+            // file) before a router: Express takes a first argument that is no function as the
+            // path, so it is a prefix that cannot be read.
+            Resolved::Opaque
+                if matches!(args[0], Val::Member(..))
+                    && args[1..]
+                        .iter()
+                        .any(|a| self.child_of(m, a, false).is_some()) =>
+            {
+                let mut args = args;
+                let first = args.remove(0);
+                (Some(first), args)
+            }
             _ => (None, args),
         }
     }
 
-    /// The diagnostic for routes left out under a prefix that could not be read.
+    /// The diagnostic for routes under a prefix that could not be read.
     fn unknown_prefix(&mut self, m: ModId, line: u32, what: &str, path_text: &str) {
         let file = self.modules()[m].file.clone();
         self.diagnostics.push(Diagnostic::new(
             file.clone(),
             line,
             format!(
-                "{what} {}, a prefix that is not statically known: its routes are left out of the inventory (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")",
+                "{what} {}, a prefix that is not statically known: its routes are listed without it and marked `path_complete: false` (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")",
                 code(path_text)
             ),
         ));
@@ -747,9 +772,10 @@ impl<'a> Mounter<'a> {
                 Key::Local(m, r) => self.modules()[m].routers[r].framework,
                 Key::Plugin(..) => hint,
             };
-            self.unmounted(root);
+            self.incomplete = self.unmounted(root);
             let mut stack = vec![root];
             self.walk(root, "", &[], &mut stack, framework);
+            self.incomplete = false;
         }
         self.nest_routes();
         self.graphql_routes();
@@ -817,6 +843,9 @@ impl<'a> Mounter<'a> {
                             None => {
                                 let what = format!("{} with its own prefix", self.describe(key));
                                 self.unknown_prefix(m, line, &what, &text);
+                                let was = std::mem::replace(&mut self.incomplete, true);
+                                self.walk_items(key, prefix, inherited, stack, framework);
+                                self.incomplete = was;
                                 return;
                             }
                         },
@@ -889,16 +918,25 @@ impl<'a> Mounter<'a> {
                             .collect();
                         let what = (!mounted.is_empty())
                             .then(|| format!("{} mounted at", mounted.join(", ")));
-                        let Some(scopes) =
-                            self.prefixes(m, path.as_ref(), &path_text, line, what.as_deref())
-                        else {
-                            continue;
+                        // A prefix that cannot be read: the routers it mounts are walked at their
+                        // own paths, marked incomplete; middleware and adapters under it are left.
+                        let (scopes, unknown) = match self.prefixes(
+                            m,
+                            path.as_ref(),
+                            &path_text,
+                            line,
+                            what.as_deref(),
+                        ) {
+                            Some(scopes) => (scopes, false),
+                            None if what.is_some() => (vec![String::new()], true),
+                            None => continue,
                         };
                         let mut before: Vec<(ModId, Val)> = Vec::new();
                         let mut children = Vec::new();
                         for (am, a) in &args {
                             match self.child_of(*am, a, false) {
                                 Some(k) => children.push((k, before.clone())),
+                                None if unknown => {}
                                 None => {
                                     if super::trpc::mounted_adapter(self.res, *am, a)
                                         || graphql::mounted_server(self.res, *am, a)
@@ -926,12 +964,15 @@ impl<'a> Mounter<'a> {
                             }
                             continue;
                         }
+                        let was = self.incomplete;
+                        self.incomplete |= unknown;
                         for scope in &scopes {
                             for (child, mws) in &children {
                                 let chain = self.chain(inherited, &active, scope, mws);
                                 self.descend(*child, prefix, scope, &chain, stack, framework);
                             }
                         }
+                        self.incomplete = was;
                     }
                 }
                 RouterItem::Register {
@@ -946,18 +987,23 @@ impl<'a> Mounter<'a> {
                         Some(k) => format!("{} registered with prefix", self.describe(k)),
                         None => "plugin registered with prefix".to_string(),
                     };
-                    let Some(scope) =
-                        self.prefixes(m, path.as_ref(), &path_text, line, Some(&what))
-                    else {
-                        continue;
-                    };
+                    let (scope, unknown) =
+                        match self.prefixes(m, path.as_ref(), &path_text, line, Some(&what)) {
+                            Some(scope) => (scope, false),
+                            None => (vec![String::new()], true),
+                        };
                     match self.child_of(m, &plugin, true) {
                         Some(child) => {
+                            let was = self.incomplete;
+                            self.incomplete |= unknown;
                             for s in &scope {
                                 let chain = self.chain(inherited, &active, s, &[]);
                                 self.descend(child, prefix, s, &chain, stack, framework);
                             }
+                            self.incomplete = was;
                         }
+                        // Under a prefix that cannot be read: left out.
+                        None if unknown => {}
                         // A plugin that serves tRPC under its prefix.
                         None if super::trpc::mounted_adapter(self.res, m, &plugin)
                             || graphql::mounted_server(self.res, m, &plugin) =>
@@ -1033,6 +1079,7 @@ impl<'a> Mounter<'a> {
                                     branch: None,
                                     protocol: Protocol::Rest,
                                     handler_name: None,
+                                    path_complete: !self.incomplete && instance.complete,
                                 });
                             }
                         }
@@ -1064,6 +1111,7 @@ impl<'a> Mounter<'a> {
             middleware: chain.iter().map(|(cm, v, _)| (*cm, v.clone())).collect(),
             framework,
             line,
+            prefix_complete: !self.incomplete,
         });
     }
 

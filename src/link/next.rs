@@ -133,6 +133,7 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
                         branch: None,
                         protocol: Protocol::Rest,
                         handler_name: None,
+                        path_complete: true,
                     });
                 }
             }
@@ -163,6 +164,7 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
             branch: s.branch,
             protocol: Protocol::Rest,
             handler_name: None,
+            path_complete: true,
         });
     }
 }
@@ -298,6 +300,7 @@ fn server_actions(res: &Resolver, m: ModId, out: &mut Vec<RawRoute>) {
             branch: None,
             protocol: Protocol::ServerAction,
             handler_name: None,
+            path_complete: true,
         });
     }
 }

@@ -172,6 +172,7 @@ fn handler_routes(
         branch,
         protocol: Protocol::Rest,
         handler_name: None,
+        path_complete: true,
     };
     match method {
         Some(method) if MUTATIONS.contains(&method.as_str()) => {

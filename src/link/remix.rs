@@ -121,6 +121,7 @@ fn actions(res: &Resolver, m: ModId, path: &str, framework: &'static str, out: &
             branch: s.branch,
             protocol: Protocol::FormAction,
             handler_name: None,
+            path_complete: true,
         });
     }
 }

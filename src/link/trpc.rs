@@ -185,6 +185,20 @@ enum Endpoint {
     At(String),
     /// Not known statically, with why.
     Unknown(String),
+    /// Mounted at this path under a router whose own path could not be read (one nothing mounts,
+    /// or under a prefix that is not statically known): the known part.
+    Partial(String),
+}
+
+impl Endpoint {
+    /// Where a mount puts the adapter: its prefix, partial when the prefix is.
+    fn of_mount(mt: &Mount) -> Endpoint {
+        if mt.prefix_complete {
+            Endpoint::At(mt.prefix.clone())
+        } else {
+            Endpoint::Partial(mt.prefix.clone())
+        }
+    }
 }
 
 /// One adapter serving one router.
@@ -978,11 +992,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                     ));
                 }
                 for mt in at {
-                    endpoints.push((
-                        Endpoint::At(mt.prefix.clone()),
-                        mt.middleware.clone(),
-                        "express",
-                    ));
+                    endpoints.push((Endpoint::of_mount(mt), mt.middleware.clone(), "express"));
                 }
             }
             Adapter::Lambda => endpoints.push((
@@ -1045,7 +1055,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
             line: mt.line,
             router: (om, router.clone()),
             context: field(&opts, "createContext").map(|c| (om, c.clone())),
-            endpoint: Endpoint::At(mt.prefix.clone()),
+            endpoint: Endpoint::of_mount(mt),
             framework: "fastify",
             middleware: mt.middleware.clone(),
         });
@@ -1195,9 +1205,10 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
             Kind::Subscription => continue,
         };
         let dotted = f.path.join(".");
-        let path = match &s.endpoint {
-            Endpoint::At(e) => normalize_path(e, &dotted),
-            Endpoint::Unknown(_) => format!("trpc:{dotted}"),
+        let (path, path_complete) = match &s.endpoint {
+            Endpoint::At(e) => (normalize_path(e, &dotted), true),
+            Endpoint::Partial(e) => (normalize_path(e, &dotted), false),
+            Endpoint::Unknown(_) => (format!("trpc:{dotted}"), false),
         };
         // where the procedure is written: its key in the router, or, for a procedure defined in
         // a file of its own and only named in the router, its `.mutation(..)` (where a fix goes)
@@ -1225,6 +1236,7 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
             branch: None,
             protocol: Protocol::Trpc,
             handler_name: Some(dotted),
+            path_complete,
         });
     }
 }

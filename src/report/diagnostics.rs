@@ -126,15 +126,20 @@ fn finding(report: &Report, f: &Finding, sources: &mut Sources) -> Rendered {
     );
     let help = format!("{}\nImpact: {}", f.change, f.impact);
     let route_text = sources.text(&f.file);
-    let mut labels = Vec::new();
-    if let Some(text) = &route_text {
-        labels.extend(label(text, f.line, format!("`{}`", f.endpoint)));
-    }
-    let mut related = Vec::new();
     let ep = report
         .endpoints
         .iter()
         .find(|e| e.label() == f.endpoint && e.file == f.route.file && e.line == f.route.line);
+    let incomplete = if ep.is_some_and(|e| !e.path_complete) {
+        " (path incomplete)"
+    } else {
+        ""
+    };
+    let mut labels = Vec::new();
+    if let Some(text) = &route_text {
+        labels.extend(label(text, f.line, format!("`{}`{incomplete}", f.endpoint)));
+    }
+    let mut related = Vec::new();
     for e in ep
         .map(|ep| effects_named_in(ep, &f.message))
         .unwrap_or_default()

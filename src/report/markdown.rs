@@ -50,8 +50,13 @@ pub fn inventory_table(report: &Report) -> String {
     for e in &report.endpoints {
         let _ = writeln!(
             out,
-            "| `{}` ({}:{}) | {} | {} | {} |",
+            "| `{}`{} ({}:{}) | {} | {} | {} |",
             cell(&e.label()),
+            if e.path_complete {
+                ""
+            } else {
+                " (path incomplete)"
+            },
             e.file,
             e.line,
             effect_kinds(&e.side_effects),

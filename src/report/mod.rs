@@ -50,6 +50,10 @@ pub struct EndpointReport {
     pub id: String,
     pub method: String,
     pub path: String,
+    /// False when part of the path could not be read (a router nothing mounts, a prefix that is
+    /// not statically known, a guessed GraphQL or tRPC path): `path` is the part that is known, and
+    /// a diagnostic says what is missing.
+    pub path_complete: bool,
     pub framework: String,
     /// How a client reaches it: `rest`, `graphql`, `trpc`, `server_action` or `form_action`.
     pub protocol: crate::facts::Protocol,
@@ -75,6 +79,14 @@ pub struct EndpointReport {
 impl EndpointReport {
     pub fn label(&self) -> String {
         format!("{} {}", self.method, self.path)
+    }
+    /// The label with ` (path incomplete)` when part of the path could not be read.
+    pub fn shown(&self) -> String {
+        if self.path_complete {
+            self.label()
+        } else {
+            format!("{} (path incomplete)", self.label())
+        }
     }
 }
 
@@ -154,6 +166,7 @@ impl Report {
                     idempotency_tests: ep.confirming_tests().cloned().collect(),
                     method: ep.method,
                     path: ep.path,
+                    path_complete: ep.path_complete,
                     framework: ep.framework,
                     protocol: ep.protocol,
                     file: ep.location.file,
@@ -304,7 +317,7 @@ pub fn mechanism_kinds(mechanisms: &[Mechanism]) -> String {
     }
 }
 
-/// CSV of the inventory. Columns are only ever appended (`protocol` came last), so a script
+/// CSV of the inventory. Columns are only ever appended (`path_complete` came last), so a script
 /// reading them by position keeps working.
 pub fn inventory_csv(report: &Report) -> String {
     let mut w = csv::Writer::from_writer(Vec::new());
@@ -320,6 +333,7 @@ pub fn inventory_csv(report: &Report) -> String {
         "classification",
         "severity",
         "protocol",
+        "path_complete",
     ]);
     for e in &report.endpoints {
         let _ = w.write_record([
@@ -334,6 +348,7 @@ pub fn inventory_csv(report: &Report) -> String {
             e.classification.as_str(),
             e.severity.as_str(),
             e.protocol.as_str(),
+            if e.path_complete { "true" } else { "false" },
         ]);
     }
     String::from_utf8(w.into_inner().unwrap_or_default()).unwrap_or_default()

@@ -95,7 +95,7 @@ pub fn render_inventory(report: &Report, colour: bool) -> String {
     ]);
     for e in &report.endpoints {
         t.add_row(vec![
-            Cell::new(e.label()),
+            Cell::new(e.shown()),
             Cell::new(format!("{}:{}", e.file, e.line)),
             Cell::new(&e.handler),
             Cell::new(effect_kinds(&e.side_effects)),

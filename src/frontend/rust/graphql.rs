@@ -17,15 +17,15 @@ use crate::facts::Diagnostic;
 pub fn entries<'a>(model: &Model<'a>, routes: &[Entry<'a>]) -> (Vec<Entry<'a>>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let mut diagnostics = Vec::new();
-    let mut path: Option<&str> = routes
+    let mut path: Option<(&str, bool)> = routes
         .iter()
-        .map(|e| e.path.as_str())
-        .filter(|p| {
+        .map(|e| (e.path.as_str(), e.path_complete))
+        .filter(|(p, _)| {
             p.rsplit('/')
                 .next()
                 .is_some_and(|s| s.eq_ignore_ascii_case("graphql"))
         })
-        .min_by_key(|p| (p.len(), *p));
+        .min_by_key(|(p, _)| (p.len(), *p));
     let mut assumed = None;
     for imp in &model.impls {
         let Some(framework) = imp.imp.graphql else {
@@ -35,9 +35,9 @@ pub fn entries<'a>(model: &Model<'a>, routes: &[Entry<'a>]) -> (Vec<Entry<'a>>, 
         if !ty.contains("Mutation") || model.modules[imp.module].is_test {
             continue;
         }
-        let base = *path.get_or_insert_with(|| {
+        let (base, complete) = *path.get_or_insert_with(|| {
             assumed = Some((model.file_of(imp.module).to_string(), ty.to_string()));
-            "/graphql"
+            ("/graphql", false)
         });
         for &f in &imp.fns {
             let def = &model.fns[f];
@@ -52,6 +52,7 @@ pub fn entries<'a>(model: &Model<'a>, routes: &[Entry<'a>]) -> (Vec<Entry<'a>>, 
                 line: def.func.line,
                 handler: Handler::Fn(f),
                 middleware: vec![],
+                path_complete: complete,
             });
         }
     }
@@ -62,7 +63,7 @@ pub fn entries<'a>(model: &Model<'a>, routes: &[Entry<'a>]) -> (Vec<Entry<'a>>, 
             file,
             0,
             format!(
-                "no route serves GraphQL here: the mutations of `{ty}` and the others are listed at `/graphql`"
+                "no route serves GraphQL here: the mutations of `{ty}` and the others are listed at `/graphql`, marked `path_complete: false`"
             ),
         ));
     }

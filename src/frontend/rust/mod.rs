@@ -162,6 +162,7 @@ pub fn analyze(
         endpoints.push(Endpoint {
             method: e.method,
             path: e.path,
+            path_complete: e.path_complete,
             framework: e.framework.to_string(),
             protocol: match e.framework {
                 "async-graphql" | "juniper" => crate::facts::Protocol::Graphql,

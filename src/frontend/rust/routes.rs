@@ -54,6 +54,9 @@ pub struct Entry<'a> {
     pub line: Line,
     pub handler: Handler<'a>,
     pub middleware: Vec<MwAt<'a>>,
+    /// False when part of the path could not be read (a prefix with a runtime part, a route
+    /// nothing registers): `path` is the part that is known.
+    pub path_complete: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,6 +75,8 @@ enum Kind {
 struct RouterData<'a> {
     kind: Kind,
     prefix: String,
+    /// False when `prefix` could not be read wholly.
+    prefix_complete: bool,
     entries: Vec<Entry<'a>>,
     /// actix `wrap` and rocket `attach`: they cover every route of the router, added before or
     /// after.
@@ -241,6 +246,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 for e in &r.entries {
                     let mut e = e.clone();
                     e.path = join_path(&r.prefix, &e.path);
+                    e.path_complete &= r.prefix_complete;
                     e.middleware.extend(r.pending.iter().cloned());
                     out.push(e);
                 }
@@ -257,7 +263,21 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             let fw = self.attr_framework(f.module, None);
             let Some(fw) = fw else { continue };
-            out.extend(self.attr_entries(id, fw));
+            let entries = self.attr_entries(id, fw);
+            if let Some(first) = entries.first() {
+                self.diagnostics.insert(Diagnostic::new(
+                    model.file_of(f.module),
+                    first.line,
+                    format!(
+                        "`{}` is a route that nothing this audit follows registers (`.service`, `.mount`, `routes!`): it is listed at its own path, without any prefix a scope or mount would add, and marked `path_complete: false`",
+                        f.func.name
+                    ),
+                ));
+            }
+            out.extend(entries.into_iter().map(|e| Entry {
+                path_complete: false,
+                ..e
+            }));
         }
         for e in &mut out {
             e.path = normalize_path(&e.path);
@@ -342,6 +362,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     line: a.line,
                     handler: Handler::Fn(f),
                     middleware: vec![],
+                    path_complete: true,
                 });
             }
         }
@@ -425,6 +446,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                         line: a.line,
                         handler: Handler::Fn(f),
                         middleware: vec![],
+                        path_complete: true,
                     });
                 }
             }
@@ -436,6 +458,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         self.arena.push(RouterData {
             kind,
             prefix,
+            prefix_complete: true,
             entries: vec![],
             pending: vec![],
             methods: vec![],
@@ -447,8 +470,9 @@ impl<'m, 'a> Routes<'m, 'a> {
         V::Handle(self.arena.len() - 1)
     }
 
-    /// Copies `child`'s routes into `parent` under `prefix` and marks the child consumed.
-    fn absorb(&mut self, parent: usize, child: usize, prefix: &str) {
+    /// Copies `child`'s routes into `parent` under `prefix` (`complete`: it was read wholly) and
+    /// marks the child consumed.
+    fn absorb(&mut self, parent: usize, child: usize, (prefix, complete): (&str, bool)) {
         if parent == child {
             return;
         }
@@ -458,6 +482,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         for e in &c.entries {
             let mut e = e.clone();
             e.path = join_path(prefix, &join_path(&c.prefix, &e.path));
+            e.path_complete &= complete && c.prefix_complete;
             e.middleware.extend(c.pending.iter().cloned());
             moved.push(e);
         }
@@ -599,9 +624,9 @@ impl<'m, 'a> Routes<'m, 'a> {
         last
     }
 
-    /// A prefix's text; a prefix that is not (wholly) a literal is reported: its literal parts are
-    /// kept.
-    fn prefix_of(&mut self, v: &V<'a>, module: ModId, line: Line, what: &str) -> String {
+    /// A prefix's text, and whether it was read wholly; a prefix that is not (wholly) a literal is
+    /// reported: its literal parts are kept.
+    fn prefix_of(&mut self, v: &V<'a>, module: ModId, line: Line, what: &str) -> (String, bool) {
         let known = match v {
             V::Str(_) => true,
             V::List(items) => items.iter().all(|i| matches!(i, V::Str(_))),
@@ -611,15 +636,39 @@ impl<'m, 'a> Routes<'m, 'a> {
         if !known {
             let message = if text.is_empty() {
                 format!(
-                    "the prefix of `{what}` is not statically known: its routes are listed without it"
+                    "the prefix of `{what}` is not statically known: its routes are listed without it, marked `path_complete: false`"
                 )
             } else {
-                format!("the prefix of `{what}` has a runtime part: only `{text}` is kept")
+                format!(
+                    "the prefix of `{what}` has a runtime part: only `{text}` is kept, and its routes are marked `path_complete: false`"
+                )
             };
             self.diagnostics
                 .insert(Diagnostic::new(self.model.file_of(module), line, message));
         }
-        text
+        (text, known)
+    }
+
+    /// A route's own path, and whether it was read wholly; one that is not (wholly) a literal is
+    /// reported, and its literal parts are kept.
+    fn route_path_of(&mut self, v: &V<'a>, module: ModId, line: Line) -> (String, bool) {
+        let known = match v {
+            V::Str(_) => true,
+            V::List(items) => items.iter().all(|i| matches!(i, V::Str(_))),
+            _ => false,
+        };
+        let text = self.str_of(v);
+        if !known {
+            self.diagnostics.insert(Diagnostic::new(
+                self.model.file_of(module),
+                line,
+                format!(
+                    "the path of this route is not statically known: it is listed at `{}`, the part that is, marked `path_complete: false`",
+                    normalize_path(&text)
+                ),
+            ));
+        }
+        (text, known)
     }
 
     fn str_of(&self, v: &V<'a>) -> String {
@@ -977,16 +1026,20 @@ impl<'m, 'a> Routes<'m, 'a> {
             match last {
                 "scope" | "resource" => {
                     let vals = self.eval_args(args, frame);
-                    let prefix = match vals.first() {
+                    let (prefix, complete) = match vals.first() {
                         Some(v) => self.prefix_of(v, m, line, last),
-                        None => String::new(),
+                        None => (String::new(), true),
                     };
                     let kind = if last == "scope" {
                         Kind::ActixScope
                     } else {
                         Kind::ActixResource
                     };
-                    return self.new_router(kind, prefix, m, line);
+                    let v = self.new_router(kind, prefix, m, line);
+                    if let V::Handle(h) = v {
+                        self.arena[h].prefix_complete = complete;
+                    }
+                    return v;
                 }
                 "route" if args.is_empty() => {
                     return V::ActixRoute {
@@ -1289,7 +1342,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             (Kind::Axum, "split_for_parts") => return V::List(vec![V::Handle(h), V::Unknown]),
             (Kind::Poem, "at") if args.len() == 2 => {
                 let path = self.expr(&args[0], frame);
-                let path = self.str_of(&path);
+                let (path, complete) = self.route_path_of(&path, m, line);
                 match self.expr(&args[1], frame) {
                     V::MethodRouter(routes) => {
                         for r in routes {
@@ -1301,10 +1354,11 @@ impl<'m, 'a> Routes<'m, 'a> {
                                 line: r.line,
                                 handler: r.handler,
                                 middleware: r.middleware,
+                                path_complete: complete,
                             });
                         }
                     }
-                    V::Handle(c) => self.absorb(h, c, &path),
+                    V::Handle(c) => self.absorb(h, c, (&path, complete)),
                     _ => {}
                 }
             }
@@ -1312,7 +1366,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let prefix = self.expr(&args[0], frame);
                 let prefix = self.prefix_of(&prefix, m, line, name);
                 if let V::Handle(c) = self.expr(&args[1], frame) {
-                    self.absorb(h, c, &prefix);
+                    self.absorb(h, c, (&prefix.0, prefix.1));
                 }
             }
             // an OpenAPI service's documents are other endpoints, not its routes
@@ -1328,12 +1382,12 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let prefix = self.expr(&args[0], frame);
                 let prefix = self.prefix_of(&prefix, m, line, name);
                 if let V::Handle(c) = self.expr(&args[1], frame) {
-                    self.absorb(h, c, &prefix);
+                    self.absorb(h, c, (&prefix.0, prefix.1));
                 }
             }
             (Kind::Axum, "merge") if args.len() == 1 => {
                 if let V::Handle(c) = self.expr(&args[0], frame) {
-                    self.absorb(h, c, "");
+                    self.absorb(h, c, ("", true));
                 }
             }
             (Kind::Axum, "layer" | "route_layer") if args.len() == 1 => {
@@ -1346,13 +1400,14 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             (Kind::Rocket, "mount") if args.len() == 2 => {
                 let prefix = self.expr(&args[0], frame);
-                let prefix = self.prefix_of(&prefix, m, line, "mount");
+                let (prefix, complete) = self.prefix_of(&prefix, m, line, "mount");
                 let routes = self.expr(&args[1], frame);
                 let mut fns = Vec::new();
                 collect_fns(&routes, &mut fns);
                 for f in fns {
                     for mut e in self.attr_entries(f, "rocket") {
                         e.path = join_path(&prefix, &e.path);
+                        e.path_complete &= complete;
                         self.arena[h].entries.push(e);
                     }
                 }
@@ -1381,9 +1436,16 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             (Kind::ActixApp | Kind::ActixScope | Kind::ActixConfig, "route") if args.len() == 2 => {
                 let path = self.expr(&args[0], frame);
-                let path = self.str_of(&path);
                 let v = self.expr(&args[1], frame);
+                let (path, complete) = match v {
+                    V::ActixRoute { .. } => self.route_path_of(&path, m, line),
+                    _ => (self.str_of(&path), true),
+                };
+                let before = self.arena[h].entries.len();
                 self.actix_route(h, &path, v, Some((m, line)));
+                for e in &mut self.arena[h].entries[before..] {
+                    e.path_complete &= complete;
+                }
             }
             (Kind::ActixResource, "to") if args.len() == 1 => {
                 let v = self.expr(&args[0], frame);
@@ -1406,7 +1468,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     let c = self.new_router(Kind::ActixConfig, String::new(), m, line);
                     self.call_closure(&fh, vec![c.clone()]);
                     if let V::Handle(c) = c {
-                        self.absorb(h, c, "");
+                        self.absorb(h, c, ("", true));
                     }
                 }
             }
@@ -1432,9 +1494,15 @@ impl<'m, 'a> Routes<'m, 'a> {
 
     /// `.route(path, method_router)` on axum router `h`.
     fn axum_route(&mut self, h: usize, path: &'a Ex, mr: &'a Ex, frame: &mut Frame<'a>) {
+        let written = path.line();
         let path = self.expr(path, frame);
-        let path = self.str_of(&path);
-        if let V::MethodRouter(routes) = self.expr(mr, frame) {
+        let routes = self.expr(mr, frame);
+        if let V::MethodRouter(routes) = routes {
+            let line = match routes.first() {
+                Some(r) if written == 0 => r.line,
+                _ => written,
+            };
+            let (path, complete) = self.route_path_of(&path, frame.module, line);
             for r in routes {
                 self.arena[h].entries.push(Entry {
                     method: r.method,
@@ -1444,6 +1512,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     line: r.line,
                     handler: r.handler,
                     middleware: r.middleware,
+                    path_complete: complete,
                 });
             }
         }
@@ -1451,7 +1520,7 @@ impl<'m, 'a> Routes<'m, 'a> {
 
     fn actix_service(&mut self, h: usize, v: V<'a>) {
         match v {
-            V::Handle(c) => self.absorb(h, c, ""),
+            V::Handle(c) => self.absorb(h, c, ("", true)),
             V::Func(Handler::Fn(f)) if !self.model.fns[f].func.route_attrs.is_empty() => {
                 let entries = self.attr_entries(f, "actix-web");
                 self.arena[h].entries.extend(entries);
@@ -1486,6 +1555,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 line,
                 handler: handler.clone(),
                 middleware: vec![],
+                path_complete: true,
             });
         }
     }

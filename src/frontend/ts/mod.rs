@@ -1,9 +1,11 @@
 //! The TypeScript/JavaScript front end: tree-sitter parsing and per-file evaluation.
 
 pub mod claims;
+pub mod elysia;
 pub mod eval;
 pub mod express;
 pub mod fastify;
+pub mod h3;
 pub mod hono;
 pub mod ir;
 pub mod keys;

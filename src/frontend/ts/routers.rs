@@ -182,6 +182,8 @@ impl<'t> Evaluator<'t, '_> {
         self.express_create(c, node)
             .or_else(|| self.koa_create(c, args, node))
             .or_else(|| self.hono_create(c, node))
+            .or_else(|| self.elysia_create(c, args, node))
+            .or_else(|| self.h3_create_new(c, node))
     }
 
     /// A call that makes a router, or registers on one. Returns the call's value when it did.
@@ -198,6 +200,7 @@ impl<'t> Evaluator<'t, '_> {
             .or_else(|| self.koa_mount(c, args, node))
             .or_else(|| self.hono_passthrough(c, args))
             .or_else(|| self.fastify_create(c, node))
+            .or_else(|| self.h3_create_call(c, node))
         {
             return Some(v);
         }
@@ -264,12 +267,21 @@ impl<'t> Evaluator<'t, '_> {
                     handler = h;
                     rest = &rest[1..];
                 }
+                // Elysia's hook object after the handler: `.post('/x', handler, { beforeHandle })`.
+                let mut after = Vec::new();
+                if rest.len() >= 2
+                    && let Some(opts @ Val::Obj(_)) = rest.last()
+                {
+                    after = super::elysia::route_hooks(opts);
+                    rest = &rest[..rest.len() - 1];
+                }
                 let mut rest = flatten(rest);
                 let handler = match handler {
                     Some(h) if rest.is_empty() => h,
                     _ => rest.pop()?,
                 };
                 middleware.extend(rest);
+                middleware.extend(after);
                 self.push_item(
                     target,
                     RouterItem::Route {
@@ -281,6 +293,163 @@ impl<'t> Evaluator<'t, '_> {
                         line: method_line,
                         version: None,
                         written_at: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Elysia `.use(plugin)`: an instance, or a function given the instance (`(app) =>
+            // app.post(..)`, in this file or another), which registers on it.
+            "use"
+                if args.len() == 1
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| self.is_elysia_target(&t)) =>
+            {
+                let target = self.target(&receiver, true)?;
+                self.push_item(
+                    target,
+                    RouterItem::Register {
+                        path: None,
+                        path_text: String::new(),
+                        plugin: args[0].clone(),
+                        options: None,
+                        line: method_line,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Elysia `.group(prefix, [hooks,] (app) => app.post(..))` and `.guard(hooks, (app) =>
+            // ..)`: the callback registers on an instance under the prefix.
+            "group" | "guard" if args.len() >= 2 && matches!(args.last(), Some(Val::Func(_))) => {
+                let target = self.target(&receiver, true)?;
+                let path = (method == "group").then(|| args[0].clone());
+                self.push_item(
+                    target,
+                    RouterItem::Register {
+                        path,
+                        path_text: if method == "group" {
+                            path_text
+                        } else {
+                            String::new()
+                        },
+                        plugin: args[args.len() - 1].clone(),
+                        options: None,
+                        line: method_line,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Elysia `.route('POST', '/x', handler, hooks?)`.
+            "route"
+                if args.len() >= 3
+                    && args[0].as_str().is_some_and(|m| {
+                        ROUTE_METHODS.contains(&m.to_ascii_lowercase().as_str())
+                    })
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| self.is_elysia_target(&t)) =>
+            {
+                let target = self.target(&receiver, true)?;
+                let middleware = match args.get(3) {
+                    Some(opts @ Val::Obj(_)) => super::elysia::route_hooks(opts),
+                    _ => Vec::new(),
+                };
+                let path_text = arg_nodes
+                    .get(1)
+                    .map(|n| self.text(*n).to_string())
+                    .unwrap_or_default();
+                self.push_item(
+                    target,
+                    RouterItem::Route {
+                        method: Val::Str(args[0].as_str().unwrap_or_default().to_ascii_lowercase()),
+                        paths: args[1].clone(),
+                        path_text,
+                        middleware,
+                        handler: args[2].clone(),
+                        line: method_line,
+                        version: None,
+                        written_at: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // h3: `app.use([prefix,] router.handler | useBase(base, router.handler))` and v2
+            // `app.mount(base, sub)` mount the router under the prefix and the base.
+            "use" | "mount"
+                if !args.is_empty()
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| self.is_h3_target(&t))
+                    && (method == "use" || args.len() == 2) =>
+            {
+                let target = self.target(&receiver, true)?;
+                let (prefix, value) = match args {
+                    [p, v] if method == "mount" || prefix_like(p).is_some() => (Some(p.clone()), v),
+                    [v, ..] => (None, v),
+                    [] => return None,
+                };
+                let (base, value) = super::h3::mounted(value);
+                // An app strips the prefix it mounts at; a router's `use` path is a pattern that
+                // forwards requests unchanged, so only the base counts there.
+                let on_router = matches!(target, Target::Router(r) if self.module.routers[r].kind == RouterKind::Router);
+                let prefix = prefix.filter(|_| !on_router || method == "mount");
+                let path = match (prefix, base) {
+                    (Some(p), Some(b)) => Some(Val::Template(vec![p, b])),
+                    (p, b) => p.or(b),
+                };
+                self.push_item(
+                    target,
+                    RouterItem::Use {
+                        path,
+                        path_text,
+                        args: vec![value],
+                        line: method_line,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // h3 v1 `router.add(path, handler, method?)`: every method when none is named.
+            "add"
+                if args.len() >= 2
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| self.is_h3_target(&t)) =>
+            {
+                let target = self.target(&receiver, true)?;
+                self.push_item(
+                    target,
+                    RouterItem::Route {
+                        method: args.get(2).cloned().unwrap_or(Val::Str("all".into())),
+                        paths: args[0].clone(),
+                        path_text,
+                        middleware: vec![],
+                        handler: args[1].clone(),
+                        line: method_line,
+                        version: None,
+                        written_at: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Elysia lifecycle hooks cover the routes registered after them.
+            "onBeforeHandle" | "onTransform" | "derive" | "resolve"
+                if self
+                    .target(&receiver, false)
+                    .is_some_and(|t| self.is_elysia_target(&t)) =>
+            {
+                let target = self.target(&receiver, true)?;
+                let hooks: Vec<Val> = args
+                    .iter()
+                    .filter(|a| !matches!(a, Val::Obj(_)))
+                    .cloned()
+                    .collect();
+                self.push_item(
+                    target,
+                    RouterItem::Use {
+                        path: None,
+                        path_text: String::new(),
+                        args: flatten(&hooks),
+                        line: method_line,
                     },
                 );
                 Some(receiver.clone())

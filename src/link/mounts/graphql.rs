@@ -79,6 +79,8 @@ struct Server {
     module: ModId,
     line: u32,
     path: String,
+    /// False when `path` is a guess (see [`crate::facts::Endpoint`]).
+    complete: bool,
     framework: &'static str,
     /// The resolver maps and schemas it is given.
     schema: Vec<(ModId, Val)>,
@@ -108,8 +110,10 @@ fn schema_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Vec<(ModId, Val)> {
 type At = (ModId, Val);
 /// An object's fields with the module they are written in.
 type Fields = (ModId, Vec<(String, Val)>);
+/// A GraphQL path, and whether it was read (false: a guess, or under a prefix that was not).
+type GqlPath = (String, bool);
 /// How an Apollo server is served: the server's `new` call, the path, the framework, the context.
-type Served = ((ModId, u32), String, &'static str, Option<At>);
+type Served = ((ModId, u32), GqlPath, &'static str, Option<At>);
 
 /// A mutation field found in a resolver map.
 struct Field {
@@ -165,20 +169,20 @@ impl Mounter<'_> {
     }
 
     /// A path option: its literal (or the code's default for an environment read, said so), else
-    /// `/graphql` with a diagnostic.
+    /// `/graphql` with a diagnostic, marked incomplete.
     fn gql_path(
         &mut self,
         m: ModId,
         v: Option<&Val>,
         (at, line): (ModId, u32),
         what: &str,
-    ) -> String {
+    ) -> GqlPath {
         let Some(v) = v else {
-            return DEFAULT_PATH.to_string();
+            return (DEFAULT_PATH.to_string(), true);
         };
         let text = crate::link::display(v);
         match self.strings_at_in(m, v, (at, line), what) {
-            Some(list) if !list.is_empty() => normalize_path("", &list[0]),
+            Some(list) if !list.is_empty() => (normalize_path("", &list[0]), true),
             _ => {
                 let file = self.modules()[at].file.clone();
                 let shown = if text.is_empty() {
@@ -190,10 +194,10 @@ impl Mounter<'_> {
                     file,
                     line,
                     format!(
-                        "{what}{shown} is not statically known: its mutations are listed at `{DEFAULT_PATH}`"
+                        "{what}{shown} is not statically known: its mutations are listed at `{DEFAULT_PATH}`, marked `path_complete: false`"
                     ),
                 ));
-                DEFAULT_PATH.to_string()
+                (DEFAULT_PATH.to_string(), false)
             }
         }
     }
@@ -220,7 +224,7 @@ impl Mounter<'_> {
                         apollo.push((m, cs.line, cs.args.first().cloned()));
                     } else if spec == "graphql-yoga" && name == "createYoga" {
                         let opts = self.gql_options(m, cs.args.first());
-                        let path = match &opts {
+                        let (path, complete) = match &opts {
                             Some((om, o)) => {
                                 let p = field(o, "graphqlEndpoint").cloned();
                                 self.gql_path(
@@ -230,12 +234,13 @@ impl Mounter<'_> {
                                     "the `graphqlEndpoint` of `createYoga`",
                                 )
                             }
-                            None => DEFAULT_PATH.to_string(),
+                            None => (DEFAULT_PATH.to_string(), true),
                         };
                         out.push(Server {
                             module: m,
                             line: cs.line,
                             path,
+                            complete,
                             framework: "graphql-yoga",
                             context: context_of(&opts),
                             schema: schema_of(&opts),
@@ -245,7 +250,7 @@ impl Mounter<'_> {
                         && let Some(site) = cs.args.first().and_then(|s| self.new_site(m, s))
                     {
                         let opts = self.gql_options(m, cs.args.get(1));
-                        served.push((site, "/".into(), "apollo-server", context_of(&opts)));
+                        served.push((site, ("/".into(), true), "apollo-server", context_of(&opts)));
                     }
                     // Apollo Server 3: `server.applyMiddleware({ app, path })`.
                     if let Val::Member(receiver, method) = &cs.callee
@@ -262,7 +267,7 @@ impl Mounter<'_> {
                                 (m, cs.line),
                                 "the `path` of `applyMiddleware`",
                             ),
-                            None => DEFAULT_PATH.to_string(),
+                            None => (DEFAULT_PATH.to_string(), true),
                         };
                         served.push((site, path, "express", None));
                     }
@@ -280,11 +285,16 @@ impl Mounter<'_> {
             if is_express_middleware(spec, name) {
                 if let Some(site) = args.first().and_then(|s| self.new_site(mt.module, s)) {
                     let opts = self.gql_options(mt.module, args.get(1));
-                    served.push((site, mt.prefix.clone(), mt.framework, context_of(&opts)));
+                    served.push((
+                        site,
+                        (mt.prefix.clone(), mt.prefix_complete),
+                        mt.framework,
+                        context_of(&opts),
+                    ));
                 }
             } else if spec == "mercurius" {
                 let opts = self.gql_options(mt.module, mt.options.as_ref());
-                let path = match &opts {
+                let (path, complete) = match &opts {
                     Some((om, o)) => {
                         let p = field(o, "path").cloned();
                         self.gql_path(
@@ -294,12 +304,13 @@ impl Mounter<'_> {
                             "the `path` of the Mercurius plugin",
                         )
                     }
-                    None => DEFAULT_PATH.to_string(),
+                    None => (DEFAULT_PATH.to_string(), true),
                 };
                 out.push(Server {
                     module: mt.module,
                     line: mt.line,
                     path: normalize_path(&mt.prefix, &path),
+                    complete: complete && mt.prefix_complete,
                     framework: "mercurius",
                     context: context_of(&opts),
                     schema: schema_of(&opts),
@@ -311,7 +322,7 @@ impl Mounter<'_> {
             // Apollo Server 3 takes `context` with the server's own options.
             let own_context = context_of(&opts);
             let schema: Vec<(ModId, Val)> = schema_of(&opts);
-            let mut paths: Vec<(String, &'static str, Option<At>)> = served
+            let mut paths: Vec<(GqlPath, &'static str, Option<At>)> = served
                 .iter()
                 .filter(|(site, ..)| *site == (m, line))
                 .map(|(_, p, f, c)| (p.clone(), *f, c.clone().or_else(|| own_context.clone())))
@@ -322,19 +333,20 @@ impl Mounter<'_> {
                 self.diagnostics.push(Diagnostic::new(
                     modules[m].file.clone(),
                     line,
-                    format!("this Apollo server is not seen mounted (`expressMiddleware`, `applyMiddleware`, `startStandaloneServer`): its mutations are listed at `{DEFAULT_PATH}`"),
+                    format!("this Apollo server is not seen mounted (`expressMiddleware`, `applyMiddleware`, `startStandaloneServer`): its mutations are listed at `{DEFAULT_PATH}`, marked `path_complete: false`"),
                 ));
                 paths.push((
-                    DEFAULT_PATH.to_string(),
+                    (DEFAULT_PATH.to_string(), false),
                     "apollo-server",
                     own_context.clone(),
                 ));
             }
-            for (path, framework, context) in paths {
+            for ((path, complete), framework, context) in paths {
                 out.push(Server {
                     module: m,
                     line,
                     path,
+                    complete,
                     framework,
                     schema: schema.clone(),
                     context,
@@ -448,7 +460,7 @@ impl Mounter<'_> {
     /// A route for one mutation field; a resolver that cannot be located is said so.
     fn gql_route(
         &mut self,
-        base: &str,
+        (base, complete): (&str, bool),
         framework: &'static str,
         f: Field,
         middleware: Vec<(ModId, Val)>,
@@ -487,12 +499,13 @@ impl Mounter<'_> {
             branch: None,
             protocol: Protocol::Graphql,
             handler_name: Some(format!("Mutation.{}", f.name)),
+            path_complete: complete,
         });
     }
 
     /// Where NestJS serves GraphQL: `GraphQLModule.forRoot`'s `path` (or `forRootAsync`'s), under
     /// the global prefix with `useGlobalPrefix: true`. None when the tree configures none.
-    fn nest_graphql_path(&mut self) -> Option<(String, ModId)> {
+    fn nest_graphql_path(&mut self) -> Option<(GqlPath, ModId)> {
         let modules = self.modules();
         let mut found: Vec<(ModId, u32, String, Option<Fields>)> = Vec::new();
         for (m, module) in modules.iter().enumerate() {
@@ -524,12 +537,12 @@ impl Mounter<'_> {
             self.diagnostics.push(Diagnostic::new(
                 file,
                 line,
-                format!("the options of `GraphQLModule.{call}` cannot be read: the GraphQL mutations are listed at `{DEFAULT_PATH}`"),
+                format!("the options of `GraphQLModule.{call}` cannot be read: the GraphQL mutations are listed at `{DEFAULT_PATH}`, marked `path_complete: false`"),
             ));
-            return Some((DEFAULT_PATH.to_string(), m));
+            return Some(((DEFAULT_PATH.to_string(), false), m));
         };
         let p = field(&opts, "path").cloned();
-        let mut path = self.gql_path(
+        let (mut path, mut complete) = self.gql_path(
             om,
             p.as_ref(),
             (m, line),
@@ -539,10 +552,11 @@ impl Mounter<'_> {
             && let Some(bm) = self.bootstrap_for(&file)
             && let Some(b) = modules[bm].nest_bootstrap.as_ref()
         {
-            let global = self.global_prefix(bm, b);
+            let (global, read) = self.global_prefix(bm, b);
             path = normalize_path(&global, &path);
+            complete &= read;
         }
-        Some((path, m))
+        Some(((path, complete), m))
     }
 
     /// `forRootAsync({ useFactory })`: what the factory returns; `useClass` / `useExisting`: what
@@ -587,9 +601,9 @@ impl Mounter<'_> {
     }
 
     /// The resolver classes of NestJS and type-graphql and their mutation methods.
-    fn gql_classes(&mut self, servers_path: &mut dyn FnMut(&mut Self, ModId) -> String) {
+    fn gql_classes(&mut self, servers_path: &mut dyn FnMut(&mut Self, ModId) -> GqlPath) {
         let modules = self.modules();
-        let mut nest_path: Option<Option<(String, ModId)>> = None;
+        let mut nest_path: Option<Option<(GqlPath, ModId)>> = None;
         for (m, module) in modules.iter().enumerate() {
             if module.is_test {
                 continue;
@@ -646,20 +660,21 @@ impl Mounter<'_> {
                                     self.diagnostics.push(Diagnostic::new(
                                         module.file.clone(),
                                         resolver.line,
-                                        format!("no `GraphQLModule.forRoot` is found: the mutations of `{}` and the other resolvers are listed at `{DEFAULT_PATH}`", class.name),
+                                        format!("no `GraphQLModule.forRoot` is found: the mutations of `{}` and the other resolvers are listed at `{DEFAULT_PATH}`, marked `path_complete: false`", class.name),
                                     ));
                                 }
                                 nest_path = Some(p.clone());
                                 p
                             }
                         };
-                        np.map(|p| p.0).unwrap_or_else(|| DEFAULT_PATH.to_string())
+                        np.map(|p| p.0)
+                            .unwrap_or_else(|| (DEFAULT_PATH.to_string(), false))
                     } else {
                         servers_path(self, m)
                     };
                     self.routes.push(RawRoute {
                         method: "POST".into(),
-                        path: format!("{base}#{name}"),
+                        path: format!("{}#{name}", base.0),
                         framework: if nest { "nestjs" } else { "type-graphql" },
                         module: m,
                         line: mutation.line,
@@ -669,6 +684,7 @@ impl Mounter<'_> {
                         branch: None,
                         protocol: Protocol::Graphql,
                         handler_name: None,
+                        path_complete: base.1,
                     });
                 }
             }
@@ -770,9 +786,19 @@ impl Mounter<'_> {
     /// Every GraphQL mutation of the tree, as routes.
     pub(super) fn graphql_routes(&mut self) {
         let servers = self.gql_servers();
-        let mut paths: Vec<String> = servers.iter().map(|s| s.path.clone()).collect();
+        let mut paths: Vec<GqlPath> = servers
+            .iter()
+            .map(|s| (s.path.clone(), s.complete))
+            .collect();
         paths.sort();
-        paths.dedup();
+        // one path: complete only where every server at it is
+        paths.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 &= later.1;
+            }
+            same
+        });
         let mut seen = BTreeSet::new();
         let mut reached: BTreeSet<(ModId, String)> = BTreeSet::new();
         for s in &servers {
@@ -791,11 +817,11 @@ impl Mounter<'_> {
                 {
                     self.bindings.push(((fm, g, 2), ctx.clone()));
                 }
-                self.gql_route(&s.path, s.framework, f, vec![]);
+                self.gql_route((&s.path, s.complete), s.framework, f, vec![]);
             }
         }
         // The path of the tree's one server, for what no server is seen to be given.
-        let tree_path = |me: &mut Self, m: ModId, what: &str| -> String {
+        let tree_path = |me: &mut Self, m: ModId, what: &str| -> GqlPath {
             match paths.as_slice() {
                 [one] => one.clone(),
                 _ => {
@@ -804,7 +830,7 @@ impl Mounter<'_> {
                         file,
                         0,
                         format!(
-                            "{what} {}: they are listed at `{DEFAULT_PATH}`",
+                            "{what} {}: they are listed at `{DEFAULT_PATH}`, marked `path_complete: false`",
                             if paths.is_empty() {
                                 "are served by no GraphQL server the audit recognises (Apollo, graphql-yoga, Mercurius, NestJS)"
                             } else {
@@ -812,7 +838,7 @@ impl Mounter<'_> {
                             }
                         ),
                     ));
-                    DEFAULT_PATH.to_string()
+                    (DEFAULT_PATH.to_string(), false)
                 }
             }
         };
@@ -843,7 +869,7 @@ impl Mounter<'_> {
             for mut f in fields {
                 reached.insert((f.resolver.0, format!("{}#{:?}", f.name, f.resolver.1)));
                 f.at = (m, module.export_line("default").unwrap_or(0));
-                self.gql_route(&base, "graphql", f, vec![]);
+                self.gql_route((&base.0, base.1), "graphql", f, vec![]);
             }
         }
         let mut type_graphql_path = None;
@@ -856,7 +882,7 @@ impl Mounter<'_> {
         if let Some(first) = pothos.first() {
             let base = tree_path(self, first.at.0, "the Pothos mutation fields");
             for f in pothos {
-                self.gql_route(&base, "pothos", f, vec![]);
+                self.gql_route((&base.0, base.1), "pothos", f, vec![]);
             }
         }
     }

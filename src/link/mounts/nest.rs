@@ -285,15 +285,16 @@ impl Mounter<'_> {
 
     /// The global prefix of a bootstrap: a literal or a constant, or a configuration value, with
     /// a diagnostic when it is a default the deployment may change or when it cannot be read
-    /// (the routes are then listed without it, or under the prefix `[[mount]]` gives).
-    pub(super) fn global_prefix(&mut self, bm: ModId, b: &NestBootstrap) -> String {
+    /// (the routes are then listed without it, or under the prefix `[[mount]]` gives). False
+    /// beside it when it could not be read.
+    pub(super) fn global_prefix(&mut self, bm: ModId, b: &NestBootstrap) -> (String, bool) {
         let Some(g) = &b.global_prefix else {
-            return String::new();
+            return (String::new(), true);
         };
         let (line, text) = (b.global_prefix_line, code(&b.global_prefix_text));
         let what = format!("the global prefix {text}");
         if let Some(list) = self.strings_at(bm, g, line, &what) {
-            return list.into_iter().next().unwrap_or_default();
+            return (list.into_iter().next().unwrap_or_default(), true);
         }
         let file = self.modules()[bm].file.clone();
         if let Some(c) = self.config_value(bm, g) {
@@ -307,19 +308,19 @@ impl Mounter<'_> {
                     ),
                 ));
             }
-            return c.value;
+            return (c.value, true);
         }
         if let Some(configured) = self.configured(bm, line, &b.global_prefix_text) {
-            return configured;
+            return (configured, true);
         }
         self.diagnostics.push(Diagnostic::new(
             file.clone(),
             line,
             format!(
-                "{what} is not statically known: the controllers' routes are listed without it (give it in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")"
+                "{what} is not statically known: the controllers' routes are listed without it and marked `path_complete: false` (give it in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")"
             ),
         ));
-        String::new()
+        (String::new(), false)
     }
 
     fn exclusions(&self, bm: ModId, b: &NestBootstrap) -> Vec<Exclusion> {
@@ -372,8 +373,9 @@ impl Mounter<'_> {
 
     /// routing-controllers: the `routePrefix` of the `useExpressServer(app, { routePrefix,
     /// controllers })` (or `createExpressServer`, `useKoaServer`, `createKoaServer`) whose
-    /// `controllers` list class `name` of module `m`, or a glob of files.
-    fn route_prefix(&mut self, m: ModId, name: &str) -> String {
+    /// `controllers` list class `name` of module `m`, or a glob of files; false beside it when it
+    /// could not be read.
+    fn route_prefix(&mut self, m: ModId, name: &str) -> (String, bool) {
         let modules = self.modules();
         for (cm, module) in modules.iter().enumerate() {
             if module.is_test {
@@ -412,25 +414,25 @@ impl Mounter<'_> {
                         continue;
                     }
                     let Some(p) = field(opts, "routePrefix") else {
-                        return String::new();
+                        return (String::new(), true);
                     };
                     let what = "the `routePrefix` of routing-controllers";
                     match self.strings_at(cm, &p, cs.line, what) {
-                        Some(list) => return list.into_iter().next().unwrap_or_default(),
+                        Some(list) => return (list.into_iter().next().unwrap_or_default(), true),
                         None => {
                             let file = module.file.clone();
                             self.diagnostics.push(Diagnostic::new(
                                 file,
                                 cs.line,
-                                format!("{what} is not statically known: the controllers' routes are listed without it"),
+                                format!("{what} is not statically known: the controllers' routes are listed without it and marked `path_complete: false`"),
                             ));
-                            return String::new();
+                            return (String::new(), false);
                         }
                     }
                 }
             }
         }
-        String::new()
+        (String::new(), true)
     }
 
     pub(super) fn nest_routes(&mut self) {
@@ -451,13 +453,15 @@ impl Mounter<'_> {
                     .bootstrap_for(&module.file)
                     .filter(|_| router.framework == "nestjs");
                 let bootstrap = boot.and_then(|bm| modules[bm].nest_bootstrap.as_ref());
-                let (global, excluded) = match (boot, bootstrap) {
+                let ((global, global_read), excluded) = match (boot, bootstrap) {
                     (Some(bm), Some(b)) => (self.global_prefix(bm, b), self.exclusions(bm, b)),
                     _ if router.framework == "routing-controllers" => {
                         (self.route_prefix(m, &router.name), Vec::new())
                     }
-                    _ => (String::new(), Vec::new()),
+                    _ => ((String::new(), true), Vec::new()),
                 };
+                // Every part of the controller's paths was read.
+                let mut complete = global_read;
                 let versioning = bootstrap.and_then(|b| b.versioning.clone());
                 let interceptors: Vec<(ModId, Val)> = match (boot, bootstrap) {
                     (Some(bm), Some(b)) => b.interceptors.iter().map(|v| (bm, v.clone())).collect(),
@@ -471,6 +475,8 @@ impl Mounter<'_> {
                         None => {
                             let what = format!("{} at", self.describe(Key::Local(m, r)));
                             self.unknown_prefix(m, router.line, &what, &crate::link::display(p));
+                            prefixes.push(String::new());
+                            complete = false;
                         }
                     }
                 }
@@ -493,9 +499,14 @@ impl Mounter<'_> {
                     else {
                         continue;
                     };
-                    let Some(list) = self.strings(im, &paths) else {
-                        self.diagnostics.push(Diagnostic::new(module.file.clone(), line, format!("route path `{path_text}` is not statically known: the route is left out of the inventory")));
-                        continue;
+                    let mut route_complete = complete;
+                    let list = match self.strings(im, &paths) {
+                        Some(list) => list,
+                        None => {
+                            self.diagnostics.push(Diagnostic::new(module.file.clone(), line, format!("route path `{path_text}` is not statically known: the route is listed at its controller's path, marked `path_complete: false`")));
+                            route_complete = false;
+                            vec![String::new()]
+                        }
                     };
                     // A method's version, else the controller's, else the default (Nest's order).
                     let versions: Vec<String> = match &versioning {
@@ -514,10 +525,11 @@ impl Mounter<'_> {
                                             module.file.clone(),
                                             line,
                                             format!(
-                                                "the version `{}` of this route is not statically known: it is listed without a version segment",
+                                                "the version `{}` of this route is not statically known: it is listed without a version segment, marked `path_complete: false`",
                                                 crate::link::display(&v)
                                             ),
                                         ));
+                                        route_complete = false;
                                         vec![String::new()]
                                     }
                                 },
@@ -560,6 +572,7 @@ impl Mounter<'_> {
                                         branch: None,
                                         protocol: Protocol::Rest,
                                         handler_name: None,
+                                        path_complete: route_complete,
                                     });
                                 }
                             }

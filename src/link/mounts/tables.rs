@@ -24,6 +24,8 @@ pub(super) struct Instance {
     pub paths: Vec<String>,
     pub handler: (ModId, Val),
     pub middleware: Vec<(ModId, Val)>,
+    /// False when the path could not be read: `paths` is then the router's own root.
+    pub complete: bool,
 }
 
 /// A `use` as one element of a table mounts it: its path, and its arguments with the module each
@@ -103,6 +105,7 @@ impl Mounter<'_> {
                 paths,
                 handler: (handler.0, handler.1.clone()),
                 middleware: middleware.iter().map(|v| (m, v.clone())).collect(),
+                complete: true,
             }];
         }
         if let Some(out) = self.table_routes(m, method, paths, handler, middleware) {
@@ -114,6 +117,23 @@ impl Mounter<'_> {
             return Vec::new();
         }
         let file = self.modules()[at].file.clone();
+        // A path that cannot be read: listed at the router's root, the part that is known.
+        if let (Some(methods), None) = &direct {
+            self.diagnostics.push(Diagnostic::new(
+                file,
+                line,
+                format!(
+                    "route path `{path_text}` is not statically known: the route is listed at its router's path, marked `path_complete: false`"
+                ),
+            ));
+            return vec![Instance {
+                methods: methods.clone(),
+                paths: vec![String::new()],
+                handler: (handler.0, handler.1.clone()),
+                middleware: middleware.iter().map(|v| (m, v.clone())).collect(),
+                complete: false,
+            }];
+        }
         let message = match direct {
             (_, None) => format!(
                 "route path `{path_text}` is not statically known: the route is left out of the inventory"
@@ -162,6 +182,7 @@ impl Mounter<'_> {
                 paths,
                 handler: self.in_row(handler.0, handler.1, &row),
                 middleware: middleware.iter().map(|v| self.in_row(m, v, &row)).collect(),
+                complete: true,
             });
         }
         Some(out)

@@ -229,7 +229,7 @@ impl Mounter<'_> {
                                 self.diagnostics.push(Diagnostic::new(
                                     file,
                                     cs.line,
-                                    "`createExpressEndpoints` registers on an app the audit does not follow: its routes are listed at the contract's paths".to_string(),
+                                    "`createExpressEndpoints` registers on an app the audit does not follow: its routes are listed at the contract's paths, marked `path_complete: false`".to_string(),
                                 ));
                                 others.push((m, cs.line, contract.clone(), implementation.clone()));
                                 continue;
@@ -277,7 +277,7 @@ impl Mounter<'_> {
             self.diagnostics.push(Diagnostic::new(
                 file,
                 line,
-                "this ts-rest router is served by an adapter whose mount the audit does not follow: its routes are listed at the contract's paths".to_string(),
+                "this ts-rest router is served by an adapter whose mount the audit does not follow: its routes are listed at the contract's paths, marked `path_complete: false`".to_string(),
             ));
             for r in routes {
                 let (hm, hv, hline) = self.ts_rest_handler(&r, (m, line));
@@ -293,6 +293,7 @@ impl Mounter<'_> {
                     branch: None,
                     protocol: Protocol::Rest,
                     handler_name: None,
+                    path_complete: false,
                 });
             }
         }
