@@ -589,13 +589,28 @@ fn pat_is_err(p: &syn::Pat, depth: usize) -> bool {
     }
 }
 
-/// Whether an expression's outermost chain goes through `?`: `a().await?`,
-/// `q.execute(db).await.map_err(e)?.rows_affected()`. An error there leaves the function.
+/// Whether an expression's outermost chain goes through `?` (`a().await?`,
+/// `q.execute(db).await.map_err(e)?.rows_affected()`), or is a `match` whose `Err(..)` arm
+/// leaves the function (`match insert().await { Ok(id) => id, Err(e) => return Err(..) }`). An
+/// error there leaves the function.
 fn ends_in_try(e: &Expr) -> bool {
     let mut e = e;
     for _ in 0..4096 {
         e = match e {
             Expr::Try(_) => return true,
+            Expr::Match(m) => {
+                return m.arms.iter().any(|a| {
+                    let err = matches!(&a.pat, syn::Pat::TupleStruct(t)
+                        if t.path.segments.last().is_some_and(|s| s.ident == "Err"));
+                    let leaves = match &*a.body {
+                        Expr::Return(_) => true,
+                        Expr::Block(b) => block_exits(&b.block),
+                        Expr::Macro(m) => m.mac.path.is_ident("bail"),
+                        _ => false,
+                    };
+                    err && leaves
+                });
+            }
             Expr::MethodCall(m) => &m.receiver,
             Expr::Await(a) => &a.base,
             Expr::Field(f) => &f.base,
@@ -1144,7 +1159,10 @@ impl Lower {
                         ty,
                         init,
                         diverge,
-                        fails: l.init.as_ref().is_some_and(|i| ends_in_try(&i.expr)),
+                        // `let Ok(x) = insert(..) else { return .. };` leaves on an error too.
+                        fails: l.init.as_ref().is_some_and(|i| {
+                            ends_in_try(&i.expr) || (i.diverge.is_some() && pat_is_ok(&l.pat, 0))
+                        }),
                     });
                 }
                 syn::Stmt::Item(i) => {
@@ -1724,5 +1742,23 @@ mod tests {
         assert_eq!(f.route_attrs[0].line, 1);
         let (_, d) = parse_file("src/b.rs", "fn broken( {\n");
         assert!(d[0].message.starts_with("parse error"));
+    }
+
+    #[test]
+    fn statements_whose_error_leaves_the_function() {
+        let leaves = |src: &str| ends_in_try(&syn::parse_str::<Expr>(src).unwrap());
+        assert!(leaves("insert(&db).await?"));
+        assert!(leaves("q.execute(&db).await.map_err(e)?.rows_affected()"));
+        assert!(leaves(
+            "match db.add_user(&u).await { Ok(id) => id, Err(e) => { log(e); return Err(bad()); } }"
+        ));
+        assert!(leaves(
+            "match insert().await { Ok(id) => id, Err(e) => return Err(e.into()) }"
+        ));
+        assert!(!leaves(
+            "match insert().await { Ok(id) => id, Err(_) => 0 }"
+        ));
+        assert!(!leaves("insert(&db).await"));
+        assert!(!leaves("insert(&db).await.ok()"));
     }
 }
