@@ -313,6 +313,21 @@ impl Effect {
         });
     }
 
+    /// Records that this effect runs after these creates, whenever it runs (both front ends).
+    pub fn runs_after(&mut self, creates: &[Location]) {
+        for at in creates {
+            if self.after_creates.len() < 8 && !self.after_creates.contains(at) {
+                self.after_creates.push(at.clone());
+            }
+        }
+    }
+
+    /// A create whose error leaves the function it was followed to: a duplicate it refuses ends
+    /// the request there, before what comes after it.
+    pub fn ends_a_duplicate(&self) -> bool {
+        self.kind == EffectKind::DbCreate && self.fails_request && !self.upsert && !self.on_failure
+    }
+
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
         if self.consumes.is_some() || self.claimed.is_some() || self.stopped_by.is_some() {

@@ -1067,17 +1067,8 @@ impl<'a> Calls<'a> {
                     } else {
                         e.fails_request &= fails_here;
                     }
-                    for at in &after {
-                        if e.after_creates.len() < 8 && !e.after_creates.contains(at) {
-                            e.after_creates.push(at.clone());
-                        }
-                    }
-                    if e.kind == EffectKind::DbCreate
-                        && e.fails_request
-                        && !e.upsert
-                        && !e.on_failure
-                        && creates_here.len() < 64
-                    {
+                    e.runs_after(&after);
+                    if e.ends_a_duplicate() && creates_here.len() < 64 {
                         creates_here.push((cs.blocks.as_slice(), cs.line, e.location.clone()));
                     }
                 }

@@ -1486,18 +1486,8 @@ fn settle_statement(out: &mut Summary, s: Settle, creates_here: &mut Vec<Locatio
     for e in &mut out.effects[start..] {
         e.fails_request &= fails;
         e.swallowed |= drops && e.via.is_empty();
-        for at in &before {
-            if e.after_creates.len() < 8 && !e.after_creates.contains(at) {
-                e.after_creates.push(at.clone());
-            }
-        }
-        if e.kind == EffectKind::DbCreate
-            && e.fails_request
-            && !e.upsert
-            && !e.on_failure
-            && creates_here.len() < 64
-            && !creates_here.contains(&e.location)
-        {
+        e.runs_after(&before);
+        if e.ends_a_duplicate() && creates_here.len() < 64 && !creates_here.contains(&e.location) {
             creates_here.push(e.location.clone());
         }
     }
