@@ -54,6 +54,7 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
     }
     for ep in endpoints.iter_mut() {
         let mut used: Vec<(&UniqueConstraint, String, bool)> = Vec::new();
+        let mut stoppers: Vec<(Location, String)> = Vec::new();
         for e in ep.side_effects.iter_mut() {
             if e.kind != EffectKind::DbCreate || e.replaces {
                 continue;
@@ -79,6 +80,10 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                 // makes it work, so it is named too.
                 if !e.upsert {
                     e.constraint = Some(c.describe());
+                    // The request itself supplies every column: a repeat conflicts for sure.
+                    if c.columns.iter().all(|col| supplies(&e.request_keys, col)) {
+                        stoppers.push((e.location.clone(), c.describe()));
+                    }
                 }
                 used.push((c, e.callee.clone(), e.upsert));
             }
@@ -87,12 +92,8 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         // function that runs the effects after it (the front ends record such creates in
         // `after_creates` only when nothing there swallows the error): those effects do not run
         // again.
-        let stoppers: Vec<(Location, String)> = ep
-            .side_effects
-            .iter()
-            .filter(|e| e.kind == EffectKind::DbCreate && !e.upsert)
-            .filter_map(|e| Some((e.location.clone(), e.constraint.clone()?)))
-            .collect();
+        // Only a constraint on values the request supplies: a generated column, or keys not in
+        // view, would not conflict.
         if !stoppers.is_empty() {
             for e in ep.side_effects.iter_mut() {
                 if let Some((at, c)) = stoppers.iter().find(|(at, _)| e.after_creates.contains(at))
