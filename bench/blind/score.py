@@ -105,6 +105,8 @@ def main():
     ap.add_argument("--dir", default=os.environ.get("BLIND_DIR", "/tmp/retrysafe-blind"))
     ap.add_argument("--set", help="tuning, fresh, routes, routes-fresh, ...: the truth files whose `set` is this")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--routes", action="store_true",
+                    help="list only missed, extra and partial routes (no severities: keeps a set unseen for judgement)")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
     tdir = os.path.join(HERE, "truth")
@@ -131,11 +133,12 @@ def main():
                 continue
             s = score(truth, json.load(open(rep)))
             print(line(name, s))
-            if a.verbose:
+            if a.verbose and not a.routes:
                 for k, w, g in s["wrong_loud"]:
                     print(f"    loud   {k[0]} {k[1]}: labelled {w}, reported {g}")
                 for k, w, g in s["misses"]:
                     print(f"    miss   {k[0]} {k[1]}: labelled {w}, reported {g}")
+            if a.verbose or a.routes:
                 for k in s["missed"]:
                     print(f"    missed {k[0]} {k[1]}")
                 for k in s["extra"]:
