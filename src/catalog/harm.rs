@@ -17,12 +17,19 @@ struct Models {
     bookkeeping: Vec<String>,
 }
 
-/// URLs an HTTP call may be made to, and what a repeat of it does.
+/// URLs an HTTP call may be made to, or fields of the request it sends, and what a repeat of it
+/// does.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Http {
     pub id: String,
+    /// Globs over the URL as written; none: any URL.
+    #[serde(default)]
     pub urls: Vec<String>,
+    /// Conditions on the call's arguments and request body, one of which must hold (a field
+    /// the request sends: `body.grant_type`); none: any request.
+    #[serde(default)]
+    pub any: Vec<Cond>,
     pub impact: Impact,
     pub detail: String,
     #[serde(skip)]
@@ -58,12 +65,44 @@ pub struct Provider {
     pub detail: String,
 }
 
-/// Functions by name: a write made on behalf of one of these is bookkeeping.
+/// Functions by name: a write made on behalf of one of these is bookkeeping; a publish made
+/// through one named for re-deriving state is bookkeeping; a message sent through one named for
+/// a one-time credential is asked for.
 #[derive(Debug, Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct Functions {
     #[serde(default)]
     bookkeeping: Vec<String>,
+    #[serde(default)]
+    derived: Vec<String>,
+    #[serde(default)]
+    credential: Vec<String>,
+}
+
+/// Name globs, compiled, each kept with its text to cite.
+#[derive(Debug, Default)]
+pub struct Patterns {
+    list: Vec<String>,
+    set: GlobSet,
+}
+
+impl Patterns {
+    fn new(patterns: &[String], what: &str) -> Result<Patterns, String> {
+        let globs: Vec<(String, Glob)> = patterns
+            .iter()
+            .map(|p| Ok((p.clone(), glob(&p.to_ascii_lowercase(), what)?)))
+            .collect::<Result<_, String>>()?;
+        Ok(Patterns {
+            list: patterns.to_vec(),
+            set: set(&globs)?,
+        })
+    }
+
+    /// The first pattern a name (in its normal form, see [`model_name`]) matches.
+    fn first(&self, name: &str) -> Option<&str> {
+        let first = *self.set.matches(model_name(name)).first()?;
+        Some(self.list[first].as_str())
+    }
 }
 
 /// HTTP methods whose repeat leaves the state the first call left.
@@ -107,8 +146,10 @@ pub struct Harm {
     bookkeeping_models: Vec<(String, Glob)>,
     record_set: GlobSet,
     bookkeeping_set: GlobSet,
-    bookkeeping_functions: Vec<(String, Glob)>,
-    bookkeeping_function_set: GlobSet,
+    bookkeeping_functions: Patterns,
+    /// Matched on a function's own name (`index_pending_collab`, not its type's).
+    derived_functions: Patterns,
+    credential_functions: Patterns,
     pub http: Vec<Http>,
     /// Upper-case HTTP methods idempotent by definition (`PUT`, `DELETE`).
     pub idempotent_methods: Vec<String>,
@@ -164,19 +205,16 @@ impl Harm {
             ..Harm::default()
         };
         harm.add_models(&file.models.record, &file.models.bookkeeping)?;
-        harm.bookkeeping_functions = file
-            .functions
-            .bookkeeping
-            .iter()
-            .map(|p| {
-                Ok((
-                    p.clone(),
-                    glob(&p.to_ascii_lowercase(), "bookkeeping function")?,
-                ))
-            })
-            .collect::<Result<_, String>>()?;
-        harm.bookkeeping_function_set = set(&harm.bookkeeping_functions)?;
+        harm.bookkeeping_functions =
+            Patterns::new(&file.functions.bookkeeping, "bookkeeping function")?;
+        harm.derived_functions = Patterns::new(&file.functions.derived, "derived function")?;
+        harm.credential_functions =
+            Patterns::new(&file.functions.credential, "credential function")?;
         for h in &mut harm.http {
+            if h.urls.is_empty() && h.any.is_empty() {
+                return Err(format!("http `{}` has neither `urls` nor `any`", h.id));
+            }
+            Cond::check_all(&h.any, &format!("http `{}`", h.id))?;
             let globs: Vec<(String, Glob)> = h
                 .urls
                 .iter()
@@ -188,17 +226,7 @@ impl Harm {
             if p.calls.is_empty() {
                 return Err(format!("provider `{}` has no `calls`", p.id));
             }
-            for c in p.all.iter().chain(&p.any) {
-                let kinds = usize::from(!c.equals.is_empty())
-                    + usize::from(c.present)
-                    + usize::from(c.absent);
-                if kinds != 1 {
-                    return Err(format!(
-                        "provider `{}`: condition on `{}` needs exactly one of `equals`, `present`, `absent`",
-                        p.id, c.arg
-                    ));
-                }
-            }
+            Cond::check_all(p.all.iter().chain(&p.any), &format!("provider `{}`", p.id))?;
         }
         Ok(harm)
     }
@@ -233,17 +261,33 @@ impl Harm {
 
     /// The bookkeeping pattern a function's name matches (`flushAuditEvents`, `log_activity`).
     pub fn bookkeeping_function(&self, name: &str) -> Option<&str> {
-        let n = model_name(name);
-        let first = *self.bookkeeping_function_set.matches(&n).first()?;
-        Some(self.bookkeeping_functions[first].0.as_str())
+        self.bookkeeping_functions.first(name)
     }
 
-    /// The first `[[http]]` entry a URL matches.
-    pub fn http_for(&self, url: &str) -> Option<&Http> {
-        let url = url.to_ascii_lowercase();
-        self.http
-            .iter()
-            .find(|h| h.set.as_ref().is_some_and(|s| s.is_match(&url)))
+    /// The pattern a function's own name matches when it re-derives state from rows that are
+    /// already written (`index_pending_collab`, `reindexDocument`, `generateEmbeddings`).
+    pub fn derived_function(&self, name: &str) -> Option<&str> {
+        self.derived_functions.first(own_name(name))
+    }
+
+    /// The pattern a function's own name matches when it sends a one-time credential: a
+    /// verification or confirmation link, a reset link, a sign-in code (`sendVerificationEmail`,
+    /// `MailService.confirmNewEmail`).
+    pub fn credential_function(&self, name: &str) -> Option<&str> {
+        self.credential_functions.first(own_name(name))
+    }
+
+    /// The first `[[http]]` entry an HTTP call matches: by its URL as written (an entry with
+    /// URL patterns needs a URL that matches one) and by the fields it sends.
+    pub fn http_for(&self, url: Option<&str>, args: &[(String, Option<String>)]) -> Option<&Http> {
+        let url = url.map(str::to_ascii_lowercase);
+        self.http.iter().find(|h| {
+            let by_url = h.urls.is_empty()
+                || url
+                    .as_deref()
+                    .is_some_and(|u| h.set.as_ref().is_some_and(|s| s.is_match(u)));
+            by_url && (h.any.is_empty() || h.any.iter().any(|c| c.holds(args)))
+        })
     }
 
     /// The HTTP method an outbound call is made with: its options' `method` literal
@@ -286,6 +330,29 @@ impl Harm {
     }
 }
 
+/// A function's own name: `confirmNewEmail` of `MailService.confirmNewEmail`, `add` of
+/// `store::add`.
+fn own_name(name: &str) -> &str {
+    name.rsplit(['.', ':']).next().unwrap_or(name)
+}
+
+/// A form-encoded string's fields (`grant_type=client_credentials&scope=a`), when the whole
+/// string is one: a request body sent as a string, read as the fields it sends.
+pub fn form_fields(s: &str) -> Option<Vec<(String, String)>> {
+    if s.is_empty() || s.contains([' ', '\n', '/', '{', '"']) {
+        return None;
+    }
+    s.split('&')
+        .map(|pair| {
+            let (k, v) = pair.split_once('=')?;
+            let name = !k.is_empty()
+                && k.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.' | '[' | ']'));
+            name.then(|| (k.to_string(), v.to_string()))
+        })
+        .collect()
+}
+
 /// A call as written, reduced to its member path in either language: arguments dropped, `::`
 /// read as `.`, `?` and `.await` dropped (`PaymentIntent::create(&c, p).await?` →
 /// `PaymentIntent.create`, `stripe.checkout.sessions.create({..})` →
@@ -309,6 +376,21 @@ pub fn call_path(callee: &str) -> String {
 }
 
 impl Cond {
+    /// Each condition names exactly one test.
+    fn check_all<'c>(conds: impl IntoIterator<Item = &'c Cond>, owner: &str) -> Result<(), String> {
+        for c in conds {
+            let kinds =
+                usize::from(!c.equals.is_empty()) + usize::from(c.present) + usize::from(c.absent);
+            if kinds != 1 {
+                return Err(format!(
+                    "{owner}: condition on `{}` needs exactly one of `equals`, `present`, `absent`",
+                    c.arg
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn holds(&self, args: &[(String, Option<String>)]) -> bool {
         let names: Vec<&str> = self.arg.split('|').map(str::trim).collect();
         let found: Vec<&Option<String>> = args
@@ -397,16 +479,35 @@ mod tests {
     fn urls_and_provider_arguments() {
         let h = Harm::builtin().unwrap();
         let verify = h
-            .http_for("https://www.google.com/recaptcha/api/siteverify")
+            .http_for(Some("https://www.google.com/recaptcha/api/siteverify"), &[])
             .unwrap();
         assert_eq!(verify.impact, Impact::Read);
         assert_eq!(
-            h.http_for("https://api.transferwise.com/v3/profiles/${id}/batch-groups/${g}/payments")
-                .unwrap()
-                .impact,
+            h.http_for(
+                Some("https://api.transferwise.com/v3/profiles/${id}/batch-groups/${g}/payments"),
+                &[]
+            )
+            .unwrap()
+            .impact,
             Impact::Money
         );
-        assert!(h.http_for("https://api.example.com/orders").is_none());
+        assert!(
+            h.http_for(Some("https://api.example.com/orders"), &[])
+                .is_none()
+        );
+        // A token request shows in the fields it sends, whatever the URL (RFC 6749, 4.1.3).
+        let grant = args(&[
+            ("method", Some("POST")),
+            ("body.grant_type", Some("refresh_token")),
+        ]);
+        assert_eq!(h.http_for(None, &grant).unwrap().id, "oauth-token-request");
+        assert_eq!(
+            h.http_for(Some("${}/connect"), &args(&[("form.grant_type", None)]))
+                .unwrap()
+                .id,
+            "oauth-token-request"
+        );
+        assert!(h.http_for(None, &args(&[("body.grant", None)])).is_none());
         let setup = args(&[("mode", Some("setup")), ("customer", None)]);
         assert_eq!(
             h.provider_for("stripe.checkout.sessions.create", &setup)
@@ -455,8 +556,37 @@ mod tests {
     }
 
     #[test]
+    fn derived_and_credential_functions_by_their_own_name() {
+        let h = Harm::builtin().unwrap();
+        assert_eq!(
+            h.derived_function("index_pending_collab_one"),
+            Some("index?*")
+        );
+        assert!(h.derived_function("SearchService.reindexAll").is_some());
+        // A controller named `Index` is no indexing job.
+        assert!(h.derived_function("IndexController.create").is_none());
+        assert!(h.derived_function("index").is_none());
+        assert!(
+            h.credential_function("MailService.confirmNewEmail")
+                .is_some()
+        );
+        assert!(h.credential_function("send_verification_email").is_some());
+        assert!(
+            h.credential_function("mailer::send_password_reset")
+                .is_some()
+        );
+        assert!(h.credential_function("sendFootprintReport").is_none());
+        assert!(
+            h.credential_function("sendOrderConfirmationEmail")
+                .is_none()
+        );
+    }
+
+    #[test]
     fn a_condition_needs_one_test() {
         let bad = "[[provider]]\nid = \"x\"\ncalls = [\"a\"]\nall = [{ arg = \"m\" }]\nimpact = \"read\"\ndetail = \"d\"\n";
         assert!(Harm::parse(bad).unwrap_err().contains("exactly one"));
+        let neither = "[[http]]\nid = \"x\"\nimpact = \"read\"\ndetail = \"d\"\n";
+        assert!(Harm::parse(neither).unwrap_err().contains("neither"));
     }
 }

@@ -498,8 +498,13 @@ fn merge_chains(own: Vec<(usize, Effect)>) -> Vec<Effect> {
 
 /// The table a write statement names: `INSERT INTO t`, `UPDATE t`, `DELETE FROM t`.
 /// The fields of a call's object arguments, dotted one level deep, with their literal values
-/// (for the harm judgement's provider semantics).
-fn arg_fields(args: &[Val]) -> Vec<(String, Option<String>)> {
+/// (for the harm judgement's provider semantics and request bodies). A body encoded on the way
+/// out is read as the object it encodes: `JSON.stringify({..})`, `qs.stringify({..})`,
+/// `new URLSearchParams({..})`, and a form-encoded literal (`'grant_type=client_credentials'`).
+fn arg_fields(
+    args: &[Val],
+    built: impl Fn(&Val) -> Option<Vec<(String, Val)>>,
+) -> Vec<(String, Option<String>)> {
     fn lit(v: &Val) -> Option<String> {
         match v.plain() {
             Val::Str(s) => Some(s.clone()),
@@ -507,12 +512,21 @@ fn arg_fields(args: &[Val]) -> Vec<(String, Option<String>)> {
             _ => None,
         }
     }
+    // The fields of a value read as an object: a literal, an encoded literal, a form string.
+    let fields = |v: &Val| -> Option<Vec<(String, Val)>> {
+        match v.plain() {
+            Val::Obj(f) => Some(f.clone()),
+            Val::Str(s) => crate::catalog::harm::form_fields(s)
+                .map(|f| f.into_iter().map(|(k, v)| (k, Val::Str(v))).collect()),
+            other => built(other),
+        }
+    };
     let mut out = Vec::new();
     for a in args {
-        let Val::Obj(fields) = a else { continue };
-        for (k, v) in fields {
+        let Some(top) = fields(a) else { continue };
+        for (k, v) in &top {
             out.push((k.clone(), lit(v)));
-            if let Val::Obj(inner) = v {
+            if let Some(inner) = fields(v) {
                 out.extend(inner.iter().map(|(k2, v2)| (format!("{k}.{k2}"), lit(v2))));
             }
         }
@@ -523,13 +537,27 @@ fn arg_fields(args: &[Val]) -> Vec<(String, Option<String>)> {
 /// The URL an HTTP call is made to, as written: its first argument's text, or the `url` of its
 /// config object.
 fn call_url(cs: &CallSite) -> Option<String> {
+    // A string, or a template held in a variable (`const url = `${API}/v1/oauth2/token``):
+    // its literal parts, each unknown part a `${}` hole.
+    fn text(v: &Val) -> Option<String> {
+        match v.plain() {
+            Val::Str(s) => Some(s.clone()),
+            Val::Template(parts) => Some(
+                parts
+                    .iter()
+                    .map(|p| p.as_str().map_or_else(|| "${}".to_string(), str::to_string))
+                    .collect(),
+            ),
+            _ => None,
+        }
+    }
     cs.literal.clone().or_else(|| {
-        if let Some(s) = cs.args.first().and_then(Val::as_str) {
-            return Some(s.to_string());
+        if let Some(s) = cs.args.first().and_then(text) {
+            return Some(s);
         }
         cs.args.iter().find_map(|a| match a {
-            Val::Obj(fields) => fields.iter().find_map(|(k, v)| match v.as_str() {
-                Some(s) if k == "url" => Some(s.to_string()),
+            Val::Obj(fields) => fields.iter().find_map(|(k, v)| match text(v) {
+                Some(s) if k == "url" => Some(s),
                 _ => None,
             }),
             _ => None,
@@ -1221,6 +1249,21 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// The object a request body encodes: `JSON.stringify({..})`, `qs.stringify({..})`,
+    /// `new URLSearchParams({..})`.
+    fn encoded_body(&self, m: ModId, v: &Val) -> Option<Vec<(String, Val)>> {
+        let encoder = match v {
+            Val::Call(callee, _) => {
+                matches!(&**callee, Val::Member(_, name) if name == "stringify")
+            }
+            Val::New(ctor, _) => {
+                matches!(&**ctor, Val::Global(name) if name == "URLSearchParams" || name == "FormData")
+            }
+            _ => false,
+        };
+        encoder.then(|| self.built_record(m, v).cloned()).flatten()
+    }
+
     /// The record an instance was built with (`Model.build({..})`, `new Model({..})`).
     fn built_record<'v>(&'v self, m: ModId, v: &'v Val) -> Option<&'v Vec<(String, Val)>> {
         let args = match v {
@@ -1896,7 +1939,7 @@ impl<'a> Calls<'a> {
                     cs.args.iter().find_map(param_index)
                 },
                 sink_impact: sink.impact,
-                args: arg_fields(&cs.args),
+                args: arg_fields(&cs.args, |v| self.encoded_body(m, v)),
                 url: call_url(cs),
                 ..Effect::default()
             });

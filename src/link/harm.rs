@@ -105,12 +105,20 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 impact = p.impact;
                 detail = Some(format!("{} (provider semantics `{}`)", p.detail, p.id));
             } else if let Some(h) = matches!(e.kind, EffectKind::ExternalCall | EffectKind::Payment)
-                .then_some(e.url.as_deref())
+                .then(|| harm.http_for(e.url.as_deref(), &e.args))
                 .flatten()
-                .and_then(|u| harm.http_for(u))
             {
                 impact = h.impact;
-                detail = Some(format!("{} (URL pattern `{}`)", h.detail, h.id));
+                detail = Some(format!(
+                    "{} ({} `{}`)",
+                    h.detail,
+                    if h.urls.is_empty() {
+                        "request pattern"
+                    } else {
+                        "URL pattern"
+                    },
+                    h.id
+                ));
             } else if let Some(m) = (e.kind == EffectKind::ExternalCall)
                 .then(|| harm.idempotent_method(&e.callee, &e.args))
                 .flatten()
@@ -130,18 +138,39 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                     e.target.as_deref().unwrap_or_default()
                 ));
             }
-            // A write made for logging, auditing or tracking (`flushAuditEvents → fetch`).
+            // A write made for logging, auditing or tracking (`flushAuditEvents → fetch`), or a
+            // job that re-derives state from rows already written (`index_pending_collab →
+            // xadd`): a duplicate harms nobody.
             if impact == Impact::Record
                 && detail.is_none()
+                && let Some((f, p, what)) = e.via.iter().rev().find_map(|f| {
+                    harm.bookkeeping_function(f)
+                        .map(|p| (f, p, "a logging, audit or tracking function"))
+                        .or_else(|| {
+                            harm.derived_function(f).map(|p| {
+                                (f, p, "a function that re-derives state (an index, embeddings) from what is already written")
+                            })
+                        })
+                })
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "made through `{f}`, {what} (function pattern `{p}`): a duplicate harms nobody"
+                ));
+            }
+            // A one-time link or code (a verification, a password reset, a sign-in code): a
+            // second message gives the person a second way in, or replaces the first.
+            if impact == Impact::Message
+                && matches!(e.kind, EffectKind::Email | EffectKind::Sms)
                 && let Some((f, p)) = e
                     .via
                     .iter()
                     .rev()
-                    .find_map(|f| harm.bookkeeping_function(f).map(|p| (f, p)))
+                    .find_map(|f| harm.credential_function(f).map(|p| (f, p)))
             {
-                impact = Impact::Bookkeeping;
+                impact = Impact::Requested;
                 detail = Some(format!(
-                    "made through `{f}`, a logging, audit or tracking function (function pattern `{p}`): a duplicate harms nobody"
+                    "sent through `{f}`, which sends a one-time link or code (function pattern `{p}`): a second message only gives the person a second link"
                 ));
             }
             // Only a failed request reaches it: a retry of one that succeeded does not.

@@ -351,6 +351,34 @@ fn arg_fields(c: &Chain) -> Vec<(String, Option<String>)> {
         }
     }
     let mut out = Vec::new();
+    // A request body given as pairs (`.form(&[("grant_type", "refresh_token")])`,
+    // `.query(&[..])`): its fields under the method's name, as `body.x` is in TypeScript.
+    for (method, args, _) in &c.links {
+        // `.body("grant_type=client_credentials")`: a form-encoded string.
+        if *method == "body"
+            && let Some(Ex::Lit(text)) = args.first().map(unwrap)
+            && let Some(fields) = crate::catalog::harm::form_fields(text)
+        {
+            out.extend(
+                fields
+                    .into_iter()
+                    .map(|(k, v)| (format!("body.{k}"), Some(v))),
+            );
+        }
+        if !matches!(*method, "form" | "query" | "json") {
+            continue;
+        }
+        for a in args.iter() {
+            let Ex::List(pairs) = unwrap(a) else { continue };
+            for p in pairs {
+                if let Ex::List(kv) = unwrap(p)
+                    && let [Ex::Lit(k), v] = kv.as_slice()
+                {
+                    out.push((format!("{method}.{k}"), lit(v)));
+                }
+            }
+        }
+    }
     let args = c
         .root_args
         .iter()
