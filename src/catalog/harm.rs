@@ -556,6 +556,16 @@ mod tests {
     }
 
     #[test]
+    fn names_ending_in_log_that_are_no_logs() {
+        let h = Harm::builtin().unwrap();
+        assert!(h.bookkeeping_model("logs").is_some());
+        assert!(h.bookkeeping_model("audit_log").is_some());
+        for record in ["blog", "BlogPost", "catalog", "changelog", "product_catalogs", "worklog", "dialog"] {
+            assert!(h.bookkeeping_model(record).is_none(), "{record}");
+        }
+    }
+
+    #[test]
     fn derived_and_credential_functions_by_their_own_name() {
         let h = Harm::builtin().unwrap();
         assert_eq!(

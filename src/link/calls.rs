@@ -763,6 +763,13 @@ impl<'a> Calls<'a> {
                     _ => None,
                 })
                 .collect();
+            // `db.collection('logs').insertOne(..)`: the collection a chain starts from.
+            let group_collection: std::collections::HashMap<usize, String> = facts
+                .calls
+                .iter()
+                .filter(|c| c.path.last().is_some_and(|p| p == "collection"))
+                .filter_map(|c| Some((c.group, c.args.first()?.as_str()?.to_string())))
+                .collect();
             // `db.insert(users).values({..})` (Drizzle): the table value names the target, and the
             // `.values(..)` / `.set(..)` call of the chain holds the record.
             let mut drizzle: std::collections::HashMap<usize, (String, Option<Vec<String>>)> =
@@ -925,6 +932,20 @@ impl<'a> Calls<'a> {
                         && let Some(t) = group_table.get(&cs.group)
                     {
                         e.target = Some(t.clone());
+                    }
+                    // MongoDB's `db.collection('logs').insertOne(..)`, `logs.insertOne(..)` with
+                    // `const logs = db.collection('logs')`, `getLogsCollection().insertOne(..)`
+                    // with a helper returning it: the collection names the target.
+                    if matches!(e.target.as_deref(), None | Some("collection"))
+                        || e.target.as_deref() == Some(cs.root_name.as_str())
+                    {
+                        if let Some(t) = group_collection
+                            .get(&cs.group)
+                            .cloned()
+                            .or_else(|| self.collection_name(m, &cs.root, 0))
+                        {
+                            e.target = Some(t);
+                        }
                     }
                     if let Some((t, keys)) = drizzle.get(&cs.group) {
                         e.target = Some(t.clone());
@@ -1247,6 +1268,34 @@ impl<'a> Calls<'a> {
                 e.key_params = record.map(|f| key_params(m, f)).unwrap_or_default();
             }
         }
+    }
+
+    /// The MongoDB collection a value is (`db.collection('logs')`), through a local bound to one
+    /// and through a project helper returning one (`getLogsCollection()`).
+    fn collection_name(&self, m: ModId, v: &Val, depth: usize) -> Option<String> {
+        // A chain's root that is called (`getLogsCollection().insertOne`) is the function.
+        let callee = match v {
+            Val::Call(callee, args) => {
+                if let Val::Member(_, name) = &**callee
+                    && name == "collection"
+                {
+                    return args.first()?.as_str().map(str::to_string);
+                }
+                &**callee
+            }
+            Val::Func(_) | Val::Import { .. } => v,
+            _ => return None,
+        };
+        if depth >= 3 {
+            return None;
+        }
+        let Resolved::Func(m2, f) = self.res.resolve(m, callee) else {
+            return None;
+        };
+        self.res.modules[m2].functions[f]
+            .returns
+            .iter()
+            .find_map(|r| self.collection_name(m2, r, depth + 1))
     }
 
     /// The object a request body encodes: `JSON.stringify({..})`, `qs.stringify({..})`,
