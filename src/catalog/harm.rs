@@ -560,7 +560,15 @@ mod tests {
         let h = Harm::builtin().unwrap();
         assert!(h.bookkeeping_model("logs").is_some());
         assert!(h.bookkeeping_model("audit_log").is_some());
-        for record in ["blog", "BlogPost", "catalog", "changelog", "product_catalogs", "worklog", "dialog"] {
+        for record in [
+            "blog",
+            "BlogPost",
+            "catalog",
+            "changelog",
+            "product_catalogs",
+            "worklog",
+            "dialog",
+        ] {
             assert!(h.bookkeeping_model(record).is_none(), "{record}");
         }
     }

@@ -160,8 +160,14 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             }
             // A one-time link or code (a verification, a password reset, a sign-in code): a
             // second message gives the person a second way in, or replaces the first.
-            if impact == Impact::Message
-                && matches!(e.kind, EffectKind::Email | EffectKind::Sms)
+            // A job published by such a function (`sendPasswordResetEmail → queue.add`) is
+            // that message.
+            if matches!(impact, Impact::Message | Impact::Record)
+                && matches!(
+                    e.kind,
+                    EffectKind::Email | EffectKind::Sms | EffectKind::QueuePublish
+                )
+                && detail.is_none()
                 && let Some((f, p)) = e
                     .via
                     .iter()
