@@ -936,16 +936,14 @@ impl<'a> Calls<'a> {
                     // MongoDB's `db.collection('logs').insertOne(..)`, `logs.insertOne(..)` with
                     // `const logs = db.collection('logs')`, `getLogsCollection().insertOne(..)`
                     // with a helper returning it: the collection names the target.
-                    if matches!(e.target.as_deref(), None | Some("collection"))
-                        || e.target.as_deref() == Some(cs.root_name.as_str())
-                    {
-                        if let Some(t) = group_collection
+                    if (matches!(e.target.as_deref(), None | Some("collection"))
+                        || e.target.as_deref() == Some(cs.root_name.as_str()))
+                        && let Some(t) = group_collection
                             .get(&cs.group)
                             .cloned()
                             .or_else(|| self.collection_name(m, &cs.root, 0))
-                        {
-                            e.target = Some(t);
-                        }
+                    {
+                        e.target = Some(t);
                     }
                     if let Some((t, keys)) = drizzle.get(&cs.group) {
                         e.target = Some(t.clone());
@@ -1879,11 +1877,17 @@ impl<'a> Calls<'a> {
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
             n => Some(cs.path[n - 2].clone()),
         };
+        // A call that resolves to a project function (`this.pubsub.publish` on an injected
+        // `PubSubService`) is followed into; its receiver's name says nothing of what it does.
+        let by_name_ok = origin.is_none()
+            && !cs.is_new
+            && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..));
         for sink in self.catalog.sinks.iter().filter(|s| s.lang == "ts") {
             let by_origin = origin
                 .as_ref()
                 .is_some_and(|(spec, _, _)| sink.origin_matches(spec));
-            let by_name = origin.is_none() && sink.root_matches(&cs.root_name);
+            let by_name =
+                (by_name_ok || (origin.is_none() && cs.is_new)) && sink.root_matches(&cs.root_name);
             if !by_origin && !by_name {
                 continue;
             }
