@@ -160,12 +160,16 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             }
             // A one-time link or code (a verification, a password reset, a sign-in code): a
             // second message gives the person a second way in, or replaces the first.
-            // A job published by such a function (`sendPasswordResetEmail → queue.add`) is
-            // that message.
+            // A job published, or an email API called, by such a function
+            // (`sendPasswordResetEmail → queue.add`, `sendVerificationCodeEmail → fetch`) is that
+            // message.
             if matches!(impact, Impact::Message | Impact::Record)
                 && matches!(
                     e.kind,
-                    EffectKind::Email | EffectKind::Sms | EffectKind::QueuePublish
+                    EffectKind::Email
+                        | EffectKind::Sms
+                        | EffectKind::QueuePublish
+                        | EffectKind::ExternalCall
                 )
                 && detail.is_none()
                 && let Some((f, p)) = e
