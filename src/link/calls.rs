@@ -461,6 +461,17 @@ fn deletes_row(callee: &Val, args: &[Val], row: &Val) -> bool {
 /// nothing. With an update of the row found it is an upsert by hand, whatever constraint also
 /// backs it; a guard alone counts only where no unique constraint does the job. A sequential retry
 /// finds the row, but two concurrent retries can both create.
+/// `db.select(..).from(t)` (and `selectDistinct`): a Drizzle select of a table.
+fn drizzle_select(cs: &CallSite) -> bool {
+    let n = cs.path.len();
+    n >= 2
+        && cs.path[n - 1] == "from"
+        && matches!(
+            cs.path[n - 2].as_str(),
+            "select" | "selectDistinct" | "selectDistinctOn"
+        )
+}
+
 fn find_or_create(looked_up: &str, updated: &HashSet<String>, e: &mut Effect) {
     if e.kind == EffectKind::DbCreate
         && !e.upsert
@@ -895,11 +906,12 @@ impl<'a> Calls<'a> {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
                     read.push(t.clone());
                     if let Some(known) = &t
-                        && cs
+                        && (cs
                             .path
                             .last()
                             .or(this_call(cs).map(|_| &cs.root_name))
                             .is_some_and(|l| self.catalog.is_lookup(l))
+                            || drizzle_select(cs))
                     {
                         lookups_here.push(known.clone());
                         out.lookups.push(known.clone());
@@ -1628,6 +1640,14 @@ impl<'a> Calls<'a> {
             {
                 return Some(sql_table(sql));
             }
+        }
+        // Drizzle's `db.select().from(users)`: a read of the table (a lookup of its rows).
+        if drizzle_select(cs) {
+            return Some(
+                cs.args
+                    .first()
+                    .and_then(|a| self.res.table_name(m, a).or_else(|| a.name_it_goes_by())),
+            );
         }
         if let Some(c) = this_call(cs) {
             return self

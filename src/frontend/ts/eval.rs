@@ -540,6 +540,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         Val::Param(..) | Val::Element(_) | Val::Member(..) => {
                             Val::Member(Box::new(v.clone()), i.to_string())
                         }
+                        // `const [row] = await db.select().from(t).limit(1)`: the first row of
+                        // a query's result.
+                        Val::Call(..) if i == 0 => Val::Member(Box::new(v.clone()), "0".into()),
                         _ => Val::Unknown,
                     };
                     self.bind_pattern(child, item, scope);

@@ -64,6 +64,15 @@ impl Val {
         }
     }
 
+    /// The name a value goes by: the last member (`user` in `prisma.user`), an import, a global.
+    pub fn name_it_goes_by(&self) -> Option<String> {
+        match self {
+            Val::Member(_, n) | Val::Global(n) => Some(n.clone()),
+            Val::Import { name: Some(n), .. } => Some(n.clone()),
+            _ => None,
+        }
+    }
+
     /// The string this value stands for: a literal, or an environment read's literal default.
     pub fn as_str(&self) -> Option<&str> {
         match self.plain() {

@@ -304,6 +304,15 @@ impl<'t> Evaluator<'t, '_> {
             "identifier" => {
                 let name = self.text(n).to_string();
                 let row = self.lookup(&name);
+                // Drizzle's `db.select().from(users)..`, its first row included: a lookup of
+                // the table.
+                let query = match &row {
+                    Val::Member(inner, i) if i == "0" => inner.as_ref(),
+                    v => v,
+                };
+                if let Some(table) = drizzle_select_from(query) {
+                    return Some((table, row.clone()));
+                }
                 if let Val::Call(callee, _) = &row
                     && let Val::Member(model, method) = callee.as_ref()
                     && self.catalog.is_lookup(method)
@@ -312,7 +321,7 @@ impl<'t> Evaluator<'t, '_> {
                     if let Val::This(Some(c)) = model.as_ref() {
                         return Some((self.module.classes[*c].name.clone(), row.clone()));
                     }
-                    return value_name(model).map(|m| (m, row.clone()));
+                    return model.name_it_goes_by().map(|m| (m, row.clone()));
                 }
                 None
             }
@@ -485,6 +494,28 @@ fn with(rows: &[Found], row: &Option<Found>) -> Vec<Found> {
     out
 }
 
+/// The table a Drizzle select chain reads: `db.select().from(users).where(..).limit(1)` →
+/// `users` (the table as its value is named).
+fn drizzle_select_from(v: &Val) -> Option<String> {
+    let mut cur = v;
+    let mut table = None;
+    for _ in 0..16 {
+        let Val::Call(callee, args) = cur else {
+            return None;
+        };
+        let Val::Member(obj, method) = callee.as_ref() else {
+            return None;
+        };
+        match method.as_str() {
+            "from" => table = args.first().and_then(Val::name_it_goes_by),
+            "select" | "selectDistinct" | "selectDistinctOn" => return table,
+            _ => {}
+        }
+        cur = obj;
+    }
+    None
+}
+
 /// A statement that leaves the function: `return`/`throw`, or a block ending in one.
 fn exits(node: Node) -> bool {
     match node.kind() {
@@ -497,15 +528,6 @@ fn exits(node: Node) -> bool {
                 .is_some_and(exits)
         }
         _ => false,
-    }
-}
-
-/// The name a value goes by: the last member (`user` in `prisma.user`), an import, a global.
-fn value_name(v: &Val) -> Option<String> {
-    match v {
-        Val::Member(_, n) | Val::Global(n) => Some(n.clone()),
-        Val::Import { name: Some(n), .. } => Some(n.clone()),
-        _ => None,
     }
 }
 
