@@ -148,8 +148,13 @@ pub fn collect_facts_with(
             .handler_location
             .clone()
             .unwrap_or_else(|| ep.location.clone());
+        // Nothing reached, but a call on the way could not be followed: not "no side effect".
+        if ep.side_effects.is_empty() && ep.unfollowed.is_some() {
+            continue;
+        }
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
     }
+    diagnostics.extend(link::unfollowed_diagnostics(&endpoints));
     link::key_tests::apply(&mut endpoints, &key_tests);
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);

@@ -503,6 +503,11 @@ pub struct Endpoint {
     /// Test requests that send an idempotency key to this endpoint (see [`KeyTest`]).
     #[serde(skip)]
     pub key_tests: Vec<KeyTest>,
+    /// The first call on the handler's path that could not be followed (a callee computed at run
+    /// time, a handler that resolves to nothing): when nothing else is reached, what the endpoint
+    /// does is unknown, not "no side effect".
+    #[serde(skip)]
+    pub unfollowed: Option<(String, Location)>,
 }
 
 impl Endpoint {

@@ -36,6 +36,22 @@ pub struct Summary {
     /// signature or a secret, a call to `verifyWebhookSignature`): what they are, and where. They
     /// mark a webhook receiver only on a webhook path (see `link::webhooks::by_convention`).
     pub signature_checks: Vec<(String, Location)>,
+    /// Calls this function makes, directly or through calls, that name their callee by a value
+    /// computed at run time (`inst[action](ctx)`, `handlers[event.type](payload)`) and that
+    /// resolve to nothing: what they do is unknown.
+    pub unfollowed: Vec<(String, Location)>,
+}
+
+/// A call whose callee is a member picked by a value computed at run time: `inst[action](..)`,
+/// `handlers[event.type](..)`; not `obj['name'](..)` or `list[0](..)`.
+pub fn computed_callee(text: &str) -> bool {
+    let callee = text.split('(').next().unwrap_or(text);
+    callee.match_indices('[').any(|(i, _)| {
+        callee[i + 1..]
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+    })
 }
 
 enum Memo {
@@ -899,6 +915,12 @@ impl<'a> Calls<'a> {
                 if derives_id(&cs.callee) {
                     out.derived_ids.push(self.location(m, cs.line));
                 }
+                if computed_callee(&cs.text)
+                    && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
+                {
+                    out.unfollowed
+                        .push((format!("`{}`", cs.text), self.location(m, cs.line)));
+                }
                 // A project function named like a read (`links.isValid`) is followed, not a read.
                 if let Some(t) = self.read_of(m, cs)
                     && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
@@ -1109,6 +1131,7 @@ impl<'a> Calls<'a> {
                     out.derived_ids.extend(sub.derived_ids.iter().cloned());
                     out.signature_checks
                         .extend(sub.signature_checks.iter().cloned());
+                    out.unfollowed.extend(sub.unfollowed.iter().cloned());
                 }
                 // What this call deleted through the functions it reached: later creates of
                 // the same model replace the set.
@@ -1204,6 +1227,9 @@ impl<'a> Calls<'a> {
         out.derived_ids.dedup();
         out.signature_checks.sort();
         out.signature_checks.dedup();
+        out.unfollowed.sort();
+        out.unfollowed.dedup();
+        out.unfollowed.truncate(8);
         out
     }
 

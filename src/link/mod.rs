@@ -123,6 +123,7 @@ pub fn link_ts(
             let mut key_obs: Vec<KeyObs> = Vec::new();
             let mut derived_ids: Vec<Location> = Vec::new();
             let mut signature_checks: Vec<(String, Location)> = Vec::new();
+            let unfollowed: Option<(String, Location)>;
             let (handler, handler_location) = match res
                 .resolve(route.handler_module, &route.handler)
             {
@@ -149,6 +150,7 @@ pub fn link_ts(
                     key_reads.extend(s.key_reads.iter().cloned());
                     derived_ids.extend(s.derived_ids.iter().cloned());
                     signature_checks.extend(s.signature_checks.iter().cloned());
+                    unfollowed = s.unfollowed.first().cloned();
                     let facts = &modules[m].functions[f];
                     (
                         route
@@ -161,7 +163,12 @@ pub fn link_ts(
                 _ => {
                     let d = display(&route.handler);
                     let d = route.handler_name.clone().unwrap_or(d);
-                    (if d.is_empty() { "unresolved".into() } else { d }, None)
+                    let d = if d.is_empty() { "unresolved".into() } else { d };
+                    unfollowed = Some((
+                        format!("the handler `{d}`"),
+                        Location::new(modules[route.module].file.clone(), route.line),
+                    ));
+                    (d, None)
                 }
             };
             let mut key_store = None;
@@ -263,6 +270,7 @@ pub fn link_ts(
                 key_store,
                 key_obs,
                 derived_ids,
+                unfollowed,
                 ..Endpoint::default()
             }
         }));
@@ -298,6 +306,42 @@ pub fn link_ts(
         constraints: constraints::from_modules(&res),
         clients: clients::from_modules(&res, &reached),
     }
+}
+
+/// One diagnostic per call that could not be followed, for the endpoints that reach nothing else:
+/// their classification is `unknown`.
+pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
+    let mut by_call: std::collections::BTreeMap<(&Location, &str), Vec<String>> =
+        std::collections::BTreeMap::new();
+    for ep in endpoints {
+        if let Some((call, at)) = &ep.unfollowed
+            && ep.side_effects.is_empty()
+            && ep.is_mutation()
+        {
+            by_call
+                .entry((at, call.as_str()))
+                .or_default()
+                .push(ep.label());
+        }
+    }
+    by_call
+        .into_iter()
+        .map(|((at, call), eps)| {
+            let n = eps.len();
+            let shown: Vec<&str> = eps.iter().take(3).map(String::as_str).collect();
+            Diagnostic::new(
+                at.file.clone(),
+                at.line,
+                format!(
+                    "{call} could not be followed (a callee computed at run time, or a handler that resolves to nothing): {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
+                    if n == 1 { "" } else { "s" },
+                    shown.join(", "),
+                    if n > 3 { ", …" } else { "" },
+                    if n == 1 { "is" } else { "are" },
+                ),
+            )
+        })
+        .collect()
 }
 
 /// At the handler, a message id that still comes from a parameter comes from the request: the

@@ -241,7 +241,12 @@ impl Report {
                 mutation_endpoints: endpoints.len(),
                 with_idempotency: endpoints
                     .iter()
-                    .filter(|e| e.classification != Classification::NotIdempotent)
+                    .filter(|e| {
+                        !matches!(
+                            e.classification,
+                            Classification::NotIdempotent | Classification::Unknown
+                        )
+                    })
                     .count(),
                 by_severity: by,
                 highest_risk,

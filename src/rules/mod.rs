@@ -100,6 +100,9 @@ pub enum Classification {
     IdempotentWithKey,
     IdempotentByConstraint,
     NotIdempotent,
+    /// Nothing was reached, but a call on the handler's path could not be followed: the tool
+    /// does not know what the endpoint does.
+    Unknown,
 }
 
 impl Classification {
@@ -109,6 +112,7 @@ impl Classification {
             Classification::IdempotentWithKey => "idempotent_with_key",
             Classification::IdempotentByConstraint => "idempotent_by_constraint",
             Classification::NotIdempotent => "not_idempotent",
+            Classification::Unknown => "unknown",
         }
     }
 }
@@ -128,6 +132,8 @@ pub fn classify(ep: &Endpoint) -> Classification {
         Classification::IdempotentByConstraint
     } else if ep.has_mechanism(MechanismKind::Natural) {
         Classification::IdempotentByNature
+    } else if ep.side_effects.is_empty() && ep.unfollowed.is_some() {
+        Classification::Unknown
     } else {
         Classification::NotIdempotent
     }
