@@ -21,6 +21,9 @@ const MAX_LOWER_DEPTH: usize = 200;
 const CHAIN_SPLIT: usize = 64;
 /// The binding a long chain is split through; not a name Rust code can write.
 const CHAIN_VAR: &str = "chain#";
+/// What a `for` loop's pattern is bound to in its lowered body (`for (a, b) in xs { .. }` becomes
+/// `{ let (a, b) = item#; .. }` over `xs`); not a name Rust code can write.
+pub const FOR_ITEM: &str = "item#";
 /// How deep macro token groups are searched for expressions.
 const MAX_MACRO_DEPTH: usize = 6;
 
@@ -548,6 +551,30 @@ pub(crate) fn pat_names(p: &syn::Pat, out: &mut Vec<String>, depth: usize) {
         }
         _ => {}
     }
+}
+
+/// A struct pattern's named fields and the identifiers they bind directly (`Options { mounts, cfg:
+/// c, .. }`); a field bound to a nested pattern is left out.
+fn struct_fields(p: &syn::Pat) -> Vec<(String, String)> {
+    let p = match p {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let syn::Pat::Struct(s) = p else {
+        return vec![];
+    };
+    s.fields
+        .iter()
+        .filter_map(|f| {
+            let syn::Member::Named(field) = &f.member else {
+                return None;
+            };
+            let syn::Pat::Ident(i) = &*f.pat else {
+                return None;
+            };
+            Some((field.to_string(), i.ident.to_string()))
+        })
+        .collect()
 }
 
 /// A parameter: `name: Ty`, or `Extractor(name): Extractor<Inner>` (the name then has the inner
@@ -1159,6 +1186,7 @@ impl Lower {
                         ty,
                         init,
                         diverge,
+                        fields: struct_fields(&l.pat),
                         // `let Ok(x) = insert(..) else { return .. };` leaves on an error too.
                         fails: l.init.as_ref().is_some_and(|i| {
                             ends_in_try(&i.expr) || (i.diverge.is_some() && pat_is_ok(&l.pat, 0))
@@ -1212,6 +1240,7 @@ impl Lower {
                     ty: None,
                     init: Some(cur),
                     diverge: None,
+                    fields: vec![],
                     fails: false,
                 });
                 cur = Ex::Path(vec![CHAIN_VAR.to_string()], line_of(m.method.span()));
@@ -1315,7 +1344,21 @@ impl Lower {
                 let header = format!("{} {}", f.pat.to_token_stream(), f.expr.to_token_stream());
                 self.retry_loop(e, &header);
                 let c = self.expr(&f.expr);
-                Ex::Other(vec![c, Ex::Block(self.block(&f.body))])
+                let mut names = Vec::new();
+                pat_names(&f.pat, &mut names, 0);
+                let mut body = vec![Stmt::Let {
+                    names,
+                    ty: None,
+                    init: Some(Ex::Path(
+                        vec![FOR_ITEM.to_string()],
+                        line_of(f.for_token.span),
+                    )),
+                    diverge: None,
+                    fields: struct_fields(&f.pat),
+                    fails: false,
+                }];
+                body.extend(self.block(&f.body));
+                Ex::Other(vec![c, Ex::Block(body)])
             }
             Expr::If(i) => {
                 let mut cond = self.expr(&i.cond);
@@ -1397,6 +1440,7 @@ impl Lower {
                     ty: None,
                     init: Some(self.expr(&l.expr)),
                     diverge: None,
+                    fields: struct_fields(&l.pat),
                     fails: false,
                 }])
             }
@@ -1588,6 +1632,7 @@ const BUILDER_PATHS: &[&str] = &[
     "Router",
     "App",
     "build",
+    "ignite",
     "custom",
     "HttpServer",
     "Rocket",

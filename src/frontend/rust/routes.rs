@@ -11,7 +11,7 @@
 use super::consts;
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
-use super::parse::is_openapi_path;
+use super::parse::{FOR_ITEM, is_openapi_path};
 use crate::facts::Diagnostic;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -108,8 +108,9 @@ enum V<'a> {
     Methods(Vec<String>),
     Handle(usize),
     Func(Handler<'a>),
-    /// A value of a known type: `Type::new(..)`, `Type { .. }`, a unit struct.
-    Instance(Res),
+    /// A value of a known type: `Type::new(..)`, `Type { .. }`, a unit struct; with the fields a
+    /// struct literal gave it (`Options { mounts, cfg }`).
+    Instance(Res, Vec<(String, V<'a>)>),
     Ext(Vec<String>),
     /// axum `post(a).get(b)`.
     MethodRouter(Vec<MethodRoute<'a>>),
@@ -126,6 +127,8 @@ const METHODS: &[&str] = &[
 ];
 const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 const MAX_CALL_DEPTH: usize = 16;
+/// Items of a known list a `for` loop's body is evaluated for.
+const MAX_LOOP_ITEMS: usize = 64;
 
 struct Frame<'a> {
     module: ModId,
@@ -217,10 +220,14 @@ impl<'m, 'a> Routes<'m, 'a> {
     /// nothing registers (with their own path only).
     pub fn run(mut self) -> (Vec<Entry<'a>>, Vec<Diagnostic>) {
         let model = self.model;
-        let mut standalone: Vec<(FnId, std::ops::Range<usize>)> = Vec::new();
+        // each function's own evaluation, with the diagnostics it raised: a function another one
+        // calls is read in that call, with its arguments, so its own are dropped with its roots
+        let mut standalone: Vec<(FnId, std::ops::Range<usize>, BTreeSet<Diagnostic>)> = Vec::new();
+        let before = std::mem::take(&mut self.diagnostics);
+        let callers = self.callers_with_arguments();
         for (id, f) in model.fns.iter().enumerate() {
             let module = &model.modules[f.module];
-            if !f.func.builds_routes
+            if !(f.func.builds_routes || callers.contains(&id))
                 || f.func.is_test
                 || module.is_test
                 || model.crate_of(f.module).is_test
@@ -231,13 +238,16 @@ impl<'m, 'a> Routes<'m, 'a> {
             self.steps = 0;
             let v = self.call(id, Vec::new());
             self.serve(&v);
-            standalone.push((id, start..self.arena.len()));
+            let raised = std::mem::take(&mut self.diagnostics);
+            standalone.push((id, start..self.arena.len(), raised));
         }
+        self.diagnostics = before;
         let mut out = Vec::new();
-        for (f, range) in standalone {
+        for (f, range, raised) in standalone {
             if self.callees.contains(&f) {
                 continue;
             }
+            self.diagnostics.extend(raised);
             for h in range {
                 let r = &self.arena[h];
                 if r.consumed || r.docs_only {
@@ -283,6 +293,53 @@ impl<'m, 'a> Routes<'m, 'a> {
             e.path = normalize_path(&e.path);
         }
         (out, self.diagnostics.into_iter().collect())
+    }
+
+    /// Functions that build no routes themselves but call one that does with what it builds them
+    /// from (`instance(Options { mounts: mounts(), .. })`, `app(config)`): evaluated too, so the
+    /// callee runs with those arguments rather than with unknown ones. Found by name first (one
+    /// walk of each body), resolved only on a match.
+    fn callers_with_arguments(&self) -> HashSet<FnId> {
+        let model = self.model;
+        let takes_values = |f: &super::model::FnDef| {
+            f.func.params.iter().any(|p| {
+                p.name != "self"
+                    && !p.ty.as_ref().is_some_and(|t| {
+                        matches!(t.last(), "ServiceConfig" | "Scope" | "Rocket" | "Router")
+                    })
+            })
+        };
+        let wanted: HashSet<&str> = model
+            .fns
+            .iter()
+            .filter(|f| f.func.builds_routes && !f.func.is_test && takes_values(f))
+            .map(|f| f.func.name.as_str())
+            .collect();
+        let mut out = HashSet::new();
+        if wanted.is_empty() {
+            return out;
+        }
+        for (id, f) in model.fns.iter().enumerate() {
+            if f.func.builds_routes || f.func.is_test || model.modules[f.module].is_test {
+                continue;
+            }
+            let mut stack: Vec<&Ex> = Vec::new();
+            super::parse::push_stmts(&f.func.body, &mut stack);
+            while let Some(e) = stack.pop() {
+                if let Ex::Call(func, args, _) = e
+                    && !args.is_empty()
+                    && let Ex::Path(p, _) = &**func
+                    && p.last().is_some_and(|n| wanted.contains(n.as_str()))
+                    && let Res::Fn(g) = model.resolve(f.module, p)
+                    && model.fns[g].func.builds_routes
+                {
+                    out.insert(id);
+                    break;
+                }
+                super::parse::children(e, &mut stack);
+            }
+        }
+        out
     }
 
     /// Which framework an attribute route belongs to: the context's, else the crate's.
@@ -387,7 +444,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     self.poem_api(i, out, depth + 1);
                 }
             }
-            V::Instance(ty) => {
+            V::Instance(ty, _) => {
                 for i in self.model.impls_of(ty) {
                     let imp = &self.model.impls[i];
                     let Some(prefix) = imp.imp.openapi_prefix.clone() else {
@@ -596,12 +653,32 @@ impl<'m, 'a> Routes<'m, 'a> {
         let mut last = V::Unknown;
         for s in stmts {
             match s {
-                Stmt::Let { names, init, .. } => {
+                Stmt::Let {
+                    names,
+                    init,
+                    fields,
+                    ..
+                } => {
                     let v = match init {
                         Some(e) => self.expr(e, frame),
                         None => V::Unknown,
                     };
-                    if names.len() == 1 {
+                    if !fields.is_empty() {
+                        // `let Options { mounts, cfg: c } = options;`
+                        let given = match v {
+                            V::Instance(_, given) => given,
+                            _ => vec![],
+                        };
+                        for n in names {
+                            let value = fields
+                                .iter()
+                                .find(|(_, b)| b == n)
+                                .and_then(|(f, _)| given.iter().find(|(g, _)| g == f))
+                                .map(|(_, v)| v.clone())
+                                .unwrap_or(V::Unknown);
+                            frame.vars.insert(n.clone(), value);
+                        }
+                    } else if names.len() == 1 {
                         frame.vars.insert(names[0].clone(), v);
                     } else if let V::List(items) = &v
                         && items.len() == names.len()
@@ -694,7 +771,7 @@ impl<'m, 'a> Routes<'m, 'a> {
     fn mws_of(v: &V<'a>, module: ModId, line: Line, out: &mut Vec<MwAt<'a>>) {
         let mw = match v {
             V::Func(h) => Mw::Handler(h.clone()),
-            V::Instance(r) => Mw::Type(r.clone()),
+            V::Instance(r, _) => Mw::Type(r.clone()),
             V::Ext(p) => Mw::Ext(p.clone()),
             V::List(items) => {
                 for i in items {
@@ -802,8 +879,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                     env: self.envs.len() - 1,
                 })
             }
-            Ex::Field(b, _) => {
-                self.expr(b, frame);
+            Ex::Field(b, name) => {
+                // `options.mounts`: a field of a struct literal
+                if let V::Instance(_, fields) = self.expr(b, frame)
+                    && let Some((_, v)) = fields.into_iter().find(|(f, _)| f == name)
+                {
+                    return v;
+                }
                 // `web::scope(ROUTES.api.prefix)`: a field of a constant
                 match consts::text(self.model, frame.module, frame.imp, e, []) {
                     Some(s) => V::Str(s),
@@ -812,11 +894,19 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             Ex::Block(stmts) => self.block(stmts, frame),
             Ex::List(items) => V::List(items.iter().map(|i| self.expr(i, frame)).collect()),
-            Ex::Struct(path, fields, _) => {
-                for f in fields {
-                    self.expr(f, frame);
+            Ex::Struct(path, values, names) => {
+                let mut vals: Vec<V<'a>> = values.iter().map(|f| self.expr(f, frame)).collect();
+                // `Options { mounts, ..base }`: the fields not given come from `base`
+                let rest = (vals.len() > names.len()).then(|| vals.pop()).flatten();
+                let mut fields: Vec<(String, V<'a>)> = names.iter().cloned().zip(vals).collect();
+                if let Some(V::Instance(_, more)) = rest {
+                    for (k, v) in more {
+                        if !fields.iter().any(|(f, _)| *f == k) {
+                            fields.push((k, v));
+                        }
+                    }
                 }
-                V::Instance(self.resolve_path(path, frame))
+                V::Instance(self.resolve_path(path, frame), fields)
             }
             Ex::Assign(l, r) => {
                 let v = self.expr(r, frame);
@@ -828,15 +918,69 @@ impl<'m, 'a> Routes<'m, 'a> {
                 V::Unknown
             }
             Ex::Caught(inner) | Ex::Failure(inner) => self.expr(inner, frame),
+            Ex::Other(children) if for_body(children).is_some() => {
+                self.for_loop(&children[0], for_body(children).unwrap_or(&[]), frame)
+            }
+            // `match`/`if` arms: the routers they build are one router (each configuration's
+            // routes exist), route lists are one list
             Ex::Other(children)
             | Ex::Gate {
                 parts: children, ..
             } => {
+                let mut out = V::Unknown;
                 for c in children {
-                    self.expr(c, frame);
+                    let v = self.expr(c, frame);
+                    out = self.either(out, v);
                 }
-                V::Unknown
+                out
             }
+        }
+    }
+
+    /// `for pat in iter { body }`: the body once per item of a list the interpreter knows (bound
+    /// to the pattern by the body's first `let`), else once with an unknown item.
+    fn for_loop(&mut self, iter: &'a Ex, body: &'a [Stmt], frame: &mut Frame<'a>) -> V<'a> {
+        let items = match self.expr(iter, frame) {
+            V::List(items) if !items.is_empty() => items,
+            _ => vec![V::Unknown],
+        };
+        if items.len() > MAX_LOOP_ITEMS {
+            self.diagnostics.insert(Diagnostic::new(
+                self.model.file_of(frame.module),
+                iter.line(),
+                format!(
+                    "this loop goes over {} items: routes are read for the first {MAX_LOOP_ITEMS} only",
+                    items.len()
+                ),
+            ));
+        }
+        for item in items.into_iter().take(MAX_LOOP_ITEMS) {
+            frame.vars.insert(FOR_ITEM.to_string(), item);
+            self.block(body, frame);
+        }
+        frame.vars.remove(FOR_ITEM);
+        V::Unknown
+    }
+
+    /// The value of a `match` or `if` whose arms gave `a` and `b`: a router (the second's routes
+    /// join the first when neither has a prefix of its own), a list of both lists' items, or
+    /// whichever of them is a router or a list.
+    fn either(&mut self, a: V<'a>, b: V<'a>) -> V<'a> {
+        match (a, b) {
+            (V::Handle(x), V::Handle(y)) => {
+                let (rx, ry) = (&self.arena[x], &self.arena[y]);
+                if x != y && rx.kind == ry.kind && rx.prefix.is_empty() && ry.prefix.is_empty() {
+                    self.absorb(x, y, ("", true));
+                }
+                V::Handle(x)
+            }
+            (V::List(mut x), V::List(y)) => {
+                x.extend(y);
+                V::List(x)
+            }
+            (a @ (V::Handle(_) | V::List(_)), _) => a,
+            (_, b @ (V::Handle(_) | V::List(_))) => b,
+            _ => V::Unknown,
         }
     }
 
@@ -854,7 +998,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 Some(&f) => V::Func(Handler::Fn(f)),
                 None => V::Unknown,
             },
-            r @ Res::Type(..) => V::Instance(r),
+            r @ Res::Type(..) => V::Instance(r, vec![]),
             Res::Const(..) => {
                 let e = Ex::Path(p.to_vec(), 0);
                 match consts::text(self.model, frame.module, frame.imp, &e, []) {
@@ -915,7 +1059,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     t.last() == "Self" || ty_name(ty).is_some_and(|n| n == t.last())
                 })
             {
-                return V::Instance((**ty).clone());
+                return V::Instance((**ty).clone(), vec![]);
             }
             return V::Unknown;
         }
@@ -927,7 +1071,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let vals = self.eval_args(args, frame);
                 drop(vals);
                 if matches!(name.as_str(), "new" | "default") {
-                    return V::Instance((**ty).clone());
+                    return V::Instance((**ty).clone(), vec![]);
                 }
                 return V::Unknown;
             }
@@ -1002,7 +1146,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                 return self.new_router(Kind::ActixApp, String::new(), m, line);
             }
             ("Vec", "new") | ("ServiceBuilder", "new") => return V::List(vec![]),
-            ("rocket" | "Rocket", "build" | "custom") if in_crate("rocket", "rocket") => {
+            // rocket 0.5's `build`/`custom`, 0.4's `ignite`/`custom`
+            ("rocket" | "Rocket", "build" | "custom" | "ignite")
+                if in_crate("rocket", "rocket") =>
+            {
                 self.eval_args(args, frame);
                 return self.new_router(Kind::Rocket, String::new(), m, line);
             }
@@ -1322,10 +1469,10 @@ impl<'m, 'a> Routes<'m, 'a> {
         match (kind, name) {
             // aide's `api_route(path, post_with(..))` / `api_route_with(path, .., docs)`
             (Kind::Axum, "route" | "api_route") if args.len() == 2 => {
-                self.axum_route(h, &args[0], &args[1], frame);
+                self.axum_route(h, &args[0], &args[1], frame, "axum");
             }
             (Kind::Axum, "api_route_with") if args.len() == 3 => {
-                self.axum_route(h, &args[0], &args[1], frame);
+                self.axum_route(h, &args[0], &args[1], frame, "axum");
                 self.expr(&args[2], frame);
             }
             // utoipa-axum: `.routes(routes!(create, update))`
@@ -1493,7 +1640,14 @@ impl<'m, 'a> Routes<'m, 'a> {
     }
 
     /// `.route(path, method_router)` on axum router `h`.
-    fn axum_route(&mut self, h: usize, path: &'a Ex, mr: &'a Ex, frame: &mut Frame<'a>) {
+    fn axum_route(
+        &mut self,
+        h: usize,
+        path: &'a Ex,
+        mr: &'a Ex,
+        frame: &mut Frame<'a>,
+        framework: &'static str,
+    ) {
         let written = path.line();
         let path = self.expr(path, frame);
         let routes = self.expr(mr, frame);
@@ -1507,7 +1661,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 self.arena[h].entries.push(Entry {
                     method: r.method,
                     path: path.clone(),
-                    framework: "axum",
+                    framework,
                     module: r.module,
                     line: r.line,
                     handler: r.handler,
@@ -1565,6 +1719,20 @@ fn ty_name(r: &Res) -> Option<&str> {
     match r {
         Res::Type(_, n) | Res::Trait(_, n) => Some(n),
         Res::Ext(p) => p.last().map(String::as_str),
+        _ => None,
+    }
+}
+
+/// The body of a lowered `for` loop (`Other([iter, Block([let pat = item#, ..])])`).
+fn for_body(children: &[Ex]) -> Option<&[Stmt]> {
+    let [_, Ex::Block(body)] = children else {
+        return None;
+    };
+    match body.first() {
+        Some(Stmt::Let {
+            init: Some(Ex::Path(p, _)),
+            ..
+        }) if p.len() == 1 && p[0] == FOR_ITEM => Some(body),
         _ => None,
     }
 }
