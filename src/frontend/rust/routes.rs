@@ -134,6 +134,8 @@ struct Frame<'a> {
     module: ModId,
     imp: Option<ImplId>,
     vars: HashMap<String, V<'a>>,
+    /// `use`s written in the body (`let router = { use super::graphql; .. }`): alias and path.
+    uses: Vec<(String, Vec<String>)>,
 }
 
 pub struct Routes<'m, 'a> {
@@ -572,6 +574,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             module: def.module,
             imp: def.imp,
             vars: HashMap::new(),
+            uses: Vec::new(),
         };
         let mut args = args.into_iter();
         for p in &def.func.params {
@@ -614,6 +617,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     module: *module,
                     imp: *imp,
                     vars: self.envs.get(*env).cloned().unwrap_or_default(),
+                    uses: Vec::new(),
                 };
                 let mut args = args.into_iter();
                 for p in params {
@@ -695,7 +699,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                     last = V::Unknown;
                 }
                 Stmt::Expr(e, _) => last = self.expr(e, frame),
-                Stmt::Item(_) => {}
+                Stmt::Item(item) => {
+                    if let Item::Use(decls) = &**item {
+                        for d in decls.iter().filter(|d| d.alias != "*") {
+                            frame.uses.push((d.alias.clone(), d.path.clone()));
+                        }
+                    }
+                }
             }
         }
         last
@@ -794,6 +804,14 @@ impl<'m, 'a> Routes<'m, 'a> {
     }
 
     fn resolve_path(&self, p: &[String], frame: &Frame<'a>) -> Res {
+        // a name a `use` in the body brought in
+        if let Some(first) = p.first()
+            && let Some((_, full)) = frame.uses.iter().rev().find(|(a, _)| a == first)
+        {
+            let mut path = full.clone();
+            path.extend(p[1..].iter().cloned());
+            return self.model.resolve(frame.module, &path);
+        }
         if p.first().is_some_and(|s| s == "Self") {
             if let Some(i) = frame.imp
                 && p.len() == 2
