@@ -1625,6 +1625,8 @@ const BUILDER_METHODS: &[&str] = &[
     "api_route_with",
     "nest_api_service",
     "nest_no_strip",
+    // salvo
+    "hoop",
 ];
 const BUILDER_PATHS: &[&str] = &[
     "scope",

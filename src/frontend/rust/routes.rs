@@ -15,6 +15,8 @@ use super::parse::{FOR_ITEM, is_openapi_path};
 use crate::facts::Diagnostic;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+mod salvo;
+
 /// A function or closure that handles requests (or runs as middleware).
 #[derive(Debug, Clone)]
 pub enum Handler<'a> {
@@ -69,6 +71,8 @@ enum Kind {
     Rocket,
     /// poem's `Route` (and an `OpenApiService`, which is one endpoint tree).
     Poem,
+    /// salvo's `Router`: `prefix` is its path filter.
+    Salvo,
 }
 
 #[derive(Debug)]
@@ -168,11 +172,12 @@ pub fn normalize_path(path: &str) -> String {
             format!("{{{n}}}")
         } else if let Some(n) = seg.strip_prefix('*') {
             format!("{{{}}}", if n.is_empty() { "wildcard" } else { n })
-        } else if seg.starts_with('<') && seg.ends_with('>') {
-            format!("{{{}}}", seg[1..seg.len() - 1].trim_end_matches(".."))
-        } else if seg.starts_with('{') && seg.ends_with('}') {
-            let inner = &seg[1..seg.len() - 1];
-            let name = inner.split(':').next().unwrap_or(inner);
+        } else if (seg.starts_with('<') && seg.ends_with('>'))
+            || (seg.starts_with('{') && seg.ends_with('}'))
+        {
+            // salvo: `{id:num}`, `{id|\d+}`, `{**rest}`, and the older `<id:num>`, `<**rest>`
+            let inner = seg[1..seg.len() - 1].trim_end_matches("..");
+            let name = inner.split([':', '|']).next().unwrap_or(inner);
             format!("{{{}}}", name.trim_start_matches('*'))
         } else {
             seg.to_string()
@@ -1124,7 +1129,26 @@ impl<'m, 'a> Routes<'m, 'a> {
         // aide's routing functions (`post_with(handler, docs)`) and axum's, re-exported
         let aide = in_crate("aide", "aide");
         let poem = in_crate("poem", "poem");
+        // salvo's `Router`, unless the crate uses axum's too and the path does not say which
+        let salvo = krate == "salvo"
+            || (path.len() <= 2 && self.model.depends_on(m, "salvo") && krate != "axum" && !axum);
         match (prev, last) {
+            ("Router", "new" | "default" | "with_path" | "with_hoop") if salvo => {
+                let vals = self.eval_args(args, frame);
+                let v = self.new_router(Kind::Salvo, String::new(), m, line);
+                if let (V::Handle(h), Some(a)) = (&v, vals.first()) {
+                    if last == "with_path" {
+                        let (prefix, complete) = self.prefix_of(a, m, line, "with_path");
+                        self.arena[*h].prefix = prefix;
+                        self.arena[*h].prefix_complete = complete;
+                    } else {
+                        let mut mws = Vec::new();
+                        Self::mws_of(a, m, line, &mut mws);
+                        self.arena[*h].pending.extend(mws);
+                    }
+                }
+                return v;
+            }
             ("Router", "new") if axum => {
                 return self.new_router(Kind::Axum, String::new(), m, line);
             }
@@ -1484,6 +1508,13 @@ impl<'m, 'a> Routes<'m, 'a> {
     ) -> V<'a> {
         let m = frame.module;
         let kind = self.arena[h].kind;
+        let handled = match kind {
+            Kind::Salvo => self.salvo_method(h, name, args, line, frame),
+            _ => false,
+        };
+        if handled {
+            return V::Handle(h);
+        }
         match (kind, name) {
             // aide's `api_route(path, post_with(..))` / `api_route_with(path, .., docs)`
             (Kind::Axum, "route" | "api_route") if args.len() == 2 => {
@@ -1776,6 +1807,11 @@ mod tests {
         assert_eq!(normalize_path("/files/*rest"), "/files/{rest}");
         assert_eq!(normalize_path("/u/<id>/<path..>?<q>"), "/u/{id}/{path}");
         assert_eq!(normalize_path("/x/{id:\\d+}"), "/x/{id}");
+        assert_eq!(
+            normalize_path("users/{id|\\d+}/<**rest>"),
+            "/users/{id}/{rest}"
+        );
+        assert_eq!(normalize_path("/f/{**path}/<n:num>"), "/f/{path}/{n}");
         assert_eq!(normalize_path(""), "/");
         assert_eq!(join_path("/api/v3", ""), "/api/v3");
         assert_eq!(join_path("/api/", "/x"), "/api/x");
