@@ -1625,8 +1625,10 @@ const BUILDER_METHODS: &[&str] = &[
     "api_route_with",
     "nest_api_service",
     "nest_no_strip",
-    // salvo
+    // salvo and loco
     "hoop",
+    "add_route",
+    "add_routes",
 ];
 const BUILDER_PATHS: &[&str] = &[
     "scope",
@@ -1661,6 +1663,9 @@ const BUILDER_TYPES: &[&str] = &[
     "ApiMethodRouter",
     // poem-openapi: `fn apis() -> impl OpenApi { (A, B) }`
     "OpenApi",
+    // loco
+    "Routes",
+    "AppRoutes",
 ];
 
 fn builds_routes(f: &Func) -> bool {

@@ -15,6 +15,7 @@ use super::parse::{FOR_ITEM, is_openapi_path};
 use crate::facts::Diagnostic;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+mod loco;
 mod salvo;
 
 /// A function or closure that handles requests (or runs as middleware).
@@ -73,6 +74,9 @@ enum Kind {
     Poem,
     /// salvo's `Router`: `prefix` is its path filter.
     Salvo,
+    /// loco's `Routes` (a controller's) and `AppRoutes` (the app's).
+    Loco,
+    LocoApp,
 }
 
 #[derive(Debug)]
@@ -87,6 +91,9 @@ struct RouterData<'a> {
     pending: Vec<MwAt<'a>>,
     /// actix `resource(..).guard(guard::Post())`.
     methods: Vec<String>,
+    /// loco `AppRoutes::prefix`: the prefix of the routes added after it, and whether it was read
+    /// wholly.
+    add_prefix: (String, bool),
     module: ModId,
     line: Line,
     consumed: bool,
@@ -526,6 +533,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             entries: vec![],
             pending: vec![],
             methods: vec![],
+            add_prefix: (String::new(), true),
             module,
             line,
             consumed: false,
@@ -1129,6 +1137,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         // aide's routing functions (`post_with(handler, docs)`) and axum's, re-exported
         let aide = in_crate("aide", "aide");
         let poem = in_crate("poem", "poem");
+        let loco = in_crate("loco_rs", "loco-rs");
         // salvo's `Router`, unless the crate uses axum's too and the path does not say which
         let salvo = krate == "salvo"
             || (path.len() <= 2 && self.model.depends_on(m, "salvo") && krate != "axum" && !axum);
@@ -1148,6 +1157,19 @@ impl<'m, 'a> Routes<'m, 'a> {
                     }
                 }
                 return v;
+            }
+            ("Routes", "new" | "default" | "at") if loco => {
+                let vals = self.eval_args(args, frame);
+                let v = self.new_router(Kind::Loco, String::new(), m, line);
+                if let (V::Handle(h), Some(a)) = (&v, vals.first()) {
+                    let (prefix, complete) = self.prefix_of(a, m, line, "at");
+                    self.arena[*h].prefix = prefix;
+                    self.arena[*h].prefix_complete = complete;
+                }
+                return v;
+            }
+            ("AppRoutes", "with_default_routes" | "empty") if loco => {
+                return self.new_router(Kind::LocoApp, String::new(), m, line);
             }
             ("Router", "new") if axum => {
                 return self.new_router(Kind::Axum, String::new(), m, line);
@@ -1253,6 +1275,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
         }
         if (axum && (prev == "routing" || path.len() == 1 || krate == "axum"))
+            || (loco && (matches!(prev, "routing" | "prelude") || path.len() == 1))
             || (aide && prev == "routing")
             || (poem && (prev == "poem" || prev == "routing" || path.len() == 1))
         {
@@ -1510,6 +1533,9 @@ impl<'m, 'a> Routes<'m, 'a> {
         let kind = self.arena[h].kind;
         let handled = match kind {
             Kind::Salvo => self.salvo_method(h, name, args, line, frame),
+            Kind::Loco | Kind::LocoApp => {
+                self.loco_method(h, kind == Kind::LocoApp, name, args, line, frame)
+            }
             _ => false,
         };
         if handled {
@@ -1586,7 +1612,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     self.absorb(h, c, ("", true));
                 }
             }
-            (Kind::Axum, "layer" | "route_layer") if args.len() == 1 => {
+            (Kind::Axum | Kind::Loco, "layer" | "route_layer") if args.len() == 1 => {
                 let v = self.expr(&args[0], frame);
                 let mut mws = Vec::new();
                 Self::mws_of(&v, m, line, &mut mws);
@@ -1688,7 +1714,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         V::Handle(h)
     }
 
-    /// `.route(path, method_router)` on axum router `h`.
+    /// `.route(path, method_router)` on axum router `h` (loco's `.add(path, method_router)`).
     fn axum_route(
         &mut self,
         h: usize,
