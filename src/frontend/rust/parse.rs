@@ -1515,6 +1515,12 @@ impl Lower {
                 lits.push(s.value());
             }
         }
+        // warp's `path!("users" / u32 / "posts")`: its segments, a typed one as `{param}`
+        if path.last().is_some_and(|l| l == "path")
+            && let Some(segments) = path_macro_segments(m.tokens.clone())
+        {
+            lits = segments;
+        }
         let mut tokens = m.tokens.clone();
         if path
             .last()
@@ -1603,6 +1609,32 @@ impl Lower {
     }
 }
 
+/// The segments of a `path!("a" / u32 / "b")` (warp): literals as written, a type as `{param}`;
+/// a final `..` (the path goes on) adds none. `None` when the tokens are not of that shape.
+fn path_macro_segments(tokens: TokenStream) -> Option<Vec<String>> {
+    let mut parts: Vec<Vec<TokenTree>> = vec![vec![]];
+    for t in tokens {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == '/' => parts.push(vec![]),
+            _ => parts.last_mut()?.push(t),
+        }
+    }
+    let mut out = Vec::new();
+    for part in parts {
+        match part.as_slice() {
+            [] => return None,
+            [TokenTree::Literal(l)] => match syn::Lit::new(l.clone()) {
+                syn::Lit::Str(s) => out.push(s.value()),
+                _ => return None,
+            },
+            [TokenTree::Punct(a), TokenTree::Punct(b)]
+                if a.as_char() == '.' && b.as_char() == '.' => {}
+            _ => out.push("{param}".to_string()),
+        }
+    }
+    Some(out)
+}
+
 /// Method names and path ends that only route-building code uses (or uses often enough): a
 /// function with none of them is not evaluated for routes.
 const BUILDER_METHODS: &[&str] = &[
@@ -1645,6 +1677,8 @@ const BUILDER_PATHS: &[&str] = &[
     // poem
     "Route",
     "OpenApiService",
+    // warp::serve
+    "warp",
 ];
 const BUILDER_TYPES: &[&str] = &[
     "Router",
@@ -1666,6 +1700,8 @@ const BUILDER_TYPES: &[&str] = &[
     // loco
     "Routes",
     "AppRoutes",
+    // warp: `fn create(db: Db) -> impl Filter<Extract = ..> + Clone`
+    "Filter",
 ];
 
 fn builds_routes(f: &Func) -> bool {

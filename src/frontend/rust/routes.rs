@@ -17,6 +17,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 mod loco;
 mod salvo;
+mod warp;
 
 /// A function or closure that handles requests (or runs as middleware).
 #[derive(Debug, Clone)]
@@ -77,6 +78,8 @@ enum Kind {
     /// loco's `Routes` (a controller's) and `AppRoutes` (the app's).
     Loco,
     LocoApp,
+    /// What `warp::serve(filter)` serves.
+    Warp,
 }
 
 #[derive(Debug)]
@@ -131,6 +134,8 @@ enum V<'a> {
         handler: Option<Handler<'a>>,
     },
     List(Vec<V<'a>>),
+    /// A warp filter.
+    Filter(Box<warp::Filter<'a>>),
 }
 
 const METHODS: &[&str] = &[
@@ -876,6 +881,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                         V::List(args.iter().map(|a| self.expr(a, frame)).collect())
                     }
                     "vec" => V::List(args.iter().map(|a| self.expr(a, frame)).collect()),
+                    "path" if let Some(v) = self.warp_path_macro(lits, frame.module) => v,
                     "concat" => V::Str(lits.concat()),
                     // `format!("/api/{}", VERSION)`, with constants or known local text
                     "format" => {
@@ -1123,6 +1129,9 @@ impl<'m, 'a> Routes<'m, 'a> {
         frame: &mut Frame<'a>,
     ) -> V<'a> {
         let m = frame.module;
+        if let Some(v) = self.warp_call(path, args, line, frame) {
+            return v;
+        }
         let last = path.last().map(String::as_str).unwrap_or("");
         let krate = path.first().map(String::as_str).unwrap_or("");
         let prev = if path.len() >= 2 {
@@ -1371,6 +1380,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         let m = frame.module;
         match rv {
             V::Handle(h) => self.router_method(h, name, args, line, frame),
+            V::Filter(f) => self.warp_method(*f, name, args, line, frame),
             V::MethodRouter(mut routes) => {
                 let base = name.strip_suffix("_service").unwrap_or(name);
                 let (base, arity) = match base.strip_suffix("_with") {
