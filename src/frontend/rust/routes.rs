@@ -999,17 +999,25 @@ impl<'m, 'a> Routes<'m, 'a> {
         V::Unknown
     }
 
-    /// The value of a `match` or `if` whose arms gave `a` and `b`: a router (the second's routes
-    /// join the first when neither has a prefix of its own), a list of both lists' items, or
-    /// whichever of them is a router or a list.
+    /// The value of a `match` or `if` whose arms gave `a` and `b`: two routers make a new one
+    /// holding the routes of both (each with its own prefix; a router one arm nested into the
+    /// other counts in both places), lists make one list, else whichever is a router or a list.
     fn either(&mut self, a: V<'a>, b: V<'a>) -> V<'a> {
         match (a, b) {
             (V::Handle(x), V::Handle(y)) => {
                 let (rx, ry) = (&self.arena[x], &self.arena[y]);
-                if x != y && rx.kind == ry.kind && rx.prefix.is_empty() && ry.prefix.is_empty() {
-                    self.absorb(x, y, ("", true));
+                if x == y || rx.kind != ry.kind {
+                    return V::Handle(x);
                 }
-                V::Handle(x)
+                let (kind, module, line) = (rx.kind, rx.module, rx.line);
+                let docs_only = rx.docs_only && ry.docs_only;
+                let v = self.new_router(kind, String::new(), module, line);
+                if let V::Handle(u) = v {
+                    self.absorb(u, x, ("", true));
+                    self.absorb(u, y, ("", true));
+                    self.arena[u].docs_only = docs_only;
+                }
+                v
             }
             (V::List(mut x), V::List(y)) => {
                 x.extend(y);
