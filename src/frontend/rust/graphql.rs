@@ -13,6 +13,36 @@ use super::model::Model;
 use super::routes::{Entry, Handler};
 use crate::facts::Diagnostic;
 
+/// The request and response types of the GraphQL integrations (async-graphql's for axum, actix-web,
+/// rocket, poem and warp; juniper's): a handler taking or returning one serves a schema.
+const TRANSPORT_TYPES: &[&str] = &[
+    "GraphQLRequest",
+    "GraphQLBatchRequest",
+    "GraphQLResponse",
+    "JuniperRequest",
+    "JuniperResponse",
+];
+
+/// Does `h` serve a GraphQL schema over HTTP? GraphQL over HTTP carries operations by `POST` (and
+/// queries by `GET`), so such a route answers no other write method: `any(graphql)` is one `POST`
+/// endpoint, whose mutations are the `#field` endpoints.
+pub fn is_transport(model: &Model<'_>, h: &Handler<'_>) -> bool {
+    match h {
+        Handler::Fn(f) => {
+            let func = &model.fns[*f].func;
+            func.params
+                .iter()
+                .filter_map(|p| p.ty.as_ref())
+                .chain(func.ret.iter())
+                .flat_map(|t| t.all())
+                .any(|t| TRANSPORT_TYPES.contains(&t.last()))
+        }
+        // `post_service(GraphQL::new(schema))`
+        Handler::Named(n) => n.rsplit("::").next() == Some("GraphQL"),
+        Handler::Closure { .. } => false,
+    }
+}
+
 /// The GraphQL mutations of the crate set, given the routes found (for the GraphQL path).
 pub fn entries<'a>(model: &Model<'a>, routes: &[Entry<'a>]) -> (Vec<Entry<'a>>, Vec<Diagnostic>) {
     let mut out = Vec::new();

@@ -204,6 +204,9 @@ pub enum Stmt {
         init: Option<Ex>,
         /// The `else` of a `let .. else`.
         diverge: Option<Ex>,
+        /// A struct pattern's fields and the names they bind (`let Options { mounts, cfg: c } =
+        /// ..` gives `mounts`→`mounts`, `cfg`→`c`); empty for other patterns.
+        fields: Vec<(String, String)>,
         /// The initialiser ends in `?` (see [`Stmt::Expr`]).
         fails: bool,
     },

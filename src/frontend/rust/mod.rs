@@ -74,6 +74,11 @@ pub fn analyze(
     diagnostics.extend(more);
     let (mut entries, more) = Routes::new(&model).run();
     diagnostics.extend(more);
+    // a GraphQL transport answers writes by POST only (`any(graphql)`)
+    entries.retain(|e| {
+        matches!(e.method.as_str(), "POST" | "GET" | "HEAD" | "OPTIONS")
+            || !graphql::is_transport(&model, &e.handler)
+    });
     let (mutations, more) = graphql::entries(&model, &entries);
     entries.extend(mutations);
     diagnostics.extend(more);

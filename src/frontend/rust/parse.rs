@@ -21,6 +21,9 @@ const MAX_LOWER_DEPTH: usize = 200;
 const CHAIN_SPLIT: usize = 64;
 /// The binding a long chain is split through; not a name Rust code can write.
 const CHAIN_VAR: &str = "chain#";
+/// What a `for` loop's pattern is bound to in its lowered body (`for (a, b) in xs { .. }` becomes
+/// `{ let (a, b) = item#; .. }` over `xs`); not a name Rust code can write.
+pub const FOR_ITEM: &str = "item#";
 /// How deep macro token groups are searched for expressions.
 const MAX_MACRO_DEPTH: usize = 6;
 
@@ -548,6 +551,30 @@ pub(crate) fn pat_names(p: &syn::Pat, out: &mut Vec<String>, depth: usize) {
         }
         _ => {}
     }
+}
+
+/// A struct pattern's named fields and the identifiers they bind directly (`Options { mounts, cfg:
+/// c, .. }`); a field bound to a nested pattern is left out.
+fn struct_fields(p: &syn::Pat) -> Vec<(String, String)> {
+    let p = match p {
+        syn::Pat::Type(t) => &*t.pat,
+        p => p,
+    };
+    let syn::Pat::Struct(s) = p else {
+        return vec![];
+    };
+    s.fields
+        .iter()
+        .filter_map(|f| {
+            let syn::Member::Named(field) = &f.member else {
+                return None;
+            };
+            let syn::Pat::Ident(i) = &*f.pat else {
+                return None;
+            };
+            Some((field.to_string(), i.ident.to_string()))
+        })
+        .collect()
 }
 
 /// A parameter: `name: Ty`, or `Extractor(name): Extractor<Inner>` (the name then has the inner
@@ -1159,6 +1186,7 @@ impl Lower {
                         ty,
                         init,
                         diverge,
+                        fields: struct_fields(&l.pat),
                         // `let Ok(x) = insert(..) else { return .. };` leaves on an error too.
                         fails: l.init.as_ref().is_some_and(|i| {
                             ends_in_try(&i.expr) || (i.diverge.is_some() && pat_is_ok(&l.pat, 0))
@@ -1212,6 +1240,7 @@ impl Lower {
                     ty: None,
                     init: Some(cur),
                     diverge: None,
+                    fields: vec![],
                     fails: false,
                 });
                 cur = Ex::Path(vec![CHAIN_VAR.to_string()], line_of(m.method.span()));
@@ -1315,7 +1344,21 @@ impl Lower {
                 let header = format!("{} {}", f.pat.to_token_stream(), f.expr.to_token_stream());
                 self.retry_loop(e, &header);
                 let c = self.expr(&f.expr);
-                Ex::Other(vec![c, Ex::Block(self.block(&f.body))])
+                let mut names = Vec::new();
+                pat_names(&f.pat, &mut names, 0);
+                let mut body = vec![Stmt::Let {
+                    names,
+                    ty: None,
+                    init: Some(Ex::Path(
+                        vec![FOR_ITEM.to_string()],
+                        line_of(f.for_token.span),
+                    )),
+                    diverge: None,
+                    fields: struct_fields(&f.pat),
+                    fails: false,
+                }];
+                body.extend(self.block(&f.body));
+                Ex::Other(vec![c, Ex::Block(body)])
             }
             Expr::If(i) => {
                 let mut cond = self.expr(&i.cond);
@@ -1397,6 +1440,7 @@ impl Lower {
                     ty: None,
                     init: Some(self.expr(&l.expr)),
                     diverge: None,
+                    fields: struct_fields(&l.pat),
                     fails: false,
                 }])
             }
@@ -1470,6 +1514,12 @@ impl Lower {
             {
                 lits.push(s.value());
             }
+        }
+        // warp's `path!("users" / u32 / "posts")`: its segments, a typed one as `{param}`
+        if path.last().is_some_and(|l| l == "path")
+            && let Some(segments) = path_macro_segments(m.tokens.clone())
+        {
+            lits = segments;
         }
         let mut tokens = m.tokens.clone();
         if path
@@ -1559,6 +1609,32 @@ impl Lower {
     }
 }
 
+/// The segments of a `path!("a" / u32 / "b")` (warp): literals as written, a type as `{param}`;
+/// a final `..` (the path goes on) adds none. `None` when the tokens are not of that shape.
+fn path_macro_segments(tokens: TokenStream) -> Option<Vec<String>> {
+    let mut parts: Vec<Vec<TokenTree>> = vec![vec![]];
+    for t in tokens {
+        match &t {
+            TokenTree::Punct(p) if p.as_char() == '/' => parts.push(vec![]),
+            _ => parts.last_mut()?.push(t),
+        }
+    }
+    let mut out = Vec::new();
+    for part in parts {
+        match part.as_slice() {
+            [] => return None,
+            [TokenTree::Literal(l)] => match syn::Lit::new(l.clone()) {
+                syn::Lit::Str(s) => out.push(s.value()),
+                _ => return None,
+            },
+            [TokenTree::Punct(a), TokenTree::Punct(b)]
+                if a.as_char() == '.' && b.as_char() == '.' => {}
+            _ => out.push("{param}".to_string()),
+        }
+    }
+    Some(out)
+}
+
 /// Method names and path ends that only route-building code uses (or uses often enough): a
 /// function with none of them is not evaluated for routes.
 const BUILDER_METHODS: &[&str] = &[
@@ -1581,6 +1657,10 @@ const BUILDER_METHODS: &[&str] = &[
     "api_route_with",
     "nest_api_service",
     "nest_no_strip",
+    // salvo and loco
+    "hoop",
+    "add_route",
+    "add_routes",
 ];
 const BUILDER_PATHS: &[&str] = &[
     "scope",
@@ -1588,6 +1668,7 @@ const BUILDER_PATHS: &[&str] = &[
     "Router",
     "App",
     "build",
+    "ignite",
     "custom",
     "HttpServer",
     "Rocket",
@@ -1596,6 +1677,8 @@ const BUILDER_PATHS: &[&str] = &[
     // poem
     "Route",
     "OpenApiService",
+    // warp::serve
+    "warp",
 ];
 const BUILDER_TYPES: &[&str] = &[
     "Router",
@@ -1614,6 +1697,11 @@ const BUILDER_TYPES: &[&str] = &[
     "ApiMethodRouter",
     // poem-openapi: `fn apis() -> impl OpenApi { (A, B) }`
     "OpenApi",
+    // loco
+    "Routes",
+    "AppRoutes",
+    // warp: `fn create(db: Db) -> impl Filter<Extract = ..> + Clone`
+    "Filter",
 ];
 
 fn builds_routes(f: &Func) -> bool {

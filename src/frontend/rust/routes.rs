@@ -11,9 +11,13 @@
 use super::consts;
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
-use super::parse::is_openapi_path;
+use super::parse::{FOR_ITEM, is_openapi_path};
 use crate::facts::Diagnostic;
 use std::collections::{BTreeSet, HashMap, HashSet};
+
+mod loco;
+mod salvo;
+mod warp;
 
 /// A function or closure that handles requests (or runs as middleware).
 #[derive(Debug, Clone)]
@@ -69,6 +73,13 @@ enum Kind {
     Rocket,
     /// poem's `Route` (and an `OpenApiService`, which is one endpoint tree).
     Poem,
+    /// salvo's `Router`: `prefix` is its path filter.
+    Salvo,
+    /// loco's `Routes` (a controller's) and `AppRoutes` (the app's).
+    Loco,
+    LocoApp,
+    /// What `warp::serve(filter)` serves.
+    Warp,
 }
 
 #[derive(Debug)]
@@ -83,6 +94,9 @@ struct RouterData<'a> {
     pending: Vec<MwAt<'a>>,
     /// actix `resource(..).guard(guard::Post())`.
     methods: Vec<String>,
+    /// loco `AppRoutes::prefix`: the prefix of the routes added after it, and whether it was read
+    /// wholly.
+    add_prefix: (String, bool),
     module: ModId,
     line: Line,
     consumed: bool,
@@ -108,8 +122,9 @@ enum V<'a> {
     Methods(Vec<String>),
     Handle(usize),
     Func(Handler<'a>),
-    /// A value of a known type: `Type::new(..)`, `Type { .. }`, a unit struct.
-    Instance(Res),
+    /// A value of a known type: `Type::new(..)`, `Type { .. }`, a unit struct; with the fields a
+    /// struct literal gave it (`Options { mounts, cfg }`).
+    Instance(Res, Vec<(String, V<'a>)>),
     Ext(Vec<String>),
     /// axum `post(a).get(b)`.
     MethodRouter(Vec<MethodRoute<'a>>),
@@ -119,6 +134,8 @@ enum V<'a> {
         handler: Option<Handler<'a>>,
     },
     List(Vec<V<'a>>),
+    /// A warp filter.
+    Filter(Box<warp::Filter<'a>>),
 }
 
 const METHODS: &[&str] = &[
@@ -126,11 +143,15 @@ const METHODS: &[&str] = &[
 ];
 const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 const MAX_CALL_DEPTH: usize = 16;
+/// Items of a known list a `for` loop's body is evaluated for.
+const MAX_LOOP_ITEMS: usize = 64;
 
 struct Frame<'a> {
     module: ModId,
     imp: Option<ImplId>,
     vars: HashMap<String, V<'a>>,
+    /// `use`s written in the body (`let router = { use super::graphql; .. }`): alias and path.
+    uses: Vec<(String, Vec<String>)>,
 }
 
 pub struct Routes<'m, 'a> {
@@ -163,11 +184,12 @@ pub fn normalize_path(path: &str) -> String {
             format!("{{{n}}}")
         } else if let Some(n) = seg.strip_prefix('*') {
             format!("{{{}}}", if n.is_empty() { "wildcard" } else { n })
-        } else if seg.starts_with('<') && seg.ends_with('>') {
-            format!("{{{}}}", seg[1..seg.len() - 1].trim_end_matches(".."))
-        } else if seg.starts_with('{') && seg.ends_with('}') {
-            let inner = &seg[1..seg.len() - 1];
-            let name = inner.split(':').next().unwrap_or(inner);
+        } else if (seg.starts_with('<') && seg.ends_with('>'))
+            || (seg.starts_with('{') && seg.ends_with('}'))
+        {
+            // salvo: `{id:num}`, `{id|\d+}`, `{**rest}`, and the older `<id:num>`, `<**rest>`
+            let inner = seg[1..seg.len() - 1].trim_end_matches("..");
+            let name = inner.split([':', '|']).next().unwrap_or(inner);
             format!("{{{}}}", name.trim_start_matches('*'))
         } else {
             seg.to_string()
@@ -217,10 +239,14 @@ impl<'m, 'a> Routes<'m, 'a> {
     /// nothing registers (with their own path only).
     pub fn run(mut self) -> (Vec<Entry<'a>>, Vec<Diagnostic>) {
         let model = self.model;
-        let mut standalone: Vec<(FnId, std::ops::Range<usize>)> = Vec::new();
+        // each function's own evaluation, with the diagnostics it raised: a function another one
+        // calls is read in that call, with its arguments, so its own are dropped with its roots
+        let mut standalone: Vec<(FnId, std::ops::Range<usize>, BTreeSet<Diagnostic>)> = Vec::new();
+        let before = std::mem::take(&mut self.diagnostics);
+        let callers = self.callers_with_arguments();
         for (id, f) in model.fns.iter().enumerate() {
             let module = &model.modules[f.module];
-            if !f.func.builds_routes
+            if !(f.func.builds_routes || callers.contains(&id))
                 || f.func.is_test
                 || module.is_test
                 || model.crate_of(f.module).is_test
@@ -231,13 +257,16 @@ impl<'m, 'a> Routes<'m, 'a> {
             self.steps = 0;
             let v = self.call(id, Vec::new());
             self.serve(&v);
-            standalone.push((id, start..self.arena.len()));
+            let raised = std::mem::take(&mut self.diagnostics);
+            standalone.push((id, start..self.arena.len(), raised));
         }
+        self.diagnostics = before;
         let mut out = Vec::new();
-        for (f, range) in standalone {
+        for (f, range, raised) in standalone {
             if self.callees.contains(&f) {
                 continue;
             }
+            self.diagnostics.extend(raised);
             for h in range {
                 let r = &self.arena[h];
                 if r.consumed || r.docs_only {
@@ -283,6 +312,53 @@ impl<'m, 'a> Routes<'m, 'a> {
             e.path = normalize_path(&e.path);
         }
         (out, self.diagnostics.into_iter().collect())
+    }
+
+    /// Functions that build no routes themselves but call one that does with what it builds them
+    /// from (`instance(Options { mounts: mounts(), .. })`, `app(config)`): evaluated too, so the
+    /// callee runs with those arguments rather than with unknown ones. Found by name first (one
+    /// walk of each body), resolved only on a match.
+    fn callers_with_arguments(&self) -> HashSet<FnId> {
+        let model = self.model;
+        let takes_values = |f: &super::model::FnDef| {
+            f.func.params.iter().any(|p| {
+                p.name != "self"
+                    && !p.ty.as_ref().is_some_and(|t| {
+                        matches!(t.last(), "ServiceConfig" | "Scope" | "Rocket" | "Router")
+                    })
+            })
+        };
+        let wanted: HashSet<&str> = model
+            .fns
+            .iter()
+            .filter(|f| f.func.builds_routes && !f.func.is_test && takes_values(f))
+            .map(|f| f.func.name.as_str())
+            .collect();
+        let mut out = HashSet::new();
+        if wanted.is_empty() {
+            return out;
+        }
+        for (id, f) in model.fns.iter().enumerate() {
+            if f.func.builds_routes || f.func.is_test || model.modules[f.module].is_test {
+                continue;
+            }
+            let mut stack: Vec<&Ex> = Vec::new();
+            super::parse::push_stmts(&f.func.body, &mut stack);
+            while let Some(e) = stack.pop() {
+                if let Ex::Call(func, args, _) = e
+                    && !args.is_empty()
+                    && let Ex::Path(p, _) = &**func
+                    && p.last().is_some_and(|n| wanted.contains(n.as_str()))
+                    && let Res::Fn(g) = model.resolve(f.module, p)
+                    && model.fns[g].func.builds_routes
+                {
+                    out.insert(id);
+                    break;
+                }
+                super::parse::children(e, &mut stack);
+            }
+        }
+        out
     }
 
     /// Which framework an attribute route belongs to: the context's, else the crate's.
@@ -387,7 +463,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     self.poem_api(i, out, depth + 1);
                 }
             }
-            V::Instance(ty) => {
+            V::Instance(ty, _) => {
                 for i in self.model.impls_of(ty) {
                     let imp = &self.model.impls[i];
                     let Some(prefix) = imp.imp.openapi_prefix.clone() else {
@@ -462,6 +538,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             entries: vec![],
             pending: vec![],
             methods: vec![],
+            add_prefix: (String::new(), true),
             module,
             line,
             consumed: false,
@@ -515,6 +592,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             module: def.module,
             imp: def.imp,
             vars: HashMap::new(),
+            uses: Vec::new(),
         };
         let mut args = args.into_iter();
         for p in &def.func.params {
@@ -557,6 +635,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     module: *module,
                     imp: *imp,
                     vars: self.envs.get(*env).cloned().unwrap_or_default(),
+                    uses: Vec::new(),
                 };
                 let mut args = args.into_iter();
                 for p in params {
@@ -596,12 +675,32 @@ impl<'m, 'a> Routes<'m, 'a> {
         let mut last = V::Unknown;
         for s in stmts {
             match s {
-                Stmt::Let { names, init, .. } => {
+                Stmt::Let {
+                    names,
+                    init,
+                    fields,
+                    ..
+                } => {
                     let v = match init {
                         Some(e) => self.expr(e, frame),
                         None => V::Unknown,
                     };
-                    if names.len() == 1 {
+                    if !fields.is_empty() {
+                        // `let Options { mounts, cfg: c } = options;`
+                        let given = match v {
+                            V::Instance(_, given) => given,
+                            _ => vec![],
+                        };
+                        for n in names {
+                            let value = fields
+                                .iter()
+                                .find(|(_, b)| b == n)
+                                .and_then(|(f, _)| given.iter().find(|(g, _)| g == f))
+                                .map(|(_, v)| v.clone())
+                                .unwrap_or(V::Unknown);
+                            frame.vars.insert(n.clone(), value);
+                        }
+                    } else if names.len() == 1 {
                         frame.vars.insert(names[0].clone(), v);
                     } else if let V::List(items) = &v
                         && items.len() == names.len()
@@ -618,7 +717,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                     last = V::Unknown;
                 }
                 Stmt::Expr(e, _) => last = self.expr(e, frame),
-                Stmt::Item(_) => {}
+                Stmt::Item(item) => {
+                    if let Item::Use(decls) = &**item {
+                        for d in decls.iter().filter(|d| d.alias != "*") {
+                            frame.uses.push((d.alias.clone(), d.path.clone()));
+                        }
+                    }
+                }
             }
         }
         last
@@ -694,7 +799,7 @@ impl<'m, 'a> Routes<'m, 'a> {
     fn mws_of(v: &V<'a>, module: ModId, line: Line, out: &mut Vec<MwAt<'a>>) {
         let mw = match v {
             V::Func(h) => Mw::Handler(h.clone()),
-            V::Instance(r) => Mw::Type(r.clone()),
+            V::Instance(r, _) => Mw::Type(r.clone()),
             V::Ext(p) => Mw::Ext(p.clone()),
             V::List(items) => {
                 for i in items {
@@ -717,6 +822,14 @@ impl<'m, 'a> Routes<'m, 'a> {
     }
 
     fn resolve_path(&self, p: &[String], frame: &Frame<'a>) -> Res {
+        // a name a `use` in the body brought in
+        if let Some(first) = p.first()
+            && let Some((_, full)) = frame.uses.iter().rev().find(|(a, _)| a == first)
+        {
+            let mut path = full.clone();
+            path.extend(p[1..].iter().cloned());
+            return self.model.resolve(frame.module, &path);
+        }
         if p.first().is_some_and(|s| s == "Self") {
             if let Some(i) = frame.imp
                 && p.len() == 2
@@ -768,6 +881,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                         V::List(args.iter().map(|a| self.expr(a, frame)).collect())
                     }
                     "vec" => V::List(args.iter().map(|a| self.expr(a, frame)).collect()),
+                    "path" if let Some(v) = self.warp_path_macro(lits, frame.module) => v,
                     "concat" => V::Str(lits.concat()),
                     // `format!("/api/{}", VERSION)`, with constants or known local text
                     "format" => {
@@ -802,8 +916,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                     env: self.envs.len() - 1,
                 })
             }
-            Ex::Field(b, _) => {
-                self.expr(b, frame);
+            Ex::Field(b, name) => {
+                // `options.mounts`: a field of a struct literal
+                if let V::Instance(_, fields) = self.expr(b, frame)
+                    && let Some((_, v)) = fields.into_iter().find(|(f, _)| f == name)
+                {
+                    return v;
+                }
                 // `web::scope(ROUTES.api.prefix)`: a field of a constant
                 match consts::text(self.model, frame.module, frame.imp, e, []) {
                     Some(s) => V::Str(s),
@@ -812,11 +931,19 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             Ex::Block(stmts) => self.block(stmts, frame),
             Ex::List(items) => V::List(items.iter().map(|i| self.expr(i, frame)).collect()),
-            Ex::Struct(path, fields, _) => {
-                for f in fields {
-                    self.expr(f, frame);
+            Ex::Struct(path, values, names) => {
+                let mut vals: Vec<V<'a>> = values.iter().map(|f| self.expr(f, frame)).collect();
+                // `Options { mounts, ..base }`: the fields not given come from `base`
+                let rest = (vals.len() > names.len()).then(|| vals.pop()).flatten();
+                let mut fields: Vec<(String, V<'a>)> = names.iter().cloned().zip(vals).collect();
+                if let Some(V::Instance(_, more)) = rest {
+                    for (k, v) in more {
+                        if !fields.iter().any(|(f, _)| *f == k) {
+                            fields.push((k, v));
+                        }
+                    }
                 }
-                V::Instance(self.resolve_path(path, frame))
+                V::Instance(self.resolve_path(path, frame), fields)
             }
             Ex::Assign(l, r) => {
                 let v = self.expr(r, frame);
@@ -828,15 +955,77 @@ impl<'m, 'a> Routes<'m, 'a> {
                 V::Unknown
             }
             Ex::Caught(inner) | Ex::Failure(inner) => self.expr(inner, frame),
+            Ex::Other(children) if for_body(children).is_some() => {
+                self.for_loop(&children[0], for_body(children).unwrap_or(&[]), frame)
+            }
+            // `match`/`if` arms: the routers they build are one router (each configuration's
+            // routes exist), route lists are one list
             Ex::Other(children)
             | Ex::Gate {
                 parts: children, ..
             } => {
+                let mut out = V::Unknown;
                 for c in children {
-                    self.expr(c, frame);
+                    let v = self.expr(c, frame);
+                    out = self.either(out, v);
                 }
-                V::Unknown
+                out
             }
+        }
+    }
+
+    /// `for pat in iter { body }`: the body once per item of a list the interpreter knows (bound
+    /// to the pattern by the body's first `let`), else once with an unknown item.
+    fn for_loop(&mut self, iter: &'a Ex, body: &'a [Stmt], frame: &mut Frame<'a>) -> V<'a> {
+        let items = match self.expr(iter, frame) {
+            V::List(items) if !items.is_empty() => items,
+            _ => vec![V::Unknown],
+        };
+        if items.len() > MAX_LOOP_ITEMS {
+            self.diagnostics.insert(Diagnostic::new(
+                self.model.file_of(frame.module),
+                iter.line(),
+                format!(
+                    "this loop goes over {} items: routes are read for the first {MAX_LOOP_ITEMS} only",
+                    items.len()
+                ),
+            ));
+        }
+        for item in items.into_iter().take(MAX_LOOP_ITEMS) {
+            frame.vars.insert(FOR_ITEM.to_string(), item);
+            self.block(body, frame);
+        }
+        frame.vars.remove(FOR_ITEM);
+        V::Unknown
+    }
+
+    /// The value of a `match` or `if` whose arms gave `a` and `b`: two routers make a new one
+    /// holding the routes of both (each with its own prefix; a router one arm nested into the
+    /// other counts in both places), lists make one list, else whichever is a router or a list.
+    fn either(&mut self, a: V<'a>, b: V<'a>) -> V<'a> {
+        match (a, b) {
+            (V::Handle(x), V::Handle(y)) => {
+                let (rx, ry) = (&self.arena[x], &self.arena[y]);
+                if x == y || rx.kind != ry.kind {
+                    return V::Handle(x);
+                }
+                let (kind, module, line) = (rx.kind, rx.module, rx.line);
+                let docs_only = rx.docs_only && ry.docs_only;
+                let v = self.new_router(kind, String::new(), module, line);
+                if let V::Handle(u) = v {
+                    self.absorb(u, x, ("", true));
+                    self.absorb(u, y, ("", true));
+                    self.arena[u].docs_only = docs_only;
+                }
+                v
+            }
+            (V::List(mut x), V::List(y)) => {
+                x.extend(y);
+                V::List(x)
+            }
+            (a @ (V::Handle(_) | V::List(_)), _) => a,
+            (_, b @ (V::Handle(_) | V::List(_))) => b,
+            _ => V::Unknown,
         }
     }
 
@@ -854,7 +1043,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 Some(&f) => V::Func(Handler::Fn(f)),
                 None => V::Unknown,
             },
-            r @ Res::Type(..) => V::Instance(r),
+            r @ Res::Type(..) => V::Instance(r, vec![]),
             Res::Const(..) => {
                 let e = Ex::Path(p.to_vec(), 0);
                 match consts::text(self.model, frame.module, frame.imp, &e, []) {
@@ -915,7 +1104,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     t.last() == "Self" || ty_name(ty).is_some_and(|n| n == t.last())
                 })
             {
-                return V::Instance((**ty).clone());
+                return V::Instance((**ty).clone(), vec![]);
             }
             return V::Unknown;
         }
@@ -927,7 +1116,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let vals = self.eval_args(args, frame);
                 drop(vals);
                 if matches!(name.as_str(), "new" | "default") {
-                    return V::Instance((**ty).clone());
+                    return V::Instance((**ty).clone(), vec![]);
                 }
                 return V::Unknown;
             }
@@ -948,6 +1137,9 @@ impl<'m, 'a> Routes<'m, 'a> {
         frame: &mut Frame<'a>,
     ) -> V<'a> {
         let m = frame.module;
+        if let Some(v) = self.warp_call(path, args, line, frame) {
+            return v;
+        }
         let last = path.last().map(String::as_str).unwrap_or("");
         let krate = path.first().map(String::as_str).unwrap_or("");
         let prev = if path.len() >= 2 {
@@ -962,7 +1154,40 @@ impl<'m, 'a> Routes<'m, 'a> {
         // aide's routing functions (`post_with(handler, docs)`) and axum's, re-exported
         let aide = in_crate("aide", "aide");
         let poem = in_crate("poem", "poem");
+        let loco = in_crate("loco_rs", "loco-rs");
+        // salvo's `Router`, unless the crate uses axum's too and the path does not say which
+        let salvo = krate == "salvo"
+            || (path.len() <= 2 && self.model.depends_on(m, "salvo") && krate != "axum" && !axum);
         match (prev, last) {
+            ("Router", "new" | "default" | "with_path" | "with_hoop") if salvo => {
+                let vals = self.eval_args(args, frame);
+                let v = self.new_router(Kind::Salvo, String::new(), m, line);
+                if let (V::Handle(h), Some(a)) = (&v, vals.first()) {
+                    if last == "with_path" {
+                        let (prefix, complete) = self.prefix_of(a, m, line, "with_path");
+                        self.arena[*h].prefix = prefix;
+                        self.arena[*h].prefix_complete = complete;
+                    } else {
+                        let mut mws = Vec::new();
+                        Self::mws_of(a, m, line, &mut mws);
+                        self.arena[*h].pending.extend(mws);
+                    }
+                }
+                return v;
+            }
+            ("Routes", "new" | "default" | "at") if loco => {
+                let vals = self.eval_args(args, frame);
+                let v = self.new_router(Kind::Loco, String::new(), m, line);
+                if let (V::Handle(h), Some(a)) = (&v, vals.first()) {
+                    let (prefix, complete) = self.prefix_of(a, m, line, "at");
+                    self.arena[*h].prefix = prefix;
+                    self.arena[*h].prefix_complete = complete;
+                }
+                return v;
+            }
+            ("AppRoutes", "with_default_routes" | "empty") if loco => {
+                return self.new_router(Kind::LocoApp, String::new(), m, line);
+            }
             ("Router", "new") if axum => {
                 return self.new_router(Kind::Axum, String::new(), m, line);
             }
@@ -1002,7 +1227,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                 return self.new_router(Kind::ActixApp, String::new(), m, line);
             }
             ("Vec", "new") | ("ServiceBuilder", "new") => return V::List(vec![]),
-            ("rocket" | "Rocket", "build" | "custom") if in_crate("rocket", "rocket") => {
+            // rocket 0.5's `build`/`custom`, 0.4's `ignite`/`custom`
+            ("rocket" | "Rocket", "build" | "custom" | "ignite")
+                if in_crate("rocket", "rocket") =>
+            {
                 self.eval_args(args, frame);
                 return self.new_router(Kind::Rocket, String::new(), m, line);
             }
@@ -1064,6 +1292,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
         }
         if (axum && (prev == "routing" || path.len() == 1 || krate == "axum"))
+            || (loco && (matches!(prev, "routing" | "prelude") || path.len() == 1))
             || (aide && prev == "routing")
             || (poem && (prev == "poem" || prev == "routing" || path.len() == 1))
         {
@@ -1159,6 +1388,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         let m = frame.module;
         match rv {
             V::Handle(h) => self.router_method(h, name, args, line, frame),
+            V::Filter(f) => self.warp_method(*f, name, args, line, frame),
             V::MethodRouter(mut routes) => {
                 let base = name.strip_suffix("_service").unwrap_or(name);
                 let (base, arity) = match base.strip_suffix("_with") {
@@ -1319,13 +1549,23 @@ impl<'m, 'a> Routes<'m, 'a> {
     ) -> V<'a> {
         let m = frame.module;
         let kind = self.arena[h].kind;
+        let handled = match kind {
+            Kind::Salvo => self.salvo_method(h, name, args, line, frame),
+            Kind::Loco | Kind::LocoApp => {
+                self.loco_method(h, kind == Kind::LocoApp, name, args, line, frame)
+            }
+            _ => false,
+        };
+        if handled {
+            return V::Handle(h);
+        }
         match (kind, name) {
             // aide's `api_route(path, post_with(..))` / `api_route_with(path, .., docs)`
             (Kind::Axum, "route" | "api_route") if args.len() == 2 => {
-                self.axum_route(h, &args[0], &args[1], frame);
+                self.axum_route(h, &args[0], &args[1], frame, "axum");
             }
             (Kind::Axum, "api_route_with") if args.len() == 3 => {
-                self.axum_route(h, &args[0], &args[1], frame);
+                self.axum_route(h, &args[0], &args[1], frame, "axum");
                 self.expr(&args[2], frame);
             }
             // utoipa-axum: `.routes(routes!(create, update))`
@@ -1390,7 +1630,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     self.absorb(h, c, ("", true));
                 }
             }
-            (Kind::Axum, "layer" | "route_layer") if args.len() == 1 => {
+            (Kind::Axum | Kind::Loco, "layer" | "route_layer") if args.len() == 1 => {
                 let v = self.expr(&args[0], frame);
                 let mut mws = Vec::new();
                 Self::mws_of(&v, m, line, &mut mws);
@@ -1492,8 +1732,15 @@ impl<'m, 'a> Routes<'m, 'a> {
         V::Handle(h)
     }
 
-    /// `.route(path, method_router)` on axum router `h`.
-    fn axum_route(&mut self, h: usize, path: &'a Ex, mr: &'a Ex, frame: &mut Frame<'a>) {
+    /// `.route(path, method_router)` on axum router `h` (loco's `.add(path, method_router)`).
+    fn axum_route(
+        &mut self,
+        h: usize,
+        path: &'a Ex,
+        mr: &'a Ex,
+        frame: &mut Frame<'a>,
+        framework: &'static str,
+    ) {
         let written = path.line();
         let path = self.expr(path, frame);
         let routes = self.expr(mr, frame);
@@ -1507,7 +1754,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 self.arena[h].entries.push(Entry {
                     method: r.method,
                     path: path.clone(),
-                    framework: "axum",
+                    framework,
                     module: r.module,
                     line: r.line,
                     handler: r.handler,
@@ -1569,6 +1816,20 @@ fn ty_name(r: &Res) -> Option<&str> {
     }
 }
 
+/// The body of a lowered `for` loop (`Other([iter, Block([let pat = item#, ..])])`).
+fn for_body(children: &[Ex]) -> Option<&[Stmt]> {
+    let [_, Ex::Block(body)] = children else {
+        return None;
+    };
+    match body.first() {
+        Some(Stmt::Let {
+            init: Some(Ex::Path(p, _)),
+            ..
+        }) if p.len() == 1 && p[0] == FOR_ITEM => Some(body),
+        _ => None,
+    }
+}
+
 fn collect_fns(v: &V<'_>, out: &mut Vec<FnId>) {
     match v {
         V::Func(Handler::Fn(f)) => out.push(*f),
@@ -1590,6 +1851,11 @@ mod tests {
         assert_eq!(normalize_path("/files/*rest"), "/files/{rest}");
         assert_eq!(normalize_path("/u/<id>/<path..>?<q>"), "/u/{id}/{path}");
         assert_eq!(normalize_path("/x/{id:\\d+}"), "/x/{id}");
+        assert_eq!(
+            normalize_path("users/{id|\\d+}/<**rest>"),
+            "/users/{id}/{rest}"
+        );
+        assert_eq!(normalize_path("/f/{**path}/<n:num>"), "/f/{path}/{n}");
         assert_eq!(normalize_path(""), "/");
         assert_eq!(join_path("/api/v3", ""), "/api/v3");
         assert_eq!(join_path("/api/", "/x"), "/api/x");
