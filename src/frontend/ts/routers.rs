@@ -9,6 +9,10 @@ use super::eval::{Chain, Evaluator, line};
 use super::ir::*;
 use tree_sitter::Node;
 
+/// The framework label of a router class the project writes (see
+/// [`Evaluator::table_router_class`]); the linker names the server framework of its package.
+pub const TABLE_ROUTER: &str = "table";
+
 /// Route registration methods; `all` stands for every mutation method.
 pub const ROUTE_METHODS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "del", "all", "head", "options",
@@ -172,6 +176,133 @@ impl<'t> Evaluator<'t, '_> {
         self.short_text(node)
     }
 
+    /// A router class the project writes itself: its `get` and at least one mutation method
+    /// (`post`, `put`, `patch`, `delete`/`del`) each take a path and a handler and store the
+    /// handler under the path in a table the instance holds (`this.routes_.POST[path] = {
+    /// handler }`, `this.routes.set(path, handler)`, `this.routes.push({ path, handler })`), which
+    /// a middleware of the app later looks the request's path up in. Its instances are routers
+    /// whose paths are the table's keys, whole (no mount adds a prefix to a lookup key).
+    pub(super) fn table_router_class(
+        &mut self,
+        class: ClassId,
+        members: &[Node<'t>],
+        node: Node<'t>,
+    ) {
+        let mut get = false;
+        let mut mutation = false;
+        for m in members {
+            if m.kind() != "method_definition" {
+                continue;
+            }
+            let Some(name) = m.child_by_field_name("name").map(|n| self.property_name(n)) else {
+                continue;
+            };
+            if !matches!(
+                name.as_str(),
+                "get" | "post" | "put" | "patch" | "delete" | "del"
+            ) {
+                continue;
+            }
+            if !self.stores_handler_by_path(*m) {
+                continue;
+            }
+            match name.as_str() {
+                "get" => get = true,
+                _ => mutation = true,
+            }
+        }
+        if !(get && mutation) {
+            return;
+        }
+        let r = self.new_router(RouterKind::App, TABLE_ROUTER, node);
+        self.module.routers[r].name = self.module.classes[class].name.clone();
+        self.module.classes[class].router = Some(r);
+    }
+
+    /// A method `(path, handler, ..)` whose body stores the handler under the path in a table
+    /// reached from `this`.
+    fn stores_handler_by_path(&self, method: Node<'t>) -> bool {
+        let Some(params) = method.child_by_field_name("parameters") else {
+            return false;
+        };
+        let mut cursor = params.walk();
+        let names: Vec<String> = params
+            .named_children(&mut cursor)
+            .filter_map(|p| self.param_name(p))
+            .collect();
+        let [path, handler, ..] = names.as_slice() else {
+            return false;
+        };
+        let Some(body) = method.child_by_field_name("body") else {
+            return false;
+        };
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                // `this.table[..][path] = { handler }`
+                "assignment_expression" => {
+                    if let (Some(left), Some(right)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("right"),
+                    ) && left.kind() == "subscript_expression"
+                        && left
+                            .child_by_field_name("index")
+                            .is_some_and(|i| self.text(i) == path.as_str())
+                        && self.text(left).starts_with("this")
+                        && self.mentions(right, handler)
+                    {
+                        return true;
+                    }
+                }
+                // `this.table.set(path, handler)`, `this.table.push({ path, handler })`
+                "call_expression" => {
+                    if let (Some(f), Some(args)) = (
+                        n.child_by_field_name("function"),
+                        n.child_by_field_name("arguments"),
+                    ) && f.kind() == "member_expression"
+                        && self.text(f).starts_with("this")
+                        && f.child_by_field_name("property")
+                            .is_some_and(|p| matches!(self.text(p), "set" | "push"))
+                        && self.mentions(args, path)
+                        && self.mentions(args, handler)
+                    {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        false
+    }
+
+    /// A plain parameter's name (`path`, `path: string`, `type = null`).
+    fn param_name(&self, p: Node<'t>) -> Option<String> {
+        let n = match p.kind() {
+            "identifier" => p,
+            "required_parameter" | "optional_parameter" => p.child_by_field_name("pattern")?,
+            "assignment_pattern" => p.child_by_field_name("left")?,
+            _ => return None,
+        };
+        (n.kind() == "identifier").then(|| self.text(n).to_string())
+    }
+
+    /// `name` appears in `n` as an identifier.
+    fn mentions(&self, n: Node<'t>, name: &str) -> bool {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if matches!(x.kind(), "identifier" | "shorthand_property_identifier")
+                && self.text(x) == name
+            {
+                return true;
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        false
+    }
+
     /// `new X(...)` that makes an app or router.
     pub(super) fn router_new(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
         if let Val::Class(k) = &c.val
@@ -249,7 +380,11 @@ impl<'t> Evaluator<'t, '_> {
                 if args.len() < 2 {
                     return None; // `app.get('env')` reads a setting
                 }
-                let target = self.target(&receiver, path_like(&args[0]))?;
+                // On an instance of a class of another file (`new Router(..)`), any string: a
+                // router class the project writes may take its paths without a leading `/`.
+                let plausible = path_like(&args[0])
+                    || (matches!(receiver, Val::New(..)) && args[0].as_str().is_some());
+                let target = self.target(&receiver, plausible)?;
                 let (mut paths, mut rest) = (args[0].clone(), &args[1..]);
                 // koa-router named routes: router.post('name', '/path', handler)
                 if let (Some(_), Some(p)) = (args[0].as_str(), rest.first())
@@ -749,6 +884,11 @@ impl<'t> Evaluator<'t, '_> {
                 param_fields(receiver).map(|(f, slot)| Target::Param(f, slot))
             }
             Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
+                Some(Target::Foreign(receiver.clone()))
+            }
+            // An instance of a class another file exports (`new ApiRouter()`): the linker reads
+            // whether the class is a router.
+            Val::New(ctor, _) if plausible && is_import_rooted(ctor) => {
                 Some(Target::Foreign(receiver.clone()))
             }
             // `this.app.use(..)` before the method that sets `this.app` was read: the linker
