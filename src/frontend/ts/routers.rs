@@ -830,7 +830,7 @@ impl<'t> Evaluator<'t, '_> {
             key,
             Val::Param(..) | Val::Member(..) | Val::Template(_) | Val::Element(_)
         );
-        if !symbolic || args.len() < 2 {
+        if args.len() < 2 {
             return None;
         }
         let receiver = match receiver {
@@ -839,6 +839,14 @@ impl<'t> Evaluator<'t, '_> {
                 .map(Val::Router)
                 .unwrap_or(receiver),
             r => r,
+        };
+        // A key computed some other way (`app[segments[i].toLowerCase()](route, ..)`) on an app
+        // or router of this file: a registration whose method cannot be read, which the linker
+        // names in a diagnostic rather than dropping it unseen.
+        let key = match key {
+            k if symbolic => k,
+            _ if matches!(receiver, Val::Router(_)) => Val::Unknown,
+            _ => return None,
         };
         let target = self.target(&receiver, true)?;
         let mut rest = flatten(&args[1..]);
