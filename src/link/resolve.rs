@@ -344,6 +344,11 @@ impl<'m> Resolver<'m> {
         self.by_file.get(file).copied()
     }
 
+    /// The module a path of the tree names, as an import would (extension and index optional).
+    pub fn file_module(&self, path: &str) -> Option<ModId> {
+        self.file_candidates(path)
+    }
+
     fn file_candidates(&self, base: &str) -> Option<ModId> {
         if let Some(&m) = self.by_file.get(base) {
             return Some(m);
