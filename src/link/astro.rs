@@ -11,7 +11,8 @@ use super::fileroutes::{
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::Val;
+use crate::frontend::ts::ir::{FnId, Val};
+use std::collections::BTreeSet;
 
 const FRAMEWORK: &str = "astro";
 const ENDPOINT_EXTS: &[&str] = &["ts", "js", "mts", "mjs"];
@@ -84,9 +85,10 @@ pub fn routes(res: &Resolver) -> (Vec<RawRoute>, Vec<Diagnostic>) {
             actions(res, m, site, &mut out, &mut diagnostics);
         }
     }
+    let handed = handed_inject_route(res);
     for (m, module) in res.modules.iter().enumerate() {
         if !module.is_test {
-            injected(res, m, &sites, &mut out, &mut diagnostics);
+            injected(res, m, &sites, &handed, &mut out, &mut diagnostics);
         }
     }
     (out, diagnostics)
@@ -94,13 +96,15 @@ pub fn routes(res: &Resolver) -> (Vec<RawRoute>, Vec<Diagnostic>) {
 
 /// `injectRoute({ pattern, entrypoint })` in an integration's `astro:config:setup` hook (the
 /// function the hook's options object gives, destructured or not): the entrypoint module answers
-/// at the pattern, under the site's base, with its method exports as endpoints. A string
+/// at the pattern, under the site's base, with its method exports as endpoints (an `.astro`
+/// entrypoint is a page). The function may be handed to a helper that calls it. A string
 /// entrypoint is a package specifier or a path from the project's root (Astro resolves it from
 /// there); `new URL('./x.ts', import.meta.url)` is a path from the integration's file.
 fn injected(
     res: &Resolver,
     m: ModId,
     sites: &[Site],
+    handed: &BTreeSet<(ModId, FnId, usize)>,
     out: &mut Vec<RawRoute>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
@@ -112,7 +116,8 @@ fn injected(
         .max_by_key(|s| s.root.len());
     for facts in &module.functions {
         for cs in &facts.calls {
-            if !is_inject_route(&cs.callee) {
+            let given = matches!(&cs.callee, Val::Param(f, i) if handed.contains(&(m, *f, *i)));
+            if !is_inject_route(&cs.callee) && !given {
                 continue;
             }
             let fields = match cs.args.first().map(|a| res.resolve(m, a)) {
@@ -143,6 +148,13 @@ fn injected(
                 continue;
             };
             let entry = field("entrypoint");
+            // An `.astro` entrypoint is a page, not an endpoint.
+            if let Some((om, v)) = &entry
+                && let Resolved::Str(spec) = res.resolve(*om, v)
+                && spec.ends_with(".astro")
+            {
+                continue;
+            }
             let target = entry
                 .as_ref()
                 .and_then(|(om, v)| entrypoint(res, *om, v, site.map(|s| s.root.as_str())));
@@ -165,6 +177,35 @@ fn injected(
             super::fileroutes::method_exports(FRAMEWORK, res, target, &path, "ALL", out);
         }
     }
+}
+
+/// The parameters `injectRoute` is handed to (`injectCoreRoutes(injectRoute, ..)` in a hook): the
+/// function, in its module, and the parameter's index; a helper may hand it on again.
+fn handed_inject_route(res: &Resolver) -> BTreeSet<(ModId, FnId, usize)> {
+    let mut handed: BTreeSet<(ModId, FnId, usize)> = BTreeSet::new();
+    for _round in 0..3 {
+        let before = handed.len();
+        for (m, module) in res.modules.iter().enumerate() {
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    for (i, a) in cs.args.iter().enumerate() {
+                        let passes = is_inject_route(a)
+                            || matches!(a, Val::Param(f, j) if handed.contains(&(m, *f, *j)));
+                        if !passes {
+                            continue;
+                        }
+                        if let Resolved::Func(m2, f2) = res.resolve(m, &cs.callee) {
+                            handed.insert((m2, f2, i));
+                        }
+                    }
+                }
+            }
+        }
+        if handed.len() == before {
+            break;
+        }
+    }
+    handed
 }
 
 /// `injectRoute`, or `options.injectRoute`, as a hook's argument gives it.
