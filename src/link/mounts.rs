@@ -605,6 +605,9 @@ impl<'a> Mounter<'a> {
     }
 
     fn child_of(&self, m: ModId, v: &Val, plugin: bool) -> Option<Key> {
+        if let Some(app) = crate::frontend::ts::routers::as_mounted_app(v) {
+            return self.child_of(m, app, plugin);
+        }
         match self.resolve(m, v) {
             Resolved::Router(m2, r2) => Some(Key::Local(m2, r2)),
             Resolved::Func(m2, f2) if plugin && self.items.contains_key(&Key::Plugin(m2, f2)) => {
@@ -961,6 +964,21 @@ impl<'a> Mounter<'a> {
                             match self.child_of(*am, a, false) {
                                 Some(k) => children.push((k, before.clone())),
                                 None if unknown => {}
+                                // An application mounted whole that is no router this audit
+                                // reads (another framework's handler): what it serves is unseen.
+                                None if crate::frontend::ts::routers::as_mounted_app(a)
+                                    .is_some() =>
+                                {
+                                    let at = if prefix.is_empty() { "/" } else { prefix };
+                                    self.diagnostics.push(Diagnostic::new(
+                                        self.modules()[m].file.clone(),
+                                        line,
+                                        format!(
+                                            "an application mounted at {} (under `{at}`) is not a router this audit reads: the routes it serves there are not listed",
+                                            code(&path_text)
+                                        ),
+                                    ));
+                                }
                                 None => {
                                     if super::trpc::mounted_adapter(self.res, *am, a)
                                         || graphql::mounted_server(self.res, *am, a)

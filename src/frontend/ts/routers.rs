@@ -82,6 +82,20 @@ pub fn after_handler(hook: Val) -> Val {
     Val::Call(Box::new(Val::Global(AFTER_HANDLER.into())), vec![hook])
 }
 
+/// An application of its own mounted under a prefix (Hono `app.mount('/x', other.fetch)`), kept
+/// in a `use` under this marker: a router this audit reads is walked under the prefix; anything
+/// else is named in a diagnostic, not taken for middleware.
+pub const MOUNTED_APP: &str = "__mounted_app__";
+
+pub fn as_mounted_app(v: &Val) -> Option<&Val> {
+    match v {
+        Val::Call(g, args) if matches!(g.as_ref(), Val::Global(n) if n == MOUNTED_APP) => {
+            args.first()
+        }
+        _ => None,
+    }
+}
+
 /// The hook a marker made by [`after_handler`] holds.
 pub fn as_after_handler(v: &Val) -> Option<&Val> {
     match v {
@@ -562,6 +576,34 @@ impl<'t> Evaluator<'t, '_> {
                         line: method_line,
                         version: None,
                         written_at: None,
+                    },
+                );
+                Some(receiver.clone())
+            }
+            // Hono `app.mount('/x', handler)`: an application's request handler (another Hono
+            // app's `fetch`, another framework's), answering under the prefix, which Hono strips
+            // by default.
+            "mount"
+                if args.len() >= 2
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| matches!(t, Target::Router(r) if self.module.routers[r].framework == "hono")) =>
+            {
+                let target = self.target(&receiver, true)?;
+                let app = match &args[1] {
+                    Val::Member(inner, p) if p == "fetch" => inner.as_ref().clone(),
+                    v => v.clone(),
+                };
+                self.push_item(
+                    target,
+                    RouterItem::Use {
+                        path: Some(args[0].clone()),
+                        path_text,
+                        args: vec![Val::Call(
+                            Box::new(Val::Global(MOUNTED_APP.into())),
+                            vec![app],
+                        )],
+                        line: method_line,
                     },
                 );
                 Some(receiver.clone())
