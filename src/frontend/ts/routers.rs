@@ -376,16 +376,14 @@ impl<'t> Evaluator<'t, '_> {
             }
             let mut all = flatten(args);
             let handler = all.pop()?;
-            let item = RouterItem::Route {
-                method: Val::Str(method.into()),
-                paths: (**paths).clone(),
-                path_text: String::new(),
-                middleware: all,
+            let item = RouterItem::route(
+                Val::Str(method.into()),
+                (**paths).clone(),
+                String::new(),
+                all,
                 handler,
-                line: method_line,
-                version: None,
-                written_at: None,
-            };
+                method_line,
+            );
             self.module.routers[*r].items.push(item);
             return Some(receiver.clone());
         }
@@ -433,16 +431,14 @@ impl<'t> Evaluator<'t, '_> {
                 middleware.extend(after);
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: Val::Str(m.into()),
+                    RouterItem::route(
+                        Val::Str(m.into()),
                         paths,
                         path_text,
                         middleware,
                         handler,
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -509,16 +505,14 @@ impl<'t> Evaluator<'t, '_> {
                     .unwrap_or_default();
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: Val::Str(args[0].as_str().unwrap_or_default().to_ascii_lowercase()),
-                        paths: args[1].clone(),
+                    RouterItem::route(
+                        Val::Str(args[0].as_str().unwrap_or_default().to_ascii_lowercase()),
+                        args[1].clone(),
                         path_text,
                         middleware,
-                        handler: args[2].clone(),
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        args[2].clone(),
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -567,16 +561,14 @@ impl<'t> Evaluator<'t, '_> {
                 let target = self.target(&receiver, true)?;
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: args.get(2).cloned().unwrap_or(Val::Str("all".into())),
-                        paths: args[0].clone(),
+                    RouterItem::route(
+                        args.get(2).cloned().unwrap_or(Val::Str("all".into())),
+                        args[0].clone(),
                         path_text,
-                        middleware: vec![],
-                        handler: args[1].clone(),
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        vec![],
+                        args[1].clone(),
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -587,7 +579,7 @@ impl<'t> Evaluator<'t, '_> {
                 if args.len() >= 2
                     && self
                         .target(&receiver, false)
-                        .is_some_and(|t| matches!(t, Target::Router(r) if self.module.routers[r].framework == "hono")) =>
+                        .is_some_and(|t| self.is_hono_target(&t)) =>
             {
                 let target = self.target(&receiver, true)?;
                 let app = match &args[1] {
@@ -679,18 +671,16 @@ impl<'t> Evaluator<'t, '_> {
                     let (middleware, handler) = route_options(opts);
                     self.push_item(
                         target,
-                        RouterItem::Route {
-                            method: field(opts, "method").unwrap_or(Val::Unknown),
-                            paths: field(opts, "url")
+                        RouterItem::route(
+                            field(opts, "method").unwrap_or(Val::Unknown),
+                            field(opts, "url")
                                 .or_else(|| field(opts, "path"))
                                 .unwrap_or(Val::Unknown),
-                            path_text: String::new(),
+                            String::new(),
                             middleware,
-                            handler: handler?,
-                            line: method_line,
-                            version: None,
-                            written_at: None,
-                        },
+                            handler?,
+                            method_line,
+                        ),
                     );
                     Some(receiver.clone())
                 }
@@ -729,16 +719,14 @@ impl<'t> Evaluator<'t, '_> {
                     .unwrap_or_default();
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: args[0].clone(),
-                        paths: args[1].clone(),
+                    RouterItem::route(
+                        args[0].clone(),
+                        args[1].clone(),
                         path_text,
-                        middleware: rest,
+                        rest,
                         handler,
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -750,16 +738,14 @@ impl<'t> Evaluator<'t, '_> {
                 let paths = self.member(route, "path");
                 self.push_item(
                     target,
-                    RouterItem::Route {
+                    RouterItem::route(
                         method,
                         paths,
                         path_text,
-                        middleware: vec![],
-                        handler: args[1].clone(),
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        vec![],
+                        args[1].clone(),
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -903,16 +889,7 @@ impl<'t> Evaluator<'t, '_> {
             .unwrap_or_else(|| line(node));
         self.push_item(
             target,
-            RouterItem::Route {
-                method: key,
-                paths: args[0].clone(),
-                path_text,
-                middleware: rest,
-                handler,
-                line: method_line,
-                version: None,
-                written_at: None,
-            },
+            RouterItem::route(key, args[0].clone(), path_text, rest, handler, method_line),
         );
         Some(receiver)
     }
