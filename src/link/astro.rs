@@ -1,7 +1,8 @@
 //! Astro endpoints and actions: `src/pages/**/*.(ts|js)` method exports (`ALL` answers the methods
 //! without their own), under `base` and `srcDir` from `astro.config.*`; and the actions of
 //! `src/actions/index.ts` (`export const server = { name: defineAction({ handler }) }`) as
-//! `POST /_actions/<name>`, nested objects giving dotted names.
+//! `POST /_actions/<name>`, nested objects giving dotted names; and the routes integrations add
+//! with `injectRoute({ pattern, entrypoint })`.
 
 use super::fileroutes::{
     bracket_segment, config_module, config_object, config_value, in_dir, project_roots, under,
@@ -10,12 +11,14 @@ use super::fileroutes::{
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::Val;
+use crate::frontend::ts::ir::{FnId, Val};
+use std::collections::BTreeSet;
 
 const FRAMEWORK: &str = "astro";
 const ENDPOINT_EXTS: &[&str] = &["ts", "js", "mts", "mjs"];
 
 struct Site {
+    root: String,
     src: String,
     base: String,
 }
@@ -23,6 +26,7 @@ struct Site {
 impl Site {
     fn read(res: &Resolver, root: &str, diagnostics: &mut Vec<Diagnostic>) -> Site {
         let mut site = Site {
+            root: root.to_string(),
             src: in_dir(root, "src"),
             base: String::new(),
         };
@@ -81,7 +85,183 @@ pub fn routes(res: &Resolver) -> (Vec<RawRoute>, Vec<Diagnostic>) {
             actions(res, m, site, &mut out, &mut diagnostics);
         }
     }
+    let handed = handed_inject_route(res);
+    for (m, module) in res.modules.iter().enumerate() {
+        if !module.is_test {
+            injected(res, m, &sites, &handed, &mut out, &mut diagnostics);
+        }
+    }
     (out, diagnostics)
+}
+
+/// `injectRoute({ pattern, entrypoint })` in an integration's `astro:config:setup` hook (the
+/// function the hook's options object gives, destructured or not): the entrypoint module answers
+/// at the pattern, under the site's base, with its method exports as endpoints (an `.astro`
+/// entrypoint is a page). The function may be handed to a helper that calls it. A string
+/// entrypoint is a package specifier or a path from the project's root (Astro resolves it from
+/// there); `new URL('./x.ts', import.meta.url)` is a path from the integration's file.
+fn injected(
+    res: &Resolver,
+    m: ModId,
+    sites: &[Site],
+    handed: &BTreeSet<(ModId, FnId, usize)>,
+    out: &mut Vec<RawRoute>,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let module = &res.modules[m];
+    let file = &module.file;
+    let site = sites
+        .iter()
+        .filter(|s| under(file, &s.root).is_some())
+        .max_by_key(|s| s.root.len());
+    for facts in &module.functions {
+        for cs in &facts.calls {
+            let given = matches!(&cs.callee, Val::Param(f, i) if handed.contains(&(m, *f, *i)));
+            if !is_inject_route(&cs.callee) && !given {
+                continue;
+            }
+            let fields = match cs.args.first().map(|a| res.resolve(m, a)) {
+                Some(Resolved::Obj(om, fields)) => Some((om, fields)),
+                _ => None,
+            };
+            let field = |name: &str| {
+                fields.as_ref().and_then(|(om, fs)| {
+                    fs.iter()
+                        .rev()
+                        .find(|(k, _)| k == name)
+                        .map(|(_, v)| (*om, v.clone()))
+                })
+            };
+            let pattern = field("pattern").and_then(|(om, v)| match res.resolve(om, &v) {
+                Resolved::Str(s) => Some(s),
+                _ => None,
+            });
+            let Some(pattern) = pattern else {
+                diagnostics.push(Diagnostic::new(
+                    file.clone(),
+                    cs.line,
+                    format!(
+                        "`{}` injects a route whose pattern this audit cannot read: its endpoints are left out",
+                        cs.text
+                    ),
+                ));
+                continue;
+            };
+            let entry = field("entrypoint");
+            // An `.astro` entrypoint is a page, not an endpoint.
+            if let Some((om, v)) = &entry
+                && let Resolved::Str(spec) = res.resolve(*om, v)
+                && spec.ends_with(".astro")
+            {
+                continue;
+            }
+            let target = entry
+                .as_ref()
+                .and_then(|(om, v)| entrypoint(res, *om, v, site.map(|s| s.root.as_str())));
+            let Some(target) = target else {
+                diagnostics.push(Diagnostic::new(
+                    file.clone(),
+                    cs.line,
+                    format!(
+                        "the route `{pattern}` injected here has an entrypoint this audit cannot resolve to a file of the tree ({}): its endpoints are left out",
+                        entry
+                            .as_ref()
+                            .map(|(_, v)| super::display(v))
+                            .unwrap_or_else(|| "none given".into())
+                    ),
+                ));
+                continue;
+            };
+            let segs: Vec<String> = pattern.split('/').map(bracket_segment).collect();
+            let path = normalize_path(site.map_or("", |s| s.base.as_str()), &segs.join("/"));
+            super::fileroutes::method_exports(FRAMEWORK, res, target, &path, "ALL", out);
+        }
+    }
+}
+
+/// The parameters `injectRoute` is handed to (`injectCoreRoutes(injectRoute, ..)` in a hook): the
+/// function, in its module, and the parameter's index; a helper may hand it on again.
+fn handed_inject_route(res: &Resolver) -> BTreeSet<(ModId, FnId, usize)> {
+    let mut handed: BTreeSet<(ModId, FnId, usize)> = BTreeSet::new();
+    for _round in 0..3 {
+        let before = handed.len();
+        for (m, module) in res.modules.iter().enumerate() {
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    for (i, a) in cs.args.iter().enumerate() {
+                        let passes = is_inject_route(a)
+                            || matches!(a, Val::Param(f, j) if handed.contains(&(m, *f, *j)));
+                        if !passes {
+                            continue;
+                        }
+                        if let Resolved::Func(m2, f2) = res.resolve(m, &cs.callee) {
+                            handed.insert((m2, f2, i));
+                        }
+                    }
+                }
+            }
+        }
+        if handed.len() == before {
+            break;
+        }
+    }
+    handed
+}
+
+/// `injectRoute`, or `options.injectRoute`, as a hook's argument gives it.
+fn is_inject_route(callee: &Val) -> bool {
+    match callee {
+        Val::Member(inner, name) => {
+            name == "injectRoute" && matches!(inner.as_ref(), Val::Param(..))
+        }
+        _ => false,
+    }
+}
+
+/// The module an entrypoint names: a string (a package specifier, or a path from the project
+/// root `root`), `new URL(rel, import.meta.url)` (a path from the file that writes it), or
+/// `fileURLToPath(..)` of one.
+fn entrypoint(res: &Resolver, m: ModId, v: &Val, root: Option<&str>) -> Option<ModId> {
+    let (m, v) = written(res, m, v);
+    match &v {
+        Val::New(ctor, line) if matches!(ctor.as_ref(), Val::Global(g) if g == "URL") => {
+            let args = res.modules[m]
+                .functions
+                .iter()
+                .flat_map(|f| f.calls.iter())
+                .find(|c| c.is_new && c.line == *line)
+                .map(|c| c.args.clone())?;
+            let Resolved::Str(rel) = res.resolve(m, args.first()?) else {
+                return None;
+            };
+            // The base is `import.meta.url` (what the evaluator keeps of it is no string); a
+            // string base is a web address, not a file.
+            if matches!(args.get(1)?, Val::Str(_)) {
+                return None;
+            }
+            let dir = res.modules[m].file.rsplit_once('/').map_or("", |(d, _)| d);
+            res.file_module(&crate::paths::join(dir, &rel)?)
+        }
+        Val::Call(callee, args)
+            if args.len() == 1
+                && matches!(callee.as_ref(), Val::Import { name: Some(n), .. } if n == "fileURLToPath") =>
+        {
+            entrypoint(res, m, &args[0], root)
+        }
+        _ => {
+            let Resolved::Str(spec) = res.resolve(m, &v) else {
+                return None;
+            };
+            if let Some(rel) = spec.strip_prefix("./").or_else(|| {
+                (!spec.starts_with('.') && !spec.starts_with('@') && !spec.starts_with('/'))
+                    .then_some(spec.as_str())
+            }) && let Some(t) = res.file_module(&in_dir(root.unwrap_or(""), rel))
+            {
+                return Some(t);
+            }
+            res.resolve_spec(m, &spec)
+        }
+    }
 }
 
 fn route(

@@ -92,6 +92,25 @@ pub fn normalize_path(prefix: &str, path: &str) -> String {
     format!("/{}", segs.join("/"))
 }
 
+/// The server framework the package holding `file` depends on (its nearest package.json): what
+/// dispatches the routes of a router class the project writes.
+fn server_framework(res: &Resolver, file: &str) -> &'static str {
+    let dir = file.rsplit_once('/').map(|(d, _)| d).unwrap_or("");
+    let deps = res
+        .manifests()
+        .filter(|(d, _)| d.is_empty() || dir == *d || dir.starts_with(&format!("{d}/")))
+        .max_by_key(|(d, _)| d.len())
+        .map(|(_, deps)| deps);
+    const SERVERS: &[&str] = &["koa", "express", "fastify", "hono"];
+    deps.and_then(|deps| {
+        SERVERS
+            .iter()
+            .find(|s| deps.iter().any(|d| d == *s))
+            .copied()
+    })
+    .unwrap_or("node")
+}
+
 fn methods_of(m: &str) -> Vec<&'static str> {
     match m.to_ascii_lowercase().as_str() {
         "all" => vec!["POST", "PUT", "PATCH", "DELETE"],
@@ -586,6 +605,9 @@ impl<'a> Mounter<'a> {
     }
 
     fn child_of(&self, m: ModId, v: &Val, plugin: bool) -> Option<Key> {
+        if let Some(app) = crate::frontend::ts::routers::as_mounted_app(v) {
+            return self.child_of(m, app, plugin);
+        }
         match self.resolve(m, v) {
             Resolved::Router(m2, r2) => Some(Key::Local(m2, r2)),
             Resolved::Func(m2, f2) if plugin && self.items.contains_key(&Key::Plugin(m2, f2)) => {
@@ -753,7 +775,7 @@ impl<'a> Mounter<'a> {
             .flat_map(|m| m.routers.iter())
             .filter(|r| r.kind != RouterKind::NestController)
             .map(|r| r.framework)
-            .find(|f| *f != "nestjs")
+            .find(|f| *f != "nestjs" && *f != crate::frontend::ts::routers::TABLE_ROUTER)
             .unwrap_or("express");
         let roots: Vec<Key> = self
             .items
@@ -788,6 +810,11 @@ impl<'a> Mounter<'a> {
         ] {
             self.routes.extend(routes);
             self.diagnostics.extend(diagnostics);
+        }
+        for r in &mut self.routes {
+            if r.framework == crate::frontend::ts::routers::TABLE_ROUTER {
+                r.framework = server_framework(self.res, &self.res.modules[r.module].file);
+            }
         }
         self.routes.sort_by(|a, b| {
             (&a.path, &a.method, a.module, a.line).cmp(&(&b.path, &b.method, b.module, b.line))
@@ -937,6 +964,21 @@ impl<'a> Mounter<'a> {
                             match self.child_of(*am, a, false) {
                                 Some(k) => children.push((k, before.clone())),
                                 None if unknown => {}
+                                // An application mounted whole that is no router this audit
+                                // reads (another framework's handler): what it serves is unseen.
+                                None if crate::frontend::ts::routers::as_mounted_app(a)
+                                    .is_some() =>
+                                {
+                                    let at = if prefix.is_empty() { "/" } else { prefix };
+                                    self.diagnostics.push(Diagnostic::new(
+                                        self.modules()[m].file.clone(),
+                                        line,
+                                        format!(
+                                            "an application mounted at {} (under `{at}`) is not a router this audit reads: the routes it serves there are not listed",
+                                            code(&path_text)
+                                        ),
+                                    ));
+                                }
                                 None => {
                                     if super::trpc::mounted_adapter(self.res, *am, a)
                                         || graphql::mounted_server(self.res, *am, a)
@@ -1031,12 +1073,20 @@ impl<'a> Mounter<'a> {
                     method,
                     paths,
                     path_text,
-                    middleware,
-                    handler,
+                    mut middleware,
+                    mut handler,
                     line,
                     version: _,
                     written_at,
                 } => {
+                    // A router class the project writes takes `(path, handler, ..options)`: the
+                    // handler is the second argument, what follows it no middleware.
+                    if framework == crate::frontend::ts::routers::TABLE_ROUTER
+                        && !middleware.is_empty()
+                    {
+                        handler = middleware.remove(0);
+                        middleware.clear();
+                    }
                     let (at_module, at_line) = written_at
                         .as_ref()
                         .map_or((m, line), |w| (w.module, w.line));

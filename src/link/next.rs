@@ -5,7 +5,7 @@ use super::fileroutes::{bracket_segment as segment, strip_ext};
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::Protocol;
-use crate::frontend::ts::ir::{FnId, Val};
+use crate::frontend::ts::ir::{FnId, MethodCheck, Val};
 
 pub const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 const APP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
@@ -152,14 +152,19 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
     };
     let export_line = module.export_line("default").unwrap_or(1);
     for s in methods_served(res, m, default, export_line, MUTATIONS) {
+        // A handler that only hands its request on: what runs is the function it hands it to.
+        let (handler, handler_module) = match s.handed {
+            Some((hm, hf)) => (Val::Func(hf), hm),
+            None => (default.clone(), m),
+        };
         out.push(RawRoute {
             method: s.method,
             path: path.clone(),
             framework: "nextjs",
             module: s.module,
             line: s.line,
-            handler: default.clone(),
-            handler_module: m,
+            handler,
+            handler_module,
             middleware: vec![],
             branch: s.branch,
             protocol: Protocol::Rest,
@@ -177,6 +182,8 @@ pub struct Served {
     pub module: ModId,
     pub line: u32,
     pub branch: Option<String>,
+    /// The function the handler hands its request to, whose checks these are: what runs.
+    pub handed: Option<(ModId, FnId)>,
 }
 
 /// The mutation methods a handler that is called for every method serves (a pages-router
@@ -193,24 +200,29 @@ pub fn methods_served(
     unchecked: &[&str],
 ) -> Vec<Served> {
     let mut out = Vec::new();
+    let delegated = match res.resolve(m, handler) {
+        Resolved::Func(hm, hf) => delegated_checks(res, hm, hf, 0),
+        _ => Delegated::Own(m, vec![]),
+    };
+    // Checks of a function the handler hands its request to: the routes stay where the handler
+    // is written, at the line it is.
+    let (hm, checks, handed) = match delegated {
+        Delegated::Own(hm2, checks) => (hm2, checks, None),
+        Delegated::Handed(to, checks) => (
+            m,
+            checks
+                .into_iter()
+                .map(|c| MethodCheck { line, ..c })
+                .collect(),
+            Some(to),
+        ),
+    };
     let served = |method: &str, module: ModId, line: u32, branch: Option<String>| Served {
         method: method.to_string(),
         module,
         line,
         branch,
-    };
-    let (hm, checks) = match res.resolve(m, handler) {
-        Resolved::Func(hm, hf) => {
-            let fns = &res.modules[hm].functions;
-            let mut checks = fns[hf].method_checks.clone();
-            let mut stack = fns[hf].children.clone();
-            while let Some(c) = stack.pop() {
-                checks.extend(fns[c].method_checks.iter().cloned());
-                stack.extend(fns[c].children.iter().copied());
-            }
-            (hm, checks)
-        }
-        _ => (m, vec![]),
+        handed,
     };
     let positive: Vec<_> = checks.iter().filter(|c| !c.negated).collect();
     let negative: Vec<_> = checks.iter().filter(|c| c.negated).collect();
@@ -255,6 +267,52 @@ pub fn methods_served(
         }
     }
     out
+}
+
+/// The method checks of handler `hf` and the functions inside it. A handler with none that
+/// hands its request to a function of the project (`return handleRoute(req, res)`) serves what
+/// that function checks, and runs it.
+enum Delegated {
+    /// The handler's own checks, in its module.
+    Own(ModId, Vec<MethodCheck>),
+    /// Those of a function it hands the request to (and that function).
+    Handed((ModId, FnId), Vec<MethodCheck>),
+}
+
+fn delegated_checks(res: &Resolver, hm: ModId, hf: FnId, depth: usize) -> Delegated {
+    let fns = &res.modules[hm].functions;
+    let mut checks = fns[hf].method_checks.clone();
+    let mut stack = fns[hf].children.clone();
+    while let Some(c) = stack.pop() {
+        checks.extend(fns[c].method_checks.iter().cloned());
+        stack.extend(fns[c].children.iter().copied());
+    }
+    if !checks.is_empty() || depth >= 3 {
+        return Delegated::Own(hm, checks);
+    }
+    // The calls given the request, in order; the first whose function checks a mutation method.
+    for cs in &fns[hf].calls {
+        if !matches!(cs.args.first(), Some(Val::Param(f, 0)) if *f == hf) {
+            continue;
+        }
+        let Resolved::Func(m2, f2) = res.resolve(hm, &cs.callee) else {
+            continue;
+        };
+        if (m2, f2) == (hm, hf) {
+            continue;
+        }
+        let (to, found) = match delegated_checks(res, m2, f2, depth + 1) {
+            Delegated::Own(_, found) => ((m2, f2), found),
+            Delegated::Handed(to, found) => (to, found),
+        };
+        if found
+            .iter()
+            .any(|c| c.methods.iter().any(|x| MUTATIONS.contains(&x.as_str())))
+        {
+            return Delegated::Handed(to, found);
+        }
+    }
+    Delegated::Own(hm, checks)
 }
 
 /// Server actions (`'use server'` files' exported functions, and functions that open with the

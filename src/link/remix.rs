@@ -106,6 +106,7 @@ fn actions(res: &Resolver, m: ModId, path: &str, framework: &'static str, out: &
             module: m,
             line,
             branch: Some("POST".into()),
+            handed: None,
         });
     }
     for s in served {

@@ -1,5 +1,5 @@
-//! Module specifiers to files (relative paths, index files, extensions, tsconfig `baseUrl` and
-//! `paths`, workspace packages) and symbolic values to what they are across files.
+//! Module specifiers to files (relative paths, index files, extensions, tsconfig or jsconfig
+//! `baseUrl` and `paths`, workspace packages) and symbolic values to what they are across files.
 
 use crate::frontend::ts::ir::{ClassId, FnId, Module, RouterId, Val};
 use std::collections::HashMap;
@@ -344,6 +344,11 @@ impl<'m> Resolver<'m> {
         self.by_file.get(file).copied()
     }
 
+    /// The module a path of the tree names, as an import would (extension and index optional).
+    pub fn file_module(&self, path: &str) -> Option<ModId> {
+        self.file_candidates(path)
+    }
+
     fn file_candidates(&self, base: &str) -> Option<ModId> {
         if let Some(&m) = self.by_file.get(base) {
             return Some(m);
@@ -484,7 +489,12 @@ impl<'m> Resolver<'m> {
         if let Some(c) = self.tsconfigs.lock().ok()?.get(dir) {
             return c.clone();
         }
-        let found = match self.load_tsconfig(dir, "tsconfig.json", 0) {
+        // A jsconfig.json is a tsconfig.json for JavaScript projects (`allowJs` implied): its
+        // `baseUrl` and `paths` resolve imports the same way.
+        let own = self
+            .load_tsconfig(dir, "tsconfig.json", 0)
+            .or_else(|| self.load_tsconfig(dir, "jsconfig.json", 0));
+        let found = match own {
             Some(c) => Some(std::sync::Arc::new(c)),
             None if dir.is_empty() => None,
             None => self.tsconfig_for(parent_dir(dir)),

@@ -1262,6 +1262,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         let mut c3 = body.walk();
         let members: Vec<Node<'t>> = body.named_children(&mut c3).collect();
+        if self.module.classes[id].router.is_none() {
+            self.table_router_class(id, &members, node);
+        }
         // Fields first, so that methods see them.
         for m in &members {
             if matches!(m.kind(), "public_field_definition" | "field_definition") {

@@ -27,6 +27,10 @@ impl<'t> Evaluator<'t, '_> {
             .then(|| Val::Router(self.new_router(RouterKind::Router, "hono", node)))
     }
 
+    pub(super) fn is_hono_target(&self, target: &super::routers::Target) -> bool {
+        matches!(target, super::routers::Target::Router(r) if self.module.routers[*r].framework == "hono")
+    }
+
     /// `createRoute(x)` is `x`.
     pub(super) fn hono_passthrough(&mut self, c: &Chain, args: &[Val]) -> Option<Val> {
         named(&c.val, &["createRoute"]).then(|| args.first().cloned().unwrap_or(Val::Unknown))

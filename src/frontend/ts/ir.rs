@@ -194,6 +194,37 @@ pub enum RouterItem {
     },
 }
 
+impl RouterItem {
+    /// A route as a registration writes it: no version, written where it is.
+    pub fn route(
+        method: Val,
+        paths: Val,
+        path_text: String,
+        middleware: Vec<Val>,
+        handler: Val,
+        line: u32,
+    ) -> RouterItem {
+        RouterItem::Route {
+            method,
+            paths,
+            path_text,
+            middleware,
+            handler,
+            line,
+            version: None,
+            written_at: None,
+        }
+    }
+
+    /// The route with a NestJS `@Version(..)`.
+    pub fn with_version(mut self, v: Option<Val>) -> RouterItem {
+        if let RouterItem::Route { version, .. } = &mut self {
+            *version = v;
+        }
+        self
+    }
+}
+
 /// The call that writes a route a helper registers: its module index and line, and the handler
 /// it passes (read in that module).
 #[derive(Debug, Clone, PartialEq)]

@@ -161,20 +161,21 @@ impl<'t> Evaluator<'t, '_> {
                     _ => {}
                 }
             }
-            router.items.push(RouterItem::Route {
-                method: Val::Str(method.into()),
-                paths: route
-                    .args
-                    .first()
-                    .cloned()
-                    .unwrap_or(Val::Str(String::new())),
-                path_text: String::new(),
-                middleware,
-                handler: Val::Func(*f),
-                line: route.line,
-                version,
-                written_at: None,
-            });
+            router.items.push(
+                RouterItem::route(
+                    Val::Str(method.into()),
+                    route
+                        .args
+                        .first()
+                        .cloned()
+                        .unwrap_or(Val::Str(String::new())),
+                    String::new(),
+                    middleware,
+                    Val::Func(*f),
+                    route.line,
+                )
+                .with_version(version),
+            );
         }
         self.module.routers.push(router);
     }

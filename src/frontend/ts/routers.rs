@@ -9,6 +9,10 @@ use super::eval::{Chain, Evaluator, line};
 use super::ir::*;
 use tree_sitter::Node;
 
+/// The framework label of a router class the project writes (see
+/// [`Evaluator::table_router_class`]); the linker names the server framework of its package.
+pub const TABLE_ROUTER: &str = "table";
+
 /// Route registration methods; `all` stands for every mutation method.
 pub const ROUTE_METHODS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "del", "all", "head", "options",
@@ -76,6 +80,20 @@ pub const AFTER_HANDLER: &str = "__after_handler__";
 
 pub fn after_handler(hook: Val) -> Val {
     Val::Call(Box::new(Val::Global(AFTER_HANDLER.into())), vec![hook])
+}
+
+/// An application of its own mounted under a prefix (Hono `app.mount('/x', other.fetch)`), kept
+/// in a `use` under this marker: a router this audit reads is walked under the prefix; anything
+/// else is named in a diagnostic, not taken for middleware.
+pub const MOUNTED_APP: &str = "__mounted_app__";
+
+pub fn as_mounted_app(v: &Val) -> Option<&Val> {
+    match v {
+        Val::Call(g, args) if matches!(g.as_ref(), Val::Global(n) if n == MOUNTED_APP) => {
+            args.first()
+        }
+        _ => None,
+    }
 }
 
 /// The hook a marker made by [`after_handler`] holds.
@@ -172,6 +190,133 @@ impl<'t> Evaluator<'t, '_> {
         self.short_text(node)
     }
 
+    /// A router class the project writes itself: its `get` and at least one mutation method
+    /// (`post`, `put`, `patch`, `delete`/`del`) each take a path and a handler and store the
+    /// handler under the path in a table the instance holds (`this.routes_.POST[path] = {
+    /// handler }`, `this.routes.set(path, handler)`, `this.routes.push({ path, handler })`), which
+    /// a middleware of the app later looks the request's path up in. Its instances are routers
+    /// whose paths are the table's keys, whole (no mount adds a prefix to a lookup key).
+    pub(super) fn table_router_class(
+        &mut self,
+        class: ClassId,
+        members: &[Node<'t>],
+        node: Node<'t>,
+    ) {
+        let mut get = false;
+        let mut mutation = false;
+        for m in members {
+            if m.kind() != "method_definition" {
+                continue;
+            }
+            let Some(name) = m.child_by_field_name("name").map(|n| self.property_name(n)) else {
+                continue;
+            };
+            if !matches!(
+                name.as_str(),
+                "get" | "post" | "put" | "patch" | "delete" | "del"
+            ) {
+                continue;
+            }
+            if !self.stores_handler_by_path(*m) {
+                continue;
+            }
+            match name.as_str() {
+                "get" => get = true,
+                _ => mutation = true,
+            }
+        }
+        if !(get && mutation) {
+            return;
+        }
+        let r = self.new_router(RouterKind::App, TABLE_ROUTER, node);
+        self.module.routers[r].name = self.module.classes[class].name.clone();
+        self.module.classes[class].router = Some(r);
+    }
+
+    /// A method `(path, handler, ..)` whose body stores the handler under the path in a table
+    /// reached from `this`.
+    fn stores_handler_by_path(&self, method: Node<'t>) -> bool {
+        let Some(params) = method.child_by_field_name("parameters") else {
+            return false;
+        };
+        let mut cursor = params.walk();
+        let names: Vec<String> = params
+            .named_children(&mut cursor)
+            .filter_map(|p| self.param_name(p))
+            .collect();
+        let [path, handler, ..] = names.as_slice() else {
+            return false;
+        };
+        let Some(body) = method.child_by_field_name("body") else {
+            return false;
+        };
+        let mut stack = vec![body];
+        while let Some(n) = stack.pop() {
+            match n.kind() {
+                // `this.table[..][path] = { handler }`
+                "assignment_expression" => {
+                    if let (Some(left), Some(right)) = (
+                        n.child_by_field_name("left"),
+                        n.child_by_field_name("right"),
+                    ) && left.kind() == "subscript_expression"
+                        && left
+                            .child_by_field_name("index")
+                            .is_some_and(|i| self.text(i) == path.as_str())
+                        && self.text(left).starts_with("this")
+                        && self.mentions(right, handler)
+                    {
+                        return true;
+                    }
+                }
+                // `this.table.set(path, handler)`, `this.table.push({ path, handler })`
+                "call_expression" => {
+                    if let (Some(f), Some(args)) = (
+                        n.child_by_field_name("function"),
+                        n.child_by_field_name("arguments"),
+                    ) && f.kind() == "member_expression"
+                        && self.text(f).starts_with("this")
+                        && f.child_by_field_name("property")
+                            .is_some_and(|p| matches!(self.text(p), "set" | "push"))
+                        && self.mentions(args, path)
+                        && self.mentions(args, handler)
+                    {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+            let mut c = n.walk();
+            stack.extend(n.named_children(&mut c));
+        }
+        false
+    }
+
+    /// A plain parameter's name (`path`, `path: string`, `type = null`).
+    fn param_name(&self, p: Node<'t>) -> Option<String> {
+        let n = match p.kind() {
+            "identifier" => p,
+            "required_parameter" | "optional_parameter" => p.child_by_field_name("pattern")?,
+            "assignment_pattern" => p.child_by_field_name("left")?,
+            _ => return None,
+        };
+        (n.kind() == "identifier").then(|| self.text(n).to_string())
+    }
+
+    /// `name` appears in `n` as an identifier.
+    fn mentions(&self, n: Node<'t>, name: &str) -> bool {
+        let mut stack = vec![n];
+        while let Some(x) = stack.pop() {
+            if matches!(x.kind(), "identifier" | "shorthand_property_identifier")
+                && self.text(x) == name
+            {
+                return true;
+            }
+            let mut c = x.walk();
+            stack.extend(x.named_children(&mut c));
+        }
+        false
+    }
+
     /// `new X(...)` that makes an app or router.
     pub(super) fn router_new(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
         if let Val::Class(k) = &c.val
@@ -231,16 +376,14 @@ impl<'t> Evaluator<'t, '_> {
             }
             let mut all = flatten(args);
             let handler = all.pop()?;
-            let item = RouterItem::Route {
-                method: Val::Str(method.into()),
-                paths: (**paths).clone(),
-                path_text: String::new(),
-                middleware: all,
+            let item = RouterItem::route(
+                Val::Str(method.into()),
+                (**paths).clone(),
+                String::new(),
+                all,
                 handler,
-                line: method_line,
-                version: None,
-                written_at: None,
-            };
+                method_line,
+            );
             self.module.routers[*r].items.push(item);
             return Some(receiver.clone());
         }
@@ -249,7 +392,11 @@ impl<'t> Evaluator<'t, '_> {
                 if args.len() < 2 {
                     return None; // `app.get('env')` reads a setting
                 }
-                let target = self.target(&receiver, path_like(&args[0]))?;
+                // On an instance of a class of another file (`new Router(..)`), any string: a
+                // router class the project writes may take its paths without a leading `/`.
+                let plausible = path_like(&args[0])
+                    || (matches!(receiver, Val::New(..)) && args[0].as_str().is_some());
+                let target = self.target(&receiver, plausible)?;
                 let (mut paths, mut rest) = (args[0].clone(), &args[1..]);
                 // koa-router named routes: router.post('name', '/path', handler)
                 if let (Some(_), Some(p)) = (args[0].as_str(), rest.first())
@@ -284,16 +431,14 @@ impl<'t> Evaluator<'t, '_> {
                 middleware.extend(after);
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: Val::Str(m.into()),
+                    RouterItem::route(
+                        Val::Str(m.into()),
                         paths,
                         path_text,
                         middleware,
                         handler,
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -360,16 +505,14 @@ impl<'t> Evaluator<'t, '_> {
                     .unwrap_or_default();
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: Val::Str(args[0].as_str().unwrap_or_default().to_ascii_lowercase()),
-                        paths: args[1].clone(),
+                    RouterItem::route(
+                        Val::Str(args[0].as_str().unwrap_or_default().to_ascii_lowercase()),
+                        args[1].clone(),
                         path_text,
                         middleware,
-                        handler: args[2].clone(),
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        args[2].clone(),
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -418,15 +561,41 @@ impl<'t> Evaluator<'t, '_> {
                 let target = self.target(&receiver, true)?;
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: args.get(2).cloned().unwrap_or(Val::Str("all".into())),
-                        paths: args[0].clone(),
+                    RouterItem::route(
+                        args.get(2).cloned().unwrap_or(Val::Str("all".into())),
+                        args[0].clone(),
                         path_text,
-                        middleware: vec![],
-                        handler: args[1].clone(),
+                        vec![],
+                        args[1].clone(),
+                        method_line,
+                    ),
+                );
+                Some(receiver.clone())
+            }
+            // Hono `app.mount('/x', handler)`: an application's request handler (another Hono
+            // app's `fetch`, another framework's), answering under the prefix, which Hono strips
+            // by default.
+            "mount"
+                if args.len() >= 2
+                    && self
+                        .target(&receiver, false)
+                        .is_some_and(|t| self.is_hono_target(&t)) =>
+            {
+                let target = self.target(&receiver, true)?;
+                let app = match &args[1] {
+                    Val::Member(inner, p) if p == "fetch" => inner.as_ref().clone(),
+                    v => v.clone(),
+                };
+                self.push_item(
+                    target,
+                    RouterItem::Use {
+                        path: Some(args[0].clone()),
+                        path_text,
+                        args: vec![Val::Call(
+                            Box::new(Val::Global(MOUNTED_APP.into())),
+                            vec![app],
+                        )],
                         line: method_line,
-                        version: None,
-                        written_at: None,
                     },
                 );
                 Some(receiver.clone())
@@ -502,18 +671,16 @@ impl<'t> Evaluator<'t, '_> {
                     let (middleware, handler) = route_options(opts);
                     self.push_item(
                         target,
-                        RouterItem::Route {
-                            method: field(opts, "method").unwrap_or(Val::Unknown),
-                            paths: field(opts, "url")
+                        RouterItem::route(
+                            field(opts, "method").unwrap_or(Val::Unknown),
+                            field(opts, "url")
                                 .or_else(|| field(opts, "path"))
                                 .unwrap_or(Val::Unknown),
-                            path_text: String::new(),
+                            String::new(),
                             middleware,
-                            handler: handler?,
-                            line: method_line,
-                            version: None,
-                            written_at: None,
-                        },
+                            handler?,
+                            method_line,
+                        ),
                     );
                     Some(receiver.clone())
                 }
@@ -552,16 +719,14 @@ impl<'t> Evaluator<'t, '_> {
                     .unwrap_or_default();
                 self.push_item(
                     target,
-                    RouterItem::Route {
-                        method: args[0].clone(),
-                        paths: args[1].clone(),
+                    RouterItem::route(
+                        args[0].clone(),
+                        args[1].clone(),
                         path_text,
-                        middleware: rest,
+                        rest,
                         handler,
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -573,16 +738,14 @@ impl<'t> Evaluator<'t, '_> {
                 let paths = self.member(route, "path");
                 self.push_item(
                     target,
-                    RouterItem::Route {
+                    RouterItem::route(
                         method,
                         paths,
                         path_text,
-                        middleware: vec![],
-                        handler: args[1].clone(),
-                        line: method_line,
-                        version: None,
-                        written_at: None,
-                    },
+                        vec![],
+                        args[1].clone(),
+                        method_line,
+                    ),
                 );
                 Some(receiver.clone())
             }
@@ -695,7 +858,7 @@ impl<'t> Evaluator<'t, '_> {
             key,
             Val::Param(..) | Val::Member(..) | Val::Template(_) | Val::Element(_)
         );
-        if !symbolic || args.len() < 2 {
+        if args.len() < 2 {
             return None;
         }
         let receiver = match receiver {
@@ -704,6 +867,14 @@ impl<'t> Evaluator<'t, '_> {
                 .map(Val::Router)
                 .unwrap_or(receiver),
             r => r,
+        };
+        // A key computed some other way (`app[segments[i].toLowerCase()](route, ..)`) on an app
+        // or router of this file: a registration whose method cannot be read, which the linker
+        // names in a diagnostic rather than dropping it unseen.
+        let key = match key {
+            k if symbolic => k,
+            _ if matches!(receiver, Val::Router(_)) => Val::Unknown,
+            _ => return None,
         };
         let target = self.target(&receiver, true)?;
         let mut rest = flatten(&args[1..]);
@@ -718,16 +889,7 @@ impl<'t> Evaluator<'t, '_> {
             .unwrap_or_else(|| line(node));
         self.push_item(
             target,
-            RouterItem::Route {
-                method: key,
-                paths: args[0].clone(),
-                path_text,
-                middleware: rest,
-                handler,
-                line: method_line,
-                version: None,
-                written_at: None,
-            },
+            RouterItem::route(key, args[0].clone(), path_text, rest, handler, method_line),
         );
         Some(receiver)
     }
@@ -749,6 +911,11 @@ impl<'t> Evaluator<'t, '_> {
                 param_fields(receiver).map(|(f, slot)| Target::Param(f, slot))
             }
             Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
+                Some(Target::Foreign(receiver.clone()))
+            }
+            // An instance of a class another file exports (`new ApiRouter()`): the linker reads
+            // whether the class is a router.
+            Val::New(ctor, _) if plausible && is_import_rooted(ctor) => {
                 Some(Target::Foreign(receiver.clone()))
             }
             // `this.app.use(..)` before the method that sets `this.app` was read: the linker
