@@ -43,20 +43,50 @@ pub struct Summary {
 }
 
 /// A call whose callee is a member picked by a value computed at run time: `inst[action](..)`,
-/// `handlers[event.type](..)`; not `obj['name'](..)` or `list[0](..)`.
+/// `handlers[event.type](..)`, `inst[action].call(inst, ctx)`; not `obj['name'](..)`,
+/// `list[0](..)`, nor a method called by its name on an element (`rows[i].map(..)`,
+/// `[a, b].join(..)`).
 pub fn computed_callee(text: &str) -> bool {
-    let callee = text.split('(').next().unwrap_or(text);
-    callee.match_indices('[').any(|(i, _)| {
-        callee[i + 1..]
+    let callee = text.split('(').next().unwrap_or(text).trim();
+    let callee = ["call", "apply", "bind"]
+        .iter()
+        .find_map(|m| callee.strip_suffix(&format!(".{m}")))
+        .unwrap_or(callee);
+    let Some(open) = callee.strip_suffix(']').and_then(|c| c.rfind('[')) else {
+        return false;
+    };
+    open > 0
+        && callee[open + 1..]
             .chars()
             .next()
             .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
-    })
 }
 
 enum Memo {
     Busy,
     Done(Rc<Summary>),
+}
+
+#[cfg(test)]
+#[test]
+fn callees_computed_at_run_time() {
+    for dynamic in [
+        "inst[action].call(inst, ctx)",
+        "handlers[event.type](payload)",
+        "this.jobs[name](data)",
+    ] {
+        assert!(computed_callee(dynamic), "{dynamic}");
+    }
+    for named in [
+        "obj['create'](x)",
+        "list[0](x)",
+        "rows[i].map(f)",
+        "[a, b].join('.')",
+        "where[Op.and].push(x)",
+        "prisma.user.create({ data })",
+    ] {
+        assert!(!computed_callee(named), "{named}");
+    }
 }
 
 /// Packages of in-process caches.

@@ -164,6 +164,8 @@ pub fn link_ts(
                     let d = display(&route.handler);
                     let d = route.handler_name.clone().unwrap_or(d);
                     let d = if d.is_empty() { "unresolved".into() } else { d };
+                    // A handler the audit could not read (from a package, or from a value it
+                    // cannot resolve) was not looked at.
                     unfollowed = Some((
                         format!("the handler `{d}`"),
                         Location::new(modules[route.module].file.clone(), route.line),

@@ -74,9 +74,11 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         }
         None => Confidence::Likely,
     };
-    let at_once = match ep.framework.as_str() {
-        "axum" | "actix-web" | "rocket" => "`tokio::join!`",
-        _ => "`Promise.all`",
+    // By the language the endpoint is written in, whatever its framework (poem, salvo, warp..).
+    let at_once = if ep.location.file.ends_with(".rs") {
+        "`tokio::join!`"
+    } else {
+        "`Promise.all`"
     };
     Some(Hit {
         confidence,
@@ -147,6 +149,15 @@ mod tests {
         );
         ep.key_tests.push(test(true, true));
         assert!(check(&ep).is_none());
+    }
+
+    #[test]
+    fn the_concurrent_test_is_written_in_the_endpoints_language() {
+        let mut ep = keyed();
+        assert!(check(&ep).unwrap().change.contains("`Promise.all`"));
+        ep.framework = "salvo".into();
+        ep.location.file = "src/routes.rs".into();
+        assert!(check(&ep).unwrap().change.contains("`tokio::join!`"));
     }
 
     #[test]
