@@ -831,15 +831,32 @@ impl<'a> Calls<'a> {
             // `.values(..)` / `.set(..)` call of the chain holds the record.
             let mut drizzle: std::collections::HashMap<usize, (String, Option<Vec<String>>)> =
                 std::collections::HashMap::new();
+            // A Drizzle table goes by its value's name in the code (`userSettings`, what a lookup
+            // of it is named by) and by its SQL name (`app_user_settings`, a write's target).
+            let mut table_alias: HashMap<String, String> = HashMap::new();
             for c in &facts.calls {
-                if matches!(
+                let writes = matches!(
                     c.path.last().map(String::as_str),
                     Some("insert" | "update" | "delete")
-                ) && let Some(t) = c.args.first().and_then(|a| self.res.table_name(m, a))
+                );
+                if (writes || drizzle_select(c))
+                    && let Some(a) = c.args.first()
+                    && let Some(t) = self.res.table_name(m, a)
                 {
-                    drizzle.entry(c.group).or_insert((t, None));
+                    if let Some(name) = a.name_it_goes_by() {
+                        table_alias.insert(model_key(&name), t.clone());
+                    }
+                    if writes {
+                        drizzle.entry(c.group).or_insert((t, None));
+                    }
                 }
             }
+            let aliased = |name: &str| -> String {
+                table_alias
+                    .get(&model_key(name))
+                    .cloned()
+                    .unwrap_or_else(|| name.to_string())
+            };
             for c in &facts.calls {
                 if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
                     && let Some((_, keys)) = drizzle.get_mut(&c.group)
@@ -965,7 +982,7 @@ impl<'a> Calls<'a> {
                             .is_some_and(|l| self.catalog.is_lookup(l))
                             || drizzle_select(cs))
                     {
-                        lookups_here.push(known.clone());
+                        lookups_here.push(aliased(known));
                         out.lookups.push(known.clone());
                     }
                     out.reads.push(t);
@@ -1193,6 +1210,7 @@ impl<'a> Calls<'a> {
                 .filter_map(|e| e.target.as_deref().map(model_key))
                 .collect();
             for (is_own, i, model) in guarded {
+                let model = aliased(&model);
                 let e = if is_own {
                     &mut own[i].1
                 } else {
