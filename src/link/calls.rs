@@ -1022,7 +1022,7 @@ impl<'a> Calls<'a> {
                         && let Some(t) = group_collection
                             .get(&cs.group)
                             .cloned()
-                            .or_else(|| self.collection_name(m, &cs.root, 0))
+                            .or_else(|| self.res.collection_name(m, &cs.root, 0))
                     {
                         e.target = Some(t);
                     }
@@ -1352,34 +1352,6 @@ impl<'a> Calls<'a> {
                 e.key_params = record.map(|f| key_params(m, f)).unwrap_or_default();
             }
         }
-    }
-
-    /// The MongoDB collection a value is (`db.collection('logs')`), through a local bound to one
-    /// and through a project helper returning one (`getLogsCollection()`).
-    fn collection_name(&self, m: ModId, v: &Val, depth: usize) -> Option<String> {
-        // A chain's root that is called (`getLogsCollection().insertOne`) is the function.
-        let callee = match v {
-            Val::Call(callee, args) => {
-                if let Val::Member(_, name) = &**callee
-                    && name == "collection"
-                {
-                    return args.first()?.as_str().map(str::to_string);
-                }
-                &**callee
-            }
-            Val::Func(_) | Val::Import { .. } => v,
-            _ => return None,
-        };
-        if depth >= 3 {
-            return None;
-        }
-        let Resolved::Func(m2, f) = self.res.resolve(m, callee) else {
-            return None;
-        };
-        self.res.modules[m2].functions[f]
-            .returns
-            .iter()
-            .find_map(|r| self.collection_name(m2, r, depth + 1))
     }
 
     /// The object a request body encodes: `JSON.stringify({..})`, `qs.stringify({..})`,

@@ -320,6 +320,38 @@ impl Collector<'_> {
                     );
                 }
             }
+            // The MongoDB driver: `db.collection('connections').createIndex({ key: 1 }, { unique:
+            // true })`, on a local or a helper's collection too.
+            "createIndex"
+                if truthy(cs.args.get(1).and_then(|o| field(o, "unique")))
+                    && matches!(cs.args.first(), Some(Val::Obj(_))) =>
+            {
+                let module = &self.res.modules[m];
+                let named = module
+                    .functions
+                    .iter()
+                    .flat_map(|g| g.calls.iter())
+                    .find(|c| {
+                        c.group == cs.group && c.path.last().is_some_and(|p| p == "collection")
+                    })
+                    .and_then(|c| c.args.first()?.as_str().map(str::to_string));
+                let Some(name) = named.or_else(|| self.res.collection_name(m, &cs.root, 0)) else {
+                    return;
+                };
+                let partial = cs
+                    .args
+                    .get(1)
+                    .and_then(|o| field(o, "partialFilterExpression"))
+                    .is_some();
+                self.push(
+                    &name,
+                    vec![],
+                    strings(&cs.args[0]),
+                    (false, partial),
+                    "mongodb",
+                    at,
+                );
+            }
             // sequelize.define('User', attrs, { indexes }) / queryInterface.createTable('users', attrs)
             "define" | "createTable"
                 if matches!(cs.args.first(), Some(Val::Str(_)))

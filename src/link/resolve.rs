@@ -564,6 +564,34 @@ impl<'m> Resolver<'m> {
 
     // ----- values -----
 
+    /// The MongoDB collection a value is (`db.collection('logs')`), through a local bound to one
+    /// and through a project helper returning one (`getLogsCollection()`).
+    pub fn collection_name(&self, m: ModId, v: &Val, depth: usize) -> Option<String> {
+        // A chain's root that is called (`getLogsCollection().insertOne`) is the function.
+        let callee = match v {
+            Val::Call(callee, args) => {
+                if let Val::Member(_, name) = &**callee
+                    && name == "collection"
+                {
+                    return args.first()?.as_str().map(str::to_string);
+                }
+                &**callee
+            }
+            Val::Func(_) | Val::Import { .. } => v,
+            _ => return None,
+        };
+        if depth >= 3 {
+            return None;
+        }
+        let Resolved::Func(m2, f) = self.resolve(m, callee) else {
+            return None;
+        };
+        self.modules[m2].functions[f]
+            .returns
+            .iter()
+            .find_map(|r| self.collection_name(m2, r, depth + 1))
+    }
+
     pub fn resolve(&self, m: ModId, v: &Val) -> Resolved {
         self.resolve_d(m, v, 0)
     }
