@@ -233,31 +233,10 @@ fn check_fixture(name: &str) {
     }
 }
 
-/// Fixtures with a test of their own, to run one alone (`cargo test --test fixtures
-/// express_env_prefixes`); the sweep below checks every other one.
-macro_rules! fixture_tests {
-    ($($test:ident => $dir:literal),* $(,)?) => {
-        const OWN_TEST: &[&str] = &[$($dir),*];
-        $(
-            #[test]
-            fn $test() {
-                check_fixture($dir);
-            }
-        )*
-    };
-}
-
-fixture_tests! {
-    express_env_prefixes => "express-env-prefixes",
-    nestjs_versioning => "nestjs-versioning",
-    koa_route_tables => "koa-route-tables",
-    express_class_apps => "express-class-apps",
-    nextjs_test_segments => "nextjs-test-segments",
-    express_unmounted_routers => "express-unmounted-routers",
-}
-
-#[test]
-fn every_fixture_matches_its_expectations() {
+/// One test per fixture folder, named after it: `cargo test --test fixtures express-shop` runs
+/// one alone.
+fn main() {
+    let args = libtest_mimic::Arguments::from_args();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
     let mut names: Vec<String> = std::fs::read_dir(&dir)
         .unwrap()
@@ -267,13 +246,14 @@ fn every_fixture_matches_its_expectations() {
         .collect();
     names.sort();
     assert!(names.len() >= 3, "fixtures missing: {names:?}");
-    for own in OWN_TEST {
-        assert!(
-            names.iter().any(|n| n == own),
-            "fixture {own} has a test but no folder"
-        );
-    }
-    for name in names.iter().filter(|n| !OWN_TEST.contains(&n.as_str())) {
-        check_fixture(name);
-    }
+    let trials = names
+        .into_iter()
+        .map(|name| {
+            libtest_mimic::Trial::test(name.clone(), move || {
+                check_fixture(&name);
+                Ok(())
+            })
+        })
+        .collect();
+    libtest_mimic::run(&args, trials).exit();
 }

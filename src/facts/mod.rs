@@ -106,6 +106,10 @@ pub enum Impact {
     /// an external write whose duplicate is not known to be harmless.
     #[default]
     Record,
+    /// An outbound call to a service whose semantics the catalogue does not know (a plain HTTP
+    /// client to a URL no pattern names): a repeat may create something there again or only ask
+    /// it something again. Not known to be a duplicate, nor known to be harmless.
+    Unknown,
     /// Money would move only if a person completes it later (a hosted checkout session, an order
     /// the buyer must approve): a duplicate is an open session, unless someone completes it too.
     Pending,
@@ -127,6 +131,7 @@ impl Impact {
             Impact::Money => "money",
             Impact::Message => "message",
             Impact::Record => "record",
+            Impact::Unknown => "unknown",
             Impact::Pending => "pending",
             Impact::Bookkeeping => "bookkeeping",
             Impact::Failure => "failure",

@@ -101,6 +101,11 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
         for e in &mut ep.side_effects {
             let mut impact = e.sink_impact.unwrap_or_else(|| Impact::of_kind(e.kind));
             let mut detail: Option<String> = None;
+            // A call given an idempotency key is one its author knows to write: the service is
+            // asked to dedup it.
+            if impact == Impact::Unknown && e.downstream_key.is_some() {
+                impact = Impact::Record;
+            }
             if let Some(p) = harm.provider_for(&e.callee, &e.args) {
                 impact = p.impact;
                 detail = Some(format!("{} (provider semantics `{}`)", p.detail, p.id));
@@ -141,7 +146,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             // A write made for logging, auditing or tracking (`flushAuditEvents → fetch`), or a
             // job that re-derives state from rows already written (`index_pending_collab →
             // xadd`): a duplicate harms nobody.
-            if impact == Impact::Record
+            if matches!(impact, Impact::Record | Impact::Unknown)
                 && detail.is_none()
                 && let Some((f, p, what)) = e.via.iter().rev().find_map(|f| {
                     harm.bookkeeping_function(f)
@@ -163,7 +168,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             // A job published, or an email API called, by such a function
             // (`sendPasswordResetEmail → queue.add`, `sendVerificationCodeEmail → fetch`) is that
             // message.
-            if matches!(impact, Impact::Message | Impact::Record)
+            if matches!(impact, Impact::Message | Impact::Record | Impact::Unknown)
                 && matches!(
                     e.kind,
                     EffectKind::Email
@@ -184,7 +189,8 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 ));
             }
             // Only a failed request reaches it: a retry of one that succeeded does not.
-            if e.on_failure && matches!(impact, Impact::Message | Impact::Record) {
+            if e.on_failure && matches!(impact, Impact::Message | Impact::Record | Impact::Unknown)
+            {
                 impact = Impact::Failure;
                 detail = Some(
                     "it runs only when the request fails (reached from a `catch` or an `Err` arm): a retry repeats it only if the request fails again, to report that failure".into(),
@@ -215,7 +221,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                     ),
                     Intent::Message => matches!(e.kind, EffectKind::Email | EffectKind::Sms),
                 };
-                if asked && matches!(impact, Impact::Message | Impact::Record) {
+                if asked && matches!(impact, Impact::Message | Impact::Record | Impact::Unknown) {
                     impact = Impact::Requested;
                     detail = Some(format!(
                         "the endpoint is named for it (`{word}`): a second {} on a second request is what the caller asks for",

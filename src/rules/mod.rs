@@ -359,7 +359,7 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
 
 /// Severity is what a second run would do: the worst [`Impact`] a repeat reaches caps the
 /// endpoint's findings. Messages and records: at most high; money that moves only if a person
-/// completes it later: at most medium; bookkeeping or a repeat the endpoint is named for: at most
+/// completes it later, or a call whose effect the catalogue does not know: at most medium; bookkeeping or a repeat the endpoint is named for: at most
 /// low (a webhook receiver's, at most medium: its provider retries on its own); a finding reached only through heuristics (a
 /// method resolved by its name alone, a library's catalogue defaults) is at most medium.
 pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confidence) -> Severity {
@@ -371,7 +371,7 @@ pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confide
         Some(Impact::Message | Impact::Record) if rule == "RS002" => Severity::Critical,
         Some(Impact::Message | Impact::Record) => Severity::High,
         Some(_) if rule == "RS002" => Severity::Medium,
-        Some(Impact::Pending) => Severity::Medium,
+        Some(Impact::Pending | Impact::Unknown) => Severity::Medium,
         Some(_) => Severity::Low,
     };
     s = s.min(cap);

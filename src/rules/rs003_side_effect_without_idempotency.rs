@@ -89,6 +89,9 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         Impact::Pending => {
             "A client retry opens a second payment session; money moves only if someone completes it too."
         }
+        Impact::Unknown => {
+            "A client retry repeats a call whose effect is not known: a second write at the service if it creates something there, nothing if it only reads; at most a medium finding."
+        }
         Impact::Failure => {
             "A client retry repeats it only when the request fails again, to report that failure; at most a low finding."
         }
@@ -115,11 +118,19 @@ fn check(ep: &Endpoint) -> Option<Hit> {
                 .map(|d| format!(" The first: {d}."))
                 .unwrap_or_default()
         ),
-        change: format!(
-            "Accept an `Idempotency-Key` header on `{}` and claim it before {} (or key the write on a caller-supplied unique value and return the existing record on conflict).",
-            ep.label(),
-            first.location
-        ),
+        change: if first.impact == Impact::Unknown {
+            format!(
+                "Find out what the call at {} does: if it creates something at the service, accept an `Idempotency-Key` header on `{}` and pass a key derived from it to the service; if it only reads, nothing is needed.",
+                first.location,
+                ep.label()
+            )
+        } else {
+            format!(
+                "Accept an `Idempotency-Key` header on `{}` and claim it before {} (or key the write on a caller-supplied unique value and return the existing record on conflict).",
+                ep.label(),
+                first.location
+            )
+        },
         impact: impact.into(),
         at: None,
     })
