@@ -43,6 +43,17 @@ pub struct Summary {
     pub suppressed: usize,
     /// Findings known in the `--baseline` file (in `by_severity`, not gating `--fail-on`).
     pub baselined: usize,
+    /// Mutation endpoints by framework.
+    pub endpoints_by_framework: BTreeMap<String, usize>,
+    /// Mutation endpoints by classification (`not_idempotent`, `unknown`, …).
+    pub by_classification: BTreeMap<String, usize>,
+    /// What was read: files per language, routes found, frameworks the manifests name.
+    #[serde(flatten)]
+    pub coverage: crate::coverage::Coverage,
+    /// Set when the audit audited nothing (no supported source, or a server framework in the
+    /// manifests and no route found): why. `check` then exits 2 unless `--allow-empty`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nothing_audited: Option<String>,
 }
 
 #[derive(Debug, Serialize, schemars::JsonSchema)]
@@ -252,11 +263,22 @@ impl Report {
                 highest_risk,
                 suppressed: findings.iter().filter(|f| f.suppressed).count(),
                 baselined: findings.iter().filter(|f| f.baselined).count(),
+                endpoints_by_framework: count_by(endpoints.iter().map(|e| e.framework.as_str())),
+                by_classification: count_by(endpoints.iter().map(|e| e.classification.as_str())),
+                coverage: crate::coverage::Coverage::default(),
+                nothing_audited: None,
             },
             endpoints,
             findings,
             diagnostics,
         }
+    }
+
+    /// Adds what the audit read, and whether that was nothing.
+    pub fn with_coverage(mut self, coverage: crate::coverage::Coverage) -> Report {
+        self.summary.nothing_audited = coverage.nothing_audited();
+        self.summary.coverage = coverage;
+        self
     }
 
     /// Adds the client requests that send a key.
@@ -297,6 +319,14 @@ impl Report {
     pub fn visible_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| !f.suppressed)
     }
+}
+
+fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
+    let mut out = BTreeMap::new();
+    for i in items {
+        *out.entry(i.to_string()).or_default() += 1;
+    }
+    out
 }
 
 /// "db_create, payment" for a table cell.

@@ -122,6 +122,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: impact.into(),
         at: None,
+        cause: None,
     })
 }
 
