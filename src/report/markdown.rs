@@ -1,8 +1,11 @@
-//! `--format markdown`: the report the methodology prescribes, every section always present.
+//! `--format markdown`: the report the methodology prescribes. By default it fits a pull-request
+//! comment: the sections without findings collapse into one line, findings are listed once per
+//! cause, the per-mutation profile sits in a `<details>` block and diagnostics are summarised by
+//! kind. `--full` writes every section and every diagnostic.
 
 use super::{Report, effect_kinds, mechanism_kinds};
 use crate::facts::{DownstreamKey, MechanismKind};
-use crate::rules::{Severity, registry};
+use crate::rules::{Classification, Severity, registry};
 use std::fmt::Write;
 
 /// Every section of the report, in order, with the catalogue rules that report into it.
@@ -70,61 +73,184 @@ pub fn inventory_table(report: &Report) -> String {
     out
 }
 
-pub fn render(report: &Report) -> String {
-    let built: Vec<&'static str> = registry().iter().map(|r| r.meta.id).collect();
+/// How the Markdown report is written.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Every section (also the empty ones) and every diagnostic, the profile not folded.
+    pub full: bool,
+    /// Put before each root-relative path (`--path-base`).
+    pub prefix: String,
+}
+
+/// The executive summary: the highest-risk gap first, then the endpoints by classification with
+/// the gaps named, the findings and their causes, and what was read.
+fn executive_summary(report: &Report, out: &mut String) {
     let s = &report.summary;
-    let mut out = String::from("# Idempotency audit\n\n## Executive summary\n\n");
     let _ = writeln!(
         out,
-        "- {} mutation endpoints in {} files scanned.",
-        s.mutation_endpoints, s.files_scanned
+        "- **Highest-risk gap:** {}.",
+        s.highest_risk.as_deref().unwrap_or("none found")
     );
+    let class = |k: &str| s.by_classification.get(k).copied().unwrap_or(0);
+    let no_mechanism = class("not_idempotent");
+    let unknown = class("unknown");
     let _ = writeln!(
         out,
-        "- {} have an idempotency mechanism (key, constraint, upsert or idempotent by nature); {} do not.",
-        s.with_idempotency,
-        s.mutation_endpoints - s.with_idempotency
+        "- {} mutation endpoints: **{no_mechanism} with no mechanism**, **{unknown} unknown (a call on the way could not be followed)**, {} protected by a key, {} by a constraint or upsert, {} idempotent by nature.",
+        s.mutation_endpoints,
+        class("idempotent_with_key"),
+        class("idempotent_by_constraint"),
+        class("idempotent_by_nature"),
     );
+    let flawed = report
+        .endpoints
+        .iter()
+        .filter(|e| {
+            !matches!(
+                e.classification,
+                Classification::NotIdempotent | Classification::Unknown
+            ) && e.severity > Severity::Inverse
+        })
+        .count();
     let b = &s.by_severity;
     let _ = writeln!(
         out,
-        "- Findings: {} critical, {} high, {} medium, {} low, {} inverse.",
-        b.critical, b.high, b.medium, b.low, b.inverse
+        "- Findings: {} critical, {} high, {} medium, {} low, {} inverse, from {} causes; {flawed} of the {} endpoints with a mechanism still have a finding.",
+        b.critical, b.high, b.medium, b.low, b.inverse, s.causes, s.with_idempotency
     );
+    let langs: Vec<String> = s
+        .coverage
+        .files_by_language
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
+    let fws: Vec<String> = s
+        .endpoints_by_framework
+        .iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect();
     let _ = writeln!(
         out,
-        "- Highest-risk gap: {}.",
-        s.highest_risk.as_deref().unwrap_or("none found")
+        "- Read: {} files ({}); mutation endpoints by framework: {}.",
+        s.files_scanned,
+        if langs.is_empty() {
+            "none".to_string()
+        } else {
+            langs.join(", ")
+        },
+        if fws.is_empty() {
+            "none".to_string()
+        } else {
+            fws.join(", ")
+        }
     );
-    if s.suppressed > 0 || s.baselined > 0 {
+    if let Some(why) = &s.nothing_audited {
+        let _ = writeln!(out, "- **Nothing was audited:** {why}.");
+    }
+    if let Some(new) = s.new {
         let _ = writeln!(
             out,
-            "- Accepted: {} suppressed in the source (`retrysafe-ignore`, not listed below), {} in the baseline.",
-            s.suppressed, s.baselined
+            "- Baseline: {new} new, {} known (the known ones are not listed).",
+            s.baselined
         );
     }
+    if s.suppressed > 0 {
+        let _ = writeln!(
+            out,
+            "- Accepted: {} suppressed in the source (`retrysafe-ignore`, not listed below).",
+            s.suppressed
+        );
+    }
+}
+
+pub fn render(report: &Report, opts: &Options) -> String {
+    let built: Vec<&'static str> = registry().iter().map(|r| r.meta.id).collect();
+    let mut out = String::from("# Idempotency audit\n\n## Executive summary\n\n");
+    executive_summary(report, &mut out);
     out.push_str("\n## Mutation inventory\n\n");
     out.push_str(&inventory_table(report));
+    let mut empty: Vec<String> = Vec::new();
     for (section, ids) in SECTIONS {
-        let _ = writeln!(out, "\n## {section}\n");
+        let mut body = String::new();
+        let has_findings = report.shown_findings().any(|f| f.section == *section);
         match *section {
-            "Per-Mutation Profile" => per_mutation(report, &mut out),
+            "Per-Mutation Profile" => {
+                if opts.full {
+                    per_mutation(report, &mut body);
+                } else if !report.endpoints.is_empty() {
+                    let _ = writeln!(
+                        body,
+                        "<details><summary>{} endpoints: side effects and mechanisms</summary>\n",
+                        report.endpoints.len()
+                    );
+                    per_mutation(report, &mut body);
+                    body.push_str("\n</details>\n");
+                }
+            }
             "Constraint-Based" => {
-                constraints_used(report, &mut out);
-                section_findings(report, section, ids, &built, &mut out);
+                constraints_used(report, &mut body);
+                section_findings(report, section, ids, &built, opts, &mut body);
             }
             "Client Generation" => {
-                clients_checked(report, &mut out);
-                section_findings(report, section, ids, &built, &mut out);
+                if opts.full || !report.clients.is_empty() {
+                    clients_checked(report, &mut body);
+                }
+                section_findings(report, section, ids, &built, opts, &mut body);
             }
-            "Positive Findings" => positives(report, &mut out),
-            _ => section_findings(report, section, ids, &built, &mut out),
+            "Positive Findings" => positives(report, &mut body),
+            _ => section_findings(report, section, ids, &built, opts, &mut body),
         }
+        let nothing = !has_findings
+            && match *section {
+                "Per-Mutation Profile" => report.endpoints.is_empty(),
+                "Constraint-Based" => report.constraints.iter().all(|c| c.protects.is_empty()),
+                "Client Generation" => report.clients.is_empty(),
+                "Positive Findings" => body.starts_with("None found."),
+                _ => true,
+            };
+        if nothing && !opts.full {
+            let checked: Vec<&str> = ids.iter().copied().filter(|i| built.contains(i)).collect();
+            empty.push(if checked.is_empty() {
+                section.to_string()
+            } else {
+                format!("{section} ({})", checked.join(", "))
+            });
+            continue;
+        }
+        let _ = writeln!(out, "\n## {section}\n");
+        out.push_str(&body);
+    }
+    if !empty.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n## Nothing found\n\nNo findings in: {}. (`--full` writes each section.)",
+            empty.join(", ")
+        );
     }
     if !report.diagnostics.is_empty() {
         out.push_str("\n## Diagnostics\n\n");
-        for d in &report.diagnostics {
-            let _ = writeln!(out, "- `{}:{}`: {}", d.file, d.line, d.message);
+        if opts.full {
+            for d in &report.diagnostics {
+                let _ = writeln!(
+                    out,
+                    "- `{}{}:{}`: {}",
+                    opts.prefix,
+                    d.file,
+                    d.line,
+                    cell(&d.message)
+                );
+            }
+        } else {
+            for (kind, n, first) in super::diagnostics_by_kind(report) {
+                let _ = writeln!(
+                    out,
+                    "- {n} × {} (first: `{}{}:{}`)",
+                    cell(&kind),
+                    opts.prefix,
+                    first.file,
+                    first.line
+                );
+            }
         }
     }
     out
@@ -306,27 +432,46 @@ fn positives(report: &Report, out: &mut String) {
     }
 }
 
-/// A section's findings, or what was checked when there are none.
+/// A section's findings, one entry per cause, or what was checked when there are none.
 fn section_findings(
     report: &Report,
     section: &str,
     ids: &[&str],
     built: &[&'static str],
+    opts: &Options,
     out: &mut String,
 ) {
-    let findings: Vec<_> = report
-        .visible_findings()
-        .filter(|f| f.section == *section)
+    let groups: Vec<Vec<&crate::rules::Finding>> = report
+        .causes()
+        .into_iter()
+        .filter(|g| g[0].section == *section)
         .collect();
-    for f in &findings {
-        let _ = writeln!(out, "### {} {} — `{}`\n", f.rule, f.name, f.endpoint);
+    for group in &groups {
+        let f = group[0];
+        let endpoints = super::cause_endpoints(group);
+        if endpoints.len() > 1 {
+            let _ = writeln!(
+                out,
+                "### {} {} — {} endpoints\n",
+                f.rule,
+                f.name,
+                endpoints.len()
+            );
+        } else {
+            let _ = writeln!(out, "### {} {} — `{}`\n", f.rule, f.name, f.endpoint);
+        }
         let _ = writeln!(
             out,
             "- Severity: {} (confidence: {})",
             f.severity.as_str(),
             f.confidence.as_str()
         );
-        let _ = writeln!(out, "- Where: `{}:{}`", f.file, f.line);
+        let _ = writeln!(out, "- Where: `{}{}:{}`", opts.prefix, f.file, f.line);
+        if endpoints.len() > 1 {
+            let shown: Vec<String> = endpoints.iter().map(|e| format!("`{}`", cell(e))).collect();
+            let limit = if opts.full { None } else { Some(10) };
+            let _ = writeln!(out, "- Endpoints: {}", super::listed(&shown, limit));
+        }
         if f.baselined {
             let _ = writeln!(out, "- Baseline: known (in the `--baseline` file)");
         }
@@ -344,7 +489,7 @@ fn section_findings(
         .copied()
         .filter(|id| !built.contains(id))
         .collect();
-    if findings.is_empty() {
+    if groups.is_empty() {
         if checked.is_empty() {
             let _ = writeln!(
                 out,
@@ -355,7 +500,7 @@ fn section_findings(
             let _ = writeln!(out, "None found (checked: {}).", checked.join(", "));
         }
     }
-    if (!findings.is_empty() || !checked.is_empty()) && !unbuilt.is_empty() && !checked.is_empty() {
+    if !checked.is_empty() && !unbuilt.is_empty() {
         let _ = writeln!(out, "\nNot checked yet: {}.", unbuilt.join(", "));
     }
 }

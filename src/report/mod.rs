@@ -1,7 +1,10 @@
 //! The report: one value every output format renders. No rule prints.
 
 pub mod diagnostics;
+pub mod github;
+pub mod gitlab;
 pub mod json;
+pub mod junit;
 pub mod markdown;
 pub mod progress;
 pub mod sarif;
@@ -43,6 +46,12 @@ pub struct Summary {
     pub suppressed: usize,
     /// Findings known in the `--baseline` file (in `by_severity`, not gating `--fail-on`).
     pub baselined: usize,
+    /// Distinct causes among the findings that are not suppressed: a flaw in a shared place (a
+    /// key store, a middleware, a helper) is one cause however many endpoints it affects.
+    pub causes: usize,
+    /// With `--baseline`: the findings that are not in it (neither suppressed nor baselined).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new: Option<usize>,
     /// Mutation endpoints by framework.
     pub endpoints_by_framework: BTreeMap<String, usize>,
     /// Mutation endpoints by classification (`not_idempotent`, `unknown`, …).
@@ -263,6 +272,13 @@ impl Report {
                 highest_risk,
                 suppressed: findings.iter().filter(|f| f.suppressed).count(),
                 baselined: findings.iter().filter(|f| f.baselined).count(),
+                causes: findings
+                    .iter()
+                    .filter(|f| !f.suppressed)
+                    .map(|f| f.cause.as_str())
+                    .collect::<std::collections::BTreeSet<_>>()
+                    .len(),
+                new: None,
                 endpoints_by_framework: count_by(endpoints.iter().map(|e| e.framework.as_str())),
                 by_classification: count_by(endpoints.iter().map(|e| e.classification.as_str())),
                 coverage: crate::coverage::Coverage::default(),
@@ -313,6 +329,35 @@ impl Report {
             f.baselined = known.contains(&f.fingerprint);
         }
         self.summary.baselined = self.findings.iter().filter(|f| f.baselined).count();
+        self.summary.new = Some(
+            self.findings
+                .iter()
+                .filter(|f| !f.suppressed && !f.baselined)
+                .count(),
+        );
+    }
+
+    /// The findings the human and CI formats list: not suppressed, and with `--baseline` only the
+    /// new ones (the known ones are counted in the summary).
+    pub fn shown_findings(&self) -> impl Iterator<Item = &Finding> {
+        let only_new = self.summary.new.is_some();
+        self.visible_findings()
+            .filter(move |f| !(only_new && f.baselined))
+    }
+
+    /// The shown findings grouped by cause, each group in report order (worst first) and the
+    /// groups in the order of their first finding.
+    pub fn causes(&self) -> Vec<Vec<&Finding>> {
+        let mut order: Vec<&str> = Vec::new();
+        let mut groups: HashMap<&str, Vec<&Finding>> = HashMap::new();
+        for f in self.shown_findings() {
+            let g = groups.entry(f.cause.as_str()).or_default();
+            if g.is_empty() {
+                order.push(f.cause.as_str());
+            }
+            g.push(f);
+        }
+        order.into_iter().filter_map(|c| groups.remove(c)).collect()
     }
 
     /// The findings a person reads in the table, Markdown and terminal outputs: not suppressed.
@@ -327,6 +372,78 @@ fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize>
         *out.entry(i.to_string()).or_default() += 1;
     }
     out
+}
+
+/// Every endpoint a group of findings (one cause) affects, in order, without repeats.
+pub fn cause_endpoints(group: &[&Finding]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for f in group {
+        for e in std::iter::once(&f.endpoint).chain(&f.also_endpoints) {
+            if !out.contains(e) {
+                out.push(e.clone());
+            }
+        }
+    }
+    out
+}
+
+/// `a, b, c and 4 more` (all of them when `limit` is `None`).
+pub fn listed(items: &[String], limit: Option<usize>) -> String {
+    let n = limit.unwrap_or(items.len()).min(items.len());
+    let mut s = items[..n].join(", ");
+    if items.len() > n {
+        s.push_str(&format!(" and {} more", items.len() - n));
+    }
+    s
+}
+
+/// The kind of a diagnostic, for summaries: its message up to the first `:` (or its first words),
+/// quoted names and numbers folded, so "router `a` (2 routes) is not mounted" and "router `b`
+/// (5 routes) is not mounted" are one kind.
+pub fn diagnostic_kind(message: &str) -> String {
+    let mut out = String::new();
+    let mut in_code = false;
+    let mut last_digit = false;
+    for c in message.chars() {
+        if c == '`' {
+            if !in_code {
+                out.push('…');
+            }
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            continue;
+        }
+        if c.is_ascii_digit() {
+            if !last_digit {
+                out.push('N');
+            }
+            last_digit = true;
+            continue;
+        }
+        last_digit = false;
+        if c == ':' || c == ';' {
+            break;
+        }
+        out.push(c);
+    }
+    let words: Vec<&str> = out.split_whitespace().take(10).collect();
+    words.join(" ")
+}
+
+/// Diagnostics by kind, most frequent first: (kind, count, first diagnostic).
+pub fn diagnostics_by_kind(report: &Report) -> Vec<(String, usize, &Diagnostic)> {
+    let mut kinds: Vec<(String, usize, &Diagnostic)> = Vec::new();
+    for d in &report.diagnostics {
+        let k = diagnostic_kind(&d.message);
+        match kinds.iter_mut().find(|(kind, _, _)| *kind == k) {
+            Some(entry) => entry.1 += 1,
+            None => kinds.push((k, 1, d)),
+        }
+    }
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    kinds
 }
 
 /// "db_create, payment" for a table cell.
