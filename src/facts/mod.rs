@@ -646,7 +646,7 @@ pub struct Diagnostic {
 
 /// The longest diagnostic message kept: a parser's error may quote a whole statement (a PL/pgSQL
 /// body) or file, which no report needs.
-pub const MAX_DIAGNOSTIC_CHARS: usize = 240;
+pub const MAX_DIAGNOSTIC_CHARS: usize = 500;
 
 impl Diagnostic {
     /// The message is kept to one line of at most [`MAX_DIAGNOSTIC_CHARS`] characters.
