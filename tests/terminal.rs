@@ -109,7 +109,12 @@ fn quiet_prints_the_findings_only() {
     assert!(!out.contains("mutation endpoints"), "{out}");
     // Nothing at all when there is nothing to say.
     let empty = tempfile::tempdir().unwrap();
-    let (code, out, err) = run_in(&["check", empty.path().to_str().unwrap(), "-q", "--allow-empty"]);
+    let (code, out, err) = run_in(&[
+        "check",
+        empty.path().to_str().unwrap(),
+        "-q",
+        "--allow-empty",
+    ]);
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
 }
 

@@ -251,9 +251,10 @@ fn concise(group: &[&Finding], opts: &Human, out: &mut String) {
     } else {
         format!("`{}`", f.endpoint)
     };
+    let (file, line) = super::cause_location(group);
     let _ = writeln!(out, "{}: {what}", paint(&head, f.severity, opts.colour));
-    let _ = writeln!(out, "  --> {}{}:{}", opts.prefix, f.file, f.line);
-    let _ = writeln!(out, "  {}", f.message);
+    let _ = writeln!(out, "  --> {}{file}:{line}", opts.prefix);
+    let _ = writeln!(out, "  {}", super::cause_message(group));
     if endpoints.len() > 1 {
         let limit = if opts.verbose { None } else { Some(4) };
         let _ = writeln!(out, "  endpoints: {}", super::listed(&endpoints, limit));

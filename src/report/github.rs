@@ -33,7 +33,8 @@ pub fn render(report: &Report, prefix: &str) -> String {
         let f = group[0];
         let endpoints = cause_endpoints(&group);
         let title = format!("{} {} ({})", f.rule, f.name, f.severity.as_str());
-        let mut message = format!("{}\n{}", f.message, f.change);
+        let (file, line) = super::cause_location(&group);
+        let mut message = format!("{}\n{}", super::cause_message(&group), f.change);
         if endpoints.len() > 1 {
             let _ = write!(
                 message,
@@ -48,8 +49,8 @@ pub fn render(report: &Report, prefix: &str) -> String {
             out,
             "::{} file={},line={},title={}::{}",
             command(f.severity),
-            escape_property(&format!("{prefix}{}", f.file)),
-            f.line,
+            escape_property(&format!("{prefix}{file}")),
+            line,
             escape_property(&title),
             escape_data(&message)
         );

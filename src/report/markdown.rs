@@ -466,7 +466,8 @@ fn section_findings(
             f.severity.as_str(),
             f.confidence.as_str()
         );
-        let _ = writeln!(out, "- Where: `{}{}:{}`", opts.prefix, f.file, f.line);
+        let (file, line) = super::cause_location(group);
+        let _ = writeln!(out, "- Where: `{}{file}:{line}`", opts.prefix);
         if endpoints.len() > 1 {
             let shown: Vec<String> = endpoints.iter().map(|e| format!("`{}`", cell(e))).collect();
             let limit = if opts.full { None } else { Some(10) };
@@ -475,7 +476,7 @@ fn section_findings(
         if f.baselined {
             let _ = writeln!(out, "- Baseline: known (in the `--baseline` file)");
         }
-        let _ = writeln!(out, "- Finding: {}", f.message);
+        let _ = writeln!(out, "- Finding: {}", super::cause_message(group));
         let _ = writeln!(out, "- Change: {}", f.change);
         let _ = writeln!(out, "- Impact: {}\n", f.impact);
     }

@@ -387,6 +387,27 @@ pub fn cause_endpoints(group: &[&Finding]) -> Vec<String> {
     out
 }
 
+/// Where a group of findings (one cause) is shown: the shared place when there is one, else the
+/// finding's own file and line.
+pub fn cause_location(group: &[&Finding]) -> (String, u32) {
+    let f = group[0];
+    match &f.cause_at {
+        Some(at) => (at.file.clone(), at.line),
+        None => (f.file.clone(), f.line),
+    }
+}
+
+/// A cause's message for formats that list its endpoints themselves: without the "The same code
+/// serves N other endpoints: …" tail the JSON message carries.
+pub fn cause_message<'a>(group: &[&'a Finding]) -> &'a str {
+    let m = group[0].message.as_str();
+    if cause_endpoints(group).len() > 1 {
+        m.split(" The same code serves ").next().unwrap_or(m)
+    } else {
+        m
+    }
+}
+
 /// `a, b, c and 4 more` (all of them when `limit` is `None`).
 pub fn listed(items: &[String], limit: Option<usize>) -> String {
     let n = limit.unwrap_or(items.len()).min(items.len());
