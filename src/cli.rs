@@ -3,10 +3,18 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// `retrysafe --version`: the version and the commit it was built from (see build.rs).
+pub const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("RETRYSAFE_COMMIT"),
+    ")"
+);
+
 #[derive(Parser, Debug)]
 #[command(
     name = "retrysafe",
-    version,
+    version = LONG_VERSION,
     about = "Audit HTTP mutation endpoints for idempotency: what a client retry would run twice, and what protects it."
 )]
 pub struct Cli {

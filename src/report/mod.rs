@@ -23,6 +23,8 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct Tool {
     pub name: &'static str,
     pub version: &'static str,
+    /// The commit the binary was built from (`unknown` when that was not known at build time).
+    pub commit: &'static str,
 }
 
 #[derive(Debug, Serialize, Default, schemars::JsonSchema)]
@@ -254,6 +256,7 @@ impl Report {
             tool: Tool {
                 name: "retrysafe",
                 version: env!("CARGO_PKG_VERSION"),
+                commit: env!("RETRYSAFE_COMMIT"),
             },
             root,
             summary: Summary {
