@@ -110,6 +110,10 @@ pub struct DailyArgs {
     /// request comment).
     #[arg(long)]
     pub full: bool,
+    /// Report only the endpoints new since the git revision BASE, or whose route, handler, or
+    /// anything they reach changed since (from BASE's merge base with HEAD).
+    #[arg(long, value_name = "BASE")]
+    pub diff: Option<String>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod cli;
 pub mod config;
 pub mod coverage;
+pub mod diff;
 pub mod discover;
 pub mod facts;
 pub mod frontend;

@@ -57,7 +57,7 @@ fn run_audit(
     config: Option<&Path>,
     quiet: bool,
     selection: Selection,
-) -> Result<Report, Failure> {
+) -> Result<(Report, Config), Failure> {
     let mut config = Config::discover(path, config).map_err(Failure::Config)?;
     config.selection = selection;
     let bar = if quiet {
@@ -73,7 +73,9 @@ fn run_audit(
     if let Some(b) = bar {
         b.finish();
     }
-    result.map_err(|e| Failure::Message(e.to_string()))
+    result
+        .map(|r| (r, config))
+        .map_err(|e| Failure::Message(e.to_string()))
 }
 
 /// The prefix that makes the report's root-relative paths resolve: from `--path-base`, else for
@@ -157,9 +159,18 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 &daily.ignore,
                 daily.min_confidence.map(|c| c.confidence()),
             )?;
-            let mut report = run_audit(&path, config.as_deref(), quiet, selection)?;
+            // Outside a repository, or at an unknown revision, fail before the audit.
+            let base = match &daily.diff {
+                Some(rev) => Some(retrysafe::diff::resolve(&path, rev)?),
+                None => None,
+            };
+            let (mut report, config) = run_audit(&path, config.as_deref(), quiet, selection)?;
             if let Some(file) = &baseline {
                 report.mark_baselined(&Baseline::load(file)?.fingerprints());
+            }
+            if let Some(base) = &base {
+                let at_base = retrysafe::diff::endpoints_at_base(base, &config)?;
+                retrysafe::diff::apply(&mut report, base, &at_base);
             }
             let text = render_check(&report, &path, format, &output, quiet, &daily);
             emit(&text, &output)?;
@@ -199,7 +210,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             output,
             config,
         } => {
-            let report = run_audit(&path, config.as_deref(), false, Selection::default())?;
+            let (report, _) = run_audit(&path, config.as_deref(), false, Selection::default())?;
             let text = match format {
                 InventoryFormat::Table => report::table::render_inventory(
                     &report,

@@ -57,7 +57,11 @@ fn install_target(os: &str, arch: &str, action_ref: &str, version: &str) -> Stri
         .env("GITHUB_OUTPUT", &outputs)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     std::fs::read_to_string(outputs).unwrap()
 }
 
@@ -83,10 +87,20 @@ fn the_github_action_downloads_the_release_for_the_runner_and_caches_it_by_archi
     );
     // The download is checked, falls back to cargo, and the cache is saved before the gate.
     assert!(action.contains("test \"$expected\" = \"$actual\""));
-    assert!(action.contains("if: steps.cache.outputs.cache-hit != 'true' && steps.download.outputs.ok != 'true'"));
-    let save = action.find("uses: actions/cache/save@").expect("an explicit save");
-    assert!(save < action.find("- id: check").unwrap(), "saved before the check can fail");
-    assert!(!action.contains("uses: actions/cache@"), "no post-job save that a failure skips");
+    assert!(action.contains(
+        "if: steps.cache.outputs.cache-hit != 'true' && steps.download.outputs.ok != 'true'"
+    ));
+    let save = action
+        .find("uses: actions/cache/save@")
+        .expect("an explicit save");
+    assert!(
+        save < action.find("- id: check").unwrap(),
+        "saved before the check can fail"
+    );
+    assert!(
+        !action.contains("uses: actions/cache@"),
+        "no post-job save that a failure skips"
+    );
 }
 
 #[test]
@@ -206,7 +220,10 @@ fn the_gitlab_job_commands_run_as_written() {
         .filter_map(|l| l.trim().strip_prefix("- retrysafe "))
         .collect();
     assert_eq!(commands.len(), 4, "{block}");
-    assert!(block.contains("releases/download"), "the release binary, not a build");
+    assert!(
+        block.contains("releases/download"),
+        "the release binary, not a build"
+    );
     let dir = fixture_copy("express-shop");
     let mut codes = Vec::new();
     for c in &commands {
@@ -270,7 +287,10 @@ fn it_is_released_software() {
     // The lock file is honoured everywhere retrysafe is installed from source.
     let readme = repo("README.md");
     assert!(readme.contains("cargo install --locked"));
-    assert!(!readme.contains("cargo install --path ."), "without --locked");
+    assert!(
+        !readme.contains("cargo install --path ."),
+        "without --locked"
+    );
 }
 
 #[test]
@@ -282,7 +302,12 @@ fn version_names_the_commit() {
     let text = String::from_utf8(out.stdout).unwrap();
     let want = format!("retrysafe {} (", env!("CARGO_PKG_VERSION"));
     assert!(text.starts_with(&want), "{text}");
-    let commit = text.trim_end().strip_prefix(&want).unwrap().strip_suffix(')').unwrap();
+    let commit = text
+        .trim_end()
+        .strip_prefix(&want)
+        .unwrap()
+        .strip_suffix(')')
+        .unwrap();
     assert!(
         commit == "unknown" || (commit.len() >= 7 && commit.chars().all(|c| c.is_ascii_hexdigit())),
         "{commit}"

@@ -532,3 +532,111 @@ fn paths_are_never_wrapped_in_the_table() {
     );
     let _ = run_in(&["rules"]);
 }
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.email=t@example.com", "-c", "user.name=t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn diff_reports_the_endpoints_a_change_makes_or_touches() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "package.json",
+        r#"{"dependencies": {"express": "^4", "stripe": "^14"}}"#,
+    );
+    write(
+        root,
+        "src/app.ts",
+        "import express from 'express';\nimport { PrismaClient } from '@prisma/client';\nimport { createNote } from './notes';\nconst prisma = new PrismaClient();\nconst app = express();\n\napp.post('/notes', createNote);\n\napp.post('/tags', async (req, res) => {\n  res.json(await prisma.tag.create({ data: req.body }));\n});\n\napp.listen(3000);\n",
+    );
+    write(
+        root,
+        "src/notes.ts",
+        "import { PrismaClient } from '@prisma/client';\nconst prisma = new PrismaClient();\nexport async function createNote(req, res) {\n  res.json(await prisma.note.create({ data: req.body }));\n}\n",
+    );
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "base"]);
+    git(root, &["checkout", "-qb", "feature"]);
+    // A new endpoint that charges, in a new file; the notes handler's file edited.
+    write(
+        root,
+        "src/orders.ts",
+        "import Stripe from 'stripe';\nconst stripe = new Stripe(process.env.STRIPE_KEY);\nexport async function payOrder(req, res) {\n  res.json(await stripe.charges.create({ amount: req.body.amount, currency: 'usd' }));\n}\n",
+    );
+    let app = std::fs::read_to_string(root.join("src/app.ts")).unwrap();
+    write(
+        root,
+        "src/app.ts",
+        &app.replace(
+            "app.listen(3000);",
+            "import { payOrder } from './orders';\napp.post('/orders/:id/pay', payOrder);\n\napp.listen(3000);",
+        ),
+    );
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "pay"]);
+    let notes = std::fs::read_to_string(root.join("src/notes.ts")).unwrap();
+    write(
+        root,
+        "src/notes.ts",
+        &format!("{notes}// uncommitted edits count too\n"),
+    );
+
+    let (code, out, err) = run_at(root, &["check", "--diff", "main"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.contains("diff: new `POST /orders/{id}/pay` reaches payment `stripe.charges.create` (src/orders.ts:4) with no idempotency mechanism; severity critical"),
+        "{out}"
+    );
+    assert!(out.contains("diff: changed `POST /notes`"), "{out}");
+    assert!(!out.contains("`POST /tags`"), "untouched: {out}");
+    let (_, report) = json(root, &["--diff", "main"]);
+    let d = &report["summary"]["diff"];
+    assert_eq!(d["base"], "main");
+    assert_eq!(
+        d["new_endpoints"],
+        serde_json::json!(["POST /orders/{id}/pay"])
+    );
+    assert_eq!(d["changed_endpoints"], serde_json::json!(["POST /notes"]));
+    assert_eq!(d["changed_files"], 3);
+    assert_eq!(
+        report["endpoints"].as_array().unwrap().len(),
+        3,
+        "every endpoint is listed"
+    );
+    let endpoints: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["endpoint"].as_str().unwrap())
+        .collect();
+    assert_eq!(endpoints, vec!["POST /orders/{id}/pay", "POST /notes"]);
+    // Nothing changed since HEAD but the notes file: a critical elsewhere does not gate.
+    let (code, out, _) = run_at(root, &["check", "--diff", "HEAD"]);
+    assert_eq!(code, 0, "{out}");
+
+    // Clear errors.
+    let (code, _, err) = run_at(root, &["check", "--diff", "no-such-branch"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--diff no-such-branch: no such revision"),
+        "{err}"
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    write(elsewhere.path(), "src/app.ts", NOTES_APP);
+    let (code, _, err) = run_at(elsewhere.path(), &["check", "--diff", "main"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--diff needs a git repository"), "{err}");
+}

@@ -294,6 +294,9 @@ pub fn render(report: &Report, root: &Path, opts: &Human) -> String {
             "No findings.\n"
         });
     }
+    for line in super::diff_lines(report, if opts.verbose { None } else { Some(20) }) {
+        let _ = writeln!(out, "diff: {line}");
+    }
     if opts.verbose {
         for d in &report.diagnostics {
             let _ = writeln!(out, "note: {}", located(d, &opts.prefix));

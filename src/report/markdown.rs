@@ -144,6 +144,13 @@ fn executive_summary(report: &Report, out: &mut String) {
             fws.join(", ")
         }
     );
+    let diff = super::diff_lines(report, Some(30));
+    if let Some((head, rest)) = diff.split_first() {
+        let _ = writeln!(out, "- Diff {head}:");
+        for l in rest {
+            let _ = writeln!(out, "  - {}", l);
+        }
+    }
     if let Some(why) = &s.nothing_audited {
         let _ = writeln!(out, "- **Nothing was audited:** {why}.");
     }

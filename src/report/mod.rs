@@ -61,6 +61,10 @@ pub struct Summary {
     /// What was read: files per language, routes found, frameworks the manifests name.
     #[serde(flatten)]
     pub coverage: crate::coverage::Coverage,
+    /// With `check --diff BASE`: the base, the files changed since, and the endpoints in the diff
+    /// (only their findings are in the report).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<crate::diff::DiffSummary>,
     /// Set when the audit audited nothing (no supported source, or a server framework in the
     /// manifests and no route found): why. `check` then exits 2 unless `--allow-empty`.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -96,6 +100,14 @@ pub struct EndpointReport {
     /// Tests in the repository that send this endpoint one idempotency key twice or concurrently.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub idempotency_tests: Vec<KeyTest>,
+    /// With `check --diff`: `new` (not at the base revision) or `changed` (its route, handler or
+    /// something it reaches changed since then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// The handler's file, when it is not the route's.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub handler_file: Option<String>,
 }
 
 impl EndpointReport {
@@ -181,6 +193,8 @@ impl Report {
                     .map(|k| k.positives())
                     .unwrap_or_default();
                 EndpointReport {
+                    diff: None,
+                    handler_file: ep.handler_location.as_ref().map(|l| l.file.clone()),
                     positives,
                     key_store: ep.key_store.clone(),
                     id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
@@ -205,21 +219,7 @@ impl Report {
         });
         diagnostics.sort();
         diagnostics.dedup();
-        let mut by = BySeverity::default();
-        for f in findings.iter().filter(|f| !f.suppressed) {
-            match f.severity {
-                Severity::Critical => by.critical += 1,
-                Severity::High => by.high += 1,
-                Severity::Medium => by.medium += 1,
-                Severity::Low => by.low += 1,
-                Severity::Inverse => by.inverse += 1,
-                Severity::None => {}
-            }
-        }
-        let highest_risk = findings
-            .iter()
-            .find(|f| f.severity > Severity::Inverse && !f.suppressed)
-            .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+        let (by, highest_risk) = tally(&findings);
         // which endpoints each constraint protects: one pass over the effects, not one per
         // constraint
         let mut protecting: HashMap<&str, Vec<String>> = HashMap::new();
@@ -275,17 +275,13 @@ impl Report {
                 highest_risk,
                 suppressed: findings.iter().filter(|f| f.suppressed).count(),
                 baselined: findings.iter().filter(|f| f.baselined).count(),
-                causes: findings
-                    .iter()
-                    .filter(|f| !f.suppressed)
-                    .map(|f| f.cause.as_str())
-                    .collect::<std::collections::BTreeSet<_>>()
-                    .len(),
+                causes: count_causes(&findings),
                 new: None,
                 endpoints_by_framework: count_by(endpoints.iter().map(|e| e.framework.as_str())),
                 by_classification: count_by(endpoints.iter().map(|e| e.classification.as_str())),
                 coverage: crate::coverage::Coverage::default(),
                 nothing_audited: None,
+                diff: None,
             },
             endpoints,
             findings,
@@ -340,6 +336,25 @@ impl Report {
         );
     }
 
+    /// Keeps the findings `keep` accepts and counts again (`check --diff`).
+    pub fn retain_findings(&mut self, keep: impl Fn(&Finding) -> bool) {
+        self.findings.retain(|f| keep(f));
+        let (by, highest_risk) = tally(&self.findings);
+        self.summary.by_severity = by;
+        self.summary.highest_risk = highest_risk;
+        self.summary.causes = count_causes(&self.findings);
+        self.summary.suppressed = self.findings.iter().filter(|f| f.suppressed).count();
+        self.summary.baselined = self.findings.iter().filter(|f| f.baselined).count();
+        if self.summary.new.is_some() {
+            self.summary.new = Some(
+                self.findings
+                    .iter()
+                    .filter(|f| !f.suppressed && !f.baselined)
+                    .count(),
+            );
+        }
+    }
+
     /// The findings the human and CI formats list: not suppressed, and with `--baseline` only the
     /// new ones (the known ones are counted in the summary).
     pub fn shown_findings(&self) -> impl Iterator<Item = &Finding> {
@@ -367,6 +382,35 @@ impl Report {
     pub fn visible_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| !f.suppressed)
     }
+}
+
+/// Findings by severity (suppressed ones left out) and the highest-risk gap.
+fn tally(findings: &[Finding]) -> (BySeverity, Option<String>) {
+    let mut by = BySeverity::default();
+    for f in findings.iter().filter(|f| !f.suppressed) {
+        match f.severity {
+            Severity::Critical => by.critical += 1,
+            Severity::High => by.high += 1,
+            Severity::Medium => by.medium += 1,
+            Severity::Low => by.low += 1,
+            Severity::Inverse => by.inverse += 1,
+            Severity::None => {}
+        }
+    }
+    let highest_risk = findings
+        .iter()
+        .find(|f| f.severity > Severity::Inverse && !f.suppressed)
+        .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+    (by, highest_risk)
+}
+
+fn count_causes(findings: &[Finding]) -> usize {
+    findings
+        .iter()
+        .filter(|f| !f.suppressed)
+        .map(|f| f.cause.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
 }
 
 fn count_by<'a>(items: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
@@ -409,6 +453,71 @@ pub fn cause_message<'a>(group: &[&'a Finding]) -> &'a str {
     } else {
         m
     }
+}
+
+/// With `--diff`: one line per endpoint in the diff, new ones first — what it now reaches and
+/// what protects it ("new `POST /orders` reaches payment `stripe.charges.create`
+/// (src/pay.ts:9) with no idempotency mechanism").
+pub fn diff_lines(report: &Report, limit: Option<usize>) -> Vec<String> {
+    let Some(diff) = &report.summary.diff else {
+        return Vec::new();
+    };
+    let mut out = vec![format!(
+        "since {} (merge base {}): {} files changed, {} new endpoints, {} changed",
+        diff.base,
+        &diff.merge_base[..diff.merge_base.len().min(12)],
+        diff.changed_files,
+        diff.new_endpoints.len(),
+        diff.changed_endpoints.len()
+    )];
+    let mut shown: Vec<&EndpointReport> = report
+        .endpoints
+        .iter()
+        .filter(|e| e.diff.as_deref() == Some("new"))
+        .chain(
+            report
+                .endpoints
+                .iter()
+                .filter(|e| e.diff.as_deref() == Some("changed")),
+        )
+        .collect();
+    let total = shown.len();
+    if let Some(n) = limit {
+        shown.truncate(n);
+    }
+    for e in shown {
+        let reaches: Vec<String> = e
+            .side_effects
+            .iter()
+            .filter(|x| x.repeats_on_retry())
+            .map(|x| format!("{} `{}` ({})", x.kind.as_str(), x.callee, x.location))
+            .collect();
+        let protection = match e.classification {
+            crate::rules::Classification::NotIdempotent => "with no idempotency mechanism".into(),
+            crate::rules::Classification::Unknown => {
+                "through a call that could not be followed".into()
+            }
+            _ => format!("protected by {}", mechanism_kinds(&e.mechanisms)),
+        };
+        let what = if reaches.is_empty() {
+            "repeats nothing on a retry".to_string()
+        } else {
+            format!("reaches {} {protection}", reaches.join(", "))
+        };
+        out.push(format!(
+            "{} `{}` {what}; severity {}",
+            e.diff.as_deref().unwrap_or(""),
+            e.label(),
+            e.severity.as_str()
+        ));
+    }
+    if out.len() - 1 < total {
+        out.push(format!(
+            "and {} more (--verbose lists them)",
+            total - (out.len() - 1)
+        ));
+    }
+    out
 }
 
 /// `a, b, c and 4 more` (all of them when `limit` is `None`).
