@@ -25,10 +25,10 @@ fn main() {
                     println!("cargo:rerun-if-changed={path}");
                 }
             }
-            if let Some(branch) = git(&["symbolic-ref", "-q", "HEAD"]) {
-                if let Some(path) = git(&["rev-parse", "--git-path", &branch]) {
-                    println!("cargo:rerun-if-changed={path}");
-                }
+            if let Some(path) = git(&["symbolic-ref", "-q", "HEAD"])
+                .and_then(|branch| git(&["rev-parse", "--git-path", &branch]))
+            {
+                println!("cargo:rerun-if-changed={path}");
             }
             git(&["rev-parse", "--short=12", "HEAD"])
         })

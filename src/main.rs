@@ -174,13 +174,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             }
             let text = render_check(&report, &path, format, &output, quiet, &daily);
             emit(&text, &output)?;
-            if let Some(why) = &report.summary.nothing_audited {
-                if !daily.allow_empty {
-                    return Err(Failure::Message(format!(
-                        "nothing was audited in {}: {why}; pass --allow-empty if that is expected",
-                        path.display()
-                    )));
-                }
+            if let Some(why) = &report.summary.nothing_audited
+                && !daily.allow_empty
+            {
+                return Err(Failure::Message(format!(
+                    "nothing was audited in {}: {why}; pass --allow-empty if that is expected",
+                    path.display()
+                )));
             }
             if let Some(file) = &write_baseline {
                 let b = Baseline::from_report(&report);

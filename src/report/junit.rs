@@ -23,10 +23,12 @@ pub fn escape(s: &str) -> String {
     out
 }
 
+/// A test case: its name (the endpoint), class name (its file), failures as (rule, text).
+type Case = (String, String, Vec<(String, String)>);
+
 /// `prefix` makes the report's root-relative paths relative to the repository root.
 pub fn render(report: &Report, prefix: &str) -> String {
-    // (name, classname, failures as (rule, text))
-    let mut cases: Vec<(String, String, Vec<(String, String)>)> = report
+    let mut cases: Vec<Case> = report
         .endpoints
         .iter()
         .map(|e| (e.label(), format!("{prefix}{}", e.file), Vec::new()))
