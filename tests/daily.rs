@@ -640,3 +640,52 @@ fn diff_reports_the_endpoints_a_change_makes_or_touches() {
     assert_eq!(code, 2);
     assert!(err.contains("--diff needs a git repository"), "{err}");
 }
+
+#[test]
+fn the_default_markdown_fits_a_pull_request_comment_at_scale() {
+    // 400 endpoints, each creating a record of its own: 400 causes.
+    let dir = tempfile::tempdir().unwrap();
+    let mut app = String::from(
+        "import express from 'express';\nimport { PrismaClient } from '@prisma/client';\nconst prisma = new PrismaClient();\nconst app = express();\n",
+    );
+    for i in 0..400 {
+        app.push_str(&format!(
+            "app.post('/api/v1/organisations/{{org}}/projects/{{project}}/resources-{i}', async (req, res) => {{\n  res.json(await prisma.resourceNumber{i}.create({{ data: req.body }}));\n}});\n"
+        ));
+    }
+    app.push_str("app.listen(3000);\n");
+    write(dir.path(), "src/app.ts", &app);
+    let (_, md, _) = run_at(
+        dir.path(),
+        &["check", "--format", "markdown", "--fail-on", "none"],
+    );
+    assert!(
+        md.chars().count() < 65_536,
+        "{} characters",
+        md.chars().count()
+    );
+    assert!(
+        md.contains("**400 with no mechanism**"),
+        "the summary still counts them all"
+    );
+    assert!(
+        md.contains("more causes in this section, left out to fit a pull-request comment"),
+        "and says what it left out"
+    );
+    let (_, full, _) = run_at(
+        dir.path(),
+        &[
+            "check",
+            "--format",
+            "markdown",
+            "--fail-on",
+            "none",
+            "--full",
+        ],
+    );
+    assert!(full.chars().count() > 65_536);
+    assert_eq!(full.matches("### RS003").count(), 400);
+    // The JSON keeps everything.
+    let (_, report) = json(dir.path(), &[]);
+    assert_eq!(report["findings"].as_array().unwrap().len(), 400);
+}

@@ -170,49 +170,97 @@ fn executive_summary(report: &Report, out: &mut String) {
     }
 }
 
+/// GitHub's limit for a pull-request comment (and for a job summary's part): the default report
+/// stays under it.
+pub const COMMENT_LIMIT: usize = 65_536;
+/// What the default report aims at, leaving room for a comment's own header.
+const BUDGET: usize = 60_000;
+/// At most this much of the budget goes to the inventory table.
+const INVENTORY_BUDGET: usize = 20_000;
+
+/// The inventory within `budget`: every endpoint, else the ones with a finding, else as many of
+/// those as fit; a line says what was left out.
+fn inventory_within(report: &Report, budget: usize) -> String {
+    let all = inventory_table(report);
+    if all.len() <= budget {
+        return all;
+    }
+    let flagged = report
+        .endpoints
+        .iter()
+        .filter(|e| e.severity > Severity::None)
+        .count();
+    let mut out = String::from(
+        "| Endpoint | Side Effect | Idempotency Mechanism | Severity |\n|---|---|---|---|\n",
+    );
+    let mut shown = 0;
+    for line in all.lines().skip(2) {
+        if line.ends_with("| none |") {
+            continue;
+        }
+        if out.len() + line.len() + 200 > budget {
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+        shown += 1;
+    }
+    let _ = writeln!(
+        out,
+        "\n{shown} of the {} endpoints with a finding are listed, of {} mutation endpoints in all: `retrysafe inventory` or `--full` lists every one.",
+        flagged,
+        report.endpoints.len()
+    );
+    out
+}
+
 pub fn render(report: &Report, opts: &Options) -> String {
     let built: Vec<&'static str> = registry().iter().map(|r| r.meta.id).collect();
     let mut out = String::from("# Idempotency audit\n\n## Executive summary\n\n");
     executive_summary(report, &mut out);
     out.push_str("\n## Mutation inventory\n\n");
-    out.push_str(&inventory_table(report));
+    if opts.full {
+        out.push_str(&inventory_table(report));
+    } else {
+        out.push_str(&inventory_within(report, INVENTORY_BUDGET));
+    }
+    let mut tail = String::new();
     let mut empty: Vec<String> = Vec::new();
+    if !opts.full {
+        // The diagnostics by kind and the "nothing found" line are short: reserve them first.
+        diagnostics_section(report, opts, &mut tail);
+    }
+    // What is left for the sections; the findings come first, then what works, then the profile.
+    let mut budget = if opts.full {
+        usize::MAX
+    } else {
+        BUDGET.saturating_sub(out.len() + tail.len() + 1_500)
+    };
+    let mut bodies: Vec<(&str, String)> = Vec::new();
     for (section, ids) in SECTIONS {
+        if matches!(*section, "Per-Mutation Profile" | "Positive Findings") {
+            bodies.push((section, String::new()));
+            continue;
+        }
         let mut body = String::new();
         let has_findings = report.shown_findings().any(|f| f.section == *section);
         match *section {
-            "Per-Mutation Profile" => {
-                if opts.full {
-                    per_mutation(report, &mut body);
-                } else if !report.endpoints.is_empty() {
-                    let _ = writeln!(
-                        body,
-                        "<details><summary>{} endpoints: side effects and mechanisms</summary>\n",
-                        report.endpoints.len()
-                    );
-                    per_mutation(report, &mut body);
-                    body.push_str("\n</details>\n");
-                }
-            }
             "Constraint-Based" => {
                 constraints_used(report, &mut body);
-                section_findings(report, section, ids, &built, opts, &mut body);
+                section_findings(report, section, ids, &built, opts, &mut budget, &mut body);
             }
             "Client Generation" => {
                 if opts.full || !report.clients.is_empty() {
                     clients_checked(report, &mut body);
                 }
-                section_findings(report, section, ids, &built, opts, &mut body);
+                section_findings(report, section, ids, &built, opts, &mut budget, &mut body);
             }
-            "Positive Findings" => positives(report, &mut body),
-            _ => section_findings(report, section, ids, &built, opts, &mut body),
+            _ => section_findings(report, section, ids, &built, opts, &mut budget, &mut body),
         }
         let nothing = !has_findings
             && match *section {
-                "Per-Mutation Profile" => report.endpoints.is_empty(),
                 "Constraint-Based" => report.constraints.iter().all(|c| c.protects.is_empty()),
                 "Client Generation" => report.clients.is_empty(),
-                "Positive Findings" => body.starts_with("None found."),
                 _ => true,
             };
         if nothing && !opts.full {
@@ -224,8 +272,61 @@ pub fn render(report: &Report, opts: &Options) -> String {
             });
             continue;
         }
+        if !opts.full {
+            budget = budget.saturating_sub(body.len().min(budget));
+        }
+        bodies.push((section, body));
+    }
+    // What works: in full, or in short when the budget is tight.
+    let mut good = String::new();
+    positives(report, &mut good);
+    if !opts.full && good.len() > budget / 2 {
+        good.clear();
+        positives_in_short(report, &mut good);
+    }
+    let good_empty = good.starts_with("None found.");
+    if !opts.full {
+        budget = budget.saturating_sub(good.len().min(budget));
+    }
+    // The per-mutation profile: folded by default, one line per endpoint, if it fits.
+    let mut profile = String::new();
+    if opts.full {
+        per_mutation(report, &mut profile);
+    } else if !report.endpoints.is_empty() {
+        let mut lines = String::new();
+        per_mutation_in_short(report, &mut lines);
+        if lines.len() + 200 <= budget {
+            let _ = writeln!(
+                profile,
+                "<details><summary>{} endpoints: side effects and mechanisms</summary>\n",
+                report.endpoints.len()
+            );
+            profile.push_str(&lines);
+            profile.push_str("\n</details>\n");
+        } else {
+            let _ = writeln!(
+                profile,
+                "Left out to fit a pull-request comment: `--full` writes the profile of each of the {} endpoints.",
+                report.endpoints.len()
+            );
+        }
+    }
+    for (section, body) in bodies {
+        let body = match section {
+            "Per-Mutation Profile" if !opts.full && report.endpoints.is_empty() => {
+                empty.push(section.to_string());
+                continue;
+            }
+            "Per-Mutation Profile" => &profile,
+            "Positive Findings" if !opts.full && good_empty => {
+                empty.push(section.to_string());
+                continue;
+            }
+            "Positive Findings" => &good,
+            _ => &body,
+        };
         let _ = writeln!(out, "\n## {section}\n");
-        out.push_str(&body);
+        out.push_str(body);
     }
     if !empty.is_empty() {
         let _ = writeln!(
@@ -234,33 +335,110 @@ pub fn render(report: &Report, opts: &Options) -> String {
             empty.join(", ")
         );
     }
-    if !report.diagnostics.is_empty() {
-        out.push_str("\n## Diagnostics\n\n");
-        if opts.full {
-            for d in &report.diagnostics {
-                let _ = writeln!(
-                    out,
-                    "- `{}{}:{}`: {}",
-                    opts.prefix,
-                    d.file,
-                    d.line,
-                    cell(&d.message)
-                );
-            }
-        } else {
-            for (kind, n, first) in super::diagnostics_by_kind(report) {
-                let _ = writeln!(
-                    out,
-                    "- {n} × {} (first: `{}{}:{}`)",
-                    cell(&kind),
-                    opts.prefix,
-                    first.file,
-                    first.line
-                );
-            }
-        }
+    if opts.full {
+        diagnostics_section(report, opts, &mut out);
+        return out;
+    }
+    out.push_str(&tail);
+    // The budget above is an estimate; the limit is not.
+    let note = "\n_Cut here to fit a pull-request comment: `--full` writes the whole report._\n";
+    if out.chars().count() + note.len() > COMMENT_LIMIT {
+        let keep: usize = out
+            .char_indices()
+            .nth(COMMENT_LIMIT - note.len() - 1)
+            .map_or(out.len(), |(i, _)| i);
+        let cut = out[..keep].rfind("\n").unwrap_or(0);
+        out.truncate(cut + 1);
+        out.push_str(note);
     }
     out
+}
+
+fn diagnostics_section(report: &Report, opts: &Options, out: &mut String) {
+    if report.diagnostics.is_empty() {
+        return;
+    }
+    out.push_str("\n## Diagnostics\n\n");
+    if opts.full {
+        for d in &report.diagnostics {
+            let _ = writeln!(
+                out,
+                "- `{}{}:{}`: {}",
+                opts.prefix,
+                d.file,
+                d.line,
+                cell(&d.message)
+            );
+        }
+    } else {
+        for (kind, n, first) in super::diagnostics_by_kind(report) {
+            let _ = writeln!(
+                out,
+                "- {n} × {} (first: `{}{}:{}`)",
+                cell(&kind),
+                opts.prefix,
+                first.file,
+                first.line
+            );
+        }
+    }
+}
+
+/// One line per endpoint: what it is, what it reaches, what protects it.
+fn per_mutation_in_short(report: &Report, out: &mut String) {
+    for e in &report.endpoints {
+        let _ = writeln!(
+            out,
+            "- `{}` ({}:{}): {}; {}; mechanisms: {}; severity {}.",
+            cell(&e.label()),
+            e.file,
+            e.line,
+            e.classification.as_str().replace('_', " "),
+            effect_kinds(&e.side_effects),
+            mechanism_kinds(&e.mechanisms),
+            e.severity.as_str()
+        );
+    }
+}
+
+/// What works, counted: endpoints per mechanism, tested endpoints, derived provider keys.
+fn positives_in_short(report: &Report, out: &mut String) {
+    let mut by_kind: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for e in report
+        .endpoints
+        .iter()
+        .filter(|e| e.severity <= Severity::Inverse)
+    {
+        let mut kinds: Vec<&str> = e.mechanisms.iter().map(|m| m.kind.as_str()).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        for k in kinds {
+            *by_kind.entry(k).or_default() += 1;
+        }
+    }
+    if by_kind.is_empty() {
+        out.push_str("None found.\n");
+        return;
+    }
+    let list: Vec<String> = by_kind.iter().map(|(k, n)| format!("{n} by {k}")).collect();
+    let _ = writeln!(
+        out,
+        "- Endpoints without findings protected or safe: {} (`--full` lists each).",
+        list.join(", ")
+    );
+    let tested: Vec<String> = report
+        .endpoints
+        .iter()
+        .filter(|e| !e.idempotency_tests.is_empty())
+        .map(|e| format!("`{}`", cell(&e.label())))
+        .collect();
+    if !tested.is_empty() {
+        let _ = writeln!(
+            out,
+            "- Tested with one key twice or concurrently: {}.",
+            super::listed(&tested, Some(10))
+        );
+    }
 }
 
 fn per_mutation(report: &Report, out: &mut String) {
@@ -439,6 +617,42 @@ fn positives(report: &Report, out: &mut String) {
     }
 }
 
+/// One cause's entry: the rule, where, the endpoints it affects, the finding and the change.
+fn cause_entry(group: &[&crate::rules::Finding], opts: &Options, out: &mut String) {
+    let f = group[0];
+    let endpoints = super::cause_endpoints(group);
+    if endpoints.len() > 1 {
+        let _ = writeln!(
+            out,
+            "### {} {} — {} endpoints\n",
+            f.rule,
+            f.name,
+            endpoints.len()
+        );
+    } else {
+        let _ = writeln!(out, "### {} {} — `{}`\n", f.rule, f.name, f.endpoint);
+    }
+    let _ = writeln!(
+        out,
+        "- Severity: {} (confidence: {})",
+        f.severity.as_str(),
+        f.confidence.as_str()
+    );
+    let (file, line) = super::cause_location(group);
+    let _ = writeln!(out, "- Where: `{}{file}:{line}`", opts.prefix);
+    if endpoints.len() > 1 {
+        let shown: Vec<String> = endpoints.iter().map(|e| format!("`{}`", cell(e))).collect();
+        let limit = if opts.full { None } else { Some(10) };
+        let _ = writeln!(out, "- Endpoints: {}", super::listed(&shown, limit));
+    }
+    if f.baselined {
+        let _ = writeln!(out, "- Baseline: known (in the `--baseline` file)");
+    }
+    let _ = writeln!(out, "- Finding: {}", super::cause_message(group));
+    let _ = writeln!(out, "- Change: {}", f.change);
+    let _ = writeln!(out, "- Impact: {}\n", f.impact);
+}
+
 /// A section's findings, one entry per cause, or what was checked when there are none.
 fn section_findings(
     report: &Report,
@@ -446,6 +660,7 @@ fn section_findings(
     ids: &[&str],
     built: &[&'static str],
     opts: &Options,
+    budget: &mut usize,
     out: &mut String,
 ) {
     let groups: Vec<Vec<&crate::rules::Finding>> = report
@@ -453,39 +668,20 @@ fn section_findings(
         .into_iter()
         .filter(|g| g[0].section == *section)
         .collect();
-    for group in &groups {
-        let f = group[0];
-        let endpoints = super::cause_endpoints(group);
-        if endpoints.len() > 1 {
+    let mut used = 0;
+    for (i, group) in groups.iter().enumerate() {
+        let mut entry = String::new();
+        cause_entry(group, opts, &mut entry);
+        used += entry.chars().count();
+        if used > *budget {
             let _ = writeln!(
                 out,
-                "### {} {} — {} endpoints\n",
-                f.rule,
-                f.name,
-                endpoints.len()
+                "- … and {} more causes in this section, left out to fit a pull-request comment (`--full`, or the JSON report, has them all).\n",
+                groups.len() - i
             );
-        } else {
-            let _ = writeln!(out, "### {} {} — `{}`\n", f.rule, f.name, f.endpoint);
+            break;
         }
-        let _ = writeln!(
-            out,
-            "- Severity: {} (confidence: {})",
-            f.severity.as_str(),
-            f.confidence.as_str()
-        );
-        let (file, line) = super::cause_location(group);
-        let _ = writeln!(out, "- Where: `{}{file}:{line}`", opts.prefix);
-        if endpoints.len() > 1 {
-            let shown: Vec<String> = endpoints.iter().map(|e| format!("`{}`", cell(e))).collect();
-            let limit = if opts.full { None } else { Some(10) };
-            let _ = writeln!(out, "- Endpoints: {}", super::listed(&shown, limit));
-        }
-        if f.baselined {
-            let _ = writeln!(out, "- Baseline: known (in the `--baseline` file)");
-        }
-        let _ = writeln!(out, "- Finding: {}", super::cause_message(group));
-        let _ = writeln!(out, "- Change: {}", f.change);
-        let _ = writeln!(out, "- Impact: {}\n", f.impact);
+        out.push_str(&entry);
     }
     let checked: Vec<&str> = ids
         .iter()
