@@ -3,10 +3,18 @@
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 
+/// `retrysafe --version`: the version and the commit it was built from (see build.rs).
+pub const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("RETRYSAFE_COMMIT"),
+    ")"
+);
+
 #[derive(Parser, Debug)]
 #[command(
     name = "retrysafe",
-    version,
+    version = LONG_VERSION,
     about = "Audit HTTP mutation endpoints for idempotency: what a client retry would run twice, and what protects it."
 )]
 pub struct Cli {
@@ -43,6 +51,8 @@ pub enum Command {
         /// Print the findings only: no summary line, no progress bar, no notes on stderr.
         #[arg(long, short = 'q')]
         quiet: bool,
+        #[command(flatten)]
+        daily: DailyArgs,
     },
     /// Print the mutation inventory only.
     Inventory {
@@ -67,6 +77,63 @@ pub enum Command {
     Schema,
 }
 
+/// `check`'s options for scoping and reading the report.
+#[derive(clap::Args, Debug, Default)]
+pub struct DailyArgs {
+    /// Exit 0 even when nothing was audited (no TypeScript, JavaScript or Rust source, or manifests
+    /// naming a server framework and no route found); by default that is exit 2.
+    #[arg(long)]
+    pub allow_empty: bool,
+    /// Print everything in full: each finding with its source lines and related locations, every
+    /// endpoint of a shared cause, every diagnostic.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Report only these rules: ids (RS001), names (payment-without-idempotency), id prefixes
+    /// (RS01) or ALL; comma-separated or repeated.
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub select: Vec<String>,
+    /// Add rules to the selection (to `--select`, or to all rules).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub extend_select: Vec<String>,
+    /// Leave these rules out (wins over `--select`).
+    #[arg(long, value_delimiter = ',', value_name = "RULE")]
+    pub ignore: Vec<String>,
+    /// Leave out findings below this confidence.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub min_confidence: Option<MinConfidence>,
+    /// Show paths relative to DIR (default: the terminal formats show them as reachable from the
+    /// current directory, the CI formats relative to the repository root; SARIF and JSON relative
+    /// to PATH).
+    #[arg(long, value_name = "DIR")]
+    pub path_base: Option<PathBuf>,
+    /// Markdown: every section and the per-mutation profile in full (the default fits a pull
+    /// request comment).
+    #[arg(long)]
+    pub full: bool,
+    /// Report only the endpoints new since the git revision BASE, or whose route, handler, or
+    /// anything they reach changed since (from BASE's merge base with HEAD).
+    #[arg(long, value_name = "BASE")]
+    pub diff: Option<String>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MinConfidence {
+    Speculative,
+    Likely,
+    Confirmed,
+}
+
+impl MinConfidence {
+    pub fn confidence(self) -> crate::rules::Confidence {
+        use crate::rules::Confidence;
+        match self {
+            MinConfidence::Speculative => Confidence::Speculative,
+            MinConfidence::Likely => Confidence::Likely,
+            MinConfidence::Confirmed => Confidence::Confirmed,
+        }
+    }
+}
+
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CheckFormat {
     /// Compiler-style diagnostics with source excerpts (the default).
@@ -76,6 +143,12 @@ pub enum CheckFormat {
     Json,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF viewers.
     Sarif,
+    /// GitHub Actions workflow commands: one annotation per cause at its file and line.
+    Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
+    /// JUnit XML: one test case per mutation endpoint, failed by its findings.
+    Junit,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -2,6 +2,8 @@
 //!
 //! ```toml
 //! ignore = ["legacy/**", "*.spec.ts"]     # gitignore-style, relative to the scanned root
+//! exclude = ["scripts/", "!scripts/api/"] # the same (`!` re-includes)
+//! include = ["packages/web/build/"]       # audited even where a built-in rule skips it
 //! call_depth = 8                          # how many calls deep to follow from a handler
 //!
 //! [rules.RS003]                           # by id or name
@@ -27,6 +29,10 @@
 //! [harm]                                  # model names whose duplicates harm nobody, or do
 //! bookkeeping = ["*_journal"]             # globs over the name lower-cased, letters and digits
 //! record = ["eventlog"]                   # (a record pattern wins over a bookkeeping one)
+//!
+//! [[per-path]]                            # rules turned off under some paths (globs over the
+//! paths = ["scripts/**", "src/admin/**"]  # finding's file or its route's file)
+//! ignore = ["RS020", "key-on-safe-method"]
 //!
 //! [[mount]]                               # a router mounted under a prefix only known at run time
 //! file = "src/app.ts"
@@ -72,13 +78,108 @@ pub struct MountPrefix {
     pub prefix: String,
 }
 
+/// `[[per-path]]`: rules turned off for findings under some paths.
+#[derive(Debug, Clone)]
+pub struct PerPath {
+    pub paths: Vec<String>,
+    /// Rule ids.
+    pub ignore: Vec<String>,
+    matcher: globset::GlobSet,
+}
+
+impl PerPath {
+    fn covers(&self, f: &Finding) -> bool {
+        self.ignore.contains(&f.rule)
+            && (self.matcher.is_match(&f.file) || self.matcher.is_match(&f.route.file))
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPerPath {
+    paths: Vec<Spanned<String>>,
+    ignore: Vec<Spanned<String>>,
+}
+
+/// Which rules and findings a run reports: `--select`, `--extend-select`, `--ignore` (rule ids,
+/// names, id prefixes such as `RS01`, or `ALL`) and `--min-confidence`.
+#[derive(Debug, Clone, Default)]
+pub struct Selection {
+    /// `None`: every rule.
+    pub select: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+    pub min_confidence: Option<rules::Confidence>,
+}
+
+impl Selection {
+    /// Resolves the selectors to rule ids; an unknown one is an error naming it.
+    pub fn new(
+        select: &[String],
+        extend_select: &[String],
+        ignore: &[String],
+        min_confidence: Option<rules::Confidence>,
+    ) -> Result<Selection, String> {
+        let resolve = |sel: &[String]| -> Result<Vec<String>, String> {
+            let ids: Vec<&'static str> = rules::registry().iter().map(|r| r.meta.id).collect();
+            let mut out = Vec::new();
+            for s in sel.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
+                if s.eq_ignore_ascii_case("ALL") {
+                    out.extend(ids.iter().map(|i| i.to_string()));
+                } else if let Some(r) = rules::find(s) {
+                    out.push(r.meta.id.to_string());
+                } else {
+                    let prefix = s.to_ascii_uppercase();
+                    let matched: Vec<String> = ids
+                        .iter()
+                        .filter(|i| prefix.starts_with("RS") && i.starts_with(&prefix))
+                        .map(|i| i.to_string())
+                        .collect();
+                    if matched.is_empty() {
+                        return Err(format!(
+                            "unknown rule `{s}` (`retrysafe rules` lists the ids and names)"
+                        ));
+                    }
+                    out.extend(matched);
+                }
+            }
+            Ok(out)
+        };
+        let select = if select.is_empty() && extend_select.is_empty() {
+            None
+        } else {
+            let mut base = if select.is_empty() {
+                resolve(&["ALL".to_string()])?
+            } else {
+                resolve(select)?
+            };
+            base.extend(resolve(extend_select)?);
+            Some(base)
+        };
+        Ok(Selection {
+            select,
+            ignore: resolve(ignore)?,
+            min_confidence,
+        })
+    }
+
+    pub fn rule_selected(&self, id: &str) -> bool {
+        self.select
+            .as_ref()
+            .is_none_or(|s| s.iter().any(|x| x == id))
+            && !self.ignore.iter().any(|x| x == id)
+    }
+}
+
 /// The loaded configuration. `Config::default()` is "no retrysafe.toml".
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     /// Where it was read from, if anywhere.
     pub source: Option<PathBuf>,
-    /// Gitignore-style patterns, relative to the scanned root.
+    /// Gitignore-style patterns, relative to the scanned root (`ignore` and `exclude`, in order).
     pub ignore: Vec<String>,
+    /// Gitignore-style patterns of paths audited even where a built-in rule (a `build` folder
+    /// beside a `package.json`, …) or an `exclude` pattern would skip them.
+    pub include: Vec<String>,
     /// How many calls deep to follow from a handler (`None`: the built-in bound).
     pub call_depth: Option<u32>,
     /// Keyed by rule id.
@@ -89,6 +190,10 @@ pub struct Config {
     pub mounts: Vec<MountPrefix>,
     /// `[harm]`: model patterns added to `rules/harm.toml`'s.
     pub harm: HarmModels,
+    /// `[[per-path]]` rule settings.
+    pub per_path: Vec<PerPath>,
+    /// The command line's rule selection (not read from the file).
+    pub selection: Selection,
 }
 
 /// `[harm]` in `retrysafe.toml`.
@@ -107,6 +212,10 @@ struct RawConfig {
     #[serde(default)]
     ignore: Vec<Spanned<String>>,
     #[serde(default)]
+    exclude: Vec<Spanned<String>>,
+    #[serde(default)]
+    include: Vec<Spanned<String>>,
+    #[serde(default)]
     call_depth: Option<Spanned<i64>>,
     #[serde(default)]
     rules: BTreeMap<Spanned<String>, RuleSetting>,
@@ -123,6 +232,8 @@ struct RawConfig {
     webhook: Vec<Spanned<Sink>>,
     #[serde(default)]
     harm: Option<Spanned<HarmModels>>,
+    #[serde(default, rename = "per-path")]
+    per_path: Vec<RawPerPath>,
 }
 
 #[derive(Deserialize)]
@@ -270,11 +381,25 @@ impl Config {
         let mut config = Config::default();
 
         let mut check = GitignoreBuilder::new("/");
-        for pattern in raw.ignore {
+        for pattern in raw.ignore.into_iter().chain(raw.exclude) {
             if let Err(e) = check.add_line(None, pattern.get_ref()) {
                 return Err(src.error(pattern.span(), format!("not a valid pattern: {e}"), None));
             }
             config.ignore.push(pattern.into_inner());
+        }
+        for pattern in raw.include {
+            let p = pattern.get_ref().trim();
+            if p.is_empty() || p.starts_with('!') {
+                return Err(src.error(
+                    pattern.span(),
+                    "an `include` pattern names a path to audit (without `!`)",
+                    None,
+                ));
+            }
+            if let Err(e) = check.add_line(None, &format!("!{p}")) {
+                return Err(src.error(pattern.span(), format!("not a valid pattern: {e}"), None));
+            }
+            config.include.push(p.to_string());
         }
         if let Err(e) = check.build() {
             return Err(src.error(0..0, format!("ignore patterns: {e}"), None));
@@ -363,6 +488,45 @@ impl Config {
             }
             config.mounts.push(m);
         }
+        for pp in raw.per_path {
+            let mut globs = globset::GlobSetBuilder::new();
+            let mut paths = Vec::new();
+            for p in &pp.paths {
+                match globset::GlobBuilder::new(p.get_ref())
+                    .literal_separator(false)
+                    .build()
+                {
+                    Ok(g) => {
+                        globs.add(g);
+                        paths.push(p.get_ref().clone());
+                    }
+                    Err(e) => {
+                        return Err(src.error(p.span(), format!("not a valid glob: {e}"), None));
+                    }
+                }
+            }
+            let mut ignore = Vec::new();
+            for r in &pp.ignore {
+                match rules::find(r.get_ref()) {
+                    Some(rule) => ignore.push(rule.meta.id.to_string()),
+                    None => {
+                        return Err(src.error(
+                            r.span(),
+                            format!("unknown rule `{}`", r.get_ref()),
+                            Some("`retrysafe rules` lists the ids and names"),
+                        ));
+                    }
+                }
+            }
+            let matcher = globs
+                .build()
+                .map_err(|e| src.error(0..0, format!("per-path globs: {e}"), None))?;
+            config.per_path.push(PerPath {
+                paths,
+                ignore,
+                matcher,
+            });
+        }
         if let Some(harm) = raw.harm {
             let span = harm.span();
             let harm = harm.into_inner();
@@ -390,24 +554,37 @@ impl Config {
     }
 
     /// The ignore patterns as a matcher rooted at `root`; `None` when there are none.
+    /// `include` patterns come last, as `!pattern` lines, so they win.
     pub fn ignore_matcher(&self, root: &Path) -> Option<Gitignore> {
-        if self.ignore.is_empty() {
+        if self.ignore.is_empty() && self.include.is_empty() {
             return None;
         }
         let mut b = GitignoreBuilder::new(root);
         for p in &self.ignore {
             let _ = b.add_line(None, p);
         }
+        for p in &self.include {
+            let _ = b.add_line(None, &format!("!{p}"));
+        }
         b.build().ok()
     }
 
     pub fn rule_enabled(&self, id: &str) -> bool {
         self.rules.get(id).and_then(|s| s.enabled).unwrap_or(true)
+            && self.selection.rule_selected(id)
     }
 
-    /// Drops the findings of disabled rules and applies severity overrides.
+    /// Drops the findings of disabled, unselected or per-path ignored rules and those below
+    /// `--min-confidence`, and applies severity overrides.
     pub fn apply_to_findings(&self, findings: &mut Vec<Finding>) {
-        findings.retain(|f| self.rule_enabled(&f.rule));
+        findings.retain(|f| {
+            self.rule_enabled(&f.rule)
+                && self
+                    .selection
+                    .min_confidence
+                    .is_none_or(|c| f.confidence >= c)
+                && !self.per_path.iter().any(|p| p.covers(f))
+        });
         for f in findings {
             if let Some(sev) = self.rules.get(&f.rule).and_then(|s| s.severity) {
                 f.severity = sev;

@@ -8,13 +8,11 @@ use std::path::{Path, PathBuf};
 /// Files larger than this are skipped with a diagnostic.
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
 
-/// Folders that hold vendored code or build output, never the application's source.
+/// Folders that only ever hold vendored code, tool caches or build output, never the
+/// application's source: skipped wherever they are (unless `include` names them).
 const SKIPPED_DIRS: &[&str] = &[
     "node_modules",
     "bower_components",
-    "dist",
-    "build",
-    "target",
     ".next",
     ".nuxt",
     ".svelte-kit",
@@ -22,6 +20,30 @@ const SKIPPED_DIRS: &[&str] = &[
     ".git",
     "coverage",
 ];
+
+/// Folders whose names build tools write to, and the manifest beside which they are build output:
+/// `target` next to a `Cargo.toml`, `dist`/`build`/`out` next to a `package.json`. A folder of the
+/// same name elsewhere (`src/build/`, a `dist` module of a library) is source and is read; one that
+/// a `.gitignore` lists is skipped by the walk itself.
+const BUILD_OUTPUT_DIRS: &[(&str, &str)] = &[
+    ("target", "Cargo.toml"),
+    ("dist", "package.json"),
+    ("build", "package.json"),
+    ("out", "package.json"),
+];
+
+/// Whether a folder is build output: one of [`BUILD_OUTPUT_DIRS`] with its manifest beside it.
+pub fn is_build_output(dir: &Path) -> bool {
+    let Some(name) = dir.file_name().and_then(|n| n.to_str()) else {
+        return false;
+    };
+    BUILD_OUTPUT_DIRS
+        .iter()
+        .any(|(d, manifest)| *d == name && dir.parent().is_some_and(|p| p.join(manifest).is_file()))
+}
+
+/// The manifests whose dependencies say which web frameworks a tree uses.
+const MANIFESTS: &[&str] = &["package.json", "Cargo.toml"];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Lang {
@@ -87,6 +109,8 @@ pub struct Discovered {
     /// `.rs` files, for the Rust front end.
     pub rust_files: Vec<RustFile>,
     pub diagnostics: Vec<Diagnostic>,
+    /// `package.json` and `Cargo.toml` files found on the walk, as (relative path, text).
+    pub manifests: Vec<(String, String)>,
 }
 
 fn is_rust(path: &Path) -> bool {
@@ -106,27 +130,39 @@ pub fn discover(root: &Path) -> Discovered {
     discover_with(root, None)
 }
 
-/// As [`discover`], also skipping what `ignore` (the project's `ignore` patterns) matches.
+/// As [`discover`], also skipping what `ignore` (the project's `ignore`/`exclude` patterns)
+/// matches. A whitelist match (`!pattern`, or an `include` pattern) keeps a path even where a
+/// built-in rule would skip it.
 pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>) -> Discovered {
     let mut diagnostics = Vec::new();
     let mut candidates: Vec<(PathBuf, Lang)> = Vec::new();
     let ignore = ignore.cloned();
     let mut rust_candidates: Vec<PathBuf> = Vec::new();
+    let mut manifest_paths: Vec<PathBuf> = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .require_git(false)
         .follow_links(false)
         .filter_entry(move |e| {
+            if e.depth() == 0 {
+                return true;
+            }
             let is_dir = e.file_type().is_some_and(|t| t.is_dir());
-            if is_dir
-                && e.file_name()
-                    .to_str()
-                    .is_some_and(|n| SKIPPED_DIRS.contains(&n))
-            {
+            let configured = ignore
+                .as_ref()
+                .map(|g| g.matched(e.path(), is_dir))
+                .unwrap_or(ignore::Match::None);
+            if configured.is_whitelist() {
+                return true;
+            }
+            if configured.is_ignore() {
                 return false;
             }
-            ignore
-                .as_ref()
-                .is_none_or(|g| !g.matched(e.path(), is_dir).is_ignore())
+            !(is_dir
+                && (e
+                    .file_name()
+                    .to_str()
+                    .is_some_and(|n| SKIPPED_DIRS.contains(&n))
+                    || is_build_output(e.path())))
         })
         .build();
     for entry in walker {
@@ -140,7 +176,10 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        if let Some(lang) = Lang::from_path(entry.path()) {
+        let name = entry.file_name().to_str().unwrap_or("");
+        if MANIFESTS.contains(&name) {
+            manifest_paths.push(entry.into_path());
+        } else if let Some(lang) = Lang::from_path(entry.path()) {
             candidates.push((entry.into_path(), lang));
         } else if is_rust(entry.path()) {
             rust_candidates.push(entry.into_path());
@@ -170,10 +209,16 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
             Err(d) => diagnostics.push(d),
         }
     }
+    manifest_paths.sort();
+    let manifests = manifest_paths
+        .iter()
+        .filter_map(|p| read_text(root, p).ok())
+        .collect();
     Discovered {
         files,
         rust_files,
         diagnostics,
+        manifests,
     }
 }
 

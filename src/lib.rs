@@ -7,6 +7,8 @@ pub mod baseline;
 pub mod catalog;
 pub mod cli;
 pub mod config;
+pub mod coverage;
+pub mod diff;
 pub mod discover;
 pub mod facts;
 pub mod frontend;
@@ -159,7 +161,30 @@ pub fn collect_facts_with(
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();
+    let mut coverage = coverage::Coverage {
+        routes_found: endpoints.len(),
+        ..Default::default()
+    };
+    for f in &found.files {
+        *coverage
+            .files_by_language
+            .entry(coverage::language_name(f.lang).to_string())
+            .or_default() += 1;
+    }
+    if !found.rust_files.is_empty() {
+        coverage
+            .files_by_language
+            .insert("rust".into(), found.rust_files.len());
+    }
+    for (file, text) in &found.manifests {
+        for fw in coverage::declared_frameworks(file, text) {
+            coverage.frameworks_declared.push(fw.to_string());
+        }
+    }
+    coverage.frameworks_declared.sort();
+    coverage.frameworks_declared.dedup();
     Facts {
+        coverage,
         files_scanned: found.files.len() + found.rust_files.len(),
         constraints,
         endpoints,
@@ -205,6 +230,7 @@ pub fn audit_with(
         &mut facts.diagnostics,
     );
     let clients = std::mem::take(&mut facts.clients);
+    let coverage = std::mem::take(&mut facts.coverage);
     Ok(Report::build(
         display_root.to_string(),
         facts.files_scanned,
@@ -213,5 +239,6 @@ pub fn audit_with(
         facts.diagnostics,
         facts.constraints,
     )
-    .with_clients(clients))
+    .with_clients(clients)
+    .with_coverage(coverage))
 }

@@ -5,8 +5,8 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 use retrysafe::baseline::Baseline;
-use retrysafe::cli::{CheckFormat, Cli, Command, InventoryFormat};
-use retrysafe::config::{Config, ConfigError};
+use retrysafe::cli::{CheckFormat, Cli, Command, DailyArgs, InventoryFormat};
+use retrysafe::config::{Config, ConfigError, Selection};
 use retrysafe::report::{self, Report};
 use retrysafe::rules;
 use std::io::IsTerminal;
@@ -52,8 +52,14 @@ fn emit(text: &str, output: &Option<PathBuf>) -> Result<(), String> {
     }
 }
 
-fn run_audit(path: &Path, config: Option<&Path>, quiet: bool) -> Result<Report, Failure> {
-    let config = Config::discover(path, config).map_err(Failure::Config)?;
+fn run_audit(
+    path: &Path,
+    config: Option<&Path>,
+    quiet: bool,
+    selection: Selection,
+) -> Result<(Report, Config), Failure> {
+    let mut config = Config::discover(path, config).map_err(Failure::Config)?;
+    config.selection = selection;
     let bar = if quiet {
         None
     } else {
@@ -67,7 +73,71 @@ fn run_audit(path: &Path, config: Option<&Path>, quiet: bool) -> Result<Report, 
     if let Some(b) = bar {
         b.finish();
     }
-    result.map_err(|e| Failure::Message(e.to_string()))
+    result
+        .map(|r| (r, config))
+        .map_err(|e| Failure::Message(e.to_string()))
+}
+
+/// The prefix that makes the report's root-relative paths resolve: from `--path-base`, else for
+/// the terminal formats from where the user stands (the path as typed), for the CI formats from
+/// the repository root.
+fn path_prefix(path: &Path, daily: &DailyArgs, ci: bool) -> String {
+    use retrysafe::paths::{prefix_from, repository_root, typed_prefix};
+    match &daily.path_base {
+        Some(base) => prefix_from(path, base),
+        None if ci => match repository_root(path) {
+            Some(repo) => prefix_from(path, &repo),
+            None => typed_prefix(path),
+        },
+        None => typed_prefix(path),
+    }
+}
+
+fn render_check(
+    report: &Report,
+    path: &Path,
+    format: CheckFormat,
+    output: &Option<PathBuf>,
+    quiet: bool,
+    daily: &DailyArgs,
+) -> String {
+    let human = path_prefix(path, daily, false);
+    let ci = || path_prefix(path, daily, true);
+    match format {
+        CheckFormat::Pretty => report::diagnostics::render(
+            report,
+            path,
+            &report::diagnostics::Human {
+                colour: colour(output),
+                quiet,
+                verbose: daily.verbose,
+                prefix: human,
+            },
+        ),
+        CheckFormat::Table if quiet => report::table::findings(report, colour(output), &human),
+        CheckFormat::Table => report::table::render(report, colour(output), &human),
+        CheckFormat::Markdown => report::markdown::render(
+            report,
+            &report::markdown::Options {
+                full: daily.full,
+                prefix: match &daily.path_base {
+                    Some(_) => ci(),
+                    None => String::new(),
+                },
+            },
+        ),
+        CheckFormat::Json => report::json::render(report),
+        CheckFormat::Sarif => report::sarif::render(
+            report,
+            &match &daily.path_base {
+                Some(base) => retrysafe::paths::prefix_from(path, base),
+                None => String::new(),
+            },
+        ),
+        CheckFormat::Github => report::github::render(report, &ci()),
+        CheckFormat::Gitlab => report::gitlab::render(report, &ci()),
+        CheckFormat::Junit => report::junit::render(report, &ci()),
+    }
 }
 
 fn run(cli: Cli) -> Result<ExitCode, Failure> {
@@ -81,22 +151,37 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             baseline,
             write_baseline,
             quiet,
+            daily,
         } => {
-            let mut report = run_audit(&path, config.as_deref(), quiet)?;
+            let selection = Selection::new(
+                &daily.select,
+                &daily.extend_select,
+                &daily.ignore,
+                daily.min_confidence.map(|c| c.confidence()),
+            )?;
+            // Outside a repository, or at an unknown revision, fail before the audit.
+            let base = match &daily.diff {
+                Some(rev) => Some(retrysafe::diff::resolve(&path, rev)?),
+                None => None,
+            };
+            let (mut report, config) = run_audit(&path, config.as_deref(), quiet, selection)?;
             if let Some(file) = &baseline {
                 report.mark_baselined(&Baseline::load(file)?.fingerprints());
             }
-            let text = match format {
-                CheckFormat::Pretty => {
-                    report::diagnostics::render(&report, &path, colour(&output), quiet)
-                }
-                CheckFormat::Table if quiet => report::table::findings(&report, colour(&output)),
-                CheckFormat::Table => report::table::render(&report, colour(&output)),
-                CheckFormat::Markdown => report::markdown::render(&report),
-                CheckFormat::Json => report::json::render(&report),
-                CheckFormat::Sarif => report::sarif::render(&report),
-            };
+            if let Some(base) = &base {
+                let at_base = retrysafe::diff::endpoints_at_base(base, &config)?;
+                retrysafe::diff::apply(&mut report, base, &at_base);
+            }
+            let text = render_check(&report, &path, format, &output, quiet, &daily);
             emit(&text, &output)?;
+            if let Some(why) = &report.summary.nothing_audited
+                && !daily.allow_empty
+            {
+                return Err(Failure::Message(format!(
+                    "nothing was audited in {}: {why}; pass --allow-empty if that is expected",
+                    path.display()
+                )));
+            }
             if let Some(file) = &write_baseline {
                 let b = Baseline::from_report(&report);
                 std::fs::write(file, b.to_json())
@@ -125,9 +210,13 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             output,
             config,
         } => {
-            let report = run_audit(&path, config.as_deref(), false)?;
+            let (report, _) = run_audit(&path, config.as_deref(), false, Selection::default())?;
             let text = match format {
-                InventoryFormat::Table => report::table::render_inventory(&report, colour(&output)),
+                InventoryFormat::Table => report::table::render_inventory(
+                    &report,
+                    colour(&output),
+                    &retrysafe::paths::typed_prefix(&path),
+                ),
                 InventoryFormat::Markdown => report::markdown::inventory_table(&report),
                 InventoryFormat::Json => report::json::render_inventory(&report),
                 InventoryFormat::Csv => report::inventory_csv(&report),

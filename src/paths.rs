@@ -1,6 +1,8 @@
 //! Paths inside the scanned tree, `/`-separated and relative to its root. Depends on nothing in
 //! the crate, so every layer may use it.
 
+use std::path::Path;
+
 /// Joins and normalises `a/b/../c` style paths; None if it climbs above the root.
 pub fn join(dir: &str, rel: &str) -> Option<String> {
     let mut parts: Vec<&str> = if dir.is_empty() {
@@ -60,4 +62,63 @@ pub fn read_in_root(root: &std::path::Path, rel: &str) -> Result<Option<String>,
     String::from_utf8(bytes)
         .map(Some)
         .map_err(|_| "is not UTF-8: not read".into())
+}
+
+/// `path` relative to `base`, `/`-separated, with `..` where it lies outside; both are made
+/// absolute first (canonical where they exist). `None` when they share no root (Windows drives).
+pub fn relative_to(path: &Path, base: &Path) -> Option<String> {
+    let abs = |p: &Path| {
+        p.canonicalize()
+            .ok()
+            .or_else(|| std::env::current_dir().ok().map(|d| d.join(p)))
+    };
+    let (path, base) = (abs(path)?, abs(base)?);
+    let p: Vec<_> = path.components().collect();
+    let b: Vec<_> = base.components().collect();
+    let common = p.iter().zip(&b).take_while(|(x, y)| x == y).count();
+    if common == 0 {
+        return None;
+    }
+    let mut parts: Vec<String> = vec!["..".to_string(); b.len() - common];
+    parts.extend(
+        p[common..]
+            .iter()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned()),
+    );
+    Some(parts.join("/"))
+}
+
+/// The repository (a folder holding `.git`) that `path` is in, if any.
+pub fn repository_root(path: &Path) -> Option<std::path::PathBuf> {
+    let start = path.canonicalize().ok()?;
+    start
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// What to put before a report's root-relative `file` so the path resolves from `base`: `""` when
+/// the scanned root is `base` itself, else the root relative to it with a trailing `/`.
+pub fn prefix_from(root: &Path, base: &Path) -> String {
+    match relative_to(root, base) {
+        Some(rel) if rel.is_empty() => String::new(),
+        Some(rel) => format!("{rel}/"),
+        None => typed_prefix(root),
+    }
+}
+
+/// The scanned root as the user typed it, as a prefix: `services/api/` for `./services/api`,
+/// `""` for `.`.
+pub fn typed_prefix(root: &Path) -> String {
+    let s = root.to_string_lossy().replace('\\', "/");
+    let mut s = s.as_str();
+    while let Some(rest) = s.strip_prefix("./") {
+        s = rest;
+    }
+    let s = s.trim_end_matches('/');
+    if s.is_empty() || s == "." {
+        String::new()
+    } else {
+        format!("{s}/")
+    }
 }

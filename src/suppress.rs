@@ -1,6 +1,9 @@
-//! In-source suppressions: `// retrysafe-ignore RS003: reason` (also `#` and `/* … */`) on the
-//! route line, or alone on the line above it (other comment lines may sit between), silences those
-//! rules for that endpoint.
+//! In-source suppressions: `// retrysafe-ignore RS003: reason` (also `#` and `/* … */`) on a
+//! line, or alone on the line above it (other comment lines may sit between), silences those
+//! rules there. The line may be the route, the handler, the key middleware or extractor, or the
+//! shared place a flaw lives in (the key store, the helper): on a shared place it covers every
+//! endpoint the flaw affects. `// retrysafe-ignore-file RS020: reason` anywhere in a file silences
+//! the rules for every finding located in it. Rules go by id or name.
 //!
 //! The reason is required: a suppression without one is reported and silences nothing. A
 //! suppression that matches no finding is reported too, so stale ones do not pile up.
@@ -10,6 +13,8 @@ use crate::rules::{self, Finding};
 use std::collections::BTreeSet;
 
 const MARKER: &str = "retrysafe-ignore";
+/// The file-wide form: `retrysafe-ignore-file`.
+const FILE_SUFFIX: &str = "-file";
 
 /// One `retrysafe-ignore` comment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,6 +30,8 @@ pub struct Suppression {
     pub rules: Vec<String>,
     /// `None` when missing or empty.
     pub reason: Option<String>,
+    /// `retrysafe-ignore-file`: every finding in the file.
+    pub file_wide: bool,
 }
 
 fn is_comment_only(line: &str) -> bool {
@@ -42,7 +49,10 @@ fn parse_body(rest: &str) -> Option<(Vec<String>, Option<String>)> {
     let rules: Vec<String> = ids
         .split(|c: char| c == ',' || c.is_whitespace())
         .filter(|s| !s.is_empty())
-        .map(|s| s.to_ascii_uppercase())
+        .map(|s| match rules::find(s) {
+            Some(r) => r.meta.id.to_string(),
+            None => s.to_ascii_uppercase(),
+        })
         .collect();
     if rules.is_empty() {
         return None;
@@ -71,13 +81,19 @@ pub fn scan(file: &str, text: &str) -> Vec<Suppression> {
         if !opener {
             continue;
         }
-        let Some((rules, reason)) = parse_body(&l[at + MARKER.len()..]) else {
+        let mut body = &l[at + MARKER.len()..];
+        let file_wide = body.starts_with(FILE_SUFFIX);
+        if file_wide {
+            body = &body[FILE_SUFFIX.len()..];
+        }
+        let Some((rules, reason)) = parse_body(body) else {
             out.push(Suppression {
                 file: file.to_string(),
                 line: i as u32 + 1,
                 target: i as u32 + 1,
                 rules: Vec::new(),
                 reason: None,
+                file_wide,
             });
             continue;
         };
@@ -96,6 +112,7 @@ pub fn scan(file: &str, text: &str) -> Vec<Suppression> {
             target: target as u32 + 1,
             rules,
             reason,
+            file_wide,
         });
     }
     out
@@ -135,18 +152,32 @@ pub fn apply(
                 continue;
             }
             let mut matched = false;
+            let here = |l: &crate::facts::Location| l.file == s.file && l.line == s.target;
             for f in findings.iter_mut() {
-                if f.file == s.file && f.line == s.target && f.rule == *rule {
+                let covered = if s.file_wide {
+                    f.file == s.file || f.route.file == s.file
+                } else {
+                    (f.file == s.file && f.line == s.target)
+                        || f.cause_at.as_ref().is_some_and(here)
+                        || f.anchors.iter().any(here)
+                };
+                if covered && f.rule == *rule {
                     f.suppressed = true;
                     f.suppression_reason = Some(reason.clone());
                     matched = true;
                 }
             }
             if !matched && enabled(rule) {
-                diagnostics.push(diag(format!(
-                    "`{MARKER} {rule}` matches no {rule} finding at line {}: remove it if it is stale",
-                    s.target
-                )));
+                diagnostics.push(diag(if s.file_wide {
+                    format!(
+                        "`{MARKER}{FILE_SUFFIX} {rule}` matches no {rule} finding in this file: remove it if it is stale"
+                    )
+                } else {
+                    format!(
+                        "`{MARKER} {rule}` matches no {rule} finding at line {}: remove it if it is stale",
+                        s.target
+                    )
+                }));
             }
         }
     }
@@ -168,5 +199,16 @@ mod tests {
         assert_eq!(s[2].reason, None);
         assert_eq!(s[2].target, 6, "skips the comment line below it");
         assert_eq!(s[3].reason.as_deref(), Some("legacy"));
+    }
+
+    #[test]
+    fn names_and_the_file_wide_form() {
+        let s = scan(
+            "a.ts",
+            "// retrysafe-ignore-file no-idempotency-tests, rs014: covered by e2e suite\nx\n",
+        );
+        assert_eq!(s.len(), 1);
+        assert!(s[0].file_wide);
+        assert_eq!(s[0].rules, vec!["RS020", "RS014"]);
     }
 }

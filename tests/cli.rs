@@ -59,6 +59,7 @@ fn markdown_report_has_every_section_and_says_what_is_not_checked() {
         path.to_str().unwrap(),
         "--fail-on",
         "none",
+        "--full",
     ]);
     assert_eq!(out.status.code(), Some(0));
     assert!(out.stdout.is_empty(), "--output writes nothing to stdout");
@@ -99,6 +100,46 @@ fn markdown_report_has_every_section_and_says_what_is_not_checked() {
         "{md}"
     );
     assert!(md.contains("- Where: `src/routes/v1/orders.ts:20`"), "{md}");
+}
+
+#[test]
+fn markdown_by_default_fits_a_pull_request_comment() {
+    let out = run(&[
+        "check",
+        &shop(),
+        "--format",
+        "markdown",
+        "--fail-on",
+        "none",
+    ]);
+    let md = String::from_utf8(out.stdout).unwrap();
+    // The gaps first, named.
+    let summary =
+        &md[md.find("## Executive summary").unwrap()..md.find("## Mutation inventory").unwrap()];
+    assert!(
+        summary.contains(
+            "- **Highest-risk gap:** POST /api/v1/orders/{id}/pay: payment without idempotency."
+        ),
+        "{summary}"
+    );
+    assert!(summary.contains("**5 with no mechanism**"), "{summary}");
+    assert!(
+        summary.contains("unknown (a call on the way could not be followed)**"),
+        "{summary}"
+    );
+    assert!(summary.contains("from 5 causes"), "{summary}");
+    // Sections with findings are there; the empty ones are one line.
+    assert!(md.contains("## Idempotency Mechanism\n"), "{md}");
+    assert!(!md.contains("## Header Pattern\n"), "{md}");
+    assert!(
+        md.contains(
+            "## Nothing found\n\nNo findings in: Header Pattern (RS008, RS011, RS016, RS019), "
+        ),
+        "{md}"
+    );
+    // The per-mutation profile is folded.
+    assert!(md.contains("## Per-Mutation Profile\n\n<details><summary>8 endpoints: side effects and mechanisms</summary>"), "{md}");
+    assert!(md.len() < 65_536);
 }
 
 #[test]

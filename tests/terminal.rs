@@ -1,17 +1,46 @@
-//! The default terminal output: each finding as a compiler-style diagnostic (miette) with the
-//! route's and the side effect's source lines and the change to make, then a summary line.
+//! The terminal output: by default one short entry per cause, never wrapped, with paths that
+//! resolve from where the user stands; with `--verbose` each finding as a compiler-style
+//! diagnostic (miette) with the route's and the side effect's source lines.
 
 mod common;
 
-use common::{fixture, run_in};
+use common::{fixture, run_at, run_in};
 
 fn shop() -> String {
     fixture("express-shop").to_str().unwrap().to_string()
 }
 
 #[test]
-fn findings_render_as_diagnostics_with_source_lines() {
-    let (code, out, err) = run_in(&["check", &shop()]);
+fn by_default_each_cause_is_a_short_entry_with_a_path_that_resolves_from_here() {
+    let (code, out, err) = run_at(&fixture("express-shop"), &["check"]);
+    assert_eq!(code, 1);
+    assert!(err.is_empty(), "{err}");
+    assert!(
+        out.starts_with(
+            "RS001 payment-without-idempotency (critical, likely): `POST /api/v1/orders/{id}/pay`\n  --> src/routes/v1/orders.ts:20\n  Payment reached with no idempotency key: `stripe.paymentIntents.create` (src/services/payments.ts:19) via payForOrder → createPaymentIntent.\n  help: Require an `Idempotency-Key` header"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains('╭'), "no source excerpts by default: {out}");
+    // From the repository's root, the path as typed leads to the file.
+    let (_, out, _) = run_at(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+        &["check", "fixtures/express-shop"],
+    );
+    assert!(
+        out.contains("  --> fixtures/express-shop/src/routes/v1/orders.ts:20\n"),
+        "{out}"
+    );
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.contains("(5 findings from 5 causes); 24 files scanned (prisma 1, typescript 23); endpoints by framework: express 8"),
+        "{last}"
+    );
+}
+
+#[test]
+fn verbose_renders_findings_as_diagnostics_with_source_lines() {
+    let (code, out, err) = run_at(&fixture("express-shop"), &["check", "--verbose"]);
     assert_eq!(code, 1);
     assert!(
         err.is_empty(),
@@ -62,7 +91,7 @@ fn findings_render_as_diagnostics_with_source_lines() {
     );
     let last = out.lines().last().unwrap();
     assert!(
-        last.starts_with("8 mutation endpoints, 3 with idempotency; findings: 2 critical, 2 high, 0 medium, 1 low, 0 inverse; "),
+        last.starts_with("8 mutation endpoints, 3 with idempotency; findings: 2 critical, 2 high, 0 medium, 1 low, 0 inverse (5 findings from 5 causes); "),
         "{last}"
     );
 }
@@ -80,7 +109,12 @@ fn quiet_prints_the_findings_only() {
     assert!(!out.contains("mutation endpoints"), "{out}");
     // Nothing at all when there is nothing to say.
     let empty = tempfile::tempdir().unwrap();
-    let (code, out, err) = run_in(&["check", empty.path().to_str().unwrap(), "-q"]);
+    let (code, out, err) = run_in(&[
+        "check",
+        empty.path().to_str().unwrap(),
+        "-q",
+        "--allow-empty",
+    ]);
     assert_eq!((code, out.as_str(), err.as_str()), (0, "", ""));
 }
 
@@ -88,19 +122,20 @@ fn quiet_prints_the_findings_only() {
 fn diagnostics_are_listed_as_notes() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("broken.ts"), "export function f( {\n").unwrap();
-    let (code, out, _) = run_in(&["check", dir.path().to_str().unwrap()]);
+    let (code, out, _) = run_at(dir.path(), &["check"]);
     assert_eq!(code, 0);
     assert!(out.starts_with("No findings.\nnote: broken.ts:"), "{out}");
     assert!(out.contains("parse error"), "{out}");
     assert!(
-        out.trim_end().ends_with("1 diagnostics (notes above)"),
+        out.trim_end()
+            .ends_with("1 diagnostics (notes above; --verbose for each)"),
         "{out}"
     );
 }
 
 #[test]
 fn the_table_format_is_unchanged() {
-    let (code, out, _) = run_in(&["check", &shop(), "--format", "table"]);
+    let (code, out, _) = run_at(&fixture("express-shop"), &["check", "--format", "table"]);
     assert_eq!(code, 1);
     assert!(out.starts_with('┌'), "{out}");
     assert!(out.contains("#1 RS001 POST /api/v1/orders/{id}/pay at src/routes/v1/orders.ts:20"));

@@ -649,14 +649,30 @@ pub struct Diagnostic {
     pub message: String,
 }
 
+/// The longest diagnostic message kept: a parser's error may quote a whole statement (a PL/pgSQL
+/// body) or file, which no report needs.
+pub const MAX_DIAGNOSTIC_CHARS: usize = 500;
+
 impl Diagnostic {
+    /// The message is kept to one line of at most [`MAX_DIAGNOSTIC_CHARS`] characters.
     pub fn new(file: impl Into<String>, line: u32, message: impl Into<String>) -> Self {
         Diagnostic {
             file: file.into(),
             line,
-            message: message.into(),
+            message: one_line(&message.into(), MAX_DIAGNOSTIC_CHARS),
         }
     }
+}
+
+/// `text` on one line (line breaks and runs of spaces folded), cut at `max` characters with `…`.
+pub fn one_line(text: &str, max: usize) -> String {
+    let folded = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if folded.chars().count() <= max {
+        return folded;
+    }
+    let mut out: String = folded.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }
 
 /// Where a key that code sends comes from: judged against "once per intent, reused by every retry".
@@ -772,6 +788,8 @@ pub struct Facts {
     pub clients: Vec<ClientRequest>,
     /// Requests with an idempotency key found in the repository's tests and `.http` files.
     pub key_tests: Vec<KeyTest>,
+    /// What was read: files per language, routes, frameworks the manifests name.
+    pub coverage: crate::coverage::Coverage,
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
-//! `--format pretty` (the default): each finding rendered like a compiler diagnostic with miette —
-//! the rule, the severity, the route's source lines, the side effect's source lines, and the change
-//! to make — then the diagnostics and a summary line. Colour only on a terminal without `NO_COLOR`.
+//! `--format pretty` (the default). By default one short entry per cause — the rule, severity and
+//! confidence, the endpoint (or how many share the flaw), the location, the message and the change
+//! to make, never wrapped — then the diagnostics summarised by kind and a summary line. With
+//! `--verbose` each finding is rendered like a compiler diagnostic with miette: the route's source
+//! lines, the side effect's source lines, every diagnostic. Colour only on a terminal without
+//! `NO_COLOR`.
 
 use super::{EndpointReport, Report, table};
 use crate::facts::Effect;
@@ -115,7 +118,7 @@ fn miette_severity(s: Severity) -> miette::Severity {
     }
 }
 
-fn finding(report: &Report, f: &Finding, sources: &mut Sources) -> Rendered {
+fn finding(report: &Report, f: &Finding, sources: &mut Sources, prefix: &str) -> Rendered {
     let baselined = if f.baselined { ", in the baseline" } else { "" };
     let code = format!(
         "{} {} ({}, {}{baselined})",
@@ -164,7 +167,10 @@ fn finding(report: &Report, f: &Finding, sources: &mut Sources) -> Rendered {
             code: None,
             severity: miette::Severity::Advice,
             labels: label(&text, e.location.line, what).into_iter().collect(),
-            source: Some(NamedSource::new(&e.location.file, text)),
+            source: Some(NamedSource::new(
+                format!("{prefix}{}", e.location.file),
+                text,
+            )),
             help: None,
             related: Vec::new(),
         });
@@ -173,7 +179,7 @@ fn finding(report: &Report, f: &Finding, sources: &mut Sources) -> Rendered {
         message: f.message.clone(),
         code: Some(code),
         severity: miette_severity(f.severity),
-        source: route_text.map(|t| NamedSource::new(&f.file, t)),
+        source: route_text.map(|t| NamedSource::new(format!("{prefix}{}", f.file), t)),
         labels,
         help: Some(help),
         related,
@@ -203,38 +209,128 @@ pub fn render_error(d: &dyn Diagnostic, colour: bool) -> String {
     out
 }
 
+/// How the terminal report is written.
+#[derive(Debug, Clone, Default)]
+pub struct Human {
+    pub colour: bool,
+    pub quiet: bool,
+    pub verbose: bool,
+    /// Put before each root-relative path so it resolves from where the user stands.
+    pub prefix: String,
+}
+
+fn paint(text: &str, s: Severity, colour: bool) -> String {
+    if !colour {
+        return text.to_string();
+    }
+    let code = match s {
+        Severity::Critical => "31;1",
+        Severity::High => "31",
+        Severity::Medium => "33",
+        Severity::Low => "34",
+        Severity::Inverse => "35",
+        Severity::None => "32",
+    };
+    format!("\u{1b}[{code}m{text}\u{1b}[0m")
+}
+
+/// One cause, short: never wrapped, so a path is never broken.
+fn concise(group: &[&Finding], opts: &Human, out: &mut String) {
+    let f = group[0];
+    let endpoints = super::cause_endpoints(group);
+    let baselined = if f.baselined { ", in the baseline" } else { "" };
+    let head = format!(
+        "{} {} ({}, {}{baselined})",
+        f.rule,
+        f.name,
+        f.severity.as_str(),
+        f.confidence.as_str()
+    );
+    let what = if endpoints.len() > 1 {
+        format!("{} endpoints", endpoints.len())
+    } else {
+        format!("`{}`", f.endpoint)
+    };
+    let (file, line) = super::cause_location(group);
+    let _ = writeln!(out, "{}: {what}", paint(&head, f.severity, opts.colour));
+    let _ = writeln!(out, "  --> {}{file}:{line}", opts.prefix);
+    let _ = writeln!(out, "  {}", super::cause_message(group));
+    if endpoints.len() > 1 {
+        let limit = if opts.verbose { None } else { Some(4) };
+        let _ = writeln!(out, "  endpoints: {}", super::listed(&endpoints, limit));
+    }
+    let _ = writeln!(out, "  help: {}", f.change);
+}
+
 /// The report for a person at a terminal. `root` is the scanned directory (to read source lines).
-pub fn render(report: &Report, root: &Path, colour: bool, quiet: bool) -> String {
+pub fn render(report: &Report, root: &Path, opts: &Human) -> String {
     let mut sources = Sources {
         root,
         cache: HashMap::new(),
     };
-    let h = handler(colour);
+    let h = handler(opts.colour);
     let mut out = String::new();
-    for f in report.visible_findings() {
-        let d = finding(report, f, &mut sources);
-        if h.render_report(&mut out, &d).is_err() {
-            let _ = writeln!(out, "{} {}:{}: {}", f.rule, f.file, f.line, f.message);
+    if opts.verbose {
+        for f in report.shown_findings() {
+            let d = finding(report, f, &mut sources, &opts.prefix);
+            if h.render_report(&mut out, &d).is_err() {
+                let _ = writeln!(out, "{} {}:{}: {}", f.rule, f.file, f.line, f.message);
+            }
+            out.push('\n');
         }
-        out.push('\n');
+    } else {
+        for group in report.causes() {
+            concise(&group, opts, &mut out);
+            out.push('\n');
+        }
     }
-    if quiet {
+    if opts.quiet {
         return out;
     }
-    if report.visible_findings().next().is_none() {
-        out.push_str("No findings.\n");
+    if report.shown_findings().next().is_none() {
+        out.push_str(if report.summary.new.is_some() {
+            "No new findings.\n"
+        } else {
+            "No findings.\n"
+        });
     }
-    for d in &report.diagnostics {
-        let at = match (d.file.is_empty(), d.line) {
-            (true, _) => String::new(),
-            (false, 0) => format!("{}: ", d.file),
-            (false, l) => format!("{}:{l}: ", d.file),
-        };
-        let _ = writeln!(out, "note: {at}{}", d.message);
+    for line in super::diff_lines(report, if opts.verbose { None } else { Some(20) }) {
+        let _ = writeln!(out, "diff: {line}");
+    }
+    if opts.verbose {
+        for d in &report.diagnostics {
+            let _ = writeln!(out, "note: {}", located(d, &opts.prefix));
+        }
+    } else {
+        for (kind, n, first) in super::diagnostics_by_kind(report) {
+            if n == 1 {
+                let _ = writeln!(out, "note: {}", located(first, &opts.prefix));
+            } else {
+                let _ = writeln!(
+                    out,
+                    "note: {n} × {kind} (first: {}{}:{})",
+                    opts.prefix, first.file, first.line
+                );
+            }
+        }
     }
     if !report.diagnostics.is_empty() {
         out.push('\n');
     }
-    out.push_str(&table::summary_line(report).replace("(see --format json)", "(notes above)"));
+    let notes = if opts.verbose {
+        "(notes above)"
+    } else {
+        "(notes above; --verbose for each)"
+    };
+    out.push_str(&table::summary_line(report).replace("(see --format json)", notes));
     out
+}
+
+/// `file:line: message` of a diagnostic, the path made to resolve from where the user stands.
+fn located(d: &crate::facts::Diagnostic, prefix: &str) -> String {
+    match (d.file.is_empty(), d.line) {
+        (true, _) => d.message.clone(),
+        (false, 0) => format!("{prefix}{}: {}", d.file, d.message),
+        (false, l) => format!("{prefix}{}:{l}: {}", d.file, d.message),
+    }
 }

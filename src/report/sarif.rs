@@ -245,7 +245,36 @@ fn location(file: &str, line: u32, message: Option<String>, id: Option<usize>) -
     }
 }
 
-fn related(report: &Report, f: &Finding) -> Vec<Location> {
+/// The message, with each side effect it names made a link to its related location
+/// (`[`stripe.charges.create` (src/pay.ts:9)](1)`), SARIF's markup for "see there".
+fn linked_message(report: &Report, f: &Finding) -> String {
+    let mut text = format!("{} Change: {}", f.message, f.change)
+        .replace('[', "\\[")
+        .replace(']', "\\]");
+    if let Some(ep) = endpoint_of(report, f) {
+        for (i, e) in super::diagnostics::effects_named_in(ep, &f.message)
+            .into_iter()
+            .enumerate()
+        {
+            let named = format!("`{}` ({})", e.callee, e.location)
+                .replace('[', "\\[")
+                .replace(']', "\\]");
+            if let Some(at) = text.find(&named) {
+                text.replace_range(at..at + named.len(), &format!("[{named}]({})", i + 1));
+            }
+        }
+    }
+    text
+}
+
+fn endpoint_of<'a>(report: &'a Report, f: &Finding) -> Option<&'a super::EndpointReport> {
+    report
+        .endpoints
+        .iter()
+        .find(|e| e.label() == f.endpoint && e.file == f.route.file && e.line == f.route.line)
+}
+
+fn related(report: &Report, f: &Finding, prefix: &str) -> Vec<Location> {
     let Some(ep) = report
         .endpoints
         .iter()
@@ -258,7 +287,7 @@ fn related(report: &Report, f: &Finding) -> Vec<Location> {
         .enumerate()
         .map(|(i, e)| {
             location(
-                &e.location.file,
+                &format!("{prefix}{}", e.location.file),
                 e.location.line,
                 Some(format!("{}: `{}`", e.kind.as_str(), e.callee)),
                 Some(i + 1),
@@ -267,7 +296,7 @@ fn related(report: &Report, f: &Finding) -> Vec<Location> {
         .collect()
 }
 
-fn notification(d: &Diagnostic) -> Notification {
+fn notification(d: &Diagnostic, prefix: &str) -> Notification {
     Notification {
         level: "warning",
         message: Text {
@@ -276,12 +305,14 @@ fn notification(d: &Diagnostic) -> Notification {
         locations: if d.file.is_empty() {
             Vec::new()
         } else {
-            vec![location(&d.file, d.line, None, None)]
+            vec![location(&format!("{prefix}{}", d.file), d.line, None, None)]
         },
     }
 }
 
-pub fn render(report: &Report) -> String {
+/// `prefix` is put before every path (`--path-base`); without it paths are relative to the
+/// scanned root (`%SRCROOT%`).
+pub fn render(report: &Report, prefix: &str) -> String {
     let rules = registry();
     let index: BTreeMap<&str, usize> = rules
         .iter()
@@ -298,15 +329,15 @@ pub fn render(report: &Report) -> String {
             rule_index: index[f.rule.as_str()],
             level: level(f.severity),
             message: Text {
-                text: format!("{} Change: {}", f.message, f.change),
+                text: linked_message(report, f),
             },
             locations: vec![location(
-                &f.file,
+                &format!("{prefix}{}", f.file),
                 f.line,
                 Some(format!("`{}` is registered here", f.endpoint)),
                 None,
             )],
-            related_locations: related(report, f),
+            related_locations: related(report, f, prefix),
             partial_fingerprints: BTreeMap::from([(FINGERPRINT_KEY, f.fingerprint.as_str())]),
             baseline_state: any_baselined.then_some(if f.baselined { "unchanged" } else { "new" }),
             suppressions: f
@@ -341,7 +372,11 @@ pub fn render(report: &Report) -> String {
             },
             invocations: vec![Invocation {
                 execution_successful: true,
-                tool_execution_notifications: report.diagnostics.iter().map(notification).collect(),
+                tool_execution_notifications: report
+                    .diagnostics
+                    .iter()
+                    .map(|d| notification(d, prefix))
+                    .collect(),
             }],
             results,
             column_kind: "utf16CodeUnits",

@@ -2,7 +2,9 @@
 
 use super::{Report, effect_kinds, mechanism_kinds};
 use crate::rules::Severity;
-use comfy_table::{Cell, Color, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use comfy_table::{
+    Cell, Color, ColumnConstraint, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED,
+};
 
 fn severity_cell(s: Severity, colour: bool) -> Cell {
     let cell = Cell::new(s.as_str());
@@ -34,17 +36,17 @@ fn new_table(colour: bool) -> Table {
     t
 }
 
-pub fn render(report: &Report, colour: bool) -> String {
-    let mut out = findings(report, colour);
+pub fn render(report: &Report, colour: bool, prefix: &str) -> String {
+    let mut out = findings(report, colour, prefix);
     out.push_str(&summary_line(report));
     out
 }
 
 /// The table and the details of each finding, without the summary line. Suppressed findings are
 /// left out (the JSON keeps them); baselined ones say so.
-pub fn findings(report: &Report, colour: bool) -> String {
+pub fn findings(report: &Report, colour: bool, prefix: &str) -> String {
     let mut out = String::new();
-    let visible: Vec<_> = report.visible_findings().collect();
+    let visible: Vec<_> = report.shown_findings().collect();
     if visible.is_empty() {
         out.push_str("No findings.\n");
     } else {
@@ -61,14 +63,15 @@ pub fn findings(report: &Report, colour: bool) -> String {
                 sev,
                 Cell::new(format!("{} {}", f.rule, f.name)),
                 Cell::new(&f.endpoint),
-                Cell::new(format!("{}:{}", f.file, f.line)),
+                Cell::new(format!("{prefix}{}:{}", f.file, f.line)),
             ]);
         }
+        unwrapped(&mut t, &[3, 4]);
         out.push_str(&t.to_string());
         out.push_str("\n\n");
         for (i, f) in visible.iter().enumerate() {
             out.push_str(&format!(
-                "#{} {} {} at {}:{}\n  {}\n  change: {}\n  impact: {}\n\n",
+                "#{} {} {} at {prefix}{}:{}\n  {}\n  change: {}\n  impact: {}\n\n",
                 i + 1,
                 f.rule,
                 f.endpoint,
@@ -83,7 +86,16 @@ pub fn findings(report: &Report, colour: bool) -> String {
     out
 }
 
-pub fn render_inventory(report: &Report, colour: bool) -> String {
+/// Columns that hold paths are as wide as their content: a path is never broken across lines.
+fn unwrapped(t: &mut Table, columns: &[usize]) {
+    for &i in columns {
+        if let Some(c) = t.column_mut(i) {
+            c.set_constraint(ColumnConstraint::ContentWidth);
+        }
+    }
+}
+
+pub fn render_inventory(report: &Report, colour: bool, prefix: &str) -> String {
     let mut t = new_table(colour);
     t.set_header(vec![
         "Endpoint",
@@ -96,13 +108,14 @@ pub fn render_inventory(report: &Report, colour: bool) -> String {
     for e in &report.endpoints {
         t.add_row(vec![
             Cell::new(e.shown()),
-            Cell::new(format!("{}:{}", e.file, e.line)),
+            Cell::new(format!("{prefix}{}:{}", e.file, e.line)),
             Cell::new(&e.handler),
             Cell::new(effect_kinds(&e.side_effects)),
             Cell::new(mechanism_kinds(&e.mechanisms)),
             severity_cell(e.severity, colour),
         ]);
     }
+    unwrapped(&mut t, &[0, 1]);
     let mut out = t.to_string();
     out.push('\n');
     out.push_str(&format!(
@@ -114,24 +127,45 @@ pub fn render_inventory(report: &Report, colour: bool) -> String {
     out
 }
 
+/// `typescript 12, rust 3`.
+fn counts(map: &std::collections::BTreeMap<String, usize>) -> String {
+    map.iter()
+        .map(|(k, n)| format!("{k} {n}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 pub fn summary_line(report: &Report) -> String {
     let s = &report.summary;
     let b = &s.by_severity;
     let mut line = format!(
-        "{} mutation endpoints, {} with idempotency; findings: {} critical, {} high, {} medium, {} low, {} inverse; {} files scanned",
-        s.mutation_endpoints,
-        s.with_idempotency,
-        b.critical,
-        b.high,
-        b.medium,
-        b.low,
-        b.inverse,
-        s.files_scanned
+        "{} mutation endpoints, {} with idempotency; findings: {} critical, {} high, {} medium, {} low, {} inverse",
+        s.mutation_endpoints, s.with_idempotency, b.critical, b.high, b.medium, b.low, b.inverse,
     );
+    let total = b.critical + b.high + b.medium + b.low + b.inverse;
+    if total > 0 {
+        line.push_str(&format!(
+            " ({total} finding{} from {} cause{})",
+            if total == 1 { "" } else { "s" },
+            s.causes,
+            if s.causes == 1 { "" } else { "s" }
+        ));
+    }
+    line.push_str(&format!("; {} files scanned", s.files_scanned));
+    let langs = counts(&s.coverage.files_by_language);
+    if !langs.is_empty() {
+        line.push_str(&format!(" ({langs})"));
+    }
+    let fws = counts(&s.endpoints_by_framework);
+    if !fws.is_empty() {
+        line.push_str(&format!("; endpoints by framework: {fws}"));
+    }
     if s.suppressed > 0 {
         line.push_str(&format!("; {} suppressed", s.suppressed));
     }
-    if s.baselined > 0 {
+    if let Some(new) = s.new {
+        line.push_str(&format!("; {new} new, {} known", s.baselined));
+    } else if s.baselined > 0 {
         line.push_str(&format!("; {} in the baseline", s.baselined));
     }
     if !report.diagnostics.is_empty() {

@@ -158,6 +158,10 @@ pub struct Hit {
     pub impact: String,
     /// Where the flaw is, when that is not the route line (the key store's code).
     pub at: Option<Location>,
+    /// Where the flaw's cause lives when it is shared by other endpoints but reported on the route
+    /// (the in-memory store, the helper whose create is unguarded): findings with one cause are
+    /// rendered as one entry, and a suppression there covers them all.
+    pub cause: Option<Location>,
 }
 
 pub struct Rule {
@@ -256,8 +260,14 @@ pub fn evaluate_project(project: &Project) -> Vec<Finding> {
                 baselined: false,
                 also_endpoints: Vec::new(),
                 also_routes: Vec::new(),
+                cause: String::new(),
+                cause_at: None,
+                anchors: Vec::new(),
             });
         }
+    }
+    for f in &mut out {
+        f.cause = f.fingerprint.clone();
     }
     out
 }
@@ -301,6 +311,25 @@ pub struct Finding {
     #[serde(skip)]
     #[schemars(skip)]
     pub route: Location,
+    /// What the finding comes from: the same value on every finding whose flaw lives in one shared
+    /// place (a key store, a middleware, a helper), which the terminal, Markdown and CI formats
+    /// list once with the endpoints it affects; the finding's own fingerprint otherwise. Stable:
+    /// the rule and the shared location.
+    pub cause: String,
+    /// The shared place behind `cause`, when there is one.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub cause_at: Option<Location>,
+    /// Other lines a `retrysafe-ignore` comment may sit on to accept this finding: the handler,
+    /// the key mechanism (middleware, extractor).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub anchors: Vec<Location>,
+}
+
+/// The `cause` of a flaw at a shared location.
+pub fn cause_of(rule: &str, at: &Location) -> String {
+    fingerprint(&["cause", rule, &at.file, &at.line.to_string()])
 }
 
 /// Stable across runs and line shifts: the rule, the endpoint and its file, not the line.
@@ -330,16 +359,31 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
             };
             let label = ep.label();
             shared.push(hit.at.is_some());
+            let cause_at = hit.cause.or_else(|| hit.at.clone());
             let at = hit.at.unwrap_or_else(|| ep.location.clone());
             let confidence = tested(ep, hit.confidence);
+            let fp = fingerprint(&[rule.meta.id, &label, &ep.location.file]);
+            let mut anchors: Vec<Location> = ep.handler_location.iter().cloned().collect();
+            anchors.extend(
+                ep.mechanisms
+                    .iter()
+                    .filter(|m| m.kind == MechanismKind::HeaderKey)
+                    .map(|m| m.location.clone()),
+            );
             out.push(Finding {
+                cause: cause_at
+                    .as_ref()
+                    .map(|c| cause_of(rule.meta.id, c))
+                    .unwrap_or_else(|| fp.clone()),
+                cause_at,
+                anchors,
                 route: ep.location.clone(),
                 rule: rule.meta.id.into(),
                 name: rule.meta.name.into(),
                 section: rule.meta.section.into(),
                 severity: capped(ep, rule.meta.id, rule.meta.severity, confidence),
                 confidence,
-                fingerprint: fingerprint(&[rule.meta.id, &label, &ep.location.file]),
+                fingerprint: fp,
                 endpoint: label,
                 file: at.file,
                 line: at.line,

@@ -93,6 +93,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: impact(&first.callee).into(),
         at: None,
+        cause: None,
     })
 }
 

@@ -94,6 +94,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: "A provider's retry or duplicate delivery repeats the fulfilment, the email or the charge.".into(),
         at: None,
+        cause: None,
     })
 }
 
@@ -138,6 +139,7 @@ pub fn placed(p: &Project) -> Vec<Placed> {
                     ),
                     impact: "A provider retry that races a slow first delivery is processed twice.".into(),
                     at: None,
+                    cause: None,
                 },
             })
         })

@@ -133,6 +133,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         },
         impact: impact.into(),
         at: None,
+        cause: None,
     })
 }
 

@@ -47,6 +47,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             repeated_summary(ep)
         ),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

@@ -33,6 +33,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Store and look up keys per principal: add the user or tenant id to the key string (`idem:${userId}:${key}`) or to the table's unique key and every query (`PRIMARY KEY (user_id, key)`, `WHERE user_id = $1 AND key = $2`), and treat another caller's key as absent.".into(),
         impact: "A caller who sends a key another customer used gets that customer's stored response, or a refusal, instead of their own request being run.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

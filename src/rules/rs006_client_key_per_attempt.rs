@@ -98,6 +98,7 @@ fn hit(c: &ClientRequest) -> Option<Hit> {
         change,
         impact: "A retry after a timeout carries a new key, so the server takes it for a new request and does the work again (a second order, a second charge).".into(),
         at: None,
+        cause: None,
     })
 }
 

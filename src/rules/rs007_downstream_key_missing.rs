@@ -62,6 +62,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         impact: "A timeout between the provider's charge and our response can still charge twice."
             .into(),
         at: None,
+        cause: Some(first.location.clone()),
     })
 }
 

@@ -37,6 +37,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Store a fingerprint of the request with the key (SHA-256 of the method, path and canonical body) and compare it on every retry; answer 422 naming the mismatch when it differs.".into(),
         impact: "A key reused with a different body gets the first request's response: the client believes a request ran that never did.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

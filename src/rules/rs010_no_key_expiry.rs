@@ -33,6 +33,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Give every key a lifetime: a TTL on the write (`EX 86400`), or an `expires_at` column that the lookup filters on plus a scheduled `DELETE … WHERE expires_at < now()`; document the window.".into(),
         impact: "The store grows without bound, and a key reused long after the original request is refused or answered with a stale response.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

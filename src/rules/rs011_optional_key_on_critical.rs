@@ -46,6 +46,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Require the key on this endpoint: answer 400 (`Idempotency-Key header is required`) when it is missing, before anything is charged.".into(),
         impact: "A client that omits the header and retries after a timeout charges the customer twice.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

@@ -72,6 +72,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: "A retried request that already succeeded gets a 500 instead of its result.".into(),
         at: None,
+        cause: Some(first.location.clone()),
     })
 }
 

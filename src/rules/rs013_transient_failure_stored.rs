@@ -39,6 +39,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Store only final outcomes (2xx, and 4xx that a retry cannot fix); on a 5xx or an exception, delete the claim (in a `catch`/`finally`, or when `status >= 500`) so the client's retry runs again.".into(),
         impact: "After a transient failure, the client's retries get the stored failure (or are refused) and the operation can never complete under that key.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

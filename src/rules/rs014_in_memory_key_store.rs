@@ -44,6 +44,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Keep the keys in a store shared by every instance and surviving restarts (a database table with a unique key, or Redis `SET NX EX`).".into(),
         impact: "A retry after a restart, or on another instance, repeats the side effect.".into(),
         at: None,
+        cause: Some(store.location.clone()),
     })
 }
 

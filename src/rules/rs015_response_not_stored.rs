@@ -33,6 +33,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Store the response status and body with the key when the handler finishes, and answer a completed retry with exactly that status and body.".into(),
         impact: "A client retrying after a lost response gets an error or an empty answer instead of the result of its request, and cannot tell whether it ran.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

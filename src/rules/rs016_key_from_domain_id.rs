@@ -59,6 +59,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: "A second real operation on the same object gets the first one's stored result from the provider: it silently does not happen.".into(),
         at: None,
+        cause: None,
     })
 }
 
@@ -75,6 +76,7 @@ fn client_hit(c: &ClientRequest) -> Hit {
         ),
         impact: "A second real request about the same object (a second payment, a re-order) carries the same key and is answered with the first one's result: it never happens.".into(),
         at: None,
+        cause: None,
     }
 }
 

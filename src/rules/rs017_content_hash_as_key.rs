@@ -67,6 +67,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         impact: "A second real order or payment with the same content is dropped as a duplicate."
             .into(),
         at: None,
+        cause: None,
     })
 }
 
@@ -114,6 +115,7 @@ fn client_hit(c: &ClientRequest, confidence: Confidence) -> Hit {
         ),
         impact: "A second real order or payment with the same content is answered as a replay of the first: it never happens.".into(),
         at: None,
+        cause: None,
     }
 }
 

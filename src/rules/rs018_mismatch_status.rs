@@ -41,6 +41,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             ),
             impact: "Clients cannot tell a reused key (a client bug to fix) from an ordinary error, and retry or give up wrongly.".into(),
             at: Some(a.at.clone()),
+            cause: None,
         });
     }
     let a = store.in_progress.as_ref().filter(|a| a.code != 409)?;
@@ -57,6 +58,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: "A client retrying a slow request is told its request failed (or that its key was misused) and gives up, although the first attempt may still succeed.".into(),
         at: Some(a.at.clone()),
+        cause: None,
     })
 }
 

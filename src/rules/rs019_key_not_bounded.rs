@@ -37,6 +37,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Before using the key, check it is present, at most 255 characters, and of a known charset (a UUID, or `^[A-Za-z0-9_-]+$`); answer 400 otherwise.".into(),
         impact: "Oversized or malformed keys bloat the store and its index, and very short ones collide between clients.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

@@ -92,6 +92,17 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             describe(first)
         ),
         at: None,
+        // One untested mechanism behind many routes is one cause: its store, else its key read.
+        cause: ep
+            .key_store
+            .as_ref()
+            .map(|s| s.location.clone())
+            .or_else(|| {
+                ep.mechanisms
+                    .iter()
+                    .find(|m| m.kind == MechanismKind::HeaderKey)
+                    .map(|m| m.location.clone())
+            }),
     })
 }
 

@@ -31,6 +31,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Log the key, the status and whether the response was replayed, never the body.".into(),
         impact: "Response bodies (payment details, personal data, tokens) end up in logs, which are kept longer and read more widely than the key store.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

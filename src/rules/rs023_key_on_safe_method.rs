@@ -38,6 +38,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: format!("Remove the idempotency-key handling from `{}`; apply it only to the routes that mutate.", ep.label()),
         impact: "Saves a key-store write per read and avoids replaying a stale response to a later read.".into(),
         at: None,
+        cause: None,
     })
 }
 

@@ -71,6 +71,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         ),
         impact: "One less key store to run, expire and keep correct for this endpoint.".into(),
         at: None,
+        cause: None,
     })
 }
 

@@ -34,6 +34,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
         change: "Bound the claim in time: give the in-progress entry a TTL or a `locked_until` that a later attempt may take over, and release it in a `finally` (or on the request's close event) when the handler does not finish.".into(),
         impact: "After a crash or a timeout mid-request, every retry with that key is refused as in progress, for ever: the operation can never be completed.".into(),
         at: Some(at.clone()),
+        cause: None,
     })
 }
 

@@ -86,3 +86,18 @@ pub fn run_in(args: &[&str]) -> (i32, String, String) {
         String::from_utf8(out.stderr).unwrap(),
     )
 }
+
+/// `retrysafe ARGS…` run from `dir`, with `NO_COLOR`: (exit code, stdout, stderr).
+pub fn run_at(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = bin()
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run retrysafe");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}

@@ -436,7 +436,10 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
             diagnostics.push(Diagnostic::new(
                 f.rel.clone(),
                 *line,
-                format!("SQL statement not read: {e}{more}; its constraints are not known"),
+                format!(
+                    "SQL statement not read: {}{more}; its constraints are not known",
+                    crate::facts::one_line(&e.to_string(), 120)
+                ),
             ));
         }
     }
