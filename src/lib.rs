@@ -156,6 +156,14 @@ pub fn collect_facts_with(
     }
     diagnostics.extend(link::unfollowed_diagnostics(&endpoints));
     link::key_tests::apply(&mut endpoints, &key_tests);
+    let (api_docs, doc_diagnostics) = frontend::apidoc::collect(
+        &found.spec_files,
+        &found.files,
+        &found.rust_files,
+        &catalog.key_headers,
+    );
+    diagnostics.extend(doc_diagnostics);
+    link::apidoc::apply(&mut endpoints, &api_docs);
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();
@@ -167,6 +175,7 @@ pub fn collect_facts_with(
         suppressions,
         key_tests,
         clients,
+        api_docs,
     }
 }
 
@@ -205,6 +214,7 @@ pub fn audit_with(
         &mut facts.diagnostics,
     );
     let clients = std::mem::take(&mut facts.clients);
+    let api_docs = std::mem::take(&mut facts.api_docs.files);
     Ok(Report::build(
         display_root.to_string(),
         facts.files_scanned,
@@ -213,5 +223,6 @@ pub fn audit_with(
         facts.diagnostics,
         facts.constraints,
     )
-    .with_clients(clients))
+    .with_clients(clients)
+    .with_api_docs(api_docs))
 }

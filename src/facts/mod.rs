@@ -3,6 +3,7 @@
 //! Nothing here knows about syntax: a route found by tree-sitter in an Express app and one found
 //! by syn in an axum service become the same [`Endpoint`].
 
+pub mod doc;
 pub mod key;
 
 pub use key::{KeyObs, KeyStore};
@@ -508,6 +509,9 @@ pub struct Endpoint {
     /// does is unknown, not "no side effect".
     #[serde(skip)]
     pub unfollowed: Option<(String, Location)>,
+    /// The operation of the repository's API documentation that describes this endpoint.
+    #[serde(skip)]
+    pub key_doc: Option<doc::KeyDoc>,
 }
 
 impl Endpoint {
@@ -767,6 +771,8 @@ pub struct Facts {
     pub clients: Vec<ClientRequest>,
     /// Requests with an idempotency key found in the repository's tests and `.http` files.
     pub key_tests: Vec<KeyTest>,
+    /// The API documents (and code-first documentation) found, with their operations.
+    pub api_docs: crate::frontend::apidoc::ApiDocs,
 }
 
 #[cfg(test)]

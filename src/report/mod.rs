@@ -74,6 +74,10 @@ pub struct EndpointReport {
     /// Tests in the repository that send this endpoint one idempotency key twice or concurrently.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub idempotency_tests: Vec<KeyTest>,
+    /// The operation of the repository's API documentation that describes this endpoint, and the
+    /// key header it documents (`header`), when a document or code-first documentation does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_doc: Option<crate::facts::doc::KeyDoc>,
 }
 
 impl EndpointReport {
@@ -105,6 +109,9 @@ pub struct Report {
     /// Requests that client code (code no endpoint reaches) sends with an idempotency key, with
     /// where the key comes from (`key_origin`) and the endpoint of this repository each calls.
     pub clients: Vec<ClientRequest>,
+    /// The API documents (OpenAPI, Swagger) and files of code-first documentation
+    /// (`@nestjs/swagger`, utoipa) found, with how many mutation operations each documents.
+    pub api_docs: Vec<crate::facts::doc::ApiDocFile>,
 }
 
 /// A unique constraint and the mutation endpoints whose creates it protects.
@@ -159,6 +166,7 @@ impl Report {
                     .map(|k| k.positives())
                     .unwrap_or_default();
                 EndpointReport {
+                    api_doc: ep.key_doc.clone(),
                     positives,
                     key_store: ep.key_store.clone(),
                     id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
@@ -230,6 +238,7 @@ impl Report {
         Report {
             constraints,
             clients: Vec::new(),
+            api_docs: Vec::new(),
             schema_version: SCHEMA_VERSION,
             tool: Tool {
                 name: "retrysafe",
@@ -262,6 +271,12 @@ impl Report {
     /// Adds the client requests that send a key.
     pub fn with_clients(mut self, clients: Vec<ClientRequest>) -> Report {
         self.clients = clients;
+        self
+    }
+
+    /// Adds the API documentation found.
+    pub fn with_api_docs(mut self, docs: Vec<crate::facts::doc::ApiDocFile>) -> Report {
+        self.api_docs = docs;
         self
     }
 

@@ -22,6 +22,7 @@ pub mod rs017_content_hash_as_key;
 pub mod rs018_mismatch_status;
 pub mod rs019_key_not_bounded;
 pub mod rs020_no_idempotency_tests;
+pub mod rs021_idempotency_undocumented;
 pub mod rs022_stored_response_logged;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
@@ -188,6 +189,7 @@ pub fn registry() -> Vec<Rule> {
         rs018_mismatch_status::rule(),
         rs019_key_not_bounded::rule(),
         rs020_no_idempotency_tests::rule(),
+        rs021_idempotency_undocumented::rule(),
         rs022_stored_response_logged::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
