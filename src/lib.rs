@@ -12,6 +12,7 @@ pub mod facts;
 pub mod frontend;
 pub mod link;
 pub mod paths;
+pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod suppress;
@@ -177,6 +178,20 @@ pub fn collect_facts_with(
         clients,
         api_docs,
     }
+}
+
+/// The linked facts of the tree at `root` (what `retrysafe probe` plans from), on threads with
+/// the analysis stack.
+pub fn facts_with(root: &Path, config: &Config) -> Result<Facts, AuditError> {
+    if !root.is_dir() {
+        return Err(AuditError::NotFound(root.display().to_string()));
+    }
+    let catalog = config.catalog().map_err(AuditError::Catalog)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_BYTES)
+        .build()
+        .map_err(|e| AuditError::Threads(e.to_string()))?;
+    Ok(pool.install(|| collect_facts_with(root, &catalog, config, &Silent)))
 }
 
 /// The public entry: audits the tree at `root`. `display_root` is how the report names it.

@@ -5,7 +5,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 use retrysafe::baseline::Baseline;
-use retrysafe::cli::{CheckFormat, Cli, Command, InventoryFormat};
+use retrysafe::cli::{CheckFormat, Cli, Command, InventoryFormat, ProbeFormat};
 use retrysafe::config::{Config, ConfigError};
 use retrysafe::report::{self, Report};
 use retrysafe::rules;
@@ -81,8 +81,17 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             baseline,
             write_baseline,
             quiet,
+            probe_results,
         } => {
             let mut report = run_audit(&path, config.as_deref(), quiet)?;
+            if let Some(file) = &probe_results {
+                let results = retrysafe::probe::apply::load(file)?;
+                for note in retrysafe::probe::apply::apply(&mut report, &results) {
+                    if !quiet {
+                        eprintln!("retrysafe: {note}");
+                    }
+                }
+            }
             if let Some(file) = &baseline {
                 report.mark_baselined(&Baseline::load(file)?.fingerprints());
             }
@@ -163,9 +172,54 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             emit(&text, &None)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Schema => {
-            emit(&report::json::schema(), &None)?;
+        Command::Schema { probe } => {
+            let schema = if probe {
+                retrysafe::probe::output::schema()
+            } else {
+                report::json::schema()
+            };
+            emit(&schema, &None)?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Probe {
+            path,
+            base_url,
+            endpoints,
+            headers,
+            body_file,
+            concurrency,
+            yes,
+            allow_remote,
+            key_header,
+            timeout,
+            format,
+            output,
+            config,
+        } => {
+            let results = retrysafe::probe::run(&retrysafe::probe::ProbeArgs {
+                base_url: &base_url,
+                path: &path,
+                config: config.as_deref(),
+                endpoints: &endpoints,
+                headers: &headers,
+                body_file: body_file.as_deref(),
+                concurrency,
+                yes,
+                allow_remote,
+                key_header: &key_header,
+                timeout: std::time::Duration::from_secs(timeout),
+            })?;
+            let text = match format {
+                ProbeFormat::Table => retrysafe::probe::output::table(&results),
+                ProbeFormat::Json => retrysafe::probe::output::json(&results),
+                ProbeFormat::Markdown => retrysafe::probe::output::markdown(&results),
+            };
+            emit(&text, &output)?;
+            Ok(if results.failed() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
     }
 }

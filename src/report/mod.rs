@@ -274,6 +274,47 @@ impl Report {
         self
     }
 
+    /// Recomputes what depends on the findings (their order, the counts, the highest risk, each
+    /// endpoint's severity) after findings were added or changed (`check --probe-results`).
+    pub fn refresh(&mut self) {
+        self.findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then_with(|| a.endpoint.cmp(&b.endpoint))
+                .then_with(|| a.file.cmp(&b.file))
+                .then_with(|| a.line.cmp(&b.line))
+                .then_with(|| a.rule.cmp(&b.rule))
+        });
+        let mut by = BySeverity::default();
+        for f in self.findings.iter().filter(|f| !f.suppressed) {
+            match f.severity {
+                Severity::Critical => by.critical += 1,
+                Severity::High => by.high += 1,
+                Severity::Medium => by.medium += 1,
+                Severity::Low => by.low += 1,
+                Severity::Inverse => by.inverse += 1,
+                Severity::None => {}
+            }
+        }
+        self.summary.by_severity = by;
+        self.summary.highest_risk = self
+            .findings
+            .iter()
+            .find(|f| f.severity > Severity::Inverse && !f.suppressed)
+            .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+        for e in &mut self.endpoints {
+            let label = e.label();
+            for f in &self.findings {
+                let on_it =
+                    (f.endpoint == label && f.route.file == e.file && f.route.line == e.line)
+                        || f.also_endpoints.contains(&label);
+                if on_it {
+                    e.severity = e.severity.max(f.severity);
+                }
+            }
+        }
+    }
+
     /// Adds the API documentation found.
     pub fn with_api_docs(mut self, docs: Vec<crate::facts::doc::ApiDocFile>) -> Report {
         self.api_docs = docs;

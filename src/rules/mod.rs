@@ -258,6 +258,7 @@ pub fn evaluate_project(project: &Project) -> Vec<Finding> {
                 baselined: false,
                 also_endpoints: Vec::new(),
                 also_routes: Vec::new(),
+                probe: None,
             });
         }
     }
@@ -303,6 +304,10 @@ pub struct Finding {
     #[serde(skip)]
     #[schemars(skip)]
     pub route: Location,
+    /// What a running server did when `retrysafe probe` checked this (`check --probe-results`):
+    /// the check that failed and both responses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::probe::output::ProbeEvidence>,
 }
 
 /// Stable across runs and line shifts: the rule, the endpoint and its file, not the line.
@@ -353,6 +358,7 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 baselined: false,
                 also_endpoints: Vec::new(),
                 also_routes: Vec::new(),
+                probe: None,
             });
         }
     }
