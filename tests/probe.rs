@@ -4,180 +4,20 @@
 //! first and fail the second on exactly the expected checks; its results then feed `check`.
 
 mod common;
+#[path = "common/probe_server.rs"]
+mod probe_server;
 
-use serde_json::{Value, json};
+use probe_server::{Server, start};
+use serde_json::Value;
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::atomic::Ordering;
 
 /// The app the probe audits: it describes the servers below.
 fn app() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/probe-shop")
-}
-
-#[derive(Clone)]
-struct Stored {
-    hash: String,
-    /// None while the first request is in flight.
-    response: Option<(u16, String)>,
-}
-
-#[derive(Default)]
-struct State {
-    keys: Mutex<HashMap<String, Stored>>,
-    users: Mutex<HashMap<String, String>>,
-    ids: AtomicU64,
-    requests: AtomicUsize,
-}
-
-/// A running test server and how many requests it has received.
-struct Server {
-    base: String,
-    state: Arc<State>,
-}
-
-fn respond(req: tiny_http::Request, status: u16, body: &str) {
-    let header = tiny_http::Header::from_bytes("Content-Type", "application/json").unwrap();
-    let _ = req.respond(
-        tiny_http::Response::from_string(body)
-            .with_status_code(status)
-            .with_header(header),
-    );
-}
-
-fn valid_order(body: &str) -> bool {
-    let Ok(v) = serde_json::from_str::<Value>(body) else {
-        return false;
-    };
-    v["sku"].as_str().is_some_and(|s| s.len() >= 2)
-        && v["quantity"].as_i64().is_some_and(|q| q >= 1)
-        && v["email"].as_str().is_some_and(|e| e.contains('@'))
-}
-
-/// Creates the order: slow enough that two concurrent requests overlap.
-fn create_order(state: &State, body: &str) -> (u16, String) {
-    std::thread::sleep(Duration::from_millis(300));
-    let id = state.ids.fetch_add(1, Ordering::SeqCst) + 1;
-    let mut order: Value = serde_json::from_str(body).unwrap();
-    order["id"] = json!(id);
-    (201, order.to_string())
-}
-
-fn orders(state: &State, key: Option<String>, body: String, correct: bool) -> (u16, String) {
-    let Some(key) = key else {
-        return (
-            400,
-            r#"{"error":"Idempotency-Key header is required"}"#.into(),
-        );
-    };
-    if !valid_order(&body) {
-        return (400, r#"{"error":"invalid order"}"#.into());
-    }
-    if correct {
-        // claimed atomically, fingerprinted, 409 while in flight, replayed verbatim
-        {
-            let mut keys = state.keys.lock().unwrap();
-            if let Some(s) = keys.get(&key) {
-                return match &s.response {
-                    _ if s.hash != body => (
-                        422,
-                        r#"{"error":"Idempotency-Key was used with a different request"}"#.into(),
-                    ),
-                    None => (409, r#"{"error":"in progress"}"#.into()),
-                    Some(r) => r.clone(),
-                };
-            }
-            keys.insert(
-                key.clone(),
-                Stored {
-                    hash: body.clone(),
-                    response: None,
-                },
-            );
-        }
-        let response = create_order(state, &body);
-        state.keys.lock().unwrap().get_mut(&key).unwrap().response = Some(response.clone());
-        response
-    } else {
-        // check, then insert after the work: two concurrent requests both run; no fingerprint
-        let existing = state.keys.lock().unwrap().get(&key).cloned();
-        if let Some(Stored {
-            response: Some(r), ..
-        }) = existing
-        {
-            return r;
-        }
-        let response = create_order(state, &body);
-        state.keys.lock().unwrap().insert(
-            key,
-            Stored {
-                hash: String::new(),
-                response: Some(response.clone()),
-            },
-        );
-        response
-    }
-}
-
-fn users(state: &State, body: String, correct: bool) -> (u16, String) {
-    let Ok(v) = serde_json::from_str::<Value>(&body) else {
-        return (400, "{}".into());
-    };
-    let (Some(email), Some(_)) = (v["email"].as_str(), v["name"].as_str()) else {
-        return (400, r#"{"error":"email and name are required"}"#.into());
-    };
-    let mut users = state.users.lock().unwrap();
-    if users.contains_key(email) {
-        return if correct {
-            (409, r#"{"error":"a user with this email exists"}"#.into())
-        } else {
-            (
-                500,
-                r#"{"error":"duplicate key value violates unique constraint \"User_email_key\""}"#
-                    .into(),
-            )
-        };
-    }
-    let id = state.ids.fetch_add(1, Ordering::SeqCst) + 1;
-    let user = json!({"id": id, "email": email}).to_string();
-    users.insert(email.to_string(), user.clone());
-    (201, user)
-}
-
-fn start(correct: bool) -> Server {
-    let server = Arc::new(tiny_http::Server::http("127.0.0.1:0").unwrap());
-    let port = server.server_addr().to_ip().unwrap().port();
-    let state = Arc::new(State::default());
-    for _ in 0..4 {
-        let server = Arc::clone(&server);
-        let state = Arc::clone(&state);
-        std::thread::spawn(move || {
-            for mut req in server.incoming_requests() {
-                state.requests.fetch_add(1, Ordering::SeqCst);
-                let mut body = String::new();
-                let _ = req.as_reader().read_to_string(&mut body);
-                let key = req
-                    .headers()
-                    .iter()
-                    .find(|h| h.field.equiv("Idempotency-Key"))
-                    .map(|h| h.value.to_string());
-                let (status, out) = match (req.method().as_str(), req.url()) {
-                    ("POST", "/api/orders") => orders(&state, key, body, correct),
-                    ("POST", "/api/users") => users(&state, body, correct),
-                    _ => (404, "{}".into()),
-                };
-                respond(req, status, &out);
-            }
-        });
-    }
-    Server {
-        base: format!("http://127.0.0.1:{port}"),
-        state,
-    }
 }
 
 fn probe(server: &Server, extra: &[&str]) -> Output {
@@ -243,7 +83,7 @@ fn validate(schema_file: &str, v: &Value) {
 
 #[test]
 fn a_server_that_implements_keys_passes_every_check() {
-    let server = start(true);
+    let server = start(true, 0);
     let (code, v) = json_probe(&server);
     assert_eq!(code, 0, "{v}");
     assert_eq!(v["schema_version"], 1);
@@ -285,7 +125,7 @@ fn a_server_that_implements_keys_passes_every_check() {
 
 #[test]
 fn a_racy_server_without_fingerprints_fails_exactly_the_checks_it_gets_wrong() {
-    let server = start(false);
+    let server = start(false, 0);
     let (code, v) = json_probe(&server);
     assert_eq!(code, 1, "a failed check exits 1");
     expect(
@@ -359,7 +199,7 @@ fn a_racy_server_without_fingerprints_fails_exactly_the_checks_it_gets_wrong() {
 
 #[test]
 fn nothing_is_sent_without_consent_or_to_a_public_address() {
-    let server = start(true);
+    let server = start(true, 0);
     // stdin is not a terminal and there is no --yes: refuse, exit 2, send nothing.
     let out = probe(&server, &[]);
     assert_eq!(out.status.code(), Some(2));
@@ -399,7 +239,7 @@ fn nothing_is_sent_without_consent_or_to_a_public_address() {
 
 #[test]
 fn named_endpoints_take_a_body_file_and_unknown_bodies_are_skipped_with_a_reason() {
-    let server = start(true);
+    let server = start(true, 0);
     let body = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(
         body.path(),
@@ -458,7 +298,7 @@ fn named_endpoints_take_a_body_file_and_unknown_bodies_are_skipped_with_a_reason
 
 #[test]
 fn the_table_and_markdown_show_the_evidence() {
-    let server = start(false);
+    let server = start(false, 0);
     let out = probe(&server, &["--yes"]);
     let table = String::from_utf8_lossy(&out.stdout);
     assert!(table.contains("concurrent"), "{table}");
