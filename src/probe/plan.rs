@@ -13,6 +13,9 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
+/// Schemas by name, shared by the bodies built from them.
+type Schemas = Arc<HashMap<String, Schema>>;
+
 /// A request body, made anew for each request.
 #[derive(Debug, Clone)]
 pub enum Body {
@@ -20,10 +23,7 @@ pub enum Body {
     Fixed(Value),
     /// Built from a validation schema; plain strings and emails made unique per request, so a
     /// repeated run does not collide with the records of the last.
-    Schema {
-        spec: Spec,
-        index: Arc<HashMap<String, Schema>>,
-    },
+    Schema { spec: Spec, index: Schemas },
     /// No body (a `DELETE`).
     Empty,
 }
@@ -178,7 +178,7 @@ fn body(
     method: &str,
     facts: &Facts,
     index: &Index,
-    shared: &(Arc<HashMap<String, Schema>>, Arc<HashMap<String, Schema>>),
+    shared: &(Schemas, Schemas),
     root: &Path,
     wanted: &Wanted,
 ) -> Result<(Body, String), String> {

@@ -406,10 +406,8 @@ fn dto_field(member: Node, decorators: &[Node], src: &[u8]) -> Option<Field> {
         let str_of = |format| Some(Spec::Str { format, min: 0 });
         match text(callee, src) {
             "IsOptional" => optional = true,
-            "IsString" | "IsNotEmpty" | "IsAlphanumeric" => {
-                if spec.is_none() {
-                    spec = str_of(Format::Plain)
-                }
+            "IsString" | "IsNotEmpty" | "IsAlphanumeric" if spec.is_none() => {
+                spec = str_of(Format::Plain)
             }
             "IsEmail" => spec = str_of(Format::Email),
             "IsUUID" => spec = str_of(Format::Uuid),
