@@ -44,43 +44,40 @@ impl Body {
             .unwrap_or_default()
     }
 
-    /// The body with one value changed: the first string field gets `-changed`, else the first
-    /// number one more, else the first boolean flipped, else a field is added.
+    /// The body with one value changed, keeping it valid where possible: the first number one
+    /// more, else the first plain string (not an email, URL, UUID or date) with `-changed`, else
+    /// the first boolean flipped, else a field added.
     pub fn different(&self, unique: &str) -> String {
+        fn plain(s: &str) -> bool {
+            let uuid = s.len() == 36 && s.chars().filter(|c| *c == '-').count() == 4;
+            let date = s.len() >= 10
+                && s.as_bytes()[4] == b'-'
+                && s[..4].chars().all(|c| c.is_ascii_digit());
+            !s.contains('@') && !s.contains("://") && !uuid && !date
+        }
         let mut v = self.value(unique).unwrap_or(Value::Null);
-        let changed = match &mut v {
-            Value::Object(m) => {
-                let key = m
-                    .iter()
-                    .find(|(_, x)| x.is_string())
-                    .or_else(|| m.iter().find(|(_, x)| x.is_number()))
-                    .or_else(|| m.iter().find(|(_, x)| x.is_boolean()))
-                    .map(|(k, _)| k.clone());
-                match key.and_then(|k| m.get_mut(&k)) {
-                    Some(Value::String(s)) => {
-                        s.push_str("-changed");
-                        true
-                    }
-                    Some(Value::Number(n)) => {
-                        let next = n.as_i64().map(|i| Value::from(i + 1));
-                        let next = next.or_else(|| n.as_f64().map(|f| Value::from(f + 1.0)));
-                        if let Some(next) = next {
-                            *n = match next {
-                                Value::Number(x) => x,
-                                _ => n.clone(),
-                            };
-                        }
-                        true
-                    }
-                    Some(Value::Bool(b)) => {
-                        *b = !*b;
-                        true
-                    }
-                    _ => false,
-                }
+        let mut changed = false;
+        if let Value::Object(m) = &mut v {
+            let key = m
+                .iter()
+                .find(|(_, x)| x.is_number())
+                .or_else(|| m.iter().find(|(_, x)| x.as_str().is_some_and(plain)))
+                .or_else(|| m.iter().find(|(_, x)| x.is_boolean()))
+                .map(|(k, _)| k.clone());
+            if let Some(x) = key.and_then(|k| m.get_mut(&k)) {
+                changed = true;
+                let next = match &*x {
+                    Value::Number(n) => match n.as_i64() {
+                        Some(i) => Value::from(i + 1),
+                        None => Value::from(n.as_f64().unwrap_or(0.0) + 1.0),
+                    },
+                    Value::String(s) => Value::String(format!("{s}-changed")),
+                    Value::Bool(b) => Value::Bool(!*b),
+                    other => other.clone(),
+                };
+                *x = next;
             }
-            _ => false,
-        };
+        }
         if !changed {
             match &mut v {
                 Value::Object(m) => {
@@ -344,9 +341,13 @@ mod tests {
     fn a_different_body_changes_one_value() {
         let b = Body::Fixed(serde_json::json!({"quantity": 2, "sku": "A-1"}));
         let d: Value = serde_json::from_str(&b.different("")).unwrap();
-        assert_eq!(d, serde_json::json!({"quantity": 2, "sku": "A-1-changed"}));
-        let b = Body::Fixed(serde_json::json!({"quantity": 2}));
-        assert_eq!(b.different(""), r#"{"quantity":3}"#);
+        assert_eq!(d, serde_json::json!({"quantity": 3, "sku": "A-1"}));
+        let b = Body::Fixed(
+            serde_json::json!({"email": "a@b.c", "id": "7f3c9a52-5b1e-4c8d-9e2a-0d4b6f1a3c5e", "sku": "A-1"}),
+        );
+        let d: Value = serde_json::from_str(&b.different("")).unwrap();
+        assert_eq!(d["sku"], "A-1-changed");
+        assert_eq!(d["email"], "a@b.c");
         let b = Body::Fixed(serde_json::json!({}));
         assert_eq!(b.different(""), r#"{"probe_mismatch":true}"#);
     }
