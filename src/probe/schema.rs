@@ -538,6 +538,7 @@ fn ts_schemas(rel: &str, source: &str, lang: Lang, out: &mut HashMap<String, Sch
                                     fields.push(f);
                                 }
                             }
+                            "comment" => {}
                             _ => pending.clear(),
                         }
                     }

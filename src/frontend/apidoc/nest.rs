@@ -182,6 +182,7 @@ fn class(class: Node, src: &[u8], rel: &str, key_headers: &[String], ops: &mut V
                     examples: Vec::new(),
                 });
             }
+            "comment" => {}
             _ => pending.clear(),
         }
     }
@@ -198,7 +199,7 @@ mod tests {
 @ApiTags('orders')
 @Controller('orders')
 export class OrdersController {
-  @Post()
+  @Post() // a comment between decorators
   @ApiHeader({ name: 'Idempotency-Key', required: true, description: 'Keys are kept for 24 hours.' })
   create(@Body() dto: CreateOrderDto) {}
 
