@@ -325,3 +325,80 @@ fn the_shipped_probe_schema_is_the_generated_one() {
         "docs/probe.schema.json is stale: regenerate it with `cargo run -- schema --probe > docs/probe.schema.json`"
     );
 }
+
+/// The body of each endpoint of `fixture`, as the probe plans it (the test server answers 404
+/// to these paths, so every check is skipped after the first request).
+fn body_of(server: &Server, fixture: &str, endpoint: &str) -> (String, String) {
+    let out = common::bin()
+        .args([
+            "probe",
+            common::fixture(fixture).to_str().unwrap(),
+            "--base-url",
+            &server.base,
+            "--yes",
+            "--format",
+            "json",
+            "--endpoint",
+            endpoint,
+        ])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let e = &v["endpoints"][0];
+    (
+        e["body_source"].as_str().unwrap().to_string(),
+        e["checks"][1]["responses"][0]["sent"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+    )
+}
+
+#[test]
+fn bodies_come_from_document_examples_then_validation_schemas() {
+    let server = start(true, 0);
+    let (source, sent) = body_of(&server, "express-openapi-docs", "POST /api/v1/transfers");
+    assert_eq!(source, "the OpenAPI example at openapi.yaml:9");
+    assert_eq!(
+        serde_json::from_str::<Value>(&sent).unwrap(),
+        serde_json::json!({"to_account": "DE89370400440532013000", "amount": 2500})
+    );
+    let (source, _) = body_of(&server, "axum-openapi-docs", "POST /api/v1/transfers");
+    assert_eq!(source, "the utoipa example at src/routes/transfers.rs:24");
+    let (source, sent) = body_of(&server, "axum-openapi-docs", "POST /api/v1/payouts");
+    assert_eq!(
+        source,
+        "serde struct `NewPayout` (src/routes/payouts.rs:11)"
+    );
+    let sent: Value = serde_json::from_str(&sent).unwrap();
+    assert_eq!(sent["amount"], 1);
+    assert!(
+        sent["bank_account"].as_str().unwrap().starts_with("x-"),
+        "{sent}"
+    );
+}
+
+#[test]
+fn a_base_url_where_nothing_listens_is_an_error() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = common::run(&[
+        "probe",
+        app().to_str().unwrap(),
+        "--base-url",
+        &format!("http://127.0.0.1:{port}"),
+        "--yes",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing answers"));
+}
