@@ -105,9 +105,10 @@ pub enum Command {
         /// Allow a base URL that resolves to a public address.
         #[arg(long)]
         allow_remote: bool,
-        /// The idempotency-key header's name.
-        #[arg(long, default_value = "Idempotency-Key", value_name = "NAME")]
-        key_header: String,
+        /// The idempotency-key header's name (default: the one the API documentation names, else
+        /// Idempotency-Key).
+        #[arg(long, value_name = "NAME")]
+        key_header: Option<String>,
         /// Seconds before a request is given up.
         #[arg(long, default_value_t = 15, value_name = "SECONDS")]
         timeout: u64,

@@ -206,7 +206,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 concurrency,
                 yes,
                 allow_remote,
-                key_header: &key_header,
+                key_header: key_header.as_deref(),
                 timeout: std::time::Duration::from_secs(timeout),
             })?;
             let text = match format {

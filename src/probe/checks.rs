@@ -90,6 +90,7 @@ fn request(plan: &Plan, label: &str, key: Option<&str>, body: &str) -> Request {
         method: plan.method.clone(),
         url: plan.url.clone(),
         key: key.map(str::to_string),
+        key_header: plan.key_header.clone(),
         body: body.to_string(),
     }
 }

@@ -17,14 +17,15 @@ pub struct Request {
     pub method: String,
     pub url: String,
     pub key: Option<String>,
+    /// The header the key goes in.
+    pub key_header: String,
     /// JSON text; empty for none.
     pub body: String,
 }
 
-/// What every request carries: the key header's name, the user's `--header`s, the timeout.
+/// What every request carries: the user's `--header`s, the timeout.
 #[derive(Debug, Clone)]
 pub struct Client {
-    pub key_header: String,
     pub headers: Vec<(String, String)>,
     pub timeout: Duration,
 }
@@ -56,7 +57,7 @@ impl Client {
             builder = builder.header(k.as_str(), v.as_str());
         }
         if let Some(key) = &r.key {
-            builder = builder.header(self.key_header.as_str(), key.as_str());
+            builder = builder.header(r.key_header.as_str(), key.as_str());
         }
         let result = if r.body.is_empty() {
             builder

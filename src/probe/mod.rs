@@ -34,7 +34,8 @@ pub struct ProbeArgs<'a> {
     pub concurrency: usize,
     pub yes: bool,
     pub allow_remote: bool,
-    pub key_header: &'a str,
+    /// `--key-header`; else the API documentation's name for it, else `Idempotency-Key`.
+    pub key_header: Option<&'a str>,
     pub timeout: Duration,
 }
 
@@ -70,8 +71,13 @@ pub fn describe(planned: &[Planned], target: &target::Target, concurrency: usize
                 if p.constraint.is_some() {
                     checks.push("duplicate_create (2)".into());
                 }
+                let key = if p.keyed {
+                    format!("      key header: {}\n", p.key_header)
+                } else {
+                    String::new()
+                };
                 out.push_str(&format!(
-                    "  {} {}\n      body: {}\n      checks (requests): {}\n",
+                    "  {} {}\n      body: {}\n{key}      checks (requests): {}\n",
                     p.method,
                     p.url,
                     p.body_source,
@@ -140,6 +146,7 @@ pub fn run(args: &ProbeArgs) -> Result<ProbeReport, String> {
     let wanted = plan::Wanted {
         endpoints: args.endpoints,
         body_file,
+        key_header: args.key_header.map(str::to_string),
     };
     let planned = plan::plans(&facts, &index, args.path, &target, &wanted);
     if planned.is_empty() {
@@ -154,7 +161,6 @@ pub fn run(args: &ProbeArgs) -> Result<ProbeReport, String> {
         confirm(&describe(&planned, &target, args.concurrency), args.yes)?;
     }
     let client = http::Client {
-        key_header: args.key_header.to_string(),
         headers,
         timeout: args.timeout,
     };

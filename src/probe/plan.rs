@@ -99,6 +99,9 @@ pub struct Plan {
     pub url: String,
     pub body: Body,
     pub body_source: String,
+    /// The header the key is sent in: `--key-header`, else the one the API documentation names,
+    /// else `Idempotency-Key`.
+    pub key_header: String,
     /// The audit found an idempotency-key mechanism (or the user named the endpoint).
     pub keyed: bool,
     /// Why the endpoint is known to require a key (for the missing-key check).
@@ -124,6 +127,8 @@ pub struct Wanted<'a> {
     pub endpoints: &'a [String],
     /// `--body-file`: its name and its JSON.
     pub body_file: Option<(String, Value)>,
+    /// `--key-header`.
+    pub key_header: Option<String>,
 }
 
 fn constraint(ep: &Endpoint) -> Option<String> {
@@ -324,6 +329,15 @@ pub fn plans(
                 url,
                 body,
                 body_source,
+                key_header: wanted
+                    .key_header
+                    .clone()
+                    .or_else(|| {
+                        ep.and_then(|e| e.key_doc.as_ref())
+                            .and_then(|d| d.header.as_ref())
+                            .map(|h| h.name.clone())
+                    })
+                    .unwrap_or_else(|| "Idempotency-Key".into()),
                 keyed: ep.is_none_or(|e| e.has_mechanism(MechanismKind::HeaderKey)),
                 requires_key: ep.and_then(requires_key),
                 constraint: ep.and_then(constraint),
