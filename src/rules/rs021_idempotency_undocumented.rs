@@ -8,7 +8,8 @@ use crate::frontend::apidoc::duration;
 const DOC: &str = r#"## What it does
 Reads the API documentation in the repository: OpenAPI 3.x and Swagger 2 documents (YAML or
 JSON: `openapi.yaml`, `swagger.json`, documents generated into the tree), `@nestjs/swagger`
-decorators (`@ApiHeader`) and utoipa's `#[utoipa::path(params(("Idempotency-Key" = String,
+(a `SwaggerModule` document lists every controller route; `@ApiHeader` documents a header) and
+utoipa's `#[utoipa::path(params(("Idempotency-Key" = String,
 Header)))]`. For each endpoint that handles an idempotency key and that the documentation
 describes, it flags an operation that does not document the key header. Where the header's
 description states how long keys are kept (`Keys are kept for 24 hours`), it checks that window

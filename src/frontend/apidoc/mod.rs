@@ -205,8 +205,12 @@ pub fn collect(
             Err(d) => diagnostics.push(d),
         }
     }
+    // `SwaggerModule.createDocument(app, ..)` documents every controller route, decorated or not.
+    let swagger_module = ts
+        .iter()
+        .any(|f| f.lang.is_ts() && f.text.contains("SwaggerModule"));
     for f in ts.iter().filter(|f| f.lang.is_ts()) {
-        if let Some((file, ops)) = nest::read(f, key_headers) {
+        if let Some((file, ops)) = nest::read(f, key_headers, swagger_module) {
             docs.add(file, ops);
         }
     }

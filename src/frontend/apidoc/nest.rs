@@ -1,5 +1,6 @@
-//! `@nestjs/swagger` code-first documentation: a controller method is documented when it or its
-//! class carries an `@Api…` decorator, and documents the key with `@ApiHeader({ name:
+//! `@nestjs/swagger` code-first documentation: a controller method is documented when the app
+//! builds a document with `SwaggerModule` (which lists every controller route), or when it or its
+//! class carries an `@Api…` decorator; it documents the key with `@ApiHeader({ name:
 //! 'Idempotency-Key', .. })` on either.
 
 use super::{ApiDocFile, ApiOperation, DocSource, KeyHeaderDoc, is_key_header, retention};
@@ -21,8 +22,13 @@ struct Decorator<'t> {
     line: u32,
 }
 
-pub fn read(file: &SourceFile, key_headers: &[String]) -> Option<(ApiDocFile, Vec<ApiOperation>)> {
-    if !file.text.contains("@nestjs/swagger") {
+pub fn read(
+    file: &SourceFile,
+    key_headers: &[String],
+    swagger_module: bool,
+) -> Option<(ApiDocFile, Vec<ApiOperation>)> {
+    let controller = swagger_module && file.text.contains("@Controller");
+    if !file.text.contains("@nestjs/swagger") && !controller {
         return None;
     }
     let mut parser = Parser::new();
@@ -34,7 +40,7 @@ pub fn read(file: &SourceFile, key_headers: &[String]) -> Option<(ApiDocFile, Ve
     let mut stack = vec![tree.root_node()];
     while let Some(node) = stack.pop() {
         if node.kind() == "class_declaration" {
-            class(node, src, &file.rel, key_headers, &mut ops);
+            class(node, src, &file.rel, key_headers, swagger_module, &mut ops);
             continue;
         }
         let mut cursor = node.walk();
@@ -123,7 +129,14 @@ fn key_header(
     })
 }
 
-fn class(class: Node, src: &[u8], rel: &str, key_headers: &[String], ops: &mut Vec<ApiOperation>) {
+fn class(
+    class: Node,
+    src: &[u8],
+    rel: &str,
+    key_headers: &[String],
+    swagger_module: bool,
+    ops: &mut Vec<ApiOperation>,
+) {
     // Class decorators sit on the class, or on the `export` statement around it.
     let mut class_nodes = Vec::new();
     for holder in [
@@ -161,10 +174,12 @@ fn class(class: Node, src: &[u8], rel: &str, key_headers: &[String], ops: &mut V
                 else {
                     continue;
                 };
-                let documented = ds
-                    .iter()
-                    .chain(&class_ds)
-                    .any(|d| d.name.starts_with("Api"));
+                let is_controller = class_ds.iter().any(|d| d.name == "Controller");
+                let documented = (swagger_module && is_controller)
+                    || ds
+                        .iter()
+                        .chain(&class_ds)
+                        .any(|d| d.name.starts_with("Api"));
                 if !documented {
                     continue;
                 }
@@ -215,7 +230,7 @@ export class OrdersController {
             lang: Lang::TypeScript,
             text: text.into(),
         };
-        let (_, ops) = read(&file, &["idempotency-key".into()]).unwrap();
+        let (_, ops) = read(&file, &["idempotency-key".into()], false).unwrap();
         assert_eq!(ops.len(), 2);
         assert_eq!(
             ops[0].route,
@@ -225,5 +240,14 @@ export class OrdersController {
         assert!(key.required);
         assert_eq!(key.retention.as_ref().unwrap().seconds, 86_400);
         assert!(ops[1].key_header.is_none());
+        // With a SwaggerModule document, every controller route is documented.
+        let plain = SourceFile {
+            rel: "src/refunds.controller.ts".into(),
+            lang: Lang::TypeScript,
+            text: "@Controller('refunds')\nexport class R {\n  @Post()\n  create() {}\n}\n".into(),
+        };
+        assert!(read(&plain, &[], false).is_none());
+        let (_, ops) = read(&plain, &[], true).unwrap();
+        assert_eq!(ops.len(), 1);
     }
 }
