@@ -164,7 +164,7 @@ pub fn collect_facts_with(
         &catalog.key_headers,
     );
     diagnostics.extend(doc_diagnostics);
-    link::apidoc::apply(&mut endpoints, &api_docs);
+    link::apidoc::apply(&mut endpoints, &api_docs, root);
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();

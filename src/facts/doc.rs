@@ -73,3 +73,13 @@ pub struct KeyDoc {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub header: Option<KeyHeaderDoc>,
 }
+
+/// A keyed endpoint that its service's API documentation leaves out, while it documents others.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
+pub struct Unlisted {
+    pub source: DocSource,
+    /// The document's file; empty for code-first documentation (spread over the handlers).
+    pub document: String,
+    /// How many endpoints it documents.
+    pub documented: usize,
+}

@@ -512,6 +512,10 @@ pub struct Endpoint {
     /// The operation of the repository's API documentation that describes this endpoint.
     #[serde(skip)]
     pub key_doc: Option<doc::KeyDoc>,
+    /// No operation describes this keyed endpoint, while the documentation of its package
+    /// describes others.
+    #[serde(skip)]
+    pub key_doc_unlisted: Option<doc::Unlisted>,
 }
 
 impl Endpoint {

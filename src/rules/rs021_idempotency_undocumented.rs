@@ -1,7 +1,7 @@
 //! RS021 idempotency-undocumented.
 
 use super::{Hit, Rule, RuleMeta, Severity};
-use crate::facts::doc::{KeyDoc, KeyHeaderDoc};
+use crate::facts::doc::{DocSource, KeyDoc, KeyHeaderDoc, Unlisted};
 use crate::facts::{Endpoint, MechanismKind};
 use crate::frontend::apidoc::duration;
 
@@ -10,8 +10,9 @@ Reads the API documentation in the repository: OpenAPI 3.x and Swagger 2 documen
 JSON: `openapi.yaml`, `swagger.json`, documents generated into the tree), `@nestjs/swagger`
 (a `SwaggerModule` document lists every controller route; `@ApiHeader` documents a header) and
 utoipa's `#[utoipa::path(params(("Idempotency-Key" = String,
-Header)))]`. For each endpoint that handles an idempotency key and that the documentation
-describes, it flags an operation that does not document the key header. Where the header's
+Header)))]`. For each endpoint that handles an idempotency key, it flags an operation that does
+not document the key header, and an endpoint the documentation leaves out while it documents
+other endpoints of the same package (the folder with its `package.json` or `Cargo.toml`). Where the header's
 description states how long keys are kept (`Keys are kept for 24 hours`), it checks that window
 against the key store: a documented window over a store whose keys never expire is flagged too.
 
@@ -71,6 +72,40 @@ fn undocumented(ep: &Endpoint, doc: &KeyDoc) -> Hit {
     }
 }
 
+/// A keyed endpoint its service's documentation leaves out.
+fn unlisted(ep: &Endpoint, u: &Unlisted) -> Hit {
+    let (what, change) = match u.source {
+        DocSource::Openapi | DocSource::Swagger => (
+            format!("the {} document `{}`", u.source.as_str(), u.document),
+            format!(
+                "Add `{}` to `{}` with its `Idempotency-Key` request header: required or optional, its format, how long keys are kept, and that a retry with the same key gets the first response.",
+                ep.label(),
+                u.document
+            ),
+        ),
+        DocSource::Utoipa => (
+            "the utoipa documentation".to_string(),
+            "Document the handler with `#[utoipa::path(..)]`, its `params((\"Idempotency-Key\" = String, Header, description = ..))` included, and list it in the `OpenApi` derive's `paths(..)`.".to_string(),
+        ),
+        DocSource::NestjsSwagger => (
+            "the @nestjs/swagger documentation".to_string(),
+            "Document the route with `@nestjs/swagger` decorators, `@ApiHeader({ name: 'Idempotency-Key', required: true, description: .. })` included.".to_string(),
+        ),
+    };
+    Hit {
+        confidence: super::Confidence::Likely,
+        message: format!(
+            "`{}` takes an idempotency key but is not in {what}, which documents {} other endpoint{} of this service.",
+            ep.label(),
+            u.documented,
+            if u.documented == 1 { "" } else { "s" }
+        ),
+        change,
+        impact: "Clients and generated SDKs do not know the endpoint, let alone its key, so their retries run the operation again despite the server's key mechanism.".into(),
+        at: None,
+    }
+}
+
 /// A documented retention window over a store whose keys never expire.
 fn window_not_kept(ep: &Endpoint, header: &KeyHeaderDoc) -> Option<Hit> {
     let window = header.retention.as_ref()?;
@@ -96,7 +131,9 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if !ep.is_mutation() || !ep.has_mechanism(MechanismKind::HeaderKey) {
         return None;
     }
-    let doc = ep.key_doc.as_ref()?;
+    let Some(doc) = ep.key_doc.as_ref() else {
+        return ep.key_doc_unlisted.as_ref().map(|u| unlisted(ep, u));
+    };
     match &doc.header {
         None => Some(undocumented(ep, doc)),
         Some(header) => window_not_kept(ep, header),
@@ -110,7 +147,7 @@ pub fn rule() -> Rule {
             name: "idempotency-undocumented",
             section: "Documentation",
             severity: Severity::Low,
-            summary: "a keyed endpoint whose API documentation (OpenAPI, Swagger, `@nestjs/swagger`, utoipa) omits the key header, or promises a retention window the key store does not keep",
+            summary: "a keyed endpoint whose API documentation (OpenAPI, Swagger, `@nestjs/swagger`, utoipa) omits the key header or the endpoint, or promises a retention window the key store does not keep",
             doc: DOC,
         },
         check,
@@ -164,5 +201,21 @@ mod tests {
         let hit = check(&forever).unwrap();
         assert!(hit.message.contains("24 h"), "{}", hit.message);
         assert_eq!(hit.at, Some(Location::new("openapi.yaml", 30)));
+        // Left out of a document that lists the service's other endpoints.
+        let mut left_out = keyed(store());
+        left_out.key_doc_unlisted = Some(Unlisted {
+            source: DocSource::Openapi,
+            document: "openapi.yaml".into(),
+            documented: 2,
+        });
+        let hit = check(&left_out).unwrap();
+        assert_eq!(hit.at, None, "on the route");
+        assert!(
+            hit.message.contains(
+                "not in the OpenAPI document `openapi.yaml`, which documents 2 other endpoints"
+            ),
+            "{}",
+            hit.message
+        );
     }
 }
