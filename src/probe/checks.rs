@@ -139,7 +139,7 @@ pub fn concurrent(plan: &Plan, client: &Client, n: usize, unique: &str) -> Check
         format!("one request was processed; {conflicts} duplicate(s) in flight got 409")
     } else {
         format!(
-            "all {n} requests got the same {} and body: one was processed, the others replayed it",
+            "all {n} requests got the same {} and body: the duplicates got the first response (a second run would show in a different body, such as a new id)",
             first.status
         )
     };
