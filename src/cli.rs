@@ -53,6 +53,10 @@ pub enum Command {
         quiet: bool,
         #[command(flatten)]
         daily: DailyArgs,
+        /// Results of `retrysafe probe --format json`: endpoints the probe exercised get their
+        /// findings confirmed; a failed check raises the finding of the rule it tests.
+        #[arg(long, value_name = "FILE")]
+        probe_results: Option<PathBuf>,
     },
     /// Print the mutation inventory only.
     Inventory {
@@ -73,8 +77,67 @@ pub enum Command {
         /// A rule id (RS001) or name (payment-without-idempotency).
         rule: String,
     },
-    /// Print the JSON Schema of `check --format json` (shipped as docs/report.schema.json).
-    Schema,
+    /// Print the JSON Schema of `check --format json` (shipped as docs/report.schema.json), or
+    /// with `--probe` the one of `probe --format json` (docs/probe.schema.json).
+    Schema {
+        #[arg(long)]
+        probe: bool,
+    },
+    /// Confirm keyed endpoints against a running local server: concurrent retries, replay, a
+    /// different body, a missing key, a duplicate create (draft-ietf-httpapi-idempotency-key-header).
+    /// Mutations are real: point it at a local or staging server.
+    Probe {
+        /// The repository whose audit says which endpoints to probe and what they take.
+        #[arg(default_value = ".")]
+        path: PathBuf,
+        /// The server to probe (http://127.0.0.1:3000). Only loopback, private and link-local
+        /// addresses, unless --allow-remote.
+        #[arg(long, value_name = "URL")]
+        base_url: String,
+        /// Probe only this endpoint: 'POST /api/orders' (give values for path parameters:
+        /// 'POST /orders/42/pay'). Repeatable.
+        #[arg(long = "endpoint", value_name = "METHOD PATH")]
+        endpoints: Vec<String>,
+        /// A header every request carries ('Authorization: Bearer …'). Repeatable. The probe
+        /// reads credentials from nowhere else.
+        #[arg(long = "header", value_name = "NAME: VALUE")]
+        headers: Vec<String>,
+        /// The JSON request body to send (else: an example of the API document, or a minimal body
+        /// built from the endpoint's validation schema).
+        #[arg(long, value_name = "FILE")]
+        body_file: Option<PathBuf>,
+        /// How many requests the concurrent check sends at once.
+        #[arg(long, default_value_t = 2)]
+        concurrency: usize,
+        /// Send without asking.
+        #[arg(long)]
+        yes: bool,
+        /// Allow a base URL that resolves to a public address.
+        #[arg(long)]
+        allow_remote: bool,
+        /// The idempotency-key header's name (default: the one the API documentation names, else
+        /// Idempotency-Key).
+        #[arg(long, value_name = "NAME")]
+        key_header: Option<String>,
+        /// Seconds before a request is given up.
+        #[arg(long, default_value_t = 15, value_name = "SECONDS")]
+        timeout: u64,
+        #[arg(long, value_enum, default_value_t = ProbeFormat::Table)]
+        format: ProbeFormat,
+        /// Write the results to FILE instead of stdout.
+        #[arg(long, short = 'o', value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// The configuration file (default: PATH/retrysafe.toml if present).
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProbeFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 /// `check`'s options for scoping and reading the report.

@@ -108,6 +108,8 @@ pub struct Discovered {
     pub files: Vec<SourceFile>,
     /// `.rs` files, for the Rust front end.
     pub rust_files: Vec<RustFile>,
+    /// YAML and JSON files that may be API documents (OpenAPI, Swagger): they name one of them.
+    pub spec_files: Vec<RustFile>,
     pub diagnostics: Vec<Diagnostic>,
     /// `package.json` and `Cargo.toml` files found on the walk, as (relative path, text).
     pub manifests: Vec<(String, String)>,
@@ -139,6 +141,7 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
     let ignore = ignore.cloned();
     let mut rust_candidates: Vec<PathBuf> = Vec::new();
     let mut manifest_paths: Vec<PathBuf> = Vec::new();
+    let mut spec_candidates: Vec<PathBuf> = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .require_git(false)
         .follow_links(false)
@@ -183,10 +186,17 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
             candidates.push((entry.into_path(), lang));
         } else if is_rust(entry.path()) {
             rust_candidates.push(entry.into_path());
+        } else if entry
+            .file_name()
+            .to_str()
+            .is_some_and(crate::frontend::apidoc::openapi::candidate)
+        {
+            spec_candidates.push(entry.into_path());
         }
     }
     candidates.sort();
     rust_candidates.sort();
+    spec_candidates.sort();
     let read: Vec<Result<SourceFile, Diagnostic>> = candidates
         .par_iter()
         .map(|(path, lang)| read_source(root, path, *lang))
@@ -214,9 +224,18 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
         .iter()
         .filter_map(|p| read_text(root, p).ok())
         .collect();
+    // An API document names its format; other YAML/JSON files are dropped unread further, and
+    // one that cannot be read is not worth a diagnostic.
+    let spec_files: Vec<RustFile> = spec_candidates
+        .par_iter()
+        .filter_map(|path| read_text(root, path).ok())
+        .filter(|(_, text)| text.contains("openapi") || text.contains("swagger"))
+        .map(|(rel, text)| RustFile { rel, text })
+        .collect();
     Discovered {
         files,
         rust_files,
+        spec_files,
         diagnostics,
         manifests,
     }

@@ -14,6 +14,7 @@ pub mod facts;
 pub mod frontend;
 pub mod link;
 pub mod paths;
+pub mod probe;
 pub mod report;
 pub mod rules;
 pub mod suppress;
@@ -158,6 +159,14 @@ pub fn collect_facts_with(
     }
     diagnostics.extend(link::unfollowed_diagnostics(&endpoints));
     link::key_tests::apply(&mut endpoints, &key_tests);
+    let (api_docs, doc_diagnostics) = frontend::apidoc::collect(
+        &found.spec_files,
+        &found.files,
+        &found.rust_files,
+        &catalog.key_headers,
+    );
+    diagnostics.extend(doc_diagnostics);
+    link::apidoc::apply(&mut endpoints, &api_docs, root);
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();
@@ -192,7 +201,22 @@ pub fn collect_facts_with(
         suppressions,
         key_tests,
         clients,
+        api_docs,
     }
+}
+
+/// The linked facts of the tree at `root` (what `retrysafe probe` plans from), on threads with
+/// the analysis stack.
+pub fn facts_with(root: &Path, config: &Config) -> Result<Facts, AuditError> {
+    if !root.is_dir() {
+        return Err(AuditError::NotFound(root.display().to_string()));
+    }
+    let catalog = config.catalog().map_err(AuditError::Catalog)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .stack_size(STACK_BYTES)
+        .build()
+        .map_err(|e| AuditError::Threads(e.to_string()))?;
+    Ok(pool.install(|| collect_facts_with(root, &catalog, config, &Silent)))
 }
 
 /// The public entry: audits the tree at `root`. `display_root` is how the report names it.
@@ -231,6 +255,7 @@ pub fn audit_with(
     );
     let clients = std::mem::take(&mut facts.clients);
     let coverage = std::mem::take(&mut facts.coverage);
+    let api_docs = std::mem::take(&mut facts.api_docs.files);
     Ok(Report::build(
         display_root.to_string(),
         facts.files_scanned,
@@ -240,5 +265,6 @@ pub fn audit_with(
         facts.constraints,
     )
     .with_clients(clients)
-    .with_coverage(coverage))
+    .with_coverage(coverage)
+    .with_api_docs(api_docs))
 }

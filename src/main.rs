@@ -5,7 +5,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
 use retrysafe::baseline::Baseline;
-use retrysafe::cli::{CheckFormat, Cli, Command, DailyArgs, InventoryFormat};
+use retrysafe::cli::{CheckFormat, Cli, Command, DailyArgs, InventoryFormat, ProbeFormat};
 use retrysafe::config::{Config, ConfigError, Selection};
 use retrysafe::report::{self, Report};
 use retrysafe::rules;
@@ -152,6 +152,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             write_baseline,
             quiet,
             daily,
+            probe_results,
         } => {
             let selection = Selection::new(
                 &daily.select,
@@ -165,6 +166,14 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 None => None,
             };
             let (mut report, config) = run_audit(&path, config.as_deref(), quiet, selection)?;
+            if let Some(file) = &probe_results {
+                let results = retrysafe::probe::apply::load(file)?;
+                for note in retrysafe::probe::apply::apply(&mut report, &results) {
+                    if !quiet {
+                        eprintln!("retrysafe: {note}");
+                    }
+                }
+            }
             if let Some(file) = &baseline {
                 report.mark_baselined(&Baseline::load(file)?.fingerprints());
             }
@@ -252,9 +261,54 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             emit(&text, &None)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Schema => {
-            emit(&report::json::schema(), &None)?;
+        Command::Schema { probe } => {
+            let schema = if probe {
+                retrysafe::probe::output::schema()
+            } else {
+                report::json::schema()
+            };
+            emit(&schema, &None)?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::Probe {
+            path,
+            base_url,
+            endpoints,
+            headers,
+            body_file,
+            concurrency,
+            yes,
+            allow_remote,
+            key_header,
+            timeout,
+            format,
+            output,
+            config,
+        } => {
+            let results = retrysafe::probe::run(&retrysafe::probe::ProbeArgs {
+                base_url: &base_url,
+                path: &path,
+                config: config.as_deref(),
+                endpoints: &endpoints,
+                headers: &headers,
+                body_file: body_file.as_deref(),
+                concurrency,
+                yes,
+                allow_remote,
+                key_header: key_header.as_deref(),
+                timeout: std::time::Duration::from_secs(timeout),
+            })?;
+            let text = match format {
+                ProbeFormat::Table => retrysafe::probe::output::table(&results),
+                ProbeFormat::Json => retrysafe::probe::output::json(&results),
+                ProbeFormat::Markdown => retrysafe::probe::output::markdown(&results),
+            };
+            emit(&text, &output)?;
+            Ok(if results.failed() {
+                ExitCode::from(1)
+            } else {
+                ExitCode::SUCCESS
+            })
         }
     }
 }

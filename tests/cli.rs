@@ -92,7 +92,7 @@ fn markdown_report_has_every_section_and_says_what_is_not_checked() {
     }
     assert!(md.contains("| `POST /api/v1/orders/{id}/pay` (src/routes/v1/orders.ts:20) | db_update, payment | none | critical |"), "{md}");
     assert!(
-        md.contains("Not checked: this version does not build rules RS021 yet."),
+        md.contains("## Documentation\n\nNo API documentation in the repository"),
         "{md}"
     );
     assert!(
@@ -308,4 +308,46 @@ fn output_is_byte_identical_across_runs_and_thread_counts() {
         assert_eq!(one, with_threads("2"), "{name}: 1 vs 2 threads");
         assert_eq!(one, with_threads("2"), "{name}: two runs");
     }
+}
+
+#[test]
+fn the_documentation_section_reads_the_api_documents() {
+    let out = run(&[
+        "check",
+        fixture("express-openapi-docs").to_str().unwrap(),
+        "--format",
+        "markdown",
+        "--fail-on",
+        "none",
+    ]);
+    let md = String::from_utf8(out.stdout).unwrap();
+    let section =
+        &md[md.find("## Documentation\n").unwrap()..md.find("## Per-Mutation Profile").unwrap()];
+    assert!(
+        section.contains("- `openapi.yaml` (OpenAPI 3.0.3): 2 mutation operations."),
+        "{section}"
+    );
+    assert!(
+        section.contains("| `POST /api/v1/transfers` | `openapi.yaml:9` (OpenAPI) | `Idempotency-Key` (required) | 24 h | expires (`src/jobs/purgeIdempotencyKeys.ts:5`) |"),
+        "{section}"
+    );
+    assert!(
+        section.contains("| `POST /api/v1/payouts` | `openapi.yaml:31` (OpenAPI) | **missing** |"),
+        "{section}"
+    );
+    assert!(
+        section.contains("### RS021 idempotency-undocumented — `POST /api/v1/payouts`"),
+        "{section}"
+    );
+
+    let doc = String::from_utf8(run(&["explain", "RS021"]).stdout).unwrap();
+    assert!(doc.starts_with("# RS021 idempotency-undocumented"), "{doc}");
+    assert!(
+        doc.contains("Severity: low · Section: Documentation"),
+        "{doc}"
+    );
+    assert!(
+        doc.contains("@nestjs/swagger") && doc.contains("utoipa"),
+        "{doc}"
+    );
 }

@@ -1,5 +1,5 @@
 //! Every fixture carries its expectations: `expected.json` (the inventory) and `// expect: RSxxx`
-//! markers on the registration lines (the findings). One harness checks them all through the binary.
+//! markers on the registration lines (the findings; `# expect: RSxxx` in an API document). One harness checks them all through the binary.
 //! A marker may name the confidence too (`// expect: RS007(confirmed)`), and an endpoint in
 //! `expected.json` the tests that send it one key twice or concurrently (`"tests"`), and
 //! `"path_complete": false` where part of its path could not be read.
@@ -37,7 +37,7 @@ fn markers(root: &Path) -> (BTreeSet<Marker>, BTreeMap<Marker, String>) {
             }
             let ext = p.extension().and_then(|e| e.to_str()).unwrap_or("");
             if ![
-                "ts", "tsx", "js", "jsx", "mjs", "cjs", "rs", "vue", "svelte",
+                "ts", "tsx", "js", "jsx", "mjs", "cjs", "rs", "vue", "svelte", "yaml", "yml",
             ]
             .contains(&ext)
             {
@@ -52,18 +52,20 @@ fn markers(root: &Path) -> (BTreeSet<Marker>, BTreeMap<Marker, String>) {
             let text = std::fs::read_to_string(&p).unwrap();
             let lines: Vec<&str> = text.lines().collect();
             for (i, l) in lines.iter().enumerate() {
-                let Some(pos) = l.find("// expect:") else {
+                // `# expect:` in YAML (API documents)
+                let comment = if ext.starts_with("y") { "#" } else { "//" };
+                let Some(pos) = l.find(&format!("{comment} expect:")) else {
                     continue;
                 };
-                let ids: Vec<String> = l[pos + 10..]
+                let ids: Vec<String> = l[pos + comment.len() + 8..]
                     .split(',')
                     .map(|s| s.trim().to_string())
                     .filter(|s| s.starts_with("RS"))
                     .collect();
                 let mut line = i + 1;
-                if l.trim_start().starts_with("//") {
+                if l.trim_start().starts_with(comment) {
                     let mut j = i + 1;
-                    while j < lines.len() && lines[j].trim_start().starts_with("//") {
+                    while j < lines.len() && lines[j].trim_start().starts_with(comment) {
                         j += 1;
                     }
                     line = j + 1;

@@ -121,3 +121,8 @@ fn the_harm_model_judges_both_languages_alike() {
 fn a_claim_stops_a_retry_in_both_languages() {
     assert_twins("express-claims", "axum-claims");
 }
+
+#[test]
+fn api_documentation_is_judged_alike_from_a_document_and_from_code() {
+    assert_twins("express-openapi-docs", "axum-openapi-docs");
+}

@@ -3,6 +3,7 @@
 //! Nothing here knows about syntax: a route found by tree-sitter in an Express app and one found
 //! by syn in an axum service become the same [`Endpoint`].
 
+pub mod doc;
 pub mod key;
 
 pub use key::{KeyObs, KeyStore};
@@ -513,6 +514,13 @@ pub struct Endpoint {
     /// does is unknown, not "no side effect".
     #[serde(skip)]
     pub unfollowed: Option<(String, Location)>,
+    /// The operation of the repository's API documentation that describes this endpoint.
+    #[serde(skip)]
+    pub key_doc: Option<doc::KeyDoc>,
+    /// No operation describes this keyed endpoint, while the documentation of its package
+    /// describes others.
+    #[serde(skip)]
+    pub key_doc_unlisted: Option<doc::Unlisted>,
 }
 
 impl Endpoint {
@@ -790,6 +798,8 @@ pub struct Facts {
     pub key_tests: Vec<KeyTest>,
     /// What was read: files per language, routes, frameworks the manifests name.
     pub coverage: crate::coverage::Coverage,
+    /// The API documents (and code-first documentation) found, with their operations.
+    pub api_docs: crate::frontend::apidoc::ApiDocs,
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Front ends: source to facts. Only they know syntax.
 
+pub mod apidoc;
 pub mod claims;
 pub mod key_tests;
 pub mod rust;

@@ -1,6 +1,7 @@
 //! Linking: mounts across files, handlers to their definitions, calls into services, and the
 //! mechanisms that cover each route. Produces language-neutral [`Endpoint`]s.
 
+pub mod apidoc;
 pub mod astro;
 pub mod calls;
 pub mod clients;

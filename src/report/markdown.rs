@@ -255,12 +255,19 @@ pub fn render(report: &Report, opts: &Options) -> String {
                 }
                 section_findings(report, section, ids, &built, opts, &mut budget, &mut body);
             }
+            "Documentation" => {
+                if opts.full || !report.api_docs.is_empty() {
+                    documentation(report, &mut body);
+                }
+                section_findings(report, section, ids, &built, opts, &mut budget, &mut body);
+            }
             _ => section_findings(report, section, ids, &built, opts, &mut budget, &mut body),
         }
         let nothing = !has_findings
             && match *section {
                 "Constraint-Based" => report.constraints.iter().all(|c| c.protects.is_empty()),
                 "Client Generation" => report.clients.is_empty(),
+                "Documentation" => report.api_docs.is_empty(),
                 _ => true,
             };
         if nothing && !opts.full {
@@ -707,6 +714,88 @@ fn section_findings(
     if !checked.is_empty() && !unbuilt.is_empty() {
         let _ = writeln!(out, "\nNot checked yet: {}.", unbuilt.join(", "));
     }
+}
+
+/// The API documentation found, and what it says about each keyed endpoint's key.
+fn documentation(report: &Report, out: &mut String) {
+    if report.api_docs.is_empty() {
+        out.push_str("No API documentation in the repository (OpenAPI or Swagger documents, `@nestjs/swagger` decorators, utoipa paths): keys are not checked against one.\n\n");
+        return;
+    }
+    for d in &report.api_docs {
+        let version = d
+            .version
+            .as_deref()
+            .map(|v| format!(" {v}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "- `{}` ({}{version}): {} mutation operation{}.",
+            d.file,
+            d.source.as_str(),
+            d.operations,
+            if d.operations == 1 { "" } else { "s" }
+        );
+    }
+    let keyed: Vec<_> = report
+        .endpoints
+        .iter()
+        .filter(|e| {
+            e.mechanisms
+                .iter()
+                .any(|m| m.kind == MechanismKind::HeaderKey)
+        })
+        .collect();
+    if keyed.is_empty() {
+        out.push_str("\nNo endpoint handles an idempotency key.\n\n");
+        return;
+    }
+    out.push_str("\n| Keyed endpoint | Documented at | Key header | Retention | Store expiry |\n|---|---|---|---|---|\n");
+    for e in keyed {
+        let expiry = match e.key_store.as_ref().map(|k| &k.expiry) {
+            Some(p) => match (p.present(), p.missing()) {
+                (Some((at, _)), _) => format!("expires (`{at}`)"),
+                (_, Some((at, _))) => format!("never (`{at}`)"),
+                _ => "not visible".into(),
+            },
+            None => "not visible".into(),
+        };
+        let (at, header, retention) = match &e.api_doc {
+            None => (
+                "not documented".to_string(),
+                "—".to_string(),
+                "—".to_string(),
+            ),
+            Some(d) => (
+                format!("`{}` ({})", d.location, d.source.as_str()),
+                d.header
+                    .as_ref()
+                    .map(|h| {
+                        format!(
+                            "`{}`{}",
+                            cell(&h.name),
+                            if h.required {
+                                " (required)"
+                            } else {
+                                " (optional)"
+                            }
+                        )
+                    })
+                    .unwrap_or_else(|| "**missing**".into()),
+                d.header
+                    .as_ref()
+                    .and_then(|h| h.retention.as_ref())
+                    .map(|r| crate::frontend::apidoc::duration(r.seconds))
+                    .unwrap_or_else(|| "not stated".into()),
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {at} | {header} | {retention} | {expiry} |",
+            cell(&e.label())
+        );
+    }
+    out.push('\n');
 }
 
 /// The client requests that send a key, and where each key comes from.

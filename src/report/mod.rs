@@ -108,6 +108,10 @@ pub struct EndpointReport {
     #[serde(skip)]
     #[schemars(skip)]
     pub handler_file: Option<String>,
+    /// The operation of the repository's API documentation that describes this endpoint, and the
+    /// key header it documents (`header`), when a document or code-first documentation does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub api_doc: Option<crate::facts::doc::KeyDoc>,
 }
 
 impl EndpointReport {
@@ -139,6 +143,9 @@ pub struct Report {
     /// Requests that client code (code no endpoint reaches) sends with an idempotency key, with
     /// where the key comes from (`key_origin`) and the endpoint of this repository each calls.
     pub clients: Vec<ClientRequest>,
+    /// The API documents (OpenAPI, Swagger) and files of code-first documentation
+    /// (`@nestjs/swagger`, utoipa) found, with how many mutation operations each documents.
+    pub api_docs: Vec<crate::facts::doc::ApiDocFile>,
 }
 
 /// A unique constraint and the mutation endpoints whose creates it protects.
@@ -195,6 +202,7 @@ impl Report {
                 EndpointReport {
                     diff: None,
                     handler_file: ep.handler_location.as_ref().map(|l| l.file.clone()),
+                    api_doc: ep.key_doc.clone(),
                     positives,
                     key_store: ep.key_store.clone(),
                     id: fingerprint(&[&ep.method, &ep.path, &ep.location.file]),
@@ -252,6 +260,7 @@ impl Report {
         Report {
             constraints,
             clients: Vec::new(),
+            api_docs: Vec::new(),
             schema_version: SCHEMA_VERSION,
             tool: Tool {
                 name: "retrysafe",
@@ -299,6 +308,53 @@ impl Report {
     /// Adds the client requests that send a key.
     pub fn with_clients(mut self, clients: Vec<ClientRequest>) -> Report {
         self.clients = clients;
+        self
+    }
+
+    /// Recomputes what depends on the findings (their order, the counts, the highest risk, each
+    /// endpoint's severity) after findings were added or changed (`check --probe-results`).
+    pub fn refresh(&mut self) {
+        self.findings.sort_by(|a, b| {
+            b.severity
+                .cmp(&a.severity)
+                .then_with(|| a.endpoint.cmp(&b.endpoint))
+                .then_with(|| a.file.cmp(&b.file))
+                .then_with(|| a.line.cmp(&b.line))
+                .then_with(|| a.rule.cmp(&b.rule))
+        });
+        let mut by = BySeverity::default();
+        for f in self.findings.iter().filter(|f| !f.suppressed) {
+            match f.severity {
+                Severity::Critical => by.critical += 1,
+                Severity::High => by.high += 1,
+                Severity::Medium => by.medium += 1,
+                Severity::Low => by.low += 1,
+                Severity::Inverse => by.inverse += 1,
+                Severity::None => {}
+            }
+        }
+        self.summary.by_severity = by;
+        self.summary.highest_risk = self
+            .findings
+            .iter()
+            .find(|f| f.severity > Severity::Inverse && !f.suppressed)
+            .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+        for e in &mut self.endpoints {
+            let label = e.label();
+            for f in &self.findings {
+                let on_it =
+                    (f.endpoint == label && f.route.file == e.file && f.route.line == e.line)
+                        || f.also_endpoints.contains(&label);
+                if on_it {
+                    e.severity = e.severity.max(f.severity);
+                }
+            }
+        }
+    }
+
+    /// Adds the API documentation found.
+    pub fn with_api_docs(mut self, docs: Vec<crate::facts::doc::ApiDocFile>) -> Report {
+        self.api_docs = docs;
         self
     }
 

@@ -22,6 +22,7 @@ pub mod rs017_content_hash_as_key;
 pub mod rs018_mismatch_status;
 pub mod rs019_key_not_bounded;
 pub mod rs020_no_idempotency_tests;
+pub mod rs021_idempotency_undocumented;
 pub mod rs022_stored_response_logged;
 pub mod rs023_key_on_safe_method;
 pub mod rs024_key_where_constraint_suffices;
@@ -192,6 +193,7 @@ pub fn registry() -> Vec<Rule> {
         rs018_mismatch_status::rule(),
         rs019_key_not_bounded::rule(),
         rs020_no_idempotency_tests::rule(),
+        rs021_idempotency_undocumented::rule(),
         rs022_stored_response_logged::rule(),
         rs023_key_on_safe_method::rule(),
         rs024_key_where_constraint_suffices::rule(),
@@ -263,6 +265,7 @@ pub fn evaluate_project(project: &Project) -> Vec<Finding> {
                 cause: String::new(),
                 cause_at: None,
                 anchors: Vec::new(),
+                probe: None,
             });
         }
     }
@@ -325,6 +328,10 @@ pub struct Finding {
     #[serde(skip)]
     #[schemars(skip)]
     pub anchors: Vec<Location>,
+    /// What a running server did when `retrysafe probe` checked this (`check --probe-results`):
+    /// the check that failed and both responses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::probe::output::ProbeEvidence>,
 }
 
 /// The `cause` of a flaw at a shared location.
@@ -395,6 +402,7 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 baselined: false,
                 also_endpoints: Vec::new(),
                 also_routes: Vec::new(),
+                probe: None,
             });
         }
     }

@@ -1,0 +1,247 @@
+//! API documentation: the operations an OpenAPI 3.x / Swagger 2 document in the repository
+//! describes (YAML or JSON, parsed with a YAML/JSON parser), and the ones documented in code
+//! (`@nestjs/swagger` decorators, utoipa's `#[utoipa::path]`), each with whether it documents the
+//! idempotency-key header, the key's retention window when its description states one, and the
+//! request-body examples it gives.
+
+pub mod nest;
+pub mod openapi;
+pub mod utoipa;
+
+pub use crate::facts::doc::{ApiDocFile, DocSource, KeyHeaderDoc, Retention};
+use crate::facts::{Diagnostic, Location};
+
+/// One documented operation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiOperation {
+    /// Upper case: `POST`.
+    pub method: String,
+    /// The documented path with the document's base path (Swagger `basePath`, the path of the
+    /// first OpenAPI server URL) applied, parameters as `{name}`; `None` for code-first
+    /// documentation matched by place (`route`).
+    pub path: Option<String>,
+    /// The path without the base path, for documents whose servers are not the app's mount.
+    pub bare_path: Option<String>,
+    pub source: DocSource,
+    pub location: Location,
+    /// Code-first documentation: the route lines it sits on (file, first line, last line).
+    pub route: Option<(String, u32, u32)>,
+    pub key_header: Option<KeyHeaderDoc>,
+    /// Request-body examples (`example`, `examples.*.value`), JSON.
+    pub examples: Vec<serde_json::Value>,
+}
+
+/// Everything read from the repository's API documentation.
+#[derive(Debug, Clone, Default)]
+pub struct ApiDocs {
+    pub files: Vec<ApiDocFile>,
+    pub operations: Vec<ApiOperation>,
+}
+
+impl ApiDocs {
+    pub fn is_empty(&self) -> bool {
+        self.operations.is_empty()
+    }
+
+    fn add(&mut self, file: ApiDocFile, ops: Vec<ApiOperation>) {
+        if !ops.is_empty() {
+            self.files.push(file);
+            self.operations.extend(ops);
+        }
+    }
+
+    /// The operation that documents `method path` whose route is at `route`: code-first
+    /// documentation on the route's lines, else a document's operation with the same path
+    /// (parameter names aside), with or without the document's base path, or ending the
+    /// endpoint's path at a segment boundary (an app mounted below the documented base).
+    pub fn find(&self, method: &str, path: &str, route: &Location) -> Option<&ApiOperation> {
+        let by_place = self.operations.iter().find(|o| {
+            o.method == method
+                && o.route.as_ref().is_some_and(|(f, first, last)| {
+                    *f == route.file && (*first..=*last).contains(&route.line)
+                })
+        });
+        if by_place.is_some() {
+            return by_place;
+        }
+        let want = shape(path);
+        let same = |p: &Option<String>| p.as_deref().is_some_and(|p| shape(p) == want);
+        let ends = |p: &Option<String>| {
+            p.as_deref().is_some_and(|p| {
+                let p = shape(p);
+                p.len() > 1 && want.ends_with(&p) && want[..want.len() - p.len()].ends_with('/')
+                    || p.len() > 1 && want.ends_with(&p) && want.len() == p.len()
+            })
+        };
+        let methods = || self.operations.iter().filter(|o| o.method == method);
+        methods()
+            .find(|o| same(&o.path))
+            .or_else(|| methods().find(|o| same(&o.bare_path)))
+            .or_else(|| methods().find(|o| ends(&o.path) || ends(&o.bare_path)))
+    }
+}
+
+/// A path with its parameter names dropped and no trailing slash: `/orders/{id}/` → `/orders/{}`.
+pub fn shape(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut depth = 0;
+    for c in path.chars() {
+        match c {
+            '{' => {
+                depth += 1;
+                if depth == 1 {
+                    out.push_str("{}");
+                }
+            }
+            '}' => depth -= 1,
+            _ if depth > 0 => {}
+            _ => out.push(c),
+        }
+    }
+    while out.len() > 1 && out.ends_with('/') {
+        out.pop();
+    }
+    if !out.starts_with('/') {
+        out.insert(0, '/');
+    }
+    out
+}
+
+/// Whether `name` is an idempotency-key header (case-insensitive).
+pub fn is_key_header(name: &str, key_headers: &[String]) -> bool {
+    key_headers.iter().any(|h| h.eq_ignore_ascii_case(name))
+}
+
+/// The retention window a description states: `24 hours`, `7 days`, `24h`, `one day`,
+/// `86400 seconds`. The first one said next to a word about keeping or expiring wins; else the
+/// first one.
+pub fn retention(description: &str) -> Option<Retention> {
+    let lower = description.to_ascii_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let number = |w: &str| -> Option<u64> {
+        w.parse().ok().or(match w {
+            "a" | "an" | "one" => Some(1),
+            "two" => Some(2),
+            "seven" => Some(7),
+            "thirty" => Some(30),
+            _ => None,
+        })
+    };
+    let unit = |w: &str| -> Option<u64> {
+        match w {
+            "s" | "sec" | "secs" | "second" | "seconds" => Some(1),
+            "m" | "min" | "mins" | "minute" | "minutes" => Some(60),
+            "h" | "hr" | "hrs" | "hour" | "hours" => Some(3600),
+            "d" | "day" | "days" => Some(86_400),
+            "week" | "weeks" => Some(7 * 86_400),
+            _ => None,
+        }
+    };
+    let mut found = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        // `24h`, `7d` written as one word
+        let split = w.find(|c: char| !c.is_ascii_digit()).filter(|&at| at > 0);
+        let (n, u) = match split {
+            Some(at) => (number(&w[..at]), unit(&w[at..])),
+            None => (number(w), words.get(i + 1).and_then(|u| unit(u))),
+        };
+        if let (Some(n), Some(u)) = (n, u) {
+            let text = match split {
+                Some(_) => w.to_string(),
+                None => format!("{w} {}", words[i + 1]),
+            };
+            let near = words[i.saturating_sub(6)..i].iter().any(|w| {
+                matches!(
+                    *w,
+                    "for" | "retained" | "kept" | "stored" | "expire" | "expires" | "after"
+                ) || w.starts_with("retain")
+                    || w.starts_with("expir")
+            });
+            found.push((
+                near,
+                Retention {
+                    seconds: n * u,
+                    text,
+                },
+            ));
+        }
+    }
+    found
+        .iter()
+        .find(|(near, _)| *near)
+        .or(found.first())
+        .map(|(_, r)| r.clone())
+}
+
+/// `86400` → `24 h`, for messages.
+pub fn duration(seconds: u64) -> String {
+    match seconds {
+        s if s >= 86_400 && s % 86_400 == 0 && s / 86_400 > 1 && s % (7 * 86_400) != 0 => {
+            format!("{} days", s / 86_400)
+        }
+        s if s >= 3600 && s % 3600 == 0 => format!("{} h", s / 3600),
+        s if s >= 60 && s % 60 == 0 => format!("{} min", s / 60),
+        s => format!("{s} s"),
+    }
+}
+
+/// Reads every document among `specs` (YAML/JSON files that may be OpenAPI documents) and the
+/// code-first documentation in the TypeScript and Rust sources.
+pub fn collect(
+    specs: &[crate::discover::RustFile],
+    ts: &[crate::discover::SourceFile],
+    rust: &[crate::discover::RustFile],
+    key_headers: &[String],
+) -> (ApiDocs, Vec<Diagnostic>) {
+    let mut docs = ApiDocs::default();
+    let mut diagnostics = Vec::new();
+    for f in specs {
+        match openapi::read(&f.rel, &f.text, key_headers) {
+            Ok(Some((file, ops))) => docs.add(file, ops),
+            Ok(None) => {}
+            Err(d) => diagnostics.push(d),
+        }
+    }
+    // `SwaggerModule.createDocument(app, ..)` documents every controller route, decorated or not.
+    let swagger_module = ts
+        .iter()
+        .any(|f| f.lang.is_ts() && f.text.contains("SwaggerModule"));
+    for f in ts.iter().filter(|f| f.lang.is_ts()) {
+        if let Some((file, ops)) = nest::read(f, key_headers, swagger_module) {
+            docs.add(file, ops);
+        }
+    }
+    for f in rust {
+        if let Some((file, ops)) = utoipa::read(&f.rel, &f.text, key_headers) {
+            docs.add(file, ops);
+        }
+    }
+    docs.files.sort();
+    (docs, diagnostics)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retention_is_read_from_words() {
+        let r = retention("Keys are retained for 24 hours, then a new request runs.").unwrap();
+        assert_eq!(r.seconds, 86_400);
+        assert_eq!(r.text, "24 hours");
+        assert_eq!(retention("expires after 7d").unwrap().seconds, 7 * 86_400);
+        assert_eq!(retention("kept for one day").unwrap().seconds, 86_400);
+        assert!(retention("A unique key per request, at most 255 characters.").is_none());
+        assert_eq!(duration(86_400), "24 h");
+        assert_eq!(duration(3 * 86_400), "3 days");
+    }
+
+    #[test]
+    fn shapes_drop_parameter_names() {
+        assert_eq!(shape("/orders/{id}/pay/"), "/orders/{}/pay");
+        assert_eq!(shape("orders"), "/orders");
+    }
+}
