@@ -227,6 +227,9 @@ struct Scope {
     /// Record variables (a SeaORM `ActiveModel`) and the fields set on them from the caller's
     /// data; `None` when the record came from somewhere the fields cannot be seen.
     records: HashMap<String, Option<Vec<String>>>,
+    /// Record variables bound to an `ActiveModel` literal of an entity that is not in view
+    /// (`let values = Session::ActiveModel { .. }`): the entity's module as written.
+    record_entities: HashMap<String, String>,
     /// Variables holding a value made for this request (`let id = Uuid::new_v4();`).
     fresh: HashSet<String>,
     /// The effects each variable's initialiser produced (indices into the summary's effects),
@@ -245,6 +248,7 @@ impl Scope {
             vars: HashMap::new(),
             names: HashMap::new(),
             records: HashMap::new(),
+            record_entities: HashMap::new(),
             fresh: HashSet::new(),
             var_effects: HashMap::new(),
             claims: HashMap::new(),
@@ -794,6 +798,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                                 _ => None,
                             }
                         });
+                        // `let values = Session::ActiveModel { .. }; values.insert(db)`: the
+                        // path before `ActiveModel` names the entity, as in a literal inserted
+                        // directly.
+                        match init.as_ref() {
+                            Some(Ex::Struct(p, ..))
+                                if p.len() >= 2 && p.last().is_some_and(|l| l == "ActiveModel") =>
+                            {
+                                scope
+                                    .record_entities
+                                    .insert(name.clone(), p[p.len() - 2].clone())
+                            }
+                            _ => scope.record_entities.remove(name),
+                        };
                         match written {
                             Some(w) => scope.names.insert(names[0].clone(), w),
                             None => scope.names.remove(&names[0]),
@@ -1224,6 +1241,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
                 if p.len() == 1 {
                     c.record = scope.records.get(&var).cloned().flatten();
+                    if c.entity.is_none() {
+                        c.entity = scope.record_entities.get(&var).cloned();
+                    }
                 }
                 from_type(&mut c, t);
             }
