@@ -9,7 +9,7 @@ use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
 use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
-use crate::frontend::ts::ir::{CallSite, FnId, Found, KeyCall, Val};
+use crate::frontend::ts::ir::{CallSite, ClassId, FnId, Found, KeyCall, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -124,6 +124,8 @@ pub struct Calls<'a> {
     memo: RefCell<HashMap<(ModId, FnId), Memo>>,
     /// Method name -> every class method of that name, for calls on values of unknown type.
     by_name: HashMap<&'a str, Vec<(ModId, FnId)>>,
+    /// Class -> the classes that extend or implement it directly.
+    subclasses: HashMap<(ModId, ClassId), Vec<(ModId, ClassId)>>,
     /// How many calls deep to follow (`call_depth` in retrysafe.toml).
     max_depth: usize,
     depth: std::cell::Cell<usize>,
@@ -682,6 +684,21 @@ impl<'a> Calls<'a> {
                 }
             }
         }
+        let mut subclasses: HashMap<(ModId, ClassId), Vec<(ModId, ClassId)>> = HashMap::new();
+        for (m, module) in res.modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for (c, class) in module.classes.iter().enumerate() {
+                for base in class.extends.iter().chain(&class.implements) {
+                    if let Resolved::Class(bm, bc) = res.resolve(m, base)
+                        && (bm, bc) != (m, c)
+                    {
+                        subclasses.entry((bm, bc)).or_default().push((m, c));
+                    }
+                }
+            }
+        }
         Calls {
             max_depth: DEFAULT_CALL_DEPTH,
             depth: std::cell::Cell::new(0),
@@ -691,7 +708,37 @@ impl<'a> Calls<'a> {
             catalog,
             memo: RefCell::new(HashMap::new()),
             by_name,
+            subclasses,
         }
+    }
+
+    /// The methods that implement `recv.prop(..)` when `recv` is an instance of a class that
+    /// declares `prop` without a body (an abstract class): the method of that name in each class
+    /// extending or implementing it, at any depth, the nearest one on each branch.
+    fn overrides(&self, m: ModId, callee: &Val) -> Vec<(ModId, FnId)> {
+        let Val::Member(recv, prop) = callee else {
+            return vec![];
+        };
+        let (Resolved::Instance(bm, bc) | Resolved::Class(bm, bc)) = self.res.resolve(m, recv)
+        else {
+            return vec![];
+        };
+        let mut out = Vec::new();
+        let mut seen: HashSet<(ModId, ClassId)> = HashSet::from([(bm, bc)]);
+        let mut work = vec![(bm, bc)];
+        while let Some(c) = work.pop() {
+            for &sub in self.subclasses.get(&c).into_iter().flatten() {
+                if seen.len() > 256 || !seen.insert(sub) {
+                    continue;
+                }
+                match self.res.modules[sub.0].classes[sub.1].method(prop) {
+                    Some(f) => out.push((sub.0, f)),
+                    None => work.push(sub),
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     pub fn location(&self, m: ModId, line: u32) -> Location {
@@ -1060,11 +1107,22 @@ impl<'a> Calls<'a> {
                 }
                 let mut targets: Vec<(Resolved, bool)> =
                     vec![(self.res.resolve(m, &cs.callee), false)];
-                if matches!(targets[0].0, Resolved::Opaque)
-                    && let Some(t) = self.by_name_alone(cs)
-                {
-                    targets[0] = (Resolved::Func(t.0, t.1), true);
+                if matches!(targets[0].0, Resolved::Opaque) {
+                    // A method an abstract class only declares runs in its subclasses (a Nest
+                    // provider injected by its abstract class): each override, speculative
+                    // when there are several.
+                    let overrides = self.overrides(m, &cs.callee);
+                    if !overrides.is_empty() {
+                        let several = overrides.len() > 1;
+                        targets = overrides
+                            .into_iter()
+                            .map(|(m2, f2)| (Resolved::Func(m2, f2), several))
+                            .collect();
+                    } else if let Some(t) = self.by_name_alone(cs) {
+                        targets[0] = (Resolved::Func(t.0, t.1), true);
+                    }
                 }
+                let callees = targets.len();
                 for a in &cs.args {
                     if let Val::Func(af) = a
                         && inside.contains(af)
@@ -1084,11 +1142,11 @@ impl<'a> Calls<'a> {
                     let name = self.res.modules[m2].functions[f2].name.clone();
                     let caught = caught_groups.contains(&cs.group);
                     // A handler handed to `.catch(..)` runs when the promise fails.
-                    let failure =
-                        cs.on_failure || (ti > 0 && cs.path.last().is_some_and(|p| p == "catch"));
+                    let failure = cs.on_failure
+                        || (ti >= callees && cs.path.last().is_some_and(|p| p == "catch"));
                     for e in &sub.effects {
                         let mut e = e.clone();
-                        if ti == 0 {
+                        if ti < callees {
                             Self::bind_record(m, m2, f2, &cs.args, &mut e);
                         } else {
                             e.data_param = None;
@@ -1097,7 +1155,7 @@ impl<'a> Calls<'a> {
                         if e.on_this {
                             self.rebind_this(
                                 m,
-                                (ti == 0).then_some(&cs.callee),
+                                (ti < callees).then_some(&cs.callee),
                                 &mut e,
                                 &mut saved_built,
                             );

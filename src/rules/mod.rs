@@ -416,21 +416,39 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
 /// method resolved by its name alone, a library's catalogue defaults) is at most medium.
 pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confidence) -> Severity {
     let mut s = severity;
-    let worst = ep.repeated_effects().iter().map(|e| e.impact).min();
-    let cap = match worst {
-        None | Some(Impact::Money) => Severity::Critical,
-        // A receiver that repeats a harmful effect on every redelivery is critical (DESIGN).
-        Some(Impact::Message | Impact::Record) if rule == "RS002" => Severity::Critical,
-        Some(Impact::Message | Impact::Record) => Severity::High,
-        Some(_) if rule == "RS002" => Severity::Medium,
-        Some(Impact::Pending | Impact::Unknown) => Severity::Medium,
-        Some(_) => Severity::Low,
-    };
+    // Each repeated effect caps by its harm; one reached only by a heuristic (a method resolved
+    // by its name alone, one of several overrides) at most medium. The loosest cap wins.
+    let cap = ep
+        .repeated_effects()
+        .iter()
+        .map(|e| {
+            let c = impact_cap(e.impact, rule);
+            if e.speculative {
+                c.min(Severity::Medium)
+            } else {
+                c
+            }
+        })
+        .max()
+        .unwrap_or(Severity::Critical);
     s = s.min(cap);
     if confidence == Confidence::Speculative {
         s = s.min(Severity::Medium);
     }
     s
+}
+
+/// The most a repeat of an effect with this harm can be.
+fn impact_cap(impact: Impact, rule: &str) -> Severity {
+    match impact {
+        Impact::Money => Severity::Critical,
+        // A receiver that repeats a harmful effect on every redelivery is critical (DESIGN).
+        Impact::Message | Impact::Record if rule == "RS002" => Severity::Critical,
+        Impact::Message | Impact::Record => Severity::High,
+        _ if rule == "RS002" => Severity::Medium,
+        Impact::Pending | Impact::Unknown => Severity::Medium,
+        _ => Severity::Low,
+    }
 }
 
 /// One flaw in code many endpoints share (the key store, the key middleware) is one finding, on

@@ -1244,9 +1244,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let mut c2 = child.walk();
                 let parts: Vec<Node<'t>> = child.named_children(&mut c2).collect();
                 for part in parts {
+                    if part.kind() == "implements_clause" {
+                        // `implements UserRepository`: an abstract class (or an interface)
+                        // whose methods this class provides.
+                        let mut c3 = part.walk();
+                        let types: Vec<Node<'t>> = part.named_children(&mut c3).collect();
+                        for t in types {
+                            if let Val::TypeRef(v) = self.type_ref(t) {
+                                self.module.classes[id].implements.push(*v);
+                            }
+                        }
+                        continue;
+                    }
                     let expr = match part.kind() {
                         "extends_clause" => part.child_by_field_name("value"),
-                        "implements_clause" => None,
                         _ => Some(part),
                     };
                     if let Some(e) = expr {

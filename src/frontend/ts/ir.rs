@@ -438,6 +438,8 @@ pub struct ClassFacts {
     pub name: String,
     pub line: u32,
     pub extends: Option<Val>,
+    /// The classes named in its `implements` clause (a class may implement an abstract class).
+    pub implements: Vec<Val>,
     pub methods: Vec<(String, FnId)>,
     pub fields: Vec<(String, Val)>,
     pub decorators: Vec<DecoratorFacts>,
