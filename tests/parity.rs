@@ -126,3 +126,8 @@ fn a_claim_stops_a_retry_in_both_languages() {
 fn api_documentation_is_judged_alike_from_a_document_and_from_code() {
     assert_twins("express-openapi-docs", "axum-openapi-docs");
 }
+
+#[test]
+fn calls_through_abstract_classes_and_trait_objects_reach_their_implementations() {
+    assert_twins("nestjs-abstract-repositories", "axum-trait-stores");
+}

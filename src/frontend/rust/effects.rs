@@ -993,6 +993,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                         self.follow(f, false, out, scope, (*line, name));
                         followed = true;
                     }
+                    // A trait object or a bounded generic runs one of the trait's impls: each
+                    // is followed, speculatively when there are several.
+                    let impls = self.model.implementations(t, name);
+                    let several = impls.len() > 1;
+                    for f in impls {
+                        self.follow(f, several, out, scope, (*line, name));
+                        followed = true;
+                    }
                 }
                 if !followed
                     && !matches!(ty, Some(Res::Ext(_)))

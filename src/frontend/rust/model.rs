@@ -83,6 +83,8 @@ pub struct Model<'a> {
     pub fns: Vec<FnDef<'a>>,
     pub impls: Vec<ImplDef<'a>>,
     impls_by_type: HashMap<String, Vec<ImplId>>,
+    /// `impl Trait for T` blocks by the trait's last path segment.
+    impls_by_trait: HashMap<String, Vec<ImplId>>,
     /// Every method of every impl and trait, by name: for calls on values of unknown type.
     pub methods_by_name: HashMap<String, Vec<FnId>>,
     /// Library crates by the name code uses.
@@ -304,6 +306,7 @@ impl<'a> Model<'a> {
             fns: Vec::new(),
             impls: Vec::new(),
             impls_by_type: HashMap::new(),
+            impls_by_trait: HashMap::new(),
             methods_by_name: HashMap::new(),
             lib_roots: HashMap::new(),
             lookup_cache: RefCell::new(HashMap::new()),
@@ -386,6 +389,13 @@ impl<'a> Model<'a> {
         for (i, imp) in model.impls.iter().enumerate() {
             if let Some(last) = imp.imp.self_ty.last() {
                 model.impls_by_type.entry(last.clone()).or_default().push(i);
+            }
+            if let Some(last) = imp.imp.trait_.as_ref().and_then(|t| t.last()) {
+                model
+                    .impls_by_trait
+                    .entry(last.clone())
+                    .or_default()
+                    .push(i);
             }
         }
         for (id, f) in model.fns.iter().enumerate() {
@@ -865,6 +875,31 @@ impl<'a> Model<'a> {
                     .filter(|&f| self.fns[f].func.name == name),
             );
         }
+        out
+    }
+
+    /// `value.name()` on a trait object or a generic bounded by the trait (`Arc<dyn Storage>`,
+    /// `S: Storage`): the method of that name in each `impl Trait for T` of the workspace.
+    pub fn implementations(&self, ty: &Res, name: &str) -> Vec<FnId> {
+        let Res::Trait(_, tn) = ty else {
+            return vec![];
+        };
+        let mut out = Vec::new();
+        for &i in self.impls_by_trait.get(tn).into_iter().flatten() {
+            let imp = &self.impls[i];
+            let Some(tr) = &imp.imp.trait_ else { continue };
+            if self.resolve(imp.module, tr) != *ty {
+                continue;
+            }
+            out.extend(
+                imp.fns
+                    .iter()
+                    .copied()
+                    .filter(|&f| self.fns[f].func.name == name),
+            );
+        }
+        out.sort();
+        out.dedup();
         out
     }
 
