@@ -43,6 +43,10 @@ pub enum Command {
         /// Print the findings only: no summary line, no progress bar, no notes on stderr.
         #[arg(long, short = 'q')]
         quiet: bool,
+        /// Also obey `.gitignore` files in the folders above PATH and the global git excludes
+        /// (by default only the ignore files inside PATH count).
+        #[arg(long)]
+        respect_parent_ignores: bool,
     },
     /// Print the mutation inventory only.
     Inventory {
@@ -55,6 +59,10 @@ pub enum Command {
         /// The configuration file (default: PATH/retrysafe.toml if present).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Also obey `.gitignore` files in the folders above PATH and the global git excludes
+        /// (by default only the ignore files inside PATH count).
+        #[arg(long)]
+        respect_parent_ignores: bool,
     },
     /// List the rules: id, name, default severity.
     Rules,

@@ -89,6 +89,9 @@ pub struct Config {
     pub mounts: Vec<MountPrefix>,
     /// `[harm]`: model patterns added to `rules/harm.toml`'s.
     pub harm: HarmModels,
+    /// Obey ignore files above the root and the global git excludes (`--respect-parent-ignores`;
+    /// not read from `retrysafe.toml`).
+    pub respect_parent_ignores: bool,
 }
 
 /// `[harm]` in `retrysafe.toml`.

@@ -71,7 +71,16 @@ pub fn collect_facts_with(
     config: &Config,
     progress: &dyn Progress,
 ) -> Facts {
-    let found = discover::discover_with(root, config.ignore_matcher(root).as_ref());
+    let found = discover::discover_opts(
+        root,
+        config.ignore_matcher(root).as_ref(),
+        discover::WalkOptions {
+            respect_parent_ignores: config.respect_parent_ignores,
+        },
+    );
+    if parse_only() {
+        return parse_floor(found, progress);
+    }
     progress.discovered(found.files.len());
     let mut diagnostics = found.diagnostics;
     let suppressions: Vec<_> = found
@@ -167,6 +176,41 @@ pub fn collect_facts_with(
         suppressions,
         key_tests,
         clients,
+    }
+}
+
+/// `RETRYSAFE_PARSE_ONLY=1` (for `bench/bench.py`): stop after walking, reading and parsing every
+/// file, reporting nothing but the count of files and the diagnostics of the walk. The cost of
+/// that pass is the floor the full audit is measured against.
+fn parse_only() -> bool {
+    std::env::var_os("RETRYSAFE_PARSE_ONLY").is_some_and(|v| v == "1")
+}
+
+/// The walk-and-parse-only pass: every TS/JS file through tree-sitter, every Rust file through
+/// `syn`, in parallel, nothing extracted.
+fn parse_floor(found: discover::Discovered, progress: &dyn Progress) -> Facts {
+    progress.discovered(found.files.len());
+    let parsed: usize = found
+        .files
+        .par_iter()
+        .filter(|f| f.lang.is_ts())
+        .map(|f| usize::from(frontend::ts::parse_only(f)))
+        .sum::<usize>()
+        + found
+            .rust_files
+            .par_iter()
+            .map(|f| {
+                let ok = frontend::rust::parse::too_deep(&f.text).is_none()
+                    && syn::parse_file(&f.text).is_ok();
+                proc_macro2::extra::invalidate_current_thread_spans();
+                usize::from(ok)
+            })
+            .sum::<usize>();
+    std::hint::black_box(parsed);
+    Facts {
+        files_scanned: found.files.len() + found.rust_files.len(),
+        diagnostics: found.diagnostics,
+        ..Facts::default()
     }
 }
 

@@ -52,8 +52,14 @@ fn emit(text: &str, output: &Option<PathBuf>) -> Result<(), String> {
     }
 }
 
-fn run_audit(path: &Path, config: Option<&Path>, quiet: bool) -> Result<Report, Failure> {
-    let config = Config::discover(path, config).map_err(Failure::Config)?;
+fn run_audit(
+    path: &Path,
+    config: Option<&Path>,
+    quiet: bool,
+    respect_parent_ignores: bool,
+) -> Result<Report, Failure> {
+    let mut config = Config::discover(path, config).map_err(Failure::Config)?;
+    config.respect_parent_ignores = respect_parent_ignores;
     let bar = if quiet {
         None
     } else {
@@ -81,8 +87,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             baseline,
             write_baseline,
             quiet,
+            respect_parent_ignores,
         } => {
-            let mut report = run_audit(&path, config.as_deref(), quiet)?;
+            let mut report = run_audit(&path, config.as_deref(), quiet, respect_parent_ignores)?;
             if let Some(file) = &baseline {
                 report.mark_baselined(&Baseline::load(file)?.fingerprints());
             }
@@ -124,8 +131,9 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
             format,
             output,
             config,
+            respect_parent_ignores,
         } => {
-            let report = run_audit(&path, config.as_deref(), false)?;
+            let report = run_audit(&path, config.as_deref(), false, respect_parent_ignores)?;
             let text = match format {
                 InventoryFormat::Table => report::table::render_inventory(&report, colour(&output)),
                 InventoryFormat::Markdown => report::markdown::inventory_table(&report),

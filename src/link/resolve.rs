@@ -86,6 +86,9 @@ pub struct Resolver<'m> {
     /// The module where a value was first cut at [`MAX_DEPTH`] since the last
     /// [`Resolver::take_depth_cut`].
     depth_cut: Mutex<Option<ModId>>,
+    /// Manifests and configurations that are there but could not be read or are not valid: one
+    /// diagnostic each (see [`Resolver::take_manifest_problems`]).
+    manifest_problems: Mutex<Vec<crate::facts::Diagnostic>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -143,9 +146,18 @@ impl<'m> Resolver<'m> {
             prisma_clients: Vec::new(),
             params: HashMap::new(),
             depth_cut: Mutex::new(None),
+            manifest_problems: Mutex::new(Vec::new()),
         };
         (r.packages, r.manifests) = r.workspace_packages();
         (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
+        // every tsconfig that applies to a module is read now, so one that cannot be read is a
+        // diagnostic whether or not an import needs it
+        let mut dirs: Vec<&str> = modules.iter().map(|m| parent_dir(&m.file)).collect();
+        dirs.sort_unstable();
+        dirs.dedup();
+        for d in dirs {
+            r.tsconfig_for(d);
+        }
         r
     }
 
@@ -314,8 +326,8 @@ impl<'m> Resolver<'m> {
                     break;
                 }
                 let pj = join(dir, "package.json").unwrap_or_default();
-                if let Ok(Some(text)) = crate::paths::read_in_root(self.root, &pj)
-                    && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+                if let Some(text) = self.read_manifest(&pj)
+                    && let Some(v) = self.manifest_json(&pj, serde_json::from_str(&text))
                 {
                     if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
                         out.insert(name.to_string(), dir.to_string());
@@ -338,6 +350,66 @@ impl<'m> Resolver<'m> {
             }
         }
         (out, manifests)
+    }
+
+    /// A manifest or configuration of the tree, or None; one that is there but cannot be read
+    /// is a diagnostic.
+    fn read_manifest(&self, rel: &str) -> Option<String> {
+        match crate::paths::read_in_root(self.root, rel) {
+            Ok(text) => text,
+            Err(why) => {
+                let name = rel.rsplit('/').next().unwrap_or(rel);
+                self.manifest_problem(rel, 0, format!("{name} {why}"));
+                None
+            }
+        }
+    }
+
+    /// The JSON value of a manifest, or None with a diagnostic that says where it is invalid.
+    fn manifest_json<E: std::fmt::Display>(
+        &self,
+        rel: &str,
+        parsed: Result<serde_json::Value, E>,
+    ) -> Option<serde_json::Value> {
+        match parsed {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let e = e.to_string();
+                // serde_json and json5 both end their message with "line N column M" or
+                // "at line N column M"
+                let line = e
+                    .split("line ")
+                    .nth(1)
+                    .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                let name = rel.rsplit('/').next().unwrap_or(rel);
+                self.manifest_problem(
+                    rel,
+                    line,
+                    format!("{name} is not valid JSON ({e}): it is ignored"),
+                );
+                None
+            }
+        }
+    }
+
+    fn manifest_problem(&self, rel: &str, line: u32, message: String) {
+        if let Ok(mut p) = self.manifest_problems.lock() {
+            p.push(crate::facts::Diagnostic::new(rel, line, message));
+        }
+    }
+
+    /// The manifests and configurations met so far that could not be read, each once.
+    pub fn take_manifest_problems(&self) -> Vec<crate::facts::Diagnostic> {
+        let mut out = self
+            .manifest_problems
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
+        out.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
+        out.dedup_by(|a, b| a.file == b.file && a.message == b.message);
+        out
     }
 
     pub fn module_of(&self, file: &str) -> Option<ModId> {
@@ -512,8 +584,8 @@ impl<'m> Resolver<'m> {
             return None;
         }
         let rel = join(dir, name)?;
-        let text = crate::paths::read_in_root(self.root, &rel).ok()??;
-        let v: serde_json::Value = json5::from_str(&text).ok()?;
+        let text = self.read_manifest(&rel)?;
+        let v: serde_json::Value = self.manifest_json(&rel, json5::from_str(&text))?;
         let cfg_dir = parent_dir(&rel).to_string();
         let mut cfg = match v.get("extends").and_then(|e| e.as_str()) {
             Some(ext) if ext.starts_with('.') => {

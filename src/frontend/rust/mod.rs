@@ -11,6 +11,7 @@ pub mod graphql;
 pub mod ir;
 pub mod keyscan;
 pub mod model;
+pub mod nesting;
 pub mod parse;
 pub mod routes;
 pub mod seaorm;

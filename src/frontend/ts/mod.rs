@@ -93,6 +93,18 @@ pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagno
     )
 }
 
+/// Parses a file and drops the tree (the walk-and-parse-only floor of `bench/bench.py`): true if
+/// it parsed without error.
+pub fn parse_only(file: &SourceFile) -> bool {
+    let mut parser = Parser::new();
+    if language(file.lang).is_none_or(|l| parser.set_language(&l).is_err()) {
+        return false;
+    }
+    parser
+        .parse(&file.text, None)
+        .is_some_and(|t| !t.root_node().has_error())
+}
+
 fn analyze_file_inner(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
     let mut parser = Parser::new();
     let mut diagnostics = Vec::new();
