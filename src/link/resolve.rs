@@ -2,6 +2,7 @@
 //! `baseUrl` and `paths`, workspace packages) and symbolic values to what they are across files.
 
 use crate::frontend::ts::ir::{ClassId, FnId, Module, RouterId, Val};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -64,7 +65,7 @@ struct TsConfig {
 
 pub struct Resolver<'m> {
     pub modules: &'m [Module],
-    by_file: HashMap<&'m str, ModId>,
+    by_file: FxHashMap<&'m str, ModId>,
     root: &'m Path,
     tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
     /// Workspace package name -> its folder, from every package.json in the tree.
@@ -82,16 +83,51 @@ pub struct Resolver<'m> {
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
     /// middleware's options): (module, function, parameter index) → the value.
-    params: HashMap<(ModId, FnId, usize), Resolved>,
+    params: FxHashMap<(ModId, FnId, usize), Resolved>,
     /// The module where a value was first cut at [`MAX_DEPTH`] since the last
     /// [`Resolver::take_depth_cut`].
     depth_cut: Mutex<Option<ModId>>,
     /// Manifests and configurations that are there but could not be read or are not valid: one
     /// diagnostic each (see [`Resolver::take_manifest_problems`]).
     manifest_problems: Mutex<Vec<crate::facts::Diagnostic>>,
+    /// What [`Resolver::resolve_spec`] found: folder → specifier → module.
+    specs: Mutex<FxHashMap<String, FxHashMap<String, Option<ModId>>>>,
 }
 
 const MAX_DEPTH: usize = 24;
+
+thread_local! {
+    /// The functions whose return values are being followed on this thread, innermost last:
+    /// (resolver, module, function).
+    static FOLLOWING: std::cell::RefCell<Vec<(usize, ModId, FnId)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A function's return values being followed; leaves the thread's list when dropped.
+struct Following;
+
+impl Following {
+    /// None when the function is already being followed on this thread.
+    fn enter(res: &Resolver<'_>, m: ModId, f: FnId) -> Option<Following> {
+        let key = (res as *const Resolver<'_> as usize, m, f);
+        FOLLOWING.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.contains(&key) {
+                return None;
+            }
+            s.push(key);
+            Some(Following)
+        })
+    }
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        FOLLOWING.with(|s| {
+            s.borrow_mut().pop();
+        });
+    }
+}
 
 /// `use-db` → `useDb`, `send_mail` → `sendMail`.
 fn camel_case(stem: &str) -> String {
@@ -144,9 +180,10 @@ impl<'m> Resolver<'m> {
             auto_imports: Vec::new(),
             nuxt_roots: Vec::new(),
             prisma_clients: Vec::new(),
-            params: HashMap::new(),
+            params: FxHashMap::default(),
             depth_cut: Mutex::new(None),
             manifest_problems: Mutex::new(Vec::new()),
+            specs: Mutex::new(FxHashMap::default()),
         };
         (r.packages, r.manifests) = r.workspace_packages();
         (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
@@ -459,7 +496,24 @@ impl<'m> Resolver<'m> {
     }
 
     /// The module a specifier names from `from`, or None for an npm package (or a file not scanned).
+    /// Memoised per (folder, specifier): the answer depends on nothing else.
     pub fn resolve_spec(&self, from: ModId, spec: &str) -> Option<ModId> {
+        let dir = parent_dir(&self.modules[from].file);
+        if let Ok(memo) = self.specs.lock()
+            && let Some(found) = memo.get(dir).and_then(|by_spec| by_spec.get(spec))
+        {
+            return *found;
+        }
+        let found = self.resolve_spec_in(from, spec);
+        if let Ok(mut memo) = self.specs.lock() {
+            memo.entry(dir.to_string())
+                .or_default()
+                .insert(spec.to_string(), found);
+        }
+        found
+    }
+
+    fn resolve_spec_in(&self, from: ModId, spec: &str) -> Option<ModId> {
         let dir = parent_dir(&self.modules[from].file);
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
             return self.file_candidates(&join(dir, spec)?);
@@ -796,6 +850,12 @@ impl<'m> Resolver<'m> {
                 }
                 match self.resolve_d(m, callee, d) {
                     Resolved::Func(m2, f) => {
+                        // A function whose return values are already being followed on this
+                        // thread (it returns calls to itself): nothing more to learn there, and
+                        // following it again would branch at every return.
+                        let Some(_following) = Following::enter(self, m2, f) else {
+                            return Resolved::Opaque;
+                        };
                         for r in &self.modules[m2].functions[f].returns {
                             // A small pure helper building a string from its parameters
                             // (`formatPath = (p) => `${process.env.BASE ?? ''}${p}``): its
