@@ -59,6 +59,31 @@ pub trait Progress: Sync {
 pub struct Silent;
 impl Progress for Silent {}
 
+/// `RETRYSAFE_TRACE=1`: one line on stderr per phase of the audit, with the time since the first
+/// line and the resident memory (current and peak), for profiling large trees.
+#[doc(hidden)]
+pub fn trace_phase(name: &str) {
+    if std::env::var_os("RETRYSAFE_TRACE").is_none() {
+        return;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .map(|l| l[k.len()..].trim().to_string())
+            .unwrap_or_default()
+    };
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let t = START.get_or_init(std::time::Instant::now).elapsed();
+    eprintln!(
+        "[trace] {:>8.3}s {name}: rss {} hwm {}",
+        t.as_secs_f64(),
+        field("VmRSS:"),
+        field("VmHWM:")
+    );
+}
+
 /// Discovers, parses and links everything under `root`.
 pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
     collect_facts_with(root, catalog, &Config::default(), &Silent)
@@ -82,6 +107,7 @@ pub fn collect_facts_with(
         return parse_floor(found, progress);
     }
     progress.discovered(found.files.len());
+    trace_phase("discovered");
     let mut diagnostics = found.diagnostics;
     let suppressions: Vec<_> = found
         .files
@@ -124,8 +150,10 @@ pub fn collect_facts_with(
                         diagnostics.extend(d);
                     }
                     progress.phase("linking");
+                    trace_phase("ts parsed");
                     let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
                     diagnostics.extend(linked.diagnostics);
+                    trace_phase("ts linked");
                     (
                         linked.endpoints,
                         diagnostics,
@@ -142,6 +170,7 @@ pub fn collect_facts_with(
     endpoints.extend(rust_endpoints);
     diagnostics.extend(rust_diagnostics);
     let schema_files: Vec<discover::SourceFile> = schema_files.into_iter().cloned().collect();
+    trace_phase("joined");
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
     diagnostics.extend(more);
     constraints.extend(model_constraints);
@@ -165,6 +194,7 @@ pub fn collect_facts_with(
     }
     diagnostics.extend(link::unfollowed_diagnostics(&endpoints));
     link::key_tests::apply(&mut endpoints, &key_tests);
+    trace_phase("facts");
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();

@@ -365,7 +365,7 @@ fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
                 None => return Bound::Unknown,
             },
             Val::Unknown => return Bound::Unknown,
-            other => Val::Member(Box::new(other), p.clone()),
+            other => Val::Member(std::sync::Arc::new(other), p.clone()),
         };
     }
     Bound::Val(v)
@@ -1906,7 +1906,7 @@ impl<'a> Calls<'a> {
         let mut named: Option<(Val, usize)> = None;
         let mut assembled = matches!(self.res.resolve(m, &v), Resolved::Assembled(_));
         for i in 1..cs.path.len().min(first_hop + 1) {
-            v = Val::Member(Box::new(v), cs.path[i - 1].clone());
+            v = Val::Member(std::sync::Arc::new(v), cs.path[i - 1].clone());
             if self.res.origin(m, &v).is_some() {
                 return Some(shifted(v, i));
             }

@@ -155,7 +155,7 @@ fn field_of(v: &Val, f: &str) -> Val {
             .map(|(_, x)| x.clone())
             .unwrap_or(Val::Unknown),
         Val::Unknown => Val::Unknown,
-        other => Val::Member(Box::new(other.clone()), f.to_string()),
+        other => Val::Member(std::sync::Arc::new(other.clone()), f.to_string()),
     }
 }
 
@@ -192,16 +192,16 @@ fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
         Val::Param(g, i) if *g == f => args.get(*i).cloned().unwrap_or(Val::Unknown),
         Val::Member(inner, p) => match replace_params(inner, f, args) {
             Val::Obj(fields) => field_of(&Val::Obj(fields), p),
-            x => Val::Member(Box::new(x), p.clone()),
+            x => Val::Member(std::sync::Arc::new(x), p.clone()),
         },
-        Val::Element(inner) => Val::Element(Box::new(replace_params(inner, f, args))),
+        Val::Element(inner) => Val::Element(std::sync::Arc::new(replace_params(inner, f, args))),
         Val::Template(parts) => {
             Val::Template(parts.iter().map(|p| replace_params(p, f, args)).collect())
         }
         Val::Arr(items) => Val::Arr(items.iter().map(|p| replace_params(p, f, args)).collect()),
         Val::EnvDefault { var, value } => Val::EnvDefault {
             var: var.clone(),
-            value: Box::new(replace_params(value, f, args)),
+            value: std::sync::Arc::new(replace_params(value, f, args)),
         },
         other => other.clone(),
     }

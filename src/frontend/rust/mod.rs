@@ -69,7 +69,9 @@ pub fn analyze(
         irs.push(ir);
         diagnostics.extend(d);
     }
+    crate::trace_phase("rust parsed");
     let model = Model::build(&irs, root);
+    crate::trace_phase("rust model");
     diagnostics.extend(model.diagnostics.iter().cloned());
     let (constraints, more) = seaorm::constraints(&model);
     diagnostics.extend(more);
@@ -188,6 +190,7 @@ pub fn analyze(
     endpoints
         .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
     let clients = client::Clients::new(&model, &fx).requests(&fx.reached());
+    crate::trace_phase("rust done");
     (endpoints, diagnostics, constraints, clients)
 }
 

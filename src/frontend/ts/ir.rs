@@ -18,20 +18,20 @@ pub enum Val {
     Instance(ClassId),
     Router(RouterId),
     /// `router.route(path)`: the paths of the chain and the router it belongs to.
-    RouteChain(RouterId, Box<Val>),
+    RouteChain(RouterId, std::sync::Arc<Val>),
     /// A binding imported from `spec`; `name` None is the whole module (require, `import * as`).
     Import {
         spec: String,
         name: Option<String>,
     },
-    Member(Box<Val>, String),
+    Member(std::sync::Arc<Val>, String),
     /// The result of calling something this file cannot see into.
-    Call(Box<Val>, Vec<Val>),
+    Call(std::sync::Arc<Val>, Vec<Val>),
     /// `new X(...)`; the line finds the call (and its arguments) among the module's calls.
-    New(Box<Val>, u32),
+    New(std::sync::Arc<Val>, u32),
     Bool(bool),
     /// A TypeScript type annotation naming a class: an instance of it.
-    TypeRef(Box<Val>),
+    TypeRef(std::sync::Arc<Val>),
     /// An unbound identifier (`fetch`, `process`).
     Global(String),
     /// The `index`-th parameter of function `FnId`.
@@ -44,11 +44,11 @@ pub enum Val {
     /// default. `var` is the read as written (`process.env.API_PREFIX`).
     EnvDefault {
         var: String,
-        value: Box<Val>,
+        value: std::sync::Arc<Val>,
     },
     /// An element of an iterable this file cannot enumerate (`for (const r of routes)` with
     /// `routes` imported): the linker reads the iterable.
-    Element(Box<Val>),
+    Element(std::sync::Arc<Val>),
 }
 
 impl Val {
