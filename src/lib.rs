@@ -108,68 +108,66 @@ pub fn collect_facts_with(
     }
     progress.discovered(found.files.len());
     trace_phase("discovered");
-    let mut diagnostics = found.diagnostics;
-    let suppressions: Vec<_> = found
-        .files
+    let discover::Discovered {
+        files,
+        rust_files,
+        mut diagnostics,
+    } = found;
+    let files_scanned = files.len() + rust_files.len();
+    let suppressions: Vec<_> = files
         .par_iter()
         .flat_map_iter(|f| suppress::scan(&f.rel, &f.text))
         .chain(
-            found
-                .rust_files
+            rust_files
                 .par_iter()
                 .flat_map_iter(|f| suppress::scan(&f.rel, &f.text)),
         )
         .collect();
+    // The tests' keyed requests are read first: the TS front end drops each file's text once it
+    // has read it.
+    let key_tests = frontend::key_tests::collect(&files, &rust_files, catalog);
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
-        found.files.iter().partition(|f| f.lang.is_ts());
-    let prisma_clients = frontend::schema::prisma_client_dirs(&schema_files);
-    // The TypeScript/JavaScript pipeline and the Rust front end run side by side, and the tests'
-    // keyed requests are read beside them.
+        files.into_iter().partition(|f| f.lang.is_ts());
+    let prisma_clients =
+        frontend::schema::prisma_client_dirs(&schema_files.iter().collect::<Vec<_>>());
+    // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
     let (
-        (
-            (mut endpoints, ts_diagnostics, model_constraints, mut clients),
-            (rust_endpoints, rust_diagnostics, rust_constraints, rust_clients),
-        ),
-        key_tests,
+        (mut endpoints, ts_diagnostics, model_constraints, mut clients),
+        (rust_endpoints, rust_diagnostics, rust_constraints, rust_clients),
     ) = rayon::join(
         || {
-            rayon::join(
-                || {
-                    let parsed: Vec<_> = ts_files
-                        .par_iter()
-                        .map(|f| {
-                            let r = frontend::ts::analyze_file(f, catalog);
-                            progress.parsed();
-                            r
-                        })
-                        .collect();
-                    let mut modules = Vec::with_capacity(parsed.len());
-                    let mut diagnostics = Vec::new();
-                    for (m, d) in parsed {
-                        modules.push(m);
-                        diagnostics.extend(d);
-                    }
-                    progress.phase("linking");
-                    trace_phase("ts parsed");
-                    let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
-                    diagnostics.extend(linked.diagnostics);
-                    trace_phase("ts linked");
-                    (
-                        linked.endpoints,
-                        diagnostics,
-                        linked.constraints,
-                        linked.clients,
-                    )
-                },
-                || frontend::rust::analyze(&found.rust_files, root, catalog),
+            let parsed: Vec<_> = ts_files
+                .into_par_iter()
+                .map(|f| {
+                    let r = frontend::ts::analyze_file(&f, catalog);
+                    progress.parsed();
+                    r
+                })
+                .collect();
+            let mut modules = Vec::with_capacity(parsed.len());
+            let mut diagnostics = Vec::new();
+            for (m, d) in parsed {
+                modules.push(m);
+                diagnostics.extend(d);
+            }
+            progress.phase("linking");
+            trace_phase("ts parsed");
+            let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
+            diagnostics.extend(linked.diagnostics);
+            trace_phase("ts linked");
+            (
+                linked.endpoints,
+                diagnostics,
+                linked.constraints,
+                linked.clients,
             )
         },
-        || frontend::key_tests::collect(&found.files, &found.rust_files, catalog),
+        || frontend::rust::analyze(&rust_files, root, catalog),
     );
+    drop(rust_files);
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);
     diagnostics.extend(rust_diagnostics);
-    let schema_files: Vec<discover::SourceFile> = schema_files.into_iter().cloned().collect();
     trace_phase("joined");
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
     diagnostics.extend(more);
@@ -199,7 +197,7 @@ pub fn collect_facts_with(
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();
     Facts {
-        files_scanned: found.files.len() + found.rust_files.len(),
+        files_scanned,
         constraints,
         endpoints,
         diagnostics,

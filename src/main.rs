@@ -178,7 +178,19 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
+/// Transparent huge pages off for this process: the audit's heap is millions of small values
+/// that mimalloc spreads over its arenas, and with THP the kernel backs each touched region with
+/// 2 MiB pages it must zero first; that cost a fifth of the peak memory on large trees (and time).
+fn no_huge_pages() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl(PR_SET_THP_DISABLE) takes plain integers and touches no memory of ours.
+    unsafe {
+        libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0);
+    }
+}
+
 fn main() -> ExitCode {
+    no_huge_pages();
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

@@ -151,6 +151,7 @@ fn analyze_file_inner(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diag
     let evaluator = eval::Evaluator::new(&file.rel, &file.text, catalog);
     let (mut module, more) = evaluator.run(root);
     module.is_test = is_test_file(&file.rel);
+    module.shrink_to_fit();
     diagnostics.extend(more);
     (module, diagnostics)
 }
