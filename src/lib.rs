@@ -162,9 +162,8 @@ pub fn collect_facts_with(
                 linked.clients,
             )
         },
-        || frontend::rust::analyze(&rust_files, root, catalog),
+        || frontend::rust::analyze(rust_files, root, catalog),
     );
-    drop(rust_files);
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);
     diagnostics.extend(rust_diagnostics);

@@ -39,9 +39,9 @@ const EXTRACTOR_TRAITS: &[&str] = &[
 
 /// Audits the Rust files of one tree: its endpoints, what could not be read, the unique
 /// constraints its ORM models and migrations declare, and the requests its client code sends with
-/// an idempotency key.
+/// an idempotency key. Each file's text is dropped once it is parsed.
 pub fn analyze(
-    files: &[RustFile],
+    files: Vec<RustFile>,
     root: &Path,
     catalog: &Catalog,
 ) -> (
@@ -51,7 +51,7 @@ pub fn analyze(
     Vec<ClientRequest>,
 ) {
     let parsed: Vec<_> = files
-        .par_iter()
+        .into_par_iter()
         .map(|f| {
             super::guarded(
                 &f.rel,
