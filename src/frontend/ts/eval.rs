@@ -2396,7 +2396,7 @@ mod tests {
     fn env_default(var: &str, value: &str) -> Val {
         Val::EnvDefault {
             var: var.into(),
-            value: Box::new(Val::Str(value.into())),
+            value: std::sync::Arc::new(Val::Str(value.into())),
         }
     }
 
