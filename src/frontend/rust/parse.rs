@@ -1045,9 +1045,9 @@ impl Lower {
                         });
                     out.push(Stmt::Let {
                         names,
-                        ty,
-                        init,
-                        diverge,
+                        ty: ty.map(Box::new),
+                        init: init.map(Box::new),
+                        diverge: diverge.map(Box::new),
                         fields: struct_fields(&l.pat),
                         // `let Ok(x) = insert(..) else { return .. };` leaves on an error too.
                         fails: l.init.as_ref().is_some_and(|i| {
@@ -1100,7 +1100,7 @@ impl Lower {
                 stmts.push(Stmt::Let {
                     names: vec![CHAIN_VAR.to_string()],
                     ty: None,
-                    init: Some(cur),
+                    init: Some(Box::new(cur)),
                     diverge: None,
                     fields: vec![],
                     fails: false,
@@ -1211,10 +1211,10 @@ impl Lower {
                 let mut body = vec![Stmt::Let {
                     names,
                     ty: None,
-                    init: Some(Ex::Path(
+                    init: Some(Box::new(Ex::Path(
                         vec![FOR_ITEM.to_string()],
                         line_of(f.for_token.span),
-                    )),
+                    ))),
                     diverge: None,
                     fields: struct_fields(&f.pat),
                     fails: false,
@@ -1236,8 +1236,8 @@ impl Lower {
                         init: Some(init), ..
                     }) = stmts.first_mut()
                 {
-                    let inner = std::mem::replace(init, Ex::Other(vec![]));
-                    *init = Ex::Caught(Box::new(inner));
+                    let inner = std::mem::replace(&mut **init, Ex::Other(vec![]));
+                    **init = Ex::Caught(Box::new(inner));
                 }
                 // `if let Err(e) = res { .. }` runs on a failure; `if let Ok(x) = res { .. } else
                 // { .. }`'s `else` does.
@@ -1300,7 +1300,7 @@ impl Lower {
                 Ex::Block(vec![Stmt::Let {
                     names,
                     ty: None,
-                    init: Some(self.expr(&l.expr)),
+                    init: Some(Box::new(self.expr(&l.expr))),
                     diverge: None,
                     fields: struct_fields(&l.pat),
                     fails: false,
@@ -1616,8 +1616,8 @@ pub fn push_stmts<'a>(stmts: &'a [Stmt], stack: &mut Vec<&'a Ex>) {
     for s in stmts {
         match s {
             Stmt::Let { init, diverge, .. } => {
-                stack.extend(init.iter());
-                stack.extend(diverge.iter());
+                stack.extend(init.as_deref());
+                stack.extend(diverge.as_deref());
             }
             Stmt::Expr(e, _) => stack.push(e),
             _ => {}
