@@ -591,3 +591,94 @@ fn the_hostile_tree_is_the_same_with_one_and_two_threads() {
     let report = common::json_report_any_threads(root, &[]);
     assert!(common::diagnostics(&report).len() >= 5, "{report:#}");
 }
+
+/// Deep nesting in every syntactic position tree-sitter builds into a deep tree (arrow
+/// functions, ternaries, JSX, templates, objects, class expressions, `await`, `typeof`, blocks,
+/// `else if`): each file is cut with a diagnostic, never a stack overflow, and 1 and 2 threads
+/// agree.
+#[test]
+fn deep_nesting_in_every_position_is_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/app.js"), EXPRESS_APP).unwrap();
+    let d = 20_000;
+    let shapes = [
+        (
+            "arrows.ts",
+            format!("export const f = {}1;\n", "(a) =>\n".repeat(d)),
+        ),
+        (
+            "ternary.ts",
+            format!("export const f = {}c;\n", "a ? b :\n".repeat(d)),
+        ),
+        (
+            "jsx.tsx",
+            format!(
+                "export const f = () => ({}x{});\n",
+                "<div>\n".repeat(d),
+                "</div>\n".repeat(d)
+            ),
+        ),
+        (
+            "template.ts",
+            format!(
+                "export const f = {}a{};\n",
+                "`${\n".repeat(d),
+                "}`\n".repeat(d)
+            ),
+        ),
+        (
+            "obj.ts",
+            format!(
+                "export const f = {}1{};\n",
+                "{a:\n".repeat(d),
+                "}\n".repeat(d)
+            ),
+        ),
+        (
+            "classes.ts",
+            format!(
+                "export const f = {}Object{};\n",
+                "class extends (\n".repeat(d),
+                ") {}\n".repeat(d)
+            ),
+        ),
+        (
+            "await.ts",
+            format!(
+                "export async function f() {{ return {}a; }}\n",
+                "await\n".repeat(d)
+            ),
+        ),
+        (
+            "typeof.ts",
+            format!("export const f = {}a;\n", "typeof\n".repeat(d)),
+        ),
+        (
+            "blocks.ts",
+            format!("export function f() {}{}", "{\n".repeat(d), "}\n".repeat(d)),
+        ),
+        (
+            "ifelse.ts",
+            format!(
+                "export function f(a) {{ if (a) {{}}\n{}}}\n",
+                "else if (a) {}\n".repeat(d)
+            ),
+        ),
+    ];
+    for (name, text) in &shapes {
+        fs::write(root.join("src").join(name), text).unwrap();
+    }
+    let report = common::json_report_any_threads(root, &[]);
+    assert_eq!(paths_of(&report), ["POST /notes"]);
+    let diags = common::diagnostics(&report);
+    for (name, _) in &shapes {
+        assert!(
+            diags
+                .iter()
+                .any(|x| x.starts_with(&format!("src/{name}:")) && x.contains("nested deeper")),
+            "{name}: {diags:#?}"
+        );
+    }
+}
