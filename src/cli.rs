@@ -57,6 +57,10 @@ pub enum Command {
         /// findings confirmed; a failed check raises the finding of the rule it tests.
         #[arg(long, value_name = "FILE")]
         probe_results: Option<PathBuf>,
+        /// Also obey `.gitignore` files in the folders above PATH and the global git excludes
+        /// (by default only the ignore files inside PATH count).
+        #[arg(long)]
+        respect_parent_ignores: bool,
     },
     /// Print the mutation inventory only.
     Inventory {
@@ -69,6 +73,10 @@ pub enum Command {
         /// The configuration file (default: PATH/retrysafe.toml if present).
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
+        /// Also obey `.gitignore` files in the folders above PATH and the global git excludes
+        /// (by default only the ignore files inside PATH count).
+        #[arg(long)]
+        respect_parent_ignores: bool,
     },
     /// List the rules: id, name, default severity.
     Rules,

@@ -194,6 +194,9 @@ pub struct Config {
     pub per_path: Vec<PerPath>,
     /// The command line's rule selection (not read from the file).
     pub selection: Selection,
+    /// Obey ignore files above the root and the global git excludes (`--respect-parent-ignores`;
+    /// not read from `retrysafe.toml`).
+    pub respect_parent_ignores: bool,
 }
 
 /// `[harm]` in `retrysafe.toml`.

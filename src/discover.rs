@@ -136,6 +136,23 @@ pub fn discover(root: &Path) -> Discovered {
 /// matches. A whitelist match (`!pattern`, or an `include` pattern) keeps a path even where a
 /// built-in rule would skip it.
 pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>) -> Discovered {
+    discover_opts(root, ignore, WalkOptions::default())
+}
+
+/// Which ignore files the walk obeys besides the tree's own `.gitignore`/`.ignore` files.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WalkOptions {
+    /// Also the ignore files in the folders above the root and the user's global git excludes
+    /// (off by default: what is audited depends on the tree alone).
+    pub respect_parent_ignores: bool,
+}
+
+/// As [`discover_with`], with [`WalkOptions`].
+pub fn discover_opts(
+    root: &Path,
+    ignore: Option<&ignore::gitignore::Gitignore>,
+    opts: WalkOptions,
+) -> Discovered {
     let mut diagnostics = Vec::new();
     let mut candidates: Vec<(PathBuf, Lang)> = Vec::new();
     let ignore = ignore.cloned();
@@ -144,6 +161,8 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
     let mut spec_candidates: Vec<PathBuf> = Vec::new();
     let walker = ignore::WalkBuilder::new(root)
         .require_git(false)
+        .parents(opts.respect_parent_ignores)
+        .git_global(opts.respect_parent_ignores)
         .follow_links(false)
         .filter_entry(move |e| {
             if e.depth() == 0 {
@@ -177,6 +196,10 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
             }
         };
         if !entry.file_type().is_some_and(|t| t.is_file()) {
+            if let Some(why) = special_source(root, &entry) {
+                let rel = rel_path(root, entry.path());
+                diagnostics.push(Diagnostic::new(rel, 0, format!("skipped: {why}")));
+            }
             continue;
         }
         let name = entry.file_name().to_str().unwrap_or("");
@@ -241,6 +264,30 @@ pub fn discover_with(root: &Path, ignore: Option<&ignore::gitignore::Gitignore>)
     }
 }
 
+/// Why a source file's name that is not a regular file is not read: a FIFO, a device, a socket,
+/// or a symlink that leads out of the root or to something other than a file. None for a
+/// folder, or a symlink to a file of the tree (read where it is).
+fn special_source(root: &Path, entry: &ignore::DirEntry) -> Option<&'static str> {
+    let t = entry.file_type()?;
+    let path = entry.path();
+    if t.is_dir() || (Lang::from_path(path).is_none() && !is_rust(path)) {
+        return None;
+    }
+    if !t.is_symlink() {
+        return Some("not a regular file");
+    }
+    let Ok(target) = std::fs::canonicalize(path) else {
+        return Some("a broken symlink");
+    };
+    if !std::fs::canonicalize(root).is_ok_and(|r| target.starts_with(r)) {
+        return Some("a symlink out of the scanned folder (not followed)");
+    }
+    if !std::fs::metadata(&target).is_ok_and(|m| m.is_file()) {
+        return Some("a symlink to something that is not a regular file (not followed)");
+    }
+    None
+}
+
 fn read_source(root: &Path, path: &Path, lang: Lang) -> Result<SourceFile, Diagnostic> {
     let (rel, text) = read_text(root, path)?;
     let text = match path.extension().and_then(|e| e.to_str()) {
@@ -278,7 +325,12 @@ pub fn component_script(text: &str) -> String {
 fn read_text(root: &Path, path: &Path) -> Result<(String, String), Diagnostic> {
     let rel = rel_path(root, path);
     let skip = |why: String| Diagnostic::new(rel.clone(), 0, why);
-    let meta = std::fs::metadata(path).map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
+    // the walk saw a regular file; it may have been swapped for a FIFO or a symlink since
+    let meta =
+        std::fs::symlink_metadata(path).map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
+    if !meta.is_file() {
+        return Err(skip("skipped: not a regular file".into()));
+    }
     if meta.len() > MAX_FILE_BYTES {
         return Err(skip(format!(
             "skipped: {} bytes is over the {} MiB size cap",
@@ -286,7 +338,13 @@ fn read_text(root: &Path, path: &Path) -> Result<(String, String), Diagnostic> {
             MAX_FILE_BYTES / (1024 * 1024)
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    {
+        use std::io::Read;
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_FILE_BYTES).read_to_end(&mut bytes))
+            .map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
+    }
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(skip("skipped: binary file".into()));
     }

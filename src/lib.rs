@@ -62,6 +62,31 @@ pub trait Progress: Sync {
 pub struct Silent;
 impl Progress for Silent {}
 
+/// `RETRYSAFE_TRACE=1`: one line on stderr per phase of the audit, with the time since the first
+/// line and the resident memory (current and peak), for profiling large trees.
+#[doc(hidden)]
+pub fn trace_phase(name: &str) {
+    if std::env::var_os("RETRYSAFE_TRACE").is_none() {
+        return;
+    }
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |k: &str| {
+        status
+            .lines()
+            .find(|l| l.starts_with(k))
+            .map(|l| l[k.len()..].trim().to_string())
+            .unwrap_or_default()
+    };
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    let t = START.get_or_init(std::time::Instant::now).elapsed();
+    eprintln!(
+        "[trace] {:>8.3}s {name}: rss {} hwm {}",
+        t.as_secs_f64(),
+        field("VmRSS:"),
+        field("VmHWM:")
+    );
+}
+
 /// Discovers, parses and links everything under `root`.
 pub fn collect_facts(root: &Path, catalog: &Catalog) -> Facts {
     collect_facts_with(root, catalog, &Config::default(), &Silent)
@@ -74,68 +99,103 @@ pub fn collect_facts_with(
     config: &Config,
     progress: &dyn Progress,
 ) -> Facts {
-    let found = discover::discover_with(root, config.ignore_matcher(root).as_ref());
+    let found = discover::discover_opts(
+        root,
+        config.ignore_matcher(root).as_ref(),
+        discover::WalkOptions {
+            respect_parent_ignores: config.respect_parent_ignores,
+        },
+    );
+    if parse_only() {
+        return parse_floor(found, progress);
+    }
     progress.discovered(found.files.len());
-    let mut diagnostics = found.diagnostics;
-    let suppressions: Vec<_> = found
-        .files
+    trace_phase("discovered");
+    let discover::Discovered {
+        files,
+        rust_files,
+        spec_files,
+        mut diagnostics,
+        manifests,
+    } = found;
+    let files_scanned = files.len() + rust_files.len();
+    let mut coverage = coverage::Coverage::default();
+    for f in &files {
+        *coverage
+            .files_by_language
+            .entry(coverage::language_name(f.lang).to_string())
+            .or_default() += 1;
+    }
+    if !rust_files.is_empty() {
+        coverage
+            .files_by_language
+            .insert("rust".into(), rust_files.len());
+    }
+    for (file, text) in &manifests {
+        for fw in coverage::declared_frameworks(file, text) {
+            coverage.frameworks_declared.push(fw.to_string());
+        }
+    }
+    coverage.frameworks_declared.sort();
+    coverage.frameworks_declared.dedup();
+    let suppressions: Vec<_> = files
         .par_iter()
         .flat_map_iter(|f| suppress::scan(&f.rel, &f.text))
         .chain(
-            found
-                .rust_files
+            rust_files
                 .par_iter()
                 .flat_map_iter(|f| suppress::scan(&f.rel, &f.text)),
         )
         .collect();
+    // The tests' keyed requests are read first: the TS front end drops each file's text once it
+    // has read it.
+    let key_tests = frontend::key_tests::collect(&files, &rust_files, catalog);
+    // The API documentation too: decorators and attributes are read from the sources' text.
+    let (api_docs, doc_diagnostics) =
+        frontend::apidoc::collect(&spec_files, &files, &rust_files, &catalog.key_headers);
+    diagnostics.extend(doc_diagnostics);
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
-        found.files.iter().partition(|f| f.lang.is_ts());
-    let prisma_clients = frontend::schema::prisma_client_dirs(&schema_files);
-    // The TypeScript/JavaScript pipeline and the Rust front end run side by side, and the tests'
-    // keyed requests are read beside them.
+        files.into_iter().partition(|f| f.lang.is_ts());
+    let prisma_clients =
+        frontend::schema::prisma_client_dirs(&schema_files.iter().collect::<Vec<_>>());
+    // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
     let (
-        (
-            (mut endpoints, ts_diagnostics, model_constraints, mut clients),
-            (rust_endpoints, rust_diagnostics, rust_constraints, rust_clients),
-        ),
-        key_tests,
+        (mut endpoints, ts_diagnostics, model_constraints, mut clients),
+        (rust_endpoints, rust_diagnostics, rust_constraints, rust_clients),
     ) = rayon::join(
         || {
-            rayon::join(
-                || {
-                    let parsed: Vec<_> = ts_files
-                        .par_iter()
-                        .map(|f| {
-                            let r = frontend::ts::analyze_file(f, catalog);
-                            progress.parsed();
-                            r
-                        })
-                        .collect();
-                    let mut modules = Vec::with_capacity(parsed.len());
-                    let mut diagnostics = Vec::new();
-                    for (m, d) in parsed {
-                        modules.push(m);
-                        diagnostics.extend(d);
-                    }
-                    progress.phase("linking");
-                    let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
-                    diagnostics.extend(linked.diagnostics);
-                    (
-                        linked.endpoints,
-                        diagnostics,
-                        linked.constraints,
-                        linked.clients,
-                    )
-                },
-                || frontend::rust::analyze(&found.rust_files, root, catalog),
+            let parsed: Vec<_> = ts_files
+                .into_par_iter()
+                .map(|f| {
+                    let r = frontend::ts::analyze_file(&f, catalog);
+                    progress.parsed();
+                    r
+                })
+                .collect();
+            let mut modules = Vec::with_capacity(parsed.len());
+            let mut diagnostics = Vec::new();
+            for (m, d) in parsed {
+                modules.push(m);
+                diagnostics.extend(d);
+            }
+            progress.phase("linking");
+            trace_phase("ts parsed");
+            let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
+            diagnostics.extend(linked.diagnostics);
+            trace_phase("ts linked");
+            (
+                linked.endpoints,
+                diagnostics,
+                linked.constraints,
+                linked.clients,
             )
         },
-        || frontend::key_tests::collect(&found.files, &found.rust_files, catalog),
+        || frontend::rust::analyze(rust_files, root, catalog),
     );
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);
     diagnostics.extend(rust_diagnostics);
-    let schema_files: Vec<discover::SourceFile> = schema_files.into_iter().cloned().collect();
+    trace_phase("joined");
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
     diagnostics.extend(more);
     constraints.extend(model_constraints);
@@ -159,42 +219,15 @@ pub fn collect_facts_with(
     }
     diagnostics.extend(link::unfollowed_diagnostics(&endpoints));
     link::key_tests::apply(&mut endpoints, &key_tests);
-    let (api_docs, doc_diagnostics) = frontend::apidoc::collect(
-        &found.spec_files,
-        &found.files,
-        &found.rust_files,
-        &catalog.key_headers,
-    );
-    diagnostics.extend(doc_diagnostics);
     link::apidoc::apply(&mut endpoints, &api_docs, root);
+    trace_phase("facts");
     clients.extend(rust_clients);
     link::clients::attach(&mut clients, &endpoints);
     clients.sort();
-    let mut coverage = coverage::Coverage {
-        routes_found: endpoints.len(),
-        ..Default::default()
-    };
-    for f in &found.files {
-        *coverage
-            .files_by_language
-            .entry(coverage::language_name(f.lang).to_string())
-            .or_default() += 1;
-    }
-    if !found.rust_files.is_empty() {
-        coverage
-            .files_by_language
-            .insert("rust".into(), found.rust_files.len());
-    }
-    for (file, text) in &found.manifests {
-        for fw in coverage::declared_frameworks(file, text) {
-            coverage.frameworks_declared.push(fw.to_string());
-        }
-    }
-    coverage.frameworks_declared.sort();
-    coverage.frameworks_declared.dedup();
+    coverage.routes_found = endpoints.len();
     Facts {
         coverage,
-        files_scanned: found.files.len() + found.rust_files.len(),
+        files_scanned,
         constraints,
         endpoints,
         diagnostics,
@@ -217,6 +250,41 @@ pub fn facts_with(root: &Path, config: &Config) -> Result<Facts, AuditError> {
         .build()
         .map_err(|e| AuditError::Threads(e.to_string()))?;
     Ok(pool.install(|| collect_facts_with(root, &catalog, config, &Silent)))
+}
+
+/// `RETRYSAFE_PARSE_ONLY=1` (for `bench/bench.py`): stop after walking, reading and parsing every
+/// file, reporting nothing but the count of files and the diagnostics of the walk. The cost of
+/// that pass is the floor the full audit is measured against.
+fn parse_only() -> bool {
+    std::env::var_os("RETRYSAFE_PARSE_ONLY").is_some_and(|v| v == "1")
+}
+
+/// The walk-and-parse-only pass: every TS/JS file through tree-sitter, every Rust file through
+/// `syn`, in parallel, nothing extracted.
+fn parse_floor(found: discover::Discovered, progress: &dyn Progress) -> Facts {
+    progress.discovered(found.files.len());
+    let parsed: usize = found
+        .files
+        .par_iter()
+        .filter(|f| f.lang.is_ts())
+        .map(|f| usize::from(frontend::ts::parse_only(f)))
+        .sum::<usize>()
+        + found
+            .rust_files
+            .par_iter()
+            .map(|f| {
+                let ok = frontend::rust::parse::too_deep(&f.text).is_none()
+                    && syn::parse_file(&f.text).is_ok();
+                proc_macro2::extra::invalidate_current_thread_spans();
+                usize::from(ok)
+            })
+            .sum::<usize>();
+    std::hint::black_box(parsed);
+    Facts {
+        files_scanned: found.files.len() + found.rust_files.len(),
+        diagnostics: found.diagnostics,
+        ..Facts::default()
+    }
 }
 
 /// The public entry: audits the tree at `root`. `display_root` is how the report names it.

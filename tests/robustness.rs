@@ -333,3 +333,356 @@ fn a_cycle_of_reexports_under_a_mount_is_a_diagnostic() {
         "{diags:#?}"
     );
 }
+
+const EXPRESS_APP: &str = "const express = require('express');\nconst app = express();\napp.post('/notes', (req, res) => res.json({}));\nmodule.exports = app;\n";
+
+fn paths_of(report: &serde_json::Value) -> Vec<String> {
+    let mut out: Vec<String> = report["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            format!(
+                "{} {}",
+                e["method"].as_str().unwrap(),
+                e["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// A FIFO, symlinks to `/dev/zero` and a symlink out of the root, each in place of a source
+/// file: none is read (nothing hangs), each is a diagnostic, the rest is audited.
+#[cfg(unix)]
+#[test]
+fn special_files_in_place_of_sources_are_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("app");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/app.js"), EXPRESS_APP).unwrap();
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(root.join("src/fifo.ts"))
+            .status()
+            .unwrap()
+            .success()
+    );
+    std::os::unix::fs::symlink("/dev/zero", root.join("src/zero.ts")).unwrap();
+    fs::write(dir.path().join("outside.ts"), "export const secret = 1;\n").unwrap();
+    std::os::unix::fs::symlink(dir.path().join("outside.ts"), root.join("src/out.ts")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join("src/zero.rs")).unwrap();
+    let report = common::json_report_any_threads(&root, &[]);
+    assert_eq!(paths_of(&report), ["POST /notes"]);
+    let diags = common::diagnostics(&report);
+    for (file, words) in [
+        ("src/fifo.ts", "not a regular file"),
+        ("src/zero.ts", "symlink out of the scanned folder"),
+        ("src/zero.rs", "symlink out of the scanned folder"),
+        ("src/out.ts", "out of the scanned folder"),
+    ] {
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.starts_with(&format!("{file}:")) && d.contains(words)),
+            "{file}: {diags:#?}"
+        );
+    }
+    assert_eq!(report["summary"]["files_scanned"], 1);
+}
+
+/// A `.gitignore` above the scanned folder does not hide its files (the audit depends on the
+/// tree alone) unless `--respect-parent-ignores` asks for it.
+#[test]
+fn ignore_files_above_the_root_apply_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join(".gitignore"), "*.js\n").unwrap();
+    fs::create_dir(dir.path().join(".git")).unwrap();
+    let root = dir.path().join("app");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/app.js"), EXPRESS_APP).unwrap();
+    let report = common::json_report_any_threads(&root, &[]);
+    assert_eq!(report["summary"]["files_scanned"], 1);
+    assert_eq!(paths_of(&report), ["POST /notes"]);
+    // Nothing left to audit: said with exit 2, unless that is expected.
+    let report = common::json_report_any_threads(
+        &root,
+        &["--respect-parent-ignores", "--allow-empty"],
+    );
+    assert_eq!(report["summary"]["files_scanned"], 0);
+    // the tree's own .gitignore still counts
+    fs::write(root.join(".gitignore"), "src/\n").unwrap();
+    let report = common::json_report_any_threads(&root, &["--allow-empty"]);
+    assert_eq!(report["summary"]["files_scanned"], 0);
+}
+
+/// The user's global git excludes do not hide files either, unless asked for.
+#[test]
+fn global_git_excludes_apply_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    fs::create_dir_all(home.join(".config/git")).unwrap();
+    fs::write(home.join(".config/git/ignore"), "*.js\n").unwrap();
+    let root = dir.path().join("app");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/app.js"), EXPRESS_APP).unwrap();
+    let scanned = |extra: &[&str]| {
+        let out = common::json_check(&root)
+            .args(extra)
+            .env("HOME", &home)
+            .env("XDG_CONFIG_HOME", home.join(".config"))
+            .env_remove("GIT_CONFIG_GLOBAL")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        r["summary"]["files_scanned"].as_u64().unwrap()
+    };
+    assert_eq!(scanned(&[]), 1);
+    assert_eq!(scanned(&["--respect-parent-ignores", "--allow-empty"]), 0);
+}
+
+/// A broken `package.json`, `tsconfig.json` and `schema.prisma` are each a diagnostic with the
+/// line where they break, and the audit goes on.
+#[test]
+fn broken_manifests_and_schemas_are_diagnostics() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::create_dir_all(root.join("prisma")).unwrap();
+    fs::write(
+        root.join("src/app.ts"),
+        "import express from 'express';\nimport { x } from '@app/x';\nconst app = express();\napp.post('/notes', (req, res) => res.json({ x }));\nexport default app;\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("package.json"),
+        "{\n  \"name\": \"app\",\n  broken\n}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("tsconfig.json"),
+        "{\n  // comments are fine\n  \"compilerOptions\": {\n    \"paths\": { \"@app/*\": [\"src/*\"] \n}\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("prisma/schema.prisma"),
+        "model Note {\n  id   Int    @id\n  slug String @unique\n  @@unique([slug\n}\n",
+    )
+    .unwrap();
+    let report = common::json_report_any_threads(root, &[]);
+    assert_eq!(paths_of(&report), ["POST /notes"]);
+    let diags = common::diagnostics(&report);
+    for (file, words) in [
+        ("package.json:3", "not valid JSON"),
+        ("tsconfig.json:", "not valid JSON"),
+        ("prisma/schema.prisma:", "schema error"),
+    ] {
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.starts_with(file) && d.contains(words)),
+            "{file}: {diags:#?}"
+        );
+    }
+}
+
+/// Routers mounted more than the mount limit deep, in one file and across files: the cut is a
+/// diagnostic (never silent), the routes above it are kept, and 1 and 2 threads agree.
+#[test]
+fn mounts_nested_past_the_limit_are_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src/chain")).unwrap();
+    let n = 40;
+    let mut app = String::from("const express = require('express');\nconst app = express();\n");
+    for i in 0..n {
+        app.push_str(&format!("const r{i} = express.Router();\n"));
+    }
+    app.push_str("app.use('/m', r0);\n");
+    for i in 0..n - 1 {
+        app.push_str(&format!("r{i}.use('/m{}', r{});\n", i + 1, i + 1));
+    }
+    app.push_str(&format!(
+        "r{}.post('/leaf', (req, res) => res.json({{}}));\nr0.post('/top', (req, res) => res.json({{}}));\nmodule.exports = app;\n",
+        n - 1
+    ));
+    fs::write(root.join("src/app.js"), app).unwrap();
+    for i in 0..n {
+        let next = if i < n - 1 {
+            format!("r.use('/c{}', require('./f{}'));\n", i + 1, i + 1)
+        } else {
+            "r.post('/deep', (req, res) => res.json({}));\n".to_string()
+        };
+        fs::write(
+            root.join(format!("src/chain/f{i}.js")),
+            format!("const express = require('express');\nconst r = express.Router();\n{next}module.exports = r;\n"),
+        )
+        .unwrap();
+    }
+    fs::write(
+        root.join("src/main.js"),
+        "const express = require('express');\nconst app = express();\napp.use('/c0', require('./chain/f0'));\nmodule.exports = app;\n",
+    )
+    .unwrap();
+    let report = common::json_report_any_threads(root, &[]);
+    assert!(paths_of(&report).contains(&"POST /m/top".to_string()));
+    let diags = common::diagnostics(&report);
+    for file in ["src/app.js:", "src/chain/"] {
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.starts_with(file) && d.contains("levels deep")),
+            "{file}: {diags:#?}"
+        );
+    }
+}
+
+/// An Express app with 100 `.post(..)` chained on the app itself keeps all 100 routes.
+#[test]
+fn a_hundred_chained_posts_on_the_app_are_all_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    let mut app = String::from(
+        "const express = require('express');\nconst app = express();\nconst save = (req, res) => res.json({});\napp\n",
+    );
+    for i in 0..100 {
+        app.push_str(&format!("  .post('/items/{i}', save)\n"));
+    }
+    app.push_str(";\nmodule.exports = app;\n");
+    fs::write(root.join("src/app.js"), app).unwrap();
+    let report = common::json_report_any_threads(root, &[]);
+    assert_eq!(paths_of(&report).len(), 100);
+}
+
+/// Every hostile shape of this file together in one tree: 1 and 2 threads give the same bytes.
+#[cfg(unix)]
+#[test]
+fn the_hostile_tree_is_the_same_with_one_and_two_threads() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::create_dir_all(root.join("crate/src")).unwrap();
+    fs::write(root.join("src/app.js"), EXPRESS_APP).unwrap();
+    let depth = 20_000;
+    fs::write(
+        root.join("src/deep.js"),
+        format!(
+            "const x = {}1{};\n",
+            "(\n".repeat(depth),
+            ")\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    fs::write(root.join("src/broken.ts"), "export function f( {\n").unwrap();
+    fs::write(root.join("package.json"), "{ broken").unwrap();
+    std::os::unix::fs::symlink("/dev/zero", root.join("src/zero.ts")).unwrap();
+    fs::write(
+        root.join("crate/Cargo.toml"),
+        "[package]\nname = \"c\"\nversion = \"0.1.0\"\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("crate/src/lib.rs"),
+        format!(
+            "pub fn f() {{\n    let c = {}1;\n}}\n",
+            "move ||\n".repeat(depth)
+        ),
+    )
+    .unwrap();
+    let report = common::json_report_any_threads(root, &[]);
+    assert!(common::diagnostics(&report).len() >= 5, "{report:#}");
+}
+
+/// Deep nesting in every syntactic position tree-sitter builds into a deep tree (arrow
+/// functions, ternaries, JSX, templates, objects, class expressions, `await`, `typeof`, blocks,
+/// `else if`): each file is cut with a diagnostic, never a stack overflow, and 1 and 2 threads
+/// agree.
+#[test]
+fn deep_nesting_in_every_position_is_a_diagnostic() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(root.join("src/app.js"), EXPRESS_APP).unwrap();
+    let d = 20_000;
+    let shapes = [
+        (
+            "arrows.ts",
+            format!("export const f = {}1;\n", "(a) =>\n".repeat(d)),
+        ),
+        (
+            "ternary.ts",
+            format!("export const f = {}c;\n", "a ? b :\n".repeat(d)),
+        ),
+        (
+            "jsx.tsx",
+            format!(
+                "export const f = () => ({}x{});\n",
+                "<div>\n".repeat(d),
+                "</div>\n".repeat(d)
+            ),
+        ),
+        (
+            "template.ts",
+            format!(
+                "export const f = {}a{};\n",
+                "`${\n".repeat(d),
+                "}`\n".repeat(d)
+            ),
+        ),
+        (
+            "obj.ts",
+            format!(
+                "export const f = {}1{};\n",
+                "{a:\n".repeat(d),
+                "}\n".repeat(d)
+            ),
+        ),
+        (
+            "classes.ts",
+            format!(
+                "export const f = {}Object{};\n",
+                "class extends (\n".repeat(d),
+                ") {}\n".repeat(d)
+            ),
+        ),
+        (
+            "await.ts",
+            format!(
+                "export async function f() {{ return {}a; }}\n",
+                "await\n".repeat(d)
+            ),
+        ),
+        (
+            "typeof.ts",
+            format!("export const f = {}a;\n", "typeof\n".repeat(d)),
+        ),
+        (
+            "blocks.ts",
+            format!("export function f() {}{}", "{\n".repeat(d), "}\n".repeat(d)),
+        ),
+        (
+            "ifelse.ts",
+            format!(
+                "export function f(a) {{ if (a) {{}}\n{}}}\n",
+                "else if (a) {}\n".repeat(d)
+            ),
+        ),
+    ];
+    for (name, text) in &shapes {
+        fs::write(root.join("src").join(name), text).unwrap();
+    }
+    let report = common::json_report_any_threads(root, &[]);
+    assert_eq!(paths_of(&report), ["POST /notes"]);
+    let diags = common::diagnostics(&report);
+    for (name, _) in &shapes {
+        assert!(
+            diags
+                .iter()
+                .any(|x| x.starts_with(&format!("src/{name}:")) && x.contains("nested deeper")),
+            "{name}: {diags:#?}"
+        );
+    }
+}

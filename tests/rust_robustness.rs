@@ -347,3 +347,85 @@ fn manifests_are_regular_files_inside_the_root() {
     );
     assert!(!stderr.contains("hunter2"), "{stderr}");
 }
+
+/// A crate with a healthy route in `src/main.rs` and `text` in `src/deep.rs`: the audit completes
+/// with 1 and 2 threads alike, `src/deep.rs` is a diagnostic that says it nests too deep, and the
+/// healthy route is kept.
+fn nests_too_deep(text: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    axum_crate(root, "deep");
+    write(
+        root,
+        "src/main.rs",
+        "mod deep;\nuse axum::{routing::post, Router};\nasync fn create() {}\nfn main() {\n    let _: Router = Router::new().route(\"/x\", post(create));\n}\n",
+    );
+    write(root, "src/deep.rs", text);
+    let report = common::json_report_any_threads(root, &[]);
+    assert_eq!(routes_of(&report), ["POST /x"]);
+    let diags = common::diagnostics(&report);
+    assert!(
+        diags
+            .iter()
+            .any(|d| d.starts_with("src/deep.rs:") && d.contains("too deep")),
+        "{diags:?}"
+    );
+}
+
+/// Levels of nesting in the hostile files below: one a line, so none looks minified.
+const LEVELS: usize = 20_000;
+
+#[test]
+fn nested_closures_with_parameters_are_a_diagnostic() {
+    nests_too_deep(&format!(
+        "pub fn f() {{\n    let c = {}1;\n}}\n",
+        "|a: u8|\n".repeat(LEVELS)
+    ));
+}
+
+#[test]
+fn nested_move_closures_are_a_diagnostic() {
+    nests_too_deep(&format!(
+        "pub fn f() {{\n    let c = {}1;\n}}\n",
+        "move ||\n".repeat(LEVELS)
+    ));
+}
+
+#[test]
+fn nested_generic_arguments_are_a_diagnostic() {
+    nests_too_deep(&format!(
+        "pub struct S {{\n    x: {}u8{},\n}}\n",
+        "Option<\n".repeat(LEVELS),
+        ">\n".repeat(LEVELS)
+    ));
+}
+
+#[test]
+fn nested_function_types_are_a_diagnostic() {
+    nests_too_deep(&format!("pub type F = {}u8;\n", "fn() ->\n".repeat(LEVELS)));
+    nests_too_deep(&format!(
+        "pub fn f() -> {}u8 {{\n    todo!()\n}}\n",
+        "impl Fn() ->\n".repeat(LEVELS)
+    ));
+}
+
+#[test]
+fn nested_references_and_pointers_are_a_diagnostic() {
+    nests_too_deep(&format!(
+        "pub fn f(x: {}u8) {{}}\n",
+        "&mut\n".repeat(LEVELS)
+    ));
+    nests_too_deep(&format!("pub type P = {}u8;\n", "*const\n".repeat(LEVELS)));
+}
+
+#[test]
+fn nested_returns_and_assignments_are_a_diagnostic() {
+    nests_too_deep(&format!(
+        "pub fn f() -> u8 {{\n    {}1\n}}\n",
+        "return\n".repeat(LEVELS)
+    ));
+    nests_too_deep(&format!(
+        "pub fn f() {{\n    let mut a = 0;\n    {}1;\n}}\n",
+        "a =\n".repeat(LEVELS)
+    ));
+}

@@ -367,7 +367,7 @@ fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
                 None => return Bound::Unknown,
             },
             Val::Unknown => return Bound::Unknown,
-            other => Val::Member(Box::new(other), p.clone()),
+            other => Val::Member(std::sync::Arc::new(other), p.clone()),
         };
     }
     Bound::Val(v)
@@ -1964,7 +1964,7 @@ impl<'a> Calls<'a> {
         let mut named: Option<(Val, usize)> = None;
         let mut assembled = matches!(self.res.resolve(m, &v), Resolved::Assembled(_));
         for i in 1..cs.path.len().min(first_hop + 1) {
-            v = Val::Member(Box::new(v), cs.path[i - 1].clone());
+            v = Val::Member(std::sync::Arc::new(v), cs.path[i - 1].clone());
             if self.res.origin(m, &v).is_some() {
                 return Some(shifted(v, i));
             }
@@ -2184,8 +2184,8 @@ mod tests {
             spec: spec.into(),
             name: Some(name.into()),
         };
-        let call = |f: Val, args: Vec<Val>| Val::Call(Box::new(f), args);
-        let member = |v: Val, n: &str| Val::Member(Box::new(v), n.into());
+        let call = |f: Val, args: Vec<Val>| Val::Call(std::sync::Arc::new(f), args);
+        let member = |v: Val, n: &str| Val::Member(std::sync::Arc::new(v), n.into());
         let random = call(import("node:crypto", "randomBytes"), vec![]);
         // sha256(`${raw}:${pepper}`)
         let hashed = call(
@@ -2317,17 +2317,17 @@ mod random_tests {
     #[test]
     fn values_made_per_request_are_not_the_callers() {
         let uuid = Val::Call(
-            Box::new(Val::Import {
+            std::sync::Arc::new(Val::Import {
                 spec: "node:crypto".into(),
                 name: Some("randomUUID".into()),
             }),
             vec![],
         );
         let bytes = Val::Call(
-            Box::new(Val::Member(
-                Box::new(Val::Call(
-                    Box::new(Val::Member(
-                        Box::new(Val::Import {
+            std::sync::Arc::new(Val::Member(
+                std::sync::Arc::new(Val::Call(
+                    std::sync::Arc::new(Val::Member(
+                        std::sync::Arc::new(Val::Import {
                             spec: "crypto".into(),
                             name: None,
                         }),
@@ -2344,19 +2344,22 @@ mod random_tests {
         // `import { v4, v5 } from 'uuid'`: v4 is random, v5 of an event id is the event's.
         let uuid_fn = |name: &str| {
             Val::Call(
-                Box::new(Val::Import {
+                std::sync::Arc::new(Val::Import {
                     spec: "uuid".into(),
                     name: Some(name.into()),
                 }),
-                vec![Val::Member(Box::new(Val::Param(1, 0)), "id".into())],
+                vec![Val::Member(
+                    std::sync::Arc::new(Val::Param(1, 0)),
+                    "id".into(),
+                )],
             )
         };
         assert!(fresh_random(&uuid_fn("v4")));
         assert!(!fresh_random(&uuid_fn("v5")));
         // `import * as uuid from 'uuid'; uuid.v5(..)`
         assert!(!fresh_random(&Val::Call(
-            Box::new(Val::Member(
-                Box::new(Val::Import {
+            std::sync::Arc::new(Val::Member(
+                std::sync::Arc::new(Val::Import {
                     spec: "uuid".into(),
                     name: None,
                 }),
@@ -2365,7 +2368,7 @@ mod random_tests {
             vec![],
         )));
         assert!(!fresh_random(&Val::Member(
-            Box::new(Val::Param(1, 0)),
+            std::sync::Arc::new(Val::Param(1, 0)),
             "email".into()
         )));
     }

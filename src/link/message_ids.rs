@@ -156,7 +156,7 @@ impl<'a> Tracer<'a> {
                     Some((_, x)) => x,
                     None => return IdSource::Unknown,
                 },
-                other => Val::Member(Box::new(other), name.clone()),
+                other => Val::Member(std::sync::Arc::new(other), name.clone()),
             };
         }
         match self.source(&cur, &mut Vec::new(), 0) {
@@ -303,7 +303,7 @@ impl<'a> Tracer<'a> {
                     {
                         let mut s = IdSource::Unknown;
                         for arg in self.arguments_to(*g, *i) {
-                            let field = Val::Member(Box::new(arg), name.clone());
+                            let field = Val::Member(std::sync::Arc::new(arg), name.clone());
                             s = s.combine(self.source(&field, env, depth + 1));
                         }
                         s

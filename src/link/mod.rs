@@ -303,11 +303,14 @@ pub fn link_ts(
     }
     let mut reached = calls.reached();
     reached.extend(handlers);
+    let constraints = constraints::from_modules(&res);
+    let clients = clients::from_modules(&res, &reached);
+    diagnostics.extend(res.take_manifest_problems());
     Linked {
         endpoints,
         diagnostics,
-        constraints: constraints::from_modules(&res),
-        clients: clients::from_modules(&res, &reached),
+        constraints,
+        clients,
     }
 }
 

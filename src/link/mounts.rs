@@ -155,7 +155,7 @@ fn field_of(v: &Val, f: &str) -> Val {
             .map(|(_, x)| x.clone())
             .unwrap_or(Val::Unknown),
         Val::Unknown => Val::Unknown,
-        other => Val::Member(Box::new(other.clone()), f.to_string()),
+        other => Val::Member(std::sync::Arc::new(other.clone()), f.to_string()),
     }
 }
 
@@ -192,16 +192,16 @@ fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
         Val::Param(g, i) if *g == f => args.get(*i).cloned().unwrap_or(Val::Unknown),
         Val::Member(inner, p) => match replace_params(inner, f, args) {
             Val::Obj(fields) => field_of(&Val::Obj(fields), p),
-            x => Val::Member(Box::new(x), p.clone()),
+            x => Val::Member(std::sync::Arc::new(x), p.clone()),
         },
-        Val::Element(inner) => Val::Element(Box::new(replace_params(inner, f, args))),
+        Val::Element(inner) => Val::Element(std::sync::Arc::new(replace_params(inner, f, args))),
         Val::Template(parts) => {
             Val::Template(parts.iter().map(|p| replace_params(p, f, args)).collect())
         }
         Val::Arr(items) => Val::Arr(items.iter().map(|p| replace_params(p, f, args)).collect()),
         Val::EnvDefault { var, value } => Val::EnvDefault {
             var: var.clone(),
-            value: Box::new(replace_params(value, f, args)),
+            value: std::sync::Arc::new(replace_params(value, f, args)),
         },
         other => other.clone(),
     }
@@ -330,51 +330,58 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
+        if pending.is_empty() {
+            return;
+        }
+        // Every call to a function of the tree, its callee resolved once for all rounds:
+        // (caller's module, caller, index of the call, callee).
+        let mut calls_to: Vec<(ModId, FnId, usize, (ModId, FnId))> = Vec::new();
+        for (m, module) in self.modules().iter().enumerate() {
+            for (caller, facts) in module.functions.iter().enumerate() {
+                for (i, cs) in facts.calls.iter().enumerate() {
+                    if let Resolved::Func(tm, tf) = self.res.resolve(m, &cs.callee) {
+                        calls_to.push((m, caller, i, (tm, tf)));
+                    }
+                }
+            }
+        }
         for _round in 0..PARAM_ROUNDS {
             if pending.is_empty() {
                 break;
             }
             let mut next: ParamItems = BTreeMap::new();
-            for (m, module) in self.modules().iter().enumerate() {
-                for (caller, facts) in module.functions.iter().enumerate() {
-                    for cs in &facts.calls {
-                        let Resolved::Func(tm, tf) = self.res.resolve(m, &cs.callee) else {
-                            continue;
-                        };
-                        let Some(list) = pending.get(&(tm, tf)) else {
-                            continue;
-                        };
-                        for (slot, im, item) in list {
-                            let Some(arg) = cs.args.get(slot.index) else {
-                                continue;
-                            };
-                            // What the callee receives there, as the caller writes it.
-                            let receiver =
-                                slot.fields.iter().fold(arg.clone(), |v, f| field_of(&v, f));
-                            // The registration as this call makes it: the callee's parameters in
-                            // its method and path are this call's arguments.
-                            let item =
-                                self.instantiate(item, (*im, tm, tf), &cs.args, m, (m, cs.line));
-                            match forwarded(&receiver, caller) {
-                                Some(up) => {
-                                    if up == ParamSlot::at(0) {
-                                        self.items
-                                            .entry(Key::Plugin(m, caller))
-                                            .or_default()
-                                            .push((*im, item.clone()));
-                                    }
-                                    next.entry((m, caller)).or_default().push((up, *im, item));
-                                    self.applied.insert((tm, tf));
-                                }
-                                None => {
-                                    if let Resolved::Router(rm, rr) = self.resolve(m, &receiver) {
-                                        self.items
-                                            .entry(Key::Local(rm, rr))
-                                            .or_default()
-                                            .push((*im, item));
-                                        self.applied.insert((tm, tf));
-                                    }
-                                }
+            for &(m, caller, i, (tm, tf)) in &calls_to {
+                let Some(list) = pending.get(&(tm, tf)) else {
+                    continue;
+                };
+                let cs = &self.modules()[m].functions[caller].calls[i];
+                for (slot, im, item) in list {
+                    let Some(arg) = cs.args.get(slot.index) else {
+                        continue;
+                    };
+                    // What the callee receives there, as the caller writes it.
+                    let receiver = slot.fields.iter().fold(arg.clone(), |v, f| field_of(&v, f));
+                    // The registration as this call makes it: the callee's parameters in
+                    // its method and path are this call's arguments.
+                    let item = self.instantiate(item, (*im, tm, tf), &cs.args, m, (m, cs.line));
+                    match forwarded(&receiver, caller) {
+                        Some(up) => {
+                            if up == ParamSlot::at(0) {
+                                self.items
+                                    .entry(Key::Plugin(m, caller))
+                                    .or_default()
+                                    .push((*im, item.clone()));
+                            }
+                            next.entry((m, caller)).or_default().push((up, *im, item));
+                            self.applied.insert((tm, tf));
+                        }
+                        None => {
+                            if let Resolved::Router(rm, rr) = self.resolve(m, &receiver) {
+                                self.items
+                                    .entry(Key::Local(rm, rr))
+                                    .or_default()
+                                    .push((*im, item));
+                                self.applied.insert((tm, tf));
                             }
                         }
                     }
@@ -383,15 +390,9 @@ impl<'a> Mounter<'a> {
             pending = next;
         }
         // Registrations still waiting: a router passed on through more functions than followed.
+        let called: BTreeSet<(ModId, FnId)> = calls_to.iter().map(|c| c.3).collect();
         for ((m, f), list) in pending {
-            let called = self.modules().iter().enumerate().any(|(cm, module)| {
-                module.functions.iter().any(|facts| {
-                    facts.calls.iter().any(|cs| {
-                        matches!(self.res.resolve(cm, &cs.callee), Resolved::Func(tm, tf) if (tm, tf) == (m, f))
-                    })
-                })
-            });
-            if called {
+            if called.contains(&(m, f)) {
                 let facts = &self.modules()[m].functions[f];
                 self.diagnostics.push(Diagnostic::new(
                     self.modules()[m].file.clone(),

@@ -2,6 +2,7 @@
 //! `baseUrl` and `paths`, workspace packages) and symbolic values to what they are across files.
 
 use crate::frontend::ts::ir::{ClassId, FnId, Module, RouterId, Val};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
@@ -64,7 +65,7 @@ struct TsConfig {
 
 pub struct Resolver<'m> {
     pub modules: &'m [Module],
-    by_file: HashMap<&'m str, ModId>,
+    by_file: FxHashMap<&'m str, ModId>,
     root: &'m Path,
     tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
     /// Workspace package name -> its folder, from every package.json in the tree.
@@ -82,13 +83,51 @@ pub struct Resolver<'m> {
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
     /// middleware's options): (module, function, parameter index) → the value.
-    params: HashMap<(ModId, FnId, usize), Resolved>,
+    params: FxHashMap<(ModId, FnId, usize), Resolved>,
     /// The module where a value was first cut at [`MAX_DEPTH`] since the last
     /// [`Resolver::take_depth_cut`].
     depth_cut: Mutex<Option<ModId>>,
+    /// Manifests and configurations that are there but could not be read or are not valid: one
+    /// diagnostic each (see [`Resolver::take_manifest_problems`]).
+    manifest_problems: Mutex<Vec<crate::facts::Diagnostic>>,
+    /// What [`Resolver::resolve_spec`] found: folder → specifier → module.
+    specs: Mutex<FxHashMap<String, FxHashMap<String, Option<ModId>>>>,
 }
 
 const MAX_DEPTH: usize = 24;
+
+thread_local! {
+    /// The functions whose return values are being followed on this thread, innermost last:
+    /// (resolver, module, function).
+    static FOLLOWING: std::cell::RefCell<Vec<(usize, ModId, FnId)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A function's return values being followed; leaves the thread's list when dropped.
+struct Following;
+
+impl Following {
+    /// None when the function is already being followed on this thread.
+    fn enter(res: &Resolver<'_>, m: ModId, f: FnId) -> Option<Following> {
+        let key = (res as *const Resolver<'_> as usize, m, f);
+        FOLLOWING.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.contains(&key) {
+                return None;
+            }
+            s.push(key);
+            Some(Following)
+        })
+    }
+}
+
+impl Drop for Following {
+    fn drop(&mut self) {
+        FOLLOWING.with(|s| {
+            s.borrow_mut().pop();
+        });
+    }
+}
 
 /// `use-db` → `useDb`, `send_mail` → `sendMail`.
 fn camel_case(stem: &str) -> String {
@@ -141,11 +180,21 @@ impl<'m> Resolver<'m> {
             auto_imports: Vec::new(),
             nuxt_roots: Vec::new(),
             prisma_clients: Vec::new(),
-            params: HashMap::new(),
+            params: FxHashMap::default(),
             depth_cut: Mutex::new(None),
+            manifest_problems: Mutex::new(Vec::new()),
+            specs: Mutex::new(FxHashMap::default()),
         };
         (r.packages, r.manifests) = r.workspace_packages();
         (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
+        // every tsconfig that applies to a module is read now, so one that cannot be read is a
+        // diagnostic whether or not an import needs it
+        let mut dirs: Vec<&str> = modules.iter().map(|m| parent_dir(&m.file)).collect();
+        dirs.sort_unstable();
+        dirs.dedup();
+        for d in dirs {
+            r.tsconfig_for(d);
+        }
         r
     }
 
@@ -314,8 +363,8 @@ impl<'m> Resolver<'m> {
                     break;
                 }
                 let pj = join(dir, "package.json").unwrap_or_default();
-                if let Ok(Some(text)) = crate::paths::read_in_root(self.root, &pj)
-                    && let Ok(v) = serde_json::from_str::<serde_json::Value>(&text)
+                if let Some(text) = self.read_manifest(&pj)
+                    && let Some(v) = self.manifest_json(&pj, serde_json::from_str(&text))
                 {
                     if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
                         out.insert(name.to_string(), dir.to_string());
@@ -338,6 +387,66 @@ impl<'m> Resolver<'m> {
             }
         }
         (out, manifests)
+    }
+
+    /// A manifest or configuration of the tree, or None; one that is there but cannot be read
+    /// is a diagnostic.
+    fn read_manifest(&self, rel: &str) -> Option<String> {
+        match crate::paths::read_in_root(self.root, rel) {
+            Ok(text) => text,
+            Err(why) => {
+                let name = rel.rsplit('/').next().unwrap_or(rel);
+                self.manifest_problem(rel, 0, format!("{name} {why}"));
+                None
+            }
+        }
+    }
+
+    /// The JSON value of a manifest, or None with a diagnostic that says where it is invalid.
+    fn manifest_json<E: std::fmt::Display>(
+        &self,
+        rel: &str,
+        parsed: Result<serde_json::Value, E>,
+    ) -> Option<serde_json::Value> {
+        match parsed {
+            Ok(v) => Some(v),
+            Err(e) => {
+                let e = e.to_string();
+                // serde_json and json5 both end their message with "line N column M" or
+                // "at line N column M"
+                let line = e
+                    .split("line ")
+                    .nth(1)
+                    .and_then(|r| r.split(|c: char| !c.is_ascii_digit()).next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or(0);
+                let name = rel.rsplit('/').next().unwrap_or(rel);
+                self.manifest_problem(
+                    rel,
+                    line,
+                    format!("{name} is not valid JSON ({e}): it is ignored"),
+                );
+                None
+            }
+        }
+    }
+
+    fn manifest_problem(&self, rel: &str, line: u32, message: String) {
+        if let Ok(mut p) = self.manifest_problems.lock() {
+            p.push(crate::facts::Diagnostic::new(rel, line, message));
+        }
+    }
+
+    /// The manifests and configurations met so far that could not be read, each once.
+    pub fn take_manifest_problems(&self) -> Vec<crate::facts::Diagnostic> {
+        let mut out = self
+            .manifest_problems
+            .lock()
+            .map(|mut p| std::mem::take(&mut *p))
+            .unwrap_or_default();
+        out.sort_by(|a, b| (&a.file, a.line, &a.message).cmp(&(&b.file, b.line, &b.message)));
+        out.dedup_by(|a, b| a.file == b.file && a.message == b.message);
+        out
     }
 
     pub fn module_of(&self, file: &str) -> Option<ModId> {
@@ -387,7 +496,24 @@ impl<'m> Resolver<'m> {
     }
 
     /// The module a specifier names from `from`, or None for an npm package (or a file not scanned).
+    /// Memoised per (folder, specifier): the answer depends on nothing else.
     pub fn resolve_spec(&self, from: ModId, spec: &str) -> Option<ModId> {
+        let dir = parent_dir(&self.modules[from].file);
+        if let Ok(memo) = self.specs.lock()
+            && let Some(found) = memo.get(dir).and_then(|by_spec| by_spec.get(spec))
+        {
+            return *found;
+        }
+        let found = self.resolve_spec_in(from, spec);
+        if let Ok(mut memo) = self.specs.lock() {
+            memo.entry(dir.to_string())
+                .or_default()
+                .insert(spec.to_string(), found);
+        }
+        found
+    }
+
+    fn resolve_spec_in(&self, from: ModId, spec: &str) -> Option<ModId> {
         let dir = parent_dir(&self.modules[from].file);
         if spec.starts_with("./") || spec.starts_with("../") || spec == "." || spec == ".." {
             return self.file_candidates(&join(dir, spec)?);
@@ -512,8 +638,8 @@ impl<'m> Resolver<'m> {
             return None;
         }
         let rel = join(dir, name)?;
-        let text = crate::paths::read_in_root(self.root, &rel).ok()??;
-        let v: serde_json::Value = json5::from_str(&text).ok()?;
+        let text = self.read_manifest(&rel)?;
+        let v: serde_json::Value = self.manifest_json(&rel, json5::from_str(&text))?;
         let cfg_dir = parent_dir(&rel).to_string();
         let mut cfg = match v.get("extends").and_then(|e| e.as_str()) {
             Some(ext) if ext.starts_with('.') => {
@@ -724,6 +850,12 @@ impl<'m> Resolver<'m> {
                 }
                 match self.resolve_d(m, callee, d) {
                     Resolved::Func(m2, f) => {
+                        // A function whose return values are already being followed on this
+                        // thread (it returns calls to itself): nothing more to learn there, and
+                        // following it again would branch at every return.
+                        let Some(_following) = Following::enter(self, m2, f) else {
+                            return Resolved::Opaque;
+                        };
                         for r in &self.modules[m2].functions[f].returns {
                             // A small pure helper building a string from its parameters
                             // (`formatPath = (p) => `${process.env.BASE ?? ''}${p}``): its

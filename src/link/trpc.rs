@@ -716,7 +716,7 @@ impl<'a> Linker<'a> {
 
     /// What a middleware adds to the context: the `ctx` of its `next({ ctx })` calls.
     fn middleware_fields(&self, m: ModId, f: FnId) -> Vec<(ModId, Vec<(String, Val)>)> {
-        let next = Val::Member(Box::new(Val::Param(f, 0)), "next".into());
+        let next = Val::Member(std::sync::Arc::new(Val::Param(f, 0)), "next".into());
         let mut out = Vec::new();
         for g in body(self.res, m, f) {
             for cs in &self.res.modules[m].functions[g].calls {
@@ -914,7 +914,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
             );
             continue;
         };
-        let called = Val::Call(Box::new(cs.callee.clone()), cs.args.clone());
+        let called = Val::Call(std::sync::Arc::new(cs.callee.clone()), cs.args.clone());
         let mut endpoints: Vec<(Endpoint, Vec<At>, &'static str)> = Vec::new();
         let host = hosts.get(&(m, f)).cloned();
         let framework = host.as_ref().map(|h| h.0).unwrap_or(adapter.framework());
@@ -1174,7 +1174,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
             router: (
                 *m,
                 Val::Call(
-                    Box::new(callee.clone()),
+                    std::sync::Arc::new(callee.clone()),
                     args.iter().map(|a| a.1.clone()).collect(),
                 ),
             ),

@@ -101,3 +101,47 @@ pub fn run_at(dir: &Path, args: &[&str]) -> (i32, String, String) {
         String::from_utf8(out.stderr).unwrap(),
     )
 }
+
+/// `check --format json` with one worker thread and with two: both complete (exit 0) and give the
+/// same bytes. The report, parsed.
+pub fn json_report_any_threads(path: &Path, extra: &[&str]) -> serde_json::Value {
+    let mut outs = Vec::new();
+    for threads in ["1", "2"] {
+        let out = json_check(path)
+            .args(extra)
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .expect("run retrysafe");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{threads} thread(s): stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        outs.push(out.stdout);
+    }
+    assert!(
+        outs[0] == outs[1],
+        "1 and 2 threads differ:\n{}\n---\n{}",
+        String::from_utf8_lossy(&outs[0]),
+        String::from_utf8_lossy(&outs[1])
+    );
+    serde_json::from_slice(&outs[0]).expect("valid JSON")
+}
+
+/// The diagnostics of a report as `file:line message`.
+pub fn diagnostics(report: &serde_json::Value) -> Vec<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            format!(
+                "{}:{} {}",
+                d["file"].as_str().unwrap(),
+                d["line"],
+                d["message"].as_str().unwrap()
+            )
+        })
+        .collect()
+}

@@ -772,24 +772,24 @@ impl<'m, 'a> Effects<'m, 'a> {
                         scope
                             .var_effects
                             .insert(name.clone(), start..out.effects.len());
-                        match init.as_ref().and_then(claim_of) {
+                        match init.as_deref().and_then(claim_of) {
                             Some(what) => scope.claims.insert(name.clone(), what),
                             None => scope.claims.remove(name),
                         };
-                        if init.as_ref().is_some_and(|e| fresh(e, scope)) {
+                        if init.as_deref().is_some_and(|e| fresh(e, scope)) {
                             scope.fresh.insert(name.clone());
                         } else {
                             scope.fresh.remove(name);
                         }
                         match init
                             .as_ref()
-                            .and_then(|e| self.record_of(e, ty.as_ref(), scope))
+                            .and_then(|e| self.record_of(e, ty.as_deref(), scope))
                         {
                             Some(keys) => scope.records.insert(name.clone(), keys),
                             None => scope.records.remove(name),
                         };
-                        let written = ty.as_ref().map(|t| t.last().to_string()).or_else(|| {
-                            match init.as_ref()? {
+                        let written = ty.as_deref().map(|t| t.last().to_string()).or_else(|| {
+                            match init.as_deref()? {
                                 Ex::Struct(p, ..) => p.last().cloned(),
                                 Ex::Call(f, _, _) => match &**f {
                                     Ex::Path(p, _) if p.len() >= 2 => Some(p[p.len() - 2].clone()),
@@ -801,7 +801,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         // `let values = Session::ActiveModel { .. }; values.insert(db)`: the
                         // path before `ActiveModel` names the entity, as in a literal inserted
                         // directly.
-                        match init.as_ref() {
+                        match init.as_deref() {
                             Some(Ex::Struct(p, ..))
                                 if p.len() >= 2 && p.last().is_some_and(|l| l == "ActiveModel") =>
                             {
@@ -818,7 +818,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         let t = ty
                             .as_ref()
                             .and_then(|t| self.resolve_ty(t, scope.module, scope.imp))
-                            .or_else(|| init.as_ref().and_then(|e| self.type_of(e, scope, 0)));
+                            .or_else(|| init.as_deref().and_then(|e| self.type_of(e, scope, 0)));
                         match t {
                             Some(t) => {
                                 scope.vars.insert(names[0].clone(), t);

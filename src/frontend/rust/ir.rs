@@ -200,10 +200,11 @@ pub enum Stmt {
     Let {
         /// Every name the pattern binds.
         names: Vec<String>,
-        ty: Option<Ty>,
-        init: Option<Ex>,
+        // boxed, as is `init`: a statement is then no larger than an expression statement
+        ty: Option<Box<Ty>>,
+        init: Option<Box<Ex>>,
         /// The `else` of a `let .. else`.
-        diverge: Option<Ex>,
+        diverge: Option<Box<Ex>>,
         /// A struct pattern's fields and the names they bind (`let Options { mounts, cfg: c } =
         /// ..` gives `mounts`→`mounts`, `cfg`→`c`); empty for other patterns.
         fields: Vec<(String, String)>,

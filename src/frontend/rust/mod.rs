@@ -11,6 +11,7 @@ pub mod graphql;
 pub mod ir;
 pub mod keyscan;
 pub mod model;
+pub mod nesting;
 pub mod parse;
 pub mod routes;
 pub mod seaorm;
@@ -38,9 +39,9 @@ const EXTRACTOR_TRAITS: &[&str] = &[
 
 /// Audits the Rust files of one tree: its endpoints, what could not be read, the unique
 /// constraints its ORM models and migrations declare, and the requests its client code sends with
-/// an idempotency key.
+/// an idempotency key. Each file's text is dropped once it is parsed.
 pub fn analyze(
-    files: &[RustFile],
+    files: Vec<RustFile>,
     root: &Path,
     catalog: &Catalog,
 ) -> (
@@ -50,7 +51,7 @@ pub fn analyze(
     Vec<ClientRequest>,
 ) {
     let parsed: Vec<_> = files
-        .par_iter()
+        .into_par_iter()
         .map(|f| {
             super::guarded(
                 &f.rel,
@@ -68,7 +69,9 @@ pub fn analyze(
         irs.push(ir);
         diagnostics.extend(d);
     }
+    crate::trace_phase("rust parsed");
     let model = Model::build(&irs, root);
+    crate::trace_phase("rust model");
     diagnostics.extend(model.diagnostics.iter().cloned());
     let (constraints, more) = seaorm::constraints(&model);
     diagnostics.extend(more);
@@ -187,6 +190,7 @@ pub fn analyze(
     endpoints
         .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
     let clients = client::Clients::new(&model, &fx).requests(&fx.reached());
+    crate::trace_phase("rust done");
     (endpoints, diagnostics, constraints, clients)
 }
 

@@ -13,7 +13,8 @@ use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
-/// Bracket nesting, or a run of prefix operators, beyond which a file is not handed to `syn`.
+/// Nesting (brackets, closures, generics, function types, prefix operators, ...) beyond which a
+/// file is not handed to `syn`.
 pub const MAX_NESTING: usize = 256;
 /// Lowering stops descending below this depth (the rest of that expression is dropped).
 const MAX_LOWER_DEPTH: usize = 200;
@@ -68,150 +69,11 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
     (ir, diagnostics)
 }
 
-/// The first place where brackets nest, or prefix operators (`!`, `-`, `*`, `&`, `|`) follow each
-/// other, more than [`MAX_NESTING`] deep. Strings, chars and comments are skipped; the scan is
-/// linear and allocation-free.
+/// The first place where the file nests deeper than [`MAX_NESTING`] (brackets, closures, generic
+/// arguments, function types, references, prefix operators; see [`super::nesting`]): its line and
+/// what nests there.
 pub fn too_deep(text: &str) -> Option<(u32, String)> {
-    let b = text.as_bytes();
-    let mut i = 0;
-    let mut line = 1u32;
-    let mut depth = 0usize;
-    let mut run = 0usize;
-    while i < b.len() {
-        let c = b[i];
-        match c {
-            b'\n' => {
-                line += 1;
-                i += 1;
-                continue;
-            }
-            b' ' | b'\t' | b'\r' => {
-                i += 1;
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'/') => {
-                while i < b.len() && b[i] != b'\n' {
-                    i += 1;
-                }
-                continue;
-            }
-            b'/' if b.get(i + 1) == Some(&b'*') => {
-                let mut nest = 0usize;
-                while i < b.len() {
-                    if b[i] == b'/' && b.get(i + 1) == Some(&b'*') {
-                        nest += 1;
-                        i += 2;
-                    } else if b[i] == b'*' && b.get(i + 1) == Some(&b'/') {
-                        nest -= 1;
-                        i += 2;
-                        if nest == 0 {
-                            break;
-                        }
-                    } else {
-                        if b[i] == b'\n' {
-                            line += 1;
-                        }
-                        i += 1;
-                    }
-                }
-                continue;
-            }
-            b'r' if matches!(b.get(i + 1), Some(b'#') | Some(b'"'))
-                && (i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_')) =>
-            {
-                // raw string r#".."#
-                let mut j = i + 1;
-                let mut hashes = 0;
-                while j < b.len() && b[j] == b'#' {
-                    hashes += 1;
-                    j += 1;
-                }
-                if b.get(j) == Some(&b'"') {
-                    j += 1;
-                    loop {
-                        if j >= b.len() {
-                            break;
-                        }
-                        if b[j] == b'\n' {
-                            line += 1;
-                        }
-                        if b[j] == b'"' && b[j + 1..].iter().take(hashes).all(|&h| h == b'#') {
-                            j += 1 + hashes;
-                            break;
-                        }
-                        j += 1;
-                    }
-                    i = j;
-                    run = 0;
-                    continue;
-                }
-                i += 1;
-                run = 0;
-                continue;
-            }
-            b'"' => {
-                i += 1;
-                while i < b.len() && b[i] != b'"' {
-                    if b[i] == b'\\' {
-                        i += 1;
-                    } else if b[i] == b'\n' {
-                        line += 1;
-                    }
-                    i += 1;
-                }
-                i += 1;
-                run = 0;
-                continue;
-            }
-            b'\'' => {
-                // a char literal ('x', '\n', '\u{..}') or a lifetime ('a)
-                if b.get(i + 1) == Some(&b'\\') {
-                    let mut j = i + 2;
-                    while j < b.len() && b[j] != b'\'' && b[j] != b'\n' {
-                        j += 1;
-                    }
-                    i = j + 1;
-                } else if b.get(i + 2) == Some(&b'\'') {
-                    i += 3;
-                } else {
-                    // multi-byte char or lifetime
-                    let mut j = i + 1;
-                    while j < b.len() && j < i + 6 && b[j] != b'\'' {
-                        j += 1;
-                    }
-                    i = if b.get(j) == Some(&b'\'')
-                        && !text[i + 1..j].contains(|c: char| c.is_ascii_alphanumeric() || c == '_')
-                    {
-                        j + 1
-                    } else {
-                        i + 1
-                    };
-                }
-                run = 0;
-                continue;
-            }
-            b'(' | b'[' | b'{' => {
-                depth += 1;
-                if depth > MAX_NESTING {
-                    return Some((line, format!("brackets nest more than {MAX_NESTING} deep")));
-                }
-                run = 0;
-            }
-            b')' | b']' | b'}' => {
-                depth = depth.saturating_sub(1);
-                run = 0;
-            }
-            b'!' | b'-' | b'*' | b'&' | b'|' => {
-                run += 1;
-                if run > MAX_NESTING {
-                    return Some((line, format!("more than {MAX_NESTING} operators in a row")));
-                }
-            }
-            _ => run = 0,
-        }
-        i += 1;
-    }
-    None
+    super::nesting::too_deep(text, MAX_NESTING)
 }
 
 fn line_of(span: proc_macro2::Span) -> Line {
@@ -1183,9 +1045,9 @@ impl Lower {
                         });
                     out.push(Stmt::Let {
                         names,
-                        ty,
-                        init,
-                        diverge,
+                        ty: ty.map(Box::new),
+                        init: init.map(Box::new),
+                        diverge: diverge.map(Box::new),
                         fields: struct_fields(&l.pat),
                         // `let Ok(x) = insert(..) else { return .. };` leaves on an error too.
                         fails: l.init.as_ref().is_some_and(|i| {
@@ -1238,7 +1100,7 @@ impl Lower {
                 stmts.push(Stmt::Let {
                     names: vec![CHAIN_VAR.to_string()],
                     ty: None,
-                    init: Some(cur),
+                    init: Some(Box::new(cur)),
                     diverge: None,
                     fields: vec![],
                     fails: false,
@@ -1349,10 +1211,10 @@ impl Lower {
                 let mut body = vec![Stmt::Let {
                     names,
                     ty: None,
-                    init: Some(Ex::Path(
+                    init: Some(Box::new(Ex::Path(
                         vec![FOR_ITEM.to_string()],
                         line_of(f.for_token.span),
-                    )),
+                    ))),
                     diverge: None,
                     fields: struct_fields(&f.pat),
                     fails: false,
@@ -1374,8 +1236,8 @@ impl Lower {
                         init: Some(init), ..
                     }) = stmts.first_mut()
                 {
-                    let inner = std::mem::replace(init, Ex::Other(vec![]));
-                    *init = Ex::Caught(Box::new(inner));
+                    let inner = std::mem::replace(&mut **init, Ex::Other(vec![]));
+                    **init = Ex::Caught(Box::new(inner));
                 }
                 // `if let Err(e) = res { .. }` runs on a failure; `if let Ok(x) = res { .. } else
                 // { .. }`'s `else` does.
@@ -1438,7 +1300,7 @@ impl Lower {
                 Ex::Block(vec![Stmt::Let {
                     names,
                     ty: None,
-                    init: Some(self.expr(&l.expr)),
+                    init: Some(Box::new(self.expr(&l.expr))),
                     diverge: None,
                     fields: struct_fields(&l.pat),
                     fails: false,
@@ -1754,8 +1616,8 @@ pub fn push_stmts<'a>(stmts: &'a [Stmt], stack: &mut Vec<&'a Ex>) {
     for s in stmts {
         match s {
             Stmt::Let { init, diverge, .. } => {
-                stack.extend(init.iter());
-                stack.extend(diverge.iter());
+                stack.extend(init.as_deref());
+                stack.extend(diverge.as_deref());
             }
             Stmt::Expr(e, _) => stack.push(e),
             _ => {}

@@ -1823,9 +1823,8 @@ fn for_body(children: &[Ex]) -> Option<&[Stmt]> {
     };
     match body.first() {
         Some(Stmt::Let {
-            init: Some(Ex::Path(p, _)),
-            ..
-        }) if p.len() == 1 && p[0] == FOR_ITEM => Some(body),
+            init: Some(init), ..
+        }) if matches!(&**init, Ex::Path(p, _) if p.len() == 1 && p[0] == FOR_ITEM) => Some(body),
         _ => None,
     }
 }

@@ -24,6 +24,15 @@ pub fn analyze(files: &[SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnostic>)
     let mut constraints = Vec::new();
     let mut diagnostics = Vec::new();
     for f in files.iter().filter(|f| f.lang == Lang::Prisma) {
+        if let Some((line, what)) = prisma::problem(&f.text) {
+            diagnostics.push(Diagnostic::new(
+                f.rel.clone(),
+                line,
+                format!(
+                    "schema error: {what}; the unique constraints read from it may be incomplete"
+                ),
+            ));
+        }
         constraints.extend(prisma::constraints(&f.rel, &f.text));
     }
     let migrations: Vec<&SourceFile> = files.iter().filter(|f| f.lang == Lang::Sql).collect();

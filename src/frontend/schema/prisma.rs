@@ -42,6 +42,68 @@ fn quoted(s: &str) -> Option<String> {
     Some(s[start..end].to_string())
 }
 
+/// The first place where a schema is not well formed, as far as this reader can tell: a block
+/// never closed, a `}` with no block open, a bracket or a string left open on a line. Its line
+/// (1-based) and what is wrong; the constraints read from such a schema may be incomplete.
+pub fn problem(text: &str) -> Option<(u32, String)> {
+    let mut open_block: Option<(u32, String)> = None;
+    // brackets open across lines (an attribute's arguments may span several)
+    let mut depth = 0i32;
+    for (i, raw) in text.lines().enumerate() {
+        let line_no = i as u32 + 1;
+        let mut in_str = false;
+        let mut escaped = false;
+        let mut code = String::new();
+        let mut chars = raw.chars().peekable();
+        while let Some(c) = chars.next() {
+            if in_str {
+                match c {
+                    _ if escaped => escaped = false,
+                    '\\' => escaped = true,
+                    '"' => in_str = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '/' if chars.peek() == Some(&'/') => break,
+                '"' => in_str = true,
+                '[' | '(' => depth += 1,
+                ']' | ')' => depth -= 1,
+                _ => code.push(c),
+            }
+        }
+        if in_str {
+            return Some((line_no, "a string is not closed on its line".into()));
+        }
+        if depth < 0 {
+            return Some((line_no, "a bracket closes nothing".into()));
+        }
+        let code = code.trim();
+        if code.ends_with('{') && depth == 0 {
+            if let Some((at, what)) = &open_block {
+                return Some((*at, format!("`{what}` is not closed before the next block")));
+            }
+            let what = code.trim_end_matches('{').trim().to_string();
+            open_block = Some((line_no, what));
+        } else if code.starts_with('}') {
+            if depth != 0 {
+                return Some((line_no, "a bracket is not closed".into()));
+            }
+            if open_block.take().is_none() {
+                return Some((line_no, "`}` closes no block".into()));
+            }
+        }
+    }
+    if depth != 0 {
+        return Some((
+            text.lines().count() as u32,
+            "a bracket is not closed".into(),
+        ));
+    }
+    open_block.map(|(at, what)| (at, format!("`{what}` is never closed")))
+}
+
 /// Where the schema's `generator` blocks write the Prisma client (`output = "../src/generated/prisma"`),
 /// as folders relative to the scanned root: code importing from there holds a Prisma client just
 /// as code importing `@prisma/client` does.

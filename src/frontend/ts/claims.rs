@@ -231,7 +231,10 @@ mod tests {
 
     fn call(method: &str, args: Vec<Val>) -> Val {
         Val::Call(
-            Box::new(Val::Member(Box::new(Val::Unknown), method.into())),
+            std::sync::Arc::new(Val::Member(
+                std::sync::Arc::new(Val::Unknown),
+                method.into(),
+            )),
             args,
         )
     }

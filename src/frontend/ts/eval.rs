@@ -156,7 +156,7 @@ fn string_method(
     Some(match var {
         Some(var) => Val::EnvDefault {
             var: var.clone(),
-            value: Box::new(Val::Str(out)),
+            value: std::sync::Arc::new(Val::Str(out)),
         },
         None => Val::Str(out),
     })
@@ -207,7 +207,7 @@ fn concat(pieces: Vec<Val>) -> Val {
         }) {
             Some(var) => Val::EnvDefault {
                 var,
-                value: Box::new(Val::Str(text)),
+                value: std::sync::Arc::new(Val::Str(text)),
             },
             None => Val::Str(text),
         };
@@ -538,11 +538,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         Val::Arr(a) => a.get(i).cloned().unwrap_or(Val::Unknown),
                         // `([path, handler]) => ..` over a table read later: the element's items.
                         Val::Param(..) | Val::Element(_) | Val::Member(..) => {
-                            Val::Member(Box::new(v.clone()), i.to_string())
+                            Val::Member(std::sync::Arc::new(v.clone()), i.to_string())
                         }
                         // `const [row] = await db.select().from(t).limit(1)`: the first row of
                         // a query's result.
-                        Val::Call(..) if i == 0 => Val::Member(Box::new(v.clone()), "0".into()),
+                        Val::Call(..) if i == 0 => {
+                            Val::Member(std::sync::Arc::new(v.clone()), "0".into())
+                        }
                         _ => Val::Unknown,
                     };
                     self.bind_pattern(child, item, scope);
@@ -1056,7 +1058,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             // A table from elsewhere: one element stands for all of them.
             (Val::Unknown | Val::Arr(_) | Val::Obj(_), _) | (_, false) => vec![Val::Unknown],
-            (other, true) => vec![Val::Element(Box::new(other.clone()))],
+            (other, true) => vec![Val::Element(std::sync::Arc::new(other.clone()))],
         };
         let elements = self.within_unroll_budget(elements, node);
         for element in elements {
@@ -1200,7 +1202,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 },
                 "type_identifier" => {
                     let name = self.text(n).to_string();
-                    return Val::TypeRef(Box::new(self.lookup(&name)));
+                    return Val::TypeRef(std::sync::Arc::new(self.lookup(&name)));
                 }
                 "nested_type_identifier" => {
                     let t = self.text(n).to_string();
@@ -1208,9 +1210,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     let first = parts.next().unwrap_or_default().to_string();
                     let mut v = self.lookup(&first);
                     for p in parts {
-                        v = Val::Member(Box::new(v), p.to_string());
+                        v = Val::Member(std::sync::Arc::new(v), p.to_string());
                     }
-                    return Val::TypeRef(Box::new(v));
+                    return Val::TypeRef(std::sync::Arc::new(v));
                 }
                 _ => return Val::Unknown,
             }
@@ -1251,7 +1253,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         let types: Vec<Node<'t>> = part.named_children(&mut c3).collect();
                         for t in types {
                             if let Val::TypeRef(v) = self.type_ref(t) {
-                                self.module.classes[id].implements.push(*v);
+                                self.module.classes[id].implements.push((*v).clone());
                             }
                         }
                         continue;
@@ -1483,7 +1485,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     ("||" | "??", _, r) if env_read.is_some() && r.as_str().is_some() => {
                         Val::EnvDefault {
                             var: env_read.map(|n| self.short_text(n)).unwrap_or_default(),
-                            value: Box::new(r.plain().clone()),
+                            value: std::sync::Arc::new(r.plain().clone()),
                         }
                     }
                     // `'' || '/'` on an environment read's empty default: the code's fallback.
@@ -1493,7 +1495,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     {
                         Val::EnvDefault {
                             var,
-                            value: Box::new(r.plain().clone()),
+                            value: std::sync::Arc::new(r.plain().clone()),
                         }
                     }
                     ("||" | "??", Val::Unknown, r) => r,
@@ -1527,7 +1529,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 {
                     return Val::EnvDefault {
                         var: self.short_text(yes),
-                        value: Box::new(b.plain().clone()),
+                        value: std::sync::Arc::new(b.plain().clone()),
                     };
                 }
                 if nothing(self, no) {
@@ -1757,7 +1759,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 } else if let Some(v) = class.field(prop) {
                     v.clone()
                 } else {
-                    Val::Member(Box::new(obj), prop.to_string())
+                    Val::Member(std::sync::Arc::new(obj), prop.to_string())
                 }
             }
             Val::Arr(items) if prop.parse::<usize>().is_ok() => prop
@@ -1766,7 +1768,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 .and_then(|i| items.get(i).cloned())
                 .unwrap_or(Val::Unknown),
             Val::Unknown => Val::Unknown,
-            _ => Val::Member(Box::new(obj), prop.to_string()),
+            _ => Val::Member(std::sync::Arc::new(obj), prop.to_string()),
         }
     }
 
@@ -2234,7 +2236,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             Val::Unknown => Val::Unknown,
-            callee_val => Val::Call(Box::new(callee_val.clone()), args),
+            callee_val => Val::Call(std::sync::Arc::new(callee_val.clone()), args),
         };
         self.body_hash(&c, node);
         c
@@ -2351,7 +2353,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let val = match &c.val {
             Val::Class(k) => Val::Instance(*k),
             Val::Unknown => Val::Unknown,
-            v => Val::New(Box::new(v.clone()), line(node)),
+            v => Val::New(std::sync::Arc::new(v.clone()), line(node)),
         };
         Chain { val, ..c }
     }
@@ -2405,7 +2407,7 @@ mod tests {
     fn env_default(var: &str, value: &str) -> Val {
         Val::EnvDefault {
             var: var.into(),
-            value: Box::new(Val::Str(value.into())),
+            value: std::sync::Arc::new(Val::Str(value.into())),
         }
     }
 

@@ -93,6 +93,18 @@ pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagno
     )
 }
 
+/// Parses a file and drops the tree (the walk-and-parse-only floor of `bench/bench.py`): true if
+/// it parsed without error.
+pub fn parse_only(file: &SourceFile) -> bool {
+    let mut parser = Parser::new();
+    if language(file.lang).is_none_or(|l| parser.set_language(&l).is_err()) {
+        return false;
+    }
+    parser
+        .parse(&file.text, None)
+        .is_some_and(|t| !t.root_node().has_error())
+}
+
 fn analyze_file_inner(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
     let mut parser = Parser::new();
     let mut diagnostics = Vec::new();
@@ -139,6 +151,7 @@ fn analyze_file_inner(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diag
     let evaluator = eval::Evaluator::new(&file.rel, &file.text, catalog);
     let (mut module, more) = evaluator.run(root);
     module.is_test = is_test_file(&file.rel);
+    module.shrink_to_fit();
     diagnostics.extend(more);
     (module, diagnostics)
 }

@@ -79,7 +79,10 @@ pub fn field(v: &Val, name: &str) -> Option<Val> {
 pub const AFTER_HANDLER: &str = "__after_handler__";
 
 pub fn after_handler(hook: Val) -> Val {
-    Val::Call(Box::new(Val::Global(AFTER_HANDLER.into())), vec![hook])
+    Val::Call(
+        std::sync::Arc::new(Val::Global(AFTER_HANDLER.into())),
+        vec![hook],
+    )
 }
 
 /// An application of its own mounted under a prefix (Hono `app.mount('/x', other.fetch)`), kept
@@ -592,7 +595,7 @@ impl<'t> Evaluator<'t, '_> {
                         path: Some(args[0].clone()),
                         path_text,
                         args: vec![Val::Call(
-                            Box::new(Val::Global(MOUNTED_APP.into())),
+                            std::sync::Arc::new(Val::Global(MOUNTED_APP.into())),
                             vec![app],
                         )],
                         line: method_line,
@@ -637,7 +640,7 @@ impl<'t> Evaluator<'t, '_> {
                 // `this.app.use(..)` read before the field is set hands back the app.
                 let value = match &target {
                     Target::Foreign(v) if is_import_rooted(v) => {
-                        Val::Call(Box::new(c.val.clone()), args.to_vec())
+                        Val::Call(std::sync::Arc::new(c.val.clone()), args.to_vec())
                     }
                     _ => receiver.clone(),
                 };
@@ -659,7 +662,7 @@ impl<'t> Evaluator<'t, '_> {
                     let Target::Router(r) = self.target(&receiver, true)? else {
                         return None;
                     };
-                    Some(Val::RouteChain(r, Box::new(p.clone())))
+                    Some(Val::RouteChain(r, std::sync::Arc::new(p.clone())))
                 }
                 [opts @ Val::Obj(_)] => {
                     let target = self.target(
@@ -840,7 +843,7 @@ impl<'t> Evaluator<'t, '_> {
             let mut registered = None;
             for m in methods {
                 let link = Chain {
-                    val: Val::Member(Box::new(receiver.clone()), m),
+                    val: Val::Member(std::sync::Arc::new(receiver.clone()), m),
                     root: c.root.clone(),
                     root_name: c.root_name.clone(),
                     path: c.path.clone(),

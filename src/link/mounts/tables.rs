@@ -322,7 +322,7 @@ impl Mounter<'_> {
                             .and_then(|i| items.get(i).cloned())
                             .unwrap_or(Val::Unknown),
                     ),
-                    other => (im, Val::Member(Box::new(other), p.clone())),
+                    other => (im, Val::Member(std::sync::Arc::new(other), p.clone())),
                 }
             }
             Val::Call(callee, args) if args.is_empty() => match callee.as_ref() {
