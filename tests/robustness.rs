@@ -406,10 +406,8 @@ fn ignore_files_above_the_root_apply_only_when_asked() {
     assert_eq!(report["summary"]["files_scanned"], 1);
     assert_eq!(paths_of(&report), ["POST /notes"]);
     // Nothing left to audit: said with exit 2, unless that is expected.
-    let report = common::json_report_any_threads(
-        &root,
-        &["--respect-parent-ignores", "--allow-empty"],
-    );
+    let report =
+        common::json_report_any_threads(&root, &["--respect-parent-ignores", "--allow-empty"]);
     assert_eq!(report["summary"]["files_scanned"], 0);
     // the tree's own .gitignore still counts
     fs::write(root.join(".gitignore"), "src/\n").unwrap();
