@@ -83,19 +83,7 @@ fn hostile_tree_audits_to_completion_with_diagnostics() {
         String::from_utf8_lossy(&out.stderr)
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let diags: Vec<String> = report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|d| {
-            format!(
-                "{}:{} {}",
-                d["file"].as_str().unwrap(),
-                d["line"],
-                d["message"].as_str().unwrap()
-            )
-        })
-        .collect();
+    let diags = common::diagnostics(&report);
     let has = |file: &str, words: &str| {
         diags
             .iter()

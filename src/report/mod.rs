@@ -322,23 +322,10 @@ impl Report {
                 .then_with(|| a.line.cmp(&b.line))
                 .then_with(|| a.rule.cmp(&b.rule))
         });
-        let mut by = BySeverity::default();
-        for f in self.findings.iter().filter(|f| !f.suppressed) {
-            match f.severity {
-                Severity::Critical => by.critical += 1,
-                Severity::High => by.high += 1,
-                Severity::Medium => by.medium += 1,
-                Severity::Low => by.low += 1,
-                Severity::Inverse => by.inverse += 1,
-                Severity::None => {}
-            }
-        }
+        let (by, highest_risk) = tally(&self.findings);
         self.summary.by_severity = by;
-        self.summary.highest_risk = self
-            .findings
-            .iter()
-            .find(|f| f.severity > Severity::Inverse && !f.suppressed)
-            .map(|f| format!("{}: {}", f.endpoint, f.name.replace('-', " ")));
+        self.summary.highest_risk = highest_risk;
+        self.summary.causes = count_causes(&self.findings);
         for e in &mut self.endpoints {
             let label = e.label();
             for f in &self.findings {
