@@ -339,7 +339,7 @@ pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
                 at.file.clone(),
                 at.line,
                 format!(
-                    "{call} could not be followed (a callee computed at run time, or a handler that resolves to nothing): {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
+                    "{call} could not be followed (a callee computed at run time, a function no source in view defines, or a handler that resolves to nothing): {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
                     if n == 1 { "" } else { "s" },
                     shown.join(", "),
                     if n > 3 { ", …" } else { "" },

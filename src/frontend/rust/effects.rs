@@ -14,6 +14,28 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
+/// Associated functions the standard derives and conversions provide (`Default::default`,
+/// `From::from`): never a write of the project's.
+const DERIVED_FNS: &[&str] = &[
+    "default",
+    "clone",
+    "from",
+    "into",
+    "try_from",
+    "try_into",
+    "from_str",
+    "deserialize",
+    "serialize",
+    "hash",
+    "eq",
+    "ne",
+    "cmp",
+    "partial_cmp",
+    "fmt",
+    "to_string",
+    "as_ref",
+];
+
 #[derive(Debug, Default, Clone)]
 pub struct Summary {
     pub effects: Vec<Effect>,
@@ -23,6 +45,9 @@ pub struct Summary {
     pub reads: Vec<String>,
     /// What the key code reached does, in the order of this function's calls that lead to it.
     pub key_obs: Vec<KeyObs>,
+    /// Calls to a project type's associated function that resolves to nothing (one a
+    /// `macro_rules!` or a derive generates): what they do is not known.
+    pub unfollowed: Vec<(String, Location)>,
 }
 
 /// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
@@ -867,6 +892,11 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         out.key_reads.extend(sub.key_reads.iter().cloned());
         out.reads.extend(sub.reads.iter().cloned());
+        for u in &sub.unfollowed {
+            if out.unfollowed.len() < 8 && !out.unfollowed.contains(u) {
+                out.unfollowed.push(u.clone());
+            }
+        }
         if !sub.key_obs.is_empty() {
             // What the callee does to the key store happens at this call, in its context.
             let here = scope.func.and_then(|c| {
@@ -974,7 +1004,24 @@ impl<'m, 'a> Effects<'m, 'a> {
                 if let Ex::Path(p, _) = &**func {
                     let r = self.resolve(p, scope);
                     let name = p.last().cloned().unwrap_or_default();
-                    for f in self.fns_of(&r) {
+                    let fns = self.fns_of(&r);
+                    // `App::insert(&conn, new)` on a project type with no such function in view
+                    // (a `macro_rules!` or a derive made it): not followed, and said so.
+                    // (An enum's tuple variant, `Status::Disabled(..)`, is no function.)
+                    if fns.is_empty()
+                        && !DERIVED_FNS.contains(&name.as_str())
+                        && name.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                        && let Res::Assoc(ty, _) = &r
+                        && matches!(**ty, Res::Type(..))
+                        && self.model.entity_of(ty).is_none()
+                        && out.unfollowed.len() < 8
+                    {
+                        out.unfollowed.push((
+                            format!("`{}`", p.join("::")),
+                            self.location(scope.module, *line),
+                        ));
+                    }
+                    for f in fns {
                         self.follow(f, false, out, scope, (*line, &name));
                     }
                 }

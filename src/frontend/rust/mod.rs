@@ -157,8 +157,12 @@ pub fn analyze(
             }
         }
         let effects = summary.effects;
+        let unfollowed = summary.unfollowed.into_iter().next();
         let fallback = handler_location.clone().unwrap_or_else(|| location.clone());
-        crate::link::complete_mechanisms(&effects, &mut mechanisms, fallback);
+        // Nothing reached, but a call on the way could not be followed: not "no side effect".
+        if !(effects.is_empty() && unfollowed.is_some()) {
+            crate::link::complete_mechanisms(&effects, &mut mechanisms, fallback);
+        }
         key_reads.sort();
         key_reads.dedup();
         if key_obs
@@ -184,6 +188,7 @@ pub fn analyze(
             handler_location,
             key_store,
             key_obs,
+            unfollowed,
             ..Endpoint::default()
         });
     }
