@@ -238,9 +238,9 @@ pub fn collect_facts_with(
     }
 }
 
-/// The linked facts of the tree at `root` (what `retrysafe probe` plans from), on threads with
-/// the analysis stack.
-pub fn facts_with(root: &Path, config: &Config) -> Result<Facts, AuditError> {
+/// What an analysis of `root` needs: the root must be a folder, the catalogue must load, and
+/// the analysis runs on threads with the analysis stack.
+fn prepare(root: &Path, config: &Config) -> Result<(Catalog, rayon::ThreadPool), AuditError> {
     if !root.is_dir() {
         return Err(AuditError::NotFound(root.display().to_string()));
     }
@@ -249,6 +249,13 @@ pub fn facts_with(root: &Path, config: &Config) -> Result<Facts, AuditError> {
         .stack_size(STACK_BYTES)
         .build()
         .map_err(|e| AuditError::Threads(e.to_string()))?;
+    Ok((catalog, pool))
+}
+
+/// The linked facts of the tree at `root` (what `retrysafe probe` plans from), on threads with
+/// the analysis stack.
+pub fn facts_with(root: &Path, config: &Config) -> Result<Facts, AuditError> {
+    let (catalog, pool) = prepare(root, config)?;
     Ok(pool.install(|| collect_facts_with(root, &catalog, config, &Silent)))
 }
 
@@ -299,14 +306,7 @@ pub fn audit_with(
     config: &Config,
     progress: &dyn Progress,
 ) -> Result<Report, AuditError> {
-    if !root.is_dir() {
-        return Err(AuditError::NotFound(root.display().to_string()));
-    }
-    let catalog = config.catalog().map_err(AuditError::Catalog)?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .stack_size(STACK_BYTES)
-        .build()
-        .map_err(|e| AuditError::Threads(e.to_string()))?;
+    let (catalog, pool) = prepare(root, config)?;
     let mut facts = pool.install(|| collect_facts_with(root, &catalog, config, progress));
     progress.phase("rules");
     let mut findings = rules::evaluate(&facts.endpoints);

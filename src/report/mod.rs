@@ -166,14 +166,7 @@ impl Report {
         mut diagnostics: Vec<Diagnostic>,
         constraints: Vec<UniqueConstraint>,
     ) -> Report {
-        findings.sort_by(|a, b| {
-            b.severity
-                .cmp(&a.severity)
-                .then_with(|| a.endpoint.cmp(&b.endpoint))
-                .then_with(|| a.file.cmp(&b.file))
-                .then_with(|| a.line.cmp(&b.line))
-                .then_with(|| a.rule.cmp(&b.rule))
-        });
+        sort_findings(&mut findings);
         let mut worst: BTreeMap<(String, String, u32), Severity> = BTreeMap::new();
         for f in &findings {
             let routes = std::iter::once((&f.endpoint, &f.route))
@@ -314,14 +307,7 @@ impl Report {
     /// Recomputes what depends on the findings (their order, the counts, the highest risk, each
     /// endpoint's severity) after findings were added or changed (`check --probe-results`).
     pub fn refresh(&mut self) {
-        self.findings.sort_by(|a, b| {
-            b.severity
-                .cmp(&a.severity)
-                .then_with(|| a.endpoint.cmp(&b.endpoint))
-                .then_with(|| a.file.cmp(&b.file))
-                .then_with(|| a.line.cmp(&b.line))
-                .then_with(|| a.rule.cmp(&b.rule))
-        });
+        sort_findings(&mut self.findings);
         let (by, highest_risk) = tally(&self.findings);
         self.summary.by_severity = by;
         self.summary.highest_risk = highest_risk;
@@ -425,6 +411,18 @@ impl Report {
     pub fn visible_findings(&self) -> impl Iterator<Item = &Finding> {
         self.findings.iter().filter(|f| !f.suppressed)
     }
+}
+
+/// The report's order of findings: the most severe first, then by endpoint, place and rule.
+fn sort_findings(findings: &mut [Finding]) {
+    findings.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then_with(|| a.endpoint.cmp(&b.endpoint))
+            .then_with(|| a.file.cmp(&b.file))
+            .then_with(|| a.line.cmp(&b.line))
+            .then_with(|| a.rule.cmp(&b.rule))
+    });
 }
 
 /// Findings by severity (suppressed ones left out) and the highest-risk gap.
