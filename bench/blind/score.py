@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Score retrysafe reports against the blind labels in truth/.
 
-usage: score.py [--bin target/release/retrysafe] [--dir /tmp/retrysafe-blind] [--set SET]
+usage: score.py [--bin target/release/retrysafe] [--dir /tmp/retrysafe-blind] [--set SET] [--keep DIR]
                 [--verbose] [NAME ...]
 
 For every truth file whose checkout is present at DIR/OWNER__NAME, runs
@@ -107,6 +107,7 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--routes", action="store_true",
                     help="list only missed, extra and partial routes (no severities: keeps a set unseen for judgement)")
+    ap.add_argument("--keep", metavar="DIR", help="keep each JSON report as DIR/NAME.json")
     ap.add_argument("names", nargs="*")
     a = ap.parse_args()
     tdir = os.path.join(HERE, "truth")
@@ -125,7 +126,9 @@ def main():
             if not os.path.isdir(checkout):
                 print(f"{name}: no checkout at {checkout} (extract commit {truth['commit']})")
                 continue
-            rep = os.path.join(out, name + ".json")
+            if a.keep:
+                os.makedirs(a.keep, exist_ok=True)
+            rep = os.path.join(a.keep or out, name + ".json")
             r = subprocess.run([a.bin, "check", checkout, "--format", "json", "--fail-on", "none",
                                 "--output", rep], capture_output=True, text=True)
             if r.returncode != 0 or not os.path.exists(rep):

@@ -233,6 +233,11 @@ pub struct Effect {
     /// whenever it runs (earlier in an enclosing block of the same function).
     #[serde(skip)]
     pub after_creates: Vec<Location>,
+    /// A create made only when a lookup found nothing, after a test that throws when it found
+    /// the row (`if (existing) throw ..`): where that test is. A repeat fails there, so what
+    /// runs after this create does not run again either.
+    #[serde(skip)]
+    pub refused_by: Option<Location>,
     /// Runs only after a create that a caller-keyed unique constraint stops on a repeat: the
     /// duplicate request fails there, before this effect. The constraint and the create.
     #[serde(skip)]
@@ -331,7 +336,21 @@ impl Effect {
     /// A create whose error leaves the function it was followed to: a duplicate it refuses ends
     /// the request there, before what comes after it.
     pub fn ends_a_duplicate(&self) -> bool {
-        self.kind == EffectKind::DbCreate && self.fails_request && !self.upsert && !self.on_failure
+        self.kind == EffectKind::DbCreate
+            && self.fails_request
+            && (!self.upsert || self.refused_by.is_some())
+            && !self.on_failure
+    }
+
+    /// A create made only when a lookup found nothing, with no unique constraint behind the
+    /// lookup: a sequential retry finds the row, two concurrent ones can both create.
+    pub fn racy_guard(&self) -> bool {
+        self.kind == EffectKind::DbCreate
+            && self.find_or_create
+            && !self.upsert
+            && self.constraint.is_none()
+            && self.claimed.is_none()
+            && self.consumes.is_none()
     }
 
     /// Creates, messages and money: what a duplicate execution repeats.
@@ -535,6 +554,27 @@ impl Endpoint {
         self.side_effects
             .iter()
             .filter(|e| e.repeats_on_retry())
+            .collect()
+    }
+    /// What only a lookup with nothing atomic behind it keeps from repeating: each create made
+    /// when the lookup found nothing ([`Effect::racy_guard`]), and what runs only after such a
+    /// create refused a repeat. Two concurrent retries both pass the lookup and repeat them.
+    pub fn racy_effects(&self) -> Vec<&Effect> {
+        let racy: Vec<&Location> = self
+            .side_effects
+            .iter()
+            .filter(|e| e.racy_guard())
+            .map(|e| &e.location)
+            .collect();
+        self.side_effects
+            .iter()
+            .filter(|e| {
+                e.racy_guard()
+                    || (e.stopped_by.is_some()
+                        && e.claimed.is_none()
+                        && e.consumes.is_none()
+                        && e.after_creates.iter().any(|at| racy.contains(&at)))
+            })
             .collect()
     }
     /// Receives a provider's webhooks: it checks a provider signature (a verification call or a

@@ -400,6 +400,33 @@ fn this_call(cs: &CallSite) -> Option<usize> {
     }
 }
 
+/// The names a call's receiver goes by, normalised: the variable or field (`usersRepository`)
+/// and the type it is declared with (`UserRepository`).
+fn receiver_names(cs: &CallSite) -> Vec<String> {
+    let mut out = Vec::new();
+    if !cs.root_name.is_empty() && cs.root_name != "this" {
+        out.push(model_key(&cs.root_name));
+    }
+    let declared = match &cs.root {
+        Val::TypeRef(t) => t.name_it_goes_by(),
+        v => v.name_it_goes_by(),
+    };
+    if let Some(n) = declared {
+        out.push(model_key(&n));
+    }
+    out.dedup();
+    out
+}
+
+/// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
+const REPOSITORY_GETTERS: &[&str] = &[
+    "getRepository",
+    "getMongoRepository",
+    "getTreeRepository",
+    "getCustomRepository",
+    "withRepository",
+];
+
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
 fn freshly_built(v: &Val) -> bool {
     match v {
@@ -874,6 +901,17 @@ impl<'a> Calls<'a> {
                 .filter(|c| c.path.last().is_some_and(|p| p == "collection"))
                 .filter_map(|c| Some((c.group, c.args.first()?.as_str()?.to_string())))
                 .collect();
+            // `dataSource.getRepository(User).save(..)`: the entity a chain's repository serves.
+            let group_entity: std::collections::HashMap<usize, String> = facts
+                .calls
+                .iter()
+                .filter(|c| {
+                    c.path
+                        .last()
+                        .is_some_and(|p| REPOSITORY_GETTERS.contains(&p.as_str()))
+                })
+                .filter_map(|c| Some((c.group, self.entity_name(m, c.args.first()?)?)))
+                .collect();
             // `db.insert(users).values({..})` (Drizzle): the table value names the target, and the
             // `.values(..)` / `.set(..)` call of the chain holds the record.
             let mut drizzle: std::collections::HashMap<usize, (String, Option<Vec<String>>)> =
@@ -924,10 +962,14 @@ impl<'a> Calls<'a> {
             let own_start = own.len();
             let out_start = out.effects.len();
             let mut lookups_here: Vec<String> = Vec::new();
+            // What a lookup's receiver stands for: the entity a repository serves, or what a
+            // project method named like a lookup reads (`this.users.findByEmail(..)`).
+            let mut guard_alias: HashMap<String, Vec<String>> = HashMap::new();
             // Instances built here and saved once already: a later save updates the row.
             let mut saved_built: Vec<Val> = Vec::new();
-            // Effects of calls that run only when a lookup missed: (own?, index, model looked up).
-            let mut guarded: Vec<(bool, usize, String)> = Vec::new();
+            // Effects of calls that run only when a lookup missed: (own?, index, model looked up,
+            // the test that throws when it finds the row).
+            let mut guarded: Vec<(bool, usize, String, Option<u32>)> = Vec::new();
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
@@ -1016,10 +1058,17 @@ impl<'a> Calls<'a> {
                         .push((format!("`{}`", cs.text), self.location(m, cs.line)));
                 }
                 // A project function named like a read (`links.isValid`) is followed, not a read.
+                let entity = self.orm_entity(m, cs, &group_entity);
+                if let Some(t) = &entity {
+                    for name in receiver_names(cs) {
+                        guard_alias.entry(name).or_default().push(t.clone());
+                    }
+                }
                 if let Some(t) = self.read_of(m, cs)
                     && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
                 {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
+                    let t = entity.clone().map(Some).unwrap_or(t);
                     read.push(t.clone());
                     if let Some(known) = &t
                         && (cs
@@ -1073,6 +1122,9 @@ impl<'a> Calls<'a> {
                     {
                         e.target = Some(t);
                     }
+                    if let Some(t) = &entity {
+                        e.target = Some(t.clone());
+                    }
                     if let Some((t, keys)) = drizzle.get(&cs.group) {
                         e.target = Some(t.clone());
                         if e.data_keys.is_none() {
@@ -1098,7 +1150,7 @@ impl<'a> Calls<'a> {
                         deleted.push(e.target.clone());
                     }
                     if let Some(g) = &cs.guarded {
-                        guarded.push((true, own.len(), g.clone()));
+                        guarded.push((true, own.len(), g.clone(), cs.refused));
                     }
                     for g in &cs.found {
                         found.push((true, own.len(), g, cs));
@@ -1198,7 +1250,7 @@ impl<'a> Calls<'a> {
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                         if let Some(g) = &cs.guarded {
-                            guarded.push((false, out.effects.len(), g.clone()));
+                            guarded.push((false, out.effects.len(), g.clone(), cs.refused));
                         }
                         for g in &cs.found {
                             found.push((false, out.effects.len(), g, cs));
@@ -1206,6 +1258,14 @@ impl<'a> Calls<'a> {
                         out.effects.push(e);
                     }
                     read.extend(sub.reads.iter().cloned());
+                    if cs.path.last().is_some_and(|l| self.catalog.is_lookup(l)) {
+                        for name in receiver_names(cs) {
+                            guard_alias
+                                .entry(name)
+                                .or_default()
+                                .extend(sub.lookups.iter().cloned());
+                        }
+                    }
                     lookups_here.extend(sub.lookups.iter().cloned());
                     out.lookups.extend(sub.lookups.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
@@ -1267,18 +1327,32 @@ impl<'a> Calls<'a> {
                 .filter(|e| e.kind == EffectKind::DbUpdate && !e.relative)
                 .filter_map(|e| e.target.as_deref().map(model_key))
                 .collect();
-            for (is_own, i, model) in guarded {
-                let model = aliased(&model);
+            for (is_own, i, model, refused) in guarded {
                 let e = if is_own {
                     &mut own[i].1
                 } else {
                     &mut out.effects[i]
                 };
-                if lookups_here
-                    .iter()
-                    .any(|l| model_key(l) == model_key(&model))
+                let candidates = std::iter::once(aliased(&model)).chain(
+                    guard_alias
+                        .get(&model_key(&model))
+                        .into_iter()
+                        .flatten()
+                        .map(|a| aliased(a)),
+                );
+                for model in candidates {
+                    if lookups_here
+                        .iter()
+                        .any(|l| model_key(l) == model_key(&model))
+                    {
+                        find_or_create(&model, &updated, e);
+                    }
+                }
+                if e.find_or_create
+                    && e.refused_by.is_none()
+                    && let Some(at) = refused
                 {
-                    find_or_create(&model, &updated, e);
+                    e.refused_by = Some(self.location(m, at));
                 }
             }
         }
@@ -1730,6 +1804,54 @@ impl<'a> Calls<'a> {
     }
 
     /// A read of a model (`prisma.user.findUnique`, `User.findOne`, `this.findOne`).
+    /// The ORM entity a call on a repository or model reads or writes: the one its field was
+    /// injected for (`this.users.save(..)`), the one a chain's repository serves
+    /// (`ds.getRepository(User).save(..)`, `const repo = ds.getRepository(User); repo.save(..)`),
+    /// or the class an entity manager is given (`manager.save(User, {..})`).
+    fn orm_entity(
+        &self,
+        m: ModId,
+        cs: &CallSite,
+        group_entity: &std::collections::HashMap<usize, String>,
+    ) -> Option<String> {
+        if let Some(model) = &cs.receiver_model {
+            return Some(model.clone());
+        }
+        if let Some(e) = group_entity.get(&cs.group) {
+            return Some(e.clone());
+        }
+        if let Val::Call(callee, args) = &cs.root
+            && let Val::Member(_, getter) = callee.as_ref()
+            && REPOSITORY_GETTERS.contains(&getter.as_str())
+        {
+            return self.entity_name(m, args.first()?);
+        }
+        let manager = cs.path.len() >= 2 && cs.path[cs.path.len() - 2] == "manager"
+            || cs.path.len() == 1
+                && matches!(
+                    model_key(&cs.root_name).as_str(),
+                    "manager" | "entitymanager" | "em" | "transactionalentitymanager"
+                );
+        if manager && cs.args.len() >= 2 {
+            return self.entity_name(m, &cs.args[0]);
+        }
+        None
+    }
+
+    /// The name of an entity class given as a value (`User`, an import of it), not a string.
+    fn entity_name(&self, m: ModId, v: &Val) -> Option<String> {
+        match v {
+            Val::Class(c) => Some(self.res.modules[m].classes[*c].name.clone()),
+            Val::Import { .. } | Val::Global(_) => v
+                .name_it_goes_by()
+                .filter(|n| n.chars().next().is_some_and(|c| c.is_ascii_uppercase())),
+            _ => match self.res.resolve(m, v) {
+                Resolved::Class(m2, c) => Some(self.res.modules[m2].classes[c].name.clone()),
+                _ => None,
+            },
+        }
+    }
+
     fn read_of(&self, m: ModId, cs: &CallSite) -> Option<Option<String>> {
         // A raw `SELECT … FROM t` reads `t`.
         if let Some(sql) = &cs.literal {

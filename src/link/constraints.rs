@@ -56,6 +56,13 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         let mut used: Vec<(&UniqueConstraint, String, bool)> = Vec::new();
         let mut stoppers: Vec<(Location, String)> = Vec::new();
         for e in ep.side_effects.iter_mut() {
+            // A lookup that throws when it finds the row refuses a repeat before this create.
+            if let Some(guard) = e.refused_by.as_ref().filter(|_| e.ends_a_duplicate()) {
+                stoppers.push((
+                    e.location.clone(),
+                    format!("the lookup tested at {guard}, which throws when it finds the row"),
+                ));
+            }
             if e.kind != EffectKind::DbCreate || e.replaces {
                 continue;
             }
@@ -81,8 +88,12 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                 if !e.upsert {
                     e.constraint = Some(c.describe());
                     // The request itself supplies every column: a repeat conflicts for sure.
-                    if c.columns.iter().all(|col| supplies(&e.request_keys, col)) {
-                        stoppers.push((e.location.clone(), c.describe()));
+                    // A find-or-create that returns the row it found never reaches its create
+                    // on a repeat: nothing fails there, and what follows runs again.
+                    if c.columns.iter().all(|col| supplies(&e.request_keys, col))
+                        && (!e.find_or_create || e.refused_by.is_some())
+                    {
+                        stoppers.push((e.location.clone(), format!("unique {}", c.describe())));
                     }
                 }
                 used.push((c, e.callee.clone(), e.upsert));
@@ -98,7 +109,7 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
             for e in ep.side_effects.iter_mut() {
                 if let Some((at, c)) = stoppers.iter().find(|(at, _)| e.after_creates.contains(at))
                 {
-                    e.stopped_by = Some(format!("unique {c}, on the create at {at}"));
+                    e.stopped_by = Some(format!("{c}, on the create at {at}"));
                 }
             }
         }

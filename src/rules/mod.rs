@@ -124,6 +124,9 @@ pub fn classify(ep: &Endpoint) -> Classification {
         || ep.has_mechanism(MechanismKind::ContentHash)
     {
         Classification::IdempotentWithKey
+    } else if !ep.repeated_effects().is_empty() {
+        // A constraint or an upsert protects its own write only: an email beside it repeats.
+        Classification::NotIdempotent
     } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
         || ep.has_mechanism(MechanismKind::Upsert)
         || ep.has_mechanism(MechanismKind::Claim)
@@ -432,6 +435,22 @@ pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confide
         .max()
         .unwrap_or(Severity::Critical);
     s = s.min(cap);
+    // RS003 on an endpoint nothing repeats on sequentially speaks of a racy guard: medium, high
+    // when the race repeats a payment.
+    if rule == "RS003" && ep.repeated_effects().is_empty() {
+        let racy = ep.racy_effects();
+        let money = racy.iter().any(|e| e.impact == Impact::Money);
+        let cap = racy
+            .iter()
+            .map(|e| impact_cap(e.impact, rule))
+            .max()
+            .unwrap_or(Severity::Medium);
+        s = s.min(cap).min(if money {
+            Severity::High
+        } else {
+            Severity::Medium
+        });
+    }
     if confidence == Confidence::Speculative {
         s = s.min(Severity::Medium);
     }

@@ -74,6 +74,9 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if repeated.iter().any(|e| e.impact == Impact::Money) {
         return None; // RS001
     }
+    if repeated.is_empty() {
+        return racy(ep);
+    }
     // The effect that decides the severity comes first: the worst harm a repeat does.
     repeated.sort_by_key(|e| e.impact);
     let first = repeated.first()?;
@@ -132,6 +135,50 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             )
         },
         impact: impact.into(),
+        at: None,
+        cause: None,
+    })
+}
+
+/// Nothing repeats on a sequential retry, but only because a lookup finds the row the first run
+/// made, and nothing atomic (a unique constraint, a lock, a conditional write) backs it: two
+/// concurrent retries both pass the lookup. Medium (high when money moves: `capped`).
+fn racy(ep: &Endpoint) -> Option<Hit> {
+    // A race that only duplicates bookkeeping, or what a failure or the request's intent
+    // repeats, harms nobody.
+    let mut racy: Vec<&Effect> = ep
+        .racy_effects()
+        .into_iter()
+        .filter(|e| {
+            matches!(
+                e.impact,
+                Impact::Money
+                    | Impact::Message
+                    | Impact::Record
+                    | Impact::Pending
+                    | Impact::Unknown
+            )
+        })
+        .collect();
+    racy.sort_by_key(|e| e.impact);
+    let first = racy.first()?;
+    let create = racy.iter().find(|e| e.racy_guard()).unwrap_or(first);
+    let list = racy
+        .iter()
+        .map(|e| format!("{} {}", what(e), describe(e)))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let target = create.target.as_deref().unwrap_or("the row");
+    Some(Hit {
+        confidence: Confidence::of(&racy),
+        message: format!(
+            "Guarded but racy: a sequential retry finds the `{target}` the first run created and does nothing again, but nothing atomic backs the lookup, so two concurrent retries both pass it: the endpoint {list}."
+        ),
+        change: format!(
+            "Add a unique constraint on the values `{target}` is looked up by (and return the existing record on conflict), or take a lock around the lookup and the create at {}.",
+            create.location
+        ),
+        impact: "A sequential retry repeats nothing; two concurrent retries (a double click, a client and a proxy both retrying) both create.".into(),
         at: None,
         cause: None,
     })

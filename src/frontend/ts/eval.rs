@@ -60,6 +60,9 @@ pub(super) struct Chain {
     /// The last link is a computed member whose key is not a string (`router[method]`,
     /// `router[isNew ? 'post' : 'put']`): the receiver and the key, for a call on it.
     pub computed: Option<(Val, Val)>,
+    /// The chain starts at a field of `this` that holds an ORM repository or model of one
+    /// entity (`@InjectRepository(User) repo: Repository<User>`): that entity.
+    pub model: Option<String>,
 }
 
 pub struct Evaluator<'t, 'c> {
@@ -99,6 +102,11 @@ pub struct Evaluator<'t, 'c> {
     pub(super) claimed: Option<(&'static str, u32)>,
     /// Under a condition on a looked-up row (see `CallSite::guarded`).
     pub(super) guarded: Option<String>,
+    /// Under such a condition whose other branch throws (`if (existing) throw ..`): the line
+    /// of the test. A repeat of the request fails there (see `CallSite::refused`).
+    pub(super) refused: Option<u32>,
+    /// The refusing guard in force at the end of the block last walked.
+    pub(super) block_guard: Option<(String, u32)>,
     /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions
     /// defined there keep it: they are the callbacks that run there (`$transaction(tx => ..)`).
     pub(super) found: Vec<Found>,
@@ -304,6 +312,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             swallowed: false,
             claimed: None,
             guarded: None,
+            refused: None,
+            block_guard: None,
             found: Vec::new(),
             blocks: Vec::new(),
         }
@@ -803,6 +813,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let prev = self.push_scope(self.cur_fn(), self.scopes[self.cur].this_class);
                 // An `if (!row) return` inside the block says nothing after the block.
                 let saved_guard = self.guarded.clone();
+                let saved_refused = self.refused;
                 let saved_found = self.found.clone();
                 let saved_claim = self.claimed;
                 let saved_branch = self.branch.clone();
@@ -810,7 +821,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.hoist(node);
                 self.walk_children(node);
                 self.blocks.pop();
+                // What a presence test around the block needs (`if (dto.email) { .. }`).
+                self.block_guard = self.guarded.clone().zip(self.refused);
                 self.guarded = saved_guard;
+                self.refused = saved_refused;
                 self.found = saved_found;
                 self.claimed = saved_claim;
                 self.branch = saved_branch;
@@ -1120,6 +1134,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.fn_memo.insert(node.id(), id);
         let prev = self.push_scope(id, this_class);
         let saved_guard = self.guarded.take();
+        let saved_refused = self.refused.take();
         let saved_found = self.found.clone();
         let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
@@ -1184,6 +1199,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
         }
         self.guarded = saved_guard;
+        self.refused = saved_refused;
         self.found = saved_found;
         self.claimed = saved_claim;
         self.branch = saved_branch;
@@ -1288,6 +1304,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     continue;
                 };
                 let field = self.property_name(n);
+                {
+                    let mut cursor = m.walk();
+                    let decorators: Vec<Node<'t>> = m
+                        .children(&mut cursor)
+                        .filter(|c| c.kind() == "decorator")
+                        .collect();
+                    if let Some(model) =
+                        self.injected_model(&decorators, m.child_by_field_name("type"))
+                    {
+                        self.module.classes[id]
+                            .field_models
+                            .push((field.clone(), model));
+                    }
+                }
                 let prev = self.push_scope(self.cur_fn(), Some(id));
                 let v = match (
                     m.child_by_field_name("value"),
@@ -1378,8 +1408,98 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 continue;
             };
             let field = self.text(pat).to_string();
+            let mut c3 = p.walk();
+            let decorators: Vec<Node<'t>> = p
+                .children(&mut c3)
+                .filter(|c| c.kind() == "decorator")
+                .collect();
+            if let Some(model) = self.injected_model(&decorators, Some(t)) {
+                self.module.classes[class]
+                    .field_models
+                    .push((field.clone(), model));
+            }
             let v = self.type_ref(t);
             self.module.classes[class].fields.push((field, v));
+        }
+    }
+
+    /// The entity an injected ORM repository or model serves, from its decorator
+    /// (`@InjectRepository(User)`, `@InjectModel(User.name)`, `@InjectModel('User')`) or its
+    /// declared type (`Repository<User>`, `Model<UserDocument>`, `typeof User`).
+    fn injected_model(&self, decorators: &[Node<'t>], ty: Option<Node<'t>>) -> Option<String> {
+        for d in decorators {
+            let Some(call) = d.named_child(0).filter(|c| c.kind() == "call_expression") else {
+                continue;
+            };
+            let name = call
+                .child_by_field_name("function")
+                .map(|f| self.text(f))
+                .unwrap_or_default();
+            if !matches!(
+                name,
+                "InjectRepository" | "InjectModel" | "InjectEntityModel" | "InjectEntityRepository"
+            ) {
+                continue;
+            }
+            let arg = call
+                .child_by_field_name("arguments")
+                .and_then(|a| a.named_child(0));
+            let model = match arg {
+                Some(a) if a.kind() == "identifier" => Some(self.text(a).to_string()),
+                // `User.name`: the class's name.
+                Some(a) if a.kind() == "member_expression" => a
+                    .child_by_field_name("object")
+                    .filter(|o| o.kind() == "identifier")
+                    .map(|o| self.text(o).to_string()),
+                Some(a) if a.kind() == "string" => Some(self.string_value(a)),
+                _ => None,
+            };
+            if let Some(m) = model.filter(|m| !m.is_empty()) {
+                return Some(m);
+            }
+        }
+        let mut n = ty?;
+        if n.kind() == "type_annotation" {
+            n = n.named_child(0)?;
+        }
+        let entity = |this: &Self, t: Node<'t>| -> Option<String> {
+            match t.kind() {
+                "type_identifier" => Some(this.text(t).to_string()),
+                "type_query" => t
+                    .named_child(0)
+                    .filter(|c| c.kind() == "identifier")
+                    .map(|c| this.text(c).to_string()),
+                _ => None,
+            }
+        };
+        match n.kind() {
+            "type_query" => entity(self, n),
+            "generic_type" => {
+                let name = n.child_by_field_name("name").map(|x| self.text(x))?;
+                let wrapper = name.rsplit('.').next().unwrap_or(name);
+                if !matches!(
+                    wrapper,
+                    "Repository"
+                        | "MongoRepository"
+                        | "TreeRepository"
+                        | "EntityRepository"
+                        | "Model"
+                        | "ModelCtor"
+                        | "ModelStatic"
+                        | "ReturnModelType"
+                ) {
+                    return None;
+                }
+                let args = n.child_by_field_name("type_arguments")?;
+                let first = args.named_child(0)?;
+                let model = entity(self, first)?;
+                // Mongoose's `Model<UserDocument>`: the document type of `User`.
+                Some(match model.strip_suffix("Document") {
+                    Some(base) if !base.is_empty() => base.to_string(),
+                    _ => model,
+                })
+            }
+            _ => None,
         }
     }
 
@@ -1786,6 +1906,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 hops: vec![],
                 val: Val::Unknown,
                 computed: None,
+                model: None,
             };
         }
         self.depth += 1;
@@ -1906,6 +2027,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             hops: vec![],
             val: v,
             computed: None,
+            model: None,
         }
     }
 
@@ -1955,6 +2077,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.header_read(&prop, line(node));
         }
         if matches!(c.root, Val::This(_)) && c.path.is_empty() {
+            if let Val::This(Some(class)) = c.root {
+                c.model = self.module.classes[class]
+                    .field_models
+                    .iter()
+                    .find(|(f, _)| *f == prop)
+                    .map(|(_, model)| model.clone());
+            }
             c.root = self.member(c.val.clone(), &prop);
             c.root_name = prop.clone();
             c.val = c.root.clone();
@@ -1982,6 +2111,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             hops: vec![],
             val: v,
             computed: None,
+            model: None,
         }
     }
 
@@ -2213,10 +2343,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             swallowed: self.swallowed,
             claimed: self.claimed,
             guarded: self.guarded.clone(),
+            refused: self.refused,
             found: self.found.clone(),
             blocks: self.blocks.clone(),
             branch: self.branch.clone(),
             arg_keys,
+            receiver_model: c.model.clone(),
         });
         if let Some(v) = registered {
             c.val = v;
@@ -2345,10 +2477,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             swallowed: self.swallowed,
             claimed: self.claimed,
             guarded: self.guarded.clone(),
+            refused: self.refused,
             found: self.found.clone(),
             blocks: self.blocks.clone(),
             branch: self.branch.clone(),
             arg_keys: Vec::new(),
+            receiver_model: c.model.clone(),
         });
         let val = match &c.val {
             Val::Class(k) => Val::Instance(*k),

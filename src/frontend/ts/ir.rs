@@ -119,6 +119,9 @@ pub struct CallSite {
     /// Runs only when a lookup found nothing (`if (!existing) create(..)`, or after
     /// `if (existing) return ..`): the model that lookup read (`tag` for `prisma.tag.findFirst`).
     pub guarded: Option<String>,
+    /// Runs only after a test of that lookup whose branch throws (`if (existing) throw ..`):
+    /// the test's line. A repeat of the request, which finds the row, fails there.
+    pub refused: Option<u32>,
     /// Runs only when a lookup found its row (`if (row) {..}`, or after `if (!row) return`):
     /// those rows.
     pub found: Vec<Found>,
@@ -132,6 +135,10 @@ pub struct CallSite {
     /// When the call's only argument is an object literal: its keys, dotted through nested object
     /// literals (`user.create`), each with its line (where a tRPC router registers a procedure).
     pub arg_keys: Vec<(String, u32)>,
+    /// The call is made on a field of `this` that holds an ORM repository or model of one
+    /// entity (`this.users.save(..)` with `@InjectRepository(User) users: Repository<User>`):
+    /// that entity, which names what the call reads or writes.
+    pub receiver_model: Option<String>,
 }
 
 /// Where a function receives a router it registers on: parameter `index`, or a field of it
@@ -445,6 +452,9 @@ pub struct ClassFacts {
     pub decorators: Vec<DecoratorFacts>,
     /// Property decorators (`@Column({ unique: true }) email`), with the property name.
     pub field_decorators: Vec<(String, DecoratorFacts)>,
+    /// Fields that hold an ORM repository or model of one entity, with that entity's name:
+    /// `@InjectRepository(User)`, `@InjectModel(User.name)`, `Repository<User>`, `Model<User>`.
+    pub field_models: Vec<(String, String)>,
     /// Each method's decorators (`@Mutation(() => Order)`), in the order of `methods`.
     pub method_decorators: Vec<(FnId, Vec<DecoratorFacts>)>,
     /// A class that is a router (it extends koa-router): what `this` registers, every instance.

@@ -236,7 +236,12 @@ impl<'t> Evaluator<'t, '_> {
         let found_when_true = row.clone().filter(|_| when_true == Some(true));
         let found_when_false = row.clone().filter(|_| when_false == Some(true));
         let saved_guard = self.guarded.clone();
+        let saved_refused = self.refused;
         let saved_found = self.found.clone();
+        // `if (dto.email) { const u = await find(dto.email); if (u) throw ..; }`: when the
+        // request supplies the value the guard holds after the block too.
+        let presence = guard.is_none() && alternative.is_none() && self.presence_test(cond);
+        self.block_guard = None;
         if guard.is_some() {
             self.guarded = missed_when_true.or_else(|| saved_guard.clone());
             self.found = with(&saved_found, &found_when_true);
@@ -286,10 +291,22 @@ impl<'t> Evaluator<'t, '_> {
             Some((c, true)) if leaves => Some(c),
             _ => saved_claim,
         };
+        let inner_guard = self.block_guard.take().filter(|_| presence);
+        self.refused = match &missed_when_false {
+            Some(_) if leaves && consequence.is_some_and(throws) => Some(line(cond)),
+            Some(_) if leaves => None,
+            _ => saved_refused,
+        };
         self.guarded = match missed_when_false {
             Some(g) if leaves => Some(g),
             _ => saved_guard,
         };
+        if self.guarded.is_none()
+            && let Some((g, at)) = inner_guard
+        {
+            self.guarded = Some(g);
+            self.refused = Some(at);
+        }
         self.found = if leaves {
             with(&saved_found, &found_when_false)
         } else {
@@ -321,7 +338,13 @@ impl<'t> Evaluator<'t, '_> {
                     if let Val::This(Some(c)) = model.as_ref() {
                         return Some((self.module.classes[*c].name.clone(), row.clone()));
                     }
-                    return model.name_it_goes_by().map(|m| (m, row.clone()));
+                    // `this.users.findByEmail(..)` on a field declared by its type only: the
+                    // type names it (the linker reads what that type's method looks up).
+                    let name = match model.as_ref() {
+                        Val::TypeRef(t) => t.name_it_goes_by(),
+                        m => m.name_it_goes_by(),
+                    };
+                    return name.map(|m| (m, row.clone()));
                 }
                 None
             }
@@ -417,6 +440,51 @@ impl<'t> Evaluator<'t, '_> {
             _ if self.is_lookup_leaf(n).is_some() => (Some(true), Some(false)),
             _ => (None, None),
         }
+    }
+
+    /// The condition only tests that a value of the request is there (`dto.email`,
+    /// `body.email != null`): a member of a parameter, not a flag the client sets.
+    fn presence_test(&mut self, cond: Node<'t>) -> bool {
+        let mut n = cond;
+        while n.kind() == "parenthesized_expression" {
+            match n.named_child(0) {
+                Some(c) => n = c,
+                None => return false,
+            }
+        }
+        if n.kind() == "binary_expression" {
+            let op = n
+                .child_by_field_name("operator")
+                .map(|o| self.text(o))
+                .unwrap_or("");
+            let (Some(l), Some(r)) = (
+                n.child_by_field_name("left"),
+                n.child_by_field_name("right"),
+            ) else {
+                return false;
+            };
+            if !matches!(op, "!=" | "!==") || !matches!(r.kind(), "null" | "undefined") {
+                return false;
+            }
+            n = l;
+        }
+        if n.kind() != "member_expression" {
+            return false;
+        }
+        let name = n
+            .child_by_field_name("property")
+            .map(|p| self.text(p).to_ascii_lowercase())
+            .unwrap_or_default();
+        // A switch the client turns on is no presence test.
+        if name.starts_with("is") || name.starts_with("should") || name.starts_with("check") {
+            return false;
+        }
+        let mut root = n;
+        while let Some(o) = root.child_by_field_name("object") {
+            root = o;
+        }
+        root.kind() == "identifier"
+            && matches!(self.eval(root), crate::frontend::ts::ir::Val::Param(..))
     }
 
     /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
@@ -517,6 +585,21 @@ fn drizzle_select_from(v: &Val) -> Option<String> {
 }
 
 /// A statement that leaves the function: `return`/`throw`, or a block ending in one.
+/// The statement ends by throwing: a request that takes it fails.
+fn throws(node: Node) -> bool {
+    match node.kind() {
+        "throw_statement" => true,
+        "statement_block" => {
+            let mut cursor = node.walk();
+            node.named_children(&mut cursor)
+                .filter(|c| c.kind() != "comment")
+                .last()
+                .is_some_and(throws)
+        }
+        _ => false,
+    }
+}
+
 fn exits(node: Node) -> bool {
     match node.kind() {
         "return_statement" | "throw_statement" => true,

@@ -849,6 +849,7 @@ impl<'t> Evaluator<'t, '_> {
                     path: c.path.clone(),
                     hops: c.hops.clone(),
                     computed: None,
+                    model: None,
                 };
                 registered = self
                     .router_call(&link, args, arg_nodes, node)
