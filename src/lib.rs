@@ -203,6 +203,7 @@ pub fn collect_facts_with(
     constraints.sort();
     constraints.dedup();
     link::constraints::apply(&mut endpoints, &constraints);
+    link::guards::apply(&mut endpoints);
     link::webhooks::apply(&mut endpoints, catalog);
     link::keystore::apply(&mut endpoints, &constraints);
     link::harm::apply(&mut endpoints, &catalog.harm);

@@ -104,20 +104,17 @@ fn results_carry_what_code_scanning_reads() {
     );
     assert_eq!(pay["level"], "error");
     assert_eq!(pay["properties"]["security-severity"], "9.5");
-    assert_eq!(
-        pay["properties"]["endpoint"],
-        "POST /api/v1/orders/{id}/pay"
-    );
+    assert_eq!(pay["properties"]["endpoint"], "POST /api/v1/refunds");
     let loc = &pay["locations"][0]["physicalLocation"];
-    assert_eq!(loc["artifactLocation"]["uri"], "src/routes/v1/orders.ts");
+    assert_eq!(loc["artifactLocation"]["uri"], "src/routes/v1/refunds.ts");
     assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
-    assert_eq!(loc["region"]["startLine"], 20);
+    assert_eq!(loc["region"]["startLine"], 12);
     let related = &pay["relatedLocations"][0]["physicalLocation"];
     assert_eq!(
         related["artifactLocation"]["uri"],
-        "src/services/payments.ts"
+        "src/services/refunds.ts"
     );
-    assert_eq!(related["region"]["startLine"], 19);
+    assert_eq!(related["region"]["startLine"], 18);
     assert!(
         pay["message"]["text"]
             .as_str()

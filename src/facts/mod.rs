@@ -238,6 +238,22 @@ pub struct Effect {
     /// runs after this create does not run again either.
     #[serde(skip)]
     pub refused_by: Option<Location>,
+    /// The lookup that guards this create locks what it reads (`lock: transaction.LOCK.UPDATE`,
+    /// `.forUpdate()`, `.setLock('pessimistic_write')`): the check and the create are atomic.
+    #[serde(skip)]
+    pub lookup_locked: bool,
+    /// Link facts: runs only while a looked-up row is in some state: the model, the field
+    /// tested, and where.
+    #[serde(skip)]
+    pub state_guard: Option<(Vec<String>, String, Location)>,
+    /// Link facts: for an update, the fields it sets (`data`, `$set`, the values object).
+    #[serde(skip)]
+    pub update_keys: Vec<String>,
+    /// Runs only while a row is in a state this request changes (`if (order.status !==
+    /// 'pending') return` before the update that marks it paid): a sequential retry takes the
+    /// other branch. What the state is and where it is tested.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_guarded: Option<String>,
     /// Runs only after a create that a caller-keyed unique constraint stops on a repeat: the
     /// duplicate request fails there, before this effect. The constraint and the create.
     #[serde(skip)]
@@ -351,11 +367,19 @@ impl Effect {
             && self.constraint.is_none()
             && self.claimed.is_none()
             && self.consumes.is_none()
+            // A caught unique violation says a constraint closes the race; a locked lookup
+            // makes the check atomic.
+            && !self.unique_caught
+            && !self.lookup_locked
     }
 
     /// Creates, messages and money: what a duplicate execution repeats.
     pub fn repeats_on_retry(&self) -> bool {
-        if self.consumes.is_some() || self.claimed.is_some() || self.stopped_by.is_some() {
+        if self.consumes.is_some()
+            || self.claimed.is_some()
+            || self.stopped_by.is_some()
+            || self.state_guarded.is_some()
+        {
             return false;
         }
         match self.kind {
@@ -570,6 +594,14 @@ impl Endpoint {
             .iter()
             .filter(|e| {
                 e.racy_guard()
+                    || (e.state_guarded.is_some()
+                        && e.claimed.is_none()
+                        && e.consumes.is_none()
+                        && {
+                            let mut unguarded = (*e).clone();
+                            unguarded.state_guarded = None;
+                            unguarded.repeats_on_retry()
+                        })
                     || (e.stopped_by.is_some()
                         && e.claimed.is_none()
                         && e.consumes.is_none()

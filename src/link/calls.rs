@@ -418,6 +418,56 @@ fn receiver_names(cs: &CallSite) -> Vec<String> {
     out
 }
 
+/// A read that locks the rows it reads: Sequelize's `lock` option, TypeORM's `lock: { mode }`
+/// and `.setLock(..)`, Knex's `.forUpdate()`/`.forShare()`.
+fn locks_rows(cs: &CallSite) -> bool {
+    cs.path.iter().any(|p| {
+        matches!(
+            p.as_str(),
+            "forUpdate" | "forShare" | "forNoKeyUpdate" | "setLock" | "lockForUpdate"
+        )
+    }) || cs.args.iter().any(|a| match a {
+        Val::Obj(fields) => fields.iter().any(|(k, _)| k == "lock"),
+        _ => false,
+    })
+}
+
+/// The names a state guard's model goes by: as looked up, and what its receiver stands for.
+fn state_models(
+    model: &str,
+    aliased: &dyn Fn(&str) -> String,
+    guard_alias: &HashMap<String, Vec<String>>,
+) -> Vec<String> {
+    let mut out = vec![model_key(&aliased(model))];
+    for a in guard_alias.get(&model_key(model)).into_iter().flatten() {
+        out.push(model_key(&aliased(a)));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// The fields an update sets: Prisma's `data`, MongoDB's `$set`, the values object of TypeORM's
+/// `update(criteria, values)` or Sequelize's `update(values, { where })`.
+fn update_keys(cs: &CallSite) -> Vec<String> {
+    let mut out = Vec::new();
+    for a in cs.args.iter().take(2) {
+        let Val::Obj(fields) = a else { continue };
+        if fields.iter().any(|(k, _)| k == "where") && !fields.iter().any(|(k, _)| k == "data") {
+            continue;
+        }
+        let inner = fields
+            .iter()
+            .find(|(k, _)| matches!(k.as_str(), "data" | "$set" | "set" | "values"));
+        match inner {
+            Some((_, Val::Obj(data))) => out.extend(data.iter().map(|(k, _)| k.clone())),
+            Some(_) => {}
+            None => out.extend(fields.iter().map(|(k, _)| k.clone())),
+        }
+    }
+    out
+}
+
 /// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
 const REPOSITORY_GETTERS: &[&str] = &[
     "getRepository",
@@ -924,9 +974,14 @@ impl<'a> Calls<'a> {
                     c.path.last().map(String::as_str),
                     Some("insert" | "update" | "delete")
                 );
+                // A table imported from a package the resolver cannot follow (a workspace
+                // alias) goes by its name.
                 if (writes || drizzle_select(c))
                     && let Some(a) = c.args.first()
-                    && let Some(t) = self.res.table_name(m, a)
+                    && let Some(t) = self.res.table_name(m, a).or_else(|| match a {
+                        Val::Import { name: Some(n), .. } if n != "default" => Some(n.clone()),
+                        _ => None,
+                    })
                 {
                     if let Some(name) = a.name_it_goes_by() {
                         table_alias.insert(model_key(&name), t.clone());
@@ -962,6 +1017,8 @@ impl<'a> Calls<'a> {
             let own_start = own.len();
             let out_start = out.effects.len();
             let mut lookups_here: Vec<String> = Vec::new();
+            // Models looked up here with a row lock.
+            let mut locked_here: Vec<String> = Vec::new();
             // What a lookup's receiver stands for: the entity a repository serves, or what a
             // project method named like a lookup reads (`this.users.findByEmail(..)`).
             let mut guard_alias: HashMap<String, Vec<String>> = HashMap::new();
@@ -1079,6 +1136,9 @@ impl<'a> Calls<'a> {
                             || drizzle_select(cs))
                     {
                         lookups_here.push(aliased(known));
+                        if locks_rows(cs) {
+                            locked_here.push(model_key(&aliased(known)));
+                        }
                         out.lookups.push(known.clone());
                     }
                     out.reads.push(t);
@@ -1140,6 +1200,19 @@ impl<'a> Calls<'a> {
                     self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), None, &mut e);
                     e.unique_caught |= caught_groups.contains(&cs.group);
                     e.on_failure |= cs.on_failure;
+                    if e.kind == EffectKind::DbUpdate {
+                        e.update_keys = match drizzle.get(&cs.group) {
+                            Some((_, Some(keys))) => keys.clone(),
+                            _ => update_keys(cs),
+                        };
+                    }
+                    if let Some((model, field, at)) = &cs.state_guard {
+                        e.state_guard = Some((
+                            state_models(model, &aliased, &guard_alias),
+                            field.clone(),
+                            self.location(m, *at),
+                        ));
+                    }
                     if e.claimed.is_none()
                         && let Some((what, at)) = cs.claimed
                     {
@@ -1231,6 +1304,15 @@ impl<'a> Calls<'a> {
                         }
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
+                        if e.state_guard.is_none()
+                            && let Some((model, field, at)) = &cs.state_guard
+                        {
+                            e.state_guard = Some((
+                                state_models(model, &aliased, &guard_alias),
+                                field.clone(),
+                                self.location(m, *at),
+                            ));
+                        }
                         e.speculative |= speculative;
                         e.unique_caught |= caught;
                         e.on_failure |= failure;
@@ -1346,6 +1428,8 @@ impl<'a> Calls<'a> {
                         .any(|l| model_key(l) == model_key(&model))
                     {
                         find_or_create(&model, &updated, e);
+                        e.lookup_locked |=
+                            e.find_or_create && locked_here.contains(&model_key(&model));
                     }
                 }
                 if e.find_or_create

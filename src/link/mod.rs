@@ -7,6 +7,7 @@ pub mod calls;
 pub mod clients;
 pub mod constraints;
 pub mod fileroutes;
+pub mod guards;
 pub mod harm;
 pub mod key_tests;
 pub mod keystore;
@@ -498,6 +499,12 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
     if effects.iter().any(Effect::repeats_on_retry) {
         return;
     }
+    // Money that only a racy state test keeps from moving twice is nothing natural.
+    if effects.iter().any(|e| {
+        e.impact == crate::facts::Impact::Money && e.state_guarded.is_some() && e.claimed.is_none()
+    }) {
+        return;
+    }
     // Find-or-create by hand counts as an upsert unless a unique constraint is what stops the
     // duplicate (then the constraint is the mechanism, the lookup a courtesy).
     let upserts: Vec<&Effect> = effects
@@ -549,6 +556,7 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
             && e.consumes.is_none()
             && e.claimed.is_none()
             && e.stopped_by.is_none()
+            && e.state_guarded.is_none()
             && !upserts.contains(&e)
     });
     if !constrained {
@@ -588,6 +596,9 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         }
         if effects.iter().any(|e| e.claimed.is_some()) {
             kinds.push("effects that run only after the request wins a claim");
+        }
+        if effects.iter().any(|e| e.state_guarded.is_some()) {
+            kinds.push("effects that run only in a state of a row the request changes");
         }
         if effects.iter().any(|e| e.kind == EffectKind::FileWrite) {
             kinds.push("file writes");

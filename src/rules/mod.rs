@@ -124,7 +124,9 @@ pub fn classify(ep: &Endpoint) -> Classification {
         || ep.has_mechanism(MechanismKind::ContentHash)
     {
         Classification::IdempotentWithKey
-    } else if !ep.repeated_effects().is_empty() {
+    } else if !ep.repeated_effects().is_empty()
+        || ep.racy_effects().iter().any(|e| e.impact == Impact::Money)
+    {
         // A constraint or an upsert protects its own write only: an email beside it repeats.
         Classification::NotIdempotent
     } else if ep.has_mechanism(MechanismKind::UniqueConstraint)
@@ -437,6 +439,14 @@ pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confide
     s = s.min(cap);
     // RS003 on an endpoint nothing repeats on sequentially speaks of a racy guard: medium, high
     // when the race repeats a payment.
+    if rule == "RS001"
+        && !ep
+            .repeated_effects()
+            .iter()
+            .any(|e| e.impact == Impact::Money)
+    {
+        s = s.min(Severity::High);
+    }
     if rule == "RS003" && ep.repeated_effects().is_empty() {
         let racy = ep.racy_effects();
         let money = racy.iter().any(|e| e.impact == Impact::Money);

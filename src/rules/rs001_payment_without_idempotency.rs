@@ -71,21 +71,41 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     }
     // Money that a retry moves again: not a setup-mode checkout, not a full refund the provider
     // refuses twice, not a charge the provider dedups on a stable key (see `rules/harm.toml`).
-    let payments: Vec<_> = ep
+    let mut payments: Vec<_> = ep
         .repeated_effects()
         .into_iter()
         .filter(|e| e.impact == Impact::Money)
         .collect();
+    // Behind a guard with nothing atomic about it (a status test before the update that marks
+    // the order paid): a sequential retry is refused, one that arrives while the first request
+    // is still charging passes it. High, not critical (`capped`).
+    let racy = payments.is_empty();
+    if racy {
+        payments = ep
+            .racy_effects()
+            .into_iter()
+            .filter(|e| e.impact == Impact::Money)
+            .collect();
+    }
     let first = payments.first()?;
+    let list = payments
+        .iter()
+        .map(|e| describe(e))
+        .collect::<Vec<_>>()
+        .join(", ");
     Some(Hit {
         confidence: Confidence::of(&payments),
-        message: message(
-            &payments
-                .iter()
-                .map(|e| describe(e))
-                .collect::<Vec<_>>()
-                .join(", "),
-        ),
+        message: if racy {
+            let guard = first
+                .state_guarded
+                .clone()
+                .unwrap_or_else(|| "a lookup of the row it creates".into());
+            format!(
+                "Payment reached behind a guard that is not atomic: {list}. A sequential retry is refused ({guard}), but a retry sent while the first request is still charging (a client timeout, a double click) passes the same test and charges again."
+            )
+        } else {
+            message(&list)
+        },
         change: format!(
             "Require an `Idempotency-Key` header on `{}` (400 when missing), claim it atomically before the charge, replay the stored response on a retry, and pass a key derived from it (`sha256(key + \":charge\")`) to the provider call at {}.",
             ep.label(),

@@ -162,12 +162,31 @@ fn racy(ep: &Endpoint) -> Option<Hit> {
         .collect();
     racy.sort_by_key(|e| e.impact);
     let first = racy.first()?;
-    let create = racy.iter().find(|e| e.racy_guard()).unwrap_or(first);
+    if first.impact == Impact::Money {
+        return None; // RS001
+    }
     let list = racy
         .iter()
         .map(|e| format!("{} {}", what(e), describe(e)))
         .collect::<Vec<_>>()
         .join("; ");
+    // A state test the request's own update defeats on a sequential retry.
+    let Some(create) = racy.iter().find(|e| e.racy_guard()) else {
+        let state = first
+            .state_guarded
+            .as_deref()
+            .unwrap_or("a state of the row");
+        return Some(Hit {
+            confidence: Confidence::of(&racy),
+            message: format!(
+                "Guarded but racy: the effects run only in a state the request changes ({state}), so a sequential retry takes the other branch; the test and the update are not atomic, so two concurrent retries both pass it: the endpoint {list}."
+            ),
+            change: "Make the update conditional on the state it tests (`UPDATE .. WHERE status = 'pending'`, `updateMany({ where: { id, status: 'pending' } })`) and go on only when it changed a row.".into(),
+            impact: "A sequential retry repeats nothing; two concurrent retries (a double click, a client and a proxy both retrying) both run the effects.".into(),
+            at: None,
+            cause: None,
+        });
+    };
     let target = create.target.as_deref().unwrap_or("the row");
     Some(Hit {
         confidence: Confidence::of(&racy),

@@ -49,7 +49,12 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if ep.confirming_tests().next().is_some() {
         return None;
     }
-    let repeated = ep.repeated_effects();
+    // What a repeat would do again, or what only a racy guard keeps from it (a concurrent
+    // test is what would show that).
+    let mut repeated = ep.repeated_effects();
+    if repeated.is_empty() {
+        repeated = ep.racy_effects();
+    }
     let first = repeated.first()?;
     let label = ep.label();
     let mut message =

@@ -105,6 +105,8 @@ pub struct Evaluator<'t, 'c> {
     /// Under such a condition whose other branch throws (`if (existing) throw ..`): the line
     /// of the test. A repeat of the request fails there (see `CallSite::refused`).
     pub(super) refused: Option<u32>,
+    /// Under a test of a looked-up row's state (see `CallSite::state_guard`).
+    pub(super) state_guard: Option<(String, String, u32)>,
     /// The refusing guard in force at the end of the block last walked.
     pub(super) block_guard: Option<(String, u32)>,
     /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions
@@ -313,6 +315,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: None,
             guarded: None,
             refused: None,
+            state_guard: None,
             block_guard: None,
             found: Vec::new(),
             blocks: Vec::new(),
@@ -814,6 +817,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 // An `if (!row) return` inside the block says nothing after the block.
                 let saved_guard = self.guarded.clone();
                 let saved_refused = self.refused;
+                let saved_state = self.state_guard.clone();
                 let saved_found = self.found.clone();
                 let saved_claim = self.claimed;
                 let saved_branch = self.branch.clone();
@@ -825,6 +829,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.block_guard = self.guarded.clone().zip(self.refused);
                 self.guarded = saved_guard;
                 self.refused = saved_refused;
+                self.state_guard = saved_state;
                 self.found = saved_found;
                 self.claimed = saved_claim;
                 self.branch = saved_branch;
@@ -1135,6 +1140,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let prev = self.push_scope(id, this_class);
         let saved_guard = self.guarded.take();
         let saved_refused = self.refused.take();
+        let saved_state = self.state_guard.take();
         let saved_found = self.found.clone();
         let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
@@ -1200,6 +1206,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         self.guarded = saved_guard;
         self.refused = saved_refused;
+        self.state_guard = saved_state;
         self.found = saved_found;
         self.claimed = saved_claim;
         self.branch = saved_branch;
@@ -2344,6 +2351,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
+            state_guard: self.state_guard.clone(),
             found: self.found.clone(),
             blocks: self.blocks.clone(),
             branch: self.branch.clone(),
@@ -2478,6 +2486,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
+            state_guard: self.state_guard.clone(),
             found: self.found.clone(),
             blocks: self.blocks.clone(),
             branch: self.branch.clone(),

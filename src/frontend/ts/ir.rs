@@ -122,6 +122,10 @@ pub struct CallSite {
     /// Runs only after a test of that lookup whose branch throws (`if (existing) throw ..`):
     /// the test's line. A repeat of the request, which finds the row, fails there.
     pub refused: Option<u32>,
+    /// Runs only while a looked-up row is in some state (after `if (order.status !== 'pending')
+    /// return`, inside `if (!user.verified) {..}`): the model, the field tested and the test's
+    /// line. When the request itself changes that field, a retry takes the other branch.
+    pub state_guard: Option<(String, String, u32)>,
     /// Runs only when a lookup found its row (`if (row) {..}`, or after `if (!row) return`):
     /// those rows.
     pub found: Vec<Found>,

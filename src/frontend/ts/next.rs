@@ -237,6 +237,10 @@ impl<'t> Evaluator<'t, '_> {
         let found_when_false = row.clone().filter(|_| when_false == Some(true));
         let saved_guard = self.guarded.clone();
         let saved_refused = self.refused;
+        let saved_state = self.state_guard.clone();
+        let state = self
+            .state_test(cond, 0)
+            .map(|(model, field)| (model, field, line(cond)));
         let saved_found = self.found.clone();
         // `if (dto.email) { const u = await find(dto.email); if (u) throw ..; }`: when the
         // request supplies the value the guard holds after the block too.
@@ -245,6 +249,9 @@ impl<'t> Evaluator<'t, '_> {
         if guard.is_some() {
             self.guarded = missed_when_true.or_else(|| saved_guard.clone());
             self.found = with(&saved_found, &found_when_true);
+        }
+        if state.is_some() {
+            self.state_guard = state.clone();
         }
         // After `if (req.method === 'DELETE') { ..; return }`, or in its `else`, the other methods.
         let mut others = None;
@@ -273,6 +280,8 @@ impl<'t> Evaluator<'t, '_> {
             Some((c, true)) => Some(c),
             _ => saved_claim,
         };
+        // The other branch runs in the other state.
+        self.state_guard = state.clone().or_else(|| saved_state.clone());
         if let Some(a) = alternative {
             if guard.is_some() {
                 self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
@@ -290,6 +299,11 @@ impl<'t> Evaluator<'t, '_> {
         self.claimed = match claim {
             Some((c, true)) if leaves => Some(c),
             _ => saved_claim,
+        };
+        // `if (order.status !== 'pending') return`: what follows runs in the other state.
+        self.state_guard = match state {
+            Some(st) if leaves => Some(st),
+            _ => saved_state,
         };
         let inner_guard = self.block_guard.take().filter(|_| presence);
         self.refused = match &missed_when_false {
@@ -439,6 +453,46 @@ impl<'t> Evaluator<'t, '_> {
             }
             _ if self.is_lookup_leaf(n).is_some() => (Some(true), Some(false)),
             _ => (None, None),
+        }
+    }
+
+    /// The condition tests a field of a looked-up row (`order.status !== 'pending'`,
+    /// `user.emailVerified`, `!invite.acceptedAt`): the model and the field.
+    fn state_test(&mut self, n: Node<'t>, depth: usize) -> Option<(String, String)> {
+        if depth > 8 {
+            return None;
+        }
+        match n.kind() {
+            "parenthesized_expression" | "await_expression" | "non_null_expression" => {
+                self.state_test(n.named_child(0)?, depth + 1)
+            }
+            "unary_expression" => self.state_test(n.child_by_field_name("argument")?, depth + 1),
+            "binary_expression" => {
+                let op = n
+                    .child_by_field_name("operator")
+                    .map(|o| self.text(o))
+                    .unwrap_or("");
+                if !matches!(op, "===" | "!==" | "==" | "!=" | "||" | "&&") {
+                    return None;
+                }
+                let (l, r) = (
+                    n.child_by_field_name("left")?,
+                    n.child_by_field_name("right")?,
+                );
+                self.state_test(l, depth + 1)
+                    .or_else(|| self.state_test(r, depth + 1))
+            }
+            "member_expression" => {
+                let obj = n.child_by_field_name("object")?;
+                let field = self.text(n.child_by_field_name("property")?).to_string();
+                // `row.status`, not `row.items.length`.
+                if obj.kind() != "identifier" || field == "length" || field == "id" {
+                    return None;
+                }
+                let (model, _) = self.is_lookup_leaf(obj)?;
+                Some((model, field))
+            }
+            _ => None,
         }
     }
 
