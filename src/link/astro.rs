@@ -260,7 +260,7 @@ fn entry_by_name(
             })
             .map(|(t, md)| (shared(&md.file), t))
             .collect();
-        best.sort_by(|a, b| b.0.cmp(&a.0));
+        best.sort_by_key(|b| std::cmp::Reverse(b.0));
         match best.as_slice() {
             [(_, t)] => return Some((*t, cs.text.clone())),
             [(a, t), (b, _), ..] if a > b => return Some((*t, cs.text.clone())),

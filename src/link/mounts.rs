@@ -10,6 +10,7 @@ use crate::frontend::ts::ir::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+mod dirs;
 mod graphql;
 mod nest;
 mod tables;
@@ -1125,8 +1126,8 @@ impl<'a> Mounter<'a> {
                                     method: method.to_string(),
                                     path: normalize_path(prefix, p),
                                     framework,
-                                    module: at_module,
-                                    line: at_line,
+                                    module: instance.written_at.map_or(at_module, |w| w.0),
+                                    line: instance.written_at.map_or(at_line, |w| w.1),
                                     handler: instance.handler.1.clone(),
                                     handler_module: instance.handler.0,
                                     middleware: chain.clone(),
