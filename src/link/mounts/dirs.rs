@@ -23,13 +23,13 @@ impl Mounter<'_> {
     /// route modules in.
     pub(super) fn directory_routes(
         &mut self,
-        m: ModId,
         paths: &Val,
         (at, line): (ModId, u32),
     ) -> Option<Vec<Instance>> {
         let dir = self.listed_dir(at, line)?;
         let (prefix, complete) = literal_start(paths);
         let mut out = Vec::new();
+        let mut unread: Vec<String> = Vec::new();
         for (t, module) in self.modules().iter().enumerate() {
             if module.is_test {
                 continue;
@@ -46,6 +46,7 @@ impl Mounter<'_> {
                 continue;
             };
             let Some(export) = module.export("default").or(module.cjs_whole.as_ref()) else {
+                unread.push(name.to_string());
                 continue;
             };
             let (handler, middleware) = match export {
@@ -72,17 +73,24 @@ impl Mounter<'_> {
         if out.is_empty() {
             return None;
         }
-        let _ = m;
         self.diagnostics.push(Diagnostic::new(
             self.modules()[at].file.clone(),
             line,
             format!(
-                "this route is registered for each file of `{dir}` with a method and path computed from the file's name: {} routes are read from those names{}",
+                "this route is registered for each file of `{dir}` with a method and path computed from the file's name: {} routes are read from those names{}{}",
                 out.len(),
                 if complete {
                     ""
                 } else {
                     ", without the start of the path, which is not a literal (marked `path_complete: false`)"
+                },
+                if unread.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        "; left out, with no default export to read: {}",
+                        unread.join(", ")
+                    )
                 }
             ),
         ));

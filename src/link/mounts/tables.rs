@@ -140,7 +140,7 @@ impl Mounter<'_> {
         }
         // Route modules of a directory the module lists, each naming its route in its file name.
         if direct.1.is_none()
-            && let Some(out) = self.directory_routes(m, paths, (at, line))
+            && let Some(out) = self.directory_routes(paths, (at, line))
         {
             return out;
         }
