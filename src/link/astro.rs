@@ -114,12 +114,17 @@ fn injected(
         .iter()
         .filter(|s| under(file, &s.root).is_some())
         .max_by_key(|s| s.root.len());
+    let mut by_name: Vec<String> = Vec::new();
     for facts in &module.functions {
-        for cs in &facts.calls {
+        // The calls written in an `injectRoute` call's arguments come just before it.
+        let mut after_previous = 0;
+        for (ci, cs) in facts.calls.iter().enumerate() {
             let given = matches!(&cs.callee, Val::Param(f, i) if handed.contains(&(m, *f, *i)));
             if !is_inject_route(&cs.callee) && !given {
                 continue;
             }
+            let inner = &facts.calls[after_previous..ci];
+            after_previous = ci + 1;
             let fields = match cs.args.first().map(|a| res.resolve(m, a)) {
                 Some(Resolved::Obj(om, fields)) => Some((om, fields)),
                 _ => None,
@@ -155,9 +160,25 @@ fn injected(
             {
                 continue;
             }
-            let target = entry
+            let mut target = entry
                 .as_ref()
                 .and_then(|(om, v)| entrypoint(res, *om, v, site.map(|s| s.root.as_str())));
+            // A page given by name to a helper (`resolveRoute('admin.astro')`).
+            if target.is_none()
+                && inner.iter().filter(|c| c.line >= cs.line).any(|c| {
+                    c.args.iter().any(
+                        |a| matches!(res.resolve(m, a), Resolved::Str(s) if s.ends_with(".astro")),
+                    )
+                })
+            {
+                continue;
+            }
+            if target.is_none()
+                && let Some((t, helper)) = entry_by_name(res, m, inner, cs.line)
+            {
+                target = Some(t);
+                by_name.push(helper);
+            }
             let Some(target) = target else {
                 diagnostics.push(Diagnostic::new(
                     file.clone(),
@@ -177,6 +198,76 @@ fn injected(
             super::fileroutes::method_exports(FRAMEWORK, res, target, &path, "ALL", out);
         }
     }
+    if !by_name.is_empty() {
+        by_name.sort();
+        by_name.dedup();
+        diagnostics.push(Diagnostic::new(
+            file.clone(),
+            0,
+            format!(
+                "the entrypoints of the routes injected here are built by a function this audit does not evaluate ({}): each is the file of the tree whose path ends with the name given to it",
+                by_name.join(", ")
+            ),
+        ));
+    }
+}
+
+/// An entrypoint built by a project function from a file name (`resolveRoute('api/x.ts')`,
+/// which finds the file in the package's build or source): the one file of the tree whose path
+/// ends with that name, nearest to the integration's file; with the call as written.
+fn entry_by_name(
+    res: &Resolver,
+    m: ModId,
+    inner: &[crate::frontend::ts::ir::CallSite],
+    from_line: u32,
+) -> Option<(ModId, String)> {
+    let file = &res.modules[m].file;
+    for cs in inner.iter().filter(|c| c.line >= from_line) {
+        if !matches!(res.resolve(m, &cs.callee), Resolved::Func(..)) {
+            continue;
+        }
+        let [arg] = cs.args.as_slice() else {
+            continue;
+        };
+        let Resolved::Str(name) = res.resolve(m, arg) else {
+            continue;
+        };
+        let name = name.trim_start_matches("./");
+        if name.is_empty() || name.starts_with('.') || name.starts_with('/') {
+            continue;
+        }
+        let stem = name
+            .rsplit_once('.')
+            .filter(|(_, ext)| ENDPOINT_EXTS.contains(ext) || *ext == "tsx" || *ext == "jsx")
+            .map_or(name, |(s, _)| s);
+        let shared = |other: &str| {
+            file.split('/')
+                .zip(other.split('/'))
+                .take_while(|(a, b)| a == b)
+                .count()
+        };
+        let mut best: Vec<(usize, ModId)> = res
+            .modules
+            .iter()
+            .enumerate()
+            .filter(|(_, md)| !md.is_test)
+            .filter(|(_, md)| {
+                let s = md
+                    .file
+                    .rsplit_once('.')
+                    .map_or(md.file.as_str(), |(s, _)| s);
+                s.strip_suffix(stem).is_some_and(|p| p.ends_with('/'))
+            })
+            .map(|(t, md)| (shared(&md.file), t))
+            .collect();
+        best.sort_by_key(|b| std::cmp::Reverse(b.0));
+        match best.as_slice() {
+            [(_, t)] => return Some((*t, cs.text.clone())),
+            [(a, t), (b, _), ..] if a > b => return Some((*t, cs.text.clone())),
+            _ => continue,
+        }
+    }
+    None
 }
 
 /// The parameters `injectRoute` is handed to (`injectCoreRoutes(injectRoute, ..)` in a hook): the

@@ -304,20 +304,38 @@ pub fn method_exports(
             ));
         }
     }
+    // The catch-all answers the methods without their own export: under the mutation methods
+    // it tells apart, or else once, under the first mutation method it answers.
     if let Some(h) = module.export(catch_all) {
         let line = module.export_line(catch_all).unwrap_or(1);
-        for method in super::next::MUTATIONS {
-            if module.export(method).is_none() {
-                out.push(route(
-                    framework,
-                    m,
-                    method,
-                    path.to_string(),
-                    line,
-                    h.clone(),
-                    Protocol::Rest,
-                ));
-            }
+        let free = |method: &str| module.export(method).is_none();
+        let served = super::next::any_method_served(res, m, h, line);
+        let told_apart = served.iter().any(|s| s.branch.is_some() || s.line != line);
+        let methods: Vec<String> = if told_apart {
+            served
+                .into_iter()
+                .map(|s| s.method)
+                .filter(|x| free(x))
+                .collect()
+        } else if served.is_empty() {
+            vec![]
+        } else {
+            super::next::MUTATIONS
+                .iter()
+                .find(|x| free(x))
+                .map(|x| vec![x.to_string()])
+                .unwrap_or_default()
+        };
+        for method in methods {
+            out.push(route(
+                framework,
+                m,
+                &method,
+                path.to_string(),
+                line,
+                h.clone(),
+                Protocol::Rest,
+            ));
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::frontend::ts::ir::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+mod dirs;
 mod graphql;
 mod nest;
 mod tables;
@@ -110,6 +111,8 @@ fn server_framework(res: &Resolver, file: &str) -> &'static str {
     })
     .unwrap_or("node")
 }
+
+const MUTATION_NAMES: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 
 fn methods_of(m: &str) -> Vec<&'static str> {
     match m.to_ascii_lowercase().as_str() {
@@ -1104,11 +1107,12 @@ impl<'a> Mounter<'a> {
                         &middleware,
                         (at_module, at_line),
                     ) {
-                        let methods: Vec<&'static str> = instance
-                            .methods
-                            .iter()
-                            .flat_map(|s| methods_of(s))
-                            .collect();
+                        let methods = self.served_methods(
+                            &instance.methods,
+                            instance.handler.0,
+                            &instance.handler.1,
+                            at_line,
+                        );
                         for p in &instance.paths {
                             let mut chain: Vec<(ModId, Val)> = inherited
                                 .iter()
@@ -1117,17 +1121,17 @@ impl<'a> Mounter<'a> {
                                 .map(|(am, v, _)| (*am, v.clone()))
                                 .collect();
                             chain.extend(instance.middleware.iter().cloned());
-                            for method in &methods {
+                            for (method, branch) in &methods {
                                 self.routes.push(RawRoute {
                                     method: method.to_string(),
                                     path: normalize_path(prefix, p),
                                     framework,
-                                    module: at_module,
-                                    line: at_line,
+                                    module: instance.written_at.map_or(at_module, |w| w.0),
+                                    line: instance.written_at.map_or(at_line, |w| w.1),
                                     handler: instance.handler.1.clone(),
                                     handler_module: instance.handler.0,
                                     middleware: chain.clone(),
-                                    branch: None,
+                                    branch: branch.clone(),
                                     protocol: Protocol::Rest,
                                     handler_name: None,
                                     path_complete: !self.incomplete && instance.complete,
@@ -1138,6 +1142,38 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
+    }
+
+    /// The mutation methods a registration answers, each with the branch of the handler that
+    /// runs for it. A registration for every method (`router.all`, `@All()`) is listed under the
+    /// mutation methods its handler tells apart (`if (req.method === 'DELETE')`), or else once,
+    /// as `POST`: the same code runs for every method, and one entry says what a retry does.
+    pub(super) fn served_methods(
+        &self,
+        written: &[String],
+        hm: ModId,
+        handler: &Val,
+        line: u32,
+    ) -> Vec<(&'static str, Option<String>)> {
+        let mut out: Vec<(&'static str, Option<String>)> = Vec::new();
+        for w in written {
+            if w.eq_ignore_ascii_case("all") || w == "*" {
+                for s in crate::link::next::any_method_served(self.res, hm, handler, line) {
+                    if let Some(m) = MUTATION_NAMES.iter().find(|m| **m == s.method)
+                        && !out.iter().any(|(o, _)| o == m)
+                    {
+                        out.push((m, s.branch));
+                    }
+                }
+            } else {
+                for m in methods_of(w) {
+                    if !out.iter().any(|(o, _)| *o == m) {
+                        out.push((m, None));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Records a tRPC adapter mounted at `scope` of a router under `prefix`.

@@ -144,7 +144,9 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
 }
 
 /// A pages-router handler: the methods its `req.method` checks let through, each at the line of
-/// its check, or every mutation method at the `export default` line when there is no check.
+/// its check, or every mutation method at the `export default` line when there is no check (unlike
+/// the other handlers for every method, which are listed once as `POST`: the labelled corpus
+/// counts a pages handler under each method).
 fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>) {
     let module = &res.modules[m];
     let Some(default) = module.export("default").or(module.cjs_whole.as_ref()) else {
@@ -268,6 +270,44 @@ pub fn methods_served(
     }
     out
 }
+
+/// The mutation methods a handler registered for every method is listed under (`router.all`,
+/// `@All()`, a Nitro file without a method suffix): one per mutation method its `req.method`
+/// checks tell apart, or else once, as `POST`: the same code runs whatever the method, and one
+/// entry says what a retry does. A check for the preflight (`if (req.method === 'OPTIONS')`)
+/// tells no mutation apart; other checks naming no mutation method (`if (req.method !== 'GET')
+/// return 405`) serve none.
+pub fn any_method_served(res: &Resolver, m: ModId, handler: &Val, line: u32) -> Vec<Served> {
+    let out = methods_served(res, m, handler, line, ANY_METHOD);
+    if !out.is_empty() {
+        return out;
+    }
+    let checks = match res.resolve(m, handler) {
+        Resolved::Func(hm, hf) => match delegated_checks(res, hm, hf, 0) {
+            Delegated::Own(_, c) | Delegated::Handed(_, c) => c,
+        },
+        _ => vec![],
+    };
+    // A check for the preflight or `HEAD` only (`if (req.method === 'OPTIONS') return ..`)
+    // tells no mutation apart; any other check (`if (req.method === 'GET') {..} else 405`)
+    // says which methods the handler serves, and it serves no mutation.
+    if checks
+        .iter()
+        .any(|c| c.methods.iter().any(|x| x != "OPTIONS" && x != "HEAD"))
+    {
+        return out;
+    }
+    vec![Served {
+        method: "POST".into(),
+        module: m,
+        line,
+        branch: None,
+        handed: None,
+    }]
+}
+
+/// How a handler called for every method that tells none apart is listed: once, as `POST`.
+pub const ANY_METHOD: &[&str] = &["POST"];
 
 /// The method checks of handler `hf` and the functions inside it. A handler with none that
 /// hands its request to a function of the project (`return handleRoute(req, res)`) serves what

@@ -8,7 +8,7 @@ use super::fileroutes::{
     under,
 };
 use super::mounts::{RawRoute, normalize_path};
-use super::next::{MUTATIONS, methods_served};
+use super::next::{MUTATIONS, any_method_served};
 use super::resolve::{ModId, Resolver};
 use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::Val;
@@ -185,11 +185,11 @@ fn handler_routes(
                     module.file.clone(),
                     line,
                     format!(
-                        "the handler of `{path}` is not a function this audit can read: every mutation method is listed, with no effects followed"
+                        "the handler of `{path}` is not a function this audit can read: it is listed once, as `POST`, with no effects followed"
                     ),
                 ));
             }
-            for s in methods_served(res, m, &handler, line, MUTATIONS) {
+            for s in any_method_served(res, m, &handler, line) {
                 out.push(route(s.method, s.module, s.line, s.branch));
             }
         }

@@ -141,7 +141,10 @@ enum V<'a> {
 const METHODS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "head", "options", "trace", "connect",
 ];
-const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
+/// How a route that answers every method (axum `any`, an actix-web route with no method guard,
+/// salvo `goal`, a warp filter with no method filter) is listed: once, as `POST`. Its handler runs
+/// the same code whatever the method, so one entry says what a retry does (as in TypeScript).
+const ANY_METHOD: &[&str] = &["POST"];
 const MAX_CALL_DEPTH: usize = 16;
 /// Items of a known list a `for` loop's body is evaluated for.
 const MAX_LOOP_ITEMS: usize = 64;
@@ -1318,7 +1321,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             if matches!(base, "any") && args.len() == arity {
                 let v = self.expr(&args[0], frame);
                 return V::MethodRouter(
-                    MUTATIONS
+                    ANY_METHOD
                         .iter()
                         .map(|mm| MethodRoute {
                             method: mm.to_string(),
@@ -1791,6 +1794,10 @@ impl<'m, 'a> Routes<'m, 'a> {
         let mut methods = methods;
         if methods.is_empty() {
             methods = self.arena[h].methods.clone();
+        }
+        // No method guard on the route nor its resource: every method.
+        if methods.is_empty() {
+            methods = ANY_METHOD.iter().map(|m| m.to_string()).collect();
         }
         let (module, line) = at.unwrap_or((self.arena[h].module, self.arena[h].line));
         for method in methods {

@@ -1607,6 +1607,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     // String concatenation (`'/api' + path`, `base + '/x'`): what a template
                     // literal would give.
                     ("+", l, r) if concatenable(&l) && concatenable(&r) => concat(vec![l, r]),
+                    // `'/v0/' + segments.join('/')`: a string whose start is known, the rest
+                    // not (a string on the left makes the whole a string).
+                    ("+", l @ Val::Str(_), _) => concat(vec![l, Val::Unknown]),
                     // `process.env.API_PREFIX || '/api'`: the code's default, and where it comes
                     // from.
                     ("||" | "??", _, r) if env_read.is_some() && r.as_str().is_some() => {

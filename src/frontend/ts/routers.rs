@@ -818,6 +818,20 @@ impl<'t> Evaluator<'t, '_> {
                 Some(receiver.clone())
             }
             "withTypeProvider" => Some(receiver.clone()),
+            // Settings and handlers that return the app itself, so a chain goes on through them
+            // (`new Hono().post(..).onError(..)`, `app.set('x', y)`, Fastify's
+            // `setErrorHandler`, Elysia's `onError` / `decorate`).
+            "onError" | "notFound" | "setErrorHandler" | "setNotFoundHandler" | "decorate"
+            | "decorateRequest" | "decorateReply" | "enable" | "disable" | "engine" | "param"
+            | "state" | "derive" | "onBeforeHandle" | "onAfterHandle" | "onTransform"
+            | "onParse" | "onAfterResponse"
+                if matches!(receiver, Val::Router(_)) =>
+            {
+                Some(receiver.clone())
+            }
+            "set" if matches!(receiver, Val::Router(_)) && args.len() == 2 => {
+                Some(receiver.clone())
+            }
             _ => None,
         }
     }

@@ -3,7 +3,7 @@
 //! and methods), and URI versioning (controller and route versions, `defaultVersion`,
 //! `VERSION_NEUTRAL`, arrays of versions, the version `prefix`).
 
-use super::{Key, Mounter, RawRoute, code, dir_of, methods_of, normalize_path};
+use super::{Key, Mounter, RawRoute, code, dir_of, normalize_path};
 use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::{FnId, NestBootstrap, RouterItem, RouterKind, Val};
 use crate::frontend::ts::routers::field;
@@ -536,12 +536,8 @@ impl Mounter<'_> {
                             }
                         }
                     };
-                    let methods: Vec<&'static str> = self
-                        .strings(im, &method)
-                        .unwrap_or_default()
-                        .iter()
-                        .flat_map(|s| methods_of(s))
-                        .collect();
+                    let written = self.strings(im, &method).unwrap_or_default();
+                    let methods = self.served_methods(&written, im, &handler, line);
                     let mut chain = interceptors.clone();
                     chain.extend(router.middleware.iter().map(|v| (m, v.clone())));
                     chain.extend(middleware.iter().map(|v| (im, v.clone())));
@@ -549,7 +545,7 @@ impl Mounter<'_> {
                         for p in &list {
                             // Exclusions match the route's own path, without version or prefix.
                             let local = normalize_path(prefix, p);
-                            for method in &methods {
+                            for (method, branch) in &methods {
                                 let excluded_here = excluded.iter().any(|e| {
                                     pattern_matches(&e.pattern, &local)
                                         && e.methods
@@ -569,7 +565,7 @@ impl Mounter<'_> {
                                         handler: handler.clone(),
                                         handler_module: im,
                                         middleware: chain.clone(),
-                                        branch: None,
+                                        branch: branch.clone(),
                                         protocol: Protocol::Rest,
                                         handler_name: None,
                                         path_complete: route_complete,

@@ -26,6 +26,8 @@ pub(super) struct Instance {
     pub middleware: Vec<(ModId, Val)>,
     /// False when the path could not be read: `paths` is then the router's own root.
     pub complete: bool,
+    /// Where the route is written when not at the registration (a route module of a directory).
+    pub written_at: Option<(ModId, u32)>,
 }
 
 /// A `use` as one element of a table mounts it: its path, and its arguments with the module each
@@ -106,6 +108,7 @@ impl Mounter<'_> {
                 handler: (handler.0, handler.1.clone()),
                 middleware: middleware.iter().map(|v| (m, v.clone())).collect(),
                 complete: true,
+                written_at: None,
             }];
         }
         if let Some(out) = self.table_routes(m, method, paths, handler, middleware) {
@@ -132,7 +135,14 @@ impl Mounter<'_> {
                 handler: (handler.0, handler.1.clone()),
                 middleware: middleware.iter().map(|v| (m, v.clone())).collect(),
                 complete: false,
+                written_at: None,
             }];
+        }
+        // Route modules of a directory the module lists, each naming its route in its file name.
+        if direct.1.is_none()
+            && let Some(out) = self.directory_routes(paths, (at, line))
+        {
+            return out;
         }
         let message = match direct {
             (_, None) => format!(
@@ -183,6 +193,7 @@ impl Mounter<'_> {
                 handler: self.in_row(handler.0, handler.1, &row),
                 middleware: middleware.iter().map(|v| self.in_row(m, v, &row)).collect(),
                 complete: true,
+                written_at: None,
             });
         }
         Some(out)

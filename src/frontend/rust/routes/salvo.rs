@@ -29,7 +29,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             ("goal", 1) => {
                 let v = self.expr(&args[0], frame);
                 let handler = self.salvo_handler(&v);
-                for method in MUTATIONS {
+                for method in ANY_METHOD {
                     self.salvo_entry(h, method, handler.clone(), m, line);
                 }
             }

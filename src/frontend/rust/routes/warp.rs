@@ -44,7 +44,7 @@ impl<'a> Filter<'a> {
         let mut out = self.routes.clone();
         if let Some((handler, module, line)) = &self.handler {
             let methods: Vec<String> = if self.methods.is_empty() {
-                MUTATIONS.iter().map(|m| m.to_string()).collect()
+                ANY_METHOD.iter().map(|m| m.to_string()).collect()
             } else {
                 self.methods.clone()
             };
