@@ -9,7 +9,6 @@ use std::fs;
 use std::path::Path;
 
 const ORDERS: &str = "src/routes/v1/orders.ts";
-const REFUNDS: &str = "src/routes/v1/refunds.ts";
 
 fn edit(root: &Path, file: &str, f: impl FnOnce(String) -> String) {
     let path = root.join(file);
@@ -44,8 +43,7 @@ fn a_baseline_fails_only_on_the_new_critical_and_a_reasoned_ignore_clears_it() {
     let baseline = dir.path().join("retrysafe-baseline.json");
     let baseline = baseline.to_str().unwrap();
 
-    // Today: one critical (the refund; the payment is high, behind a racy status test). Writing
-    // the baseline exits 0 and records every finding.
+    // Today: two criticals. Writing the baseline exits 0 and records them.
     let (code, _, err) = run_in(&["check", root, "--write-baseline", baseline]);
     assert_eq!(code, 0, "{err}");
     assert!(err.contains("wrote a baseline of 5 findings"), "{err}");
@@ -60,7 +58,7 @@ fn a_baseline_fails_only_on_the_new_critical_and_a_reasoned_ignore_clears_it() {
     // With the baseline and nothing changed: exit 0, findings still shown, marked baselined.
     let (code, report) = json(root, &["--baseline", baseline]);
     assert_eq!(code, 0);
-    assert_eq!(report["summary"]["by_severity"]["critical"], 1);
+    assert_eq!(report["summary"]["by_severity"]["critical"], 2);
     assert_eq!(report["summary"]["baselined"], 5);
     assert!(
         report["findings"]
@@ -76,16 +74,14 @@ fn a_baseline_fails_only_on_the_new_critical_and_a_reasoned_ignore_clears_it() {
             "const router = Router();\n",
             "const router = Router();\n\n// Orders API.\nconst PAGE_SIZE = 50;\nexport { PAGE_SIZE };\n",
         )
-    });
-    edit(dir.path(), REFUNDS, |t| {
-        t.replace(
-            "refunds.post('/',",
-            "refunds.post('/capture', validateBody(createRefundSchema), refundOrder);\nrefunds.post('/',",
+        .replace(
+            "// expect: RS003\nrouter.post('/:id/receipt'",
+            "router.post('/:id/capture', validateParams(idParam), orders.payOrder);\n// expect: RS003\nrouter.post('/:id/receipt'",
         )
     });
     let (code, report) = json(root, &["--baseline", baseline]);
     assert_eq!(code, 1, "the new critical fails the build");
-    assert_eq!(gating(&report), vec!["POST /api/v1/refunds/capture"]);
+    assert_eq!(gating(&report), vec!["POST /api/v1/orders/{id}/capture"]);
     let pay = report["findings"]
         .as_array()
         .unwrap()
@@ -100,7 +96,7 @@ fn a_baseline_fails_only_on_the_new_critical_and_a_reasoned_ignore_clears_it() {
     assert_eq!(code, 1);
     assert!(
         text.starts_with(
-            "RS001 payment-without-idempotency (critical, likely): `POST /api/v1/refunds/capture`\n"
+            "RS001 payment-without-idempotency (critical, likely): `POST /api/v1/orders/{id}/capture`\n"
         ),
         "{text}"
     );
@@ -108,10 +104,10 @@ fn a_baseline_fails_only_on_the_new_critical_and_a_reasoned_ignore_clears_it() {
     assert!(text.contains("; 1 new, 5 known"), "{text}");
 
     // Accepting it in the source, with a reason: exit 0.
-    edit(dir.path(), REFUNDS, |t| {
+    edit(dir.path(), ORDERS, |t| {
         t.replace(
-            "refunds.post('/capture'",
-            "// retrysafe-ignore RS001: accepted for the demo\nrefunds.post('/capture'",
+            "router.post('/:id/capture'",
+            "// retrysafe-ignore RS001: accepted for the demo\nrouter.post('/:id/capture'",
         )
     });
     let (code, report) = json(root, &["--baseline", baseline]);
@@ -121,7 +117,7 @@ fn a_baseline_fails_only_on_the_new_critical_and_a_reasoned_ignore_clears_it() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|f| f["endpoint"] == "POST /api/v1/refunds/capture")
+        .find(|f| f["endpoint"] == "POST /api/v1/orders/{id}/capture")
         .unwrap();
     assert_eq!(capture["suppressed"], true);
     assert_eq!(capture["suppression_reason"], "accepted for the demo");

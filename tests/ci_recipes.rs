@@ -159,7 +159,7 @@ fn the_github_action_runs_check_uploads_sarif_and_fails_on_the_threshold() {
     .unwrap();
     assert_eq!(
         sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-        "services/shop/src/routes/v1/refunds.ts",
+        "services/shop/src/routes/v1/orders.ts",
         "locations are made relative to the repository"
     );
     assert!(
@@ -243,7 +243,7 @@ fn the_gitlab_job_commands_run_as_written() {
         &std::fs::read_to_string(dir.path().join("gl-code-quality-report.json")).unwrap(),
     )
     .unwrap();
-    assert_eq!(quality[0]["location"]["path"], "src/routes/v1/refunds.ts");
+    assert_eq!(quality[0]["location"]["path"], "src/routes/v1/orders.ts");
     assert!(block.contains("codequality: gl-code-quality-report.json"));
     assert!(block.contains("junit: retrysafe-junit.xml"));
     for artifact in [

@@ -90,7 +90,7 @@ fn markdown_report_has_every_section_and_says_what_is_not_checked() {
             "missing section {section}"
         );
     }
-    assert!(md.contains("| `POST /api/v1/orders/{id}/pay` (src/routes/v1/orders.ts:20) | db_update, payment | none | high |"), "{md}");
+    assert!(md.contains("| `POST /api/v1/orders/{id}/pay` (src/routes/v1/orders.ts:20) | db_update, payment | none | critical |"), "{md}");
     assert!(
         md.contains("## Documentation\n\nNo API documentation in the repository"),
         "{md}"
@@ -117,8 +117,9 @@ fn markdown_by_default_fits_a_pull_request_comment() {
     let summary =
         &md[md.find("## Executive summary").unwrap()..md.find("## Mutation inventory").unwrap()];
     assert!(
-        summary
-            .contains("- **Highest-risk gap:** POST /api/v1/refunds: payment without idempotency."),
+        summary.contains(
+            "- **Highest-risk gap:** POST /api/v1/orders/{id}/pay: payment without idempotency."
+        ),
         "{summary}"
     );
     assert!(summary.contains("**5 with no mechanism**"), "{summary}");
@@ -147,12 +148,10 @@ fn json_report_follows_the_contract() {
     assert_eq!(report["schema_version"], 1);
     assert_eq!(report["tool"]["name"], "retrysafe");
     assert_eq!(report["summary"]["mutation_endpoints"], 8);
-    // The order payment is high: a status test the request then changes refuses a sequential
-    // retry (not a concurrent one); the refund is critical.
-    assert_eq!(report["summary"]["by_severity"]["critical"], 1);
+    assert_eq!(report["summary"]["by_severity"]["critical"], 2);
     assert_eq!(
         report["summary"]["highest_risk"],
-        "POST /api/v1/refunds: payment without idempotency"
+        "POST /api/v1/orders/{id}/pay: payment without idempotency"
     );
     let pay = report["endpoints"]
         .as_array()
@@ -180,7 +179,7 @@ fn json_report_follows_the_contract() {
     assert_eq!(f["rule"], "RS001");
     assert_eq!(f["name"], "payment-without-idempotency");
     assert_eq!(f["section"], "Idempotency Mechanism");
-    assert_eq!(f["endpoint"], "POST /api/v1/refunds");
+    assert_eq!(f["endpoint"], "POST /api/v1/orders/{id}/pay");
     assert_eq!(f["confidence"], "likely");
 }
 

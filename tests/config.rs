@@ -302,5 +302,5 @@ fn mount_prefixes_and_call_depth_are_accepted() {
     )
     .unwrap();
     let report = json(&[dir.path().to_str().unwrap()]);
-    assert_eq!(report["summary"]["by_severity"]["critical"], 1);
+    assert_eq!(report["summary"]["by_severity"]["critical"], 2);
 }

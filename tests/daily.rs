@@ -403,7 +403,7 @@ fn ci_formats_github_gitlab_junit() {
     assert_eq!(code, 1, "the gate is the same");
     let first = out.lines().next().unwrap();
     assert!(
-        first.starts_with("::error file=fixtures/express-shop/src/routes/v1/refunds.ts,line=12,title=RS001 payment-without-idempotency (critical)::Payment reached"),
+        first.starts_with("::error file=fixtures/express-shop/src/routes/v1/orders.ts,line=20,title=RS001 payment-without-idempotency (critical)::Payment reached"),
         "{first}"
     );
     assert!(first.contains("%0ARequire an `Idempotency-Key`"), "{first}");
@@ -453,12 +453,12 @@ fn ci_formats_github_gitlab_junit() {
         pay["description"]
             .as_str()
             .unwrap()
-            .starts_with("RS001 POST /api/v1/refunds: Payment reached")
+            .starts_with("RS001 POST /api/v1/orders/{id}/pay: Payment reached")
     );
     assert_eq!(pay["check_name"], "payment-without-idempotency");
     assert_eq!(pay["severity"], "critical");
-    assert_eq!(pay["location"]["path"], "src/routes/v1/refunds.ts");
-    assert_eq!(pay["location"]["lines"]["begin"], 12);
+    assert_eq!(pay["location"]["path"], "src/routes/v1/orders.ts");
+    assert_eq!(pay["location"]["lines"]["begin"], 20);
     assert_eq!(pay["fingerprint"].as_str().unwrap().len(), 16);
     let fps: std::collections::BTreeSet<&str> = issues
         .iter()
@@ -497,7 +497,7 @@ fn sarif_links_the_side_effect_and_takes_a_path_base() {
     let first = &sarif["runs"][0]["results"][0];
     assert!(
         first["message"]["text"].as_str().unwrap().starts_with(
-            "Payment reached with no idempotency key: [`stripe.refunds.create` (src/services/refunds.ts:18)](1) via"
+            "Payment reached with no idempotency key: [`stripe.paymentIntents.create` (src/services/payments.ts:19)](1) via"
         ),
         "{}",
         first["message"]["text"]
@@ -505,7 +505,7 @@ fn sarif_links_the_side_effect_and_takes_a_path_base() {
     assert_eq!(first["relatedLocations"][0]["id"], 1);
     assert_eq!(
         first["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
-        "fixtures/express-shop/src/routes/v1/refunds.ts"
+        "fixtures/express-shop/src/routes/v1/orders.ts"
     );
 }
 

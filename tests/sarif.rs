@@ -104,17 +104,20 @@ fn results_carry_what_code_scanning_reads() {
     );
     assert_eq!(pay["level"], "error");
     assert_eq!(pay["properties"]["security-severity"], "9.5");
-    assert_eq!(pay["properties"]["endpoint"], "POST /api/v1/refunds");
+    assert_eq!(
+        pay["properties"]["endpoint"],
+        "POST /api/v1/orders/{id}/pay"
+    );
     let loc = &pay["locations"][0]["physicalLocation"];
-    assert_eq!(loc["artifactLocation"]["uri"], "src/routes/v1/refunds.ts");
+    assert_eq!(loc["artifactLocation"]["uri"], "src/routes/v1/orders.ts");
     assert_eq!(loc["artifactLocation"]["uriBaseId"], "%SRCROOT%");
-    assert_eq!(loc["region"]["startLine"], 12);
+    assert_eq!(loc["region"]["startLine"], 20);
     let related = &pay["relatedLocations"][0]["physicalLocation"];
     assert_eq!(
         related["artifactLocation"]["uri"],
-        "src/services/refunds.ts"
+        "src/services/payments.ts"
     );
-    assert_eq!(related["region"]["startLine"], 18);
+    assert_eq!(related["region"]["startLine"], 19);
     assert!(
         pay["message"]["text"]
             .as_str()

@@ -17,7 +17,7 @@ fn by_default_each_cause_is_a_short_entry_with_a_path_that_resolves_from_here() 
     assert!(err.is_empty(), "{err}");
     assert!(
         out.starts_with(
-            "RS001 payment-without-idempotency (critical, likely): `POST /api/v1/refunds`\n  --> src/routes/v1/refunds.ts:12\n  Payment reached with no idempotency key: `stripe.refunds.create` (src/services/refunds.ts:18) via createRefund.\n  help: Require an `Idempotency-Key` header"
+            "RS001 payment-without-idempotency (critical, likely): `POST /api/v1/orders/{id}/pay`\n  --> src/routes/v1/orders.ts:20\n  Payment reached with no idempotency key: `stripe.paymentIntents.create` (src/services/payments.ts:19) via payForOrder → createPaymentIntent.\n  help: Require an `Idempotency-Key` header"
         ),
         "{out}"
     );
@@ -28,7 +28,7 @@ fn by_default_each_cause_is_a_short_entry_with_a_path_that_resolves_from_here() 
         &["check", "fixtures/express-shop"],
     );
     assert!(
-        out.contains("  --> fixtures/express-shop/src/routes/v1/refunds.ts:12\n"),
+        out.contains("  --> fixtures/express-shop/src/routes/v1/orders.ts:20\n"),
         "{out}"
     );
     let last = out.lines().last().unwrap();
@@ -53,20 +53,20 @@ fn verbose_renders_findings_as_diagnostics_with_source_lines() {
         "{out}"
     );
     // The route, with its source line and the endpoint as the label.
-    assert!(out.contains("╭─[src/routes/v1/refunds.ts:12:1]"), "{out}");
+    assert!(out.contains("╭─[src/routes/v1/orders.ts:20:1]"), "{out}");
     assert!(
-        out.contains(" 12 │ refunds.post('/', validateBody(createRefundSchema), refundOrder);"),
+        out.contains(" 20 │ router.post('/:id/pay', validateParams(idParam)"),
         "{out}"
     );
-    assert!(out.contains("╰── `POST /api/v1/refunds`"), "{out}");
+    assert!(out.contains("╰── `POST /api/v1/orders/{id}/pay`"), "{out}");
     // The side effect in another file, with the calls that lead there.
     assert!(
-        out.contains("the side effect is reached here via createRefund"),
+        out.contains("the side effect is reached here via payForOrder → createPaymentIntent"),
         "{out}"
     );
-    assert!(out.contains("╭─[src/services/refunds.ts:18:3]"), "{out}");
+    assert!(out.contains("╭─[src/services/payments.ts:19:3]"), "{out}");
     assert!(
-        out.contains("╰── payment: `stripe.refunds.create`"),
+        out.contains("╰── payment: `stripe.paymentIntents.create`"),
         "{out}"
     );
     // The change to make and its impact.
@@ -91,7 +91,7 @@ fn verbose_renders_findings_as_diagnostics_with_source_lines() {
     );
     let last = out.lines().last().unwrap();
     assert!(
-        last.starts_with("8 mutation endpoints, 3 with idempotency; findings: 1 critical, 3 high, 0 medium, 1 low, 0 inverse (5 findings from 5 causes); "),
+        last.starts_with("8 mutation endpoints, 3 with idempotency; findings: 2 critical, 2 high, 0 medium, 1 low, 0 inverse (5 findings from 5 causes); "),
         "{last}"
     );
 }
@@ -138,5 +138,5 @@ fn the_table_format_is_unchanged() {
     let (code, out, _) = run_at(&fixture("express-shop"), &["check", "--format", "table"]);
     assert_eq!(code, 1);
     assert!(out.starts_with('┌'), "{out}");
-    assert!(out.contains("#1 RS001 POST /api/v1/refunds at src/routes/v1/refunds.ts:12"));
+    assert!(out.contains("#1 RS001 POST /api/v1/orders/{id}/pay at src/routes/v1/orders.ts:20"));
 }

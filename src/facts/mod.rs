@@ -245,10 +245,13 @@ pub struct Effect {
     /// Link facts: runs only while a looked-up row is in some state: the model, the field
     /// tested, and where.
     #[serde(skip)]
-    pub state_guard: Option<(Vec<String>, String, Location)>,
-    /// Link facts: for an update, the fields it sets (`data`, `$set`, the values object).
+    /// The test is as `CallSite::state_guard` of the TypeScript front end writes it
+    /// (`f:ne:pending`: the effect runs where `row.status !== 'pending'` is false).
+    pub state_guard: Option<(Vec<String>, String, String, Location)>,
+    /// Link facts: for an update, the fields it sets (`data`, `$set`, the values object), each
+    /// with the value written when it is a constant (`s:paid`, `b:true`, `now`, `m:Status.Paid`).
     #[serde(skip)]
-    pub update_keys: Vec<String>,
+    pub update_keys: Vec<(String, Option<String>)>,
     /// Runs only while a row is in a state this request changes (`if (order.status !==
     /// 'pending') return` before the update that marks it paid): a sequential retry takes the
     /// other branch. What the state is and where it is tested.

@@ -449,7 +449,27 @@ fn state_models(
 
 /// The fields an update sets: Prisma's `data`, MongoDB's `$set`, the values object of TypeORM's
 /// `update(criteria, values)` or Sequelize's `update(values, { where })`.
-fn update_keys(cs: &CallSite) -> Vec<String> {
+fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
+    // The value written when it is a constant: a literal, the current time, an enum member.
+    fn constant(v: &Val) -> Option<String> {
+        match v {
+            Val::Str(s) => Some(format!("s:{s}")),
+            Val::Bool(b) => Some(format!("b:{b}")),
+            Val::New(ctor, _) if matches!(ctor.as_ref(), Val::Global(g) if g == "Date") => {
+                Some("now".into())
+            }
+            Val::Call(callee, _) => match callee.as_ref() {
+                Val::Member(o, n)
+                    if n == "now" && matches!(o.as_ref(), Val::Global(g) if g == "Date") =>
+                {
+                    Some("now".into())
+                }
+                _ => None,
+            },
+            Val::Member(o, n) => o.name_it_goes_by().map(|e| format!("m:{e}.{n}")),
+            _ => None,
+        }
+    }
     let mut out = Vec::new();
     for a in cs.args.iter().take(2) {
         let Val::Obj(fields) = a else { continue };
@@ -460,9 +480,11 @@ fn update_keys(cs: &CallSite) -> Vec<String> {
             .iter()
             .find(|(k, _)| matches!(k.as_str(), "data" | "$set" | "set" | "values"));
         match inner {
-            Some((_, Val::Obj(data))) => out.extend(data.iter().map(|(k, _)| k.clone())),
+            Some((_, Val::Obj(data))) => {
+                out.extend(data.iter().map(|(k, v)| (k.clone(), constant(v))))
+            }
             Some(_) => {}
-            None => out.extend(fields.iter().map(|(k, _)| k.clone())),
+            None => out.extend(fields.iter().map(|(k, v)| (k.clone(), constant(v)))),
         }
     }
     out
@@ -1202,14 +1224,17 @@ impl<'a> Calls<'a> {
                     e.on_failure |= cs.on_failure;
                     if e.kind == EffectKind::DbUpdate {
                         e.update_keys = match drizzle.get(&cs.group) {
-                            Some((_, Some(keys))) => keys.clone(),
+                            Some((_, Some(keys))) => {
+                                keys.iter().map(|k| (k.clone(), None)).collect()
+                            }
                             _ => update_keys(cs),
                         };
                     }
-                    if let Some((model, field, at)) = &cs.state_guard {
+                    if let Some((model, field, test, at)) = &cs.state_guard {
                         e.state_guard = Some((
                             state_models(model, &aliased, &guard_alias),
                             field.clone(),
+                            test.clone(),
                             self.location(m, *at),
                         ));
                     }
@@ -1305,11 +1330,12 @@ impl<'a> Calls<'a> {
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
                         if e.state_guard.is_none()
-                            && let Some((model, field, at)) = &cs.state_guard
+                            && let Some((model, field, test, at)) = &cs.state_guard
                         {
                             e.state_guard = Some((
                                 state_models(model, &aliased, &guard_alias),
                                 field.clone(),
+                                test.clone(),
                                 self.location(m, *at),
                             ));
                         }

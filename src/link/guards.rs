@@ -3,24 +3,57 @@
 //! that marks the order paid, then the receipt email). A sequential retry finds the row in the
 //! new state and takes the other branch; two concurrent retries can both pass the test, so the
 //! guard is reported racy unless a claim (a conditional update) makes it atomic.
+//!
+//! The guard holds only when the value the update writes is a constant (a literal, the current
+//! time, an enum member) that turns the test the other way: `if (!user.password) return` before
+//! an update that sets a new password guards nothing.
 
 use crate::facts::{EffectKind, Endpoint, model_key};
 
+/// Whether a row whose field holds `value` (as `update_keys` writes it) passes `test` (`truthy`,
+/// `falsy`, `eq:LIT`, `ne:LIT`); `None` when it cannot be told.
+fn holds(test: &str, value: &str) -> Option<bool> {
+    let truthy = match value.split_once(':') {
+        Some(("s", s)) => !s.is_empty(),
+        Some(("b", b)) => b == "true",
+        Some(("m", _)) => true,
+        _ if value == "now" => true,
+        _ => return None,
+    };
+    let equals = |lit: &str| -> Option<bool> {
+        match value.split_once(':') {
+            Some(("s", s)) => Some(s == lit),
+            Some(("b", b)) => Some(b == lit),
+            Some(("m", m)) => Some(m == lit),
+            _ if value == "now" => Some(false),
+            _ => None,
+        }
+    };
+    match test.split_once(':') {
+        None if test == "truthy" => Some(truthy),
+        None if test == "falsy" => Some(!truthy),
+        Some(("eq", lit)) => equals(lit),
+        Some(("ne", lit)) => equals(lit).map(|e| !e),
+        _ => None,
+    }
+}
+
 pub fn apply(endpoints: &mut [Endpoint]) {
     for ep in endpoints.iter_mut() {
-        // The fields each model's absolute updates set: (model, field, update's call and place).
-        let sets: Vec<(String, String, String)> = ep
+        // What each model's absolute updates set: (model, field, value, the update's call and place).
+        let sets: Vec<(String, String, String, String)> = ep
             .side_effects
             .iter()
             .filter(|u| u.kind == EffectKind::DbUpdate && !u.relative)
             .filter_map(|u| Some((model_key(u.target.as_deref()?), u)))
             .flat_map(|(model, u)| {
-                u.update_keys.iter().map(move |k| {
-                    (
+                u.update_keys.iter().filter_map(move |(k, v)| {
+                    Some((
                         model.clone(),
                         k.to_ascii_lowercase(),
+                        v.clone()?,
                         format!("`{}` at {}", u.callee, u.location),
-                    )
+                    ))
                 })
             })
             .collect();
@@ -28,18 +61,42 @@ pub fn apply(endpoints: &mut [Endpoint]) {
             continue;
         }
         for e in ep.side_effects.iter_mut() {
-            let Some((models, field, at)) = &e.state_guard else {
+            let Some((models, field, test, at)) = &e.state_guard else {
                 continue;
             };
+            // `t:..`: the effect runs where the test is true.
+            let Some((runs, test)) = test.split_once(':') else {
+                continue;
+            };
+            let runs = runs == "t";
             let field_key = field.to_ascii_lowercase();
-            if let Some((model, _, update)) = sets
-                .iter()
-                .find(|(m, f, _)| models.contains(m) && *f == field_key)
-            {
+            if let Some((model, _, _, update)) = sets.iter().find(|(m, f, v, _)| {
+                models.contains(m) && *f == field_key && holds(test, v) == Some(!runs)
+            }) {
                 e.state_guarded = Some(format!(
                     "`{field}` of the `{model}` row, tested at {at}, which the request sets ({update})"
                 ));
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds;
+
+    #[test]
+    fn a_test_turns_only_on_a_constant_that_flips_it() {
+        // `if (order.status !== 'paid') return` then `status: 'shipped'`: a retry returns.
+        assert_eq!(holds("ne:paid", "s:shipped"), Some(true));
+        // `if (invite.acceptedAt) throw` then `acceptedAt: new Date()`.
+        assert_eq!(holds("truthy", "now"), Some(true));
+        // `if (!user.password) return` then a new password: still set, same branch.
+        assert_eq!(holds("falsy", "s:hash"), Some(false));
+        assert_eq!(
+            holds("eq:OrderStatus.Paid", "m:OrderStatus.Paid"),
+            Some(true)
+        );
+        assert_eq!(holds("truthy", "x"), None);
     }
 }

@@ -106,7 +106,7 @@ pub struct Evaluator<'t, 'c> {
     /// of the test. A repeat of the request fails there (see `CallSite::refused`).
     pub(super) refused: Option<u32>,
     /// Under a test of a looked-up row's state (see `CallSite::state_guard`).
-    pub(super) state_guard: Option<(String, String, u32)>,
+    pub(super) state_guard: Option<(String, String, String, u32)>,
     /// The refusing guard in force at the end of the block last walked.
     pub(super) block_guard: Option<(String, u32)>,
     /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions

@@ -125,7 +125,10 @@ pub struct CallSite {
     /// Runs only while a looked-up row is in some state (after `if (order.status !== 'pending')
     /// return`, inside `if (!user.verified) {..}`): the model, the field tested and the test's
     /// line. When the request itself changes that field, a retry takes the other branch.
-    pub state_guard: Option<(String, String, u32)>,
+    /// The test is written `RUNS:KIND[:LITERAL]`: `RUNS` is `t` or `f`, the value of the
+    /// condition where the call runs; `KIND` is `truthy`, `falsy`, `eq` or `ne` (with the literal
+    /// compared, `null` for `null`/`undefined`).
+    pub state_guard: Option<(String, String, String, u32)>,
     /// Runs only when a lookup found its row (`if (row) {..}`, or after `if (!row) return`):
     /// those rows.
     pub found: Vec<Found>,

@@ -238,9 +238,23 @@ impl<'t> Evaluator<'t, '_> {
         let saved_guard = self.guarded.clone();
         let saved_refused = self.refused;
         let saved_state = self.state_guard.clone();
-        let state = self
-            .state_test(cond, 0)
-            .map(|(model, field)| (model, field, line(cond)));
+        // (model, field, test, combined with `&&`/`||`, line)
+        let state = self.state_test(cond, 0);
+        let at = line(cond);
+        let region = |runs: bool| {
+            state.clone().and_then(|(model, field, test, combo)| {
+                // `a && b` true says both hold; `a || b` false says neither does.
+                let sure = match combo {
+                    Some("&&") => runs,
+                    Some(_) => !runs,
+                    None => true,
+                };
+                sure.then(|| {
+                    let r = if runs { "t" } else { "f" };
+                    (model, field, format!("{r}:{test}"), at)
+                })
+            })
+        };
         let saved_found = self.found.clone();
         // `if (dto.email) { const u = await find(dto.email); if (u) throw ..; }`: when the
         // request supplies the value the guard holds after the block too.
@@ -250,8 +264,8 @@ impl<'t> Evaluator<'t, '_> {
             self.guarded = missed_when_true.or_else(|| saved_guard.clone());
             self.found = with(&saved_found, &found_when_true);
         }
-        if state.is_some() {
-            self.state_guard = state.clone();
+        if let Some(st) = region(true) {
+            self.state_guard = Some(st);
         }
         // After `if (req.method === 'DELETE') { ..; return }`, or in its `else`, the other methods.
         let mut others = None;
@@ -281,7 +295,7 @@ impl<'t> Evaluator<'t, '_> {
             _ => saved_claim,
         };
         // The other branch runs in the other state.
-        self.state_guard = state.clone().or_else(|| saved_state.clone());
+        self.state_guard = region(false).or_else(|| saved_state.clone());
         if let Some(a) = alternative {
             if guard.is_some() {
                 self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
@@ -301,7 +315,7 @@ impl<'t> Evaluator<'t, '_> {
             _ => saved_claim,
         };
         // `if (order.status !== 'pending') return`: what follows runs in the other state.
-        self.state_guard = match state {
+        self.state_guard = match region(false) {
             Some(st) if leaves => Some(st),
             _ => saved_state,
         };
@@ -457,8 +471,14 @@ impl<'t> Evaluator<'t, '_> {
     }
 
     /// The condition tests a field of a looked-up row (`order.status !== 'pending'`,
-    /// `user.emailVerified`, `!invite.acceptedAt`): the model and the field.
-    fn state_test(&mut self, n: Node<'t>, depth: usize) -> Option<(String, String)> {
+    /// `user.emailVerified`, `!invite.acceptedAt`): the model, the field, the test
+    /// (`truthy`, `falsy`, `eq:LITERAL`, `ne:LITERAL`) and the `&&`/`||` it is combined with.
+    #[allow(clippy::type_complexity)]
+    fn state_test(
+        &mut self,
+        n: Node<'t>,
+        depth: usize,
+    ) -> Option<(String, String, String, Option<&'static str>)> {
         if depth > 8 {
             return None;
         }
@@ -466,21 +486,69 @@ impl<'t> Evaluator<'t, '_> {
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
                 self.state_test(n.named_child(0)?, depth + 1)
             }
-            "unary_expression" => self.state_test(n.child_by_field_name("argument")?, depth + 1),
+            "unary_expression" => {
+                let op = n.child_by_field_name("operator").map(|o| self.text(o));
+                if op != Some("!") {
+                    return None;
+                }
+                let (model, field, test, combo) =
+                    self.state_test(n.child_by_field_name("argument")?, depth + 1)?;
+                let test = match test.as_str() {
+                    "truthy" => "falsy".to_string(),
+                    "falsy" => "truthy".to_string(),
+                    t => match t.split_once(':') {
+                        Some(("eq", l)) => format!("ne:{l}"),
+                        Some(("ne", l)) => format!("eq:{l}"),
+                        _ => return None,
+                    },
+                };
+                combo.is_none().then_some((model, field, test, None))
+            }
             "binary_expression" => {
                 let op = n
                     .child_by_field_name("operator")
                     .map(|o| self.text(o))
                     .unwrap_or("");
-                if !matches!(op, "===" | "!==" | "==" | "!=" | "||" | "&&") {
-                    return None;
-                }
                 let (l, r) = (
                     n.child_by_field_name("left")?,
                     n.child_by_field_name("right")?,
                 );
-                self.state_test(l, depth + 1)
-                    .or_else(|| self.state_test(r, depth + 1))
+                match op {
+                    "||" | "&&" => {
+                        let combo = if op == "||" { "||" } else { "&&" };
+                        let (a, b) = (self.state_test(l, depth + 1), self.state_test(r, depth + 1));
+                        // One side a state test, the other anything that is none (`!row`).
+                        match (a, b) {
+                            (Some((m, f, t, None)), None) | (None, Some((m, f, t, None))) => {
+                                Some((m, f, t, Some(combo)))
+                            }
+                            _ => None,
+                        }
+                    }
+                    "===" | "!==" | "==" | "!=" => {
+                        let literal = |this: &Self, x: Node<'t>| -> Option<String> {
+                            match x.kind() {
+                                "string" => Some(this.string_value(x)),
+                                "null" | "undefined" => Some("null".into()),
+                                "true" | "false" | "number" => Some(this.text(x).to_string()),
+                                // `OrderStatus.Paid`: an enum member stands for one value.
+                                "member_expression" => Some(this.text(x).to_string()),
+                                _ => None,
+                            }
+                        };
+                        let (side, lit) = match (self.state_test(l, depth + 1), literal(self, r)) {
+                            (Some(s), Some(lit)) => (s, lit),
+                            _ => (self.state_test(r, depth + 1)?, literal(self, l)?),
+                        };
+                        let (model, field, test, combo) = side;
+                        if test != "truthy" || combo.is_some() {
+                            return None;
+                        }
+                        let kind = if op.starts_with('!') { "ne" } else { "eq" };
+                        Some((model, field, format!("{kind}:{lit}"), None))
+                    }
+                    _ => None,
+                }
             }
             "member_expression" => {
                 let obj = n.child_by_field_name("object")?;
@@ -490,7 +558,7 @@ impl<'t> Evaluator<'t, '_> {
                     return None;
                 }
                 let (model, _) = self.is_lookup_leaf(obj)?;
-                Some((model, field))
+                Some((model, field, "truthy".into(), None))
             }
             _ => None,
         }
