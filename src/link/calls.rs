@@ -1140,7 +1140,10 @@ impl<'a> Calls<'a> {
                 let entity = self.orm_entity(m, cs, &group_entity);
                 if let Some(t) = &entity {
                     for name in receiver_names(cs) {
-                        guard_alias.entry(name).or_default().push(t.clone());
+                        let known = guard_alias.entry(name).or_default();
+                        if !known.contains(t) {
+                            known.push(t.clone());
+                        }
                     }
                 }
                 if let Some(t) = self.read_of(m, cs)
@@ -1368,10 +1371,12 @@ impl<'a> Calls<'a> {
                     read.extend(sub.reads.iter().cloned());
                     if cs.path.last().is_some_and(|l| self.catalog.is_lookup(l)) {
                         for name in receiver_names(cs) {
-                            guard_alias
-                                .entry(name)
-                                .or_default()
-                                .extend(sub.lookups.iter().cloned());
+                            let known = guard_alias.entry(name).or_default();
+                            for l in &sub.lookups {
+                                if !known.contains(l) {
+                                    known.push(l.clone());
+                                }
+                            }
                         }
                     }
                     lookups_here.extend(sub.lookups.iter().cloned());

@@ -62,11 +62,7 @@ impl<'t> Evaluator<'t, '_> {
                 Some((m, !neg))
             }
             "binary_expression" => {
-                let op = self.text(cond.child_by_field_name("operator")?);
-                let (l, r) = (
-                    cond.child_by_field_name("left")?,
-                    cond.child_by_field_name("right")?,
-                );
+                let (op, l, r) = self.binary(cond)?;
                 match op {
                     "===" | "==" | "!==" | "!=" => {
                         let lit = if self.is_method_ref(l) {
@@ -427,16 +423,9 @@ impl<'t> Evaluator<'t, '_> {
                 }
             }
             "binary_expression" => {
-                let (Some(l), Some(r)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) else {
+                let Some((op, l, r)) = self.binary(n) else {
                     return (None, None);
                 };
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| self.text(o))
-                    .unwrap_or("");
                 let nullish = |this: &Self, x: Node| {
                     matches!(x.kind(), "null" | "undefined") || this.text(x) == "undefined"
                 };
@@ -468,6 +457,15 @@ impl<'t> Evaluator<'t, '_> {
             _ if self.is_lookup_leaf(n).is_some() => (Some(true), Some(false)),
             _ => (None, None),
         }
+    }
+
+    /// A binary expression's operator and operands.
+    fn binary(&self, n: Node<'t>) -> Option<(&'t str, Node<'t>, Node<'t>)> {
+        Some((
+            self.text(n.child_by_field_name("operator")?),
+            n.child_by_field_name("left")?,
+            n.child_by_field_name("right")?,
+        ))
     }
 
     /// The condition tests a field of a looked-up row (`order.status !== 'pending'`,
@@ -505,14 +503,7 @@ impl<'t> Evaluator<'t, '_> {
                 combo.is_none().then_some((model, field, test, None))
             }
             "binary_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| self.text(o))
-                    .unwrap_or("");
-                let (l, r) = (
-                    n.child_by_field_name("left")?,
-                    n.child_by_field_name("right")?,
-                );
+                let (op, l, r) = self.binary(n)?;
                 match op {
                     "||" | "&&" => {
                         let combo = if op == "||" { "||" } else { "&&" };
@@ -575,20 +566,10 @@ impl<'t> Evaluator<'t, '_> {
             }
         }
         if n.kind() == "binary_expression" {
-            let op = n
-                .child_by_field_name("operator")
-                .map(|o| self.text(o))
-                .unwrap_or("");
-            let (Some(l), Some(r)) = (
-                n.child_by_field_name("left"),
-                n.child_by_field_name("right"),
-            ) else {
-                return false;
-            };
-            if !matches!(op, "!=" | "!==") || !matches!(r.kind(), "null" | "undefined") {
-                return false;
+            match self.binary(n) {
+                Some(("!=" | "!==", l, r)) if matches!(r.kind(), "null" | "undefined") => n = l,
+                _ => return false,
             }
-            n = l;
         }
         if n.kind() != "member_expression" {
             return false;
@@ -605,8 +586,7 @@ impl<'t> Evaluator<'t, '_> {
         while let Some(o) = root.child_by_field_name("object") {
             root = o;
         }
-        root.kind() == "identifier"
-            && matches!(self.eval(root), crate::frontend::ts::ir::Val::Param(..))
+        root.kind() == "identifier" && matches!(self.lookup(self.text(root)), Val::Param(..))
     }
 
     /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
@@ -706,34 +686,28 @@ fn drizzle_select_from(v: &Val) -> Option<String> {
     None
 }
 
-/// A statement that leaves the function: `return`/`throw`, or a block ending in one.
-/// The statement ends by throwing: a request that takes it fails.
-fn throws(node: Node) -> bool {
+/// The statement is one of `kinds`, or a block whose last statement ends in one.
+fn ends_in(node: Node, kinds: &[&str]) -> bool {
     match node.kind() {
-        "throw_statement" => true,
         "statement_block" => {
             let mut cursor = node.walk();
             node.named_children(&mut cursor)
                 .filter(|c| c.kind() != "comment")
                 .last()
-                .is_some_and(throws)
+                .is_some_and(|last| ends_in(last, kinds))
         }
-        _ => false,
+        k => kinds.contains(&k),
     }
 }
 
+/// A statement that leaves the function: `return`/`throw`, or a block ending in one.
 fn exits(node: Node) -> bool {
-    match node.kind() {
-        "return_statement" | "throw_statement" => true,
-        "statement_block" => {
-            let mut cursor = node.walk();
-            node.named_children(&mut cursor)
-                .filter(|c| c.kind() != "comment")
-                .last()
-                .is_some_and(exits)
-        }
-        _ => false,
-    }
+    ends_in(node, &["return_statement", "throw_statement"])
+}
+
+/// The statement ends by throwing: a request that takes it fails.
+fn throws(node: Node) -> bool {
+    ends_in(node, &["throw_statement"])
 }
 
 #[cfg(test)]
