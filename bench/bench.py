@@ -28,7 +28,7 @@ def run_once(binary, path, out, floor, threads):
         env["RETRYSAFE_PARSE_ONLY"] = "1"
     if threads:
         env["RAYON_NUM_THREADS"] = str(threads)
-    cmd = [binary, "check", path, "--format", "json", "--fail-on", "none", "--quiet", "--output", out]
+    cmd = [binary, "check", path, "--format", "json", "--fail-on", "none", "--allow-empty", "--quiet", "--output", out]
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
