@@ -131,3 +131,8 @@ fn api_documentation_is_judged_alike_from_a_document_and_from_code() {
 fn calls_through_abstract_classes_and_trait_objects_reach_their_implementations() {
     assert_twins("nestjs-abstract-repositories", "axum-trait-stores");
 }
+
+#[test]
+fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
+    assert_twins("express-state-guards", "axum-state-guards");
+}

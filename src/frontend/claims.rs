@@ -37,9 +37,102 @@ pub fn sql_moves_state(sql: &str) -> bool {
         .any(|(c, _)| names(where_part, c))
 }
 
+/// The columns an `UPDATE .. SET` writes, each with the value when it is a constant, as
+/// `Effect::update_keys` has them: a string literal (`s:shipped`), a boolean (`b:true`), the
+/// current time (`now`); a bound parameter or an expression is not known.
+pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
+    let flat = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    let upper = flat.to_ascii_uppercase();
+    let Some(rest) = upper.trim_start().strip_prefix("UPDATE ") else {
+        return vec![];
+    };
+    let offset = flat.len() - rest.len();
+    let Some(set_at) = rest.find(" SET ") else {
+        return vec![];
+    };
+    let end = [" WHERE ", " RETURNING ", " FROM "]
+        .iter()
+        .filter_map(|k| rest[set_at..].find(k).map(|i| set_at + i))
+        .min()
+        .unwrap_or(rest.len());
+    // The assignments as written (string literals keep their case), split at top-level commas.
+    let text = &flat[offset + set_at + 5..offset + end];
+    let (mut parts, mut depth, mut quoted, mut from) = (Vec::new(), 0i32, false, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '\'' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                parts.push(&text[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[from..]);
+    parts
+        .into_iter()
+        .filter_map(|a| a.split_once('='))
+        .filter_map(|(column, value)| {
+            let column = column.trim().trim_matches('"').trim_matches('`');
+            let column = column.rsplit('.').next().unwrap_or(column);
+            if column.is_empty() || !column.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                return None;
+            }
+            let value = value.trim();
+            let constant = if let Some(s) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+                Some(format!("s:{s}"))
+            } else {
+                match value.to_ascii_lowercase().as_str() {
+                    "true" | "false" => Some(format!("b:{}", value.to_ascii_lowercase())),
+                    "now()" | "current_timestamp" | "current_timestamp()" | "localtimestamp"
+                    | "current_date" | "clock_timestamp()" | "statement_timestamp()"
+                    | "transaction_timestamp()" | "utc_timestamp()" | "datetime('now')" => {
+                        Some("now".into())
+                    }
+                    _ => None,
+                }
+            };
+            Some((column.to_string(), constant))
+        })
+        .collect()
+}
+
+/// Does a `SELECT` lock the rows it reads (`FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE`)?
+pub fn sql_locks(sql: &str) -> bool {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(';').to_ascii_uppercase())
+        .collect();
+    words.windows(2).any(|w| {
+        w[0] == "FOR" && matches!(w[1].as_str(), "UPDATE" | "NO" | "SHARE" | "KEY")
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_values_an_update_sets() {
+        assert_eq!(
+            sql_set_values("UPDATE orders SET status = 'Shipped', note = $2, paid = TRUE, at = now() WHERE id = $1"),
+            vec![
+                ("status".to_string(), Some("s:Shipped".to_string())),
+                ("note".to_string(), None),
+                ("paid".to_string(), Some("b:true".to_string())),
+                ("at".to_string(), Some("now".to_string())),
+            ]
+        );
+        assert_eq!(
+            sql_set_values("update t set a = coalesce($1, 'x, y'), \"b\" = 'z'"),
+            vec![("a".to_string(), None), ("b".to_string(), Some("s:z".to_string()))]
+        );
+        assert!(sql_set_values("SELECT 1").is_empty());
+        assert!(sql_locks("select * from jobs where id = $1 for update skip locked"));
+        assert!(!sql_locks("select * from jobs"));
+    }
 
     #[test]
     fn an_update_of_the_state_its_where_tests() {

@@ -43,6 +43,8 @@ pub struct Summary {
     /// Tables read so far (`SELECT .. FROM t`), in order: a create of `t` after one is
     /// pre-checked.
     pub reads: Vec<String>,
+    /// Of those, the tables read with a lock (`SELECT .. FOR UPDATE`).
+    pub locked_reads: Vec<String>,
     /// What the key code reached does, in the order of this function's calls that lead to it.
     pub key_obs: Vec<KeyObs>,
     /// Calls to a project type's associated function that resolves to nothing (one a
@@ -262,6 +264,66 @@ struct Scope {
     var_effects: HashMap<String, std::ops::Range<usize>>,
     /// Variables holding a claim's outcome (see `frontend::claims`): what the claim is.
     claims: HashMap<String, &'static str>,
+    /// Variables holding what a lookup found (`let existing = sqlx::query_as("SELECT .. FROM
+    /// users ..")..fetch_optional(..)`, or a call of a function that only reads): the tables it
+    /// read (as `facts::model_key`s), and whether it locked them (`FOR UPDATE`).
+    lookups: HashMap<String, (Vec<String>, bool)>,
+}
+
+/// What an `if` on a looked-up row makes of the statements after it (or of one of its branches).
+enum Guard {
+    /// They run only when the lookup found nothing: a create of the table read is a
+    /// find-or-create, refused on a repeat when the `if` leaves with an error.
+    Missing {
+        tables: Vec<String>,
+        locked: bool,
+        refuses: bool,
+    },
+    /// They run only while a field of the row passes a test (`Effect::state_guard`'s `t:..` /
+    /// `f:..`).
+    State {
+        tables: Vec<String>,
+        field: String,
+        test: String,
+    },
+}
+
+impl Guard {
+    fn apply(&self, effects: &mut [Effect], at: &Location) {
+        for e in effects {
+            match self {
+                Guard::Missing {
+                    tables,
+                    locked,
+                    refuses,
+                } => {
+                    if e.kind != EffectKind::DbCreate
+                        || e.upsert
+                        || !e
+                            .target
+                            .as_deref()
+                            .is_some_and(|t| tables.contains(&crate::facts::model_key(t)))
+                    {
+                        continue;
+                    }
+                    e.find_or_create = true;
+                    e.lookup_locked |= *locked;
+                    if *refuses && e.refused_by.is_none() {
+                        e.refused_by = Some(at.clone());
+                    }
+                }
+                Guard::State {
+                    tables,
+                    field,
+                    test,
+                } => {
+                    e.state_guard.get_or_insert_with(|| {
+                        (tables.clone(), field.clone(), test.clone(), at.clone())
+                    });
+                }
+            }
+        }
+    }
 }
 
 impl Scope {
@@ -277,6 +339,7 @@ impl Scope {
             fresh: HashSet::new(),
             var_effects: HashMap::new(),
             claims: HashMap::new(),
+            lookups: HashMap::new(),
         }
     }
 }
@@ -719,8 +782,13 @@ impl<'m, 'a> Effects<'m, 'a> {
         // creates before it (its effects run after them).
         let mut creates_here: Vec<Location> = Vec::new();
         let mut pending: Option<Settle> = None;
+        // What the `if`s on looked-up rows so far make of the statements after them.
+        let mut guards: Vec<(Guard, Location)> = Vec::new();
         for s in stmts {
             if let Some(p) = pending.take() {
+                for (g, at) in &guards[..p.guards] {
+                    g.apply(&mut out.effects[p.start..], at);
+                }
                 settle_statement(out, p, &mut creates_here);
             }
             let fails = match s {
@@ -741,7 +809,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 fails,
                 drops,
                 before: creates_here.clone(),
+                guards: guards.len(),
             });
+            if let Stmt::Expr(e, _) = s
+                && let Some(after) = self.guarded_if(e, scope, out)
+            {
+                guards.extend(after);
+                continue;
+            }
             if let Stmt::Expr(
                 Ex::Gate {
                     var,
@@ -749,6 +824,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     then_exits,
                     line,
                     parts,
+                    ..
                 },
                 _,
             ) = s
@@ -786,14 +862,35 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ..
                 } => {
                     let start = out.effects.len();
+                    let (reads, locked) = (out.reads.len(), out.locked_reads.len());
                     if let Some(e) = init {
                         self.walk(e, scope, out, false);
                     }
+                    let read: Vec<String> = out.reads[reads..]
+                        .iter()
+                        .map(|t| crate::facts::model_key(t))
+                        .collect::<std::collections::BTreeSet<_>>()
+                        .into_iter()
+                        .collect();
+                    let lookup = if out.effects.len() == start && !read.is_empty() {
+                        Some((read, out.locked_reads.len() > locked))
+                    } else if let Some(Ex::Path(p, _)) = init.as_deref()
+                        && p.len() == 1
+                    {
+                        // `let Some(order) = order else { .. }`
+                        scope.lookups.get(&p[0]).cloned()
+                    } else {
+                        None
+                    };
                     if let Some(e) = diverge {
                         self.walk(e, scope, out, false);
                     }
                     if names.len() == 1 {
                         let name = &names[0];
+                        match lookup {
+                            Some(l) => scope.lookups.insert(name.clone(), l),
+                            None => scope.lookups.remove(name),
+                        };
                         scope
                             .var_effects
                             .insert(name.clone(), start..out.effects.len());
@@ -859,6 +956,9 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
         }
         if let Some(p) = pending.take() {
+            for (g, at) in &guards[..p.guards] {
+                g.apply(&mut out.effects[p.start..], at);
+            }
             settle_statement(out, p, &mut creates_here);
         }
         if let Some((start, what, line)) = claimed_from {
@@ -868,6 +968,72 @@ impl<'m, 'a> Effects<'m, 'a> {
                     .get_or_insert_with(|| (what.to_string(), at.clone()));
             }
         }
+    }
+
+    /// An `if` on what a lookup found (`if existing.is_some() { return Err(..) }`, `if let
+    /// Some(user) = found { .. } else { .. }`) or on a field of the row (`if order.status !=
+    /// "paid" { return .. }`): walks its branches, marking the effects of each with what they
+    /// run under, and returns what it makes of the statements after it (when its `then` leaves
+    /// the function). `None` for any other expression.
+    fn guarded_if(
+        &self,
+        e: &Ex,
+        scope: &mut Scope,
+        out: &mut Summary,
+    ) -> Option<Vec<(Guard, Location)>> {
+        let mut after = Vec::new();
+        match e {
+            Ex::Gate {
+                var,
+                failed_when_true,
+                then_exits,
+                then_refuses,
+                line,
+                parts,
+            } if !scope.claims.contains_key(var) => {
+                let (tables, locked) = scope.lookups.get(var)?.clone();
+                let found_when_true = !failed_when_true;
+                let at = self.location(scope.module, *line);
+                let missing = |refuses| Guard::Missing {
+                    tables: tables.clone(),
+                    locked,
+                    refuses,
+                };
+                for (i, p) in parts.iter().enumerate() {
+                    let start = out.effects.len();
+                    self.walk(p, scope, out, false);
+                    if (i == 1 && !found_when_true) || (i == 2 && found_when_true) {
+                        missing(false).apply(&mut out.effects[start..], &at);
+                    }
+                }
+                if *then_exits && found_when_true {
+                    after.push((missing(*then_refuses), at));
+                }
+            }
+            Ex::FieldTest(t) => {
+                let (tables, _) = scope.lookups.get(&t.var)?.clone();
+                let at = self.location(scope.module, t.line);
+                let state = |runs: bool| Guard::State {
+                    tables: tables.clone(),
+                    field: t.field.clone(),
+                    test: format!("{}:{}", if runs { "t" } else { "f" }, t.test),
+                };
+                for (i, p) in t.parts.iter().enumerate() {
+                    let start = out.effects.len();
+                    self.walk(p, scope, out, false);
+                    if i == 1 && t.any != Some(true) {
+                        state(true).apply(&mut out.effects[start..], &at);
+                    } else if i == 2 && t.any != Some(false) {
+                        state(false).apply(&mut out.effects[start..], &at);
+                    }
+                }
+                if t.then_exits && t.any != Some(false) {
+                    after.push((state(false), at));
+                }
+            }
+            _ => return None,
+        }
+        Some(after)
     }
 
     /// Follows one project function from a call site (`site`: its line and the name called).
@@ -892,6 +1058,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         out.key_reads.extend(sub.key_reads.iter().cloned());
         out.reads.extend(sub.reads.iter().cloned());
+        out.locked_reads.extend(sub.locked_reads.iter().cloned());
         for u in &sub.unfollowed {
             if out.unfollowed.len() < 8 && !out.unfollowed.contains(u) {
                 out.unfollowed.push(u.clone());
@@ -1456,6 +1623,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let prechecked = kind == EffectKind::DbCreate
                     && target.as_ref().is_some_and(|t| out.reads.contains(t));
                 out.effects.push(Effect {
+                    update_keys: if kind == EffectKind::DbUpdate {
+                        crate::frontend::claims::sql_set_values(&s)
+                    } else {
+                        vec![]
+                    },
                     kind,
                     callee: c.text.clone(),
                     label: "raw SQL".into(),
@@ -1474,6 +1646,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .get(..6)
                 .is_some_and(|w| w.eq_ignore_ascii_case("select")) =>
             {
+                if crate::frontend::claims::sql_locks(&s) {
+                    out.locked_reads.extend(target.clone());
+                }
                 out.reads.extend(target);
             }
             None => {}
@@ -1574,6 +1749,8 @@ struct Settle {
     fails: bool,
     drops: bool,
     before: Vec<Location>,
+    /// How many of the block's guards came before it.
+    guards: usize,
 }
 
 /// After a statement is walked: its effects fail the function only if it ends in `?` (its own
@@ -1585,6 +1762,7 @@ fn settle_statement(out: &mut Summary, s: Settle, creates_here: &mut Vec<Locatio
         fails,
         drops,
         before,
+        ..
     } = s;
     for e in &mut out.effects[start..] {
         e.fails_request &= fails;

@@ -218,6 +218,25 @@ pub enum Stmt {
     Item(Box<Item>),
 }
 
+/// How an `if`'s test reads a field of a local variable, and how its branches end.
+#[derive(Debug)]
+pub struct FieldTest {
+    pub var: String,
+    pub field: String,
+    /// The test as `facts::Effect::state_guard` writes it: `truthy`, `falsy`, `eq:LIT`, `ne:LIT`
+    /// (an enum member as `Type.Member`).
+    pub test: String,
+    /// How the test is joined to others in the condition: `Some(true)` by `||` (the test is
+    /// false wherever the `else` runs), `Some(false)` by `&&` (true wherever the `then` runs),
+    /// `None` when it is the whole condition.
+    pub any: Option<bool>,
+    pub then_exits: bool,
+    pub then_refuses: bool,
+    pub line: Line,
+    /// The lowered `if`: `[cond, then, else?]`.
+    pub parts: Vec<Ex>,
+}
+
 #[derive(Debug)]
 pub enum Ex {
     /// A string literal.
@@ -261,9 +280,15 @@ pub enum Ex {
         var: String,
         failed_when_true: bool,
         then_exits: bool,
+        /// The `then` branch leaves the function with an error (`return Err(..)`, `Err(..)?`,
+        /// `bail!`): a request that takes it is refused.
+        then_refuses: bool,
         line: Line,
         parts: Vec<Ex>,
     },
+    /// `if` on a test of a field of a local variable (`order.status != "paid"`,
+    /// `invite.accepted_at.is_some()`, `!user.active`): see [`FieldTest`].
+    FieldTest(Box<FieldTest>),
     /// `a = b`
     Assign(Box<Ex>, Box<Ex>),
     /// Anything else, with its sub-expressions (control flow, operators, …).

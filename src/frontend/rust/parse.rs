@@ -574,6 +574,16 @@ fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
         Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
             gate_test(&u.expr, depth + 1).map(|(v, f)| (v, !f))
         }
+        // `if let Some(row) = found`: the value is there; `if let None = found`: it is not.
+        Expr::Let(l) => {
+            let failed = match &*l.pat {
+                syn::Pat::TupleStruct(t) if t.path.is_ident("Some") => false,
+                syn::Pat::Ident(i) if i.ident == "None" => true,
+                syn::Pat::Path(p) if p.path.is_ident("None") => true,
+                _ => return None,
+            };
+            Some((local(&l.expr)?, failed))
+        }
         Expr::Binary(b) => {
             let v = local(&b.left)?;
             let n = int(&b.right)?;
@@ -597,6 +607,162 @@ fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
         }
         other => Some((local(other)?, false)),
     }
+}
+
+/// How a block leaves the function, if it does: `Some(true)` with an error (`return Err(..)`,
+/// `Err(..)?`, `bail!`), `Some(false)` otherwise (`return Ok(..)`, `return`).
+fn block_exit(b: &syn::Block) -> Option<bool> {
+    fn is_err(e: &Expr) -> bool {
+        matches!(e, Expr::Call(c) if matches!(&*c.func, Expr::Path(p)
+            if p.path.segments.last().is_some_and(|s| s.ident == "Err")))
+    }
+    if !block_exits(b) {
+        return None;
+    }
+    Some(match b.stmts.last() {
+        Some(syn::Stmt::Expr(Expr::Return(r), _)) => r.expr.as_deref().is_some_and(is_err),
+        _ => true,
+    })
+}
+
+/// A test of a field of a local variable an `if` makes, as `Effect::state_guard` writes it, and
+/// how it is joined to the rest of the condition (see [`FieldTest::any`]): `order.status !=
+/// "paid"` (`ne:paid`), `order.status == Status::Paid` (`eq:Status.Paid`),
+/// `invite.accepted_at.is_some()` (`truthy`), `!user.active` (`falsy`); the first such test of an
+/// `a || b` or `a && b` chain.
+fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
+    fn flip(test: &str) -> String {
+        match test.split_once(':') {
+            Some(("eq", v)) => format!("ne:{v}"),
+            Some(("ne", v)) => format!("eq:{v}"),
+            _ if test == "truthy" => "falsy".into(),
+            _ => "truthy".into(),
+        }
+    }
+    // `order.status`, `order.status.as_str()`: the variable and the field.
+    fn field(e: &Expr) -> Option<(String, String)> {
+        match e {
+            Expr::Paren(p) => field(&p.expr),
+            Expr::Reference(r) => field(&r.expr),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => field(&u.expr),
+            Expr::MethodCall(m)
+                if m.args.is_empty()
+                    && matches!(
+                        m.method.to_string().as_str(),
+                        "as_str" | "as_ref" | "as_deref" | "to_string" | "clone"
+                    ) =>
+            {
+                field(&m.receiver)
+            }
+            Expr::Field(f) => {
+                let syn::Member::Named(name) = &f.member else {
+                    return None;
+                };
+                match &*f.base {
+                    Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+                        Some((p.path.segments[0].ident.to_string(), name.to_string()))
+                    }
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+    // A constant a field is compared with: a literal, an enum member (`Status::Paid`).
+    fn constant(e: &Expr) -> Option<String> {
+        match e {
+            Expr::Paren(p) => constant(&p.expr),
+            Expr::Reference(r) => constant(&r.expr),
+            Expr::Lit(l) => match &l.lit {
+                syn::Lit::Str(s) => Some(s.value()),
+                syn::Lit::Bool(b) => Some(b.value.to_string()),
+                syn::Lit::Int(i) => Some(i.base10_digits().to_string()),
+                _ => None,
+            },
+            Expr::Path(p) if p.path.segments.len() >= 2 => {
+                let n = p.path.segments.len();
+                Some(format!(
+                    "{}.{}",
+                    p.path.segments[n - 2].ident,
+                    p.path.segments[n - 1].ident
+                ))
+            }
+            _ => None,
+        }
+    }
+    fn single(e: &Expr, depth: usize) -> Option<(String, String, String)> {
+        if depth > 8 {
+            return None;
+        }
+        match e {
+            Expr::Paren(p) => single(&p.expr, depth + 1),
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+                single(&u.expr, depth + 1).map(|(v, f, t)| (v, f, flip(&t)))
+            }
+            Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+                let ((var, name), value) = match (field(&b.left), field(&b.right)) {
+                    (Some(f), None) => (f, constant(&b.right)?),
+                    (None, Some(f)) => (f, constant(&b.left)?),
+                    _ => return None,
+                };
+                let op = if matches!(b.op, syn::BinOp::Eq(_)) { "eq" } else { "ne" };
+                Some((var, name, format!("{op}:{value}")))
+            }
+            Expr::MethodCall(m) if m.args.is_empty() => {
+                let test = match m.method.to_string().as_str() {
+                    "is_some" | "is_ok" => "truthy",
+                    "is_none" | "is_err" => "falsy",
+                    _ => return None,
+                };
+                let (var, name) = field(&m.receiver)?;
+                Some((var, name, test.into()))
+            }
+            Expr::Field(_) => {
+                let (var, name) = field(e)?;
+                Some((var, name, "truthy".into()))
+            }
+            _ => None,
+        }
+    }
+    if let Some(t) = single(e, 0) {
+        return Some((t, None));
+    }
+    // `a || b || c`: the first operand that is such a test.
+    let mut e = e;
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    let Expr::Binary(b) = e else { return None };
+    let any = match b.op {
+        syn::BinOp::Or(_) => true,
+        syn::BinOp::And(_) => false,
+        _ => return None,
+    };
+    let mut operands = vec![&*b.right, &*b.left];
+    let mut seen = 0;
+    while let Some(x) = operands.pop() {
+        seen += 1;
+        if seen > 64 {
+            return None;
+        }
+        match x {
+            Expr::Binary(inner)
+                if matches!(
+                    (&inner.op, any),
+                    (syn::BinOp::Or(_), true) | (syn::BinOp::And(_), false)
+                ) =>
+            {
+                operands.push(&inner.right);
+                operands.push(&inner.left);
+            }
+            _ => {
+                if let Some(t) = single(x, 0) {
+                    return Some((t, Some(any)));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Does a block leave the function: end in `return ..`, `Err(..)?`, or `bail!`?
@@ -1252,15 +1418,30 @@ impl Lower {
                 }
                 let mut v = vec![cond, then];
                 v.extend(otherwise);
-                match gate_test(&i.cond, 0) {
-                    Some((var, failed_when_true)) => Ex::Gate {
+                let exit = block_exit(&i.then_branch);
+                let line = line_of(i.if_token.span);
+                if let Some((var, failed_when_true)) = gate_test(&i.cond, 0) {
+                    Ex::Gate {
                         var,
                         failed_when_true,
-                        then_exits: block_exits(&i.then_branch),
-                        line: line_of(i.if_token.span),
+                        then_exits: exit.is_some(),
+                        then_refuses: exit == Some(true),
+                        line,
                         parts: v,
-                    },
-                    None => Ex::Other(v),
+                    }
+                } else if let Some(((var, field, test), any)) = field_test(&i.cond) {
+                    Ex::FieldTest(Box::new(FieldTest {
+                        var,
+                        field,
+                        test,
+                        any,
+                        then_exits: exit.is_some(),
+                        then_refuses: exit == Some(true),
+                        line,
+                        parts: v,
+                    }))
+                } else {
+                    Ex::Other(v)
                 }
             }
             Expr::Match(m) => {
@@ -1644,6 +1825,7 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
         Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v, _) | Ex::Gate { parts: v, .. } => {
             stack.extend(v.iter())
         }
+        Ex::FieldTest(t) => stack.extend(t.parts.iter()),
         Ex::Caught(e) | Ex::Failure(e) => stack.push(e),
         Ex::Assign(a, b) => {
             stack.push(a);

@@ -963,18 +963,22 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             // `match`/`if` arms: the routers they build are one router (each configuration's
             // routes exist), route lists are one list
+            Ex::FieldTest(t) => self.branches(&t.parts, frame),
             Ex::Other(children)
             | Ex::Gate {
                 parts: children, ..
-            } => {
-                let mut out = V::Unknown;
-                for c in children {
-                    let v = self.expr(c, frame);
-                    out = self.either(out, v);
-                }
-                out
-            }
+            } => self.branches(children, frame),
         }
+    }
+
+    /// The arms of a `match` or `if`, joined.
+    fn branches(&mut self, children: &'a [Ex], frame: &mut Frame<'a>) -> V<'a> {
+        let mut out = V::Unknown;
+        for c in children {
+            let v = self.expr(c, frame);
+            out = self.either(out, v);
+        }
+        out
     }
 
     /// `for pat in iter { body }`: the body once per item of a list the interpreter knows (bound
