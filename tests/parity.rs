@@ -136,3 +136,8 @@ fn calls_through_abstract_classes_and_trait_objects_reach_their_implementations(
 fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
     assert_twins("express-state-guards", "axum-state-guards");
 }
+
+#[test]
+fn a_lookup_that_refuses_a_repeat_is_judged_alike_in_both_languages() {
+    assert_twins("nestjs-typeorm-guards", "axum-lookup-guards");
+}
