@@ -141,3 +141,8 @@ fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
 fn a_lookup_that_refuses_a_repeat_is_judged_alike_in_both_languages() {
     assert_twins("nestjs-typeorm-guards", "axum-lookup-guards");
 }
+
+#[test]
+fn a_row_the_request_consumes_is_judged_alike_in_both_languages() {
+    assert_twins("express-one-time-tokens", "axum-one-time-tokens");
+}

@@ -367,6 +367,8 @@ impl Effect {
         self.kind == EffectKind::DbCreate
             && self.find_or_create
             && !self.upsert
+            // A create that replaces the rows a delete of the same model removed first.
+            && !self.replaces
             && self.constraint.is_none()
             && self.claimed.is_none()
             && self.consumes.is_none()

@@ -99,6 +99,48 @@ pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
+/// The columns an `INSERT INTO t (a, b) VALUES (..)` names, each with its value as written
+/// (`$1`, `?`, `now()`, `'x'`); `None` when the statement is not of that form.
+pub fn sql_insert_columns(sql: &str) -> Option<Vec<(String, String)>> {
+    let flat = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    let upper = flat.to_ascii_uppercase();
+    let at = upper.find("INSERT ")?;
+    let open = at + flat[at..].find('(')?;
+    let values = upper[open..].find(" VALUES")? + open;
+    let close = flat[..values].rfind(')')?;
+    if close < open {
+        return None;
+    }
+    let columns: Vec<String> = flat[open + 1..close]
+        .split(',')
+        .map(|c| c.trim().trim_matches('"').trim_matches('`').to_string())
+        .collect();
+    let rest = &flat[values + 7..];
+    let start = rest.find('(')?;
+    let (mut items, mut depth, mut quoted, mut from) = (Vec::new(), 0i32, false, start + 1);
+    for (i, c) in rest.char_indices().skip(start + 1) {
+        match c {
+            '\'' => quoted = !quoted,
+            '(' if !quoted => depth += 1,
+            ')' if !quoted && depth == 0 => {
+                items.push(rest[from..i].trim().to_string());
+                break;
+            }
+            ')' if !quoted => depth -= 1,
+            ',' if !quoted && depth == 0 => {
+                items.push(rest[from..i].trim().to_string());
+                from = i + 1;
+            }
+            _ => {}
+        }
+    }
+    (columns.len() == items.len()
+        && columns
+            .iter()
+            .all(|c| !c.is_empty() && c.chars().all(|x| x.is_alphanumeric() || x == '_')))
+    .then(|| columns.into_iter().zip(items).collect())
+}
+
 /// Does a `SELECT` lock the rows it reads (`FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE`)?
 pub fn sql_locks(sql: &str) -> bool {
     let words: Vec<String> = sql
@@ -130,6 +172,15 @@ mod tests {
             vec![("a".to_string(), None), ("b".to_string(), Some("s:z".to_string()))]
         );
         assert!(sql_set_values("SELECT 1").is_empty());
+        assert_eq!(
+            sql_insert_columns("INSERT INTO sessions (user_id, jti, at) VALUES ($1, $2, now()) RETURNING id"),
+            Some(vec![
+                ("user_id".to_string(), "$1".to_string()),
+                ("jti".to_string(), "$2".to_string()),
+                ("at".to_string(), "now()".to_string()),
+            ])
+        );
+        assert_eq!(sql_insert_columns("INSERT INTO t SELECT * FROM u"), None);
         assert!(sql_locks("select * from jobs where id = $1 for update skip locked"));
         assert!(!sql_locks("select * from jobs"));
     }

@@ -784,6 +784,11 @@ impl<'m, 'a> Effects<'m, 'a> {
         let mut pending: Option<Settle> = None;
         // What the `if`s on looked-up rows so far make of the statements after them.
         let mut guards: Vec<(Guard, Location)> = Vec::new();
+        // Rows this block looked up and requires (`let krate = load_crate(..)?;`): the variable,
+        // its tables, where the block's effects stood when it was bound; and the first of them
+        // a later statement of this block deletes (`diesel::delete(crates::table.find(krate.id))`).
+        let mut required: Vec<(String, Vec<String>, usize)> = Vec::new();
+        let mut consumed: Option<(String, usize)> = None;
         for s in stmts {
             if let Some(p) = pending.take() {
                 for (g, at) in &guards[..p.guards] {
@@ -954,12 +959,53 @@ impl<'m, 'a> Effects<'m, 'a> {
                 Stmt::Expr(e, _) => self.walk(e, scope, out, false),
                 Stmt::Item(_) => {}
             }
+            // A delete, in this statement, of a row the block required: what the block does
+            // once the row was found runs only while it exists.
+            let start = pending.as_ref().map_or(out.effects.len(), |p| p.start);
+            if consumed.is_none()
+                && let Some((_, tables, from)) = required.iter().find(|(var, tables, _)| {
+                    out.effects[start..].iter().any(|e| {
+                        e.kind == EffectKind::DbDelete
+                            && e.target
+                                .as_deref()
+                                .is_some_and(|t| tables.contains(&crate::facts::model_key(t)))
+                    }) && mentions_var(s, var)
+                        && unconditional(s)
+                })
+            {
+                consumed = Some((tables[0].clone(), *from));
+            }
+            if let Stmt::Let {
+                names,
+                fails: true,
+                ..
+            } = s
+                && names.len() == 1
+                && let Some((tables, _)) = scope.lookups.get(&names[0])
+            {
+                required.push((names[0].clone(), tables.clone(), out.effects.len()));
+            }
         }
         if let Some(p) = pending.take() {
             for (g, at) in &guards[..p.guards] {
                 g.apply(&mut out.effects[p.start..], at);
             }
             settle_statement(out, p, &mut creates_here);
+        }
+        if let Some((table, from)) = consumed {
+            // Unless the block creates that row again (a key rotated). Money is left as it is:
+            // two concurrent retries both find the row.
+            let recreated = out.effects[from..].iter().any(|e| {
+                e.kind == EffectKind::DbCreate
+                    && e.target.as_deref().map(crate::facts::model_key).as_ref() == Some(&table)
+            });
+            if !recreated {
+                for e in &mut out.effects[from..] {
+                    if !matches!(e.kind, EffectKind::DbDelete | EffectKind::Payment) {
+                        e.consumes.get_or_insert_with(|| table.clone());
+                    }
+                }
+            }
         }
         if let Some((start, what, line)) = claimed_from {
             let at = self.location(scope.module, line);
@@ -1034,6 +1080,57 @@ impl<'m, 'a> Effects<'m, 'a> {
             _ => return None,
         }
         Some(after)
+    }
+
+    /// The columns a raw `INSERT` writes from the caller's data: each column with the value bound
+    /// to its placeholder (sqlx's `.bind(..)` in order, or a `query!` macro's arguments), less
+    /// those whose value is made per request (`Uuid::new_v4()`, `now()`, a variable holding
+    /// one). `None` when the columns or their values cannot be told apart.
+    fn inserted_keys(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> Option<Vec<String>> {
+        let columns = crate::frontend::claims::sql_insert_columns(sql)?;
+        let binds: Vec<&Ex> = match c.links.iter().find(|(n, ..)| *n == "bind") {
+            Some(_) => c
+                .links
+                .iter()
+                .filter(|(n, ..)| *n == "bind")
+                .filter_map(|(_, a, _)| a.first())
+                .collect(),
+            None => {
+                let args: Vec<&Ex> = c.root_args.iter().collect();
+                match args.iter().position(|a| matches!(a, Ex::Lit(_))) {
+                    Some(i) => args[i + 1..].to_vec(),
+                    None => Vec::new(),
+                }
+            }
+        };
+        let mut next = 0usize;
+        let mut keys = Vec::new();
+        for (column, value) in columns {
+            let lower = value.to_ascii_lowercase();
+            let bound = if let Some(n) = value.strip_prefix('$') {
+                n.parse::<usize>().ok().and_then(|n| binds.get(n.checked_sub(1)?).copied())
+            } else if value == "?" {
+                next += 1;
+                binds.get(next - 1).copied()
+            } else {
+                None
+            };
+            let made_here = match bound {
+                Some(b) => fresh(b, scope),
+                None => {
+                    lower.starts_with("gen_random_uuid")
+                        || lower.starts_with("uuid_generate")
+                        || lower.starts_with("now(")
+                        || lower.starts_with("current_timestamp")
+                        || lower.starts_with("nextval")
+                        || lower == "default"
+                }
+            };
+            if !made_here {
+                keys.push(column);
+            }
+        }
+        Some(keys)
     }
 
     /// Follows one project function from a call site (`site`: its line and the name called).
@@ -1146,6 +1243,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 {
                     keys.push(field.clone());
                 }
+            }
+            // `rng.fill_bytes(&mut buf)`: the buffer holds a value made for this request.
+            Ex::Method(_, name, args, _)
+                if matches!(name.as_str(), "fill_bytes" | "try_fill_bytes" | "fill")
+                    && let Some(Ex::Path(p, _)) = args.first()
+                    && p.len() == 1 =>
+            {
+                scope.fresh.insert(p[0].clone());
             }
             Ex::Closure { params, body, .. } => {
                 let saved: Vec<(String, Option<Res>)> = params
@@ -1622,7 +1727,11 @@ impl<'m, 'a> Effects<'m, 'a> {
             Some((kind, upsert, relative)) => {
                 let prechecked = kind == EffectKind::DbCreate
                     && target.as_ref().is_some_and(|t| out.reads.contains(t));
+                let data_keys = (kind == EffectKind::DbCreate)
+                    .then(|| self.inserted_keys(&c, &s, scope))
+                    .flatten();
                 out.effects.push(Effect {
+                    data_keys,
                     update_keys: if kind == EffectKind::DbUpdate {
                         crate::frontend::claims::sql_set_values(&s)
                     } else {
@@ -1802,6 +1911,47 @@ fn finish(out: &mut Summary) {
     Effect::dedup(&mut out.effects);
     out.key_reads.sort();
     out.key_reads.dedup();
+}
+
+/// Does a statement run all it does whenever it runs: no block, branch or closure in it?
+fn unconditional(s: &Stmt) -> bool {
+    let mut stack: Vec<&Ex> = Vec::new();
+    super::parse::push_stmts(std::slice::from_ref(s), &mut stack);
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 2_000
+            || matches!(
+                e,
+                Ex::Block(_) | Ex::Closure { .. } | Ex::Gate { .. } | Ex::FieldTest(_) | Ex::Failure(_)
+            )
+        {
+            return false;
+        }
+        super::parse::children(e, &mut stack);
+    }
+    true
+}
+
+/// Does a statement name a local variable (`krate`, `krate.id`)?
+fn mentions_var(s: &Stmt, var: &str) -> bool {
+    let mut stack: Vec<&Ex> = Vec::new();
+    super::parse::push_stmts(std::slice::from_ref(s), &mut stack);
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 2_000 {
+            return false;
+        }
+        if let Ex::Path(p, _) = e
+            && p.len() == 1
+            && p[0] == var
+        {
+            return true;
+        }
+        super::parse::children(e, &mut stack);
+    }
+    false
 }
 
 /// What claim an initialiser makes, if it makes one: an `UPDATE` of the state its `WHERE` tests

@@ -625,6 +625,196 @@ fn block_exit(b: &syn::Block) -> Option<bool> {
     })
 }
 
+// `order.status`, `order.status.as_str()`: the variable and the field.
+fn test_field(e: &Expr) -> Option<(String, String)> {
+    match e {
+        Expr::Paren(p) => test_field(&p.expr),
+        Expr::Reference(r) => test_field(&r.expr),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => test_field(&u.expr),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "as_ref" | "as_deref" | "to_string" | "clone"
+                ) =>
+        {
+            test_field(&m.receiver)
+        }
+        Expr::Field(f) => {
+            let syn::Member::Named(name) = &f.member else {
+                return None;
+            };
+            match &*f.base {
+                Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+                    Some((p.path.segments[0].ident.to_string(), name.to_string()))
+                }
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+// A constant a field is compared with: a literal, an enum member (`Status::Paid`).
+fn test_constant(e: &Expr) -> Option<String> {
+    match e {
+        Expr::Paren(p) => test_constant(&p.expr),
+        Expr::Reference(r) => test_constant(&r.expr),
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Str(s) => Some(s.value()),
+            syn::Lit::Bool(b) => Some(b.value.to_string()),
+            syn::Lit::Int(i) => Some(i.base10_digits().to_string()),
+            _ => None,
+        },
+        Expr::Path(p) if p.path.segments.len() >= 2 => {
+            let n = p.path.segments.len();
+            Some(format!(
+                "{}.{}",
+                p.path.segments[n - 2].ident,
+                p.path.segments[n - 1].ident
+            ))
+        }
+        _ => None,
+    }
+}
+
+/// How an arm's body leaves the function, as [`block_exit`].
+fn arm_exit(e: &Expr) -> Option<bool> {
+    match e {
+        Expr::Return(r) => Some(r.expr.as_deref().is_some_and(|x| {
+            matches!(x, Expr::Call(c) if matches!(&*c.func, Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| s.ident == "Err")))
+        })),
+        Expr::Block(b) => block_exit(&b.block),
+        Expr::Macro(m) if m.mac.path.is_ident("bail") => Some(true),
+        _ => None,
+    }
+}
+
+/// A `match` that tests what a lookup found or a field of a row, read as the `if` it amounts
+/// to: `match existing { Some(_) => return Err(..), None => {} }` as `if existing.is_some()`;
+/// `match order.status { Status::Done => return Ok(..), _ => {} }` as `if order.status ==
+/// Status::Done`; `match order.status { Status::Pending => {}, _ => return Err(..) }` as `if
+/// order.status != Status::Pending`. Returns what builds the lowered test from the lowered
+/// scrutinee; the arms (lowered, without guards) are taken from `arms` when it applies.
+#[allow(clippy::type_complexity)]
+fn match_test(
+    m: &syn::ExprMatch,
+    arms: &mut Vec<Ex>,
+    line: Line,
+) -> Option<Box<dyn FnOnce(Ex) -> Ex>> {
+    enum P {
+        Some,
+        None,
+        Wild,
+        Const(String),
+    }
+    let pat = |p: &syn::Pat| -> Option<P> {
+        match p {
+            syn::Pat::TupleStruct(t) if t.path.is_ident("Some") => Some(P::Some),
+            syn::Pat::Ident(i) if i.ident == "None" => Some(P::None),
+            syn::Pat::Path(x) if x.path.is_ident("None") => Some(P::None),
+            syn::Pat::Wild(_) => Some(P::Wild),
+            syn::Pat::Ident(i) if i.subpat.is_none() => Some(P::Wild),
+            syn::Pat::Lit(l) => match &l.lit {
+                syn::Lit::Str(s) => Some(P::Const(s.value())),
+                syn::Lit::Bool(b) => Some(P::Const(b.value.to_string())),
+                _ => None,
+            },
+            syn::Pat::Path(x) if x.path.segments.len() >= 2 => {
+                let n = x.path.segments.len();
+                Some(P::Const(format!(
+                    "{}.{}",
+                    x.path.segments[n - 2].ident,
+                    x.path.segments[n - 1].ident
+                )))
+            }
+            syn::Pat::TupleStruct(t) if t.path.segments.len() >= 2 => {
+                let n = t.path.segments.len();
+                Some(P::Const(format!(
+                    "{}.{}",
+                    t.path.segments[n - 2].ident,
+                    t.path.segments[n - 1].ident
+                )))
+            }
+            _ => None,
+        }
+    };
+    let pats: Vec<(P, Option<bool>)> = m
+        .arms
+        .iter()
+        .map(|a| Some((pat(&a.pat)?, arm_exit(&a.body))))
+        .collect::<Option<_>>()?;
+    let mut scrutinee = &*m.expr;
+    loop {
+        scrutinee = match scrutinee {
+            Expr::Paren(p) => &p.expr,
+            Expr::Reference(r) => &r.expr,
+            _ => break,
+        };
+    }
+    // `match existing { Some(..) => .., None => .. }`
+    if let Expr::Path(p) = scrutinee
+        && p.path.segments.len() == 1
+        && p.qself.is_none()
+        && pats.len() == 2
+    {
+        let var = p.path.segments[0].ident.to_string();
+        let some = pats.iter().position(|(p, _)| matches!(p, P::Some))?;
+        let none = 1 - some;
+        if !matches!(pats[none].0, P::None | P::Wild) {
+            return None;
+        }
+        let exit = pats[some].1;
+        let none_arm = arms.remove(none);
+        let some_arm = arms.remove(0);
+        return Some(Box::new(move |scrutinee| Ex::Gate {
+            var,
+            failed_when_true: false,
+            then_exits: exit.is_some(),
+            then_refuses: exit == Some(true),
+            line,
+            parts: vec![scrutinee, some_arm, none_arm],
+        }));
+    }
+    let (var, field) = test_field(scrutinee)?;
+    let exits: Vec<usize> = (0..pats.len()).filter(|&i| pats[i].1.is_some()).collect();
+    let stays: Vec<usize> = (0..pats.len()).filter(|&i| pats[i].1.is_none()).collect();
+    if exits.is_empty() || stays.is_empty() {
+        return None;
+    }
+    let constant = |i: usize| match &pats[i].0 {
+        P::Const(c) => Some(c.clone()),
+        _ => None,
+    };
+    // One arm stays (`Pending => {}`) and the others leave: what runs after has that value.
+    // Else the first arm that leaves on a value: what runs after does not have it.
+    let (test, then, otherwise) = match stays.as_slice() {
+        [one] if constant(*one).is_some() => (format!("ne:{}", constant(*one)?), exits, stays),
+        _ => {
+            let first = *exits.iter().find(|&&i| constant(i).is_some())?;
+            let rest = (0..pats.len()).filter(|&i| i != first).collect();
+            (format!("eq:{}", constant(first)?), vec![first], rest)
+        }
+    };
+    let refuses = then.iter().all(|&i| pats[i].1 == Some(true));
+    let mut taken: Vec<Option<Ex>> = std::mem::take(arms).into_iter().map(Some).collect();
+    let mut pick = |ix: &[usize]| Ex::Other(ix.iter().filter_map(|&i| taken[i].take()).collect());
+    let then_arm = pick(&then);
+    let other_arm = pick(&otherwise);
+    Some(Box::new(move |scrutinee| {
+        Ex::FieldTest(Box::new(FieldTest {
+            var,
+            field,
+            test,
+            any: None,
+            then_exits: true,
+            then_refuses: refuses,
+            line,
+            parts: vec![scrutinee, then_arm, other_arm],
+        }))
+    }))
+}
+
 /// A test of a field of a local variable an `if` makes, as `Effect::state_guard` writes it, and
 /// how it is joined to the rest of the condition (see [`FieldTest::any`]): `order.status !=
 /// "paid"` (`ne:paid`), `order.status == Status::Paid` (`eq:Status.Paid`),
@@ -639,57 +829,6 @@ fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
             _ => "truthy".into(),
         }
     }
-    // `order.status`, `order.status.as_str()`: the variable and the field.
-    fn field(e: &Expr) -> Option<(String, String)> {
-        match e {
-            Expr::Paren(p) => field(&p.expr),
-            Expr::Reference(r) => field(&r.expr),
-            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => field(&u.expr),
-            Expr::MethodCall(m)
-                if m.args.is_empty()
-                    && matches!(
-                        m.method.to_string().as_str(),
-                        "as_str" | "as_ref" | "as_deref" | "to_string" | "clone"
-                    ) =>
-            {
-                field(&m.receiver)
-            }
-            Expr::Field(f) => {
-                let syn::Member::Named(name) = &f.member else {
-                    return None;
-                };
-                match &*f.base {
-                    Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
-                        Some((p.path.segments[0].ident.to_string(), name.to_string()))
-                    }
-                    _ => None,
-                }
-            }
-            _ => None,
-        }
-    }
-    // A constant a field is compared with: a literal, an enum member (`Status::Paid`).
-    fn constant(e: &Expr) -> Option<String> {
-        match e {
-            Expr::Paren(p) => constant(&p.expr),
-            Expr::Reference(r) => constant(&r.expr),
-            Expr::Lit(l) => match &l.lit {
-                syn::Lit::Str(s) => Some(s.value()),
-                syn::Lit::Bool(b) => Some(b.value.to_string()),
-                syn::Lit::Int(i) => Some(i.base10_digits().to_string()),
-                _ => None,
-            },
-            Expr::Path(p) if p.path.segments.len() >= 2 => {
-                let n = p.path.segments.len();
-                Some(format!(
-                    "{}.{}",
-                    p.path.segments[n - 2].ident,
-                    p.path.segments[n - 1].ident
-                ))
-            }
-            _ => None,
-        }
-    }
     fn single(e: &Expr, depth: usize) -> Option<(String, String, String)> {
         if depth > 8 {
             return None;
@@ -700,9 +839,9 @@ fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
                 single(&u.expr, depth + 1).map(|(v, f, t)| (v, f, flip(&t)))
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
-                let ((var, name), value) = match (field(&b.left), field(&b.right)) {
-                    (Some(f), None) => (f, constant(&b.right)?),
-                    (None, Some(f)) => (f, constant(&b.left)?),
+                let ((var, name), value) = match (test_field(&b.left), test_field(&b.right)) {
+                    (Some(f), None) => (f, test_constant(&b.right)?),
+                    (None, Some(f)) => (f, test_constant(&b.left)?),
                     _ => return None,
                 };
                 let op = if matches!(b.op, syn::BinOp::Eq(_)) { "eq" } else { "ne" };
@@ -714,11 +853,11 @@ fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
                     "is_none" | "is_err" => "falsy",
                     _ => return None,
                 };
-                let (var, name) = field(&m.receiver)?;
+                let (var, name) = test_field(&m.receiver)?;
                 Some((var, name, test.into()))
             }
             Expr::Field(_) => {
-                let (var, name) = field(e)?;
+                let (var, name) = test_field(e)?;
                 Some((var, name, "truthy".into()))
             }
             _ => None,
@@ -1466,6 +1605,12 @@ impl Lower {
                 }
                 unique |= arms.iter().any(mentions_unique);
                 let scrutinee = self.expr(&m.expr);
+                if !unique
+                    && arms.len() == m.arms.len()
+                    && let Some(test) = match_test(m, &mut arms, line_of(m.match_token.span))
+                {
+                    return test(scrutinee);
+                }
                 let mut v = vec![if unique {
                     Ex::Caught(Box::new(scrutinee))
                 } else {
@@ -1874,6 +2019,78 @@ mod tests {
         assert_eq!(f.route_attrs[0].line, 1);
         let (_, d) = parse_file("src/b.rs", "fn broken( {\n");
         assert!(d[0].message.starts_with("parse error"));
+    }
+
+    /// The first test of a looked-up row in `body`: (var, field, test, then_exits, then_refuses).
+    fn first_test(body: &str) -> Option<(String, String, String, bool, bool)> {
+        let (ir, _) = parse_file("src/a.rs", &format!("fn f() {{ {body} }}"));
+        let Item::Fn(f) = &ir.items[0] else { return None };
+        let mut stack: Vec<&Ex> = Vec::new();
+        push_stmts(&f.body, &mut stack);
+        while let Some(e) = stack.pop() {
+            match e {
+                Ex::FieldTest(t) => {
+                    return Some((
+                        t.var.clone(),
+                        t.field.clone(),
+                        t.test.clone(),
+                        t.then_exits,
+                        t.then_refuses,
+                    ));
+                }
+                Ex::Gate {
+                    var,
+                    failed_when_true,
+                    then_exits,
+                    then_refuses,
+                    ..
+                } => {
+                    let test = if *failed_when_true { "missing" } else { "found" };
+                    return Some((var.clone(), String::new(), test.into(), *then_exits, *then_refuses));
+                }
+                _ => children(e, &mut stack),
+            }
+        }
+        None
+    }
+
+    #[test]
+    fn tests_of_a_looked_up_row() {
+        let t = |body: &str| {
+            first_test(body).map(|(v, f, t, exits, refuses)| format!("{v}.{f} {t} {exits} {refuses}"))
+        };
+        assert_eq!(
+            t("if order.status != \"paid\" { return Ok(order); }").as_deref(),
+            Some("order.status ne:paid true false")
+        );
+        assert_eq!(
+            t("if invite.accepted_at.is_some() { return Err(Conflict); }").as_deref(),
+            Some("invite.accepted_at truthy true true")
+        );
+        assert_eq!(t("if !user.active { bail!(\"x\") }").as_deref(), Some("user.active falsy true true"));
+        assert_eq!(
+            t("if x.is_empty() || order.status == Status::Done { return Ok(()); }").as_deref(),
+            Some("order.status eq:Status.Done true false")
+        );
+        assert_eq!(
+            t("match order.status { Status::Pending => {}, _ => return Err(e) }").as_deref(),
+            Some("order.status ne:Status.Pending true true")
+        );
+        assert_eq!(
+            t("match job.state.as_str() { \"done\" => return Ok(()), _ => run() }").as_deref(),
+            Some("job.state eq:done true false")
+        );
+        assert_eq!(
+            t("match existing { Some(_) => return Err(Conflict), None => {} }").as_deref(),
+            Some("existing. found true true")
+        );
+        assert_eq!(
+            t("if let Some(u) = existing { return Ok(u); }").as_deref(),
+            Some("existing. found true false")
+        );
+        // A test of something other than a local's field, or arms that all go on.
+        assert_eq!(t("if self.cfg.enabled { run() }"), None);
+        assert_eq!(t("match order.status { Status::A => a(), _ => b() }"), None);
     }
 
     #[test]
