@@ -1057,7 +1057,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
             }
             Ex::FieldTest(t) => {
-                let (tables, _) = scope.lookups.get(&t.var)?.clone();
+                // A row looked up here, or one given to the function (the signed-in `user` an
+                // extractor loaded): named for its variable, as the table it comes from is.
+                let tables = match scope.lookups.get(&t.var) {
+                    Some((tables, _)) => tables.clone(),
+                    None => vec![crate::facts::model_key(&t.var)],
+                };
                 let at = self.location(scope.module, t.line);
                 let state = |runs: bool| Guard::State {
                     tables: tables.clone(),

@@ -47,10 +47,24 @@ fn key(name: &str) -> String {
     name.to_ascii_lowercase()
 }
 
+/// The column an index entry keys on: a name, or the one column a case or space folding of it
+/// reads (`lower("email")` keys on `email`, more strictly than the column itself).
 fn column_of(ic: &IndexColumn) -> String {
     match &ic.column.expr {
         Expr::Identifier(i) => i.value.clone(),
-        e => e.to_string().trim_matches('"').to_string(),
+        e => {
+            let text = e.to_string();
+            let folded = text.split_once('(').and_then(|(f, rest)| {
+                let inner = rest.strip_suffix(')')?.trim().trim_matches('"');
+                (matches!(
+                    f.trim().to_ascii_lowercase().as_str(),
+                    "lower" | "upper" | "trim" | "btrim" | "unaccent"
+                ) && !inner.is_empty()
+                    && inner.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .then(|| inner.to_string())
+            });
+            folded.unwrap_or_else(|| text.trim_matches('"').to_string())
+        }
     }
 }
 
@@ -550,6 +564,20 @@ mod tests {
         assert!(diags.is_empty(), "{diags:?}");
         let cols: Vec<_> = found.iter().map(|c| c.columns.clone()).collect();
         assert_eq!(cols, vec![vec!["id".to_string()]]);
+    }
+
+    #[test]
+    fn a_case_folded_index_keys_on_its_column() {
+        let f = file(
+            "migrations/1_init/migration.sql",
+            "CREATE TABLE users (id BIGINT, email TEXT, doc JSONB);\n\
+             CREATE UNIQUE INDEX users_email_idx ON users USING btree (lower(\"email\"));\n\
+             CREATE UNIQUE INDEX users_doc_idx ON users ((doc->>'slug'));",
+        );
+        let (found, _) = constraints(&[&f]);
+        let cols: Vec<_> = found.iter().map(|c| c.columns.clone()).collect();
+        assert!(cols.contains(&vec!["email".to_string()]), "{cols:?}");
+        assert!(!cols.iter().flatten().any(|c| c == "doc"), "{cols:?}");
     }
 
     #[test]
