@@ -268,6 +268,9 @@ struct Scope {
     /// users ..")..fetch_optional(..)`, or a call of a function that only reads): the tables it
     /// read (as `facts::model_key`s), and whether it locked them (`FOR UPDATE`).
     lookups: HashMap<String, (Vec<String>, bool)>,
+    /// Variables holding a select filtered on `not(exists(..))`: inserted, it writes only
+    /// what is not there yet.
+    absent_selects: HashSet<String>,
 }
 
 /// What an `if` on a looked-up row makes of the statements after it (or of one of its branches).
@@ -340,6 +343,7 @@ impl Scope {
             var_effects: HashMap::new(),
             claims: HashMap::new(),
             lookups: HashMap::new(),
+            absent_selects: HashSet::new(),
         }
     }
 }
@@ -896,6 +900,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                             Some(l) => scope.lookups.insert(name.clone(), l),
                             None => scope.lookups.remove(name),
                         };
+                        if init.as_deref().is_some_and(|e| tests_absence(e, scope)) {
+                            scope.absent_selects.insert(name.clone());
+                        } else {
+                            scope.absent_selects.remove(name);
+                        }
                         scope
                             .var_effects
                             .insert(name.clone(), start..out.effects.len());
@@ -1674,7 +1683,15 @@ impl<'m, 'a> Effects<'m, 'a> {
                 } else {
                     None
                 };
+            // `insert_into(t).values(select(..).filter(not(exists(similar))))`: inserts only
+            // when no such row exists (by a lookup, not atomically).
+            let find_or_create = sink.kind == EffectKind::DbCreate
+                && c.links
+                    .iter()
+                    .filter(|(n, ..)| *n == "values")
+                    .any(|(_, args, _)| args.iter().any(|a| tests_absence(a, scope)));
             out.effects.push(Effect {
+                find_or_create,
                 prechecked,
                 downstream_key: downstream.as_ref().map(|d| d.0),
                 downstream_key_expression: downstream.map(|d| d.1).filter(|t| !t.is_empty()),
@@ -1735,7 +1752,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let data_keys = (kind == EffectKind::DbCreate)
                     .then(|| self.inserted_keys(&c, &s, scope))
                     .flatten();
+                // `INSERT INTO t .. SELECT .. WHERE NOT EXISTS (..)`: only what is not there.
+                let find_or_create = kind == EffectKind::DbCreate
+                    && s
+                        .split_whitespace()
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                        .to_ascii_uppercase()
+                        .contains("WHERE NOT EXISTS");
                 out.effects.push(Effect {
+                    find_or_create,
                     data_keys,
                     update_keys: if kind == EffectKind::DbUpdate {
                         crate::frontend::claims::sql_set_values(&s)
@@ -1918,6 +1944,34 @@ fn finish(out: &mut Summary) {
     out.key_reads.dedup();
 }
 
+/// Does an expression filter on `not(exists(..))`, or name a variable that holds one?
+fn tests_absence(e: &Ex, scope: &Scope) -> bool {
+    let mut stack = vec![e];
+    let mut seen = 0usize;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 2_000 {
+            return false;
+        }
+        match x {
+            Ex::Path(p, _) if p.len() == 1 && scope.absent_selects.contains(&p[0]) => return true,
+            Ex::Call(f, args, _)
+                if matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|l| l == "not"))
+                    && args.iter().any(|a| {
+                        matches!(a, Ex::Call(g, _, _)
+                            if matches!(&**g, Ex::Path(p, _) if p.last().is_some_and(|l| l == "exists")))
+                    }) =>
+            {
+                return true;
+            }
+            Ex::Closure { .. } => continue,
+            _ => {}
+        }
+        super::parse::children(x, &mut stack);
+    }
+    false
+}
+
 /// Does a statement run all it does whenever it runs: no block, branch or closure in it?
 fn unconditional(s: &Stmt) -> bool {
     let mut stack: Vec<&Ex> = Vec::new();
@@ -1993,12 +2047,138 @@ fn claim_of(e: &Ex) -> Option<&'static str> {
         }
         super::parse::children(e, &mut stack);
     }
-    (set && nx).then_some("a Redis `SET .. NX`")
+    if set && nx {
+        return Some("a Redis `SET .. NX`");
+    }
+    diesel_moves_state(e).then_some("a diesel `update` of the state its `filter` tests")
+}
+
+/// `diesel::update(t.filter(status.eq("pending"))).set(status.eq("running"))`, or
+/// `..filter(yanked.is_distinct_from(v))..set(yanked.eq(v))`: an update that sets a column its
+/// filter tests (not to a value computed from the column, as a counter is), so the row leaves
+/// the state the filter matches and a second run updates nothing.
+fn diesel_moves_state(e: &Ex) -> bool {
+    // The column a comparison's receiver names (`versions::yanked`, `status`).
+    fn column(e: &Ex) -> Option<&str> {
+        match e {
+            Ex::Path(p, _) => p.last().map(String::as_str),
+            _ => None,
+        }
+    }
+    const TESTS: &[&str] = &[
+        "eq",
+        "ne",
+        "is_distinct_from",
+        "is_not_distinct_from",
+        "is_null",
+        "is_not_null",
+        "eq_any",
+        "lt",
+        "le",
+        "gt",
+        "ge",
+    ];
+    let (mut update, mut filtered, mut set) = (false, Vec::new(), Vec::new());
+    let mut stack = vec![(e, false, false)];
+    let mut seen = 0usize;
+    while let Some((x, in_filter, in_set)) = stack.pop() {
+        seen += 1;
+        if seen > 2_000 {
+            return false;
+        }
+        match x {
+            Ex::Call(f, args, _) => {
+                update |= matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|l| l == "update"));
+                stack.push((f, in_filter, in_set));
+                stack.extend(args.iter().map(|a| (a, in_filter, in_set)));
+            }
+            Ex::Method(recv, name, args, _) => {
+                if in_filter
+                    && TESTS.contains(&name.as_str())
+                    && let Some(c) = column(recv)
+                {
+                    filtered.push(c);
+                }
+                // `col.eq(value)` in `set(..)`: not a counter (`count.eq(count + 1)`).
+                if in_set
+                    && name == "eq"
+                    && let Some(c) = column(recv)
+                    && !args
+                        .iter()
+                        .any(|a| !matches!(a, Ex::Path(..) | Ex::Lit(_)) && mentions_column(a, c))
+                {
+                    set.push(c);
+                }
+                let (f, s) = (
+                    in_filter || name == "filter" || name == "or_filter",
+                    in_set || name == "set",
+                );
+                stack.push((recv, in_filter, in_set));
+                stack.extend(args.iter().map(|a| (a, f, s)));
+            }
+            Ex::Closure { .. } => {}
+            _ => {
+                let mut kids = Vec::new();
+                super::parse::children(x, &mut kids);
+                stack.extend(kids.into_iter().map(|k| (k, in_filter, in_set)));
+            }
+        }
+    }
+    update && set.iter().any(|c| filtered.contains(c))
+}
+
+/// Does an expression name a column (`count + 1` names `count`)?
+fn mentions_column(e: &Ex, column: &str) -> bool {
+    let mut stack = vec![e];
+    let mut seen = 0usize;
+    while let Some(x) = stack.pop() {
+        seen += 1;
+        if seen > 500 {
+            return true;
+        }
+        if let Ex::Path(p, _) = x
+            && p.last().is_some_and(|l| l == column)
+        {
+            return true;
+        }
+        super::parse::children(x, &mut stack);
+    }
+    false
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn first_expr(body: &str) -> Ex {
+        let (ir, _) = super::super::parse::parse_file("src/a.rs", &format!("fn f() {{ {body} }}"));
+        let Some(Item::Fn(f)) = ir.items.into_iter().next() else {
+            panic!("no fn")
+        };
+        match f.body.into_iter().next() {
+            Some(Stmt::Let { init: Some(e), .. }) => *e,
+            Some(Stmt::Expr(e, _)) => e,
+            _ => panic!("no statement"),
+        }
+    }
+
+    #[test]
+    fn a_diesel_update_of_the_state_its_filter_tests_is_a_claim() {
+        let claim = |body: &str| claim_of(&first_expr(body)).is_some();
+        assert!(claim(
+            "let n = diesel::update(jobs::table.find(id).filter(jobs::status.eq(\"pending\"))).set(jobs::status.eq(\"running\")).execute(conn).await?;"
+        ));
+        assert!(claim(
+            "let n = diesel::update(versions::table.find(id).filter(versions::yanked.is_distinct_from(yanked).or(versions::note.is_distinct_from(&note)))).set((versions::yanked.eq(yanked), versions::note.eq(&note))).execute(conn).await?;"
+        ));
+        // Another column, or a counter computed from the one tested.
+        assert!(!claim(
+            "let n = diesel::update(users::table.filter(users::id.eq(uid))).set(users::name.eq(name)).execute(conn).await?;"
+        ));
+        assert!(!claim(
+            "let n = diesel::update(seats::table.filter(seats::count.lt(10))).set(seats::count.eq(seats::count + 1)).execute(conn).await?;"
+        ));
+    }
 
     #[test]
     fn writing_ctes() {
