@@ -114,7 +114,18 @@ pub struct Evaluator<'t, 'c> {
     pub(super) found: Vec<Found>,
     /// The blocks being walked (see `CallSite::blocks`).
     pub(super) blocks: Vec<usize>,
+    /// `blocks` as the calls made in the current block share it (made at the first of them).
+    blocks_shared: Option<std::sync::Arc<[usize]>>,
     chain_group: Option<usize>,
+}
+
+impl Evaluator<'_, '_> {
+    /// The blocks being walked, shared by every call made in the same block.
+    fn blocks_now(&mut self) -> std::sync::Arc<[usize]> {
+        self.blocks_shared
+            .get_or_insert_with(|| self.blocks.as_slice().into())
+            .clone()
+    }
 }
 
 pub fn line(n: Node) -> u32 {
@@ -319,6 +330,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             block_guard: None,
             found: Vec::new(),
             blocks: Vec::new(),
+            blocks_shared: None,
         }
     }
 
@@ -822,9 +834,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let saved_claim = self.claimed;
                 let saved_branch = self.branch.clone();
                 self.blocks.push(node.id());
+                self.blocks_shared = None;
                 self.hoist(node);
                 self.walk_children(node);
                 self.blocks.pop();
+                self.blocks_shared = None;
                 // What a presence test around the block needs (`if (dto.email) { .. }`).
                 self.block_guard = self.guarded.clone().zip(self.refused);
                 self.guarded = saved_guard;
@@ -2335,6 +2349,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             _ => Vec::new(),
         };
+        let blocks = self.blocks_now();
         self.module.functions[f].calls.push(CallSite {
             callee: c.val.clone(),
             root: c.root.clone(),
@@ -2354,9 +2369,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: self.state_guard.clone(),
+            state_guard: self.state_guard.clone().map(Box::new),
             found: self.found.clone(),
-            blocks: self.blocks.clone(),
+            blocks,
             branch: self.branch.clone(),
             arg_keys,
             receiver_model: c.model.clone(),
@@ -2470,6 +2485,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         let f = self.cur_fn();
         let text = format!("new {}", self.short_text(ctor));
+        let blocks = self.blocks_now();
         self.module.functions[f].calls.push(CallSite {
             callee: c.val.clone(),
             root: c.root.clone(),
@@ -2489,9 +2505,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: self.state_guard.clone(),
+            state_guard: self.state_guard.clone().map(Box::new),
             found: self.found.clone(),
-            blocks: self.blocks.clone(),
+            blocks,
             branch: self.branch.clone(),
             arg_keys: Vec::new(),
             receiver_model: c.model.clone(),
