@@ -153,6 +153,8 @@ pub fn collect_facts_with(
     // The API documentation too: decorators and attributes are read from the sources' text.
     let (api_docs, doc_diagnostics) =
         frontend::apidoc::collect(&spec_files, &files, &rust_files, &catalog.key_headers);
+    // The API documents are read: their text (often large JSON) is not held through parsing.
+    drop(spec_files);
     diagnostics.extend(doc_diagnostics);
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         files.into_iter().partition(|f| f.lang.is_ts());
@@ -181,6 +183,7 @@ pub fn collect_facts_with(
             progress.phase("linking");
             trace_phase("ts parsed");
             let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
+            modules.into_par_iter().for_each(drop);
             diagnostics.extend(linked.diagnostics);
             trace_phase("ts linked");
             (

@@ -1233,7 +1233,7 @@ impl<'a> Calls<'a> {
                             _ => update_keys(cs),
                         };
                     }
-                    if let Some((model, field, test, at)) = &cs.state_guard {
+                    if let Some((model, field, test, at)) = cs.state_guard.as_deref() {
                         e.state_guard = Some((
                             state_models(model, &aliased, &guard_alias),
                             field.clone(),
@@ -1333,7 +1333,7 @@ impl<'a> Calls<'a> {
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
                         if e.state_guard.is_none()
-                            && let Some((model, field, test, at)) = &cs.state_guard
+                            && let Some((model, field, test, at)) = cs.state_guard.as_deref()
                         {
                             e.state_guard = Some((
                                 state_models(model, &aliased, &guard_alias),
@@ -1429,7 +1429,7 @@ impl<'a> Calls<'a> {
                     }
                     e.runs_after(&after);
                     if e.ends_a_duplicate() && creates_here.len() < 64 {
-                        creates_here.push((cs.blocks.as_slice(), cs.line, e.location.clone()));
+                        creates_here.push((&cs.blocks[..], cs.line, e.location.clone()));
                     }
                 }
             }
@@ -1494,7 +1494,7 @@ impl<'a> Calls<'a> {
                     && e.target.as_deref().map(model_key) == Some(model_key(&row.model))
                     && deletes_row(&cs.callee, &cs.args, &row.row)
             })
-            .map(|(_, _, row, cs)| (*row, cs.blocks.as_slice()))
+            .map(|(_, _, row, cs)| (*row, &cs.blocks[..]))
             .collect();
         for (is_own, i, row, cs) in found {
             let consumed = !recreated.contains(&model_key(&row.model))

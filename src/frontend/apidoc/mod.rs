@@ -196,10 +196,16 @@ pub fn collect(
     rust: &[crate::discover::RustFile],
     key_headers: &[String],
 ) -> (ApiDocs, Vec<Diagnostic>) {
+    use rayon::prelude::*;
     let mut docs = ApiDocs::default();
     let mut diagnostics = Vec::new();
-    for f in specs {
-        match openapi::read(&f.rel, &f.text, key_headers) {
+    // Each file is read on its own (in parallel); what they document is added in their order.
+    let read: Vec<_> = specs
+        .par_iter()
+        .map(|f| openapi::read(&f.rel, &f.text, key_headers))
+        .collect();
+    for r in read {
+        match r {
             Ok(Some((file, ops))) => docs.add(file, ops),
             Ok(None) => {}
             Err(d) => diagnostics.push(d),
@@ -207,17 +213,19 @@ pub fn collect(
     }
     // `SwaggerModule.createDocument(app, ..)` documents every controller route, decorated or not.
     let swagger_module = ts
-        .iter()
+        .par_iter()
         .any(|f| f.lang.is_ts() && f.text.contains("SwaggerModule"));
-    for f in ts.iter().filter(|f| f.lang.is_ts()) {
-        if let Some((file, ops)) = nest::read(f, key_headers, swagger_module) {
-            docs.add(file, ops);
-        }
-    }
-    for f in rust {
-        if let Some((file, ops)) = utoipa::read(&f.rel, &f.text, key_headers) {
-            docs.add(file, ops);
-        }
+    let code: Vec<_> = ts
+        .par_iter()
+        .filter(|f| f.lang.is_ts())
+        .filter_map(|f| nest::read(f, key_headers, swagger_module))
+        .chain(
+            rust.par_iter()
+                .filter_map(|f| utoipa::read(&f.rel, &f.text, key_headers)),
+        )
+        .collect();
+    for (file, ops) in code {
+        docs.add(file, ops);
     }
     docs.files.sort();
     (docs, diagnostics)

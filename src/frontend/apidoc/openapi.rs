@@ -4,6 +4,7 @@
 use super::{ApiDocFile, ApiOperation, DocSource, KeyHeaderDoc, is_key_header, retention};
 use crate::facts::{Diagnostic, Location};
 use serde_json::Value;
+use std::collections::HashMap;
 
 const METHODS: &[&str] = &["post", "put", "patch", "delete"];
 
@@ -69,6 +70,7 @@ pub fn read(
     };
     let base = base_path(&doc, source);
     let lines: Vec<&str> = text.lines().collect();
+    let lines = Lines::new(lines, json);
     let mut ops = Vec::new();
     for (path, item) in paths {
         let shared: Vec<&Value> = params(&doc, item);
@@ -253,9 +255,55 @@ fn examples(doc: &Value, op: &Value, source: DocSource) -> Vec<Value> {
     out
 }
 
+/// A document's lines, and for JSON, the lines that begin with each quoted string (after
+/// indentation and `- `), so that finding where a key is written does not rescan the document.
+struct Lines<'t> {
+    lines: Vec<&'t str>,
+    /// For JSON: the quoted string a line begins with → its (0-based) lines, ascending; one map
+    /// for `"`, one for `'`.
+    quoted: Option<[HashMap<&'t str, Vec<usize>>; 2]>,
+}
+
+impl<'t> Lines<'t> {
+    fn new(lines: Vec<&'t str>, json: bool) -> Self {
+        let quoted = json.then(|| {
+            let mut maps: [HashMap<&'t str, Vec<usize>>; 2] = Default::default();
+            for (i, l) in lines.iter().enumerate() {
+                let t = l.trim_start().trim_start_matches("- ");
+                for (q, map) in ['"', '\''].into_iter().zip(maps.iter_mut()) {
+                    if let Some(rest) = t.strip_prefix(q)
+                        && let Some(end) = rest.find(q)
+                    {
+                        map.entry(&rest[..end]).or_default().push(i);
+                    }
+                }
+            }
+            maps
+        });
+        Lines { lines, quoted }
+    }
+}
+
 /// The 1-based line at or after `from` (0-based) where `key` is written as a mapping key.
-fn line_of(lines: &[&str], from: usize, key: &str, json: bool) -> Option<u32> {
+fn line_of(lines: &Lines, from: usize, key: &str, json: bool) -> Option<u32> {
+    // A line begins with `"key"` exactly when the first quoted string on it is `key` (a key
+    // without the quote in it): the first such line at or after `from`, in either quoting.
+    if json
+        && let Some(maps) = &lines.quoted
+        && !key.contains(['"', '\''])
+    {
+        return maps
+            .iter()
+            .filter_map(|m| {
+                let at = m.get(key)?;
+                at.get(at.partition_point(|&i| i < from)).copied()
+            })
+            .min()
+            .map(|i| i as u32 + 1);
+    }
+    let lines = &lines.lines;
     let quoted = [format!("\"{key}\""), format!("'{key}'")];
+    let colon = format!("{key}:");
     lines
         .iter()
         .enumerate()
@@ -263,7 +311,7 @@ fn line_of(lines: &[&str], from: usize, key: &str, json: bool) -> Option<u32> {
         .find(|(_, l)| {
             let t = l.trim_start().trim_start_matches("- ");
             quoted.iter().any(|q| t.starts_with(q.as_str()))
-                || (!json && (t.starts_with(&format!("{key}:")) || t == key))
+                || (!json && (t.starts_with(colon.as_str()) || t == key))
                 || (!json && t.starts_with("name:") && t.contains(key))
         })
         .map(|(i, _)| i as u32 + 1)

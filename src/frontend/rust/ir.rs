@@ -248,9 +248,10 @@ pub enum Ex {
     /// `path!(..)`: string literals found at its top level, and the expressions that could be
     /// read out of its tokens.
     Macro {
-        path: Vec<String>,
+        // boxed slices, as in `Struct`: an expression is then no larger than a method call
+        path: Box<[String]>,
         lits: Vec<String>,
-        args: Vec<Ex>,
+        args: Box<[Ex]>,
         line: Line,
     },
     Closure {
@@ -264,7 +265,7 @@ pub enum Ex {
     List(Vec<Ex>),
     /// `Type { field: value, .. }`: the path, the values (then the `..rest`), the field names
     /// (one per named value, in order).
-    Struct(Vec<String>, Vec<Ex>, Vec<String>),
+    Struct(Box<[String]>, Box<[Ex]>, Box<[String]>),
     /// An expression whose result a `match`, `if let` or `.map_err(..)` inspects for a unique
     /// violation (`SqlErr::UniqueConstraintViolation`, `DatabaseErrorKind::UniqueViolation`,
     /// `is_unique_violation()`): a duplicate insert in it is answered, not a 500.
@@ -303,5 +304,16 @@ impl Ex {
             Ex::Field(e, _) | Ex::Caught(e) | Ex::Failure(e) => e.line(),
             _ => 0,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The lowered files of a large crate hold millions of expressions: each stays the size of a
+    /// method call (no variant carries three vectors inline).
+    #[test]
+    #[cfg(target_pointer_width = "64")]
+    fn an_expression_is_no_larger_than_a_method_call() {
+        assert_eq!(std::mem::size_of::<super::Ex>(), 64);
     }
 }

@@ -5,7 +5,8 @@
 use super::ir::*;
 use crate::facts::Diagnostic;
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+// A fast hasher: resolution looks names up millions of times on a large workspace.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use std::path::Path;
 
 pub type ModId = usize;
@@ -241,7 +242,7 @@ fn read_manifest(
 
 /// `[workspace.dependencies]` renames: code name -> package name.
 fn workspace_deps(manifests: &[(String, toml::Value)]) -> HashMap<String, String> {
-    let mut out = HashMap::new();
+    let mut out = HashMap::default();
     for (_, v) in manifests {
         if let Some(t) = v
             .get("workspace")
@@ -273,7 +274,7 @@ impl<'a> Model<'a> {
             .map(|(i, f)| (f.rel.as_str(), i))
             .collect();
         // Every directory that holds a .rs file, and its ancestors: where manifests may be.
-        let mut dirs: HashSet<String> = HashSet::new();
+        let mut dirs: HashSet<String> = HashSet::default();
         for f in files {
             let mut d = dirname(&f.rel);
             loop {
@@ -305,17 +306,17 @@ impl<'a> Model<'a> {
             modules: Vec::new(),
             fns: Vec::new(),
             impls: Vec::new(),
-            impls_by_type: HashMap::new(),
-            impls_by_trait: HashMap::new(),
-            methods_by_name: HashMap::new(),
-            lib_roots: HashMap::new(),
-            lookup_cache: RefCell::new(HashMap::new()),
-            lookups_open: RefCell::new(HashMap::new()),
+            impls_by_type: HashMap::default(),
+            impls_by_trait: HashMap::default(),
+            methods_by_name: HashMap::default(),
+            lib_roots: HashMap::default(),
+            lookup_cache: RefCell::new(HashMap::default()),
+            lookups_open: RefCell::new(HashMap::default()),
             lookup_low: std::cell::Cell::new(usize::MAX),
             entities: Vec::new(),
             diagnostics,
         };
-        let mut reached: HashSet<usize> = HashSet::new();
+        let mut reached: HashSet<usize> = HashSet::default();
         // (crate, root file)
         let mut roots: Vec<(usize, usize)> = Vec::new();
         for m in &manifests {
@@ -442,7 +443,7 @@ impl<'a> Model<'a> {
         );
         // (module, items, the file's directory for #[path])
         let mut stack: Vec<(ModId, &'a [Item])> = vec![(root, &file.items)];
-        let mut in_crate: HashSet<usize> = HashSet::from([fi]);
+        let mut in_crate: HashSet<usize> = HashSet::from_iter([fi]);
         while let Some((m, items)) = stack.pop() {
             for item in items {
                 self.add_item(m, item);
@@ -518,12 +519,12 @@ impl<'a> Model<'a> {
             file,
             parent,
             dir,
-            children: HashMap::new(),
-            fns: HashMap::new(),
-            types: HashSet::new(),
-            fields: HashMap::new(),
-            traits: HashMap::new(),
-            consts: HashMap::new(),
+            children: HashMap::default(),
+            fns: HashMap::default(),
+            types: HashSet::default(),
+            fields: HashMap::default(),
+            traits: HashMap::default(),
+            consts: HashMap::default(),
             uses: Vec::new(),
             externs: Vec::new(),
             is_test,

@@ -1647,7 +1647,7 @@ impl Lower {
             Expr::Tuple(t) => Ex::List(self.exprs(&t.elems)),
             Expr::Struct(s) => {
                 let mut v: Vec<Ex> = s.fields.iter().map(|f| self.expr(&f.expr)).collect();
-                let names = s
+                let names: Box<[String]> = s
                     .fields
                     .iter()
                     .map(|f| match &f.member {
@@ -1658,7 +1658,7 @@ impl Lower {
                 if let Some(r) = &s.rest {
                     v.push(self.expr(r));
                 }
-                Ex::Struct(path_segs(&s.path), v, names)
+                Ex::Struct(path_segs(&s.path).into(), v.into(), names)
             }
             Expr::Assign(a) => {
                 Ex::Assign(Box::new(self.expr(&a.left)), Box::new(self.expr(&a.right)))
@@ -1719,9 +1719,9 @@ impl Lower {
         let mut args = Vec::new();
         self.mine(tokens, &mut args, 0);
         Ex::Macro {
-            path,
+            path: path.into(),
             lits,
-            args,
+            args: args.into(),
             line,
         }
     }
@@ -1967,9 +1967,8 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
         Ex::Closure { body, .. } => stack.push(body),
         Ex::Field(b, _) => stack.push(b),
         Ex::Block(stmts) => push_stmts(stmts, stack),
-        Ex::List(v) | Ex::Other(v) | Ex::Struct(_, v, _) | Ex::Gate { parts: v, .. } => {
-            stack.extend(v.iter())
-        }
+        Ex::List(v) | Ex::Other(v) | Ex::Gate { parts: v, .. } => stack.extend(v.iter()),
+        Ex::Struct(_, v, _) => stack.extend(v.iter()),
         Ex::FieldTest(t) => stack.extend(t.parts.iter()),
         Ex::Caught(e) | Ex::Failure(e) => stack.push(e),
         Ex::Assign(a, b) => {

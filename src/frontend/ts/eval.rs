@@ -5,6 +5,7 @@
 //! unrolled (route tables), and every call is recorded with its chain decomposed. References to
 //! other files stay symbolic (`Val::Import`) for the linker.
 
+use super::FieldExt;
 use super::ir::*;
 use crate::catalog::Catalog;
 use crate::facts::Diagnostic;
@@ -114,7 +115,18 @@ pub struct Evaluator<'t, 'c> {
     pub(super) found: Vec<Found>,
     /// The blocks being walked (see `CallSite::blocks`).
     pub(super) blocks: Vec<usize>,
+    /// `blocks` as the calls made in the current block share it (made at the first of them).
+    blocks_shared: Option<std::sync::Arc<[usize]>>,
     chain_group: Option<usize>,
+}
+
+impl Evaluator<'_, '_> {
+    /// The blocks being walked, shared by every call made in the same block.
+    fn blocks_now(&mut self) -> std::sync::Arc<[usize]> {
+        self.blocks_shared
+            .get_or_insert_with(|| self.blocks.as_slice().into())
+            .clone()
+    }
 }
 
 pub fn line(n: Node) -> u32 {
@@ -319,6 +331,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             block_guard: None,
             found: Vec::new(),
             blocks: Vec::new(),
+            blocks_shared: None,
         }
     }
 
@@ -473,10 +486,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn eval_declarator(&mut self, decl: Node<'t>) {
-        let Some(pattern) = decl.child_by_field_name("name") else {
+        let Some(pattern) = decl.field("name") else {
             return;
         };
-        let v = match decl.child_by_field_name("value") {
+        let v = match decl.field("value") {
             Some(value) => {
                 if pattern.kind() == "identifier" {
                     self.name_hint = Some(self.text(pattern).to_string());
@@ -485,7 +498,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.name_hint = None;
                 v
             }
-            None => match decl.child_by_field_name("type") {
+            None => match decl.field("type") {
                 Some(t) => self.type_ref(t),
                 None => Val::Unknown,
             },
@@ -516,10 +529,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                             self.set_in(scope, &name, field);
                         }
                         "pair_pattern" => {
-                            let (Some(k), Some(value)) = (
-                                child.child_by_field_name("key"),
-                                child.child_by_field_name("value"),
-                            ) else {
+                            let (Some(k), Some(value)) = (child.field("key"), child.field("value"))
+                            else {
                                 continue;
                             };
                             let key = self.property_name(k);
@@ -528,7 +539,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                             self.bind_pattern(value, field, scope);
                         }
                         "object_assignment_pattern" => {
-                            if let Some(left) = child.child_by_field_name("left") {
+                            if let Some(left) = child.field("left") {
                                 let name = self.text(left).to_string();
                                 let field = self.member(v.clone(), &name);
                                 self.bind_pattern(left, field, scope);
@@ -564,7 +575,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             "assignment_pattern" | "object_assignment_pattern" => {
-                if let Some(left) = pattern.child_by_field_name("left") {
+                if let Some(left) = pattern.field("left") {
                     self.bind_pattern(left, v, scope);
                 }
             }
@@ -587,12 +598,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 for child in pattern.named_children(&mut cursor) {
                     match child.kind() {
                         "pair_pattern" => {
-                            if let Some(v) = child.child_by_field_name("value") {
+                            if let Some(v) = child.field("value") {
                                 self.pattern_names(v, out);
                             }
                         }
                         "object_assignment_pattern" | "assignment_pattern" => {
-                            if let Some(l) = child.child_by_field_name("left") {
+                            if let Some(l) = child.field("left") {
                                 self.pattern_names(l, out);
                             }
                         }
@@ -621,7 +632,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .into_iter()
                     .filter(|d| d.kind() == "variable_declarator")
                 {
-                    if let Some(p) = decl.child_by_field_name("name") {
+                    if let Some(p) = decl.field("name") {
                         let mut names = Vec::new();
                         self.pattern_names(p, &mut names);
                         for n in names {
@@ -632,19 +643,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             "function_declaration" | "generator_function_declaration" => {
-                if let Some(n) = stmt.child_by_field_name("name") {
+                if let Some(n) = stmt.field("name") {
                     let name = self.text(n).to_string();
                     self.declare(&name, Binding::LazyFn(stmt));
                 }
             }
             "class_declaration" | "abstract_class_declaration" => {
-                if let Some(n) = stmt.child_by_field_name("name") {
+                if let Some(n) = stmt.field("name") {
                     let name = self.text(n).to_string();
                     self.declare(&name, Binding::LazyClass(stmt));
                 }
             }
             "export_statement" => {
-                if let Some(d) = stmt.child_by_field_name("declaration") {
+                if let Some(d) = stmt.field("declaration") {
                     self.hoist_stmt(d);
                 }
             }
@@ -663,13 +674,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn bind_import(&mut self, stmt: Node<'t>) {
-        let Some(source) = stmt.child_by_field_name("source") else {
+        let Some(source) = stmt.field("source") else {
             // `import x = require('y')`
             let mut cursor = stmt.walk();
             for child in stmt.named_children(&mut cursor) {
                 if child.kind() == "import_require_clause" {
                     let id = child.named_child(0);
-                    let src = child.child_by_field_name("source");
+                    let src = child.field("source");
                     if let (Some(id), Some(src)) = (id, src) {
                         let v = Val::Import {
                             spec: self.string_value(src),
@@ -715,12 +726,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         let mut c3 = part.walk();
                         let specs: Vec<Node<'t>> = part.named_children(&mut c3).collect();
                         for s in specs.into_iter().filter(|s| s.kind() == "import_specifier") {
-                            let Some(name) = s.child_by_field_name("name") else {
+                            let Some(name) = s.field("name") else {
                                 continue;
                             };
                             let imported = self.property_name(name);
                             let local = s
-                                .child_by_field_name("alias")
+                                .field("alias")
                                 .map(|a| self.text(a).to_string())
                                 .unwrap_or_else(|| imported.clone());
                             let v = Val::Import {
@@ -765,7 +776,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .into_iter()
                     .filter(|d| d.kind() == "variable_declarator")
                 {
-                    let Some(p) = decl.child_by_field_name("name") else {
+                    let Some(p) = decl.field("name") else {
                         continue;
                     };
                     let mut names = Vec::new();
@@ -784,7 +795,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             | "generator_function_declaration"
             | "class_declaration"
             | "abstract_class_declaration" => {
-                if let Some(n) = node.child_by_field_name("name") {
+                if let Some(n) = node.field("name") {
                     let name = self.text(n).to_string();
                     match self.find(&name) {
                         Some(i) => {
@@ -822,9 +833,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let saved_claim = self.claimed;
                 let saved_branch = self.branch.clone();
                 self.blocks.push(node.id());
+                self.blocks_shared = None;
                 self.hoist(node);
                 self.walk_children(node);
                 self.blocks.pop();
+                self.blocks_shared = None;
                 // What a presence test around the block needs (`if (dto.email) { .. }`).
                 self.block_guard = self.guarded.clone().zip(self.refused);
                 self.guarded = saved_guard;
@@ -869,7 +882,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     /// A `try` whose `catch` recognises a unique violation covers the calls in its body.
     fn walk_try(&mut self, node: Node<'t>) {
-        let handler = node.child_by_field_name("handler");
+        let handler = node.field("handler");
         let catches = handler.is_some_and(|h| names_unique_violation(self.text(h)));
         // A `catch` with no `throw` and no `return` goes on after the `try`: the error is
         // dropped there.
@@ -877,7 +890,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             let t = self.text(h);
             !t.contains("throw") && !t.contains("return")
         });
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             let saved = (self.unique_catch, self.in_try, self.swallowed);
             self.unique_catch |= catches;
             self.in_try |= handler.is_some();
@@ -890,7 +903,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.walk_stmt_or_expr(h);
             self.failure = saved;
         }
-        if let Some(f) = node.child_by_field_name("finalizer") {
+        if let Some(f) = node.field("finalizer") {
             self.walk_stmt_or_expr(f);
         }
     }
@@ -934,10 +947,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn walk_export(&mut self, node: Node<'t>) {
-        let source = node
-            .child_by_field_name("source")
-            .map(|s| self.string_value(s));
-        if let Some(decl) = node.child_by_field_name("declaration") {
+        let source = node.field("source").map(|s| self.string_value(s));
+        if let Some(decl) = node.field("declaration") {
             self.walk(decl);
             let mut names = Vec::new();
             match decl.kind() {
@@ -947,13 +958,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         .named_children(&mut cursor)
                         .filter(|d| d.kind() == "variable_declarator")
                     {
-                        if let Some(p) = d.child_by_field_name("name") {
+                        if let Some(p) = d.field("name") {
                             self.pattern_names(p, &mut names);
                         }
                     }
                 }
                 _ => {
-                    if let Some(n) = decl.child_by_field_name("name") {
+                    if let Some(n) = decl.field("name") {
                         names.push(self.text(n).to_string());
                     }
                 }
@@ -972,7 +983,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             return;
         }
-        if let Some(value) = node.child_by_field_name("value") {
+        if let Some(value) = node.field("value") {
             self.name_hint = Some("default".into());
             let v = self.eval(value);
             self.name_hint = None;
@@ -994,12 +1005,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         .named_children(&mut c2)
                         .filter(|s| s.kind() == "export_specifier")
                     {
-                        let Some(name) = s.child_by_field_name("name") else {
+                        let Some(name) = s.field("name") else {
                             continue;
                         };
                         let local = self.property_name(name);
                         let exported = s
-                            .child_by_field_name("alias")
+                            .field("alias")
                             .map(|a| self.property_name(a))
                             .unwrap_or_else(|| local.clone());
                         match &source {
@@ -1054,11 +1065,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn walk_for_of(&mut self, node: Node<'t>) {
-        let (Some(left), Some(right), Some(body)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-            node.child_by_field_name("body"),
-        ) else {
+        let (Some(left), Some(right), Some(body)) =
+            (node.field("left"), node.field("right"), node.field("body"))
+        else {
             return self.walk_children_eval(node);
         };
         let is_of = self.has_token(node, "of");
@@ -1118,10 +1127,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         let id = self.module.functions.len();
         let name = name
-            .or_else(|| {
-                node.child_by_field_name("name")
-                    .map(|n| self.text(n).to_string())
-            })
+            .or_else(|| node.field("name").map(|n| self.text(n).to_string()))
             .unwrap_or_else(|| "anonymous".into());
         let this_class = if node.kind() == "arrow_function" {
             self.scopes[self.cur].this_class
@@ -1145,28 +1151,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
         let scope = self.cur;
-        if let Some(params) = node.child_by_field_name("parameters") {
+        if let Some(params) = node.field("parameters") {
             let mut cursor = params.walk();
             // A TypeScript `this` parameter (`static make(this: ModelStatic<M>, values)`) types
             // the receiver: it is no argument, the next parameter is the call's first.
             let list: Vec<Node<'t>> = params
                 .named_children(&mut cursor)
-                .filter(|p| {
-                    p.child_by_field_name("pattern")
-                        .is_none_or(|pat| pat.kind() != "this")
-                })
+                .filter(|p| p.field("pattern").is_none_or(|pat| pat.kind() != "this"))
                 .collect();
             for (i, p) in list.into_iter().enumerate() {
-                let pattern = p.child_by_field_name("pattern").unwrap_or(p);
+                let pattern = p.field("pattern").unwrap_or(p);
                 self.param_decorators(p, id);
                 // `function init(app: Koa = new Koa())`: the default is the app.
-                let default = p.child_by_field_name("value").or_else(|| {
+                let default = p.field("value").or_else(|| {
                     (p.kind() == "assignment_pattern")
-                        .then(|| p.child_by_field_name("right"))
+                        .then(|| p.field("right"))
                         .flatten()
                 });
                 let pattern = if p.kind() == "assignment_pattern" {
-                    p.child_by_field_name("left").unwrap_or(pattern)
+                    p.field("left").unwrap_or(pattern)
                 } else {
                     pattern
                 };
@@ -1187,14 +1190,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
                 self.bind_pattern(pattern, value, scope);
             }
-        } else if let Some(p) = node.child_by_field_name("parameter") {
+        } else if let Some(p) = node.field("parameter") {
             if p.kind() == "identifier" {
                 let n = self.text(p).to_string();
                 self.decls.insert((scope, n), Decl::Param(id, 0));
             }
             self.bind_pattern(p, Val::Param(id, 0), scope);
         }
-        if let Some(body) = node.child_by_field_name("body") {
+        if let Some(body) = node.field("body") {
             if body.kind() == "statement_block" {
                 self.module.functions[id].use_server = self.has_directive(body, "use server");
                 self.hoist(body);
@@ -1248,7 +1251,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         let id = self.module.classes.len();
         let name = node
-            .child_by_field_name("name")
+            .field("name")
             .map(|n| self.text(n).to_string())
             .unwrap_or(name);
         self.module.classes.push(ClassFacts {
@@ -1282,7 +1285,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         continue;
                     }
                     let expr = match part.kind() {
-                        "extends_clause" => part.child_by_field_name("value"),
+                        "extends_clause" => part.field("value"),
                         _ => Some(part),
                     };
                     if let Some(e) = expr {
@@ -1293,7 +1296,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
         }
-        let Some(body) = node.child_by_field_name("body") else {
+        let Some(body) = node.field("body") else {
             return id;
         };
         let mut c3 = body.walk();
@@ -1304,10 +1307,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         // Fields first, so that methods see them.
         for m in &members {
             if matches!(m.kind(), "public_field_definition" | "field_definition") {
-                let Some(n) = m
-                    .child_by_field_name("name")
-                    .or_else(|| m.child_by_field_name("property"))
-                else {
+                let Some(n) = m.field("name").or_else(|| m.field("property")) else {
                     continue;
                 };
                 let field = self.property_name(n);
@@ -1317,19 +1317,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         .children(&mut cursor)
                         .filter(|c| c.kind() == "decorator")
                         .collect();
-                    if let Some(model) =
-                        self.injected_model(&decorators, m.child_by_field_name("type"))
-                    {
+                    if let Some(model) = self.injected_model(&decorators, m.field("type")) {
                         self.module.classes[id]
                             .field_models
                             .push((field.clone(), model));
                     }
                 }
                 let prev = self.push_scope(self.cur_fn(), Some(id));
-                let v = match (
-                    m.child_by_field_name("value"),
-                    m.child_by_field_name("type"),
-                ) {
+                let v = match (m.field("value"), m.field("type")) {
                     (Some(v), _) => self.eval(v),
                     (None, Some(t)) => self.type_ref(t),
                     _ => Val::Unknown,
@@ -1355,7 +1350,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         // methods see, whatever order they are written in.
         if let Some(ctor) = members.iter().find(|m| {
             m.kind() == "method_definition"
-                && m.child_by_field_name("name")
+                && m.field("name")
                     .is_some_and(|n| self.property_name(n) == "constructor")
         }) {
             self.constructor_fields(*ctor, id);
@@ -1375,7 +1370,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 decorators.clear();
                 continue;
             }
-            let Some(n) = m.child_by_field_name("name") else {
+            let Some(n) = m.field("name") else {
                 continue;
             };
             let method = self.property_name(n);
@@ -1392,7 +1387,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     /// TypeScript parameter properties: `constructor(private readonly orders: OrdersService)`.
     fn constructor_fields(&mut self, ctor: Node<'t>, class: ClassId) {
-        let Some(params) = ctor.child_by_field_name("parameters") else {
+        let Some(params) = ctor.field("parameters") else {
             return;
         };
         let mut cursor = params.walk();
@@ -1408,10 +1403,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             if !is_property {
                 continue;
             }
-            let (Some(pat), Some(t)) = (
-                p.child_by_field_name("pattern"),
-                p.child_by_field_name("type"),
-            ) else {
+            let (Some(pat), Some(t)) = (p.field("pattern"), p.field("type")) else {
                 continue;
             };
             let field = self.text(pat).to_string();
@@ -1439,7 +1431,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 continue;
             };
             let name = call
-                .child_by_field_name("function")
+                .field("function")
                 .map(|f| self.text(f))
                 .unwrap_or_default();
             if !matches!(
@@ -1448,14 +1440,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             ) {
                 continue;
             }
-            let arg = call
-                .child_by_field_name("arguments")
-                .and_then(|a| a.named_child(0));
+            let arg = call.field("arguments").and_then(|a| a.named_child(0));
             let model = match arg {
                 Some(a) if a.kind() == "identifier" => Some(self.text(a).to_string()),
                 // `User.name`: the class's name.
                 Some(a) if a.kind() == "member_expression" => a
-                    .child_by_field_name("object")
+                    .field("object")
                     .filter(|o| o.kind() == "identifier")
                     .map(|o| self.text(o).to_string()),
                 Some(a) if a.kind() == "string" => Some(self.string_value(a)),
@@ -1482,7 +1472,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         match n.kind() {
             "type_query" => entity(self, n),
             "generic_type" => {
-                let name = n.child_by_field_name("name").map(|x| self.text(x))?;
+                let name = n.field("name").map(|x| self.text(x))?;
                 let wrapper = name.rsplit('.').next().unwrap_or(name);
                 if !matches!(
                     wrapper,
@@ -1497,7 +1487,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 ) {
                     return None;
                 }
-                let args = n.child_by_field_name("type_arguments")?;
+                let args = n.field("type_arguments")?;
                 let first = args.named_child(0)?;
                 let model = entity(self, first)?;
                 // Mongoose's `Model<UserDocument>`: the document type of `User`.
@@ -1553,13 +1543,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 None => Val::Unknown,
             },
             // `ConfigService<AllConfig>`: the value, its type arguments aside.
-            "instantiation_expression" => match node
-                .child_by_field_name("function")
-                .or_else(|| node.named_child(0))
-            {
-                Some(c) => self.eval(c),
-                None => Val::Unknown,
-            },
+            "instantiation_expression" => {
+                match node.field("function").or_else(|| node.named_child(0)) {
+                    Some(c) => self.eval(c),
+                    None => Val::Unknown,
+                }
+            }
             "type_assertion" => {
                 match node.named_child((node.named_child_count().saturating_sub(1)) as u32) {
                     Some(c) => self.eval(c),
@@ -1592,14 +1581,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "new_expression" => self.eval_new(node).val,
             "member_expression" | "subscript_expression" => self.chain(node).val,
             "binary_expression" => {
-                let op = node
-                    .child_by_field_name("operator")
-                    .map(|o| self.text(o))
-                    .unwrap_or("");
-                let left = node.child_by_field_name("left");
+                let op = node.field("operator").map(|o| self.text(o)).unwrap_or("");
+                let left = node.field("left");
                 let l = left.map(|n| self.eval(n)).unwrap_or(Val::Unknown);
                 let r = node
-                    .child_by_field_name("right")
+                    .field("right")
                     .map(|n| self.eval(n))
                     .unwrap_or(Val::Unknown);
                 let env_read = left.filter(|n| self.reads_environment(*n));
@@ -1638,7 +1624,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             // `cond ? await X.findOne(..) : null`: the lookup's row, or nothing.
             "ternary_expression" => {
-                let cond = node.child_by_field_name("condition");
+                let cond = node.field("condition");
                 if let Some(c) = cond {
                     self.eval(c);
                 }
@@ -1734,13 +1720,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         if n.kind() != "call_expression" {
             return false;
         }
-        let Some(f) = n.child_by_field_name("function") else {
+        let Some(f) = n.field("function") else {
             return false;
         };
         if !matches!(self.text(f), "env" | "getEnv" | "getEnvVar" | "readEnv") {
             return false;
         }
-        let Some(args) = n.child_by_field_name("arguments") else {
+        let Some(args) = n.field("arguments") else {
             return false;
         };
         let mut cursor = args.walk();
@@ -1786,9 +1772,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         for c in children {
             match c.kind() {
                 "pair" => {
-                    let (Some(k), Some(v)) =
-                        (c.child_by_field_name("key"), c.child_by_field_name("value"))
-                    else {
+                    let (Some(k), Some(v)) = (c.field("key"), c.field("value")) else {
                         continue;
                     };
                     let key = self.property_name(k);
@@ -1803,7 +1787,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     fields.push((key, v));
                 }
                 "method_definition" => {
-                    if let Some(n) = c.child_by_field_name("name") {
+                    if let Some(n) = c.field("name") {
                         let key = self.property_name(n);
                         let f = self.make_function(c, Some(key.clone()), None);
                         fields.push((key, Val::Func(f)));
@@ -1823,16 +1807,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn eval_assignment(&mut self, node: Node<'t>) -> Val {
-        let (Some(left), Some(right)) = (
-            node.child_by_field_name("left"),
-            node.child_by_field_name("right"),
-        ) else {
+        let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return Val::Unknown;
         };
         let left_text = self.text(left).to_string();
         // `module.exports = function legacyRoutes(app) {..}`: the function keeps its own name.
-        let named_function =
-            is_function(right.kind()) && right.child_by_field_name("name").is_some();
+        let named_function = is_function(right.kind()) && right.field("name").is_some();
         self.name_hint = (!(named_function && left_text.ends_with("exports")))
             .then(|| left_text.rsplit('.').next().unwrap_or("").to_string());
         let v = self.eval(right);
@@ -1840,9 +1820,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.key_assignment(left, right, node);
         match left.kind() {
             "member_expression" => {
-                let object = left.child_by_field_name("object");
+                let object = left.field("object");
                 let prop = left
-                    .child_by_field_name("property")
+                    .field("property")
                     .map(|p| self.text(p).to_string())
                     .unwrap_or_default();
                 if left_text == "module.exports" {
@@ -1932,14 +1912,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         loop {
             let inner = match cur.kind() {
                 "member_expression" | "subscript_expression" => {
-                    let object = cur.child_by_field_name("object");
+                    let object = cur.field("object");
                     if object.is_some() {
                         links.push(cur);
                     }
                     object
                 }
                 "call_expression" => {
-                    let function = cur.child_by_field_name("function");
+                    let function = cur.field("function");
                     if function.is_some() {
                         links.push(cur);
                     }
@@ -1950,9 +1930,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 | "non_null_expression"
                 | "as_expression"
                 | "satisfies_expression" => cur.named_child(0),
-                "instantiation_expression" => cur
-                    .child_by_field_name("function")
-                    .or_else(|| cur.named_child(0)),
+                "instantiation_expression" => cur.field("function").or_else(|| cur.named_child(0)),
                 _ => None,
             };
             match inner {
@@ -2010,7 +1988,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     /// not the whole chain before it.
     fn ends_with_name(&self, node: Node, name: &str) -> bool {
         let last = match node.kind() {
-            "member_expression" => node.child_by_field_name("property"),
+            "member_expression" => node.field("property"),
             _ => Some(node),
         };
         last.is_some_and(|n| n.end_byte() - n.start_byte() < 256 && self.text(n).ends_with(name))
@@ -2045,12 +2023,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     fn member_link(&mut self, mut c: Chain, node: Node<'t>) -> Chain {
         c.computed = None;
         let (prop, key) = if node.kind() == "member_expression" {
-            let prop = node
-                .child_by_field_name("property")
-                .map(|p| self.text(p).to_string());
+            let prop = node.field("property").map(|p| self.text(p).to_string());
             (prop, None)
         } else {
-            let index = node.child_by_field_name("index");
+            let index = node.field("index");
             let key = index.map(|i| self.eval(i));
             // `args[0]`: an index is a member like a name.
             let prop = key
@@ -2081,7 +2057,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         if node.kind() == "subscript_expression"
             && node
-                .child_by_field_name("object")
+                .field("object")
                 .is_some_and(|o| self.ends_with_name(o, "headers"))
         {
             self.header_read(&prop, line(node));
@@ -2103,7 +2079,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             && !matches!(c.val, Val::Router(_) | Val::RouteChain(..))
         {
             self.long_chain
-                .get_or_insert(line(node.child_by_field_name("property").unwrap_or(node)));
+                .get_or_insert(line(node.field("property").unwrap_or(node)));
             Val::Unknown
         } else {
             self.member(c.val, &prop)
@@ -2166,7 +2142,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         if outermost {
             self.chain_group = Some(node.id());
         }
-        let c = match node.child_by_field_name("function") {
+        let c = match node.field("function") {
             Some(callee) => {
                 let c = self.chain(callee);
                 self.call_link(c, node)
@@ -2181,11 +2157,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     /// The call `node` on its callee's chain `c` (already evaluated).
     fn call_link(&mut self, mut c: Chain, node: Node<'t>) -> Chain {
-        let Some(callee) = node.child_by_field_name("function") else {
+        let Some(callee) = node.field("function") else {
             return self.opaque_chain(node);
         };
         let group = self.chain_group.unwrap_or(node.id());
-        let args_node = node.child_by_field_name("arguments");
+        let args_node = node.field("arguments");
         let arg_nodes: Vec<Node<'t>> = match args_node {
             Some(a) if a.kind() == "arguments" => {
                 let mut cursor = a.walk();
@@ -2301,9 +2277,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return c;
         }
         if c.path.len() > MAX_CHAIN_LINKS {
-            self.long_chain.get_or_insert(line(
-                callee.child_by_field_name("property").unwrap_or(callee),
-            ));
+            self.long_chain
+                .get_or_insert(line(callee.field("property").unwrap_or(callee)));
             c.val = registered.unwrap_or(Val::Unknown);
             return c;
         }
@@ -2325,7 +2300,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             .map(|a| self.string_value(*a));
         let f = self.cur_fn();
         let text = self.short_text(callee);
-        let call_line = line(callee.child_by_field_name("property").unwrap_or(callee));
+        let call_line = line(callee.field("property").unwrap_or(callee));
         self.keys_at_call(&c, &args, &arg_nodes, node, call_line);
         let arg_keys = match arg_nodes.as_slice() {
             [only] if only.kind() == "object" => {
@@ -2335,6 +2310,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             _ => Vec::new(),
         };
+        let blocks = self.blocks_now();
         self.module.functions[f].calls.push(CallSite {
             callee: c.val.clone(),
             root: c.root.clone(),
@@ -2354,9 +2330,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: self.state_guard.clone(),
+            state_guard: self.state_guard.clone().map(Box::new),
             found: self.found.clone(),
-            blocks: self.blocks.clone(),
+            blocks,
             branch: self.branch.clone(),
             arg_keys,
             receiver_model: c.model.clone(),
@@ -2394,12 +2370,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 return;
             }
             let (key, value) = match c.kind() {
-                "pair" => match c.child_by_field_name("key") {
-                    Some(k) => (k, c.child_by_field_name("value")),
+                "pair" => match c.field("key") {
+                    Some(k) => (k, c.field("value")),
                     None => continue,
                 },
                 "shorthand_property_identifier" | "method_definition" => {
-                    (c.child_by_field_name("name").unwrap_or(c), None)
+                    (c.field("name").unwrap_or(c), None)
                 }
                 _ => continue,
             };
@@ -2424,11 +2400,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     fn unroll(&mut self, callback: Node<'t>, items: Vec<Val>) {
         let param = callback
-            .child_by_field_name("parameters")
+            .field("parameters")
             .and_then(|p| p.named_child(0))
-            .map(|p| p.child_by_field_name("pattern").unwrap_or(p))
-            .or_else(|| callback.child_by_field_name("parameter"));
-        let Some(body) = callback.child_by_field_name("body") else {
+            .map(|p| p.field("pattern").unwrap_or(p))
+            .or_else(|| callback.field("parameter"));
+        let Some(body) = callback.field("body") else {
             return;
         };
         let items = self.within_unroll_budget(items, callback);
@@ -2449,11 +2425,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn eval_new(&mut self, node: Node<'t>) -> Chain {
-        let Some(ctor) = node.child_by_field_name("constructor") else {
+        let Some(ctor) = node.field("constructor") else {
             return self.opaque_chain(node);
         };
         let c = self.chain(ctor);
-        let args: Vec<Val> = match node.child_by_field_name("arguments") {
+        let args: Vec<Val> = match node.field("arguments") {
             Some(a) => {
                 let mut cursor = a.walk();
                 let nodes: Vec<Node<'t>> = a.named_children(&mut cursor).collect();
@@ -2470,6 +2446,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         let f = self.cur_fn();
         let text = format!("new {}", self.short_text(ctor));
+        let blocks = self.blocks_now();
         self.module.functions[f].calls.push(CallSite {
             callee: c.val.clone(),
             root: c.root.clone(),
@@ -2489,9 +2466,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: self.state_guard.clone(),
+            state_guard: self.state_guard.clone().map(Box::new),
             found: self.found.clone(),
-            blocks: self.blocks.clone(),
+            blocks,
             branch: self.branch.clone(),
             arg_keys: Vec::new(),
             receiver_model: c.model.clone(),

@@ -128,13 +128,15 @@ pub struct CallSite {
     /// The test is written `RUNS:KIND[:LITERAL]`: `RUNS` is `t` or `f`, the value of the
     /// condition where the call runs; `KIND` is `truthy`, `falsy`, `eq` or `ne` (with the literal
     /// compared, `null` for `null`/`undefined`).
-    pub state_guard: Option<(String, String, String, u32)>,
+    /// Boxed: most calls have none, and every call of every file is held at once.
+    pub state_guard: Option<Box<(String, String, String, u32)>>,
     /// Runs only when a lookup found its row (`if (row) {..}`, or after `if (!row) return`):
     /// those rows.
     pub found: Vec<Found>,
     /// The blocks (`{ .. }`) the call sits in, outermost first, through the functions defined
     /// in them: a call whose blocks start with another's runs whenever that one does.
-    pub blocks: Vec<usize>,
+    /// Shared by the calls of one block.
+    pub blocks: std::sync::Arc<[usize]>,
     /// Calls chained on one another share a group (the outermost call's node id).
     pub group: usize,
     /// The HTTP methods under which the call runs (inside `if (req.method === 'POST')`), if any.
@@ -525,7 +527,6 @@ impl Module {
                 c.args.shrink_to_fit();
                 c.path.shrink_to_fit();
                 c.hops.shrink_to_fit();
-                c.blocks.shrink_to_fit();
                 c.found.shrink_to_fit();
                 c.arg_keys.shrink_to_fit();
                 c.text.shrink_to_fit();

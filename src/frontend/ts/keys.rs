@@ -8,6 +8,7 @@
 //! declarations in the file; the judgement is per call and recorded as a [`SentKey`] (a key this
 //! call passes on) or a [`KeyArg`] (a fresh value passed to a helper that may send it).
 
+use super::FieldExt;
 use super::eval::{Chain, Decl, Evaluator, line};
 use super::ir::*;
 use crate::facts::KeyOrigin;
@@ -282,7 +283,7 @@ impl<'t> Evaluator<'t, '_> {
         match parent.kind() {
             "arguments" => {
                 let call = parent.parent()?;
-                let callee = call.child_by_field_name("function")?;
+                let callee = call.field("function")?;
                 let t = self.text(callee);
                 retryish(t).then(|| t.to_string())
             }
@@ -291,13 +292,13 @@ impl<'t> Evaluator<'t, '_> {
                 let mut cursor = obj.walk();
                 let retries = obj.named_children(&mut cursor).any(|p| {
                     p.kind() == "pair"
-                        && p.child_by_field_name("key")
+                        && p.field("key")
                             .is_some_and(|k| matches!(self.text(k), "retry" | "retries"))
-                        && p.child_by_field_name("value")
+                        && p.field("value")
                             .is_some_and(|v| !matches!(self.text(v), "0" | "false"))
                 });
                 let call = obj.parent().filter(|a| a.kind() == "arguments")?.parent()?;
-                let callee = call.child_by_field_name("function")?;
+                let callee = call.field("function")?;
                 retries.then(|| format!("{} retry", self.text(callee)))
             }
             _ => None,
@@ -310,15 +311,14 @@ impl<'t> Evaluator<'t, '_> {
         let header = match n.kind() {
             "for_statement" | "for_in_statement" => {
                 let end = n
-                    .child_by_field_name("body")
+                    .field("body")
                     .map(|b| b.start_byte())
                     .unwrap_or(n.end_byte());
                 self.src.get(n.start_byte()..end).unwrap_or("")
             }
-            "while_statement" | "do_statement" => n
-                .child_by_field_name("condition")
-                .map(|c| self.text(c))
-                .unwrap_or(""),
+            "while_statement" | "do_statement" => {
+                n.field("condition").map(|c| self.text(c)).unwrap_or("")
+            }
             _ => return false,
         };
         let lower = header.to_ascii_lowercase();
@@ -397,12 +397,11 @@ impl<'t> Evaluator<'t, '_> {
                         }
                     }
                     Some(Decl::Var(decl)) => {
-                        let Some(value) = decl.child_by_field_name("value") else {
+                        let Some(value) = decl.field("value") else {
                             return unknown;
                         };
-                        let destructured = decl
-                            .child_by_field_name("name")
-                            .is_some_and(|p| p.kind() != "identifier");
+                        let destructured =
+                            decl.field("name").is_some_and(|p| p.kind() != "identifier");
                         let t = if destructured {
                             // `const [key] = useState(() => uuid())`: state, not a fresh value
                             match self.trace(value, s, depth + 1) {
@@ -434,11 +433,8 @@ impl<'t> Evaluator<'t, '_> {
                 }
             }
             "member_expression" => {
-                let prop = n
-                    .child_by_field_name("property")
-                    .map(|p| self.text(p))
-                    .unwrap_or("");
-                let object = n.child_by_field_name("object");
+                let prop = n.field("property").map(|p| self.text(p)).unwrap_or("");
+                let object = n.field("object");
                 let obj_text = object.map(|o| self.text(o)).unwrap_or("");
                 if matches!(obj_text, "localStorage" | "sessionStorage") {
                     return of(Source::Stored);
@@ -462,23 +458,17 @@ impl<'t> Evaluator<'t, '_> {
             }
             "subscript_expression" => {
                 let index = n
-                    .child_by_field_name("index")
+                    .field("index")
                     .map(|i| self.text(i).trim_matches(['\'', '"', '`']).to_string())
                     .unwrap_or_default();
-                let obj_text = n
-                    .child_by_field_name("object")
-                    .map(|o| self.text(o))
-                    .unwrap_or("");
+                let obj_text = n.field("object").map(|o| self.text(o)).unwrap_or("");
                 if obj_text.ends_with("headers") && self.catalog.is_key_header(&index) {
                     return of(Source::Inbound);
                 }
                 unknown
             }
             "new_expression" => {
-                let ctor = n
-                    .child_by_field_name("constructor")
-                    .map(|c| self.text(c))
-                    .unwrap_or("");
+                let ctor = n.field("constructor").map(|c| self.text(c)).unwrap_or("");
                 if ctor == "Date" {
                     of(Source::Clock)
                 } else {
@@ -511,14 +501,8 @@ impl<'t> Evaluator<'t, '_> {
                 combine(n, parts, literal)
             }
             "binary_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| self.text(o))
-                    .unwrap_or("");
-                let (Some(l), Some(r)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) else {
+                let op = n.field("operator").map(|o| self.text(o)).unwrap_or("");
+                let (Some(l), Some(r)) = (n.field("left"), n.field("right")) else {
                     return unknown;
                 };
                 match op {
@@ -560,14 +544,14 @@ impl<'t> Evaluator<'t, '_> {
             keyish: false,
         };
         let unknown = of(Source::Unknown);
-        let Some(callee) = n.child_by_field_name("function") else {
+        let Some(callee) = n.field("function") else {
             return unknown;
         };
         let ct: String = self.text(callee).split_whitespace().collect();
         let last = ct.rsplit('.').next().unwrap_or(&ct).to_string();
         let last_lower = last.to_ascii_lowercase();
         let args: Vec<Node<'t>> = n
-            .child_by_field_name("arguments")
+            .field("arguments")
             .map(|a| {
                 let mut cursor = a.walk();
                 a.named_children(&mut cursor).collect()
@@ -632,7 +616,7 @@ impl<'t> Evaluator<'t, '_> {
             let mut literal = false;
             let mut cur = Some(n);
             while let Some(call) = cur {
-                if let Some(a) = call.child_by_field_name("arguments") {
+                if let Some(a) = call.field("arguments") {
                     let mut cursor = a.walk();
                     for arg in a.named_children(&mut cursor) {
                         let t = self.text(arg);
@@ -664,8 +648,8 @@ impl<'t> Evaluator<'t, '_> {
                     }
                 }
                 cur = call
-                    .child_by_field_name("function")
-                    .and_then(|f| f.child_by_field_name("object"))
+                    .field("function")
+                    .and_then(|f| f.field("object"))
                     .filter(|o| o.kind() == "call_expression");
             }
             let mut t = combine(n, material, literal);
@@ -692,7 +676,7 @@ impl<'t> Evaluator<'t, '_> {
                 | "replace"
                 | "replaceAll"
                 | "padStart"
-        ) && let Some(obj) = callee.child_by_field_name("object")
+        ) && let Some(obj) = callee.field("object")
         {
             return self.trace(obj, scope, depth + 1);
         }
@@ -857,9 +841,7 @@ impl<'t> Evaluator<'t, '_> {
                 for c in children {
                     match c.kind() {
                         "pair" => {
-                            let (Some(k), Some(v)) =
-                                (c.child_by_field_name("key"), c.child_by_field_name("value"))
-                            else {
+                            let (Some(k), Some(v)) = (c.field("key"), c.field("value")) else {
                                 continue;
                             };
                             let key = self.property_name(k);
@@ -903,14 +885,14 @@ impl<'t> Evaluator<'t, '_> {
                 let s = self.find_from(scope, name)?;
                 match self.decls.get(&(s, name.to_string()))? {
                     Decl::Var(decl) => {
-                        let value = decl.child_by_field_name("value")?;
+                        let value = decl.field("value")?;
                         self.find_key(value, s, depth + 1)
                     }
                     Decl::Param(..) => None,
                 }
             }
             "new_expression" => {
-                let args = n.child_by_field_name("arguments")?;
+                let args = n.field("arguments")?;
                 let first = args.named_child(0)?;
                 self.find_key(first, scope, depth + 1)
             }
@@ -933,8 +915,8 @@ impl<'t> Evaluator<'t, '_> {
                 Some(url_path(t.get(1..t.len().saturating_sub(1)).unwrap_or("")))
             }
             "binary_expression" => {
-                let l = n.child_by_field_name("left")?;
-                let r = n.child_by_field_name("right")?;
+                let l = n.field("left")?;
+                let r = n.field("right")?;
                 let left = self
                     .url_of(l, scope, depth + 1)
                     .unwrap_or_else(|| format!("{{{}}}", last_ident(self.text(l))));
@@ -947,9 +929,7 @@ impl<'t> Evaluator<'t, '_> {
                 let name = self.text(n);
                 let s = self.find_from(scope, name)?;
                 match self.decls.get(&(s, name.to_string()))? {
-                    Decl::Var(decl) => {
-                        self.url_of(decl.child_by_field_name("value")?, s, depth + 1)
-                    }
+                    Decl::Var(decl) => self.url_of(decl.field("value")?, s, depth + 1),
                     Decl::Param(..) => None,
                 }
             }
@@ -957,10 +937,10 @@ impl<'t> Evaluator<'t, '_> {
                 let mut cursor = n.walk();
                 let pair = n.named_children(&mut cursor).find(|p| {
                     p.kind() == "pair"
-                        && p.child_by_field_name("key")
+                        && p.field("key")
                             .is_some_and(|k| self.property_name(k) == "url")
                 })?;
-                self.url_of(pair.child_by_field_name("value")?, scope, depth + 1)
+                self.url_of(pair.field("value")?, scope, depth + 1)
             }
             _ => None,
         }
@@ -976,19 +956,17 @@ impl<'t> Evaluator<'t, '_> {
                 let mut cursor = n.walk();
                 let pair = n.named_children(&mut cursor).find(|p| {
                     p.kind() == "pair"
-                        && p.child_by_field_name("key")
+                        && p.field("key")
                             .is_some_and(|k| self.property_name(k) == "method")
                 })?;
-                let v = pair.child_by_field_name("value")?;
+                let v = pair.field("value")?;
                 (v.kind() == "string").then(|| upper(self.text(v).trim_matches(['\'', '"'])))
             }
             "identifier" => {
                 let name = self.text(n);
                 let s = self.find_from(scope, name)?;
                 match self.decls.get(&(s, name.to_string()))? {
-                    Decl::Var(decl) => {
-                        self.method_of(decl.child_by_field_name("value")?, s, depth + 1)
-                    }
+                    Decl::Var(decl) => self.method_of(decl.field("value")?, s, depth + 1),
                     Decl::Param(..) => None,
                 }
             }
@@ -1002,7 +980,7 @@ impl<'t> Evaluator<'t, '_> {
             .and_then(|f| f.parent())
             .filter(|a| a.kind() == "arguments")
             .and_then(|a| a.parent())
-            .and_then(|c| c.child_by_field_name("function"))
+            .and_then(|c| c.field("function"))
             .is_some_and(|c| self.text(c).contains("interceptors"))
     }
 
@@ -1149,10 +1127,7 @@ impl<'t> Evaluator<'t, '_> {
                     return false;
                 };
                 match self.decls.get(&(s, name.to_string())) {
-                    Some(Decl::Var(d)) => d
-                        .child_by_field_name("value")
-                        .map(|v| self.text(v))
-                        .unwrap_or(""),
+                    Some(Decl::Var(d)) => d.field("value").map(|v| self.text(v)).unwrap_or(""),
                     _ => return false,
                 }
             }
@@ -1181,14 +1156,13 @@ impl<'t> Evaluator<'t, '_> {
     pub(super) fn key_assignment(&mut self, left: Node<'t>, right: Node<'t>, node: Node<'t>) {
         let (object, name) = match left.kind() {
             "subscript_expression" => (
-                left.child_by_field_name("object"),
-                left.child_by_field_name("index")
+                left.field("object"),
+                left.field("index")
                     .map(|i| self.text(i).trim_matches(['\'', '"', '`']).to_string()),
             ),
             "member_expression" => (
-                left.child_by_field_name("object"),
-                left.child_by_field_name("property")
-                    .map(|p| self.text(p).to_string()),
+                left.field("object"),
+                left.field("property").map(|p| self.text(p).to_string()),
             ),
             _ => return,
         };
@@ -1283,7 +1257,7 @@ impl<'t> Evaluator<'t, '_> {
         }
         let Some(name) = holder
             .filter(|p| p.kind() == "variable_declarator")
-            .and_then(|d| d.child_by_field_name("name"))
+            .and_then(|d| d.field("name"))
             .filter(|n| n.kind() == "identifier")
             .map(|n| self.text(n))
         else {
@@ -1335,10 +1309,7 @@ impl<'t> Evaluator<'t, '_> {
             }
             if n.kind() == "call_expression"
                 && n.start_byte() >= after
-                && let (Some(callee), Some(args)) = (
-                    n.child_by_field_name("function"),
-                    n.child_by_field_name("arguments"),
-                )
+                && let (Some(callee), Some(args)) = (n.field("function"), n.field("arguments"))
             {
                 let ct = self.text(callee);
                 let last = ct.rsplit('.').next().unwrap_or(ct);

@@ -10,6 +10,7 @@
 //! the handler, after it (a finish hook, a response override), on failure, in a `finally`, on
 //! an abort.
 
+use super::FieldExt;
 use super::eval::{Evaluator, line};
 use super::ir::*;
 use crate::facts::key::{Cond, Ctx, KeyCheck, Obs, words};
@@ -174,8 +175,7 @@ impl<'t> Evaluator<'t, '_> {
                 rest.push(n);
             }
             let class_idem = if n.kind().contains("class") {
-                n.child_by_field_name("name")
-                    .is_some_and(|c| has_idem(self.text(c)))
+                n.field("name").is_some_and(|c| has_idem(self.text(c)))
             } else {
                 idem_class
             };
@@ -227,7 +227,7 @@ impl<'t> Evaluator<'t, '_> {
     fn scan_fn(&mut self, n: Node<'t>, f: FnId, key_lines: &HashSet<u32>) {
         let mut st = State::new(vec![f]);
         self.scan_params(n, &mut st);
-        if let Some(body) = n.child_by_field_name("body") {
+        if let Some(body) = n.field("body") {
             self.scan(body, &mut st, key_lines);
         }
     }
@@ -240,9 +240,7 @@ impl<'t> Evaluator<'t, '_> {
     }
 
     fn scan_params(&self, n: Node<'t>, st: &mut State) {
-        let params = n
-            .child_by_field_name("parameters")
-            .or_else(|| n.child_by_field_name("parameter"));
+        let params = n.field("parameters").or_else(|| n.field("parameter"));
         let Some(params) = params else { return };
         let mut stack = vec![params];
         while let Some(p) = stack.pop() {
@@ -374,17 +372,14 @@ impl<'t> Evaluator<'t, '_> {
                 let saved_await = st.saw_await;
                 st.saw_await = false;
                 self.scan_params(n, st);
-                if let Some(body) = n.child_by_field_name("body") {
+                if let Some(body) = n.field("body") {
                     self.scan(body, st, key_lines);
                 }
                 st.saw_await = saved_await;
                 st.fns.pop();
             }
             "variable_declarator" => {
-                let (Some(name), value) = (
-                    n.child_by_field_name("name"),
-                    n.child_by_field_name("value"),
-                ) else {
+                let (Some(name), value) = (n.field("name"), n.field("value")) else {
                     return;
                 };
                 let Some(value) = value else { return };
@@ -392,10 +387,7 @@ impl<'t> Evaluator<'t, '_> {
                 self.bind(name, value, st, key_lines);
             }
             "assignment_expression" | "augmented_assignment_expression" => {
-                let (Some(left), Some(right)) = (
-                    n.child_by_field_name("left"),
-                    n.child_by_field_name("right"),
-                ) else {
+                let (Some(left), Some(right)) = (n.field("left"), n.field("right")) else {
                     return;
                 };
                 let lt = self.text(left).to_string();
@@ -422,7 +414,7 @@ impl<'t> Evaluator<'t, '_> {
                 }
             }
             "if_statement" => {
-                let Some(cond) = n.child_by_field_name("condition") else {
+                let Some(cond) = n.field("condition") else {
                     return;
                 };
                 self.scan(cond, st, key_lines);
@@ -435,23 +427,23 @@ impl<'t> Evaluator<'t, '_> {
                 if then_c == Some(Cond::KeyPresent) {
                     self.seen(st, Obs::KeyMissingProceeds, line(cond));
                 }
-                if let Some(t) = n.child_by_field_name("consequence") {
+                if let Some(t) = n.field("consequence") {
                     let inherit = then_c.or(st.cond);
                     self.scan_under(t, st, key_lines, None, Some(inherit));
                 }
-                if let Some(e) = n.child_by_field_name("alternative") {
+                if let Some(e) = n.field("alternative") {
                     let inherit = else_c.or(st.cond);
                     self.scan_under(e, st, key_lines, None, Some(inherit));
                 }
             }
             "try_statement" => {
-                if let Some(b) = n.child_by_field_name("body") {
+                if let Some(b) = n.field("body") {
                     self.scan(b, st, key_lines);
                 }
-                if let Some(h) = n.child_by_field_name("handler") {
+                if let Some(h) = n.field("handler") {
                     self.scan_under(h, st, key_lines, Some(Ctx::Failure), None);
                 }
-                if let Some(fin) = n.child_by_field_name("finalizer") {
+                if let Some(fin) = n.field("finalizer") {
                     self.scan_under(fin, st, key_lines, Some(Ctx::Finally), None);
                 }
             }
@@ -461,9 +453,9 @@ impl<'t> Evaluator<'t, '_> {
             }
             "call_expression" => self.scan_call(n, st, key_lines),
             "new_expression" => {
-                if let Some(ctor) = n.child_by_field_name("constructor") {
+                if let Some(ctor) = n.field("constructor") {
                     let name = self.text(ctor).rsplit('.').next().unwrap_or("");
-                    let args = n.child_by_field_name("arguments");
+                    let args = n.field("arguments");
                     let num = args.and_then(|a| {
                         let mut c = a.walk();
                         a.named_children(&mut c).find_map(|x| {
@@ -483,8 +475,7 @@ impl<'t> Evaluator<'t, '_> {
                 self.scan_children(n, st, key_lines);
             }
             "pair" => {
-                if let (Some(k), Some(v)) =
-                    (n.child_by_field_name("key"), n.child_by_field_name("value"))
+                if let (Some(k), Some(v)) = (n.field("key"), n.field("value"))
                     && matches!(self.text(k), "status" | "statusCode")
                     && let Some(code) = status_code(self.text(v)).or_else(|| self.status_const(v))
                 {
@@ -493,15 +484,9 @@ impl<'t> Evaluator<'t, '_> {
                 self.scan_children(n, st, key_lines);
             }
             "binary_expression" => {
-                let op = n
-                    .child_by_field_name("operator")
-                    .map(|o| self.text(o))
-                    .unwrap_or("");
+                let op = n.field("operator").map(|o| self.text(o)).unwrap_or("");
                 if matches!(op, "??" | "||")
-                    && let (Some(l), Some(r)) = (
-                        n.child_by_field_name("left"),
-                        n.child_by_field_name("right"),
-                    )
+                    && let (Some(l), Some(r)) = (n.field("left"), n.field("right"))
                     && self.mentions_key(l, st, key_lines)
                     && is_random_call(self.text(r))
                     && r.kind() == "call_expression"
@@ -529,8 +514,7 @@ impl<'t> Evaluator<'t, '_> {
                 if let Some(code) = self.status_const(n) {
                     let parent_is_call = n.parent().is_some_and(|p| {
                         p.kind() == "arguments"
-                            || (p.kind() == "call_expression"
-                                && p.child_by_field_name("function") != Some(n))
+                            || (p.kind() == "call_expression" && p.field("function") != Some(n))
                     });
                     if parent_is_call {
                         self.status(st, code, line(n));
@@ -547,8 +531,8 @@ impl<'t> Evaluator<'t, '_> {
         if n.kind() != "member_expression" {
             return None;
         }
-        let object = self.text(n.child_by_field_name("object")?);
-        let prop = self.text(n.child_by_field_name("property")?);
+        let object = self.text(n.field("object")?);
+        let prop = self.text(n.field("property")?);
         let o = object.to_ascii_lowercase();
         if o.contains("status") || o.contains("http") {
             crate::facts::key::named_status(prop)
@@ -563,10 +547,7 @@ impl<'t> Evaluator<'t, '_> {
         let mut stack = vec![n];
         while let Some(x) = stack.pop() {
             if x.kind() == "member_expression"
-                && let (Some(o), Some(p)) = (
-                    x.child_by_field_name("object"),
-                    x.child_by_field_name("property"),
-                )
+                && let (Some(o), Some(p)) = (x.field("object"), x.field("property"))
             {
                 let obj = self.text(o);
                 let root = obj.split(['.', '[', '(']).next().unwrap_or("");
@@ -651,7 +632,7 @@ impl<'t> Evaluator<'t, '_> {
         }
         let header_get = match value.kind() {
             "call_expression" => value
-                .child_by_field_name("function")
+                .field("function")
                 .map(|c| self.text(c).rsplit('.').next().unwrap_or("").to_string())
                 .is_some_and(|m| {
                     matches!(m.as_str(), "get" | "header" | "getHeader" | "get_header")
@@ -689,10 +670,7 @@ impl<'t> Evaluator<'t, '_> {
             // A call that merely takes the key (`await store.get(key)`) holds a lookup, not
             // the key; a string built from it is still the key.
             let is_lookup = value.kind() == "call_expression" && {
-                let callee = value
-                    .child_by_field_name("function")
-                    .map(|c| self.text(c))
-                    .unwrap_or("");
+                let callee = value.field("function").map(|c| self.text(c)).unwrap_or("");
                 let m = callee.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
                 !reads_header
                     && !matches!(
@@ -721,7 +699,7 @@ impl<'t> Evaluator<'t, '_> {
         }
         // `JSON.parse(await redis.get(k))`: what is decoded is what was read.
         let value = if value.kind() == "call_expression"
-            && value.child_by_field_name("function").is_some_and(|c| {
+            && value.field("function").is_some_and(|c| {
                 matches!(
                     self.text(c),
                     "JSON.parse" | "parse" | "deserialize" | "decode"
@@ -742,13 +720,10 @@ impl<'t> Evaluator<'t, '_> {
             value
         };
         if value.kind() == "call_expression" {
-            let callee = value
-                .child_by_field_name("function")
-                .map(|c| self.text(c))
-                .unwrap_or("");
+            let callee = value.field("function").map(|c| self.text(c)).unwrap_or("");
             let method = callee.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
             let sql = value
-                .child_by_field_name("arguments")
+                .field("arguments")
                 .and_then(|a| a.named_child(0))
                 .filter(|a| matches!(a.kind(), "string" | "template_string"))
                 .map(|a| self.string_value(a).trim_start().to_ascii_uppercase());
@@ -793,17 +768,13 @@ impl<'t> Evaluator<'t, '_> {
                 Some(c) => self.classify(c, st, key_lines),
                 None => (None, false),
             },
-            "unary_expression"
-                if cond
-                    .child_by_field_name("operator")
-                    .is_some_and(|o| self.text(o) == "!") =>
-            {
-                let Some(arg) = cond.child_by_field_name("argument") else {
+            "unary_expression" if cond.field("operator").is_some_and(|o| self.text(o) == "!") => {
+                let Some(arg) = cond.field("argument") else {
                     return (None, false);
                 };
                 // `!existing.response`: no response yet, still in progress.
                 if arg.kind() == "member_expression"
-                    && let Some(p) = arg.child_by_field_name("property")
+                    && let Some(p) = arg.field("property")
                     && (words::response(self.text(p))
                         || matches!(
                             self.text(p),
@@ -832,16 +803,13 @@ impl<'t> Evaluator<'t, '_> {
                 None => (None, false),
             },
             "call_expression" => {
-                let callee = cond
-                    .child_by_field_name("function")
-                    .map(|c| self.text(c))
-                    .unwrap_or("");
+                let callee = cond.field("function").map(|c| self.text(c)).unwrap_or("");
                 let method = callee.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
-                let args = cond.child_by_field_name("arguments");
+                let args = cond.field("arguments");
                 let on_key = args.is_some_and(|a| self.mentions_key(a, st, key_lines));
                 let receiver_on_key = cond
-                    .child_by_field_name("function")
-                    .and_then(|f| f.child_by_field_name("object"))
+                    .field("function")
+                    .and_then(|f| f.field("object"))
                     .is_some_and(|o| self.mentions_key(o, st, key_lines));
                 if on_key
                     && (method == "test"
@@ -869,14 +837,8 @@ impl<'t> Evaluator<'t, '_> {
                 (None, false)
             }
             "binary_expression" => {
-                let op = cond
-                    .child_by_field_name("operator")
-                    .map(|o| self.text(o))
-                    .unwrap_or("");
-                let (Some(l), Some(r)) = (
-                    cond.child_by_field_name("left"),
-                    cond.child_by_field_name("right"),
-                ) else {
+                let op = cond.field("operator").map(|o| self.text(o)).unwrap_or("");
+                let (Some(l), Some(r)) = (cond.field("left"), cond.field("right")) else {
                     return (None, false);
                 };
                 if matches!(op, "||" | "&&") {
@@ -943,7 +905,7 @@ impl<'t> Evaluator<'t, '_> {
                 if eq
                     && (rt == "null" || rt == "undefined")
                     && l.kind() == "member_expression"
-                    && l.child_by_field_name("property").is_some_and(|p| {
+                    && l.field("property").is_some_and(|p| {
                         words::response(self.text(p))
                             || matches!(self.text(p), "completedAt" | "completed_at")
                     })
@@ -1005,9 +967,7 @@ impl<'t> Evaluator<'t, '_> {
                 let root = t.split(['.', '[', '(']).next().unwrap_or("");
                 // `result.ok` of the handler's result: it did not fail.
                 if st.result_vars.contains(root)
-                    && cond
-                        .child_by_field_name("property")
-                        .is_some_and(|p| self.text(p) == "ok")
+                    && cond.field("property").is_some_and(|p| self.text(p) == "ok")
                 {
                     return (Some(Cond::ServerError), true);
                 }
@@ -1027,11 +987,9 @@ impl<'t> Evaluator<'t, '_> {
         let opts = args.named_children(&mut c).find(|a| a.kind() == "object")?;
         let mut c2 = opts.walk();
         let code = opts.named_children(&mut c2).find_map(|p| {
-            (p.kind() == "pair"
-                && p.child_by_field_name("key")
-                    .is_some_and(|k| self.text(k) == "code"))
-            .then(|| p.child_by_field_name("value"))
-            .flatten()
+            (p.kind() == "pair" && p.field("key").is_some_and(|k| self.text(k) == "code"))
+                .then(|| p.field("value"))
+                .flatten()
         })?;
         (code.kind() == "string")
             .then(|| crate::facts::key::named_status(&self.string_value(code)))
@@ -1039,10 +997,10 @@ impl<'t> Evaluator<'t, '_> {
     }
 
     fn scan_call(&mut self, n: Node<'t>, st: &mut State, key_lines: &HashSet<u32>) {
-        let Some(callee) = n.child_by_field_name("function") else {
+        let Some(callee) = n.field("function") else {
             return self.scan_children(n, st, key_lines);
         };
-        let args = n.child_by_field_name("arguments");
+        let args = n.field("arguments");
         let arg_nodes: Vec<Node<'t>> = match args {
             Some(a) if a.kind() == "arguments" => {
                 let mut c = a.walk();
@@ -1057,17 +1015,17 @@ impl<'t> Evaluator<'t, '_> {
         let (receiver, method) = match callee.kind() {
             "member_expression" => (
                 callee
-                    .child_by_field_name("object")
+                    .field("object")
                     .map(|o| self.text(o).to_string())
                     .unwrap_or_default(),
                 callee
-                    .child_by_field_name("property")
+                    .field("property")
                     .map(|p| self.text(p).to_string())
                     .unwrap_or_default(),
             ),
             _ => (String::new(), callee_text.clone()),
         };
-        let at = line(callee.child_by_field_name("property").unwrap_or(callee));
+        let at = line(callee.field("property").unwrap_or(callee));
         let lower = method.to_ascii_lowercase();
         let first_lit = arg_nodes
             .first()
@@ -1249,8 +1207,8 @@ impl<'t> Evaluator<'t, '_> {
         let mut top = n;
         while let Some(p) = top.parent() {
             let chained = match p.kind() {
-                "member_expression" => p.child_by_field_name("object") == Some(top),
-                "call_expression" => p.child_by_field_name("function") == Some(top),
+                "member_expression" => p.field("object") == Some(top),
+                "call_expression" => p.field("function") == Some(top),
                 "await_expression" | "parenthesized_expression" | "non_null_expression" => true,
                 _ => false,
             };
@@ -1319,10 +1277,10 @@ impl<'t> Evaluator<'t, '_> {
         }
         match n.kind() {
             "pair" => {
-                if let Some(k) = n.child_by_field_name("key") {
+                if let Some(k) = n.field("key") {
                     out.push(self.property_name(k));
                 }
-                if let Some(v) = n.child_by_field_name("value") {
+                if let Some(v) = n.field("value") {
                     self.collect_fields(v, out, depth + 1, st);
                 }
             }

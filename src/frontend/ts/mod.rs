@@ -22,6 +22,40 @@ use crate::facts::Diagnostic;
 use ir::Module;
 use tree_sitter::{Node, Parser};
 
+/// A child by field name, with the field's id looked up once per grammar and thread rather than
+/// by comparing names on every call (`child_by_field_name` scans the grammar's field names).
+pub(crate) trait FieldExt<'t> {
+    fn field(&self, name: &'static str) -> Option<Node<'t>>;
+}
+
+impl<'t> FieldExt<'t> for Node<'t> {
+    #[inline]
+    fn field(&self, name: &'static str) -> Option<Node<'t>> {
+        use std::hash::{Hash, Hasher};
+        thread_local! {
+            /// (grammar, name's address and length) → field id (0: the grammar has no such field).
+            static IDS: std::cell::RefCell<rustc_hash::FxHashMap<(u64, usize, usize), u16>> =
+                Default::default();
+        }
+        let lang = self.language();
+        // The grammar's identity is its address: FxHash of one word is a bijection.
+        let mut h = rustc_hash::FxHasher::default();
+        (*lang).hash(&mut h);
+        let key = (h.finish(), name.as_ptr() as usize, name.len());
+        let id = IDS.with(|ids| {
+            *ids.borrow_mut()
+                .entry(key)
+                .or_insert_with(|| lang.field_id_for_name(name).map_or(0, |id| id.get()))
+        });
+        // id 0 is no field: `child_by_field_name` asks for the same id and gets no node.
+        if id == 0 {
+            None
+        } else {
+            self.child_by_field_id(id)
+        }
+    }
+}
+
 pub(crate) fn language(lang: Lang) -> Option<tree_sitter::Language> {
     match lang {
         Lang::TypeScript => Some(tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
