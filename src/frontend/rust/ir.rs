@@ -32,6 +32,8 @@ pub enum Item {
     Trait {
         name: String,
         fns: Vec<Func>,
+        /// The supertraits it names (`trait Db: BaseDb + Send`): their paths as written.
+        supers: Vec<Vec<String>>,
     },
     /// A `const` or `static`.
     Const {

@@ -39,6 +39,8 @@ pub struct Module<'a> {
     /// Named fields of the structs defined here.
     pub fields: HashMap<String, &'a [(String, Ty)]>,
     pub traits: HashMap<String, Vec<FnId>>,
+    /// Each trait's supertraits, as written.
+    pub trait_supers: HashMap<String, Vec<Vec<String>>>,
     pub consts: HashMap<String, &'a Ex>,
     pub uses: Vec<&'a UseDecl>,
     pub externs: Vec<(String, String)>,
@@ -524,6 +526,7 @@ impl<'a> Model<'a> {
             types: HashSet::default(),
             fields: HashMap::default(),
             traits: HashMap::default(),
+            trait_supers: HashMap::default(),
             consts: HashMap::default(),
             uses: Vec::new(),
             externs: Vec::new(),
@@ -567,12 +570,20 @@ impl<'a> Model<'a> {
                     self.impls[iid].fns.push(id);
                 }
             }
-            Item::Trait { name, fns } => {
+            Item::Trait { name, fns, supers } => {
                 let mut ids = Vec::new();
                 for f in fns {
                     ids.push(self.add_fn(m, f, None, Some(name.clone())));
                 }
                 self.modules[m].traits.insert(name.clone(), ids);
+                // A trait defined once per feature set (`#[cfg(feature = ..)]`) has the
+                // supertraits of every definition.
+                let known = self.modules[m].trait_supers.entry(name.clone()).or_default();
+                for s in supers {
+                    if !known.contains(s) {
+                        known.push(s.clone());
+                    }
+                }
             }
             Item::Const { name, value } => {
                 self.modules[m].consts.insert(name.clone(), value);
@@ -882,6 +893,29 @@ impl<'a> Model<'a> {
     /// `value.name()` on a trait object or a generic bounded by the trait (`Arc<dyn Storage>`,
     /// `S: Storage`): the method of that name in each `impl Trait for T` of the workspace.
     pub fn implementations(&self, ty: &Res, name: &str) -> Vec<FnId> {
+        // The trait, then its supertraits (`dyn Db` where `trait Db: BaseDb` and the method is
+        // `BaseDb`'s), breadth first, each once.
+        let mut queue = vec![ty.clone()];
+        let mut i = 0;
+        while i < queue.len() && queue.len() < 32 {
+            let found = self.own_implementations(&queue[i], name);
+            if !found.is_empty() {
+                return found;
+            }
+            if let Res::Trait(tm, tn) = queue[i].clone() {
+                for s in self.modules[tm].trait_supers.get(&tn).into_iter().flatten() {
+                    let r = self.resolve(tm, s);
+                    if matches!(r, Res::Trait(..)) && !queue.contains(&r) {
+                        queue.push(r);
+                    }
+                }
+            }
+            i += 1;
+        }
+        vec![]
+    }
+
+    fn own_implementations(&self, ty: &Res, name: &str) -> Vec<FnId> {
         let Res::Trait(_, tn) = ty else {
             return vec![];
         };

@@ -1215,6 +1215,14 @@ impl Lower {
                 })
             }
             syn::Item::Trait(t) => Item::Trait {
+                supers: t
+                    .supertraits
+                    .iter()
+                    .filter_map(|b| match b {
+                        syn::TypeParamBound::Trait(tb) => Some(path_segs(&tb.path)),
+                        _ => None,
+                    })
+                    .collect(),
                 name: t.ident.to_string(),
                 fns: t
                     .items
