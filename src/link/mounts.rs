@@ -243,6 +243,22 @@ fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
     }
 }
 
+/// The class whose `this` function `f` sees: its own, or, for a callback defined inside a method
+/// (`routes.forEach((r) => this.route(r))`), the enclosing method's.
+fn class_of(module: &Module, f: FnId) -> Option<ClassId> {
+    let mut f = f;
+    for _ in 0..8 {
+        if let Some(c) = module.functions[f].class {
+            return Some(c);
+        }
+        f = module
+            .functions
+            .iter()
+            .position(|g| g.children.contains(&f))?;
+    }
+    None
+}
+
 /// Code as a message shows it: in backticks, doubled when the code has one (a template literal).
 fn code(text: &str) -> String {
     if text.contains('`') {
@@ -473,16 +489,19 @@ impl<'a> Mounter<'a> {
                         .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
             }) =>
             {
-                Val::This(modules[m].functions[caller].class)
+                Val::This(class_of(&modules[m], caller))
             }
             _ => return,
         };
         let receiver = slot.fields.iter().fold(on.clone(), |v, f| {
             Val::Member(std::sync::Arc::new(v), f.clone())
         });
-        let caller_class = modules[m].functions[caller].class;
+        let caller_class = class_of(&modules[m], caller);
         // A constructor is no helper: `new` calls it, and its parameters are read where it is.
-        let helper = !modules[m].functions[caller].name.ends_with(".constructor");
+        // Nor is a callback inside a method (`routes.forEach((r) => this.route(r))`): what it
+        // passes is read where it is (a table's element).
+        let helper = modules[m].functions[caller].class.is_some()
+            && !modules[m].functions[caller].name.ends_with(".constructor");
         for (am, item) in self.instantiate(item, (im, tm, tf), &cs.args, m, (m, cs.line)) {
             let on_this = matches!(on, Val::This(Some(c)) if Some(c) == caller_class);
             if on_this && helper && item.names_param_of(caller) && am == m {
