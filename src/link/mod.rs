@@ -11,6 +11,7 @@ pub mod guards;
 pub mod harm;
 pub mod key_tests;
 pub mod keystore;
+pub mod medusa;
 pub mod message_ids;
 pub mod mounts;
 pub mod next;

@@ -6,7 +6,7 @@ use super::resolve::{ModId, Resolved, Resolver};
 use crate::config::Config;
 use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::{
-    FnId, Module, ParamSlot, RouterId, RouterItem, RouterKind, Val, WrittenAt,
+    ClassId, FnId, Module, ParamSlot, RouterId, RouterItem, RouterKind, Val, WrittenAt,
 };
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -63,6 +63,11 @@ pub struct Mount {
 enum Key {
     Local(ModId, RouterId),
     Plugin(ModId, FnId),
+    /// The router (module, router) that a field of every instance holds, made by the constructor
+    /// of a base class, as instances of a subclass (module, class) have it: what the subclass
+    /// registers on `this.app` and through the base class's helpers (`this.route({ method, path,
+    /// handler })`), after what the base class registers for every instance.
+    Instance(ModId, ClassId, ModId, RouterId),
 }
 
 type Items = BTreeMap<Key, Vec<(ModId, RouterItem)>>;
@@ -189,6 +194,29 @@ fn mentions_param(v: &Val, f: FnId) -> bool {
     }
 }
 
+/// The part of a helper's value that the caller passes: `options.handler` in
+/// `this.withErrors(options.handler)`, a parameter or a field of one, unwrapped from the helper's
+/// own calls around it (read where the caller is, without them).
+fn passed_part(v: &Val, f: FnId) -> Option<Val> {
+    match v {
+        Val::Param(g, _) if *g == f => Some(v.clone()),
+        Val::Member(inner, _)
+            if mentions_param(inner, f) && !matches!(inner.as_ref(), Val::Call(..)) =>
+        {
+            passed_part(inner, f).map(|_| v.clone())
+        }
+        Val::Call(callee, args) => {
+            args.iter()
+                .find_map(|a| passed_part(a, f))
+                .or_else(|| match callee.as_ref() {
+                    Val::Member(inner, m) if m == "bind" => passed_part(inner, f),
+                    _ => None,
+                })
+        }
+        _ => None,
+    }
+}
+
 /// `v` with each parameter of `f` replaced by the argument a call passes for it.
 fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
     match v {
@@ -198,6 +226,11 @@ fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
             x => Val::Member(std::sync::Arc::new(x), p.clone()),
         },
         Val::Element(inner) => Val::Element(std::sync::Arc::new(replace_params(inner, f, args))),
+        Val::Call(..) if !crate::frontend::ts::ir::names_param_of(v, f) => v.clone(),
+        Val::Call(callee, xs) => Val::Call(
+            std::sync::Arc::new(replace_params(callee, f, args)),
+            xs.iter().map(|x| replace_params(x, f, args)).collect(),
+        ),
         Val::Template(parts) => {
             Val::Template(parts.iter().map(|p| replace_params(p, f, args)).collect())
         }
@@ -208,6 +241,22 @@ fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
         },
         other => other.clone(),
     }
+}
+
+/// The class whose `this` function `f` sees: its own, or, for a callback defined inside a method
+/// (`routes.forEach((r) => this.route(r))`), the enclosing method's.
+fn class_of(module: &Module, f: FnId) -> Option<ClassId> {
+    let mut f = f;
+    for _ in 0..8 {
+        if let Some(c) = module.functions[f].class {
+            return Some(c);
+        }
+        f = module
+            .functions
+            .iter()
+            .position(|g| g.children.contains(&f))?;
+    }
+    None
 }
 
 /// Code as a message shows it: in backticks, doubled when the code has one (a template literal).
@@ -309,11 +358,8 @@ impl<'a> Mounter<'a> {
     fn add_foreign_items(&mut self) {
         for (m, module) in self.modules().iter().enumerate() {
             for (receiver, item) in &module.foreign_items {
-                if let Resolved::Router(m2, r2) = self.resolve(m, receiver) {
-                    self.items
-                        .entry(Key::Local(m2, r2))
-                        .or_default()
-                        .push((m, item.clone()));
+                if let Some(key) = self.router_key(m, receiver) {
+                    self.items.entry(key).or_default().push((m, item.clone()));
                 }
             }
         }
@@ -359,6 +405,15 @@ impl<'a> Mounter<'a> {
                 };
                 let cs = &self.modules()[m].functions[caller].calls[i];
                 for (slot, im, item) in list {
+                    if slot.is_this() {
+                        self.this_helper_call(
+                            (slot, *im, item),
+                            (tm, tf),
+                            (m, caller, i),
+                            &mut next,
+                        );
+                        continue;
+                    }
                     let Some(arg) = cs.args.get(slot.index) else {
                         continue;
                     };
@@ -366,7 +421,9 @@ impl<'a> Mounter<'a> {
                     let receiver = slot.fields.iter().fold(arg.clone(), |v, f| field_of(&v, f));
                     // The registration as this call makes it: the callee's parameters in
                     // its method and path are this call's arguments.
-                    let item = self.instantiate(item, (*im, tm, tf), &cs.args, m, (m, cs.line));
+                    let (_, item) = self
+                        .instantiate(item, (*im, tm, tf), &cs.args, m, (m, cs.line))
+                        .remove(0);
                     match forwarded(&receiver, caller) {
                         Some(up) => {
                             if up == ParamSlot::at(0) {
@@ -379,11 +436,8 @@ impl<'a> Mounter<'a> {
                             self.applied.insert((tm, tf));
                         }
                         None => {
-                            if let Resolved::Router(rm, rr) = self.resolve(m, &receiver) {
-                                self.items
-                                    .entry(Key::Local(rm, rr))
-                                    .or_default()
-                                    .push((*im, item));
+                            if let Some(key) = self.router_key(m, &receiver) {
+                                self.items.entry(key).or_default().push((*im, item));
                                 self.applied.insert((tm, tf));
                             }
                         }
@@ -410,10 +464,64 @@ impl<'a> Mounter<'a> {
         }
     }
 
+    /// A call (module `m`, function `caller`, call `i`) of a method `(tm, tf)` that registers on
+    /// a router a field of `this` holds (see [`ParamSlot::this`]): the registration as the call
+    /// makes it goes to the router of the instance the method is called on (`this` of the
+    /// caller's class, or an instance of another), or, when it still takes its values from the
+    /// caller's own parameters (`post(path, h) { this.route({ method: 'post', path, handler: h })
+    /// }`), waits for the caller's calls.
+    fn this_helper_call(
+        &mut self,
+        (slot, im, item): (&ParamSlot, ModId, &RouterItem),
+        (tm, tf): (ModId, FnId),
+        (m, caller, i): (ModId, FnId, usize),
+        next: &mut ParamItems,
+    ) {
+        let modules = self.modules();
+        let cs = &modules[m].functions[caller].calls[i];
+        // `this.route(..)` in the class's own methods is read as the method itself.
+        let on = match &cs.callee {
+            Val::Member(on, _) => on.as_ref().clone(),
+            _ if cs.text.strip_prefix("this.").is_some_and(|name| {
+                !name.is_empty()
+                    && name
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+            }) =>
+            {
+                Val::This(class_of(&modules[m], caller))
+            }
+            _ => return,
+        };
+        let receiver = slot.fields.iter().fold(on.clone(), |v, f| {
+            Val::Member(std::sync::Arc::new(v), f.clone())
+        });
+        let caller_class = class_of(&modules[m], caller);
+        // A constructor is no helper: `new` calls it, and its parameters are read where it is.
+        // Nor is a callback inside a method (`routes.forEach((r) => this.route(r))`): what it
+        // passes is read where it is (a table's element).
+        let helper = modules[m].functions[caller].class.is_some()
+            && !modules[m].functions[caller].name.ends_with(".constructor");
+        for (am, item) in self.instantiate(item, (im, tm, tf), &cs.args, m, (m, cs.line)) {
+            let on_this = matches!(on, Val::This(Some(c)) if Some(c) == caller_class);
+            if on_this && helper && item.names_param_of(caller) && am == m {
+                next.entry((m, caller))
+                    .or_default()
+                    .push((slot.clone(), am, item));
+                continue;
+            }
+            if let Some(key) = self.router_key(m, &receiver) {
+                self.items.entry(key).or_default().push((am, item));
+            }
+        }
+    }
+
     /// A registration made in function `tf` (module `tm`; the registration's values are read in
     /// module `im`) as the call `args` in module `m` makes it: the callee's parameters
     /// in its method and paths become the call's arguments, read as strings (frame-free), or
-    /// kept as the caller's own values when both are in one module.
+    /// kept as the caller's own values when both are in one module. Each registration with the
+    /// module its values are read in: a `use` whose mounted values the call passes is read where
+    /// the call is (its own middleware, if any, stays in a `use` of its own).
     fn instantiate(
         &self,
         item: &RouterItem,
@@ -421,9 +529,18 @@ impl<'a> Mounter<'a> {
         args: &[Val],
         m: ModId,
         at: (usize, u32),
-    ) -> RouterItem {
+    ) -> Vec<(ModId, RouterItem)> {
         if im != tm {
-            return item.clone();
+            return vec![(im, item.clone())];
+        }
+        if let RouterItem::Use {
+            path,
+            path_text,
+            args: mounted,
+            line,
+        } = item
+        {
+            return self.instantiate_use((path, path_text, mounted, *line), (im, tf), args, m);
         }
         let RouterItem::Route {
             method,
@@ -436,7 +553,7 @@ impl<'a> Mounter<'a> {
             written_at,
         } = item
         else {
-            return item.clone();
+            return vec![(im, item.clone())];
         };
         let subst = |v: &Val| -> Val {
             if !mentions_param(v, tf) {
@@ -456,19 +573,22 @@ impl<'a> Mounter<'a> {
         let (method2, paths2) = (subst(method), subst(paths));
         // A handler the call passes: read where the call is.
         let (mut handler2, mut passed) = (handler.clone(), None);
-        if mentions_param(handler, tf) {
-            let replaced = replace_params(handler, tf, args);
+        // A handler the call passes, possibly wrapped by the helper (`this.withErrors(h)`); not
+        // a handler the helper gets from the router it is given (`app.oauth.token()`).
+        let handler_passed = mentions_param(handler, tf) || passed_part(handler, tf).is_some();
+        if handler_passed {
             if m == im {
-                handler2 = replaced;
+                handler2 = replace_params(handler, tf, args);
             } else {
-                passed = Some(replaced);
+                // Read where the call is: only what the call passes, without the helper's
+                // wrappers around it (`this.withErrors(options.handler)`).
+                let part = passed_part(handler, tf).unwrap_or_else(|| handler.clone());
+                passed = Some(replace_params(&part, tf, args));
             }
         }
         // The route's method, path or handler comes from this call: the call is where it is
         // written (also when what it passes cannot be read).
-        let from_call = [method, paths, handler]
-            .iter()
-            .any(|v| mentions_param(v, tf));
+        let from_call = handler_passed || [method, paths].iter().any(|v| mentions_param(v, tf));
         let written_at = if from_call {
             Some(WrittenAt {
                 module: at.0,
@@ -478,16 +598,83 @@ impl<'a> Mounter<'a> {
         } else {
             written_at.clone()
         };
-        RouterItem::Route {
-            method: method2,
-            paths: paths2,
+        vec![(
+            im,
+            RouterItem::Route {
+                method: method2,
+                paths: paths2,
+                path_text: path_text.clone(),
+                middleware: middleware.clone(),
+                handler: handler2,
+                line: *line,
+                version: version.clone(),
+                written_at,
+            },
+        )]
+    }
+
+    /// [`Self::instantiate`] for a `use`: its path a string where the call's argument reads as
+    /// one, the routers and middleware the call passes read in the caller's module `m`.
+    fn instantiate_use(
+        &self,
+        (path, path_text, mounted, line): (&Option<Val>, &String, &[Val], u32),
+        (im, tf): (ModId, FnId),
+        args: &[Val],
+        m: ModId,
+    ) -> Vec<(ModId, RouterItem)> {
+        let use_item = |path: Option<Val>, args: Vec<Val>| RouterItem::Use {
+            path,
             path_text: path_text.clone(),
-            middleware: middleware.clone(),
-            handler: handler2,
-            line: *line,
-            version: version.clone(),
-            written_at,
+            args,
+            line,
+        };
+        let path = match path {
+            Some(p) if mentions_param(p, tf) => {
+                let replaced = replace_params(p, tf, args);
+                Some(match self.strings(m, &replaced) {
+                    Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
+                    None if m == im => replaced,
+                    None => Val::Unknown,
+                })
+            }
+            p => p.clone(),
+        };
+        // `use(path, router) { this.app.use(path, router) }`: the front end could not tell the
+        // path from the routers; a first argument the call makes a string is the path.
+        let mut mounted: Vec<Val> = mounted.to_vec();
+        let mut path = path;
+        if path.is_none()
+            && mounted.len() >= 2
+            && mentions_param(&mounted[0], tf)
+            && let Some(list) = self.strings(m, &replace_params(&mounted[0], tf, args))
+        {
+            mounted.remove(0);
+            path = Some(Val::Arr(list.into_iter().map(Val::Str).collect()));
         }
+        if m == im {
+            let mounted = mounted
+                .iter()
+                .map(|a| replace_params(a, tf, args))
+                .collect();
+            return vec![(im, use_item(path, mounted))];
+        }
+        let (passed, own): (Vec<Val>, Vec<Val>) =
+            mounted.into_iter().partition(|a| mentions_param(a, tf));
+        let mut out = Vec::new();
+        if !own.is_empty() {
+            out.push((im, use_item(path.clone(), own)));
+        }
+        if !passed.is_empty() {
+            let passed = passed
+                .iter()
+                .map(|a| {
+                    let part = passed_part(a, tf).unwrap_or_else(|| a.clone());
+                    replace_params(&part, tf, args)
+                })
+                .collect();
+            out.push((m, use_item(path, passed)));
+        }
+        out
     }
 
     /// The prefixes a mount puts its routes under: none given is the router's own root, a
@@ -541,6 +728,19 @@ impl<'a> Mounter<'a> {
                 self.modules()[m].functions[f].line,
                 "registers on the router it is given, but no call found gives it one",
             ),
+            Key::Instance(m, c, rm, rr) => {
+                let router = &self.modules()[rm].routers[rr];
+                if router.kind != RouterKind::Router
+                    || matches!(router.framework, "hono" | "elysia")
+                {
+                    return false;
+                }
+                (
+                    m,
+                    self.modules()[m].classes[c].line,
+                    "is not mounted under any app this audit found",
+                )
+            }
         };
         let n = self.route_count(root);
         if n == 0 {
@@ -613,7 +813,7 @@ impl<'a> Mounter<'a> {
             return self.child_of(m, app, plugin);
         }
         match self.resolve(m, v) {
-            Resolved::Router(m2, r2) => Some(Key::Local(m2, r2)),
+            Resolved::Router(m2, r2) => Some(self.instance_key(m, v, (m2, r2))),
             Resolved::Func(m2, f2) if plugin && self.items.contains_key(&Key::Plugin(m2, f2)) => {
                 Some(Key::Plugin(m2, f2))
             }
@@ -623,8 +823,87 @@ impl<'a> Mounter<'a> {
 
     fn module_of(key: Key) -> ModId {
         match key {
-            Key::Local(m, _) | Key::Plugin(m, _) => m,
+            Key::Local(m, _) | Key::Plugin(m, _) | Key::Instance(m, ..) => m,
         }
+    }
+
+    /// The key of the router a value stands for (see [`Key::Instance`]).
+    fn router_key(&self, m: ModId, v: &Val) -> Option<Key> {
+        match self.resolve(m, v) {
+            Resolved::Router(rm, rr) => Some(self.instance_key(m, v, (rm, rr))),
+            _ => None,
+        }
+    }
+
+    /// Router `(rm, rr)`, which `v` (read in `m`) resolved to, as the instance `v` reads it from
+    /// has it: a field of `this` or of an instance (`this.app`, `new UsersController(..).router`)
+    /// of a class that inherits the router from the base class whose constructor makes it is the
+    /// router of that class's instances; anything else is the router itself.
+    fn instance_key(&self, m: ModId, v: &Val, (rm, rr): (ModId, RouterId)) -> Key {
+        let local = Key::Local(rm, rr);
+        let Val::Member(on, _) = v else {
+            return local;
+        };
+        let (im, ic) = match on.as_ref() {
+            Val::This(Some(c)) => (m, *c),
+            other => match self.resolve(m, other) {
+                Resolved::Instance(im, ic) => (im, ic),
+                _ => return local,
+            },
+        };
+        let Some(owner) = self.modules()[rm]
+            .classes
+            .iter()
+            .position(|c| c.router_field(rr).is_some())
+        else {
+            return local;
+        };
+        if (im, ic) == (rm, owner) || !self.ancestors(im, ic).contains(&(rm, owner)) {
+            return local;
+        }
+        Key::Instance(im, ic, rm, rr)
+    }
+
+    /// The classes a class extends, nearest first, as far as this tree holds them.
+    fn ancestors(&self, m: ModId, c: ClassId) -> Vec<(ModId, ClassId)> {
+        let mut out: Vec<(ModId, ClassId)> = Vec::new();
+        let (mut m, mut c) = (m, c);
+        for _ in 0..16 {
+            let Some(ext) = &self.modules()[m].classes[c].extends else {
+                break;
+            };
+            match self.resolve(m, ext) {
+                Resolved::Class(m2, c2) if !out.contains(&(m2, c2)) => {
+                    out.push((m2, c2));
+                    (m, c) = (m2, c2);
+                }
+                _ => break,
+            }
+        }
+        out
+    }
+
+    /// What a router holds: for the router of a subclass's instances, what the base class
+    /// registers on it for every instance, then what each class between them registers, then
+    /// the subclass's own.
+    fn key_items(&self, key: Key) -> Vec<(ModId, RouterItem)> {
+        let own = |k: Key| self.items.get(&k).cloned().unwrap_or_default();
+        let Key::Instance(m, c, rm, rr) = key else {
+            return own(key);
+        };
+        let mut out = own(Key::Local(rm, rr));
+        let between: Vec<(ModId, ClassId)> = self
+            .ancestors(m, c)
+            .into_iter()
+            .take_while(|&(am, ac)| {
+                am != rm || self.modules()[am].classes[ac].router_field(rr).is_none()
+            })
+            .collect();
+        for (am, ac) in between.into_iter().rev() {
+            out.extend(own(Key::Instance(am, ac, rm, rr)));
+        }
+        out.extend(own(key));
+        out
     }
 
     /// Strings a value stands for: `'/x'`, `['/a', '/b']`, or constants from other files.
@@ -711,11 +990,13 @@ impl<'a> Mounter<'a> {
         let name = match key {
             Key::Local(m, r) => self.modules()[m].routers[r].name.clone(),
             Key::Plugin(m, f) => self.modules()[m].functions[f].name.clone(),
+            Key::Instance(m, c, ..) => self.modules()[m].classes[c].name.clone(),
         };
         let n = self.route_count(key);
         let kind = match key {
             Key::Local(..) => "router",
             Key::Plugin(..) => "function",
+            Key::Instance(..) => "router of",
         };
         format!(
             "{kind} `{name}` ({n} route{})",
@@ -732,7 +1013,7 @@ impl<'a> Mounter<'a> {
             if !seen.insert(k) {
                 continue;
             }
-            for (m, item) in self.items.get(&k).map(Vec::as_slice).unwrap_or_default() {
+            for (m, item) in &self.key_items(k) {
                 match item {
                     // A computed call whose method was never read is no registration.
                     RouterItem::Route { method, .. }
@@ -773,6 +1054,23 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
+        // The routers of subclasses' instances hold what the base class and the classes between
+        // registers: those are walked there, not on their own.
+        let instances: Vec<Key> = self
+            .items
+            .keys()
+            .chain(mounted.iter())
+            .copied()
+            .filter(|k| matches!(k, Key::Instance(..)))
+            .collect();
+        for k in instances {
+            if let Key::Instance(m, c, rm, rr) = k {
+                mounted.insert(Key::Local(rm, rr));
+                for (am, ac) in self.ancestors(m, c) {
+                    mounted.insert(Key::Instance(am, ac, rm, rr));
+                }
+            }
+        }
         let hint = self
             .modules()
             .iter()
@@ -791,11 +1089,14 @@ impl<'a> Mounter<'a> {
                     self.modules()[*m].routers[*r].kind != RouterKind::NestController
                 }
                 Key::Plugin(m, f) => !self.applied.contains(&(*m, *f)),
+                Key::Instance(..) => true,
             })
             .collect();
         for root in roots {
             let framework = match root {
-                Key::Local(m, r) => self.modules()[m].routers[r].framework,
+                Key::Local(m, r) | Key::Instance(_, _, m, r) => {
+                    self.modules()[m].routers[r].framework
+                }
                 Key::Plugin(..) => hint,
             };
             self.incomplete = self.unmounted(root);
@@ -806,6 +1107,7 @@ impl<'a> Mounter<'a> {
         self.nest_routes();
         self.graphql_routes();
         self.routes.extend(super::next::routes(self.res));
+        self.routes.extend(super::medusa::routes(self.res));
         for (routes, diagnostics) in [
             super::sveltekit::routes(self.res),
             super::remix::routes(self.res),
@@ -850,6 +1152,7 @@ impl<'a> Mounter<'a> {
             let (m, line) = match key {
                 Key::Local(m, r) => (m, self.modules()[m].routers[r].line),
                 Key::Plugin(m, f) => (m, self.modules()[m].functions[f].line),
+                Key::Instance(m, c, ..) => (m, self.modules()[m].classes[c].line),
             };
             self.diagnostics.push(Diagnostic::new(
                 self.modules()[m].file.clone(),
@@ -861,7 +1164,7 @@ impl<'a> Mounter<'a> {
             return;
         }
         let (framework, own_prefixes) = match key {
-            Key::Local(m, r) => {
+            Key::Local(m, r) | Key::Instance(_, _, m, r) => {
                 let router = &self.modules()[m].routers[r];
                 let (framework, line, name) = (router.framework, router.line, router.name.clone());
                 let mut prefixes: Vec<String> = Vec::new();
@@ -910,7 +1213,7 @@ impl<'a> Mounter<'a> {
         stack: &mut Vec<Key>,
         framework: &'static str,
     ) {
-        let items = self.items.get(&key).cloned().unwrap_or_default();
+        let items = self.key_items(key);
         // Router-level middleware seen so far: (module, value, path scope). Express, Koa and Hono
         // apply it to what is registered after; Fastify hooks cover the whole context.
         let mut active: Vec<(ModId, Val, String)> = Vec::new();

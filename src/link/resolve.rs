@@ -1032,6 +1032,18 @@ impl<'m> Resolver<'m> {
         }
         let class = &self.modules[m].classes[c];
         if let Some(f) = class.method(prop) {
+            // An accessor that hands out a router (`get router() { return this.app; }`):
+            // reading the member is that router. Other accessors stay the method they are, as
+            // the rest of the analysis reads them.
+            if class.getters.iter().any(|g| g == prop)
+                && let Some(_following) = Following::enter(self, m, f)
+            {
+                for r in &self.modules[m].functions[f].returns {
+                    if let x @ Resolved::Router(..) = self.resolve_d(m, r, d + 1) {
+                        return x;
+                    }
+                }
+            }
             return Resolved::Func(m, f);
         }
         if let Some(v) = class.field(prop) {

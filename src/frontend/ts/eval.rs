@@ -1375,6 +1375,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             };
             let method = self.property_name(n);
             let f = self.make_function(*m, Some(format!("{name}.{method}")), Some(id));
+            let mut cursor = m.walk();
+            if m.children(&mut cursor).any(|c| c.kind() == "get") {
+                self.module.classes[id].getters.push(method.clone());
+            }
             self.module.classes[id].methods.push((method, f));
             let nodes = std::mem::take(&mut decorators);
             let ds = self.decorators_of(&nodes);

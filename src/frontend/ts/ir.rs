@@ -158,12 +158,48 @@ pub struct ParamSlot {
     pub fields: Vec<String>,
 }
 
+/// The index of [`ParamSlot`] that stands for `this`: a registration on a router a field of the
+/// instance holds (`this.app[options.method](options.path, ..)` in a method of a class whose
+/// constructor made `this.app`), whose method, path or handler are the method's parameters. The
+/// linker writes it at each call of the method, on the router of the instance it is called on.
+pub const THIS_SLOT: usize = usize::MAX;
+
 impl ParamSlot {
     pub fn at(index: usize) -> Self {
         ParamSlot {
             index,
             fields: Vec::new(),
         }
+    }
+
+    /// The router field `field` of `this`.
+    pub fn this(field: &str) -> Self {
+        ParamSlot {
+            index: THIS_SLOT,
+            fields: vec![field.to_string()],
+        }
+    }
+
+    pub fn is_this(&self) -> bool {
+        self.index == THIS_SLOT
+    }
+}
+
+/// Does `v` name a parameter of function `f` (in a member, a call, a string built from pieces, an
+/// array or an object literal)?
+pub fn names_param_of(v: &Val, f: FnId) -> bool {
+    match v {
+        Val::Param(g, _) => *g == f,
+        Val::Member(inner, _) | Val::Element(inner) | Val::TypeRef(inner) => {
+            names_param_of(inner, f)
+        }
+        Val::Call(callee, args) => {
+            names_param_of(callee, f) || args.iter().any(|a| names_param_of(a, f))
+        }
+        Val::Template(parts) | Val::Arr(parts) => parts.iter().any(|p| names_param_of(p, f)),
+        Val::Obj(fields) => fields.iter().any(|(_, x)| names_param_of(x, f)),
+        Val::EnvDefault { value, .. } => names_param_of(value, f),
+        _ => false,
     }
 }
 
@@ -211,6 +247,32 @@ pub enum RouterItem {
 }
 
 impl RouterItem {
+    /// Does the registration take its method, path, handler, middleware or mounted values from a
+    /// parameter of function `f`?
+    pub fn names_param_of(&self, f: FnId) -> bool {
+        match self {
+            RouterItem::Route {
+                method,
+                paths,
+                middleware,
+                handler,
+                ..
+            } => {
+                [method, paths, handler]
+                    .iter()
+                    .any(|v| names_param_of(v, f))
+                    || middleware.iter().any(|v| names_param_of(v, f))
+            }
+            RouterItem::Use { path, args, .. } => {
+                path.as_ref().is_some_and(|p| names_param_of(p, f))
+                    || args.iter().any(|v| names_param_of(v, f))
+            }
+            RouterItem::Register { path, plugin, .. } => {
+                path.as_ref().is_some_and(|p| names_param_of(p, f)) || names_param_of(plugin, f)
+            }
+        }
+    }
+
     /// A route as a registration writes it: no version, written where it is.
     pub fn route(
         method: Val,
@@ -468,6 +530,8 @@ pub struct ClassFacts {
     pub method_decorators: Vec<(FnId, Vec<DecoratorFacts>)>,
     /// A class that is a router (it extends koa-router): what `this` registers, every instance.
     pub router: Option<RouterId>,
+    /// Accessors (`get router() { return this.app; }`): reading the member runs the method.
+    pub getters: Vec<String>,
 }
 
 impl ClassFacts {
@@ -477,6 +541,14 @@ impl ClassFacts {
             .find(|(n, _)| n == name)
             .map(|(_, f)| *f)
     }
+    /// The name of the field that holds router `r`, if one does (`this.app = Router()`).
+    pub fn router_field(&self, r: RouterId) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(_, v)| *v == Val::Router(r))
+            .map(|(n, _)| n.as_str())
+    }
+
     /// A field's value: the first one assigned, else its declared type (`app: Application` then
     /// `this.app = express()` is the app).
     pub fn field(&self, name: &str) -> Option<&Val> {

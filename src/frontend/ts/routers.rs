@@ -947,10 +947,57 @@ impl<'t> Evaluator<'t, '_> {
 
     pub(super) fn push_item(&mut self, target: Target, item: RouterItem) {
         match target {
-            Target::Router(r) => self.module.routers[r].items.push(item),
+            Target::Router(r) => match self.this_router_helper(r, &item) {
+                Some((f, field)) => {
+                    let item = self.helper_handler(f, item);
+                    self.module.functions[f]
+                        .param_items
+                        .push((ParamSlot::this(&field), item))
+                }
+                None => self.module.routers[r].items.push(item),
+            },
             Target::Param(f, slot) => self.module.functions[f].param_items.push((slot, item)),
             Target::Foreign(v) => self.module.foreign_items.push((v, item)),
         }
+    }
+}
+
+impl Evaluator<'_, '_> {
+    /// A registration on router `r` in a method (not the constructor) of a class one of whose
+    /// fields holds `r`, whose method, path, handler or mounted values are the method's
+    /// parameters (`route(options) { this.app[options.method](options.path, ..) }`): a helper
+    /// that registers for its caller, on the router of the instance it is called on. The method
+    /// and the field.
+    fn this_router_helper(&self, r: RouterId, item: &RouterItem) -> Option<(FnId, String)> {
+        let class = self.this_class()?;
+        let f = self.cur_fn();
+        let facts = &self.module.functions[f];
+        if facts.class != Some(class) || facts.name.ends_with(".constructor") {
+            return None;
+        }
+        let field = self.module.classes[class].router_field(r)?.to_string();
+        item.names_param_of(f).then_some((f, field))
+    }
+
+    /// A helper's route whose handler is a wrapper its class makes from a parameter
+    /// (`this.withErrors(options.handler)` returning a closure): the wrapping call, so that the
+    /// linker finds the caller's handler among its arguments.
+    fn helper_handler(&self, f: FnId, mut item: RouterItem) -> RouterItem {
+        let RouterItem::Route { handler, .. } = &mut item else {
+            return item;
+        };
+        let Val::Func(h) = handler else {
+            return item;
+        };
+        let made = self.module.functions[f].calls.iter().rev().find(|cs| {
+            matches!(&cs.callee, Val::Func(g)
+                if self.module.functions.get(*g).is_some_and(|w| w.returns.contains(&Val::Func(*h))))
+                && cs.args.iter().any(|a| names_param_of(a, f))
+        });
+        if let Some(cs) = made {
+            *handler = Val::Call(std::sync::Arc::new(cs.callee.clone()), cs.args.clone());
+        }
+        item
     }
 }
 
