@@ -81,19 +81,25 @@ pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
                 return None;
             }
             let value = value.trim();
-            let constant = if let Some(s) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
-                Some(format!("s:{s}"))
-            } else {
-                match value.to_ascii_lowercase().as_str() {
-                    "true" | "false" => Some(format!("b:{}", value.to_ascii_lowercase())),
-                    "now()" | "current_timestamp" | "current_timestamp()" | "localtimestamp"
-                    | "current_date" | "clock_timestamp()" | "statement_timestamp()"
-                    | "transaction_timestamp()" | "utc_timestamp()" | "datetime('now')" => {
-                        Some("now".into())
+            let constant =
+                if let Some(s) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+                    Some(format!("s:{s}"))
+                } else {
+                    match value.to_ascii_lowercase().as_str() {
+                        "true" | "false" => Some(format!("b:{}", value.to_ascii_lowercase())),
+                        "now()"
+                        | "current_timestamp"
+                        | "current_timestamp()"
+                        | "localtimestamp"
+                        | "current_date"
+                        | "clock_timestamp()"
+                        | "statement_timestamp()"
+                        | "transaction_timestamp()"
+                        | "utc_timestamp()"
+                        | "datetime('now')" => Some("now".into()),
+                        _ => None,
                     }
-                    _ => None,
-                }
-            };
+                };
             Some((column.to_string(), constant))
         })
         .collect()
@@ -147,9 +153,9 @@ pub fn sql_locks(sql: &str) -> bool {
         .split_whitespace()
         .map(|w| w.trim_end_matches(';').to_ascii_uppercase())
         .collect();
-    words.windows(2).any(|w| {
-        w[0] == "FOR" && matches!(w[1].as_str(), "UPDATE" | "NO" | "SHARE" | "KEY")
-    })
+    words
+        .windows(2)
+        .any(|w| w[0] == "FOR" && matches!(w[1].as_str(), "UPDATE" | "NO" | "SHARE" | "KEY"))
 }
 
 #[cfg(test)]
@@ -159,7 +165,9 @@ mod tests {
     #[test]
     fn the_values_an_update_sets() {
         assert_eq!(
-            sql_set_values("UPDATE orders SET status = 'Shipped', note = $2, paid = TRUE, at = now() WHERE id = $1"),
+            sql_set_values(
+                "UPDATE orders SET status = 'Shipped', note = $2, paid = TRUE, at = now() WHERE id = $1"
+            ),
             vec![
                 ("status".to_string(), Some("s:Shipped".to_string())),
                 ("note".to_string(), None),
@@ -169,11 +177,16 @@ mod tests {
         );
         assert_eq!(
             sql_set_values("update t set a = coalesce($1, 'x, y'), \"b\" = 'z'"),
-            vec![("a".to_string(), None), ("b".to_string(), Some("s:z".to_string()))]
+            vec![
+                ("a".to_string(), None),
+                ("b".to_string(), Some("s:z".to_string()))
+            ]
         );
         assert!(sql_set_values("SELECT 1").is_empty());
         assert_eq!(
-            sql_insert_columns("INSERT INTO sessions (user_id, jti, at) VALUES ($1, $2, now()) RETURNING id"),
+            sql_insert_columns(
+                "INSERT INTO sessions (user_id, jti, at) VALUES ($1, $2, now()) RETURNING id"
+            ),
             Some(vec![
                 ("user_id".to_string(), "$1".to_string()),
                 ("jti".to_string(), "$2".to_string()),
@@ -181,7 +194,9 @@ mod tests {
             ])
         );
         assert_eq!(sql_insert_columns("INSERT INTO t SELECT * FROM u"), None);
-        assert!(sql_locks("select * from jobs where id = $1 for update skip locked"));
+        assert!(sql_locks(
+            "select * from jobs where id = $1 for update skip locked"
+        ));
         assert!(!sql_locks("select * from jobs"));
     }
 

@@ -52,20 +52,15 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
             let Some(handler) = module.export(method) else {
                 continue;
             };
-            out.push(RawRoute {
-                method: method.to_string(),
-                path: path.clone(),
-                framework: FRAMEWORK,
-                module: m,
-                line: module.export_line(method).unwrap_or(1),
-                handler: handler.clone(),
-                handler_module: m,
-                middleware: vec![],
-                branch: None,
-                protocol: Protocol::Rest,
-                handler_name: None,
-                path_complete: true,
-            });
+            out.push(super::fileroutes::route(
+                FRAMEWORK,
+                m,
+                method,
+                path.clone(),
+                module.export_line(method).unwrap_or(1),
+                handler.clone(),
+                Protocol::Rest,
+            ));
         }
     }
     out

@@ -5,7 +5,7 @@
 
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
-use super::parse::children;
+use super::parse::{Visit, children, push_stmts, search};
 use crate::catalog::{Catalog, Sink, pattern_matches};
 use crate::facts::key::Obs;
 use crate::facts::{Effect, EffectKind, KeyObs, Location};
@@ -985,9 +985,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 consumed = Some((tables[0].clone(), *from));
             }
             if let Stmt::Let {
-                names,
-                fails: true,
-                ..
+                names, fails: true, ..
             } = s
                 && names.len() == 1
                 && let Some((tables, _)) = scope.lookups.get(&names[0])
@@ -1122,7 +1120,9 @@ impl<'m, 'a> Effects<'m, 'a> {
         for (column, value) in columns {
             let lower = value.to_ascii_lowercase();
             let bound = if let Some(n) = value.strip_prefix('$') {
-                n.parse::<usize>().ok().and_then(|n| binds.get(n.checked_sub(1)?).copied())
+                n.parse::<usize>()
+                    .ok()
+                    .and_then(|n| binds.get(n.checked_sub(1)?).copied())
             } else if value == "?" {
                 next += 1;
                 binds.get(next - 1).copied()
@@ -1754,8 +1754,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     .flatten();
                 // `INSERT INTO t .. SELECT .. WHERE NOT EXISTS (..)`: only what is not there.
                 let find_or_create = kind == EffectKind::DbCreate
-                    && s
-                        .split_whitespace()
+                    && s.split_whitespace()
                         .collect::<Vec<_>>()
                         .join(" ")
                         .to_ascii_uppercase()
@@ -1946,71 +1945,43 @@ fn finish(out: &mut Summary) {
 
 /// Does an expression filter on `not(exists(..))`, or name a variable that holds one?
 fn tests_absence(e: &Ex, scope: &Scope) -> bool {
-    let mut stack = vec![e];
-    let mut seen = 0usize;
-    while let Some(x) = stack.pop() {
-        seen += 1;
-        if seen > 2_000 {
-            return false;
+    let named =
+        |x: &Ex, name: &str| matches!(x, Ex::Path(p, _) if p.last().is_some_and(|l| l == name));
+    search(vec![e], 2_000, false, |x| match x {
+        Ex::Path(p, _) if p.len() == 1 && scope.absent_selects.contains(&p[0]) => Visit::Found,
+        Ex::Call(f, args, _)
+            if named(f, "not")
+                && args
+                    .iter()
+                    .any(|a| matches!(a, Ex::Call(g, _, _) if named(g, "exists"))) =>
+        {
+            Visit::Found
         }
-        match x {
-            Ex::Path(p, _) if p.len() == 1 && scope.absent_selects.contains(&p[0]) => return true,
-            Ex::Call(f, args, _)
-                if matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|l| l == "not"))
-                    && args.iter().any(|a| {
-                        matches!(a, Ex::Call(g, _, _)
-                            if matches!(&**g, Ex::Path(p, _) if p.last().is_some_and(|l| l == "exists")))
-                    }) =>
-            {
-                return true;
-            }
-            Ex::Closure { .. } => continue,
-            _ => {}
-        }
-        super::parse::children(x, &mut stack);
-    }
-    false
+        Ex::Closure { .. } => Visit::Skip,
+        _ => Visit::Enter,
+    })
 }
 
 /// Does a statement run all it does whenever it runs: no block, branch or closure in it?
 fn unconditional(s: &Stmt) -> bool {
-    let mut stack: Vec<&Ex> = Vec::new();
-    super::parse::push_stmts(std::slice::from_ref(s), &mut stack);
-    let mut seen = 0usize;
-    while let Some(e) = stack.pop() {
-        seen += 1;
-        if seen > 2_000
-            || matches!(
-                e,
-                Ex::Block(_) | Ex::Closure { .. } | Ex::Gate { .. } | Ex::FieldTest(_) | Ex::Failure(_)
-            )
-        {
-            return false;
+    let mut roots = Vec::new();
+    push_stmts(std::slice::from_ref(s), &mut roots);
+    !search(roots, 2_000, true, |e| match e {
+        Ex::Block(_) | Ex::Closure { .. } | Ex::Gate { .. } | Ex::FieldTest(_) | Ex::Failure(_) => {
+            Visit::Found
         }
-        super::parse::children(e, &mut stack);
-    }
-    true
+        _ => Visit::Enter,
+    })
 }
 
 /// Does a statement name a local variable (`krate`, `krate.id`)?
 fn mentions_var(s: &Stmt, var: &str) -> bool {
-    let mut stack: Vec<&Ex> = Vec::new();
-    super::parse::push_stmts(std::slice::from_ref(s), &mut stack);
-    let mut seen = 0usize;
-    while let Some(e) = stack.pop() {
-        seen += 1;
-        if seen > 2_000 {
-            return false;
-        }
-        if let Ex::Path(p, _) = e
-            && p.len() == 1
-            && p[0] == var
-        {
-            return true;
-        }
-        super::parse::children(e, &mut stack);
-    }
-    false
+    let mut roots = Vec::new();
+    push_stmts(std::slice::from_ref(s), &mut roots);
+    search(roots, 2_000, false, |e| match e {
+        Ex::Path(p, _) if p.len() == 1 && p[0] == var => Visit::Found,
+        _ => Visit::Enter,
+    })
 }
 
 /// What claim an initialiser makes, if it makes one: an `UPDATE` of the state its `WHERE` tests
@@ -2129,21 +2100,10 @@ fn diesel_moves_state(e: &Ex) -> bool {
 
 /// Does an expression name a column (`count + 1` names `count`)?
 fn mentions_column(e: &Ex, column: &str) -> bool {
-    let mut stack = vec![e];
-    let mut seen = 0usize;
-    while let Some(x) = stack.pop() {
-        seen += 1;
-        if seen > 500 {
-            return true;
-        }
-        if let Ex::Path(p, _) = x
-            && p.last().is_some_and(|l| l == column)
-        {
-            return true;
-        }
-        super::parse::children(x, &mut stack);
-    }
-    false
+    search(vec![e], 500, true, |x| match x {
+        Ex::Path(p, _) if p.last().is_some_and(|l| l == column) => Visit::Found,
+        _ => Visit::Enter,
+    })
 }
 
 #[cfg(test)]

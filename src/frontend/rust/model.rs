@@ -578,7 +578,10 @@ impl<'a> Model<'a> {
                 self.modules[m].traits.insert(name.clone(), ids);
                 // A trait defined once per feature set (`#[cfg(feature = ..)]`) has the
                 // supertraits of every definition.
-                let known = self.modules[m].trait_supers.entry(name.clone()).or_default();
+                let known = self.modules[m]
+                    .trait_supers
+                    .entry(name.clone())
+                    .or_default();
                 for s in supers {
                     if !known.contains(s) {
                         known.push(s.clone());

@@ -844,7 +844,11 @@ fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
                     (None, Some(f)) => (f, test_constant(&b.left)?),
                     _ => return None,
                 };
-                let op = if matches!(b.op, syn::BinOp::Eq(_)) { "eq" } else { "ne" };
+                let op = if matches!(b.op, syn::BinOp::Eq(_)) {
+                    "eq"
+                } else {
+                    "ne"
+                };
                 Some((var, name, format!("{op}:{value}")))
             }
             Expr::MethodCall(m) if m.args.is_empty() => {
@@ -1960,6 +1964,38 @@ pub fn push_stmts<'a>(stmts: &'a [Stmt], stack: &mut Vec<&'a Ex>) {
 }
 
 /// The direct sub-expressions of `e`.
+/// What a [`search`] does at an expression.
+pub enum Visit {
+    Found,
+    /// Not into what it contains.
+    Skip,
+    Enter,
+}
+
+/// Whether `visit` finds an expression among `roots` and what they contain (depth first,
+/// iteratively); past `limit` expressions the search gives up and answers `past`.
+pub fn search<'a>(
+    roots: Vec<&'a Ex>,
+    limit: usize,
+    past: bool,
+    mut visit: impl FnMut(&'a Ex) -> Visit,
+) -> bool {
+    let mut stack = roots;
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > limit {
+            return past;
+        }
+        match visit(e) {
+            Visit::Found => return true,
+            Visit::Skip => {}
+            Visit::Enter => children(e, &mut stack),
+        }
+    }
+    false
+}
+
 pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
     match e {
         Ex::Lit(_) | Ex::Path(..) => {}
@@ -2031,7 +2067,9 @@ mod tests {
     /// The first test of a looked-up row in `body`: (var, field, test, then_exits, then_refuses).
     fn first_test(body: &str) -> Option<(String, String, String, bool, bool)> {
         let (ir, _) = parse_file("src/a.rs", &format!("fn f() {{ {body} }}"));
-        let Item::Fn(f) = &ir.items[0] else { return None };
+        let Item::Fn(f) = &ir.items[0] else {
+            return None;
+        };
         let mut stack: Vec<&Ex> = Vec::new();
         push_stmts(&f.body, &mut stack);
         while let Some(e) = stack.pop() {
@@ -2052,8 +2090,18 @@ mod tests {
                     then_refuses,
                     ..
                 } => {
-                    let test = if *failed_when_true { "missing" } else { "found" };
-                    return Some((var.clone(), String::new(), test.into(), *then_exits, *then_refuses));
+                    let test = if *failed_when_true {
+                        "missing"
+                    } else {
+                        "found"
+                    };
+                    return Some((
+                        var.clone(),
+                        String::new(),
+                        test.into(),
+                        *then_exits,
+                        *then_refuses,
+                    ));
                 }
                 _ => children(e, &mut stack),
             }
@@ -2064,7 +2112,8 @@ mod tests {
     #[test]
     fn tests_of_a_looked_up_row() {
         let t = |body: &str| {
-            first_test(body).map(|(v, f, t, exits, refuses)| format!("{v}.{f} {t} {exits} {refuses}"))
+            first_test(body)
+                .map(|(v, f, t, exits, refuses)| format!("{v}.{f} {t} {exits} {refuses}"))
         };
         assert_eq!(
             t("if order.status != \"paid\" { return Ok(order); }").as_deref(),
@@ -2074,7 +2123,10 @@ mod tests {
             t("if invite.accepted_at.is_some() { return Err(Conflict); }").as_deref(),
             Some("invite.accepted_at truthy true true")
         );
-        assert_eq!(t("if !user.active { bail!(\"x\") }").as_deref(), Some("user.active falsy true true"));
+        assert_eq!(
+            t("if !user.active { bail!(\"x\") }").as_deref(),
+            Some("user.active falsy true true")
+        );
         assert_eq!(
             t("if x.is_empty() || order.status == Status::Done { return Ok(()); }").as_deref(),
             Some("order.status eq:Status.Done true false")
