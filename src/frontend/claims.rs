@@ -147,6 +147,17 @@ pub fn sql_insert_columns(sql: &str) -> Option<Vec<(String, String)>> {
     .then(|| columns.into_iter().zip(items).collect())
 }
 
+/// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
+/// (..)`)? A lookup inside the statement, not a constraint: two concurrent runs can both insert.
+pub fn sql_inserts_if_absent(sql: &str) -> bool {
+    let upper = sql
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_uppercase();
+    upper.contains("INSERT ") && upper.contains("WHERE NOT EXISTS")
+}
+
 /// Does a `SELECT` lock the rows it reads (`FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE`)?
 pub fn sql_locks(sql: &str) -> bool {
     let words: Vec<String> = sql
@@ -183,6 +194,12 @@ mod tests {
             ]
         );
         assert!(sql_set_values("SELECT 1").is_empty());
+        assert!(sql_inserts_if_absent(
+            "insert into jobs (kind) select $1 where not exists (select 1 from jobs where kind = $1)"
+        ));
+        assert!(!sql_inserts_if_absent(
+            "insert into jobs (kind) values ($1)"
+        ));
         assert_eq!(
             sql_insert_columns(
                 "INSERT INTO sessions (user_id, jti, at) VALUES ($1, $2, now()) RETURNING id"

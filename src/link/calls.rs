@@ -2372,6 +2372,15 @@ impl<'a> Calls<'a> {
             if let Some((kind, upsert, relative)) = is_sql_call.then(|| classify_sql(sql)).flatten()
             {
                 out.push(Effect {
+                    // As the Rust front end reads raw SQL: the constants an `UPDATE` sets, and
+                    // an `INSERT .. WHERE NOT EXISTS` that inserts only what is missing.
+                    find_or_create: kind == EffectKind::DbCreate
+                        && crate::frontend::claims::sql_inserts_if_absent(sql),
+                    update_keys: if kind == EffectKind::DbUpdate {
+                        crate::frontend::claims::sql_set_values(sql)
+                    } else {
+                        vec![]
+                    },
                     kind,
                     callee: cs.text.clone(),
                     label: "raw SQL".into(),

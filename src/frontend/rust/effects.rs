@@ -1754,11 +1754,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     .flatten();
                 // `INSERT INTO t .. SELECT .. WHERE NOT EXISTS (..)`: only what is not there.
                 let find_or_create = kind == EffectKind::DbCreate
-                    && s.split_whitespace()
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                        .to_ascii_uppercase()
-                        .contains("WHERE NOT EXISTS");
+                    && crate::frontend::claims::sql_inserts_if_absent(&s);
                 out.effects.push(Effect {
                     find_or_create,
                     data_keys,
