@@ -55,6 +55,25 @@ pub(crate) fn display(v: &Val) -> String {
     }
 }
 
+/// Is `var`, the source of a [`Resolved::Default`], a read of the environment (`process.env.X`,
+/// `import.meta.env.X`, `Bun.env.X`, `Deno.env.get('X')`, `env('X')`), rather than another value
+/// the code gives a literal fallback (`config.server.basePath || ''`)?
+pub(crate) fn reads_environment(var: &str) -> bool {
+    ["process.env", "import.meta.env", "Bun.env", "Deno.env"]
+        .iter()
+        .any(|p| var.starts_with(p))
+        || var.split_once('(').is_some_and(|(f, arg)| {
+            !f.is_empty()
+                && f.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && arg.starts_with(['\'', '"'])
+                && arg
+                    .trim_end_matches(')')
+                    .trim_matches(['\'', '"'])
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+        })
+}
+
 /// What linking one tree's TypeScript/JavaScript gives.
 pub struct Linked {
     pub endpoints: Vec<Endpoint>,

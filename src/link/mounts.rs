@@ -354,6 +354,17 @@ impl<'a> Mounter<'a> {
         r
     }
 
+    /// [`Self::resolve`] where a string is wanted: a literal fallback the code writes for a value
+    /// it does not show is taken ([`Resolver::resolve_str`]).
+    fn resolve_str(&self, m: ModId, v: &Val) -> Resolved {
+        self.res.take_depth_cut();
+        let r = self.res.resolve_str(m, v);
+        if self.res.take_depth_cut().is_some() && self.depth_cut.get().is_none() {
+            self.depth_cut.set(Some(m));
+        }
+        r
+    }
+
     /// `router.post(...)` on a router imported from another file.
     fn add_foreign_items(&mut self) {
         for (m, module) in self.modules().iter().enumerate() {
@@ -944,7 +955,7 @@ impl<'a> Mounter<'a> {
                 Some(out)
             }
             Val::Unknown => None,
-            other => match self.resolve(m, other) {
+            other => match self.resolve_str(m, other) {
                 Resolved::Str(s) => Some(vec![s]),
                 Resolved::Default { value, var } => {
                     env.push((var, value.clone()));
@@ -973,13 +984,16 @@ impl<'a> Mounter<'a> {
         let out = self.strings_noting(m, v, &mut env)?;
         for (var, value) in env {
             let file = self.modules()[at].file.clone();
-            self.diagnostics.push(Diagnostic::new(
-                file,
-                line,
+            let message = if super::reads_environment(&var) {
                 format!(
                     "{what} reads `{var}` from the environment: its routes are listed under the code's default `{value}`, which the deployment may change"
-                ),
-            ));
+                )
+            } else {
+                format!(
+                    "{what} uses `{var}`, whose left side is not known before run time: its routes are listed under the code's fallback `'{value}'`, which the configuration may change"
+                )
+            };
+            self.diagnostics.push(Diagnostic::new(file, line, message));
         }
         Some(out)
     }

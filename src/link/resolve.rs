@@ -733,6 +733,28 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// [`Self::resolve`] where a string is wanted (a path, a prefix): a value the tree does not
+    /// show that the code gives a literal fallback (`config.server.basePath || ''`) is that
+    /// fallback, as a [`Resolved::Default`] whose `var` is the expression as written.
+    pub fn resolve_str(&self, m: ModId, v: &Val) -> Resolved {
+        self.resolve_str_d(m, v, 0)
+    }
+
+    fn resolve_str_d(&self, m: ModId, v: &Val, depth: usize) -> Resolved {
+        match self.resolve_d(m, v, depth) {
+            r @ (Resolved::Opaque | Resolved::Package { .. } | Resolved::Env(_)) => {
+                match self.modules[m].fallback(v) {
+                    Some(f) => Resolved::Default {
+                        value: f.literal.clone(),
+                        var: f.expr.clone(),
+                    },
+                    None => r,
+                }
+            }
+            r => r,
+        }
+    }
+
     fn resolve_d(&self, m: ModId, v: &Val, depth: usize) -> Resolved {
         if depth > MAX_DEPTH {
             self.cut_at(m);
@@ -759,7 +781,7 @@ impl<'m> Resolver<'m> {
             Val::Template(parts) => {
                 let (mut text, mut env) = (String::new(), None);
                 for p in parts {
-                    match self.resolve_d(m, p, d) {
+                    match self.resolve_str_d(m, p, d) {
                         Resolved::Str(s) => text.push_str(&s),
                         Resolved::Default { value, var } => {
                             text.push_str(&value);
@@ -908,7 +930,7 @@ impl<'m> Resolver<'m> {
         }
         let piece = |v: &Val| -> Option<(String, Option<String>)> {
             let r = match v {
-                Val::Param(pf, i) if *pf == f => self.resolve_d(m, args.get(*i)?, d + 1),
+                Val::Param(pf, i) if *pf == f => self.resolve_str_d(m, args.get(*i)?, d + 1),
                 Val::EnvDefault { var, value } => match value.as_ref() {
                     Val::Param(pf, i) if *pf == f => {
                         match self.resolve_d(m, args.get(*i)?, d + 1) {
@@ -921,9 +943,9 @@ impl<'m> Resolver<'m> {
                             _ => return None,
                         }
                     }
-                    _ => self.resolve_d(m2, v, d + 1),
+                    _ => self.resolve_str_d(m2, v, d + 1),
                 },
-                v => self.resolve_d(m2, v, d + 1),
+                v => self.resolve_str_d(m2, v, d + 1),
             };
             match r {
                 Resolved::Str(s) => Some((s, None)),

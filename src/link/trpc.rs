@@ -797,11 +797,16 @@ impl<'a> Linker<'a> {
     ) -> Option<Endpoint> {
         let v = field(&opts.1, name)?;
         if let Resolved::Default { value, var } = self.res.resolve(opts.0, v) {
+            let source = if super::reads_environment(&var) {
+                "from the environment"
+            } else {
+                "(its value is not known before run time)"
+            };
             self.diag(
                 m,
                 line,
                 format!(
-                    "the `{name}` of this tRPC adapter reads `{var}` from the environment: its procedures are listed under the code's default `{value}`, which the deployment may change"
+                    "the `{name}` of this tRPC adapter reads `{var}` {source}: its procedures are listed under the code's default `{value}`, which the deployment may change"
                 ),
             );
         }

@@ -241,7 +241,15 @@ fn concat(pieces: Vec<Val>) -> Val {
     Val::Template(parts)
 }
 
-/// Does a catch handler's source name a unique-violation code or error class?
+/// A value the code may not show that can stand for a string: a member, a parameter, a call's
+/// result, an import, an unbound name.
+fn may_fall_back(v: &Val) -> bool {
+    matches!(
+        v,
+        Val::Member(..) | Val::Param(..) | Val::Call(..) | Val::Import { .. } | Val::Global(_)
+    )
+}
+
 /// A value read from a global at run time (`globalThis.x`, `process.env.X`, `window.y`).
 fn rooted_in_global(v: &Val) -> bool {
     match v {
@@ -251,6 +259,7 @@ fn rooted_in_global(v: &Val) -> bool {
     }
 }
 
+/// Does a catch handler's source name a unique-violation code or error class?
 pub fn names_unique_violation(text: &str) -> bool {
     const CODES: &[&str] = &[
         "P2002",
@@ -1622,6 +1631,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     // `globalThis.prisma || getClient()`, `process.env.X ?? 'x'`: the left is
                     // run-time state the code cannot show; the right is the code's own value.
                     ("||" | "??", l, r) if rooted_in_global(&l) && !matches!(r, Val::Unknown) => r,
+                    // `config.server.basePath || ''`: the value stays what it is (the linker may
+                    // read it); the literal is noted as the code's fallback for when it cannot.
+                    ("||" | "??", l, Val::Str(lit)) if may_fall_back(&l) => {
+                        if self.module.fallbacks.len() < MAX_FALLBACKS
+                            && self.module.fallback(&l).is_none()
+                        {
+                            self.module.fallbacks.push(Fallback {
+                                value: l.clone(),
+                                literal: lit,
+                                expr: self.short_text(node),
+                            });
+                        }
+                        l
+                    }
                     ("||" | "??", l, _) => l,
                     _ => Val::Unknown,
                 }
@@ -2560,6 +2583,37 @@ mod tests {
         assert!(!matches!(exported(text, "other"), Val::EnvDefault { .. }));
         // `env(name)` with a name that is not a variable's is an ordinary call.
         assert!(!matches!(exported(text, "notEnv"), Val::EnvDefault { .. }));
+    }
+
+    #[test]
+    fn a_value_with_a_literal_fallback_stays_itself_and_notes_the_fallback() {
+        let text = "export function make(config: any, opts: any) {
+                        const base = config.server.basePath || '';
+                        const nested = opts.prefix ?? '/api';
+                        const numeric = config.port || 3000;
+                        return [base, nested, numeric];
+                    }
+";
+        let file = SourceFile {
+            rel: "src/app.ts".into(),
+            lang: Lang::TypeScript,
+            text: text.into(),
+        };
+        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
+        let noted: Vec<(&str, &str)> = module
+            .fallbacks
+            .iter()
+            .map(|f| (f.expr.as_str(), f.literal.as_str()))
+            .collect();
+        assert_eq!(
+            noted,
+            [
+                ("config.server.basePath || ''", ""),
+                ("opts.prefix ?? '/api'", "/api")
+            ]
+        );
+        // The value itself is what the code reads: a member of the parameter.
+        assert!(matches!(module.fallbacks[0].value, Val::Member(..)));
     }
 
     #[test]

@@ -588,9 +588,33 @@ pub struct Module {
     pub nest_bootstrap: Option<NestBootstrap>,
     /// The file opens with `'use server'`: every exported function is a server action.
     pub use_server: bool,
+    /// `config.server.basePath || ''`, `opts.prefix ?? '/api'`: a value the code cannot show
+    /// (a configuration object's member, a parameter's field) and the literal it falls back to,
+    /// with the expression as written. Where such a value is wanted as a string and cannot be
+    /// read, the linker takes the fallback (and says so). At most [`MAX_FALLBACKS`].
+    pub fallbacks: Vec<Fallback>,
+}
+
+/// Most fallbacks a module notes.
+pub const MAX_FALLBACKS: usize = 64;
+
+/// A value written with a literal fallback: `A || 'lit'`, `A ?? 'lit'`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fallback {
+    /// `A`, as the evaluator sees it.
+    pub value: Val,
+    /// The literal.
+    pub literal: String,
+    /// `A || 'lit'` as written.
+    pub expr: String,
 }
 
 impl Module {
+    /// The literal `v` falls back to where the code writes one (`v || 'lit'`), and the expression.
+    pub fn fallback(&self, v: &Val) -> Option<&Fallback> {
+        self.fallbacks.iter().find(|f| &f.value == v)
+    }
+
     /// Gives back what the lists grew beyond their length while the file was read: every module
     /// of a tree is held at once while linking, so the slack adds up (a tenth of the peak).
     pub fn shrink_to_fit(&mut self) {
@@ -616,6 +640,7 @@ impl Module {
         self.exports.shrink_to_fit();
         self.export_lines.shrink_to_fit();
         self.foreign_items.shrink_to_fit();
+        self.fallbacks.shrink_to_fit();
     }
 
     pub fn export_line(&self, name: &str) -> Option<u32> {
