@@ -1,13 +1,14 @@
 //! What both front ends recognise as a claim (see `frontend::ts::claims` and the Rust front end's
 //! `Gate`): the forms of a conditional write that only one request wins.
 
+/// A statement on one line, its words one space apart.
+fn flat(sql: &str) -> String {
+    sql.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 /// `UPDATE t SET a = .. WHERE .. a ..`: a column both set and tested.
 pub fn sql_moves_state(sql: &str) -> bool {
-    let upper = sql
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_ascii_uppercase();
+    let upper = flat(sql).to_ascii_uppercase();
     let Some(rest) = upper.trim_start().strip_prefix("UPDATE ") else {
         return false;
     };
@@ -41,7 +42,7 @@ pub fn sql_moves_state(sql: &str) -> bool {
 /// `Effect::update_keys` has them: a string literal (`s:shipped`), a boolean (`b:true`), the
 /// current time (`now`); a bound parameter or an expression is not known.
 pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
-    let flat = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat(sql);
     let upper = flat.to_ascii_uppercase();
     let Some(rest) = upper.trim_start().strip_prefix("UPDATE ") else {
         return vec![];
@@ -108,7 +109,7 @@ pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
 /// The columns an `INSERT INTO t (a, b) VALUES (..)` names, each with its value as written
 /// (`$1`, `?`, `now()`, `'x'`); `None` when the statement is not of that form.
 pub fn sql_insert_columns(sql: &str) -> Option<Vec<(String, String)>> {
-    let flat = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    let flat = flat(sql);
     let upper = flat.to_ascii_uppercase();
     let at = upper.find("INSERT ")?;
     let open = at + flat[at..].find('(')?;
@@ -150,11 +151,7 @@ pub fn sql_insert_columns(sql: &str) -> Option<Vec<(String, String)>> {
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
 /// (..)`)? A lookup inside the statement, not a constraint: two concurrent runs can both insert.
 pub fn sql_inserts_if_absent(sql: &str) -> bool {
-    let upper = sql
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_ascii_uppercase();
+    let upper = flat(sql).to_ascii_uppercase();
     upper.contains("INSERT ") && upper.contains("WHERE NOT EXISTS")
 }
 
