@@ -55,31 +55,21 @@ pub struct Summary {
 /// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
 /// `UniqueViolation`)?
 fn names_unique_violation(e: &Ex) -> bool {
-    let mut stack = vec![e];
-    let mut seen = 0;
-    while let Some(x) = stack.pop() {
-        seen += 1;
-        if seen > 10_000 {
-            return false;
+    search(vec![e], 10_000, false, |x| match x {
+        Ex::Method(_, name, _, _) if name == "is_unique_violation" => Visit::Found,
+        Ex::Lit(s) if crate::frontend::ts::eval::names_unique_violation(s) => Visit::Found,
+        Ex::Path(p, _)
+            if p.last().is_some_and(|l| {
+                matches!(
+                    l.as_str(),
+                    "UniqueViolation" | "UNIQUE_VIOLATION" | "DuplicateKey"
+                )
+            }) =>
+        {
+            Visit::Found
         }
-        match x {
-            Ex::Method(_, name, _, _) if name == "is_unique_violation" => return true,
-            Ex::Lit(s) if crate::frontend::ts::eval::names_unique_violation(s) => return true,
-            Ex::Path(p, _)
-                if p.last().is_some_and(|l| {
-                    matches!(
-                        l.as_str(),
-                        "UniqueViolation" | "UNIQUE_VIOLATION" | "DuplicateKey"
-                    )
-                }) =>
-            {
-                return true;
-            }
-            _ => {}
-        }
-        children(x, &mut stack);
-    }
-    false
+        _ => Visit::Enter,
+    })
 }
 
 enum Memo {
@@ -368,13 +358,7 @@ const FRESH_METHODS: &[&str] = &["gen", "gen_range", "random", "random_range", "
 /// Does `e` hold a value made for this request (`Uuid::new_v4()`, `Utc::now()`, `rng.gen()`,
 /// `nanoid!()`), in part or whole?
 fn fresh(e: &Ex, scope: &Scope) -> bool {
-    let mut stack = vec![e];
-    let mut seen = 0usize;
-    while let Some(e) = stack.pop() {
-        seen += 1;
-        if seen > 2_000 {
-            return false;
-        }
+    search(vec![e], 2_000, false, |e| {
         let hit = match e {
             Ex::Path(p, _) => p.len() == 1 && scope.fresh.contains(&p[0]),
             Ex::Call(f, _, _) => match &**f {
@@ -389,12 +373,8 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
             Ex::Macro { path, .. } => path.last().is_some_and(|m| m == "nanoid"),
             _ => false,
         };
-        if hit {
-            return true;
-        }
-        children(e, &mut stack);
-    }
-    false
+        if hit { Visit::Found } else { Visit::Enter }
+    })
 }
 
 /// A field value that writes nothing of the caller's: `NotSet`, a default.
@@ -900,11 +880,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                             Some(l) => scope.lookups.insert(name.clone(), l),
                             None => scope.lookups.remove(name),
                         };
-                        if init.as_deref().is_some_and(|e| tests_absence(e, scope)) {
-                            scope.absent_selects.insert(name.clone());
-                        } else {
-                            scope.absent_selects.remove(name);
-                        }
+                        let absent = init.as_deref().is_some_and(|e| tests_absence(e, scope));
+                        mark(&mut scope.absent_selects, name, absent);
                         scope
                             .var_effects
                             .insert(name.clone(), start..out.effects.len());
@@ -912,11 +889,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                             Some(what) => scope.claims.insert(name.clone(), what),
                             None => scope.claims.remove(name),
                         };
-                        if init.as_deref().is_some_and(|e| fresh(e, scope)) {
-                            scope.fresh.insert(name.clone());
-                        } else {
-                            scope.fresh.remove(name);
-                        }
+                        let made_here = init.as_deref().is_some_and(|e| fresh(e, scope));
+                        mark(&mut scope.fresh, name, made_here);
                         match init
                             .as_ref()
                             .and_then(|e| self.record_of(e, ty.as_deref(), scope))
@@ -1100,21 +1074,17 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// one). `None` when the columns or their values cannot be told apart.
     fn inserted_keys(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> Option<Vec<String>> {
         let columns = crate::frontend::claims::sql_insert_columns(sql)?;
-        let binds: Vec<&Ex> = match c.links.iter().find(|(n, ..)| *n == "bind") {
-            Some(_) => c
-                .links
-                .iter()
-                .filter(|(n, ..)| *n == "bind")
-                .filter_map(|(_, a, _)| a.first())
-                .collect(),
-            None => {
-                let args: Vec<&Ex> = c.root_args.iter().collect();
-                match args.iter().position(|a| matches!(a, Ex::Lit(_))) {
-                    Some(i) => args[i + 1..].to_vec(),
-                    None => Vec::new(),
-                }
-            }
-        };
+        // sqlx's `.bind(..)`s in order, else what follows the statement in `query!(sql, ..)`.
+        let mut binds: Vec<&Ex> = c
+            .links
+            .iter()
+            .filter(|(n, ..)| *n == "bind")
+            .filter_map(|(_, a, _)| a.first())
+            .collect();
+        if binds.is_empty() {
+            let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
+            binds = sql_at.map_or(vec![], |i| c.root_args[i + 1..].iter().collect());
+        }
         let mut next = 0usize;
         let mut keys = Vec::new();
         for (column, value) in columns {
@@ -1937,6 +1907,15 @@ fn finish(out: &mut Summary) {
     Effect::dedup(&mut out.effects);
     out.key_reads.sort();
     out.key_reads.dedup();
+}
+
+/// Puts `name` in `set` or takes it out.
+fn mark(set: &mut HashSet<String>, name: &str, on: bool) {
+    if on {
+        set.insert(name.to_string());
+    } else {
+        set.remove(name);
+    }
 }
 
 /// Does an expression filter on `not(exists(..))`, or name a variable that holds one?

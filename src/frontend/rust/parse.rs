@@ -694,14 +694,14 @@ fn arm_exit(e: &Expr) -> Option<bool> {
 /// to: `match existing { Some(_) => return Err(..), None => {} }` as `if existing.is_some()`;
 /// `match order.status { Status::Done => return Ok(..), _ => {} }` as `if order.status ==
 /// Status::Done`; `match order.status { Status::Pending => {}, _ => return Err(..) }` as `if
-/// order.status != Status::Pending`. Returns what builds the lowered test from the lowered
-/// scrutinee; the arms (lowered, without guards) are taken from `arms` when it applies.
-#[allow(clippy::type_complexity)]
+/// order.status != Status::Pending`. When it applies, the lowered arms (without guards) and the
+/// lowered scrutinee are taken from `arms` and `scrutinee` into the test it returns.
 fn match_test(
     m: &syn::ExprMatch,
     arms: &mut Vec<Ex>,
     line: Line,
-) -> Option<Box<dyn FnOnce(Ex) -> Ex>> {
+    scrutinee: &mut Option<Ex>,
+) -> Option<Ex> {
     enum P {
         Some,
         None,
@@ -744,16 +744,16 @@ fn match_test(
         .iter()
         .map(|a| Some((pat(&a.pat)?, arm_exit(&a.body))))
         .collect::<Option<_>>()?;
-    let mut scrutinee = &*m.expr;
+    let mut tested = &*m.expr;
     loop {
-        scrutinee = match scrutinee {
+        tested = match tested {
             Expr::Paren(p) => &p.expr,
             Expr::Reference(r) => &r.expr,
             _ => break,
         };
     }
     // `match existing { Some(..) => .., None => .. }`
-    if let Expr::Path(p) = scrutinee
+    if let Expr::Path(p) = tested
         && p.path.segments.len() == 1
         && p.qself.is_none()
         && pats.len() == 2
@@ -765,18 +765,19 @@ fn match_test(
             return None;
         }
         let exit = pats[some].1;
+        let scrutinee = scrutinee.take()?;
         let none_arm = arms.remove(none);
         let some_arm = arms.remove(0);
-        return Some(Box::new(move |scrutinee| Ex::Gate {
+        return Some(Ex::Gate {
             var,
             failed_when_true: false,
             then_exits: exit.is_some(),
             then_refuses: exit == Some(true),
             line,
             parts: vec![scrutinee, some_arm, none_arm],
-        }));
+        });
     }
-    let (var, field) = test_field(scrutinee)?;
+    let (var, field) = test_field(tested)?;
     let exits: Vec<usize> = (0..pats.len()).filter(|&i| pats[i].1.is_some()).collect();
     let stays: Vec<usize> = (0..pats.len()).filter(|&i| pats[i].1.is_none()).collect();
     if exits.is_empty() || stays.is_empty() {
@@ -797,22 +798,21 @@ fn match_test(
         }
     };
     let refuses = then.iter().all(|&i| pats[i].1 == Some(true));
+    let scrutinee = scrutinee.take()?;
     let mut taken: Vec<Option<Ex>> = std::mem::take(arms).into_iter().map(Some).collect();
     let mut pick = |ix: &[usize]| Ex::Other(ix.iter().filter_map(|&i| taken[i].take()).collect());
     let then_arm = pick(&then);
     let other_arm = pick(&otherwise);
-    Some(Box::new(move |scrutinee| {
-        Ex::FieldTest(Box::new(FieldTest {
-            var,
-            field,
-            test,
-            any: None,
-            then_exits: true,
-            then_refuses: refuses,
-            line,
-            parts: vec![scrutinee, then_arm, other_arm],
-        }))
-    }))
+    Some(Ex::FieldTest(Box::new(FieldTest {
+        var,
+        field,
+        test,
+        any: None,
+        then_exits: true,
+        then_refuses: refuses,
+        line,
+        parts: vec![scrutinee, then_arm, other_arm],
+    })))
 }
 
 /// A test of a field of a local variable an `if` makes, as `Effect::state_guard` writes it, and
@@ -1616,13 +1616,15 @@ impl Lower {
                     });
                 }
                 unique |= arms.iter().any(mentions_unique);
-                let scrutinee = self.expr(&m.expr);
+                let mut scrutinee = Some(self.expr(&m.expr));
                 if !unique
                     && arms.len() == m.arms.len()
-                    && let Some(test) = match_test(m, &mut arms, line_of(m.match_token.span))
+                    && let Some(test) =
+                        match_test(m, &mut arms, line_of(m.match_token.span), &mut scrutinee)
                 {
-                    return test(scrutinee);
+                    return test;
                 }
+                let scrutinee = scrutinee.unwrap_or(Ex::Other(vec![]));
                 let mut v = vec![if unique {
                     Ex::Caught(Box::new(scrutinee))
                 } else {
