@@ -150,11 +150,13 @@ pub fn collect_facts_with(
     // The tests' keyed requests are read first: the TS front end drops each file's text once it
     // has read it.
     let key_tests = frontend::key_tests::collect(&files, &rust_files, catalog);
+    trace_phase("key tests");
     // The API documentation too: decorators and attributes are read from the sources' text.
     let (api_docs, doc_diagnostics) =
         frontend::apidoc::collect(&spec_files, &files, &rust_files, &catalog.key_headers);
     // The API documents are read: their text (often large JSON) is not held through parsing.
     drop(spec_files);
+    trace_phase("api docs");
     diagnostics.extend(doc_diagnostics);
     let (ts_files, schema_files): (Vec<_>, Vec<_>) =
         files.into_iter().partition(|f| f.lang.is_ts());

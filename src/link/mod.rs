@@ -96,8 +96,10 @@ pub fn link_ts(
     prisma_clients: &[String],
 ) -> Linked {
     let mut res = Resolver::new(modules, root).with_generated_clients(prisma_clients);
+    crate::trace_phase("ts resolver");
     let (mut routes, mut diagnostics, mounted, bindings) =
         mounts::Mounter::new(&res, config).routes();
+    crate::trace_phase("ts mounts");
     // What GraphQL servers pass their resolvers (the context) is bound like tRPC's.
     res.bind_params(bindings);
     // tRPC procedures are routes too; what tRPC passes their resolvers (the context) is bound
@@ -125,6 +127,7 @@ pub fn link_ts(
         )),
     }
     let res = res;
+    crate::trace_phase("ts trpc");
     let mut calls = Calls::new(&res, catalog);
     if let Some(depth) = config.call_depth {
         calls = calls.with_max_depth(depth as usize);
@@ -322,9 +325,11 @@ pub fn link_ts(
             ),
         ));
     }
+    crate::trace_phase("ts endpoints");
     let mut reached = calls.reached();
     reached.extend(handlers);
     let constraints = constraints::from_modules(&res);
+    crate::trace_phase("ts constraints");
     let clients = clients::from_modules(&res, &reached);
     diagnostics.extend(res.take_manifest_problems());
     Linked {

@@ -157,7 +157,7 @@ enum Decl<'t> {
 
 impl<'t, 'c> Scanner<'t, 'c> {
     fn text(&self, n: Node) -> &'t str {
-        n.utf8_text(self.src.as_bytes()).unwrap_or("")
+        self.src.get(n.byte_range()).unwrap_or("")
     }
 
     fn walk(&mut self, node: Node<'t>) {

@@ -261,6 +261,10 @@ struct Scope {
     /// Variables holding a select filtered on `not(exists(..))`: inserted, it writes only
     /// what is not there yet.
     absent_selects: HashSet<String>,
+    /// The fields set on a SeaORM `ActiveModel` variable (`active.accepted = Set(true)`), each
+    /// with the constant written when it is one (as `Effect::update_keys`): what its
+    /// `.update(db)` writes.
+    sets: HashMap<String, Vec<(String, Option<String>)>>,
 }
 
 /// What an `if` on a looked-up row makes of the statements after it (or of one of its branches).
@@ -334,6 +338,7 @@ impl Scope {
             claims: HashMap::new(),
             lookups: HashMap::new(),
             absent_selects: HashSet::new(),
+            sets: HashMap::new(),
         }
     }
 }
@@ -507,6 +512,8 @@ struct Chain<'e> {
     entity: Option<String>,
     /// The fields of the record written, when the chain shows them.
     record: Option<Vec<String>>,
+    /// The local variable the chain starts from (`active` in `active.update(db)`).
+    root_var: Option<String>,
     line: Line,
     text: String,
 }
@@ -514,7 +521,8 @@ struct Chain<'e> {
 pub struct Effects<'m, 'a> {
     model: &'m Model<'a>,
     catalog: &'m Catalog,
-    sinks: Vec<&'m Sink>,
+    /// The Rust sinks, each with its package names as Cargo writes them in code (`-` → `_`).
+    sinks: Vec<(&'m Sink, Vec<String>)>,
     memo: RefCell<HashMap<FnId, Memo>>,
 }
 
@@ -523,7 +531,12 @@ impl<'m, 'a> Effects<'m, 'a> {
         Effects {
             model,
             catalog,
-            sinks: catalog.sinks.iter().filter(|s| s.lang == "rust").collect(),
+            sinks: catalog
+                .sinks
+                .iter()
+                .filter(|s| s.lang == "rust")
+                .map(|s| (s, s.packages.iter().map(|p| norm(p)).collect()))
+                .collect(),
             memo: RefCell::new(HashMap::new()),
         }
     }
@@ -644,6 +657,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let t = self.type_of(b, scope, depth + 1)?;
                 self.field_type(&t, f)
             }
+            // a SeaORM select run for rows (`credential::Entity::find_by_id(id).one(db)`): the
+            // entity's `Model`
+            Ex::Method(_, name, _, _)
+                if matches!(name.as_str(), "one" | "all")
+                    && let Some(m) = self.selected_entity(e, scope, depth) =>
+            {
+                Some(Res::Type(m, "Model".into()))
+            }
             Ex::Struct(p, ..) => match self.resolve(p, scope) {
                 r @ Res::Type(..) => Some(r),
                 _ => None,
@@ -688,6 +709,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                         | "borrow_mut"
                         | "get_ref"
                         | "deref"
+                        | "ok_or"
+                        | "ok_or_else"
                 ) {
                     return Some(t);
                 }
@@ -703,6 +726,41 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             _ => None,
         }
+    }
+
+    /// The entity module a SeaORM select chain starts from (`X::Entity::find*(..)`, through a
+    /// prelude alias too), when it is in the scanned tree.
+    fn selected_entity(&self, e: &Ex, scope: &Scope, depth: usize) -> Option<ModId> {
+        let mut cur = e;
+        for _ in depth..24 {
+            match cur {
+                // `user.find_related(credential::Entity)`: the related entity is what is read
+                Ex::Method(_, name, args, _) if is_related_find(name) => {
+                    let Some(Ex::Path(p, _)) = args.first() else {
+                        return None;
+                    };
+                    let r = self.resolve(p, scope);
+                    self.model.entity_of(&r)?;
+                    let Res::Type(m, _) = r else { return None };
+                    return Some(m);
+                }
+                Ex::Method(recv, ..) => cur = recv,
+                Ex::Call(func, _, _) => {
+                    let Ex::Path(p, _) = &**func else { return None };
+                    if !p.last().is_some_and(|l| l.starts_with("find")) {
+                        return None;
+                    }
+                    let Res::Assoc(ty, _) = self.resolve(p, scope) else {
+                        return None;
+                    };
+                    self.model.entity_of(&ty)?;
+                    let Res::Type(m, _) = *ty else { return None };
+                    return Some(m);
+                }
+                _ => return None,
+            }
+        }
+        None
     }
 
     /// The caller-data fields of a record expression: `Some(Some(keys))` for a SeaORM
@@ -929,11 +987,23 @@ impl<'m, 'a> Effects<'m, 'a> {
                             .as_ref()
                             .and_then(|t| self.resolve_ty(t, scope.module, scope.imp))
                             .or_else(|| init.as_deref().and_then(|e| self.type_of(e, scope, 0)));
-                        match t {
-                            Some(t) => {
+                        // a row of a SeaORM entity that is not in view (or whose path
+                        // resolves into another crate): its `Model`, of the entity as the select
+                        // names it
+                        let row_as_written =
+                            init.as_deref().and_then(selected_as_written).filter(|_| {
+                                t.as_ref().is_none_or(|t| self.model.entity_of(t).is_none())
+                            });
+                        match (t, row_as_written) {
+                            (_, Some(entity)) => {
+                                scope.vars.remove(&names[0]);
+                                scope.names.insert(names[0].clone(), "Model".into());
+                                scope.record_entities.insert(names[0].clone(), entity);
+                            }
+                            (Some(t), None) => {
                                 scope.vars.insert(names[0].clone(), t);
                             }
-                            None => {
+                            (None, None) => {
                                 scope.vars.remove(&names[0]);
                             }
                         }
@@ -1216,6 +1286,18 @@ impl<'m, 'a> Effects<'m, 'a> {
                 return;
             }
             Ex::Assign(lhs, rhs) => {
+                // `active.accepted = Set(true)`: what the record's update will write
+                if let Ex::Field(base, field) = &**lhs
+                    && let Ex::Path(p, _) = &**base
+                    && p.len() == 1
+                    && let Some(value) = set_value(rhs)
+                {
+                    scope
+                        .sets
+                        .entry(p[0].clone())
+                        .or_default()
+                        .push((field.clone(), value));
+                }
                 // `am.email = Set(body.email)`: one more field of the record
                 if let Ex::Field(base, field) = &**lhs
                     && let Ex::Path(p, _) = &**base
@@ -1456,6 +1538,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             root_args: &[],
             entity: None,
             record: None,
+            root_var: None,
             line: 0,
             text: String::new(),
         };
@@ -1551,6 +1634,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     c.entity = Some(module.to_string());
                 }
                 if p.len() == 1 {
+                    c.root_var = Some(var.clone());
                     c.record = scope.records.get(&var).cloned().flatten();
                     if c.entity.is_none() {
                         c.entity = scope.record_entities.get(&var).cloned();
@@ -1603,18 +1687,17 @@ impl<'m, 'a> Effects<'m, 'a> {
             .as_ref()
             .map(|o| self.model.package_of(scope.module, o));
         let deps_unknown = self.model.crate_of(scope.module).deps.is_empty();
-        for sink in &self.sinks {
-            let by_origin = c.origin.as_ref().is_some_and(|o| {
-                sink.packages.iter().any(|p| {
-                    let p = norm(p);
-                    p == norm(o) || package.as_ref().is_some_and(|pk| *pk == p)
-                })
+        let origin = c.origin.as_deref().map(norm);
+        for (sink, packages) in &self.sinks {
+            let by_origin = origin.as_ref().is_some_and(|o| {
+                packages
+                    .iter()
+                    .any(|p| p == o || package.as_ref().is_some_and(|pk| pk == p))
             });
             let by_name = c.origin.is_none()
                 && sink.root_matches(&c.root_name)
                 && (deps_unknown
-                    || sink
-                        .packages
+                    || packages
                         .iter()
                         .any(|p| self.model.depends_on(scope.module, p)));
             if !by_origin && !by_name {
@@ -1685,6 +1768,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                 args: arg_fields(&c),
                 url: call_url(&c),
                 fails_request: true,
+                update_keys: match &c.root_var {
+                    Some(v) if sink.kind == EffectKind::DbUpdate => {
+                        scope.sets.get(v).cloned().unwrap_or_default()
+                    }
+                    _ => vec![],
+                },
                 ..Effect::default()
             });
             return;
@@ -1709,7 +1798,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         let Some((s, line)) = sql else {
             // a diesel read (`favorites::table.filter(..).count().first(conn)`): a create of
             // the same table after it is pre-checked
-            if let Some(t) = diesel_read(&c) {
+            if let Some(t) = diesel_read(&c).or_else(|| seaorm_read(&c)) {
                 out.reads.push(t);
             }
             return;
@@ -1780,6 +1869,121 @@ fn diesel_read(c: &Chain<'_>) -> Option<String> {
     match (segs.next(), segs.next()) {
         (Some("table"), Some(t)) if !t.is_empty() => Some(t.to_string()),
         _ => table_of(c),
+    }
+}
+
+/// The entity a SeaORM select reads (`credential::Entity::find_by_id(id).one(db)`,
+/// `Invite::find().filter(..).all(db)`): its module, as the chain names it.
+fn seaorm_read(c: &Chain<'_>) -> Option<String> {
+    const RUNS: &[&str] = &["one", "all", "count", "exists", "stream", "paginate"];
+    if !c.links.iter().any(|(name, _, _)| RUNS.contains(name)) {
+        return None;
+    }
+    // `user.find_related(credential::Entity)`: the entity named by the argument
+    let related = c
+        .links
+        .iter()
+        .find(|(name, _, _)| is_related_find(name))
+        .map(|(_, args, _)| match args.first() {
+            Some(Ex::Path(p, _)) if p.len() >= 2 && p[p.len() - 1] == "Entity" => {
+                Some(p[p.len() - 2].clone())
+            }
+            _ => None,
+        });
+    match related {
+        Some(entity) => entity,
+        None => {
+            let finds = c.segs.iter().any(|s| s.starts_with("find"));
+            c.entity.clone().filter(|_| finds)
+        }
+    }
+}
+
+/// The entity a SeaORM select run for rows reads, as written (`entities::Credential::Entity::
+/// find_by_id(id).one(db)`, `user.find_related(entities::Credential::Entity)..one(db)`): the
+/// module before `Entity`.
+fn selected_as_written(e: &Ex) -> Option<String> {
+    let before_entity =
+        |p: &[String]| (p.len() >= 2 && p[p.len() - 1] == "Entity").then(|| p[p.len() - 2].clone());
+    let mut cur = e;
+    let mut runs = false;
+    for _ in 0..24 {
+        match cur {
+            Ex::Method(recv, name, args, _) => {
+                if is_related_find(name) {
+                    return match args.first() {
+                        Some(Ex::Path(p, _)) if runs => before_entity(p),
+                        _ => None,
+                    };
+                }
+                runs |= matches!(name.as_str(), "one" | "all");
+                cur = recv;
+            }
+            Ex::Call(func, _, _) => {
+                let Ex::Path(p, _) = &**func else { return None };
+                let (last, rest) = p.split_last()?;
+                return (runs && last.starts_with("find"))
+                    .then(|| before_entity(rest))
+                    .flatten();
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// SeaORM's selects of the rows related to a model (`find_related`, `find_also_related`,
+/// `find_with_related`, `find_linked`).
+fn is_related_find(name: &str) -> bool {
+    name.starts_with("find_") && (name.ends_with("_related") || name.ends_with("_linked"))
+}
+
+/// What `Set(value)` (SeaORM's `ActiveValue::Set`) writes, as `Effect::update_keys` has it: the
+/// constant when it is one (`Set(true)`, `Set("paid".into())`, `Set(Some(Utc::now()))`,
+/// `Set(Status::Done)`), else `Some(None)`; `None` when `rhs` is no `Set(..)`.
+fn set_value(rhs: &Ex) -> Option<Option<String>> {
+    let Ex::Call(f, args, _) = rhs else {
+        return None;
+    };
+    let Ex::Path(p, _) = &**f else { return None };
+    if p.last().is_none_or(|l| l != "Set") {
+        return None;
+    }
+    Some(args.first().and_then(constant_value))
+}
+
+/// A constant as `Effect::update_keys` writes it (see [`set_value`]).
+fn constant_value(e: &Ex) -> Option<String> {
+    match e {
+        Ex::Lit(s) => Some(format!("s:{s}")),
+        Ex::Path(p, _) if p.len() == 1 && matches!(p[0].as_str(), "true" | "false") => {
+            Some(format!("b:{}", p[0]))
+        }
+        // an enum member: `Status::Done`
+        Ex::Path(p, _)
+            if p.len() >= 2
+                && p.iter()
+                    .all(|s| s.chars().next().is_some_and(char::is_uppercase)) =>
+        {
+            Some(format!("m:{}.{}", p[p.len() - 2], p[p.len() - 1]))
+        }
+        // `Some(x)`, `"paid".into()`, `x.to_string()`: what it wraps
+        Ex::Call(f, args, _) if matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|l| l == "Some")) => {
+            args.first().and_then(constant_value)
+        }
+        Ex::Method(recv, name, args, _)
+            if args.is_empty() && matches!(name.as_str(), "into" | "to_string" | "to_owned") =>
+        {
+            constant_value(recv)
+        }
+        // `Utc::now()`, `OffsetDateTime::now_utc()`, `chrono::Local::now().naive_utc()`
+        Ex::Call(f, _, _) if matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|l| matches!(l.as_str(), "now" | "now_utc" | "now_local"))) => {
+            Some("now".into())
+        }
+        Ex::Method(recv, _, _, _) if matches!(constant_value(recv).as_deref(), Some("now")) => {
+            Some("now".into())
+        }
+        _ => None,
     }
 }
 
@@ -2113,6 +2317,50 @@ mod tests {
         assert!(!claim(
             "let n = diesel::update(seats::table.filter(seats::count.lt(10))).set(seats::count.eq(seats::count + 1)).execute(conn).await?;"
         ));
+    }
+
+    #[test]
+    fn what_a_seaorm_set_writes() {
+        let set = |body: &str| set_value(&first_expr(body));
+        assert_eq!(set("Set(true)"), Some(Some("b:true".into())));
+        assert_eq!(
+            set("Set(\"paid\".to_string())"),
+            Some(Some("s:paid".into()))
+        );
+        assert_eq!(
+            set("Set(Some(chrono::Utc::now()))"),
+            Some(Some("now".into()))
+        );
+        assert_eq!(
+            set("ActiveValue::Set(Status::Done)"),
+            Some(Some("m:Status.Done".into()))
+        );
+        // a value the request sent is no constant; anything but `Set(..)` sets nothing
+        assert_eq!(set("Set(body.accepted)"), Some(None));
+        assert_eq!(set("NotSet"), None);
+    }
+
+    #[test]
+    fn the_entity_a_seaorm_select_reads_as_written() {
+        let read = |body: &str| selected_as_written(&first_expr(body));
+        assert_eq!(
+            read(
+                "let Some(m) = entities::Credential::Entity::find_by_id(id).filter(c).one(db).await? else { return };"
+            ),
+            Some("Credential".into())
+        );
+        assert_eq!(
+            read(
+                "let m = user.find_related(entities::Credential::Entity).filter(c).one(db).await?;"
+            ),
+            Some("Credential".into())
+        );
+        // not run for rows, or not a select
+        assert_eq!(read("let q = credential::Entity::find_by_id(id);"), None);
+        assert_eq!(
+            read("let n = credential::Entity::delete_by_id(id).exec(db).await?;"),
+            None
+        );
     }
 
     #[test]

@@ -1453,6 +1453,8 @@ impl Lower {
         match e {
             Expr::Lit(l) => match &l.lit {
                 syn::Lit::Str(s) => Ex::Lit(s.value()),
+                // `true`/`false` as the constants they are (a state a record is set to)
+                syn::Lit::Bool(b) => Ex::Path(vec![b.value.to_string()], line_of(b.span)),
                 _ => Ex::Other(vec![]),
             },
             Expr::Path(p) => {
@@ -1731,7 +1733,11 @@ impl Lower {
             tokens = without_settings_prefix(tokens);
         }
         let mut args = Vec::new();
-        self.mine(tokens, &mut args, 0);
+        // What a log line formats is read, not run: its arguments (`%user.id`, `?err`, field
+        // assignments) are not lowered, which also spares the failed parses of their syntax.
+        if !path.last().is_some_and(|l| is_log_macro(l)) {
+            self.mine(tokens, &mut args, 0);
+        }
         Ex::Macro {
             path: path.into(),
             lits,
@@ -1809,6 +1815,23 @@ impl Lower {
             }
         }
     }
+}
+
+/// The macros of `log`, `tracing` and `std` that only write a line.
+fn is_log_macro(name: &str) -> bool {
+    matches!(
+        name,
+        "info"
+            | "debug"
+            | "warn"
+            | "error"
+            | "trace"
+            | "event"
+            | "println"
+            | "eprintln"
+            | "print"
+            | "eprint"
+    )
 }
 
 /// The segments of a `path!("a" / u32 / "b")` (warp): literals as written, a type as `{param}`;

@@ -9,7 +9,7 @@ use super::FieldExt;
 use super::ir::*;
 use crate::catalog::Catalog;
 use crate::facts::Diagnostic;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use tree_sitter::Node;
 
 /// Deeper than this, an expression is not followed (a diagnostic says so once per file).
@@ -314,12 +314,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 parent: None,
                 owner: 0,
                 this_class: None,
-                vars: HashMap::new(),
+                vars: HashMap::default(),
             }],
             cur: 0,
-            fn_memo: HashMap::new(),
-            decls: HashMap::new(),
-            class_memo: HashMap::new(),
+            fn_memo: HashMap::default(),
+            decls: HashMap::default(),
+            class_memo: HashMap::default(),
             depth: 0,
             too_deep: None,
             long_chain: None,
@@ -391,7 +391,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     pub(super) fn text(&self, n: Node) -> &'t str {
-        n.utf8_text(self.src.as_bytes()).unwrap_or("")
+        // The source is already a `&str`: slicing it checks two char boundaries, where
+        // `utf8_text` validates every byte of the node again.
+        self.src.get(n.byte_range()).unwrap_or("")
     }
 
     pub(super) fn cur_fn(&self) -> FnId {
@@ -409,7 +411,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             parent: Some(self.cur),
             owner,
             this_class,
-            vars: HashMap::new(),
+            vars: HashMap::default(),
         });
         let prev = self.cur;
         self.cur = self.scopes.len() - 1;
