@@ -134,6 +134,8 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
                         protocol: Protocol::Rest,
                         handler_name: None,
                         path_complete: true,
+                        steps: vec![],
+                        file: None,
                     });
                 }
             }
@@ -172,6 +174,8 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
             protocol: Protocol::Rest,
             handler_name: None,
             path_complete: true,
+            steps: vec![],
+            file: None,
         });
     }
 }
@@ -399,6 +403,8 @@ fn server_actions(res: &Resolver, m: ModId, out: &mut Vec<RawRoute>) {
             protocol: Protocol::ServerAction,
             handler_name: None,
             path_complete: true,
+            steps: vec![],
+            file: None,
         });
     }
 }
