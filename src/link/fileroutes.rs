@@ -276,6 +276,8 @@ pub fn route(
         protocol,
         handler_name: None,
         path_complete: true,
+        steps: vec![],
+        file: None,
     }
 }
 

@@ -6,6 +6,7 @@ pub mod astro;
 pub mod calls;
 pub mod clients;
 pub mod constraints;
+pub mod evershop;
 pub mod fileroutes;
 pub mod guards;
 pub mod harm;
@@ -138,7 +139,11 @@ pub fn link_ts(
     let mut handlers = std::collections::HashSet::new();
     for route in routes {
         // A bug met while linking one route costs that route, not the audit.
-        let file = modules[route.module].file.clone();
+        let file = route
+            .file
+            .clone()
+            .unwrap_or_else(|| modules[route.module].file.clone());
+        let route_file = file.clone();
         let (line, label) = (route.line, format!("{} {}", route.method, route.path));
         let built = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut effects: Vec<Effect> = Vec::new();
@@ -148,56 +153,70 @@ pub fn link_ts(
             let mut key_obs: Vec<KeyObs> = Vec::new();
             let mut derived_ids: Vec<Location> = Vec::new();
             let mut signature_checks: Vec<(String, Location)> = Vec::new();
-            let unfollowed: Option<(String, Location)>;
-            let (handler, handler_location) = match res
-                .resolve(route.handler_module, &route.handler)
-            {
-                Resolved::Func(m, f) => {
-                    for g in calls.with_children(m, f) {
-                        handlers.insert((m, g));
+            let here = Location::new(route_file.clone(), route.line);
+            let mut unfollowed: Option<(String, Location)> = None;
+            let mut handler: Option<(String, Option<Location>)> = None;
+            // The handler, then the steps that run as it does (a chain of middleware files).
+            let parts = std::iter::once((route.handler_module, &route.handler))
+                .chain(route.steps.iter().map(|(m, v)| (*m, v)));
+            for (pm, pv) in parts {
+                let (m, f) = match res.resolve(pm, pv) {
+                    Resolved::Func(m, f) => (m, f),
+                    _ => {
+                        let d = display(pv);
+                        let d = match (&route.handler_name, &handler) {
+                            (Some(n), None) => n.clone(),
+                            _ => d,
+                        };
+                        let d = if d.is_empty() { "unresolved".into() } else { d };
+                        // A handler the audit could not read (from a package, or from a value it
+                        // cannot resolve) was not looked at.
+                        unfollowed.get_or_insert((format!("the handler `{d}`"), here.clone()));
+                        handler.get_or_insert((d, None));
+                        continue;
                     }
-                    let s = match &route.branch {
-                        Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
-                        None => calls.summary(m, f),
-                    };
-                    effects.extend(
-                        s.effects
-                            .iter()
-                            .cloned()
-                            .map(|e| request_message_id(e, catalog)),
-                    );
-                    request_keys(&mut effects, m, f);
-                    content_hashes.extend(s.content_hashes.iter().cloned());
-                    if let Some(first) = s.key_reads.first() {
+                };
+                for g in calls.with_children(m, f) {
+                    handlers.insert((m, g));
+                }
+                let s = match &route.branch {
+                    Some(method) => std::rc::Rc::new(calls.summary_for_method(m, f, method)),
+                    None => calls.summary(m, f),
+                };
+                let before = effects.len();
+                effects.extend(
+                    s.effects
+                        .iter()
+                        .cloned()
+                        .map(|e| request_message_id(e, catalog)),
+                );
+                request_keys(&mut effects[before..], m, f);
+                content_hashes.extend(s.content_hashes.iter().cloned());
+                if let Some(first) = s.key_reads.first() {
+                    if key_reads.is_empty() {
                         mechanisms.push(Mechanism::handler_reads_key(first.clone()));
-                        key_obs.extend(s.key_obs.iter().cloned());
                     }
-                    key_reads.extend(s.key_reads.iter().cloned());
-                    derived_ids.extend(s.derived_ids.iter().cloned());
-                    signature_checks.extend(s.signature_checks.iter().cloned());
-                    unfollowed = s.unfollowed.first().cloned();
-                    let facts = &modules[m].functions[f];
-                    (
+                    key_obs.extend(s.key_obs.iter().cloned());
+                }
+                key_reads.extend(s.key_reads.iter().cloned());
+                derived_ids.extend(s.derived_ids.iter().cloned());
+                signature_checks.extend(s.signature_checks.iter().cloned());
+                if let Some(u) = s.unfollowed.first() {
+                    unfollowed.get_or_insert(u.clone());
+                }
+                let facts = &modules[m].functions[f];
+                if handler.as_ref().is_none_or(|(_, at)| at.is_none()) {
+                    handler = Some((
                         route
                             .handler_name
                             .clone()
                             .unwrap_or_else(|| facts.name.clone()),
                         Some(Location::new(modules[m].file.clone(), facts.line)),
-                    )
-                }
-                _ => {
-                    let d = display(&route.handler);
-                    let d = route.handler_name.clone().unwrap_or(d);
-                    let d = if d.is_empty() { "unresolved".into() } else { d };
-                    // A handler the audit could not read (from a package, or from a value it
-                    // cannot resolve) was not looked at.
-                    unfollowed = Some((
-                        format!("the handler `{d}`"),
-                        Location::new(modules[route.module].file.clone(), route.line),
                     ));
-                    (d, None)
                 }
-            };
+            }
+            let (handler, handler_location) =
+                handler.unwrap_or_else(|| ("unresolved".into(), None));
             let mut key_store = None;
             let mut after_obs: Vec<KeyObs> = Vec::new();
             for (mm, mv) in &route.middleware {
@@ -235,13 +254,12 @@ pub fn link_ts(
                 {
                     key_store = Some(KeyStore::of_kind("memory", detail, location));
                 }
-                let here = Location::new(modules[route.module].file.clone(), route.line);
                 if let Some((mech, library)) = key_middleware(
                     &res,
                     &calls,
                     catalog,
                     (*mm, mv),
-                    here,
+                    here.clone(),
                     &mut key_reads,
                     &mut key_obs,
                 ) {
@@ -288,7 +306,7 @@ pub fn link_ts(
                 path_complete: route.path_complete,
                 framework: route.framework.to_string(),
                 protocol: route.protocol,
-                location: Location::new(modules[route.module].file.clone(), route.line),
+                location: here,
                 handler,
                 side_effects: effects,
                 mechanisms,

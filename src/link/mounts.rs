@@ -36,6 +36,12 @@ pub struct RawRoute {
     pub handler_name: Option<String>,
     /// False when part of the path could not be read (see [`crate::facts::Endpoint`]).
     pub path_complete: bool,
+    /// More functions that run as the handler, in order after it, each written in its module: what
+    /// they do is the route's too (EverShop's middleware files of a route folder).
+    pub steps: Vec<(ModId, Val)>,
+    /// The file the route is declared in when it is not a module (EverShop's `route.json`): the
+    /// route's location is there, at `line`.
+    pub file: Option<String>,
 }
 
 /// Something mounted like middleware or a plugin that serves a whole protocol under its prefix (a
@@ -1127,6 +1133,7 @@ impl<'a> Mounter<'a> {
             super::remix::routes(self.res),
             super::nuxt::routes(self.res),
             super::astro::routes(self.res),
+            super::evershop::routes(self.res),
         ] {
             self.routes.extend(routes);
             self.diagnostics.extend(diagnostics);
@@ -1452,6 +1459,8 @@ impl<'a> Mounter<'a> {
                                     protocol: Protocol::Rest,
                                     handler_name: None,
                                     path_complete: !self.incomplete && instance.complete,
+                                    steps: vec![],
+                                    file: None,
                                 });
                             }
                         }

@@ -134,6 +134,8 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
                         protocol: Protocol::Rest,
                         handler_name: None,
                         path_complete: true,
+                        steps: vec![],
+                        file: None,
                     });
                 }
             }
@@ -153,7 +155,34 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         return;
     };
     let export_line = module.export_line("default").unwrap_or(1);
-    for s in methods_served(res, m, default, export_line, MUTATIONS) {
+    let mut served = methods_served(res, m, default, export_line, MUTATIONS);
+    // A wrapper's method gate says which methods reach the handler: those the handler's own
+    // checks tell apart keep their place, the others run its code under that method, unless the
+    // handler gates them out itself.
+    if let Some(allowed) = wrapper_methods(res, m, default) {
+        let gated = own_gate(res, m, default);
+        let mut through = Vec::new();
+        for method in allowed {
+            if !MUTATIONS.contains(&method.as_str())
+                || through.iter().any(|s: &Served| s.method == method)
+            {
+                continue;
+            }
+            match served.iter().find(|s| s.method == method) {
+                Some(s) => through.push(s.clone()),
+                None if !gated => through.push(Served {
+                    branch: Some(method.clone()),
+                    method,
+                    module: m,
+                    line: export_line,
+                    handed: None,
+                }),
+                None => {}
+            }
+        }
+        served = through;
+    }
+    for s in served {
         // A handler that only hands its request on: what runs is the function it hands it to.
         let (handler, handler_module) = match s.handed {
             Some((hm, hf)) => (Val::Func(hf), hm),
@@ -172,7 +201,76 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
             protocol: Protocol::Rest,
             handler_name: None,
             path_complete: true,
+            steps: vec![],
+            file: None,
         });
+    }
+}
+
+/// The methods a project wrapper lets through to the handler it wraps: `withApi(handler, {
+/// methods: ['POST', 'DELETE'] })` (also `allowedMethods`), where the wrapper tests the request's
+/// method against that field of its options (`if (!options.methods.includes(req.method)) return
+/// 405`); without the options, their default (`options = { methods: ['GET'] }`). None when the
+/// wrapper is no project function or tests no list of its options.
+fn wrapper_methods(res: &Resolver, m: ModId, v: &Val) -> Option<Vec<String>> {
+    let Val::Call(callee, args) = v.plain() else {
+        return None;
+    };
+    let Resolved::Func(wm, wf) = res.resolve(m, callee) else {
+        return None;
+    };
+    let fns = &res.modules[wm].functions;
+    let mut stack = vec![wf];
+    let mut gate = None;
+    while let Some(f) = stack.pop() {
+        if let Some(g) = fns[f]
+            .param_method_gates
+            .iter()
+            .find(|(gf, _, _)| *gf == wf)
+        {
+            gate = Some(g.clone());
+            break;
+        }
+        stack.extend(fns[f].children.iter().copied());
+    }
+    let (_, index, field) = gate?;
+    let options = match args.get(index) {
+        Some(a) => match res.resolve(m, a) {
+            Resolved::Obj(om, fields) => Some((om, fields)),
+            _ => None,
+        },
+        None => fns[wf]
+            .param_defaults
+            .iter()
+            .find(|(i, _)| *i == index)
+            .and_then(|(_, d)| match d {
+                Val::Obj(fields) => Some((wm, fields.clone())),
+                _ => None,
+            }),
+    }?;
+    let (om, fields) = options;
+    let (_, list) = fields.iter().rev().find(|(k, _)| *k == field)?;
+    let Val::Arr(items) = list else {
+        return None;
+    };
+    items
+        .iter()
+        .map(|i| match res.resolve(om, i) {
+            Resolved::Str(s) => Some(s.to_ascii_uppercase()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether a handler gates the methods itself (`if (req.method !== 'POST') return 405`).
+fn own_gate(res: &Resolver, m: ModId, handler: &Val) -> bool {
+    let Resolved::Func(hm, hf) = res.resolve(m, handler) else {
+        return false;
+    };
+    match delegated_checks(res, hm, hf, 0) {
+        Delegated::Own(_, checks) | Delegated::Handed(_, checks) => {
+            checks.iter().any(|c| c.negated && c.exits)
+        }
     }
 }
 
@@ -399,6 +497,8 @@ fn server_actions(res: &Resolver, m: ModId, out: &mut Vec<RawRoute>) {
             protocol: Protocol::ServerAction,
             handler_name: None,
             path_complete: true,
+            steps: vec![],
+            file: None,
         });
     }
 }

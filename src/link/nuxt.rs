@@ -173,6 +173,8 @@ fn handler_routes(
         protocol: Protocol::Rest,
         handler_name: None,
         path_complete: true,
+        steps: vec![],
+        file: None,
     };
     match method {
         Some(method) if MUTATIONS.contains(&method.as_str()) => {

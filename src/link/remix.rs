@@ -123,6 +123,8 @@ fn actions(res: &Resolver, m: ModId, path: &str, framework: &'static str, out: &
             protocol: Protocol::FormAction,
             handler_name: None,
             path_complete: true,
+            steps: vec![],
+            file: None,
         });
     }
 }

@@ -288,6 +288,37 @@ impl<'m> Resolver<'m> {
             .map(|(d, deps)| (d.as_str(), deps.as_slice()))
     }
 
+    /// The folder of the workspace package named `name` (its package.json's `name`).
+    pub fn package_dir(&self, name: &str) -> Option<&str> {
+        self.packages.get(name).map(String::as_str)
+    }
+
+    /// A JSON file of the tree (a framework's route declaration), its text and value; None when
+    /// it is not there, and with a diagnostic when it cannot be read or is not valid JSON.
+    pub fn read_json(&self, rel: &str) -> Option<(String, serde_json::Value)> {
+        let text = self.read_manifest(rel)?;
+        let v = self.manifest_json(rel, serde_json::from_str(&text))?;
+        Some((text, v))
+    }
+
+    /// The folders directly inside folder `rel` of the tree, sorted; symlinks are not followed.
+    pub fn subfolders(&self, rel: &str) -> Vec<String> {
+        let Ok(entries) = std::fs::read_dir(self.root.join(rel)) else {
+            return vec![];
+        };
+        let mut out: Vec<String> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter_map(|e| {
+                e.file_name()
+                    .to_str()
+                    .map(|n| join(rel, n).unwrap_or_default())
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
     /// Imports of a Prisma client generated into the tree (`import { PrismaClient } from
     /// '@/generated/prisma/client'`, with `output = "../src/generated/prisma"`) are the Prisma
     /// client, whether or not the generated files are checked in.

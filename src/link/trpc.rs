@@ -1242,6 +1242,8 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
             protocol: Protocol::Trpc,
             handler_name: Some(dotted),
             path_complete,
+            steps: vec![],
+            file: None,
         });
     }
 }

@@ -1189,7 +1189,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     "rest_pattern" => (pattern.named_child(0).unwrap_or(pattern), true),
                     _ => (pattern, false),
                 };
-                let value = match default.map(|d| self.eval(d)) {
+                let default = default.map(|d| self.eval(d));
+                if let Some(obj @ Val::Obj(_)) = &default {
+                    self.module.functions[id]
+                        .param_defaults
+                        .push((i, obj.clone()));
+                }
+                let value = match default {
                     Some(r @ Val::Router(_)) => r,
                     _ if rest => Val::Arr((i..i + REST_SPAN).map(|k| Val::Param(id, k)).collect()),
                     _ => Val::Param(id, i),

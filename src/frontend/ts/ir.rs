@@ -436,6 +436,13 @@ pub struct FnFacts {
     pub param_items: Vec<(ParamSlot, RouterItem)>,
     /// `req.method` checks in the body (Next.js pages handlers).
     pub method_checks: Vec<MethodCheck>,
+    /// `options.methods.includes(req.method)` in the body: the request's method tested against a
+    /// list a parameter carries (function, parameter index, field), a wrapper's method gate whose
+    /// methods each call gives.
+    pub param_method_gates: Vec<(FnId, usize, String)>,
+    /// Parameters with an object literal as their default (`options = { methods: ['GET'] }`):
+    /// (index, the default).
+    pub param_defaults: Vec<(usize, Val)>,
     /// The body opens with `'use server'`: a Next.js server action.
     pub use_server: bool,
     /// Idempotency keys passed in this function's calls (a header or a provider's key option),

@@ -126,6 +126,39 @@ impl<'t> Evaluator<'t, '_> {
         }
     }
 
+    /// `options.methods.includes(req.method)` (negated or not): the method tested against the list
+    /// in a field of a parameter (function, parameter index, field).
+    fn param_method_gate(&mut self, cond: Node<'t>) -> Option<(FnId, usize, String)> {
+        match cond.kind() {
+            "parenthesized_expression" => self.param_method_gate(cond.named_child(0)?),
+            "unary_expression"
+                if cond
+                    .child_by_field_name("operator")
+                    .is_some_and(|o| self.text(o) == "!") =>
+            {
+                self.param_method_gate(cond.child_by_field_name("argument")?)
+            }
+            "call_expression" => {
+                let f = cond.child_by_field_name("function")?;
+                if self.text(f.child_by_field_name("property")?) != "includes" {
+                    return None;
+                }
+                let arg = cond.child_by_field_name("arguments")?.named_child(0)?;
+                if !self.is_method_ref(arg) {
+                    return None;
+                }
+                match self.eval(f.child_by_field_name("object")?) {
+                    Val::Member(base, field) => match base.as_ref() {
+                        Val::Param(f, i) => Some((*f, *i, field)),
+                        _ => None,
+                    },
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     /// The methods named by the second argument of h3's `isMethod` / `assertMethod`: a literal or
     /// an array of them.
     fn h3_methods(&mut self, call: Node<'t>) -> Option<Vec<String>> {
@@ -198,6 +231,10 @@ impl<'t> Evaluator<'t, '_> {
             return;
         };
         let check = self.method_check(cond);
+        if let Some(gate) = self.param_method_gate(cond) {
+            let f = self.cur_fn();
+            self.module.functions[f].param_method_gates.push(gate);
+        }
         let looked_up = self.is_lookup_guard(cond);
         let guard = looked_up.as_ref().map(|(model, _)| model.clone());
         let row = looked_up.map(|(model, row)| Found { model, row });

@@ -500,6 +500,8 @@ impl Mounter<'_> {
             protocol: Protocol::Graphql,
             handler_name: Some(format!("Mutation.{}", f.name)),
             path_complete: complete,
+            steps: vec![],
+            file: None,
         });
     }
 
@@ -685,6 +687,8 @@ impl Mounter<'_> {
                         protocol: Protocol::Graphql,
                         handler_name: None,
                         path_complete: base.1,
+                        steps: vec![],
+                        file: None,
                     });
                 }
             }

@@ -569,6 +569,8 @@ impl Mounter<'_> {
                                         protocol: Protocol::Rest,
                                         handler_name: None,
                                         path_complete: route_complete,
+                                        steps: vec![],
+                                        file: None,
                                     });
                                 }
                             }

@@ -294,6 +294,8 @@ impl Mounter<'_> {
                     protocol: Protocol::Rest,
                     handler_name: None,
                     path_complete: false,
+                    steps: vec![],
+                    file: None,
                 });
             }
         }
