@@ -2192,6 +2192,64 @@ mod tests {
     }
 
     #[test]
+    fn macro_rules_arms_are_lowered_as_statements() {
+        let (ir, d) = parse_file(
+            "src/a.rs",
+            concat!(
+                "#[macro_export]\n",
+                "macro_rules! app {\n",
+                "    ($state:expr) => { $crate::app!($state, 1) };\n",
+                "    ($state:expr, $($svc:expr),*) => {{\n",
+                "        App::new().app_data($state)$(.service($svc))*\n",
+                "    }};\n",
+                "    (@partial $h:ident) => { .route(web::post().to($h)) };\n",
+                "}\n",
+                "macro_rules! plain { () => { 1 + 1 } }\n",
+            ),
+        );
+        assert!(d.is_empty());
+        let defs: Vec<&MacroRules> = ir
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::MacroRules(m) => Some(&**m),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(defs.len(), 2);
+        let app = defs[0];
+        assert_eq!(
+            (app.name.as_str(), app.line, app.exported),
+            ("app", 2, true)
+        );
+        let arms: Vec<(Vec<String>, bool, bool)> = app
+            .arms
+            .iter()
+            .map(|a| (a.params.clone(), a.body.is_some(), a.builds_routes))
+            .collect();
+        assert_eq!(
+            arms,
+            vec![
+                (vec!["state".to_string()], true, false),
+                (vec!["state".to_string(), "svc".to_string()], true, true),
+                // not code on its own: kept as unread, known to build routes by its tokens
+                (vec!["h".to_string()], false, true),
+            ]
+        );
+        // the repetition is read once, each metavariable as a plain name
+        let Some(Stmt::Expr(Ex::Block(stmts), _)) = app.arms[1].body.as_ref().unwrap().first()
+        else {
+            panic!("a block");
+        };
+        let Some(Stmt::Expr(Ex::Method(_, name, args, line), _)) = stmts.first() else {
+            panic!("a method chain");
+        };
+        assert_eq!((name.as_str(), *line), ("service", 5));
+        assert!(matches!(&args[0], Ex::Path(p, _) if p == &["svc"]));
+        assert!(!defs[1].exported && !defs[1].arms[0].builds_routes);
+    }
+
+    #[test]
     fn lowering_keeps_lines_and_route_attributes() {
         let (ir, d) = parse_file(
             "src/a.rs",
