@@ -166,8 +166,9 @@ pub struct Routes<'m, 'a> {
     stack: Vec<FnId>,
     /// Functions and closures being evaluated, innermost last (bounded by `MAX_CALL_DEPTH`).
     depth: usize,
-    /// What each closure captured: its defining frame's variables when it was made.
-    envs: Vec<HashMap<String, V<'a>>>,
+    /// What each closure captured: its defining frame's variables when it was made, and the
+    /// module the `macro_rules!` body it is written in was expanded in (see [`Frame::site`]).
+    envs: Vec<(HashMap<String, V<'a>>, Option<ModId>)>,
     callees: HashSet<FnId>,
     /// `macro_rules!` bodies being expanded (defining module, line): met again, a recursion.
     macros_open: Vec<(ModId, Line)>,
@@ -744,9 +745,9 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let mut frame = Frame {
                     module: *module,
                     imp: *imp,
-                    vars: self.envs.get(*env).cloned().unwrap_or_default(),
+                    vars: self.envs.get(*env).map(|e| e.0.clone()).unwrap_or_default(),
                     uses: Vec::new(),
-                    site: None,
+                    site: self.envs.get(*env).and_then(|e| e.1),
                 };
                 let mut args = args.into_iter();
                 for p in params {
@@ -1032,7 +1033,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 }
             }
             Ex::Closure { .. } => {
-                self.envs.push(frame.vars.clone());
+                self.envs.push((frame.vars.clone(), frame.site));
                 V::Func(Handler::Closure {
                     module: frame.module,
                     imp: frame.imp,
