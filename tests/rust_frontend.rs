@@ -384,8 +384,8 @@ pub async fn fresh_key(db: DatabaseConnection, note: String) -> StatusCode {
 
 /// An actix `App` built in a `macro_rules!` body is read where the macro is invoked, even in a
 /// function that builds nothing else; a recursive macro ends; a path function's `let`, `replace`
-/// and `{name:regex}` parameters are evaluated; an arm that is not code is a diagnostic naming
-/// the macro.
+/// and `{name:regex}` parameters are evaluated (its argument a local of the macro body); an arm
+/// that is not code is a diagnostic naming the macro.
 #[test]
 fn actix_apps_built_by_macros() {
     let dir = tree(&[
@@ -409,11 +409,12 @@ async fn add() { sqlx::query("INSERT INTO t (a) VALUES (1)").execute(&p).await; 
 
 macro_rules! make_app {
     () => { make_app!() };
-    ($db:expr) => {
+    ($db:expr) => {{
+        let kind = "notes";
         App::new()
             .app_data($db)
-            .service(web::resource(&item_path("notes")).route(web::post().to(add)))
-    };
+            .service(web::resource(&item_path(kind)).route(web::post().to(add)))
+    }};
 }
 
 macro_rules! broken {
@@ -444,7 +445,7 @@ fn third() -> impl Sized {
         .iter()
         .map(|e| (e.0.clone(), e.1.clone(), e.2))
         .collect();
-    assert_eq!(rows, vec![("POST".into(), "/v1/notes/{id}".into(), 18)]);
+    assert_eq!(rows, vec![("POST".into(), "/v1/notes/{id}".into(), 19)]);
     let report = common::json_report(dir.path());
     let messages: Vec<&str> = report["diagnostics"]
         .as_array()
@@ -455,7 +456,7 @@ fn third() -> impl Sized {
     assert!(
         messages
             .iter()
-            .any(|m| m.contains("the body of macro `broken!` (src/main.rs:22) could not be read")),
+            .any(|m| m.contains("the body of macro `broken!` (src/main.rs:23) could not be read")),
         "{messages:?}"
     );
 }

@@ -48,19 +48,24 @@ pub fn text<'v>(
     Eval::new(model).expr(m, imp, e, &env, 0)?.into_str()
 }
 
-/// The text a call of project function `f` with `args` (written in module `m`) returns, when it
-/// is known at compile time.
-pub fn call_text(
+/// The text a call of project function `f` with `args` (written in module `m`, where `vars` are
+/// the local variables known to hold text) returns, when it is known at compile time.
+pub fn call_text<'v>(
     model: &Model<'_>,
     m: ModId,
     imp: Option<ImplId>,
     f: FnId,
     args: &[Ex],
+    vars: impl IntoIterator<Item = (&'v String, &'v String)>,
 ) -> Option<String> {
+    let env: Env = vars
+        .into_iter()
+        .map(|(k, v)| (k.clone(), Value::Str(v.clone())))
+        .collect();
     let mut ev = Eval::new(model);
     let vals = args
         .iter()
-        .map(|a| ev.expr(m, imp, a, &HashMap::new(), 1))
+        .map(|a| ev.expr(m, imp, a, &env, 1))
         .collect::<Option<Vec<_>>>()?;
     ev.call(f, vals, 1)?.into_str()
 }

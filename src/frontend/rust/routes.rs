@@ -1277,7 +1277,17 @@ impl<'m, 'a> Routes<'m, 'a> {
                 .ret
                 .as_ref()
                 .is_some_and(|t| matches!(t.last(), "String" | "str" | "Cow"))
-                && let Some(s) = consts::call_text(self.model, frame.module, frame.imp, f, args)
+                && let Some(s) = consts::call_text(
+                    self.model,
+                    frame.module,
+                    frame.imp,
+                    f,
+                    args,
+                    frame.vars.iter().filter_map(|(k, v)| match v {
+                        V::Str(s) => Some((k, s)),
+                        _ => None,
+                    }),
+                )
             {
                 return V::Str(s);
             }
