@@ -381,3 +381,82 @@ pub async fn fresh_key(db: DatabaseConnection, note: String) -> StatusCode {
         ]
     );
 }
+
+/// An actix `App` built in a `macro_rules!` body is read where the macro is invoked, even in a
+/// function that builds nothing else; a recursive macro ends; a path function's `let`, `replace`
+/// and `{name:regex}` parameters are evaluated (its argument a local of the macro body); an arm
+/// that is not code is a diagnostic naming the macro.
+#[test]
+fn actix_apps_built_by_macros() {
+    let dir = tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"svc\"\nversion = \"0.1.0\"\n\n[dependencies]\nactix-web = \"4\"\nsqlx = \"0.8\"\n",
+        ),
+        (
+            "src/main.rs",
+            r#"use actix_web::{web, App};
+
+const ID: &str = r"\d+";
+
+fn item_path(kind: &str) -> String {
+    let path = "/items/{id}".to_string();
+    let path = path.replace("items", kind).replace("{id}", &format!("{{id:{}}}", ID));
+    format!("/v1{}", path.as_str())
+}
+
+async fn add() { sqlx::query("INSERT INTO t (a) VALUES (1)").execute(&p).await; }
+
+macro_rules! make_app {
+    () => { make_app!() };
+    ($db:expr) => {{
+        let kind = "notes";
+        App::new()
+            .app_data($db)
+            .service(web::resource(&item_path(kind)).route(web::post().to(add)))
+    }};
+}
+
+macro_rules! broken {
+    ($h:ident) => { .service(web::resource("/b").route(web::post().to($h))) };
+}
+
+fn app() -> impl Sized {
+    make_app!(1)
+}
+
+fn other() -> impl Sized {
+    make_app!();
+    broken!(add)
+}
+
+macro_rules! again {
+    ($x:expr) => { App::new().service(again!($x)) };
+}
+
+fn third() -> impl Sized {
+    again!(2)
+}
+"#,
+        ),
+    ]);
+    let inv = inventory(dir.path());
+    let rows: Vec<(String, String, u64)> = inv
+        .iter()
+        .map(|e| (e.0.clone(), e.1.clone(), e.2))
+        .collect();
+    assert_eq!(rows, vec![("POST".into(), "/v1/notes/{id}".into(), 19)]);
+    let report = common::json_report(dir.path());
+    let messages: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["message"].as_str().unwrap())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m.contains("the body of macro `broken!` (src/main.rs:23) could not be read")),
+        "{messages:?}"
+    );
+}

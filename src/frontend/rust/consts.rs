@@ -4,8 +4,9 @@
 //!
 //! The evaluator follows constants, `const fn`s and plain functions that build strings or
 //! structs of strings: `let` bindings, struct literals (shorthand fields too), field access,
-//! `concat!`, `format!` with positional or named arguments, `.to_string()` and the like. Anything
-//! else is unknown. It is bounded in depth and never follows a constant into itself.
+//! `concat!`, `format!` with positional or named arguments, `.replace(a, b)`, `.to_string()` and
+//! the like. Anything else is unknown. It is bounded in depth and never follows a constant into
+//! itself.
 
 use super::ir::{Ex, Stmt};
 use super::model::{FnId, ImplId, ModId, Model, Res};
@@ -47,19 +48,24 @@ pub fn text<'v>(
     Eval::new(model).expr(m, imp, e, &env, 0)?.into_str()
 }
 
-/// The text a call of project function `f` with `args` (written in module `m`) returns, when it
-/// is known at compile time.
-pub fn call_text(
+/// The text a call of project function `f` with `args` (written in module `m`, where `vars` are
+/// the local variables known to hold text) returns, when it is known at compile time.
+pub fn call_text<'v>(
     model: &Model<'_>,
     m: ModId,
     imp: Option<ImplId>,
     f: FnId,
     args: &[Ex],
+    vars: impl IntoIterator<Item = (&'v String, &'v String)>,
 ) -> Option<String> {
+    let env: Env = vars
+        .into_iter()
+        .map(|(k, v)| (k.clone(), Value::Str(v.clone())))
+        .collect();
     let mut ev = Eval::new(model);
     let vals = args
         .iter()
-        .map(|a| ev.expr(m, imp, a, &HashMap::new(), 1))
+        .map(|a| ev.expr(m, imp, a, &env, 1))
         .collect::<Option<Vec<_>>>()?;
     ev.call(f, vals, 1)?.into_str()
 }
@@ -148,6 +154,16 @@ impl<'m, 'a> Eval<'m, 'a> {
                     ) =>
             {
                 self.expr(m, imp, recv, env, depth + 1)
+            }
+            // `path.replace("{id}", &format!("{{id:{}}}", ID_REGEX))`
+            Ex::Method(recv, name, args, _) if name == "replace" && args.len() == 2 => {
+                let text = self.expr(m, imp, recv, env, depth + 1)?.into_str()?;
+                let from = self.expr(m, imp, &args[0], env, depth + 1)?.into_str()?;
+                let to = self.expr(m, imp, &args[1], env, depth + 1)?.into_str()?;
+                if from.is_empty() {
+                    return None;
+                }
+                Some(Value::Str(text.replace(&from, &to)))
             }
             Ex::Call(func, args, _) => {
                 let Ex::Path(p, _) = &**func else {

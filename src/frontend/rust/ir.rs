@@ -40,6 +40,8 @@ pub enum Item {
         name: String,
         value: Ex,
     },
+    /// `macro_rules! name { (..) => { .. }; .. }`.
+    MacroRules(Box<MacroRules>),
     /// A struct, enum, union or type alias: a name paths can resolve to.
     Type {
         name: String,
@@ -48,6 +50,29 @@ pub enum Item {
         /// A SeaORM model (`#[derive(DeriveEntityModel)]`): its `#[sea_orm(..)]` attributes.
         entity: Option<Box<EntityAttrs>>,
     },
+}
+
+/// A `macro_rules!` definition: each arm's transcriber read as statements, with every `$name`
+/// written as the identifier `name` (a metavariable is an opaque value where it is expanded) and
+/// each repetition `$( .. )*` once.
+#[derive(Debug)]
+pub struct MacroRules {
+    pub name: String,
+    pub line: Line,
+    /// `#[macro_export]`: in scope across the crate (and for other crates).
+    pub exported: bool,
+    pub arms: Vec<MacroArm>,
+}
+
+#[derive(Debug)]
+pub struct MacroArm {
+    /// The metavariables its matcher binds, in order.
+    pub params: Vec<String>,
+    /// The transcriber as statements; `None` when its tokens do not parse as such.
+    pub body: Option<Vec<Stmt>>,
+    /// The transcriber builds or configures routes (read from the lowered body, or from its
+    /// tokens when it did not parse: `App::new()`, `web::scope`, `.service(..)`).
+    pub builds_routes: bool,
 }
 
 /// One argument of a `#[sea_orm(..)]` attribute: `unique` (no value) or `table_name = "users"`

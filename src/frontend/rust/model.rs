@@ -100,6 +100,8 @@ pub struct Model<'a> {
     lookup_low: std::cell::Cell<usize>,
     /// SeaORM models: the module holding each (the entity's name in code) and its attributes.
     pub entities: Vec<(ModId, &'a EntityAttrs)>,
+    /// `macro_rules!` definitions by name, with the module each is written in.
+    pub macros: HashMap<String, Vec<(ModId, &'a MacroRules)>>,
     /// Manifests that are there but could not be read.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -316,6 +318,7 @@ impl<'a> Model<'a> {
             lookups_open: RefCell::new(HashMap::default()),
             lookup_low: std::cell::Cell::new(usize::MAX),
             entities: Vec::new(),
+            macros: HashMap::default(),
             diagnostics,
         };
         let mut reached: HashSet<usize> = HashSet::default();
@@ -611,8 +614,34 @@ impl<'a> Model<'a> {
             Item::ExternCrate { name, alias } => {
                 self.modules[m].externs.push((alias.clone(), name.clone()))
             }
+            Item::MacroRules(def) => self
+                .macros
+                .entry(def.name.clone())
+                .or_default()
+                .push((m, def)),
             Item::Mod { .. } => {}
         }
+    }
+
+    /// The `macro_rules!` an invocation `name!` written in module `m` expands: one defined in `m`
+    /// or a module around it (textual scope, `#[macro_use]`), else one the crate exports, else
+    /// the one other crates export (`use other::name;`), else none (a macro of a dependency).
+    pub fn macro_def(&self, m: ModId, name: &str) -> Option<(ModId, &'a MacroRules)> {
+        let defs = self.macros.get(name)?;
+        let krate = self.modules[m].krate;
+        let mut up = Some(m);
+        while let Some(x) = up {
+            if let Some(d) = defs.iter().find(|(dm, _)| *dm == x) {
+                return Some(*d);
+            }
+            up = self.modules[x].parent;
+        }
+        let in_crate = |d: &&(ModId, &MacroRules)| self.modules[d.0].krate == krate;
+        defs.iter()
+            .find(|d| in_crate(d) && d.1.exported)
+            .or_else(|| defs.iter().find(in_crate))
+            .or_else(|| defs.iter().find(|d| d.1.exported))
+            .copied()
     }
 
     /// Items declared inside a function body: visible to the module for our purposes.

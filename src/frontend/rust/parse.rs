@@ -1271,6 +1271,9 @@ impl Lower {
                 fields: vec![],
                 entity: None,
             },
+            syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
+                return self.macro_rules(m);
+            }
             _ => return None,
         })
     }
@@ -1322,6 +1325,54 @@ impl Lower {
         };
         f.builds_routes = builds_routes(&f);
         f
+    }
+
+    /// `macro_rules! name { (matcher) => { transcriber }; .. }`: each arm's transcriber, with
+    /// its metavariables as plain identifiers, read as statements.
+    fn macro_rules(&mut self, m: &syn::ItemMacro) -> Option<Item> {
+        let ident = m.ident.as_ref()?;
+        let toks: Vec<TokenTree> = m.mac.tokens.clone().into_iter().collect();
+        let is_punct = |t: Option<&TokenTree>, c: char| matches!(t, Some(TokenTree::Punct(p)) if p.as_char() == c);
+        let mut arms = Vec::new();
+        let mut i = 0;
+        while i + 3 < toks.len() {
+            let (TokenTree::Group(matcher), TokenTree::Group(body)) = (&toks[i], &toks[i + 3])
+            else {
+                break;
+            };
+            if !(is_punct(toks.get(i + 1), '=') && is_punct(toks.get(i + 2), '>')) {
+                break;
+            }
+            i += 4;
+            if is_punct(toks.get(i), ';') {
+                i += 1;
+            }
+            let mut params = Vec::new();
+            metavars(matcher.stream(), &mut params, 0);
+            let tokens = transcribe(body.stream(), 0);
+            // the arm is lowered like a function body: its retry constructs are not the next
+            // function's
+            let outer_spans = std::mem::take(&mut self.retry_spans);
+            let body = syn::parse::Parser::parse2(syn::Block::parse_within, tokens.clone())
+                .ok()
+                .map(|stmts| self.stmts(&stmts));
+            self.retry_spans = outer_spans;
+            let builds_routes = match &body {
+                Some(stmts) => stmts_build_routes(stmts),
+                None => mentions_builder(tokens, 0),
+            };
+            arms.push(MacroArm {
+                params,
+                body,
+                builds_routes,
+            });
+        }
+        Some(Item::MacroRules(Box::new(MacroRules {
+            name: ident.to_string(),
+            line: line_of(ident.span()),
+            exported: m.attrs.iter().any(|a| a.path().is_ident("macro_export")),
+            arms,
+        })))
     }
 
     /// Does the function's text (signature to closing brace) mention `idem`?
@@ -1834,6 +1885,92 @@ fn is_log_macro(name: &str) -> bool {
     )
 }
 
+/// How deep a `macro_rules!` arm's token groups are read.
+const MAX_TRANSCRIBE_DEPTH: usize = 64;
+
+/// The metavariables a `macro_rules!` matcher binds (`$state:expr` → `state`), repetitions
+/// included.
+fn metavars(tokens: TokenStream, out: &mut Vec<String>, depth: usize) {
+    if depth > MAX_TRANSCRIBE_DEPTH {
+        return;
+    }
+    let mut dollar = false;
+    for t in tokens {
+        match &t {
+            TokenTree::Ident(i) if dollar && i != "crate" => out.push(i.to_string()),
+            TokenTree::Group(g) => metavars(g.stream(), out, depth + 1),
+            _ => {}
+        }
+        dollar = matches!(&t, TokenTree::Punct(p) if p.as_char() == '$');
+    }
+}
+
+/// A `macro_rules!` transcriber as code: `$name` becomes the identifier `name` (`$crate`,
+/// `crate`), and a repetition `$( .. ) sep? op` its contents, once.
+fn transcribe(tokens: TokenStream, depth: usize) -> TokenStream {
+    if depth > MAX_TRANSCRIBE_DEPTH {
+        return TokenStream::new();
+    }
+    let toks: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_op = |t: Option<&TokenTree>| matches!(t, Some(TokenTree::Punct(p)) if "*+?".contains(p.as_char()));
+    let mut out = TokenStream::new();
+    let mut i = 0;
+    while i < toks.len() {
+        let t = &toks[i];
+        i += 1;
+        match t {
+            TokenTree::Punct(p) if p.as_char() == '$' => match toks.get(i) {
+                Some(TokenTree::Ident(name)) => {
+                    out.extend([TokenTree::Ident(name.clone())]);
+                    i += 1;
+                }
+                Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis => {
+                    out.extend(transcribe(g.stream(), depth + 1));
+                    i += 1;
+                    if is_op(toks.get(i)) {
+                        i += 1;
+                    } else if is_op(toks.get(i + 1)) {
+                        i += 2;
+                    }
+                }
+                _ => out.extend([t.clone()]),
+            },
+            TokenTree::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), transcribe(g.stream(), depth + 1));
+                inner.set_span(g.span());
+                out.extend([TokenTree::Group(inner)]);
+            }
+            _ => out.extend([t.clone()]),
+        }
+    }
+    out
+}
+
+/// Do these tokens name what builds routes (`App`, `HttpServer`, `scope`, `resource`, …)? For
+/// a `macro_rules!` arm that did not parse.
+fn mentions_builder(tokens: TokenStream, depth: usize) -> bool {
+    depth <= MAX_TRANSCRIBE_DEPTH
+        && tokens.into_iter().any(|t| match t {
+            TokenTree::Ident(i) => matches!(
+                i.to_string().as_str(),
+                "App"
+                    | "HttpServer"
+                    | "scope"
+                    | "resource"
+                    | "service"
+                    | "configure"
+                    | "Router"
+                    | "route"
+                    | "nest"
+                    | "mount"
+                    | "Rocket"
+            ),
+            TokenTree::Group(g) => mentions_builder(g.stream(), depth + 1),
+            _ => false,
+        })
+}
+
 /// The segments of a `path!("a" / u32 / "b")` (warp): literals as written, a type as `{param}`;
 /// a final `..` (the path goes on) adds none. `None` when the tokens are not of that shape.
 fn path_macro_segments(tokens: TokenStream) -> Option<Vec<String>> {
@@ -1935,9 +2072,14 @@ fn builds_routes(f: &Func) -> bool {
     {
         return true;
     }
+    stmts_build_routes(&f.body)
+}
+
+/// Do these statements build or configure routes (the cheap test of [`builds_routes`])?
+pub fn stmts_build_routes(body: &[Stmt]) -> bool {
     let mut found = false;
     let mut stack: Vec<&Ex> = Vec::new();
-    push_stmts(&f.body, &mut stack);
+    push_stmts(body, &mut stack);
     while let Some(e) = stack.pop() {
         match e {
             Ex::Method(r, name, args, _) => {
@@ -2070,6 +2212,64 @@ mod tests {
             ))
             .is_some()
         );
+    }
+
+    #[test]
+    fn macro_rules_arms_are_lowered_as_statements() {
+        let (ir, d) = parse_file(
+            "src/a.rs",
+            concat!(
+                "#[macro_export]\n",
+                "macro_rules! app {\n",
+                "    ($state:expr) => { $crate::app!($state, 1) };\n",
+                "    ($state:expr, $($svc:expr),*) => {{\n",
+                "        App::new().app_data($state)$(.service($svc))*\n",
+                "    }};\n",
+                "    (@partial $h:ident) => { .route(web::post().to($h)) };\n",
+                "}\n",
+                "macro_rules! plain { () => { 1 + 1 } }\n",
+            ),
+        );
+        assert!(d.is_empty());
+        let defs: Vec<&MacroRules> = ir
+            .items
+            .iter()
+            .filter_map(|i| match i {
+                Item::MacroRules(m) => Some(&**m),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(defs.len(), 2);
+        let app = defs[0];
+        assert_eq!(
+            (app.name.as_str(), app.line, app.exported),
+            ("app", 2, true)
+        );
+        let arms: Vec<(Vec<String>, bool, bool)> = app
+            .arms
+            .iter()
+            .map(|a| (a.params.clone(), a.body.is_some(), a.builds_routes))
+            .collect();
+        assert_eq!(
+            arms,
+            vec![
+                (vec!["state".to_string()], true, false),
+                (vec!["state".to_string(), "svc".to_string()], true, true),
+                // not code on its own: kept as unread, known to build routes by its tokens
+                (vec!["h".to_string()], false, true),
+            ]
+        );
+        // the repetition is read once, each metavariable as a plain name
+        let Some(Stmt::Expr(Ex::Block(stmts), _)) = app.arms[1].body.as_ref().unwrap().first()
+        else {
+            panic!("a block");
+        };
+        let Some(Stmt::Expr(Ex::Method(_, name, args, line), _)) = stmts.first() else {
+            panic!("a method chain");
+        };
+        assert_eq!((name.as_str(), *line), ("service", 5));
+        assert!(matches!(&args[0], Ex::Path(p, _) if p == &["svc"]));
+        assert!(!defs[1].exported && !defs[1].arms[0].builds_routes);
     }
 
     #[test]

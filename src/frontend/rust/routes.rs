@@ -155,6 +155,9 @@ struct Frame<'a> {
     vars: HashMap<String, V<'a>>,
     /// `use`s written in the body (`let router = { use super::graphql; .. }`): alias and path.
     uses: Vec<(String, Vec<String>)>,
+    /// In a `macro_rules!` body expanded elsewhere: the module it is expanded in, where a path
+    /// the defining module does not know is looked up (as the compiler resolves it there).
+    site: Option<ModId>,
 }
 
 pub struct Routes<'m, 'a> {
@@ -163,9 +166,12 @@ pub struct Routes<'m, 'a> {
     stack: Vec<FnId>,
     /// Functions and closures being evaluated, innermost last (bounded by `MAX_CALL_DEPTH`).
     depth: usize,
-    /// What each closure captured: its defining frame's variables when it was made.
-    envs: Vec<HashMap<String, V<'a>>>,
+    /// What each closure captured: its defining frame's variables when it was made, and the
+    /// module the `macro_rules!` body it is written in was expanded in (see [`Frame::site`]).
+    envs: Vec<(HashMap<String, V<'a>>, Option<ModId>)>,
     callees: HashSet<FnId>,
+    /// `macro_rules!` bodies being expanded (defining module, line): met again, a recursion.
+    macros_open: Vec<(ModId, Line)>,
     /// Functions whose route attributes were registered somewhere.
     registered: HashSet<FnId>,
     steps: usize,
@@ -176,10 +182,19 @@ pub struct Routes<'m, 'a> {
 const MAX_STEPS: usize = 200_000;
 
 /// `:id` / `{id}` / `<id>` / `*rest` / `<rest..>` / `{id:\d+}` → `{id}`; a query part is dropped.
+/// A parameter's pattern may hold `/`, `?` and braces (actix `{uid:[0-9]{1,10}}`, `{tail:.*}`):
+/// the path is split, and its query found, outside braces only.
 pub fn normalize_path(path: &str) -> String {
-    let path = path.split('?').next().unwrap_or("");
+    let path = &path[..outside_braces(path, '?')
+        .first()
+        .copied()
+        .unwrap_or(path.len())];
     let mut out = Vec::new();
-    for seg in path.split('/') {
+    let mut start = 0;
+    let cuts = outside_braces(path, '/');
+    for end in cuts.into_iter().chain([path.len()]) {
+        let seg = &path[start..end];
+        start = end + 1;
         if seg.is_empty() {
             continue;
         }
@@ -187,19 +202,69 @@ pub fn normalize_path(path: &str) -> String {
             format!("{{{n}}}")
         } else if let Some(n) = seg.strip_prefix('*') {
             format!("{{{}}}", if n.is_empty() { "wildcard" } else { n })
-        } else if (seg.starts_with('<') && seg.ends_with('>'))
-            || (seg.starts_with('{') && seg.ends_with('}'))
-        {
-            // salvo: `{id:num}`, `{id|\d+}`, `{**rest}`, and the older `<id:num>`, `<**rest>`
-            let inner = seg[1..seg.len() - 1].trim_end_matches("..");
-            let name = inner.split([':', '|']).next().unwrap_or(inner);
-            format!("{{{}}}", name.trim_start_matches('*'))
+        } else if seg.starts_with('<') && seg.ends_with('>') {
+            // rocket `<id>`, `<path..>`; the older salvo `<id:num>`, `<**rest>`
+            format!("{{{}}}", param_name(&seg[1..seg.len() - 1]))
         } else {
-            seg.to_string()
+            // `{id}`, actix `{id:\d+}`, salvo `{id|\d+}`, `{**rest}`, and such parameters inside
+            // a segment (`{name:[a-z]+}.json`)
+            let mut text = String::new();
+            let mut depth = 0usize;
+            let mut inner = String::new();
+            for c in seg.chars() {
+                match c {
+                    '{' => {
+                        if depth > 0 {
+                            inner.push(c);
+                        }
+                        depth += 1;
+                    }
+                    '}' if depth > 0 => {
+                        depth -= 1;
+                        if depth == 0 {
+                            text.push_str(&format!("{{{}}}", param_name(&inner)));
+                            inner.clear();
+                        } else {
+                            inner.push(c);
+                        }
+                    }
+                    c if depth > 0 => inner.push(c),
+                    c => text.push(c),
+                }
+            }
+            if depth > 0 {
+                // an unclosed brace: kept as written
+                seg.to_string()
+            } else {
+                text
+            }
         };
         out.push(s);
     }
     format!("/{}", out.join("/"))
+}
+
+/// The byte offsets of `c` outside `{..}` groups.
+fn outside_braces(text: &str, c: char) -> Vec<usize> {
+    let mut depth = 0usize;
+    let mut out = Vec::new();
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ if ch == c && depth == 0 => out.push(i),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// A path parameter's name, without its pattern (`id:\d+`, `id|\d+`) or rest markers (`**rest`,
+/// `path..`).
+fn param_name(inner: &str) -> &str {
+    let inner = inner.trim_end_matches("..");
+    let name = inner.split([':', '|']).next().unwrap_or(inner);
+    name.trim_start_matches('*')
 }
 
 fn join_path(prefix: &str, path: &str) -> String {
@@ -232,6 +297,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             depth: 0,
             envs: Vec::new(),
             callees: HashSet::new(),
+            macros_open: Vec::new(),
             registered: HashSet::new(),
             steps: 0,
             diagnostics: BTreeSet::new(),
@@ -246,7 +312,8 @@ impl<'m, 'a> Routes<'m, 'a> {
         // calls is read in that call, with its arguments, so its own are dropped with its roots
         let mut standalone: Vec<(FnId, std::ops::Range<usize>, BTreeSet<Diagnostic>)> = Vec::new();
         let before = std::mem::take(&mut self.diagnostics);
-        let callers = self.callers_with_arguments();
+        let mut callers = self.callers_with_arguments();
+        callers.extend(self.route_macro_callers());
         for (id, f) in model.fns.iter().enumerate() {
             let module = &model.modules[f.module];
             if !(f.func.builds_routes || callers.contains(&id))
@@ -354,6 +421,46 @@ impl<'m, 'a> Routes<'m, 'a> {
                     && p.last().is_some_and(|n| wanted.contains(n.as_str()))
                     && let Res::Fn(g) = model.resolve(f.module, p)
                     && model.fns[g].func.builds_routes
+                {
+                    out.insert(id);
+                    break;
+                }
+                super::parse::children(e, &mut stack);
+            }
+        }
+        out
+    }
+
+    /// Functions that invoke a project `macro_rules!` whose body builds routes (`HttpServer::new(||
+    /// build_app!(state))`, `fn app() -> _ { build_app!(..) }`): evaluated as if they built them.
+    fn route_macro_callers(&self) -> HashSet<FnId> {
+        let model = self.model;
+        let names: HashSet<&str> = model
+            .macros
+            .iter()
+            .filter(|(_, defs)| {
+                defs.iter()
+                    .any(|(_, d)| d.arms.iter().any(|a| a.builds_routes))
+            })
+            .map(|(n, _)| n.as_str())
+            .collect();
+        let mut out = HashSet::new();
+        if names.is_empty() {
+            return out;
+        }
+        for (id, f) in model.fns.iter().enumerate() {
+            if f.func.builds_routes || f.func.is_test || model.modules[f.module].is_test {
+                continue;
+            }
+            let mut stack: Vec<&Ex> = Vec::new();
+            super::parse::push_stmts(&f.func.body, &mut stack);
+            while let Some(e) = stack.pop() {
+                if let Ex::Macro { path, .. } = e
+                    && let Some(name) = path.last()
+                    && names.contains(name.as_str())
+                    && model
+                        .macro_def(f.module, name)
+                        .is_some_and(|(_, d)| d.arms.iter().any(|a| a.builds_routes))
                 {
                     out.insert(id);
                     break;
@@ -596,6 +703,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             imp: def.imp,
             vars: HashMap::new(),
             uses: Vec::new(),
+            site: None,
         };
         let mut args = args.into_iter();
         for p in &def.func.params {
@@ -637,8 +745,9 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let mut frame = Frame {
                     module: *module,
                     imp: *imp,
-                    vars: self.envs.get(*env).cloned().unwrap_or_default(),
+                    vars: self.envs.get(*env).map(|e| e.0.clone()).unwrap_or_default(),
                     uses: Vec::new(),
+                    site: self.envs.get(*env).and_then(|e| e.1),
                 };
                 let mut args = args.into_iter();
                 for p in params {
@@ -841,7 +950,16 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             return Res::Unknown;
         }
-        self.model.resolve(frame.module, p)
+        let r = self.model.resolve(frame.module, p);
+        if let Some(site) = frame.site
+            && matches!(r, Res::Ext(_) | Res::Unknown)
+        {
+            let there = self.model.resolve(site, p);
+            if !matches!(there, Res::Ext(_) | Res::Unknown) {
+                return there;
+            }
+        }
+        r
     }
 
     /// The functions a resolved path can call.
@@ -874,7 +992,10 @@ impl<'m, 'a> Routes<'m, 'a> {
                 self.method(recv, rv, name, args, *line, frame)
             }
             Ex::Macro {
-                path, args, lits, ..
+                path,
+                args,
+                lits,
+                line,
             } => {
                 let name = path.last().map(String::as_str).unwrap_or("");
                 match name {
@@ -906,12 +1027,13 @@ impl<'m, 'a> Routes<'m, 'a> {
                         for a in args {
                             self.expr(a, frame);
                         }
-                        V::Unknown
+                        self.expand(name, args.len(), *line, frame)
+                            .unwrap_or(V::Unknown)
                     }
                 }
             }
             Ex::Closure { .. } => {
-                self.envs.push(frame.vars.clone());
+                self.envs.push((frame.vars.clone(), frame.site));
                 V::Func(Handler::Closure {
                     module: frame.module,
                     imp: frame.imp,
@@ -969,6 +1091,60 @@ impl<'m, 'a> Routes<'m, 'a> {
                 parts: children, ..
             } => self.branches(children, frame),
         }
+    }
+
+    /// What an invocation `name!(..)` of a project `macro_rules!` whose body builds routes
+    /// yields: the body evaluated where the macro is defined, with its metavariables unknown
+    /// (`None` for any other macro). Of several such arms, those binding as many metavariables as
+    /// the invocation has arguments, joined as `match` arms are.
+    fn expand(&mut self, name: &str, argc: usize, line: Line, frame: &Frame<'a>) -> Option<V<'a>> {
+        let (dm, def) = self.model.macro_def(frame.module, name)?;
+        let building: Vec<&'a super::ir::MacroArm> =
+            def.arms.iter().filter(|a| a.builds_routes).collect();
+        if building.is_empty() {
+            return None;
+        }
+        let mut arms: Vec<&'a super::ir::MacroArm> = building
+            .iter()
+            .copied()
+            .filter(|a| a.body.is_some())
+            .collect();
+        if arms.is_empty() {
+            self.diagnostics.insert(Diagnostic::new(
+                self.model.file_of(frame.module),
+                line,
+                format!(
+                    "the body of macro `{name}!` ({}:{}) could not be read as Rust code: the routes it registers are not listed",
+                    self.model.file_of(dm),
+                    def.line
+                ),
+            ));
+            return Some(V::Unknown);
+        }
+        if arms.len() > 1 && arms.iter().any(|a| a.params.len() == argc) {
+            arms.retain(|a| a.params.len() == argc);
+        }
+        let key = (dm, def.line);
+        if self.macros_open.contains(&key) || self.depth >= MAX_CALL_DEPTH {
+            return Some(V::Unknown);
+        }
+        self.macros_open.push(key);
+        self.depth += 1;
+        let mut out = V::Unknown;
+        for arm in arms {
+            let mut inner = Frame {
+                module: dm,
+                imp: frame.imp,
+                vars: arm.params.iter().map(|p| (p.clone(), V::Unknown)).collect(),
+                uses: Vec::new(),
+                site: Some(frame.site.unwrap_or(frame.module)),
+            };
+            let v = self.block(arm.body.as_deref().unwrap_or(&[]), &mut inner);
+            out = self.either(out, v);
+        }
+        self.depth -= 1;
+        self.macros_open.pop();
+        Some(out)
     }
 
     /// The arms of a `match` or `if`, joined.
@@ -1101,7 +1277,17 @@ impl<'m, 'a> Routes<'m, 'a> {
                 .ret
                 .as_ref()
                 .is_some_and(|t| matches!(t.last(), "String" | "str" | "Cow"))
-                && let Some(s) = consts::call_text(self.model, frame.module, frame.imp, f, args)
+                && let Some(s) = consts::call_text(
+                    self.model,
+                    frame.module,
+                    frame.imp,
+                    f,
+                    args,
+                    frame.vars.iter().filter_map(|(k, v)| match v {
+                        V::Str(s) => Some((k, s)),
+                        _ => None,
+                    }),
+                )
             {
                 return V::Str(s);
             }
@@ -1867,6 +2053,16 @@ mod tests {
         );
         assert_eq!(normalize_path("/f/{**path}/<n:num>"), "/f/{path}/{n}");
         assert_eq!(normalize_path(""), "/");
+        // actix patterns with braces, slashes and `?` of their own
+        assert_eq!(
+            normalize_path("/1.5/{uid:[0-9]{1,10}}/storage/{collection:[a-z/]{1,32}}?x=1"),
+            "/1.5/{uid}/storage/{collection}"
+        );
+        assert_eq!(
+            normalize_path("/files/{name:[a-z]+}.json/{tail:.*?}"),
+            "/files/{name}.json/{tail}"
+        );
+        assert_eq!(normalize_path("/a/{x}-{y:\\d+}"), "/a/{x}-{y}");
         assert_eq!(join_path("/api/v3", ""), "/api/v3");
         assert_eq!(join_path("/api/", "/x"), "/api/x");
     }
