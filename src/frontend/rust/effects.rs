@@ -910,15 +910,29 @@ impl<'m, 'a> Effects<'m, 'a> {
                 } => {
                     let start = out.effects.len();
                     let (reads, locked) = (out.reads.len(), out.locked_reads.len());
-                    if let Some(e) = init {
+                    // `let (found, total) = try_join!(lookup_a, lookup_b)?`: each name holds
+                    // what its future read
+                    let joined = init
+                        .as_deref()
+                        .and_then(joined_futures)
+                        .filter(|futures| names.len() > 1 && futures.len() == names.len());
+                    if let Some(futures) = joined {
+                        for (name, future) in names.iter().zip(futures) {
+                            let (r0, l0, e0) =
+                                (out.reads.len(), out.locked_reads.len(), out.effects.len());
+                            self.walk(future, scope, out, false);
+                            let read = read_keys(&out.reads[r0..]);
+                            if out.effects.len() == e0 && !read.is_empty() {
+                                let locked = out.locked_reads.len() > l0;
+                                scope.lookups.insert(name.clone(), (read, locked));
+                            } else {
+                                scope.lookups.remove(name);
+                            }
+                        }
+                    } else if let Some(e) = init {
                         self.walk(e, scope, out, false);
                     }
-                    let read: Vec<String> = out.reads[reads..]
-                        .iter()
-                        .map(|t| crate::facts::model_key(t))
-                        .collect::<std::collections::BTreeSet<_>>()
-                        .into_iter()
-                        .collect();
+                    let read = read_keys(&out.reads[reads..]);
                     let lookup = if out.effects.len() == start && !read.is_empty() {
                         Some((read, out.locked_reads.len() > locked))
                     } else if let Some(Ex::Path(p, _)) = init.as_deref()
@@ -1896,6 +1910,34 @@ fn seaorm_read(c: &Chain<'_>) -> Option<String> {
             let finds = c.segs.iter().any(|s| s.starts_with("find"));
             c.entity.clone().filter(|_| finds)
         }
+    }
+}
+
+/// The tables read, as `facts::model_key`s, each once and in order.
+fn read_keys(reads: &[String]) -> Vec<String> {
+    reads
+        .iter()
+        .map(|t| crate::facts::model_key(t))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect()
+}
+
+/// The futures a `try_join!`/`join!` (tokio, futures) or `try_join(a, b)` awaits together, in
+/// the order their results are bound.
+fn joined_futures(e: &Ex) -> Option<&[Ex]> {
+    let joins = |p: &[String]| {
+        p.last()
+            .is_some_and(|l| matches!(l.as_str(), "try_join" | "join"))
+    };
+    match e {
+        Ex::Macro { path, args, .. } if joins(path) => Some(args),
+        Ex::Call(f, args, _) if matches!(&**f, Ex::Path(p, _) if joins(p)) => Some(args),
+        // `try_join!(..)?`, `join(..).await`
+        Ex::Method(recv, name, args, _) if args.is_empty() && matches!(name.as_str(), "await") => {
+            joined_futures(recv)
+        }
+        _ => None,
     }
 }
 
