@@ -2031,15 +2031,25 @@ fn constant_value(e: &Ex) -> Option<String> {
 
 /// The table a diesel call names (`insert_into(twofactor::table)` → `twofactor`).
 fn table_of(c: &Chain<'_>) -> Option<String> {
+    // `crates::table`, also as the receiver of a query (`crates::table.find(id)`,
+    // `posts::table.filter(..)` in `diesel::delete(..)`)
+    fn table(a: &Ex) -> Option<String> {
+        let mut cur = a;
+        for _ in 0..16 {
+            match cur {
+                Ex::Path(p, _) if p.len() >= 2 && p.last().is_some_and(|l| l == "table") => {
+                    return Some(p[p.len() - 2].clone());
+                }
+                Ex::Method(recv, ..) => cur = recv,
+                _ => return None,
+            }
+        }
+        None
+    }
     c.root_args
         .iter()
         .chain(c.links.iter().flat_map(|(_, args, _)| args.iter()))
-        .find_map(|a| match a {
-            Ex::Path(p, _) if p.len() >= 2 && p.last().is_some_and(|l| l == "table") => {
-                Some(p[p.len() - 2].clone())
-            }
-            _ => None,
-        })
+        .find_map(table)
 }
 
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
