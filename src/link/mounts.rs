@@ -996,7 +996,7 @@ impl<'a> Mounter<'a> {
                 )
             } else {
                 format!(
-                    "{what} uses `{var}`, whose left side is not known before run time: its routes are listed under the code's fallback `'{value}'`, which the configuration may change"
+                    "{what} uses `{var}`, whose value is not known before run time: its routes are listed under the code's fallback `'{value}'`, which the configuration may change"
                 )
             };
             self.diagnostics.push(Diagnostic::new(file, line, message));

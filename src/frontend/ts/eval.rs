@@ -1660,9 +1660,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             // `cond ? await X.findOne(..) : null`: the lookup's row, or nothing.
             "ternary_expression" => {
                 let cond = node.field("condition");
-                if let Some(c) = cond {
-                    self.eval(c);
-                }
+                let tested_value = cond.map(|c| self.eval(c));
                 let branch = |name| node.child_by_field_name(name);
                 let (Some(yes), Some(no)) = (branch("consequence"), branch("alternative")) else {
                     return Val::Unknown;
@@ -1671,6 +1669,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     matches!(n.kind(), "null" | "undefined") || this.text(n) == "undefined"
                 };
                 let (a, b) = (self.eval(yes), self.eval(no));
+                // a condition the code shows (a string): the branch it picks
+                if let Some(Val::Str(t)) = &tested_value {
+                    return if t.is_empty() { b } else { a };
+                }
                 // `process.env.BASE ? process.env.BASE : '/x'`: the environment's value, or the
                 // code's default.
                 if let Some(c) = cond
@@ -1688,7 +1690,24 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 } else if nothing(self, yes) {
                     b
                 } else {
-                    Val::Unknown
+                    // `config.pathPrefix ? `/${config.pathPrefix}` : ''`: the value when it is
+                    // set, else the literal; the code cannot show which, so the literal is its
+                    // default (like an environment read's).
+                    let string_like = |v: &Val| matches!(v, Val::Template(_)) || may_fall_back(v);
+                    let (lit, shown) = match (&a, &b) {
+                        (v, Val::Str(lit)) if string_like(v) => (lit.clone(), yes),
+                        (Val::Str(lit), v) if string_like(v) => (lit.clone(), no),
+                        _ => return Val::Unknown,
+                    };
+                    let Some(c) = cond else { return Val::Unknown };
+                    let tested = self.short_text(c);
+                    if tested.is_empty() || !self.text(shown).contains(tested.as_str()) {
+                        return Val::Unknown;
+                    }
+                    Val::EnvDefault {
+                        var: self.short_text(node),
+                        value: std::sync::Arc::new(Val::Str(lit)),
+                    }
                 }
             }
             "assignment_expression" => self.eval_assignment(node),
