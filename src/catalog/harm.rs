@@ -15,6 +15,8 @@ struct Models {
     record: Vec<String>,
     #[serde(default)]
     bookkeeping: Vec<String>,
+    #[serde(default)]
+    ledger: Vec<String>,
 }
 
 /// URLs an HTTP call may be made to, or fields of the request it sends, and what a repeat of it
@@ -77,6 +79,8 @@ struct Functions {
     derived: Vec<String>,
     #[serde(default)]
     credential: Vec<String>,
+    #[serde(default)]
+    message: Vec<String>,
 }
 
 /// Name globs, compiled, each kept with its text to cite.
@@ -150,6 +154,11 @@ pub struct Harm {
     /// Matched on a function's own name (`index_pending_collab`, not its type's).
     derived_functions: Patterns,
     credential_functions: Patterns,
+    /// Matched on a function's own name and on a queue's name: a job published through or to
+    /// one of these is a message to a person (`sendWelcomeEmail → queue.add`, `emailQueue`).
+    message_functions: Patterns,
+    /// Models a provider's payment is booked into (`transaction`, `*ledger*`).
+    ledger_models: Patterns,
     pub http: Vec<Http>,
     /// Upper-case HTTP methods idempotent by definition (`PUT`, `DELETE`).
     pub idempotent_methods: Vec<String>,
@@ -210,6 +219,8 @@ impl Harm {
         harm.derived_functions = Patterns::new(&file.functions.derived, "derived function")?;
         harm.credential_functions =
             Patterns::new(&file.functions.credential, "credential function")?;
+        harm.message_functions = Patterns::new(&file.functions.message, "message function")?;
+        harm.ledger_models = Patterns::new(&file.models.ledger, "ledger model")?;
         for h in &mut harm.http {
             if h.urls.is_empty() && h.any.is_empty() {
                 return Err(format!("http `{}` has neither `urls` nor `any`", h.id));
@@ -275,6 +286,18 @@ impl Harm {
     /// `MailService.confirmNewEmail`).
     pub fn credential_function(&self, name: &str) -> Option<&str> {
         self.credential_functions.first(own_name(name))
+    }
+
+    /// The pattern a function's own name, or a queue's name, matches when a job published
+    /// through or to it is a message to a person (`sendInvoiceEmail`, `notificationQueue`).
+    pub fn message_function(&self, name: &str) -> Option<&str> {
+        self.message_functions.first(own_name(name))
+    }
+
+    /// The pattern a model's name matches when it is a ledger money is booked into
+    /// (`Transaction`, `ledger_entries`).
+    pub fn ledger_model(&self, name: &str) -> Option<&str> {
+        self.ledger_models.first(name)
     }
 
     /// The first `[[http]]` entry an HTTP call matches: by its URL as written (an entry with
