@@ -17,6 +17,8 @@ struct Models {
     bookkeeping: Vec<String>,
     #[serde(default)]
     ledger: Vec<String>,
+    #[serde(default)]
+    job: Vec<String>,
 }
 
 /// URLs an HTTP call may be made to, or fields of the request it sends, and what a repeat of it
@@ -159,6 +161,8 @@ pub struct Harm {
     message_functions: Patterns,
     /// Models a provider's payment is booked into (`transaction`, `*ledger*`).
     ledger_models: Patterns,
+    /// Job tables of a queue kept in the application's database (`background_jobs`).
+    job_models: Patterns,
     pub http: Vec<Http>,
     /// Upper-case HTTP methods idempotent by definition (`PUT`, `DELETE`).
     pub idempotent_methods: Vec<String>,
@@ -221,6 +225,7 @@ impl Harm {
             Patterns::new(&file.functions.credential, "credential function")?;
         harm.message_functions = Patterns::new(&file.functions.message, "message function")?;
         harm.ledger_models = Patterns::new(&file.models.ledger, "ledger model")?;
+        harm.job_models = Patterns::new(&file.models.job, "job model")?;
         for h in &mut harm.http {
             if h.urls.is_empty() && h.any.is_empty() {
                 return Err(format!("http `{}` has neither `urls` nor `any`", h.id));
@@ -298,6 +303,12 @@ impl Harm {
     /// (`Transaction`, `ledger_entries`).
     pub fn ledger_model(&self, name: &str) -> Option<&str> {
         self.ledger_models.first(name)
+    }
+
+    /// The pattern a model's name matches when it is the job table of a queue kept in the
+    /// application's database (`background_jobs`, `delayed_jobs`).
+    pub fn job_model(&self, name: &str) -> Option<&str> {
+        self.job_models.first(name)
     }
 
     /// The first `[[http]]` entry an HTTP call matches: by its URL as written (an entry with

@@ -106,7 +106,15 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             // A job for the application's own workers: what a duplicate does is what the job
             // does, which is not followed here, unless the job is named for a message.
             let mut queued: Option<String> = None;
-            if e.kind == EffectKind::QueuePublish && e.sink_impact.is_none() {
+            if e.kind == EffectKind::DbCreate
+                && let Some(p) = e.target.as_deref().and_then(|t| harm.job_model(t))
+            {
+                impact = Impact::Unknown;
+                queued = Some(format!(
+                    "a job row in `{}`, the job table of a queue kept in the application's database (model pattern `{p}`): a duplicate repeats what the job does, which is not followed here",
+                    e.target.as_deref().unwrap_or_default()
+                ));
+            } else if e.kind == EffectKind::QueuePublish && e.sink_impact.is_none() {
                 let named = e
                     .via
                     .iter()
@@ -405,6 +413,16 @@ mod tests {
         ));
         assert_eq!(out[0].impact, Impact::Unknown);
         assert_eq!(out[1].impact, Impact::Message);
+        // A row of a job table is a job.
+        let row = Effect {
+            kind: EffectKind::DbCreate,
+            target: Some("background_jobs".into()),
+            ..Effect::default()
+        };
+        assert_eq!(
+            judged(endpoint("rebuild", "/rebuilds", vec![row]))[0].impact,
+            Impact::Unknown
+        );
         // A DELETE that deletes: what it does beside the delete follows one deletion.
         let mut ep = endpoint(
             "remove",
