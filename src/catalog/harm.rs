@@ -128,11 +128,23 @@ struct Intent {
     message: Vec<String>,
 }
 
+/// Fields a relative update changes, by name: counters are bookkeeping, values are not.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Fields {
+    #[serde(default)]
+    value: Vec<String>,
+    #[serde(default)]
+    counter: Vec<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HarmFile {
     #[serde(default)]
     models: Models,
+    #[serde(default)]
+    fields: Fields,
     #[serde(default)]
     functions: Functions,
     #[serde(default)]
@@ -163,6 +175,8 @@ pub struct Harm {
     ledger_models: Patterns,
     /// Job tables of a queue kept in the application's database (`background_jobs`).
     job_models: Patterns,
+    value_fields: Patterns,
+    counter_fields: Patterns,
     pub http: Vec<Http>,
     /// Upper-case HTTP methods idempotent by definition (`PUT`, `DELETE`).
     pub idempotent_methods: Vec<String>,
@@ -226,6 +240,8 @@ impl Harm {
         harm.message_functions = Patterns::new(&file.functions.message, "message function")?;
         harm.ledger_models = Patterns::new(&file.models.ledger, "ledger model")?;
         harm.job_models = Patterns::new(&file.models.job, "job model")?;
+        harm.value_fields = Patterns::new(&file.fields.value, "value field")?;
+        harm.counter_fields = Patterns::new(&file.fields.counter, "counter field")?;
         for h in &mut harm.http {
             if h.urls.is_empty() && h.any.is_empty() {
                 return Err(format!("http `{}` has neither `urls` nor `any`", h.id));
@@ -309,6 +325,24 @@ impl Harm {
     /// application's database (`background_jobs`, `delayed_jobs`).
     pub fn job_model(&self, name: &str) -> Option<&str> {
         self.job_models.first(name)
+    }
+
+    /// The counter pattern of each field a relative update changes, when every one is a
+    /// counter and none a value a person holds (`useCount`, `nameHistory`; not `credits`).
+    pub fn counter_fields(&self, fields: &[String]) -> Option<Vec<&str>> {
+        if fields.is_empty() {
+            return None;
+        }
+        fields
+            .iter()
+            .map(|f| {
+                if self.value_fields.first(f).is_some() {
+                    None
+                } else {
+                    self.counter_fields.first(f)
+                }
+            })
+            .collect()
     }
 
     /// The first `[[http]]` entry an HTTP call matches: by its URL as written (an entry with

@@ -167,6 +167,31 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 detail = Some(format!(
                     "an HTTP `{m}`: idempotent by definition (RFC 9110, section 9.2.2), a repeat leaves the state the first call left"
                 ));
+            } else if let Some((fields, p)) = (e.kind == EffectKind::DbUpdate && e.relative)
+                .then(|| {
+                    // Raw SQL in either language (`SET attempts = attempts + 1`): the columns it
+                    // sets to no constant.
+                    let fields: Vec<String> = if e.relative_fields.is_empty() {
+                        e.update_keys
+                            .iter()
+                            .filter(|(_, v)| v.is_none())
+                            .map(|(k, _)| k.clone())
+                            .collect()
+                    } else {
+                        e.relative_fields.clone()
+                    };
+                    let p = harm.counter_fields(&fields)?;
+                    let p: Vec<String> = p.into_iter().map(String::from).collect();
+                    Some((fields, p))
+                })
+                .flatten()
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "it changes only counters (`{}`, field patterns `{}`): a repeat skews a count and harms nobody",
+                    fields.join("`, `"),
+                    p.join("`, `")
+                ));
             } else if let Some(p) = matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate)
                 .then_some(e.target.as_deref())
                 .flatten()
@@ -423,6 +448,27 @@ mod tests {
             judged(endpoint("rebuild", "/rebuilds", vec![row]))[0].impact,
             Impact::Unknown
         );
+        // A relative update of counters only is bookkeeping; of a balance, a record.
+        let bump = |fields: &[&str]| Effect {
+            kind: EffectKind::DbUpdate,
+            relative: true,
+            relative_fields: fields.iter().map(|f| f.to_string()).collect(),
+            ..Effect::default()
+        };
+        let out = judged(endpoint(
+            "bump",
+            "/things",
+            vec![
+                bump(&["viewCount", "nameHistory"]),
+                bump(&["credits"]),
+                bump(&["accountCount", "balance"]),
+                bump(&[]),
+            ],
+        ));
+        assert_eq!(out[0].impact, Impact::Bookkeeping);
+        assert_eq!(out[1].impact, Impact::Record);
+        assert_eq!(out[2].impact, Impact::Record);
+        assert_eq!(out[3].impact, Impact::Record);
         // A DELETE that deletes: what it does beside the delete follows one deletion.
         let mut ep = endpoint(
             "remove",
