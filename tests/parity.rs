@@ -146,3 +146,8 @@ fn a_lookup_that_refuses_a_repeat_is_judged_alike_in_both_languages() {
 fn a_row_the_request_consumes_is_judged_alike_in_both_languages() {
     assert_twins("express-one-time-tokens", "axum-one-time-tokens");
 }
+
+#[test]
+fn queued_jobs_deletes_and_webhook_ledgers_are_judged_by_harm_in_both_languages() {
+    assert_twins("express-repeat-harm", "axum-repeat-harm");
+}

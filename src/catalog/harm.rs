@@ -15,6 +15,10 @@ struct Models {
     record: Vec<String>,
     #[serde(default)]
     bookkeeping: Vec<String>,
+    #[serde(default)]
+    ledger: Vec<String>,
+    #[serde(default)]
+    job: Vec<String>,
 }
 
 /// URLs an HTTP call may be made to, or fields of the request it sends, and what a repeat of it
@@ -77,6 +81,8 @@ struct Functions {
     derived: Vec<String>,
     #[serde(default)]
     credential: Vec<String>,
+    #[serde(default)]
+    message: Vec<String>,
 }
 
 /// Name globs, compiled, each kept with its text to cite.
@@ -122,11 +128,23 @@ struct Intent {
     message: Vec<String>,
 }
 
+/// Fields a relative update changes, by name: counters are bookkeeping, values are not.
+#[derive(Debug, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct Fields {
+    #[serde(default)]
+    value: Vec<String>,
+    #[serde(default)]
+    counter: Vec<String>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HarmFile {
     #[serde(default)]
     models: Models,
+    #[serde(default)]
+    fields: Fields,
     #[serde(default)]
     functions: Functions,
     #[serde(default)]
@@ -150,6 +168,15 @@ pub struct Harm {
     /// Matched on a function's own name (`index_pending_collab`, not its type's).
     derived_functions: Patterns,
     credential_functions: Patterns,
+    /// Matched on a function's own name and on a queue's name: a job published through or to
+    /// one of these is a message to a person (`sendWelcomeEmail → queue.add`, `emailQueue`).
+    message_functions: Patterns,
+    /// Models a provider's payment is booked into (`transaction`, `*ledger*`).
+    ledger_models: Patterns,
+    /// Job tables of a queue kept in the application's database (`background_jobs`).
+    job_models: Patterns,
+    value_fields: Patterns,
+    counter_fields: Patterns,
     pub http: Vec<Http>,
     /// Upper-case HTTP methods idempotent by definition (`PUT`, `DELETE`).
     pub idempotent_methods: Vec<String>,
@@ -210,6 +237,11 @@ impl Harm {
         harm.derived_functions = Patterns::new(&file.functions.derived, "derived function")?;
         harm.credential_functions =
             Patterns::new(&file.functions.credential, "credential function")?;
+        harm.message_functions = Patterns::new(&file.functions.message, "message function")?;
+        harm.ledger_models = Patterns::new(&file.models.ledger, "ledger model")?;
+        harm.job_models = Patterns::new(&file.models.job, "job model")?;
+        harm.value_fields = Patterns::new(&file.fields.value, "value field")?;
+        harm.counter_fields = Patterns::new(&file.fields.counter, "counter field")?;
         for h in &mut harm.http {
             if h.urls.is_empty() && h.any.is_empty() {
                 return Err(format!("http `{}` has neither `urls` nor `any`", h.id));
@@ -275,6 +307,42 @@ impl Harm {
     /// `MailService.confirmNewEmail`).
     pub fn credential_function(&self, name: &str) -> Option<&str> {
         self.credential_functions.first(own_name(name))
+    }
+
+    /// The pattern a function's own name, or a queue's name, matches when a job published
+    /// through or to it is a message to a person (`sendInvoiceEmail`, `notificationQueue`).
+    pub fn message_function(&self, name: &str) -> Option<&str> {
+        self.message_functions.first(own_name(name))
+    }
+
+    /// The pattern a model's name matches when it is a ledger money is booked into
+    /// (`Transaction`, `ledger_entries`).
+    pub fn ledger_model(&self, name: &str) -> Option<&str> {
+        self.ledger_models.first(name)
+    }
+
+    /// The pattern a model's name matches when it is the job table of a queue kept in the
+    /// application's database (`background_jobs`, `delayed_jobs`).
+    pub fn job_model(&self, name: &str) -> Option<&str> {
+        self.job_models.first(name)
+    }
+
+    /// The counter pattern of each field a relative update changes, when every one is a
+    /// counter and none a value a person holds (`useCount`, `nameHistory`; not `credits`).
+    pub fn counter_fields(&self, fields: &[String]) -> Option<Vec<&str>> {
+        if fields.is_empty() {
+            return None;
+        }
+        fields
+            .iter()
+            .map(|f| {
+                if self.value_fields.first(f).is_some() {
+                    None
+                } else {
+                    self.counter_fields.first(f)
+                }
+            })
+            .collect()
     }
 
     /// The first `[[http]]` entry an HTTP call matches: by its URL as written (an entry with

@@ -172,6 +172,10 @@ pub struct Effect {
     /// A relative update (`increment`, `$inc`, `SET x = x + 1`): running it twice changes the result.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub relative: bool,
+    /// Link facts: for a relative update, the fields it changes by their old value (the keys of
+    /// MongoDB's `$inc`/`$push`, Prisma's `{ views: { increment: 1 } }`), when the call shows them.
+    #[serde(skip)]
+    pub relative_fields: Vec<String>,
     /// A create that follows a delete of the same model in the same function: the set is
     /// replaced, so a repeat leaves the same rows.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

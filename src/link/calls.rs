@@ -161,6 +161,37 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
     }
 }
 
+/// The fields a relative update changes by their old value: the keys of an operator object
+/// (MongoDB's `{ $inc: { views: 1 } }`) and a field given an operation (Prisma's
+/// `{ data: { views: { increment: 1 } } }`).
+fn relative_fields(args: &[Val], ops: &[String]) -> Vec<String> {
+    fn walk(v: &Val, ops: &[String], depth: usize, out: &mut Vec<String>) {
+        let Val::Obj(fields) = v else { return };
+        if depth > 6 {
+            return;
+        }
+        for (k, v) in fields {
+            let is_op = |f: &str| ops.iter().any(|o| o == f);
+            match v {
+                Val::Obj(inner) if k.starts_with('$') && is_op(k) => {
+                    out.extend(inner.iter().map(|(f, _)| f.clone()));
+                }
+                Val::Obj(inner) if inner.iter().any(|(f, _)| !f.starts_with('$') && is_op(f)) => {
+                    out.push(k.clone());
+                }
+                _ => walk(v, ops, depth + 1, out),
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for a in args {
+        walk(a, ops, 0, &mut out);
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Strips SQL comments and returns the upper-cased words of a statement.
 fn sql_words(sql: &str) -> Vec<String> {
     let mut clean = String::with_capacity(sql.len());
@@ -2305,6 +2336,11 @@ impl<'a> Calls<'a> {
                         .iter()
                         .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)))
                 && !crate::frontend::ts::claims::conditional_update(last, &cs.args);
+            let relative_fields = if relative {
+                relative_fields(&cs.args, &self.catalog.relative_update.keys)
+            } else {
+                Vec::new()
+            };
             // `doc.save()` (no record argument) writes back an instance: a create only when the
             // instance was just made (`new Model(..)`, `Model.build(..)`), otherwise an update.
             // `this.save()` in a model's method: a loaded row's, unless the caller built it.
@@ -2336,6 +2372,7 @@ impl<'a> Calls<'a> {
                 location: location.clone(),
                 upsert: sink.upsert,
                 relative,
+                relative_fields,
                 target: target.clone(),
                 data_keys: Self::data_keys(cs),
                 data_param: Self::record_params(m, cs).0,

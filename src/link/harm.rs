@@ -98,9 +98,44 @@ fn stable_key(key: Option<DownstreamKey>, expression: Option<&str>) -> bool {
 pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
     for ep in endpoints {
         let intent = intent(ep, harm);
+        let receiver = ep.is_webhook_receiver();
+        let deletes = deletes_its_target(ep);
         for e in &mut ep.side_effects {
             let mut impact = e.sink_impact.unwrap_or_else(|| Impact::of_kind(e.kind));
             let mut detail: Option<String> = None;
+            // A job for the application's own workers: what a duplicate does is what the job
+            // does, which is not followed here, unless the job is named for a message.
+            let mut queued: Option<String> = None;
+            if e.kind == EffectKind::DbCreate
+                && let Some(p) = e.target.as_deref().and_then(|t| harm.job_model(t))
+            {
+                impact = Impact::Unknown;
+                queued = Some(format!(
+                    "a job row in `{}`, the job table of a queue kept in the application's database (model pattern `{p}`): a duplicate repeats what the job does, which is not followed here",
+                    e.target.as_deref().unwrap_or_default()
+                ));
+            } else if e.kind == EffectKind::QueuePublish && e.sink_impact.is_none() {
+                let named = e
+                    .via
+                    .iter()
+                    .rev()
+                    .chain(e.target.iter())
+                    .find_map(|f| harm.message_function(f).map(|p| (f, p)));
+                match named {
+                    Some((f, p)) => {
+                        impact = Impact::Message;
+                        queued = Some(format!(
+                            "a job published through or to `{f}`, named for a message to a person (function pattern `{p}`)"
+                        ));
+                    }
+                    None => {
+                        impact = Impact::Unknown;
+                        queued = Some(
+                            "a job for the application's own workers: a duplicate repeats what the job does, which is not followed here".into(),
+                        );
+                    }
+                }
+            }
             // A call given an idempotency key is one its author knows to write: the service is
             // asked to dedup it.
             if impact == Impact::Unknown && e.downstream_key.is_some() {
@@ -132,6 +167,31 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 detail = Some(format!(
                     "an HTTP `{m}`: idempotent by definition (RFC 9110, section 9.2.2), a repeat leaves the state the first call left"
                 ));
+            } else if let Some((fields, p)) = (e.kind == EffectKind::DbUpdate && e.relative)
+                .then(|| {
+                    // Raw SQL in either language (`SET attempts = attempts + 1`): the columns it
+                    // sets to no constant.
+                    let fields: Vec<String> = if e.relative_fields.is_empty() {
+                        e.update_keys
+                            .iter()
+                            .filter(|(_, v)| v.is_none())
+                            .map(|(k, _)| k.clone())
+                            .collect()
+                    } else {
+                        e.relative_fields.clone()
+                    };
+                    let p = harm.counter_fields(&fields)?;
+                    let p: Vec<String> = p.into_iter().map(String::from).collect();
+                    Some((fields, p))
+                })
+                .flatten()
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "it changes only counters (`{}`, field patterns `{}`): a repeat skews a count and harms nobody",
+                    fields.join("`, `"),
+                    p.join("`, `")
+                ));
             } else if let Some(p) = matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate)
                 .then_some(e.target.as_deref())
                 .flatten()
@@ -161,6 +221,20 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 impact = Impact::Bookkeeping;
                 detail = Some(format!(
                     "made through `{f}`, {what} (function pattern `{p}`): a duplicate harms nobody"
+                ));
+            }
+            // A webhook receiver that books the provider's payment into a ledger credits or
+            // debits an account in the books: a redelivery books it twice.
+            if receiver
+                && e.kind == EffectKind::DbCreate
+                && impact == Impact::Record
+                && detail.is_none()
+                && let Some(p) = e.target.as_deref().and_then(|t| harm.ledger_model(t))
+            {
+                impact = Impact::Money;
+                detail = Some(format!(
+                    "a webhook receiver books the provider's event into `{}`, a ledger (model pattern `{p}`): a redelivery books the payment twice",
+                    e.target.as_deref().unwrap_or_default()
                 ));
             }
             // A one-time link or code (a verification, a password reset, a sign-in code): a
@@ -233,10 +307,38 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                     ));
                 }
             }
+            // A DELETE that deletes its target: a retry finds the target gone (a lookup answers
+            // 404, the delete itself fails or deletes nothing), so what it does alongside the
+            // delete (a tombstone row, a job, a notice) runs once per target. Unless that target
+            // is not what the handler looks up first: a repeat is possible, not shown.
+            if let Some(target) = &deletes
+                && e.kind != EffectKind::DbDelete
+                && matches!(impact, Impact::Message | Impact::Record)
+                && !e.on_failure
+            {
+                impact = Impact::Unknown;
+                detail = Some(format!(
+                    "made by a DELETE that deletes `{target}`: a retry finds its target gone (RFC 9110, section 9.3.5), so this runs again only if the handler does not look the target up first"
+                ));
+            }
+            if detail.is_none() && matches!(impact, Impact::Unknown | Impact::Message) {
+                detail = queued;
+            }
             e.impact = impact;
             e.impact_detail = detail;
         }
     }
+}
+
+/// The model a DELETE endpoint deletes on its success path, when it deletes one.
+fn deletes_its_target(ep: &Endpoint) -> Option<String> {
+    if ep.method != "DELETE" {
+        return None;
+    }
+    ep.side_effects
+        .iter()
+        .find(|e| e.kind == EffectKind::DbDelete && !e.on_failure)
+        .map(|e| e.target.clone().unwrap_or_else(|| e.callee.clone()))
 }
 
 #[cfg(test)]
@@ -319,6 +421,88 @@ mod tests {
         let out = judged(endpoint("createInvite", "/invites", vec![email]));
         assert_eq!(out[0].impact, Impact::Message);
         assert!(out[0].repeats_on_retry());
+    }
+
+    #[test]
+    fn queued_jobs_deletes_and_receiver_ledgers() {
+        let job = |via: &str| Effect {
+            kind: EffectKind::QueuePublish,
+            target: Some("jobs".into()),
+            via: vec![via.into()],
+            ..Effect::default()
+        };
+        let out = judged(endpoint(
+            "create",
+            "/exports",
+            vec![job("enqueueExport"), job("sendInviteEmail")],
+        ));
+        assert_eq!(out[0].impact, Impact::Unknown);
+        assert_eq!(out[1].impact, Impact::Message);
+        // A row of a job table is a job.
+        let row = Effect {
+            kind: EffectKind::DbCreate,
+            target: Some("background_jobs".into()),
+            ..Effect::default()
+        };
+        assert_eq!(
+            judged(endpoint("rebuild", "/rebuilds", vec![row]))[0].impact,
+            Impact::Unknown
+        );
+        // A relative update of counters only is bookkeeping; of a balance, a record.
+        let bump = |fields: &[&str]| Effect {
+            kind: EffectKind::DbUpdate,
+            relative: true,
+            relative_fields: fields.iter().map(|f| f.to_string()).collect(),
+            ..Effect::default()
+        };
+        let out = judged(endpoint(
+            "bump",
+            "/things",
+            vec![
+                bump(&["viewCount", "nameHistory"]),
+                bump(&["credits"]),
+                bump(&["accountCount", "balance"]),
+                bump(&[]),
+            ],
+        ));
+        assert_eq!(out[0].impact, Impact::Bookkeeping);
+        assert_eq!(out[1].impact, Impact::Record);
+        assert_eq!(out[2].impact, Impact::Record);
+        assert_eq!(out[3].impact, Impact::Record);
+        // A DELETE that deletes: what it does beside the delete follows one deletion.
+        let mut ep = endpoint(
+            "remove",
+            "/projects/{id}",
+            vec![
+                Effect {
+                    kind: EffectKind::DbDelete,
+                    target: Some("project".into()),
+                    ..Effect::default()
+                },
+                Effect {
+                    kind: EffectKind::Email,
+                    ..Effect::default()
+                },
+            ],
+        );
+        ep.method = "DELETE".into();
+        let out = judged(ep);
+        assert_eq!(out[0].impact, Impact::Record);
+        assert_eq!(out[1].impact, Impact::Unknown);
+        // A receiver's ledger row is money; the same row from a client is a record.
+        let booked = Effect {
+            kind: EffectKind::DbCreate,
+            target: Some("Transaction".into()),
+            ..Effect::default()
+        };
+        let signature = Effect {
+            kind: EffectKind::WebhookReceiver,
+            ..Effect::default()
+        };
+        let out = judged(endpoint("hook", "/hooks", vec![signature, booked.clone()]));
+        assert_eq!(out[1].impact, Impact::Money);
+        let out = judged(endpoint("create", "/transactions", vec![booked]));
+        assert_eq!(out[0].impact, Impact::Record);
     }
 
     #[test]

@@ -415,7 +415,7 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
 }
 
 /// Severity is what a second run would do: the worst [`Impact`] a repeat reaches caps the
-/// endpoint's findings. Messages and records: at most high; money that moves only if a person
+/// endpoint's findings (a webhook receiver's too). Messages and records: at most high; money that moves only if a person
 /// completes it later, or a call whose effect the catalogue does not know: at most medium; bookkeeping or a repeat the endpoint is named for: at most
 /// low (a webhook receiver's, at most medium: its provider retries on its own); a finding reached only through heuristics (a
 /// method resolved by its name alone, a library's catalogue defaults) is at most medium.
@@ -471,8 +471,9 @@ pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confide
 fn impact_cap(impact: Impact, rule: &str) -> Severity {
     match impact {
         Impact::Money => Severity::Critical,
-        // A receiver that repeats a harmful effect on every redelivery is critical (DESIGN).
-        Impact::Message | Impact::Record if rule == "RS002" => Severity::Critical,
+        // A receiver that repeats money on a redelivery is critical; one that repeats a message
+        // or a record does what a client's retry of that message or record does: high. (A
+        // receiver's payment booked into a ledger is money, see `link::harm`.)
         Impact::Message | Impact::Record => Severity::High,
         _ if rule == "RS002" => Severity::Medium,
         Impact::Pending | Impact::Unknown => Severity::Medium,

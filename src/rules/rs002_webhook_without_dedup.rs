@@ -38,6 +38,13 @@ router.post('/webhooks/stripe', async (req, res) => {
 });
 ```
 
+## Severity
+Critical when a redelivery repeats money: a charge, a refund, or the provider's payment booked
+into a ledger or fulfilled as an order (a create of a `transaction`, `order`, `payment`,
+`*ledger*` model). A redelivery that repeats a message or a record is high, as a client's retry
+of the same message or record is; one that repeats only a job for the application's own workers
+is medium.
+
 ## Variant: checked without an atomic record (medium)
 A receiver that looks the event id up first (`findUnique`, `SELECT`) and records it with a plain
 insert that no unique constraint stops is reported at medium severity: one delivery at a time is
