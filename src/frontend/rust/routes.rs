@@ -404,10 +404,23 @@ impl<'m, 'a> Routes<'m, 'a> {
             .filter(|f| f.func.builds_routes && !f.func.is_test && takes_values(f))
             .map(|f| f.func.name.as_str())
             .collect();
-        let mut out = HashSet::new();
         if wanted.is_empty() {
-            return out;
+            return HashSet::new();
         }
+        self.fns_calling(|m, e| {
+            matches!(e, Ex::Call(func, args, _)
+                if !args.is_empty()
+                    && matches!(&**func, Ex::Path(p, _)
+                        if p.last().is_some_and(|n| wanted.contains(n.as_str()))
+                            && matches!(model.resolve(m, p), Res::Fn(g) if model.fns[g].func.builds_routes)))
+        })
+    }
+
+    /// The functions that build no routes themselves, outside tests, with an expression for
+    /// which `hit` holds (given the function's module): one walk of each body.
+    fn fns_calling(&self, hit: impl Fn(ModId, &Ex) -> bool) -> HashSet<FnId> {
+        let model = self.model;
+        let mut out = HashSet::new();
         for (id, f) in model.fns.iter().enumerate() {
             if f.func.builds_routes || f.func.is_test || model.modules[f.module].is_test {
                 continue;
@@ -415,13 +428,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             let mut stack: Vec<&Ex> = Vec::new();
             super::parse::push_stmts(&f.func.body, &mut stack);
             while let Some(e) = stack.pop() {
-                if let Ex::Call(func, args, _) = e
-                    && !args.is_empty()
-                    && let Ex::Path(p, _) = &**func
-                    && p.last().is_some_and(|n| wanted.contains(n.as_str()))
-                    && let Res::Fn(g) = model.resolve(f.module, p)
-                    && model.fns[g].func.builds_routes
-                {
+                if hit(f.module, e) {
                     out.insert(id);
                     break;
                 }
@@ -444,31 +451,16 @@ impl<'m, 'a> Routes<'m, 'a> {
             })
             .map(|(n, _)| n.as_str())
             .collect();
-        let mut out = HashSet::new();
         if names.is_empty() {
-            return out;
+            return HashSet::new();
         }
-        for (id, f) in model.fns.iter().enumerate() {
-            if f.func.builds_routes || f.func.is_test || model.modules[f.module].is_test {
-                continue;
-            }
-            let mut stack: Vec<&Ex> = Vec::new();
-            super::parse::push_stmts(&f.func.body, &mut stack);
-            while let Some(e) = stack.pop() {
-                if let Ex::Macro { path, .. } = e
-                    && let Some(name) = path.last()
-                    && names.contains(name.as_str())
+        self.fns_calling(|m, e| {
+            matches!(e, Ex::Macro { path, .. }
+                if path.last().is_some_and(|name| names.contains(name.as_str())
                     && model
-                        .macro_def(f.module, name)
-                        .is_some_and(|(_, d)| d.arms.iter().any(|a| a.builds_routes))
-                {
-                    out.insert(id);
-                    break;
-                }
-                super::parse::children(e, &mut stack);
-            }
-        }
-        out
+                        .macro_def(m, name)
+                        .is_some_and(|(_, d)| d.arms.iter().any(|a| a.builds_routes))))
+        })
     }
 
     /// Which framework an attribute route belongs to: the context's, else the crate's.
