@@ -148,6 +148,11 @@ fn a_row_the_request_consumes_is_judged_alike_in_both_languages() {
 }
 
 #[test]
+fn the_records_of_seaorm_and_typeorm_are_guarded_alike() {
+    assert_twins("express-typeorm-records", "axum-seaorm-guards");
+}
+
+#[test]
 fn queued_jobs_deletes_and_webhook_ledgers_are_judged_by_harm_in_both_languages() {
     assert_twins("express-repeat-harm", "axum-repeat-harm");
 }

@@ -9,7 +9,7 @@ use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
 use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
-use crate::frontend::ts::ir::{CallSite, ClassId, FnId, Found, KeyCall, Val};
+use crate::frontend::ts::ir::{CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, Val};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -497,7 +497,11 @@ fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
                 }
                 _ => None,
             },
-            Val::Member(o, n) => o.name_it_goes_by().map(|e| format!("m:{e}.{n}")),
+            // an enum member (`Status.Paid`), not a field of what the request sent
+            // (`req.body.accepted`)
+            Val::Member(o, n) if param_index(o).is_none() => {
+                o.name_it_goes_by().map(|e| format!("m:{e}.{n}"))
+            }
             _ => None,
         }
     }
@@ -520,15 +524,6 @@ fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
     }
     out
 }
-
-/// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
-const REPOSITORY_GETTERS: &[&str] = &[
-    "getRepository",
-    "getMongoRepository",
-    "getTreeRepository",
-    "getCustomRepository",
-    "withRepository",
-];
 
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
 fn freshly_built(v: &Val) -> bool {

@@ -158,11 +158,8 @@ pub fn analyze(
         }
         let effects = summary.effects;
         let unfollowed = summary.unfollowed.into_iter().next();
-        let fallback = handler_location.clone().unwrap_or_else(|| location.clone());
-        // Nothing reached, but a call on the way could not be followed: not "no side effect".
-        if !(effects.is_empty() && unfollowed.is_some()) {
-            crate::link::complete_mechanisms(&effects, &mut mechanisms, fallback);
-        }
+        // The mechanisms that follow from the effects are completed with the TypeScript
+        // endpoints', once the schemas' constraints are applied (`collect_facts_with`).
         key_reads.sort();
         key_reads.dedup();
         if key_obs

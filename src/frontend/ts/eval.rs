@@ -571,6 +571,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 for (i, child) in items.into_iter().enumerate() {
                     let item = match &v {
                         Val::Arr(a) => a.get(i).cloned().unwrap_or(Val::Unknown),
+                        // `const [found, total] = await Promise.all([lookupA, lookupB])`: each
+                        // name holds what its promise gives
+                        Val::Call(callee, args)
+                            if matches!(callee.as_ref(), Val::Member(p, all)
+                                if all == "all" && matches!(p.as_ref(), Val::Global(g) if g == "Promise")) =>
+                        {
+                            match args.first() {
+                                Some(Val::Arr(a)) => a.get(i).cloned().unwrap_or(Val::Unknown),
+                                _ => Val::Unknown,
+                            }
+                        }
                         // `([path, handler]) => ..` over a table read later: the element's items.
                         Val::Param(..) | Val::Element(_) | Val::Member(..) => {
                             Val::Member(std::sync::Arc::new(v.clone()), i.to_string())

@@ -82,6 +82,15 @@ impl Val {
     }
 }
 
+/// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
+pub const REPOSITORY_GETTERS: &[&str] = &[
+    "getRepository",
+    "getMongoRepository",
+    "getTreeRepository",
+    "getCustomRepository",
+    "withRepository",
+];
+
 /// One call in a function body, decomposed for sink matching and call following.
 #[derive(Debug, Clone)]
 pub struct CallSite {

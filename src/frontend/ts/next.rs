@@ -403,6 +403,17 @@ impl<'t> Evaluator<'t, '_> {
                     // type names it (the linker reads what that type's method looks up).
                     let name = match model.as_ref() {
                         Val::TypeRef(t) => t.name_it_goes_by(),
+                        // `dataSource.getRepository(Credential).findOneBy(..)`: the entity
+                        Val::Call(getter, args)
+                            if matches!(getter.as_ref(), Val::Member(_, g)
+                                if super::ir::REPOSITORY_GETTERS.contains(&g.as_str())) =>
+                        {
+                            match args.first() {
+                                Some(Val::Class(c)) => Some(self.module.classes[*c].name.clone()),
+                                Some(a) => a.name_it_goes_by(),
+                                None => None,
+                            }
+                        }
                         m => m.name_it_goes_by(),
                     };
                     return name.map(|m| (m, row.clone()));
