@@ -587,12 +587,13 @@ fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
         Expr::Binary(b) => {
             let v = local(&b.left)?;
             let n = int(&b.right)?;
-            let failed = match b.op {
-                syn::BinOp::Eq(_) => n == 0,
-                syn::BinOp::Ne(_) => n != 0,
-                syn::BinOp::Lt(_) => n == 1,
-                syn::BinOp::Le(_) => n == 0,
-                syn::BinOp::Gt(_) | syn::BinOp::Ge(_) => false,
+            // only "none" against "at least one" (`rows == 0`, `n > 0`, `n >= 1`, `rows != 1`):
+            // a comparison with another number (a quota, `total >= 500`) says nothing of it
+            let failed = match (b.op, n) {
+                (syn::BinOp::Eq(_), 0) | (syn::BinOp::Ne(_), 1) => true,
+                (syn::BinOp::Lt(_), 1) | (syn::BinOp::Le(_), 0) => true,
+                (syn::BinOp::Eq(_), 1) | (syn::BinOp::Ne(_), 0) => false,
+                (syn::BinOp::Gt(_), 0) | (syn::BinOp::Ge(_), 1) => false,
                 _ => return None,
             };
             Some((v, failed))
@@ -2212,6 +2213,20 @@ mod tests {
             ))
             .is_some()
         );
+    }
+
+    #[test]
+    fn a_count_compared_with_none_or_one_is_a_gate_and_a_quota_is_not() {
+        let gate = |cond: &str| gate_test(&syn::parse_str::<Expr>(cond).unwrap(), 0);
+        assert_eq!(gate("rows == 0"), Some(("rows".into(), true)));
+        assert_eq!(gate("n != 0"), Some(("n".into(), false)));
+        assert_eq!(gate("n > 0"), Some(("n".into(), false)));
+        assert_eq!(gate("n >= 1"), Some(("n".into(), false)));
+        assert_eq!(gate("rows < 1"), Some(("rows".into(), true)));
+        // a quota or a limit: nothing about whether a row was there
+        assert_eq!(gate("total >= 500"), None);
+        assert_eq!(gate("recent > 5"), None);
+        assert_eq!(gate("n == 3"), None);
     }
 
     #[test]
