@@ -1612,8 +1612,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                     }
                     // `entities::PasswordCredential::Entity::delete_many()`, written as a path
                     // whose entity is not in view: the module before `Entity` names it.
-                    if c.entity.is_none() && p.len() >= 3 && p[p.len() - 2] == "Entity" {
-                        c.entity = Some(p[p.len() - 3].clone());
+                    if c.entity.is_none() {
+                        c.entity = p.split_last().and_then(|(_, rest)| entity_as_written(rest));
                     }
                 }
             }
@@ -1899,9 +1899,7 @@ fn seaorm_read(c: &Chain<'_>) -> Option<String> {
         .iter()
         .find(|(name, _, _)| is_related_find(name))
         .map(|(_, args, _)| match args.first() {
-            Some(Ex::Path(p, _)) if p.len() >= 2 && p[p.len() - 1] == "Entity" => {
-                Some(p[p.len() - 2].clone())
-            }
+            Some(Ex::Path(p, _)) => entity_as_written(p),
             _ => None,
         });
     match related {
@@ -1932,11 +1930,8 @@ fn joined_futures(e: &Ex) -> Option<&[Ex]> {
     };
     match e {
         Ex::Macro { path, args, .. } if joins(path) => Some(args),
+        // `futures::future::try_join(a, b).await` (`.await` and `?` are lowered away)
         Ex::Call(f, args, _) if matches!(&**f, Ex::Path(p, _) if joins(p)) => Some(args),
-        // `try_join!(..)?`, `join(..).await`
-        Ex::Method(recv, name, args, _) if args.is_empty() && matches!(name.as_str(), "await") => {
-            joined_futures(recv)
-        }
         _ => None,
     }
 }
@@ -1945,8 +1940,6 @@ fn joined_futures(e: &Ex) -> Option<&[Ex]> {
 /// find_by_id(id).one(db)`, `user.find_related(entities::Credential::Entity)..one(db)`): the
 /// module before `Entity`.
 fn selected_as_written(e: &Ex) -> Option<String> {
-    let before_entity =
-        |p: &[String]| (p.len() >= 2 && p[p.len() - 1] == "Entity").then(|| p[p.len() - 2].clone());
     let mut cur = e;
     let mut runs = false;
     for _ in 0..24 {
@@ -1954,7 +1947,7 @@ fn selected_as_written(e: &Ex) -> Option<String> {
             Ex::Method(recv, name, args, _) => {
                 if is_related_find(name) {
                     return match args.first() {
-                        Some(Ex::Path(p, _)) if runs => before_entity(p),
+                        Some(Ex::Path(p, _)) if runs => entity_as_written(p),
                         _ => None,
                     };
                 }
@@ -1965,13 +1958,22 @@ fn selected_as_written(e: &Ex) -> Option<String> {
                 let Ex::Path(p, _) = &**func else { return None };
                 let (last, rest) = p.split_last()?;
                 return (runs && last.starts_with("find"))
-                    .then(|| before_entity(rest))
+                    .then(|| entity_as_written(rest))
                     .flatten();
             }
             _ => return None,
         }
     }
     None
+}
+
+/// The entity a path to a SeaORM `Entity` names, as written: the module before it
+/// (`entities::Credential::Entity` → `Credential`).
+fn entity_as_written(p: &[String]) -> Option<String> {
+    match p {
+        [.., module, last] if last == "Entity" => Some(module.clone()),
+        _ => None,
+    }
 }
 
 /// SeaORM's selects of the rows related to a model (`find_related`, `find_also_related`,
