@@ -252,6 +252,41 @@ fn inventory_marks_incomplete_paths() {
     );
 }
 
+/// An audit of one package of a workspace, whose mount prefix is a constant of another package,
+/// cannot read the prefix: the routes say so (`path_complete: false`) and a diagnostic names the
+/// import; from the root the same routes are whole.
+#[test]
+fn a_prefix_from_outside_the_scanned_package_is_said() {
+    let root = fixture("express-workspace-prefix");
+    let server = root.join("packages/server");
+    let report = common::json_report(&server);
+    let endpoints = report["endpoints"].as_array().unwrap();
+    let post = endpoints
+        .iter()
+        .find(|e| e["method"] == "POST")
+        .expect("the POST route is listed");
+    assert_eq!(post["path"], "/orders", "{report}");
+    assert_eq!(post["path_complete"], false, "{report}");
+    let diagnostics = common::diagnostics(&report);
+    assert!(
+        diagnostics
+            .iter()
+            .any(|d| d.contains("`../../shared/src/constants`")
+                && d.contains("not in the scanned tree")),
+        "{diagnostics:?}"
+    );
+    let whole = common::json_report(&root);
+    assert!(
+        whole["endpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["path"].as_str().unwrap().starts_with("/api/v1/")
+                && e["path_complete"] != false),
+        "{whole}"
+    );
+}
+
 #[test]
 fn rules_and_explain() {
     let rules = String::from_utf8(run(&["rules"]).stdout).unwrap();

@@ -716,7 +716,7 @@ impl<'a> Mounter<'a> {
             return Some(vec![configured]);
         }
         if let Some(what) = what {
-            self.unknown_prefix(m, line, what, path_text);
+            self.unknown_prefix(m, line, what, p, path_text);
         }
         None
     }
@@ -791,8 +791,12 @@ impl<'a> Mounter<'a> {
             // A property of a value only known at run time (`settings.partnerPrefix` of a parsed
             // file) before a router: Express takes a first argument that is no function as the
             // path, so it is a prefix that cannot be read.
-            Resolved::Opaque
-                if matches!(args[0], Val::Member(..))
+            // The same for a name imported from a module the scanned tree does not hold
+            // (`app.use(API_PREFIX, router)` with `API_PREFIX` from `../../shared/constants` when
+            // one package of a repository is audited).
+            Resolved::Opaque | Resolved::Package { .. }
+                if (matches!(args[0], Val::Member(..))
+                    || self.outside_tree(m, &args[0]).is_some())
                     && args[1..]
                         .iter()
                         .any(|a| self.child_of(m, a, false).is_some()) =>
@@ -806,16 +810,32 @@ impl<'a> Mounter<'a> {
     }
 
     /// The diagnostic for routes under a prefix that could not be read.
-    fn unknown_prefix(&mut self, m: ModId, line: u32, what: &str, path_text: &str) {
+    fn unknown_prefix(&mut self, m: ModId, line: u32, what: &str, value: &Val, path_text: &str) {
         let file = self.modules()[m].file.clone();
+        let why = match self.outside_tree(m, value) {
+            Some(spec) => format!(
+                "a prefix imported from {}, which is not in the scanned tree (run the audit from the repository's root to read it)",
+                code(&spec)
+            ),
+            None => "a prefix that is not statically known".to_string(),
+        };
         self.diagnostics.push(Diagnostic::new(
             file.clone(),
             line,
             format!(
-                "{what} {}, a prefix that is not statically known: its routes are listed without it and marked `path_complete: false` (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")",
+                "{what} {}, {why}: its routes are listed without it and marked `path_complete: false` (give the prefix in retrysafe.toml: [[mount]] file = \"{file}\", line = {line}, prefix = \"/…\")",
                 code(path_text)
             ),
         ));
+    }
+
+    /// The relative module a value is imported from when that module is not in the scanned tree
+    /// (an audit run on one package of a repository, whose prefix constant lives in another).
+    fn outside_tree(&self, m: ModId, v: &Val) -> Option<String> {
+        match self.resolve(m, v) {
+            Resolved::Package { spec, .. } if spec.starts_with('.') => Some(spec),
+            _ => None,
+        }
     }
 
     /// The prefix the configuration gives a dynamic mount (`[[mount]]`), if any.
@@ -1197,7 +1217,7 @@ impl<'a> Mounter<'a> {
                             Some(configured) => prefixes.push(configured),
                             None => {
                                 let what = format!("{} with its own prefix", self.describe(key));
-                                self.unknown_prefix(m, line, &what, &text);
+                                self.unknown_prefix(m, line, &what, &p, &text);
                                 let was = std::mem::replace(&mut self.incomplete, true);
                                 self.walk_items(key, prefix, inherited, stack, framework);
                                 self.incomplete = was;

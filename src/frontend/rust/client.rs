@@ -7,7 +7,7 @@
 use super::effects::Effects;
 use super::ir::*;
 use super::model::{FnId, ModId, Model, Res};
-use super::parse::children;
+use super::parse::{children, first_line};
 use crate::facts::{ClientRequest, DownstreamKey, KeyOrigin, Location};
 use crate::frontend::ts::keys::{domain_id_name, intent_name, url_path};
 use std::collections::HashSet;
@@ -95,19 +95,6 @@ fn short(e: &Ex) -> String {
         Ex::Field(b, f) => format!("{}.{f}", short(b)),
         _ => "..".into(),
     }
-}
-
-fn first_line(e: &Ex) -> Line {
-    let l = e.line();
-    if l > 0 {
-        return l;
-    }
-    let mut kids = Vec::new();
-    children(e, &mut kids);
-    kids.into_iter()
-        .map(first_line)
-        .find(|l| *l > 0)
-        .unwrap_or(0)
 }
 
 pub struct Clients<'c, 'm, 'a> {

@@ -157,7 +157,20 @@ pub fn analyze(
             }
         }
         let effects = summary.effects;
-        let unfollowed = summary.unfollowed.into_iter().next();
+        // A handler this audit cannot read (a library's service, a path that resolves to
+        // nothing): what it does is not known, which is not "nothing". A GraphQL transport's
+        // mutations are endpoints of their own.
+        let unfollowed = summary
+            .unfollowed
+            .into_iter()
+            .next()
+            .or_else(|| match &e.handler {
+                Handler::Named(n) if !graphql::is_transport(&model, &e.handler) => Some((
+                    format!("`{n}`"),
+                    Location::new(model.file_of(e.module), e.line),
+                )),
+                _ => None,
+            });
         // The mechanisms that follow from the effects are completed with the TypeScript
         // endpoints', once the schemas' constraints are applied (`collect_facts_with`).
         key_reads.sort();

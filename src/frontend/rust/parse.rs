@@ -2067,8 +2067,14 @@ const BUILDER_TYPES: &[&str] = &[
     "Filter",
 ];
 
+/// Does this type name, or one of its arguments, a router or route builder (`Router`,
+/// `Vec<(&str, MethodRouter)>`)?
+pub fn holds_builder(t: &Ty) -> bool {
+    t.all().iter().any(|t| BUILDER_TYPES.contains(&t.last()))
+}
+
 fn builds_routes(f: &Func) -> bool {
-    let typed = |t: &Ty| t.all().iter().any(|t| BUILDER_TYPES.contains(&t.last()));
+    let typed = holds_builder;
     if f.params.iter().filter_map(|p| p.ty.as_ref()).any(typed) || f.ret.as_ref().is_some_and(typed)
     {
         return true;
@@ -2162,6 +2168,20 @@ pub fn search<'a>(
         }
     }
     false
+}
+
+/// The first line an expression or one of its parts carries (a block has none of its own).
+pub fn first_line(e: &Ex) -> Line {
+    let l = e.line();
+    if l > 0 {
+        return l;
+    }
+    let mut kids = Vec::new();
+    children(e, &mut kids);
+    kids.into_iter()
+        .map(first_line)
+        .find(|l| *l > 0)
+        .unwrap_or(0)
 }
 
 pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {

@@ -11,7 +11,7 @@
 use super::consts;
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
-use super::parse::{FOR_ITEM, is_openapi_path};
+use super::parse::{self, FOR_ITEM, is_openapi_path};
 use crate::facts::Diagnostic;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -146,6 +146,49 @@ const METHODS: &[&str] = &[
 /// the same code whatever the method, so one entry says what a retry does (as in TypeScript).
 const ANY_METHOD: &[&str] = &["POST"];
 const MAX_CALL_DEPTH: usize = 16;
+
+/// A format string's pieces: its text as strings, each `{..}` an unknown (`{{` is a brace).
+fn format_parts<'a>(f: &str) -> V<'a> {
+    let mut parts = Vec::new();
+    let mut text = String::new();
+    let mut chars = f.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '{' => {
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                }
+                if !text.is_empty() {
+                    parts.push(V::Str(std::mem::take(&mut text)));
+                }
+                parts.push(V::Unknown);
+            }
+            c => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        parts.push(V::Str(text));
+    }
+    V::List(parts)
+}
+/// Services that serve files, which answer reads only (tower-http, axum-embed, memory-serve).
+const STATIC_SERVICES: &[&str] = &[
+    "ServeDir",
+    "ServeFile",
+    "ServeEmbed",
+    "MemoryServe",
+    "SpaRouter",
+];
 /// Items of a known list a `for` loop's body is evaluated for.
 const MAX_LOOP_ITEMS: usize = 64;
 
@@ -1011,7 +1054,8 @@ impl<'m, 'a> Routes<'m, 'a> {
                                 for a in args {
                                     self.expr(a, frame);
                                 }
-                                V::Unknown
+                                // the text with its run-time parts (`format!("{base}/mcp")`)
+                                lits.first().map_or(V::Unknown, |f| format_parts(f))
                             }
                         }
                     }
@@ -1142,9 +1186,43 @@ impl<'m, 'a> Routes<'m, 'a> {
     /// The arms of a `match` or `if`, joined.
     fn branches(&mut self, children: &'a [Ex], frame: &mut Frame<'a>) -> V<'a> {
         let mut out = V::Unknown;
+        let mut known: Option<String> = None;
+        let mut partial: Option<(String, Line)> = None;
         for c in children {
             let v = self.expr(c, frame);
+            match &v {
+                V::Str(s) if known.as_ref().is_none_or(|k| k == s) => known = Some(s.clone()),
+                V::Str(_) => return V::Unknown,
+                V::List(items)
+                    if items.iter().any(|i| matches!(i, V::Str(_)))
+                        && items
+                            .iter()
+                            .all(|i| matches!(i, V::Str(_) | V::Unknown | V::Ext(_))) =>
+                {
+                    let text: String = items
+                        .iter()
+                        .map(|i| match i {
+                            V::Str(s) => s.as_str(),
+                            _ => "{…}",
+                        })
+                        .collect();
+                    partial.get_or_insert((text, parse::first_line(c)));
+                }
+                _ => {}
+            }
             out = self.either(out, v);
+        }
+        // `if base.is_empty() { "/mcp".to_string() } else { format!("{base}/mcp") }`: the branch
+        // whose text is known, said so (as TypeScript's `c ? `/${c}` : ''` is read)
+        if let (Some(k), Some((other, line))) = (known, partial) {
+            self.diagnostics.insert(Diagnostic::new(
+                self.model.file_of(frame.module),
+                line,
+                format!(
+                    "a path is either `{k}` or `{other}`, which has a part only known at run time: its routes are listed under `{k}`, which the configuration may change"
+                ),
+            ));
+            return V::Str(k);
         }
         out
     }
@@ -1247,6 +1325,10 @@ impl<'m, 'a> Routes<'m, 'a> {
             self.eval_args(args, frame);
             return V::Unknown;
         };
+        // a variant that wraps a value: `Ok(router)` returned by a builder
+        if matches!(p.as_slice(), [v] if v == "Ok" || v == "Some") && args.len() == 1 {
+            return self.expr(&args[0], frame);
+        }
         // a local closure or function value
         if p.len() == 1
             && let Some(V::Func(h)) = frame.vars.get(&p[0]).cloned()
@@ -1282,6 +1364,17 @@ impl<'m, 'a> Routes<'m, 'a> {
                 )
             {
                 return V::Str(s);
+            }
+            // a project struct that holds routes (`RouteHandlers { routes: vec![("/chat",
+            // post(chat))] }`, whose caller registers them): what it returns is read
+            if let Some(ret) = def.func.ret.as_ref()
+                && let Res::Type(tm, name) = self.model.resolve(def.module, &ret.path)
+                && self.model.modules[tm]
+                    .fields
+                    .get(&name)
+                    .is_some_and(|fields| fields.iter().any(|(_, t)| parse::holds_builder(t)))
+            {
+                return self.call(f, vals);
             }
             // a constructor of a project type: `Middleware::new(..)`
             if let Res::Assoc(ty, _) = &r
@@ -1544,14 +1637,21 @@ impl<'m, 'a> Routes<'m, 'a> {
             };
         }
         // an unknown call: evaluate closures passed to it (`HttpServer::new(|| App::new()..)`)
-        let vals = self.eval_args(args, frame);
+        let mut vals = self.eval_args(args, frame);
+        // what wraps a value and gives it back (`Box::new(router)`)
+        if vals.len() == 1 && matches!(prev, "Box" | "Arc" | "Rc") && last == "new" {
+            return vals.remove(0);
+        }
         let mut out = V::Unknown;
         for v in &vals {
             self.serve(v);
         }
         for v in vals {
-            if let V::Func(h @ Handler::Closure { .. }) = &v {
-                self.call_closure(h, vec![]);
+            // `HttpServer::new(|| App::new()..)`: the closure builds the app; a closure that
+            // builds none (a service's factory) leaves the call a value of its type
+            if let V::Func(h @ Handler::Closure { .. }) = &v
+                && matches!(self.call_closure(h, vec![]), V::Handle(_))
+            {
                 out = v.clone();
             }
         }
@@ -1803,11 +1903,55 @@ impl<'m, 'a> Routes<'m, 'a> {
                 self.eval_args(args, frame);
                 return V::Unknown;
             }
-            (Kind::Axum, "nest" | "nest_service" | "nest_api_service") if args.len() == 2 => {
+            (Kind::Axum, "nest" | "nest_service" | "nest_api_service" | "route_service")
+                if args.len() == 2 =>
+            {
                 let prefix = self.expr(&args[0], frame);
                 let prefix = self.prefix_of(&prefix, m, line, name);
-                if let V::Handle(c) = self.expr(&args[1], frame) {
-                    self.absorb(h, c, (&prefix.0, prefix.1));
+                match self.expr(&args[1], frame) {
+                    V::Handle(c) => self.absorb(h, c, (&prefix.0, prefix.1)),
+                    // A service a library provides (an MCP or gRPC transport, a proxy): it
+                    // answers every method there with code this audit does not read, so it is
+                    // listed once, as `POST`, its handler named and not followed. Static files
+                    // answer reads only.
+                    V::Ext(p)
+                        if !p
+                            .last()
+                            .is_some_and(|t| STATIC_SERVICES.contains(&t.as_str())) =>
+                    {
+                        self.arena[h].entries.push(Entry {
+                            method: ANY_METHOD[0].to_string(),
+                            path: prefix.0,
+                            framework: "axum",
+                            module: m,
+                            line,
+                            handler: Handler::Named(p.join("::")),
+                            middleware: Vec::new(),
+                            path_complete: prefix.1,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+            // A router whose fallback is a library's service (`Router::new()
+            // .fallback_service(StreamableHttpService::new(..))`, nested at `/mcp`): the service
+            // answers every method at the router's root, as a nested service does.
+            (Kind::Axum, "fallback_service") if args.len() == 1 => {
+                if let V::Ext(p) = self.expr(&args[0], frame)
+                    && !p
+                        .last()
+                        .is_some_and(|t| STATIC_SERVICES.contains(&t.as_str()))
+                {
+                    self.arena[h].entries.push(Entry {
+                        method: ANY_METHOD[0].to_string(),
+                        path: "/".to_string(),
+                        framework: "axum",
+                        module: m,
+                        line,
+                        handler: Handler::Named(p.join("::")),
+                        middleware: Vec::new(),
+                        path_complete: true,
+                    });
                 }
             }
             (Kind::Axum, "merge") if args.len() == 1 => {

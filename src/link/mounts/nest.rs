@@ -474,7 +474,7 @@ impl Mounter<'_> {
                         Some(list) => prefixes.extend(list),
                         None => {
                             let what = format!("{} at", self.describe(Key::Local(m, r)));
-                            self.unknown_prefix(m, router.line, &what, &crate::link::display(p));
+                            self.unknown_prefix(m, router.line, &what, p, &crate::link::display(p));
                             prefixes.push(String::new());
                             complete = false;
                         }
