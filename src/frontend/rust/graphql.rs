@@ -37,8 +37,14 @@ pub fn is_transport(model: &Model<'_>, h: &Handler<'_>) -> bool {
                 .flat_map(|t| t.all())
                 .any(|t| TRANSPORT_TYPES.contains(&t.last()))
         }
-        // `post_service(GraphQL::new(schema))`
-        Handler::Named(n) => n.rsplit("::").next() == Some("GraphQL"),
+        // `post_service(GraphQL::new(schema))`; an integration crate's handler
+        // (`on(MethodFilter::GET.or(MethodFilter::POST), juniper_axum::graphql::<Arc<Schema>>)`)
+        Handler::Named(n) => {
+            let last = n.rsplit("::").next().unwrap_or("");
+            last == "GraphQL"
+                || ((n.starts_with("juniper_") || n.starts_with("async_graphql_"))
+                    && last.to_ascii_lowercase().contains("graphql"))
+        }
         Handler::Closure { .. } => false,
     }
 }
