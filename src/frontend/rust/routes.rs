@@ -181,8 +181,11 @@ fn format_parts<'a>(f: &str) -> V<'a> {
     }
     V::List(parts)
 }
-/// Services that serve files, which answer reads only (tower-http, axum-embed, memory-serve).
+
+/// Services that answer reads only: files (tower-http, axum-embed, memory-serve) and a
+/// websocket upgrade (GraphQL subscriptions).
 const STATIC_SERVICES: &[&str] = &[
+    "GraphQLSubscription",
     "ServeDir",
     "ServeFile",
     "ServeEmbed",
