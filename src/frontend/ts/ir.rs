@@ -566,21 +566,27 @@ impl ClassFacts {
     }
 
     /// A field's value: the first one assigned, else its declared type (`app: Application` then
-    /// `this.app = express()` is the app).
+    /// `this.app = express()` is the app). Of several types, one the file names (a class, an
+    /// import) beats a global it does not (`model: Pick<PrismaService, T>` then
+    /// `this.model = this.prisma`, a `PrismaService` parameter, is that service).
     pub fn field(&self, name: &str) -> Option<&Val> {
         let mut declared = None;
+        let mut named = None;
         for (n, v) in &self.fields {
             if n != name {
                 continue;
             }
             match v {
+                Val::TypeRef(t) if !matches!(**t, Val::Global(_) | Val::Unknown) => {
+                    named.get_or_insert(v);
+                }
                 Val::TypeRef(_) | Val::Unknown => {
                     declared.get_or_insert(v);
                 }
                 v => return Some(v),
             }
         }
-        declared
+        named.or(declared)
     }
 }
 
