@@ -207,6 +207,7 @@ pub fn collect_facts_with(
     constraints.extend(rust_constraints);
     constraints.sort();
     constraints.dedup();
+    link::upserts_by_method(&mut endpoints);
     link::constraints::apply(&mut endpoints, &constraints);
     link::guards::apply(&mut endpoints);
     link::webhooks::apply(&mut endpoints, catalog);

@@ -156,3 +156,8 @@ fn the_records_of_seaorm_and_typeorm_are_guarded_alike() {
 fn queued_jobs_deletes_and_webhook_ledgers_are_judged_by_harm_in_both_languages() {
     assert_twins("express-repeat-harm", "axum-repeat-harm");
 }
+
+#[test]
+fn an_upsert_matched_on_a_value_made_per_call_is_judged_a_create_in_both_languages() {
+    assert_twins("express-upsert-keys", "axum-upsert-keys");
+}

@@ -165,6 +165,11 @@ pub struct Effect {
     /// An upsert / find-or-create: a create that a duplicate cannot repeat.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub upsert: bool,
+    /// Link facts: an upsert matched on the caller's value, or on one made per call when the
+    /// caller sends none (`where: { id: body.id || uuidv4() }`): no upsert for a create, whose
+    /// client sends no id; an upsert for a `PUT`, `PATCH` or `DELETE`, whose client names the row.
+    #[serde(skip)]
+    pub upsert_unless_missing: bool,
     /// A create done only when a lookup of the same model finds nothing (find-or-create by
     /// hand): a sequential retry finds the row, two concurrent ones can both create.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

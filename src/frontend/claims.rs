@@ -148,6 +148,51 @@ pub fn sql_insert_columns(sql: &str) -> Option<Vec<(String, String)>> {
     .then(|| columns.into_iter().zip(items).collect())
 }
 
+/// The bound parameters (0-based) whose values an upsert matches on: for
+/// `INSERT INTO t (id, name) VALUES ($1, $2) ON CONFLICT (id) DO ..`, `[0]`; `?` placeholders
+/// count in order. Empty when the statement names no conflict columns or binds none of them.
+pub fn sql_conflict_binds(sql: &str) -> Vec<usize> {
+    let upper = flat(sql).to_ascii_uppercase();
+    let Some(at) = upper.find("ON CONFLICT") else {
+        return vec![];
+    };
+    let rest = &upper[at + "ON CONFLICT".len()..];
+    let rest = rest.trim_start();
+    let Some(inner) = rest.strip_prefix('(').and_then(|r| r.split(')').next()) else {
+        return vec![];
+    };
+    let conflict: Vec<String> = inner
+        .split(',')
+        .map(|c| {
+            c.trim()
+                .trim_matches('"')
+                .trim_matches('`')
+                .to_ascii_lowercase()
+        })
+        .collect();
+    let Some(columns) = sql_insert_columns(sql) else {
+        return vec![];
+    };
+    let mut next = 0usize;
+    let mut out = Vec::new();
+    for (column, value) in columns {
+        let index = if let Some(n) = value.strip_prefix('$') {
+            n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
+        } else if value == "?" {
+            next += 1;
+            Some(next - 1)
+        } else {
+            None
+        };
+        if let Some(i) = index
+            && conflict.contains(&column.to_ascii_lowercase())
+        {
+            out.push(i);
+        }
+    }
+    out
+}
+
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
 /// (..)`)? A lookup inside the statement, not a constraint: two concurrent runs can both insert.
 pub fn sql_inserts_if_absent(sql: &str) -> bool {
@@ -169,6 +214,26 @@ pub fn sql_locks(sql: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_binds_an_upsert_matches_on() {
+        assert_eq!(
+            sql_conflict_binds(
+                "INSERT INTO sets (id, name) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name"
+            ),
+            vec![0]
+        );
+        assert_eq!(
+            sql_conflict_binds(
+                "insert into tags (org, name, color) values (?, ?, ?) on conflict (org, name) do nothing"
+            ),
+            vec![0, 1]
+        );
+        assert!(
+            sql_conflict_binds("INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING").is_empty()
+        );
+        assert!(sql_conflict_binds("INSERT INTO t (a) VALUES ($1)").is_empty());
+    }
 
     #[test]
     fn the_values_an_update_sets() {

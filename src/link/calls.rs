@@ -9,7 +9,9 @@ use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
 use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
-use crate::frontend::ts::ir::{CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, Val};
+use crate::frontend::ts::ir::{
+    CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, Val, fresh_random,
+};
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
@@ -241,93 +243,6 @@ fn has_self_increment(sql: &str) -> bool {
                 .chars()
                 .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
     })
-}
-
-/// A value generated per call: a random id, token or timestamp, or something computed from one
-/// (`hash(\`${randomBytes(32)}${secret}\`)`, a token signed around a random `jti`). A name-based
-/// uuid (`uuid.v5(name, ns)`, `v3`) is not: it is the same for the same input; nor is what a
-/// read returns (`findFirst({ where: { expires: { gt: Date.now() } } })`).
-pub(super) fn fresh_random(v: &Val) -> bool {
-    fresh_at(v, 0)
-}
-
-fn fresh_at(v: &Val, depth: usize) -> bool {
-    if depth > 8 {
-        return false;
-    }
-    match v {
-        Val::Call(callee, args) => {
-            let name_based = matches!(
-                callee.as_ref(),
-                Val::Member(_, n) | Val::Import { name: Some(n), .. } if matches!(n.as_str(), "v5" | "v3")
-            );
-            (!name_based && fresh_callee(callee, depth + 1))
-                || (!returns_stored(callee) && args.iter().any(|a| fresh_at(a, depth + 1)))
-        }
-        // A field read (`req.body.token`, `row.id`) is as fresh as what it is read from: its
-        // name says nothing.
-        Val::Member(inner, _) => fresh_at(inner, depth + 1),
-        Val::Template(parts) => parts.iter().any(|p| fresh_at(p, depth + 1)),
-        Val::Obj(fields) => fields.iter().any(|(_, x)| fresh_at(x, depth + 1)),
-        _ => false,
-    }
-}
-
-/// A function whose call makes a new value each time: named like a maker (`randomUUID`,
-/// `generateToken`, `Date.now`) or from an id package, or a method of such a value.
-fn fresh_callee(callee: &Val, depth: usize) -> bool {
-    const MAKERS: &[&str] = &[
-        "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
-        "createId",
-    ];
-    const ID_PACKAGES: &[&str] = &["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"];
-    if depth > 8 {
-        return false;
-    }
-    let maker = |name: &str| {
-        !matches!(name, "v5" | "v3")
-            && MAKERS
-                .iter()
-                .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
-    };
-    match callee {
-        Val::Member(inner, name) => {
-            !matches!(name.as_str(), "v5" | "v3")
-                && (maker(name)
-                    || match inner.as_ref() {
-                        Val::Call(..) => fresh_at(inner, depth + 1),
-                        other => fresh_callee(other, depth + 1),
-                    })
-        }
-        Val::Import {
-            name: Some(name),
-            spec,
-        } => maker(name) || ID_PACKAGES.contains(&spec.as_str()),
-        Val::Import { spec, .. } => ID_PACKAGES.contains(&spec.as_str()),
-        Val::Call(..) => fresh_at(callee, depth),
-        _ => false,
-    }
-}
-
-/// A call whose result is read from a store rather than computed from its arguments: a lookup
-/// (`findFirst({ where: { expires: { gt: Date.now() } } })`), or a write on a model that returns
-/// the stored row (`prisma.order.update({ data: { paidAt: Date.now() } })`).
-fn returns_stored(callee: &Val) -> bool {
-    let Val::Member(receiver, name) = callee else {
-        return false;
-    };
-    let reads = [
-        "find", "get", "select", "query", "where", "count", "exists", "load", "fetch",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p));
-    let writes = [
-        "create", "update", "upsert", "insert", "save", "delete", "destroy", "remove",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p))
-        && !matches!(receiver.as_ref(), Val::Call(..));
-    reads || writes
 }
 
 /// A function named like a signature check: a verb of verification with a signature, an HMAC or
@@ -767,6 +682,36 @@ pub fn sql_table(sql: &str) -> Option<String> {
 }
 
 /// What a raw SQL statement does: (kind, upsert, relative).
+/// `a || fresh()` whose `a` is not made per call: fresh only when the caller sends no `a`.
+fn only_fallback_fresh(v: &Val) -> bool {
+    match v {
+        Val::Call(callee, args) => {
+            matches!(callee.as_ref(), Val::Global(g) if g == crate::frontend::ts::ir::EITHER)
+                && args.first().is_some_and(|a| !fresh_random(a))
+        }
+        // `where: { id: body.id || uuidv4() }`: each part made per call is a fallback
+        Val::Obj(fields) => {
+            fields.iter().any(|(_, x)| fresh_random(x))
+                && fields
+                    .iter()
+                    .all(|(_, x)| !fresh_random(x) || only_fallback_fresh(x))
+        }
+        _ => false,
+    }
+}
+
+/// The label of a raw SQL write: an upsert matched on a value made per call says so.
+pub fn per_call_label(per_call: bool, unless_missing: bool) -> String {
+    match (per_call, unless_missing) {
+        (false, _) => "raw SQL".into(),
+        (true, false) => "raw SQL upsert matched on a value made per call".into(),
+        (true, true) => {
+            "raw SQL upsert matched on the caller's value, or one made per call when it is missing"
+                .into()
+        }
+    }
+}
+
 pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
     let words = sql_words(sql);
     let first = words.iter().position(|w| {
@@ -2058,6 +2003,19 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// An upsert whose match is made per call (`upsert({ where: { id: body.id || uuidv4() } })`):
+    /// a retry's fresh value matches no row, so it creates again, as a plain create does.
+    fn keyed_per_call(cs: &CallSite) -> bool {
+        matches!(cs.args.first(), Some(Val::Obj(fields))
+            if fields.iter().any(|(k, v)| k == "where" && fresh_random(v)))
+    }
+
+    /// [`Self::keyed_per_call`] only where the caller's value is missing (`body.id || uuidv4()`).
+    fn keyed_per_call_unless_given(cs: &CallSite) -> bool {
+        matches!(cs.args.first(), Some(Val::Obj(fields))
+            if fields.iter().any(|(k, v)| k == "where" && only_fallback_fresh(v)))
+    }
+
     /// The keys of the record a create writes, when the call shows them: Prisma's `data` (or an
     /// upsert's `create`), or the object passed (`User.create({ email })`).
     fn data_keys(cs: &CallSite) -> Option<Vec<String>> {
@@ -2359,13 +2317,30 @@ impl<'a> Calls<'a> {
                 label: if kind != sink.kind {
                     // A create sink's `save()` that writes back a loaded instance.
                     "save of a loaded instance".into()
+                } else if sink.upsert && Self::keyed_per_call(cs) {
+                    format!(
+                        "{} matched on {}",
+                        if sink.label.is_empty() {
+                            &sink.id
+                        } else {
+                            &sink.label
+                        },
+                        if Self::keyed_per_call_unless_given(cs) {
+                            "the caller's value, or one made per call when it is missing"
+                        } else {
+                            "a value made per call"
+                        }
+                    )
                 } else if sink.label.is_empty() {
                     sink.id.clone()
                 } else {
                     sink.label.clone()
                 },
                 location: location.clone(),
-                upsert: sink.upsert,
+                upsert: sink.upsert && !Self::keyed_per_call(cs),
+                upsert_unless_missing: sink.upsert
+                    && Self::keyed_per_call(cs)
+                    && Self::keyed_per_call_unless_given(cs),
                 relative,
                 relative_fields,
                 target: target.clone(),
@@ -2403,6 +2378,22 @@ impl<'a> Calls<'a> {
                 || self.catalog.sql.tags.iter().any(|t| t == last);
             if let Some((kind, upsert, relative)) = is_sql_call.then(|| classify_sql(sql)).flatten()
             {
+                // an upsert matched on a value made per call (`[req.body.id || uuidv4(), name]`)
+                // matches nothing on a retry
+                let values: &[Val] = match cs.args.get(1) {
+                    Some(Val::Arr(items)) => items,
+                    _ => cs.args.get(1..).unwrap_or(&[]),
+                };
+                let matched: Vec<&Val> = crate::frontend::claims::sql_conflict_binds(sql)
+                    .into_iter()
+                    .filter_map(|i| values.get(i))
+                    .collect();
+                let per_call = upsert && matched.iter().any(|v| fresh_random(v));
+                let unless_missing = per_call
+                    && matched
+                        .iter()
+                        .all(|v| !fresh_random(v) || only_fallback_fresh(v));
+                let upsert = upsert && !per_call;
                 out.push(Effect {
                     // As the Rust front end reads raw SQL: the constants an `UPDATE` sets, and
                     // an `INSERT .. WHERE NOT EXISTS` that inserts only what is missing.
@@ -2415,9 +2406,10 @@ impl<'a> Calls<'a> {
                     },
                     kind,
                     callee: cs.text.clone(),
-                    label: "raw SQL".into(),
+                    label: per_call_label(per_call, unless_missing),
                     location,
                     upsert,
+                    upsert_unless_missing: unless_missing,
                     relative,
                     target: sql_table(sql),
                     ..Effect::default()

@@ -12,9 +12,10 @@
 //! When the id comes from a parameter of the function that publishes, the judgement moves to each
 //! caller's argument (`Effect::id_param`), up to the handler, whose parameters are the request.
 
-use super::calls::{derives_id, fresh_random};
+use super::calls::derives_id;
 use super::resolve::{ModId, Resolver};
 use crate::catalog::Catalog;
+use crate::frontend::ts::ir::fresh_random;
 use crate::frontend::ts::ir::{FnId, Val};
 use std::cell::Cell;
 

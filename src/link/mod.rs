@@ -533,6 +533,21 @@ fn request_keys(effects: &mut [Effect], m: usize, f: usize) {
     }
 }
 
+/// An upsert matched on the caller's value, or on one made per call when the caller sends none:
+/// a `PUT`, `PATCH` or `DELETE` names the row it writes, so its upsert matches that row on a
+/// retry; a `POST` creates, and its client sends no id.
+pub fn upserts_by_method(endpoints: &mut [crate::facts::Endpoint]) {
+    for ep in endpoints {
+        if matches!(ep.method.as_str(), "PUT" | "PATCH" | "DELETE") {
+            for e in &mut ep.side_effects {
+                if e.upsert_unless_missing {
+                    e.upsert = true;
+                }
+            }
+        }
+    }
+}
+
 /// The mechanisms every endpoint gets the same way from what it reaches, once nothing it reaches
 /// repeats on a retry: `upsert` for each upsert, and `natural` when its writes are absolute
 /// updates, deletes, replaces and upserts (or there are none), whatever key also covers it.

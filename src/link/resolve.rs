@@ -853,6 +853,13 @@ impl<'m> Resolver<'m> {
                 let base = self.resolve_d(m, inner, d);
                 self.member_of(base, prop, d)
             }
+            // `body.id || uuidv4()` is the value where one is wanted
+            Val::Call(callee, args)
+                if matches!(callee.as_ref(), Val::Global(g) if g == crate::frontend::ts::ir::EITHER)
+                    && !args.is_empty() =>
+            {
+                self.resolve_d(m, &args[0], d)
+            }
             Val::Call(callee, args) => {
                 // `sequelize.define('User', attributes)` on a Sequelize instance that arrived as a
                 // parameter (`module.exports = (sequelize) => sequelize.define(...)`) is a model.

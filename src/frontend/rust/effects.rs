@@ -249,6 +249,9 @@ struct Scope {
     record_entities: HashMap<String, String>,
     /// Variables holding a value made for this request (`let id = Uuid::new_v4();`).
     fresh: HashSet<String>,
+    /// Variables made per request only when the caller's value is missing
+    /// (`let id = body.id.unwrap_or_else(Uuid::new_v4);`).
+    fallback: HashSet<String>,
     /// The effects each variable's initialiser produced (indices into the summary's effects),
     /// for a later `match res { Err(..UniqueConstraintViolation..) }`.
     var_effects: HashMap<String, std::ops::Range<usize>>,
@@ -334,6 +337,7 @@ impl Scope {
             records: HashMap::new(),
             record_entities: HashMap::new(),
             fresh: HashSet::new(),
+            fallback: HashSet::new(),
             var_effects: HashMap::new(),
             claims: HashMap::new(),
             lookups: HashMap::new(),
@@ -365,7 +369,12 @@ const FRESH_METHODS: &[&str] = &["gen", "gen_range", "random", "random_range", "
 fn fresh(e: &Ex, scope: &Scope) -> bool {
     search(vec![e], 2_000, false, |e| {
         let hit = match e {
-            Ex::Path(p, _) => p.len() == 1 && scope.fresh.contains(&p[0]),
+            // a variable holding one, or a maker passed as a function
+            // (`body.id.unwrap_or_else(Uuid::new_v4)`)
+            Ex::Path(p, _) => {
+                (p.len() == 1 && scope.fresh.contains(&p[0]))
+                    || (p.len() >= 2 && p.last().is_some_and(|l| FRESH_CALLS.contains(&l.as_str())))
+            }
             Ex::Call(f, _, _) => match &**f {
                 Ex::Path(p, _) => {
                     let last = p.last().map(String::as_str).unwrap_or("");
@@ -380,6 +389,22 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
         };
         if hit { Visit::Found } else { Visit::Enter }
     })
+}
+
+/// Does `e` hold a value made per request only when the caller's is missing
+/// (`body.id.unwrap_or_else(Uuid::new_v4)`, a variable holding one)?
+fn fresh_fallback(e: &Ex, scope: &Scope) -> bool {
+    match e {
+        Ex::Path(p, _) => p.len() == 1 && scope.fallback.contains(&p[0]),
+        Ex::Method(recv, name, args, _) => {
+            matches!(
+                name.as_str(),
+                "unwrap_or_else" | "unwrap_or" | "or_else" | "or"
+            ) && !fresh(recv, scope)
+                && args.iter().any(|a| fresh(a, scope))
+        }
+        _ => false,
+    }
 }
 
 /// A field value that writes nothing of the caller's: `NotSet`, a default.
@@ -962,7 +987,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                             None => scope.claims.remove(name),
                         };
                         let made_here = init.as_deref().is_some_and(|e| fresh(e, scope));
+                        let fallback = init.as_deref().is_some_and(|e| fresh_fallback(e, scope));
                         mark(&mut scope.fresh, name, made_here);
+                        mark(&mut scope.fallback, name, fallback);
                         match init
                             .as_ref()
                             .and_then(|e| self.record_of(e, ty.as_deref(), scope))
@@ -1152,23 +1179,45 @@ impl<'m, 'a> Effects<'m, 'a> {
         Some(after)
     }
 
+    /// The values bound to a chain's placeholders: sqlx's `.bind(..)`s in order, else what
+    /// follows the statement in `query!(sql, ..)`.
+    fn binds<'c>(c: &'c Chain<'_>) -> Vec<&'c Ex> {
+        let binds: Vec<&Ex> = c
+            .links
+            .iter()
+            .filter(|(n, ..)| *n == "bind")
+            .filter_map(|(_, a, _)| a.first())
+            .collect();
+        if !binds.is_empty() {
+            return binds;
+        }
+        let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
+        sql_at.map_or(vec![], |i| c.root_args[i + 1..].iter().collect())
+    }
+
+    /// Is a value an upsert matches on (its `ON CONFLICT` columns) made per call, and is each
+    /// such value made only when the caller's is missing?
+    fn conflict_bound_fresh(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> (bool, bool) {
+        let binds = Self::binds(c);
+        let matched: Vec<&Ex> = crate::frontend::claims::sql_conflict_binds(sql)
+            .into_iter()
+            .filter_map(|i| binds.get(i).copied())
+            .collect();
+        let per_call = matched.iter().any(|b| fresh(b, scope));
+        let unless_missing = per_call
+            && matched
+                .iter()
+                .all(|b| !fresh(b, scope) || fresh_fallback(b, scope));
+        (per_call, unless_missing)
+    }
+
     /// The columns a raw `INSERT` writes from the caller's data: each column with the value bound
     /// to its placeholder (sqlx's `.bind(..)` in order, or a `query!` macro's arguments), less
     /// those whose value is made per request (`Uuid::new_v4()`, `now()`, a variable holding
     /// one). `None` when the columns or their values cannot be told apart.
     fn inserted_keys(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> Option<Vec<String>> {
         let columns = crate::frontend::claims::sql_insert_columns(sql)?;
-        // sqlx's `.bind(..)`s in order, else what follows the statement in `query!(sql, ..)`.
-        let mut binds: Vec<&Ex> = c
-            .links
-            .iter()
-            .filter(|(n, ..)| *n == "bind")
-            .filter_map(|(_, a, _)| a.first())
-            .collect();
-        if binds.is_empty() {
-            let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
-            binds = sql_at.map_or(vec![], |i| c.root_args[i + 1..].iter().collect());
-        }
+        let binds = Self::binds(c);
         let mut next = 0usize;
         let mut keys = Vec::new();
         for (column, value) in columns {
@@ -1798,15 +1847,27 @@ impl<'m, 'a> Effects<'m, 'a> {
             || (c.segs.len() == c.links.len() + 1
                 && self.catalog.sql.calls.iter().any(|x| x == root_last));
         let mut sql: Option<(String, Line)> = None;
-        if sql_root && let Some(s) = c.lits.first() {
-            sql = Some((s.clone(), c.line));
+        // the statement as written, or the text of a constant it names
+        // (`sqlx::query(UPSERT_SET)` with `const UPSERT_SET: &str = "INSERT .."`)
+        let statement = |e: &Ex| match e {
+            Ex::Lit(s) => Some(s.clone()),
+            Ex::Path(..) => super::consts::text(self.model, scope.module, scope.imp, e, []),
+            _ => None,
+        };
+        if sql_root {
+            sql = c
+                .lits
+                .first()
+                .cloned()
+                .or_else(|| c.root_args.first().and_then(statement))
+                .map(|s| (s, c.line));
         }
         for (name, args, line) in &c.links {
             if sql.is_none()
                 && (self.catalog.sql.calls.iter().any(|x| x == name) || SQL_QUERIES.contains(name))
-                && let Some(Ex::Lit(s)) = args.first()
+                && let Some(s) = args.first().and_then(statement)
             {
-                sql = Some((s.clone(), *line));
+                sql = Some((s, *line));
             }
         }
         let Some((s, line)) = sql else {
@@ -1820,6 +1881,13 @@ impl<'m, 'a> Effects<'m, 'a> {
         let target = crate::link::calls::sql_table(&s);
         match classify(&s) {
             Some((kind, upsert, relative)) => {
+                // an upsert matched on a value made per call matches nothing on a retry
+                let (per_call, unless_missing) = if upsert {
+                    self.conflict_bound_fresh(&c, &s, scope)
+                } else {
+                    (false, false)
+                };
+                let upsert = upsert && !per_call;
                 let prechecked = kind == EffectKind::DbCreate
                     && target.as_ref().is_some_and(|t| out.reads.contains(t));
                 let data_keys = (kind == EffectKind::DbCreate)
@@ -1838,9 +1906,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                     },
                     kind,
                     callee: c.text.clone(),
-                    label: "raw SQL".into(),
+                    label: crate::link::calls::per_call_label(per_call, unless_missing),
                     location: self.location(scope.module, line),
                     upsert,
+                    upsert_unless_missing: unless_missing,
                     relative,
                     prechecked,
                     target,

@@ -1664,6 +1664,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         }
                         l
                     }
+                    // `body.id || uuidv4()`: the value, or one made per call (see `EITHER`)
+                    ("||" | "??", l, r)
+                        if !matches!(l, Val::Unknown) && super::ir::fresh_random(&r) =>
+                    {
+                        Val::Call(
+                            std::sync::Arc::new(Val::Global(super::ir::EITHER.into())),
+                            vec![l, r],
+                        )
+                    }
                     ("||" | "??", l, _) => l,
                     _ => Val::Unknown,
                 }
@@ -2359,10 +2368,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             && arg_nodes
                 .first()
                 .is_some_and(|a| names_unique_violation(self.text(*a)));
+        // the statement as written, or the text of a constant it names (`pool.query(UPSERT_SET,
+        // [..])` with `const UPSERT_SET = 'INSERT ..'` in the file)
         let literal = arg_nodes
             .first()
             .filter(|a| matches!(a.kind(), "string" | "template_string"))
-            .map(|a| self.string_value(*a));
+            .map(|a| self.string_value(*a))
+            .or_else(|| {
+                arg_nodes
+                    .first()
+                    .filter(|a| matches!(a.kind(), "identifier" | "member_expression"))
+                    .and(args.first())
+                    .and_then(|v| v.as_str())
+                    .map(str::to_string)
+            });
         let f = self.cur_fn();
         let text = self.short_text(callee);
         let call_line = line(callee.field("property").unwrap_or(callee));

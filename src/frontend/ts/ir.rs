@@ -82,6 +82,12 @@ impl Val {
     }
 }
 
+/// The callee of `a || b()` when `b()` makes a value per call (`body.id || uuidv4()`): a
+/// `Val::Call` of [`Val::Global`] `EITHER` with `[a, b()]`. The linker reads it as `a` wherever a
+/// value is resolved, and as fresh where a key's freshness is asked (a client that leaves the id
+/// out gets a new one on every retry).
+pub const EITHER: &str = "||";
+
 /// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
 pub const REPOSITORY_GETTERS: &[&str] = &[
     "getRepository",
@@ -678,4 +684,91 @@ impl Module {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v)
     }
+}
+
+/// A value generated per call: a random id, token or timestamp, or something computed from one
+/// (`hash(\`${randomBytes(32)}${secret}\`)`, a token signed around a random `jti`). A name-based
+/// uuid (`uuid.v5(name, ns)`, `v3`) is not: it is the same for the same input; nor is what a
+/// read returns (`findFirst({ where: { expires: { gt: Date.now() } } })`).
+pub fn fresh_random(v: &Val) -> bool {
+    fresh_at(v, 0)
+}
+
+fn fresh_at(v: &Val, depth: usize) -> bool {
+    if depth > 8 {
+        return false;
+    }
+    match v {
+        Val::Call(callee, args) => {
+            let name_based = matches!(
+                callee.as_ref(),
+                Val::Member(_, n) | Val::Import { name: Some(n), .. } if matches!(n.as_str(), "v5" | "v3")
+            );
+            (!name_based && fresh_callee(callee, depth + 1))
+                || (!returns_stored(callee) && args.iter().any(|a| fresh_at(a, depth + 1)))
+        }
+        // A field read (`req.body.token`, `row.id`) is as fresh as what it is read from: its
+        // name says nothing.
+        Val::Member(inner, _) => fresh_at(inner, depth + 1),
+        Val::Template(parts) => parts.iter().any(|p| fresh_at(p, depth + 1)),
+        Val::Obj(fields) => fields.iter().any(|(_, x)| fresh_at(x, depth + 1)),
+        _ => false,
+    }
+}
+
+/// A function whose call makes a new value each time: named like a maker (`randomUUID`,
+/// `generateToken`, `Date.now`) or from an id package, or a method of such a value.
+fn fresh_callee(callee: &Val, depth: usize) -> bool {
+    const MAKERS: &[&str] = &[
+        "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
+        "createId",
+    ];
+    const ID_PACKAGES: &[&str] = &["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"];
+    if depth > 8 {
+        return false;
+    }
+    let maker = |name: &str| {
+        !matches!(name, "v5" | "v3")
+            && MAKERS
+                .iter()
+                .any(|m| name.to_ascii_lowercase().contains(&m.to_ascii_lowercase()))
+    };
+    match callee {
+        Val::Member(inner, name) => {
+            !matches!(name.as_str(), "v5" | "v3")
+                && (maker(name)
+                    || match inner.as_ref() {
+                        Val::Call(..) => fresh_at(inner, depth + 1),
+                        other => fresh_callee(other, depth + 1),
+                    })
+        }
+        Val::Import {
+            name: Some(name),
+            spec,
+        } => maker(name) || ID_PACKAGES.contains(&spec.as_str()),
+        Val::Import { spec, .. } => ID_PACKAGES.contains(&spec.as_str()),
+        Val::Call(..) => fresh_at(callee, depth),
+        _ => false,
+    }
+}
+
+/// A call whose result is read from a store rather than computed from its arguments: a lookup
+/// (`findFirst({ where: { expires: { gt: Date.now() } } })`), or a write on a model that returns
+/// the stored row (`prisma.order.update({ data: { paidAt: Date.now() } })`).
+fn returns_stored(callee: &Val) -> bool {
+    let Val::Member(receiver, name) = callee else {
+        return false;
+    };
+    let reads = [
+        "find", "get", "select", "query", "where", "count", "exists", "load", "fetch",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p));
+    let writes = [
+        "create", "update", "upsert", "insert", "save", "delete", "destroy", "remove",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+        && !matches!(receiver.as_ref(), Val::Call(..));
+    reads || writes
 }
