@@ -310,25 +310,10 @@ impl<'m, 'a> Eval<'m, 'a> {
         }
         let mut out = String::new();
         let mut next = 0;
-        let mut chars = template.chars().peekable();
-        while let Some(c) = chars.next() {
-            match c {
-                '{' if chars.peek() == Some(&'{') => {
-                    chars.next();
-                    out.push('{');
-                }
-                '}' if chars.peek() == Some(&'}') => {
-                    chars.next();
-                    out.push('}');
-                }
-                '{' => {
-                    let mut spec = String::new();
-                    for c in chars.by_ref() {
-                        if c == '}' {
-                            break;
-                        }
-                        spec.push(c);
-                    }
+        for piece in format_pieces(template) {
+            match piece {
+                Piece::Text(t) => out.push_str(&t),
+                Piece::Hole(spec) => {
                     let name = spec.split(':').next().unwrap_or("").trim();
                     let v = if name.is_empty() {
                         next += 1;
@@ -342,9 +327,52 @@ impl<'m, 'a> Eval<'m, 'a> {
                     };
                     out.push_str(&v?.into_str()?);
                 }
-                c => out.push(c),
             }
         }
         Some(Value::Str(out))
     }
+}
+
+/// A piece of a `format!` string: text (`{{` and `}}` read as braces) or a `{..}` placeholder
+/// with what is written inside it.
+pub enum Piece {
+    Text(String),
+    Hole(String),
+}
+
+/// The pieces of a `format!` string, in order.
+pub fn format_pieces(template: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut chars = template.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                text.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                text.push('}');
+            }
+            '{' => {
+                let mut spec = String::new();
+                for c in chars.by_ref() {
+                    if c == '}' {
+                        break;
+                    }
+                    spec.push(c);
+                }
+                if !text.is_empty() {
+                    out.push(Piece::Text(std::mem::take(&mut text)));
+                }
+                out.push(Piece::Hole(spec));
+            }
+            c => text.push(c),
+        }
+    }
+    if !text.is_empty() {
+        out.push(Piece::Text(text));
+    }
+    out
 }

@@ -147,39 +147,17 @@ const METHODS: &[&str] = &[
 const ANY_METHOD: &[&str] = &["POST"];
 const MAX_CALL_DEPTH: usize = 16;
 
-/// A format string's pieces: its text as strings, each `{..}` an unknown (`{{` is a brace).
+/// A format string's pieces: its text as strings, each `{..}` an unknown.
 fn format_parts<'a>(f: &str) -> V<'a> {
-    let mut parts = Vec::new();
-    let mut text = String::new();
-    let mut chars = f.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                text.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                text.push('}');
-            }
-            '{' => {
-                for c in chars.by_ref() {
-                    if c == '}' {
-                        break;
-                    }
-                }
-                if !text.is_empty() {
-                    parts.push(V::Str(std::mem::take(&mut text)));
-                }
-                parts.push(V::Unknown);
-            }
-            c => text.push(c),
-        }
-    }
-    if !text.is_empty() {
-        parts.push(V::Str(text));
-    }
-    V::List(parts)
+    V::List(
+        consts::format_pieces(f)
+            .into_iter()
+            .map(|p| match p {
+                consts::Piece::Text(t) => V::Str(t),
+                consts::Piece::Hole(_) => V::Unknown,
+            })
+            .collect(),
+    )
 }
 
 /// Services that answer reads only: files (tower-http, axum-embed, memory-serve) and a
