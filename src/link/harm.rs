@@ -270,9 +270,15 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                     "it runs only when the request fails (reached from a `catch` or an `Err` arm): a retry repeats it only if the request fails again, to report that failure".into(),
                 );
             }
-            // A provider that dedups on the stable key it is given does not repeat the call.
-            if matches!(e.kind, EffectKind::Payment | EffectKind::ExternalCall)
-                && stable_key(e.downstream_key, e.downstream_key_expression.as_deref())
+            // A provider that dedups on the stable key it is given does not repeat the call (a
+            // payment, or a message: Resend's `emails.send(.., { idempotencyKey })`).
+            if matches!(
+                e.kind,
+                EffectKind::Payment
+                    | EffectKind::ExternalCall
+                    | EffectKind::Email
+                    | EffectKind::Sms
+            ) && stable_key(e.downstream_key, e.downstream_key_expression.as_deref())
                 && impact != Impact::Read
             {
                 e.deduplicated = true;
