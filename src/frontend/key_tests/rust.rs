@@ -909,30 +909,14 @@ impl<'c> Scanner<'c> {
 
 /// `format!` text with its placeholders as holes (`"{}/orders/{id}"` → `␀/orders/␀`).
 fn format_holes(fmt: &str) -> String {
-    let mut out = String::new();
-    let mut chars = fmt.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                out.push('{');
-            }
-            '{' => {
-                for d in chars.by_ref() {
-                    if d == '}' {
-                        break;
-                    }
-                }
-                out.push(HOLE);
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                out.push('}');
-            }
-            c => out.push(c),
-        }
-    }
-    out
+    use crate::frontend::rust::consts::{Piece, format_pieces};
+    format_pieces(fmt)
+        .into_iter()
+        .map(|p| match p {
+            Piece::Text(t) => t,
+            Piece::Hole(_) => HOLE.to_string(),
+        })
+        .collect()
 }
 
 /// `Method::POST`, `"POST"`, `http::Method::PUT` → `POST`.
