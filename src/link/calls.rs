@@ -700,14 +700,26 @@ fn only_fallback_fresh(v: &Val) -> bool {
     }
 }
 
-/// The label of a raw SQL write: an upsert matched on a value made per call says so.
-pub fn per_call_label(per_call: bool, unless_missing: bool) -> String {
+/// An upsert matched on these values, made per call (a retry's fresh value matches no row, so it
+/// creates again), and made only when the caller's value is missing (`body.id || uuidv4()`).
+pub fn per_call_match(matched: &[&Val]) -> (bool, bool) {
+    let per_call = matched.iter().any(|v| fresh_random(v));
+    let unless_missing = per_call
+        && matched
+            .iter()
+            .all(|v| !fresh_random(v) || only_fallback_fresh(v));
+    (per_call, unless_missing)
+}
+
+/// A write's label; an upsert matched on a value made per call says so.
+pub fn per_call_label(label: &str, per_call: bool, unless_missing: bool) -> String {
     match (per_call, unless_missing) {
-        (false, _) => "raw SQL".into(),
-        (true, false) => "raw SQL upsert matched on a value made per call".into(),
+        (false, _) => label.to_string(),
+        (true, false) => format!("{label} matched on a value made per call"),
         (true, true) => {
-            "raw SQL upsert matched on the caller's value, or one made per call when it is missing"
-                .into()
+            format!(
+                "{label} matched on the caller's value, or one made per call when it is missing"
+            )
         }
     }
 }
@@ -2003,17 +2015,18 @@ impl<'a> Calls<'a> {
         }
     }
 
-    /// An upsert whose match is made per call (`upsert({ where: { id: body.id || uuidv4() } })`):
-    /// a retry's fresh value matches no row, so it creates again, as a plain create does.
-    fn keyed_per_call(cs: &CallSite) -> bool {
-        matches!(cs.args.first(), Some(Val::Obj(fields))
-            if fields.iter().any(|(k, v)| k == "where" && fresh_random(v)))
-    }
-
-    /// [`Self::keyed_per_call`] only where the caller's value is missing (`body.id || uuidv4()`).
-    fn keyed_per_call_unless_given(cs: &CallSite) -> bool {
-        matches!(cs.args.first(), Some(Val::Obj(fields))
-            if fields.iter().any(|(k, v)| k == "where" && only_fallback_fresh(v)))
+    /// How an upsert's match (its `where`) is made per call (`upsert({ where: { id: body.id ||
+    /// uuidv4() } })`): see [`per_call_match`].
+    fn keyed_per_call(cs: &CallSite) -> (bool, bool) {
+        let matched: Vec<&Val> = match cs.args.first() {
+            Some(Val::Obj(fields)) => fields
+                .iter()
+                .filter(|(k, _)| k == "where")
+                .map(|(_, v)| v)
+                .collect(),
+            _ => vec![],
+        };
+        per_call_match(&matched)
     }
 
     /// The keys of the record a create writes, when the call shows them: Prisma's `data` (or an
@@ -2309,38 +2322,30 @@ impl<'a> Calls<'a> {
             } else {
                 sink.kind
             };
+            let (per_call, unless_missing) = if sink.upsert {
+                Self::keyed_per_call(cs)
+            } else {
+                (false, false)
+            };
+            let label = if sink.label.is_empty() {
+                &sink.id
+            } else {
+                &sink.label
+            };
             out.push(Effect {
                 kind,
                 on_this: this_class.is_some(),
                 saves_this,
                 callee: cs.text.clone(),
+                // A create sink's `save()` that writes back a loaded instance.
                 label: if kind != sink.kind {
-                    // A create sink's `save()` that writes back a loaded instance.
                     "save of a loaded instance".into()
-                } else if sink.upsert && Self::keyed_per_call(cs) {
-                    format!(
-                        "{} matched on {}",
-                        if sink.label.is_empty() {
-                            &sink.id
-                        } else {
-                            &sink.label
-                        },
-                        if Self::keyed_per_call_unless_given(cs) {
-                            "the caller's value, or one made per call when it is missing"
-                        } else {
-                            "a value made per call"
-                        }
-                    )
-                } else if sink.label.is_empty() {
-                    sink.id.clone()
                 } else {
-                    sink.label.clone()
+                    per_call_label(label, per_call, unless_missing)
                 },
                 location: location.clone(),
-                upsert: sink.upsert && !Self::keyed_per_call(cs),
-                upsert_unless_missing: sink.upsert
-                    && Self::keyed_per_call(cs)
-                    && Self::keyed_per_call_unless_given(cs),
+                upsert: sink.upsert && !per_call,
+                upsert_unless_missing: unless_missing,
                 relative,
                 relative_fields,
                 target: target.clone(),
@@ -2388,11 +2393,11 @@ impl<'a> Calls<'a> {
                     .into_iter()
                     .filter_map(|i| values.get(i))
                     .collect();
-                let per_call = upsert && matched.iter().any(|v| fresh_random(v));
-                let unless_missing = per_call
-                    && matched
-                        .iter()
-                        .all(|v| !fresh_random(v) || only_fallback_fresh(v));
+                let (per_call, unless_missing) = if upsert {
+                    per_call_match(&matched)
+                } else {
+                    (false, false)
+                };
                 let upsert = upsert && !per_call;
                 out.push(Effect {
                     // As the Rust front end reads raw SQL: the constants an `UPDATE` sets, and
@@ -2406,7 +2411,7 @@ impl<'a> Calls<'a> {
                     },
                     kind,
                     callee: cs.text.clone(),
-                    label: per_call_label(per_call, unless_missing),
+                    label: per_call_label("raw SQL", per_call, unless_missing),
                     location,
                     upsert,
                     upsert_unless_missing: unless_missing,

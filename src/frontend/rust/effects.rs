@@ -1906,7 +1906,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     },
                     kind,
                     callee: c.text.clone(),
-                    label: crate::link::calls::per_call_label(per_call, unless_missing),
+                    label: crate::link::calls::per_call_label("raw SQL", per_call, unless_missing),
                     location: self.location(scope.module, line),
                     upsert,
                     upsert_unless_missing: unless_missing,

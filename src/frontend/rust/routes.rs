@@ -1306,8 +1306,14 @@ impl<'m, 'a> Routes<'m, 'a> {
             self.eval_args(args, frame);
             return V::Unknown;
         };
-        // a variant that wraps a value: `Ok(router)` returned by a builder
-        if matches!(p.as_slice(), [v] if v == "Ok" || v == "Some") && args.len() == 1 {
+        // what wraps a value and gives it back: `Ok(router)` returned by a builder,
+        // `Box::new(router)`
+        let wraps = match p.as_slice() {
+            [v] => v == "Ok" || v == "Some",
+            [.., t, n] => n == "new" && matches!(t.as_str(), "Box" | "Arc" | "Rc"),
+            _ => false,
+        };
+        if wraps && args.len() == 1 {
             return self.expr(&args[0], frame);
         }
         // a local closure or function value
@@ -1618,11 +1624,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             };
         }
         // an unknown call: evaluate closures passed to it (`HttpServer::new(|| App::new()..)`)
-        let mut vals = self.eval_args(args, frame);
-        // what wraps a value and gives it back (`Box::new(router)`)
-        if vals.len() == 1 && matches!(prev, "Box" | "Arc" | "Rc") && last == "new" {
-            return vals.remove(0);
-        }
+        let vals = self.eval_args(args, frame);
         let mut out = V::Unknown;
         for v in &vals {
             self.serve(v);
@@ -1891,49 +1893,15 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let prefix = self.prefix_of(&prefix, m, line, name);
                 match self.expr(&args[1], frame) {
                     V::Handle(c) => self.absorb(h, c, (&prefix.0, prefix.1)),
-                    // A service a library provides (an MCP or gRPC transport, a proxy): it
-                    // answers every method there with code this audit does not read, so it is
-                    // listed once, as `POST`, its handler named and not followed. Static files
-                    // answer reads only.
-                    V::Ext(p)
-                        if !p
-                            .last()
-                            .is_some_and(|t| STATIC_SERVICES.contains(&t.as_str())) =>
-                    {
-                        self.arena[h].entries.push(Entry {
-                            method: ANY_METHOD[0].to_string(),
-                            path: prefix.0,
-                            framework: "axum",
-                            module: m,
-                            line,
-                            handler: Handler::Named(p.join("::")),
-                            middleware: Vec::new(),
-                            path_complete: prefix.1,
-                        });
-                    }
-                    _ => {}
+                    v => self.library_service(h, &v, (prefix.0, prefix.1), m, line),
                 }
             }
             // A router whose fallback is a library's service (`Router::new()
             // .fallback_service(StreamableHttpService::new(..))`, nested at `/mcp`): the service
             // answers every method at the router's root, as a nested service does.
             (Kind::Axum, "fallback_service") if args.len() == 1 => {
-                if let V::Ext(p) = self.expr(&args[0], frame)
-                    && !p
-                        .last()
-                        .is_some_and(|t| STATIC_SERVICES.contains(&t.as_str()))
-                {
-                    self.arena[h].entries.push(Entry {
-                        method: ANY_METHOD[0].to_string(),
-                        path: "/".to_string(),
-                        framework: "axum",
-                        module: m,
-                        line,
-                        handler: Handler::Named(p.join("::")),
-                        middleware: Vec::new(),
-                        path_complete: true,
-                    });
-                }
+                let v = self.expr(&args[0], frame);
+                self.library_service(h, &v, ("/".to_string(), true), m, line);
             }
             (Kind::Axum, "merge") if args.len() == 1 => {
                 if let V::Handle(c) = self.expr(&args[0], frame) {
@@ -2043,6 +2011,28 @@ impl<'m, 'a> Routes<'m, 'a> {
     }
 
     /// `.route(path, method_router)` on axum router `h` (loco's `.add(path, method_router)`).
+    /// A service a library provides, served at `path` (an MCP or gRPC transport, a proxy): it
+    /// answers every method there with code this audit does not read, so it is listed once, as
+    /// `POST`, its handler named and not followed. Services that answer reads only are not.
+    fn library_service(&mut self, h: usize, v: &V<'a>, path: (String, bool), m: ModId, line: Line) {
+        let V::Ext(p) = v else { return };
+        if p.last()
+            .is_some_and(|t| STATIC_SERVICES.contains(&t.as_str()))
+        {
+            return;
+        }
+        self.arena[h].entries.push(Entry {
+            method: ANY_METHOD[0].to_string(),
+            path: path.0,
+            framework: "axum",
+            module: m,
+            line,
+            handler: Handler::Named(p.join("::")),
+            middleware: Vec::new(),
+            path_complete: path.1,
+        });
+    }
+
     fn axum_route(
         &mut self,
         h: usize,
