@@ -315,6 +315,7 @@ pub fn audit_with(
 ) -> Result<Report, AuditError> {
     let (catalog, pool) = prepare(root, config)?;
     let mut facts = pool.install(|| collect_facts_with(root, &catalog, config, progress));
+    trace_phase("collected");
     progress.phase("rules");
     let mut findings = rules::evaluate(&facts.endpoints);
     findings.extend(rules::evaluate_project(&rules::Project {

@@ -190,8 +190,10 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 let at_base = retrysafe::diff::endpoints_at_base(base, &config)?;
                 retrysafe::diff::apply(&mut report, base, &at_base);
             }
+            retrysafe::trace_phase("report");
             let text = render_check(&report, &path, format, &output, quiet, &daily);
             emit(&text, &output)?;
+            retrysafe::trace_phase("written");
             if let Some(why) = &report.summary.nothing_audited
                 && !daily.allow_empty
             {
@@ -342,6 +344,7 @@ fn no_huge_pages() {
 
 fn main() -> ExitCode {
     no_huge_pages();
+    retrysafe::trace_phase("start");
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => code,

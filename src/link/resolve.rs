@@ -92,6 +92,9 @@ pub struct Resolver<'m> {
     manifest_problems: Mutex<Vec<crate::facts::Diagnostic>>,
     /// What [`Resolver::resolve_spec`] found: folder → specifier → module.
     specs: Mutex<FxHashMap<String, FxHashMap<String, Option<ModId>>>>,
+    /// The modules each module re-exports whole (`export * from ".."`), resolved once per module
+    /// on first use: a barrel is searched for every name imported through it.
+    star_mods: Vec<std::sync::OnceLock<Vec<ModId>>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -184,6 +187,9 @@ impl<'m> Resolver<'m> {
             depth_cut: Mutex::new(None),
             manifest_problems: Mutex::new(Vec::new()),
             specs: Mutex::new(FxHashMap::default()),
+            star_mods: (0..modules.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         };
         (r.packages, r.manifests) = r.workspace_packages();
         (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
@@ -1069,11 +1075,16 @@ impl<'m> Resolver<'m> {
                 if n == "default" && module.exports.is_empty() && module.star_exports.is_empty() {
                     return Resolved::Opaque;
                 }
-                for spec in &module.star_exports {
-                    if let Some(sub) = self.resolve_spec(target, spec)
-                        && d < MAX_DEPTH
-                        && sub != target
-                    {
+                let subs = self.star_mods[target].get_or_init(|| {
+                    module
+                        .star_exports
+                        .iter()
+                        .filter_map(|spec| self.resolve_spec(target, spec))
+                        .filter(|sub| *sub != target)
+                        .collect()
+                });
+                for &sub in subs {
+                    if d < MAX_DEPTH {
                         match self.export_value(sub, Some(n), d + 1) {
                             Resolved::Opaque => continue,
                             r => return r,
