@@ -220,9 +220,10 @@ pub struct Effect {
     /// A message given a stable id its broker dedups on (Bull `jobId`): a retry queues nothing.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub deduplicated: bool,
-    /// Link facts: the parameter of the function whose argument would carry that id.
+    /// Link facts: where the id would come from when a parameter of the function decides it,
+    /// judged at each caller (see [`DedupParam`]).
     #[serde(skip)]
-    pub dedup_param: Option<usize>,
+    pub dedup_param: Option<DedupParam>,
     /// Runs only after a claim succeeded: a conditional write (an update that moves the row out of
     /// the state it filters on, a Redis `SET NX`) whose outcome is tested before it goes on. A
     /// retry finds the row or key claimed and stops. What the claim is, and where it is tested.
@@ -318,6 +319,16 @@ pub struct Effect {
     /// The URL an HTTP call is made to, as written (a template keeps its `${..}` holes).
     #[serde(skip)]
     pub url: Option<String>,
+}
+
+/// A message id that a parameter of the publishing function decides: the parameter's index, the
+/// fields within it, and whether those fields lead to the id itself (`{ jobId: options.jobId }`)
+/// or to an object of options that carries it (`queue.add(name, data, opts)`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DedupParam {
+    pub index: usize,
+    pub fields: Vec<String>,
+    pub is_id: bool,
 }
 
 impl Effect {

@@ -466,6 +466,51 @@ pub(super) fn derives_id(callee: &Val) -> bool {
 }
 
 /// The parameter a value comes from (`jobs`, `opts.jobId` of a destructured parameter).
+/// The parameter a value comes from and the fields read from it (`options.jobId` → the
+/// parameter `options`, `["jobId"]`).
+fn param_path(v: &Val) -> Option<(usize, Vec<String>)> {
+    match v {
+        Val::Param(_, i) => Some((*i, Vec::new())),
+        Val::Member(inner, field) => param_path(inner).map(|(i, mut fields)| {
+            fields.push(field.clone());
+            (i, fields)
+        }),
+        _ => None,
+    }
+}
+
+/// Where the message id of a publish call comes from when a parameter decides it: an id field of
+/// an object argument, else the last argument read from a parameter (options come last).
+fn key_param_of_call(args: &[Val], keys: &[String]) -> Option<crate::facts::DedupParam> {
+    args.iter()
+        .filter(|a| matches!(a, Val::Obj(_)))
+        .find_map(|a| key_from_param(a, keys))
+        .or_else(|| args.iter().rev().find_map(|a| key_from_param(a, keys)))
+}
+
+/// Where a message id given to a publish call comes from when a parameter decides it: a field
+/// named by `keys` whose value is read from a parameter (`{ jobId: options.jobId }`), or the
+/// options object itself passed through (`queue.add(name, data, opts)`).
+fn key_from_param(arg: &Val, keys: &[String]) -> Option<crate::facts::DedupParam> {
+    match arg {
+        Val::Obj(fields) => fields.iter().find_map(|(k, x)| {
+            keys.contains(k)
+                .then(|| param_path(x))
+                .flatten()
+                .map(|(index, fields)| crate::facts::DedupParam {
+                    index,
+                    fields,
+                    is_id: true,
+                })
+        }),
+        _ => param_path(arg).map(|(index, fields)| crate::facts::DedupParam {
+            index,
+            fields,
+            is_id: false,
+        }),
+    }
+}
+
 fn param_index(v: &Val) -> Option<usize> {
     match v {
         Val::Param(_, i) => Some(*i),
@@ -1297,14 +1342,12 @@ impl<'a> Calls<'a> {
                             );
                         }
                         // The message id comes from the caller's argument: look there.
-                        if let Some(i) = e.dedup_param.take()
+                        if let Some(p) = e.dedup_param.take()
                             && !e.deduplicated
-                            && let Some(a) = cs.args.get(i)
+                            && let Some(keys) = self.dedup_options(&e).map(<[String]>::to_vec)
                         {
-                            e.deduplicated = self
-                                .dedup_options(&e)
-                                .is_some_and(|keys| self.has_stable_key(m, a, keys, 0));
-                            e.dedup_param = param_index(a);
+                            (e.deduplicated, e.dedup_param) =
+                                self.dedup_at_caller(m, cs.args.get(p.index), &p, &keys);
                         }
                         // The message's id comes from the caller's argument: judge it there.
                         if let Some((i, fields, closed)) = e.id_param.take()
@@ -2135,6 +2178,53 @@ impl<'a> Calls<'a> {
             .map(|s| s.dedup_option.as_slice())
     }
 
+    /// A message id that the parameter `p` decides, seen at a call that passes `arg` for it:
+    /// whether the call gives a stable id, else the caller's own parameter that decides it. An
+    /// argument left out, or an object of options without the id, gives none.
+    fn dedup_at_caller(
+        &self,
+        m: ModId,
+        arg: Option<&Val>,
+        p: &crate::facts::DedupParam,
+        keys: &[String],
+    ) -> (bool, Option<crate::facts::DedupParam>) {
+        let mut v = match arg {
+            Some(a) => a,
+            None => return (false, None),
+        };
+        for (n, field) in p.fields.iter().enumerate() {
+            if let Some((index, mut fields)) = param_path(v) {
+                fields.extend(p.fields[n..].iter().cloned());
+                let up = crate::facts::DedupParam {
+                    index,
+                    fields,
+                    is_id: p.is_id,
+                };
+                return (false, Some(up));
+            }
+            match v {
+                Val::Obj(entries) => match entries.iter().rev().find(|(k, _)| k == field) {
+                    Some((_, x)) => v = x,
+                    None => return (false, None),
+                },
+                _ => return (false, None),
+            }
+        }
+        if let Some((index, fields)) = param_path(v) {
+            let up = crate::facts::DedupParam {
+                index,
+                fields,
+                is_id: p.is_id,
+            };
+            return (false, Some(up));
+        }
+        if p.is_id {
+            (!fresh_random(v) && *v != Val::Unknown, None)
+        } else {
+            (self.has_stable_key(m, v, keys, 0), key_from_param(v, keys))
+        }
+    }
+
     /// `v` carries one of `keys` with a value that is not made up per call (`{ jobId: \`${a}-${b}\` }`),
     /// directly, in a list, or in what a `.map(cb)` callback returns.
     fn has_stable_key(&self, m: ModId, v: &Val, keys: &[String], depth: usize) -> bool {
@@ -2142,8 +2232,11 @@ impl<'a> Calls<'a> {
             return false;
         }
         match v {
+            // An id from a parameter is judged at each caller (`dedup_param`): a caller may
+            // leave it out (`{ jobId: options?.jobId }` called without options).
             Val::Obj(fields) => fields.iter().any(|(k, x)| {
-                (keys.contains(k) && !fresh_random(x)) || self.has_stable_key(m, x, keys, depth + 1)
+                (keys.contains(k) && !fresh_random(x) && param_path(x).is_none())
+                    || self.has_stable_key(m, x, keys, depth + 1)
             }),
             Val::Arr(items) => items
                 .iter()
@@ -2362,7 +2455,7 @@ impl<'a> Calls<'a> {
                 dedup_param: if sink.dedup_option.is_empty() {
                     None
                 } else {
-                    cs.args.iter().find_map(param_index)
+                    key_param_of_call(&cs.args, &sink.dedup_option)
                 },
                 sink_impact: sink.impact,
                 args: arg_fields(&cs.args, |v| self.encoded_body(m, v)),

@@ -399,6 +399,10 @@ pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
 /// (`body.messageId`), or from within the body when it went through a list or a mix of values
 /// (each event of a batch), counts: a user id or a path parameter is not a message's id.
 fn request_message_id(mut e: Effect, catalog: &Catalog) -> Effect {
+    // A job id read from the request (`{ jobId: req.body.eventId }`): a retry sends it again.
+    if let Some(p) = e.dedup_param.take() {
+        e.deduplicated |= p.is_id && !p.fields.is_empty();
+    }
     if let Some((_, fields, closed)) = e.id_param.take() {
         let named = fields
             .last()
