@@ -635,27 +635,36 @@ impl<'m, 'a> Effects<'m, 'a> {
     }
 
     /// A type, through `Option`/`Arc`/`web::Data`/… wrappers.
+    /// The project type, trait or outside type `ty` names, through wrappers (`Arc<..>`,
+    /// `web::Data<..>`) and type aliases (`type AppData = web::Data<Arc<Data>>`).
     fn resolve_ty(&self, ty: &Ty, m: ModId, imp: Option<ImplId>) -> Option<Res> {
-        let mut t = ty;
+        let (mut t, mut m) = (ty, m);
         for _ in 0..8 {
-            if TRANSPARENT.contains(&t.last())
-                && let Some(a) = t.args.first()
-            {
-                t = a;
-                continue;
+            for _ in 0..8 {
+                if TRANSPARENT.contains(&t.last())
+                    && let Some(a) = t.args.first()
+                {
+                    t = a;
+                    continue;
+                }
+                break;
             }
-            break;
+            if t.path.is_empty() {
+                return None;
+            }
+            if t.path.len() == 1 && t.path[0] == "Self" {
+                return imp.map(|i| self.model.impl_type(i));
+            }
+            match self.model.resolve(m, &t.path) {
+                Res::Type(m2, name) => match self.model.modules[m2].aliases.get(&name) {
+                    Some(aliased) => (t, m) = (aliased, m2),
+                    None => return Some(Res::Type(m2, name)),
+                },
+                r @ (Res::Trait(..) | Res::Ext(_)) => return Some(r),
+                _ => return None,
+            }
         }
-        if t.path.is_empty() {
-            return None;
-        }
-        if t.path.len() == 1 && t.path[0] == "Self" {
-            return imp.map(|i| self.model.impl_type(i));
-        }
-        match self.model.resolve(m, &t.path) {
-            r @ (Res::Type(..) | Res::Trait(..) | Res::Ext(_)) => Some(r),
-            _ => None,
-        }
+        None
     }
 
     fn ret_type(&self, f: FnId) -> Option<Res> {

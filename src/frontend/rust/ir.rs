@@ -49,6 +49,9 @@ pub enum Item {
         fields: Vec<(String, Ty)>,
         /// A SeaORM model (`#[derive(DeriveEntityModel)]`): its `#[sea_orm(..)]` attributes.
         entity: Option<Box<EntityAttrs>>,
+        /// A type alias without generic parameters: the type it names
+        /// (`type BoxDB = Box<dyn Database>;`).
+        alias: Option<Ty>,
     },
 }
 

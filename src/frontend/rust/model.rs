@@ -38,6 +38,8 @@ pub struct Module<'a> {
     pub types: HashSet<String>,
     /// Named fields of the structs defined here.
     pub fields: HashMap<String, &'a [(String, Ty)]>,
+    /// The type aliases defined here (without generic parameters): the type each names.
+    pub aliases: HashMap<String, &'a Ty>,
     pub traits: HashMap<String, Vec<FnId>>,
     /// Each trait's supertraits, as written.
     pub trait_supers: HashMap<String, Vec<Vec<String>>>,
@@ -528,6 +530,7 @@ impl<'a> Model<'a> {
             fns: HashMap::default(),
             types: HashSet::default(),
             fields: HashMap::default(),
+            aliases: HashMap::default(),
             traits: HashMap::default(),
             trait_supers: HashMap::default(),
             consts: HashMap::default(),
@@ -598,9 +601,13 @@ impl<'a> Model<'a> {
                 name,
                 fields,
                 entity,
+                alias,
             } => {
                 self.modules[m].types.insert(name.clone());
                 self.modules[m].fields.insert(name.clone(), fields);
+                if let Some(t) = alias {
+                    self.modules[m].aliases.insert(name.clone(), t);
+                }
                 if let Some(e) = entity {
                     // What `DeriveEntityModel` generates next to the model: paths to them
                     // (`user::Entity`, a prelude's `pub use super::user::Entity as User`) resolve.

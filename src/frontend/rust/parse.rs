@@ -1256,21 +1256,25 @@ impl Lower {
                     .filter_map(|f| Some((f.ident.as_ref()?.to_string(), lower_ty(&f.ty))))
                     .collect(),
                 entity: entity_attrs(s).map(Box::new),
+                alias: None,
             },
             syn::Item::Enum(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
+                alias: None,
             },
             syn::Item::Union(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
+                alias: None,
             },
             syn::Item::Type(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
+                alias: s.generics.params.is_empty().then(|| lower_ty(&s.ty)),
             },
             syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
                 return self.macro_rules(m);
