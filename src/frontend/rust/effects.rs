@@ -1434,6 +1434,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                     for f in fns {
                         self.follow(f, false, out, scope, (*line, &name));
                     }
+                    // `Trait::method(x, ..)`, `<H as Trait>::method(x, ..)`: one of the trait's
+                    // impls runs, each followed, speculatively when there are several.
+                    if let Res::Assoc(ty, _) = &r
+                        && matches!(**ty, Res::Trait(..))
+                    {
+                        let impls = self.model.implementations(ty, &name);
+                        let several = impls.len() > 1;
+                        for f in impls {
+                            self.follow(f, several, out, scope, (*line, &name));
+                        }
+                    }
                 }
                 self.walk_args(args, scope, out);
                 return;
