@@ -8,6 +8,7 @@ use crate::facts::{Diagnostic, Protocol};
 use crate::frontend::ts::ir::{FnId, NestBootstrap, RouterItem, RouterKind, Val};
 use crate::frontend::ts::routers::field;
 use crate::link::resolve::{ModId, Resolved};
+use std::collections::HashMap;
 
 /// A configuration factory: `registerAs('app', () => ({ .. }))` (its namespace) or a plain
 /// function in `ConfigModule.forRoot({ load: [..] })` (no namespace).
@@ -435,7 +436,124 @@ impl Mounter<'_> {
         (String::new(), true)
     }
 
+    /// NestJS `RouterModule.register(routes)` in a module's `imports`: the paths each listed
+    /// module's controllers are served under (a child's under its parent's), by the controller's
+    /// (module, class name).
+    fn router_module_paths(&mut self) -> HashMap<(ModId, String), Vec<String>> {
+        let modules = self.modules();
+        let mut by_module: Vec<((ModId, usize), String)> = Vec::new();
+        for (m, module) in modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for class in &module.classes {
+                for d in class.decorators.iter().filter(|d| d.name == "Module") {
+                    let Some(Val::Arr(imports)) = d.args.first().and_then(|o| field(o, "imports"))
+                    else {
+                        continue;
+                    };
+                    for import in imports {
+                        let Val::Call(callee, args) = import else {
+                            continue;
+                        };
+                        let registers = matches!(
+                            self.resolve(m, callee.as_ref()),
+                            Resolved::Package { spec, name: Some(n), path }
+                                if spec == "@nestjs/core" && n == "RouterModule" && path == ["register"]
+                        );
+                        if let (true, Some(routes)) = (registers, args.first()) {
+                            self.router_module_routes(m, routes, "", d.line, 0, &mut by_module);
+                        }
+                    }
+                }
+            }
+        }
+        let mut out: HashMap<(ModId, String), Vec<String>> = HashMap::new();
+        for ((km, k), prefix) in by_module {
+            let class = &modules[km].classes[k];
+            let controllers = class
+                .decorators
+                .iter()
+                .filter(|d| d.name == "Module")
+                .filter_map(|d| d.args.first().and_then(|o| field(o, "controllers")));
+            for list in controllers {
+                let Val::Arr(items) = list else { continue };
+                for c in items {
+                    if let Resolved::Class(cm, ck) = self.resolve(km, &c) {
+                        let paths = out
+                            .entry((cm, modules[cm].classes[ck].name.clone()))
+                            .or_default();
+                        if !paths.contains(&prefix) {
+                            paths.push(prefix.clone());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// One level of a `RouterModule` route tree: `{ path, module, children }` objects (or bare
+    /// module classes among `children`).
+    fn router_module_routes(
+        &mut self,
+        m: ModId,
+        routes: &Val,
+        prefix: &str,
+        line: u32,
+        depth: usize,
+        out: &mut Vec<((ModId, usize), String)>,
+    ) {
+        let Val::Arr(items) = routes else { return };
+        if depth > 16 {
+            return;
+        }
+        for item in items {
+            match item {
+                Val::Obj(_) => {
+                    let path = match field(item, "path") {
+                        None => prefix.to_string(),
+                        Some(p) => {
+                            match self.strings_at(m, &p, line, "the path of a `RouterModule` route")
+                            {
+                                Some(list) => normalize_path(
+                                    prefix,
+                                    list.first().map(String::as_str).unwrap_or(""),
+                                ),
+                                None => {
+                                    let text = crate::link::display(&p);
+                                    self.unknown_prefix(
+                                        m,
+                                        line,
+                                        "a `RouterModule` route at",
+                                        &p,
+                                        &text,
+                                    );
+                                    prefix.to_string()
+                                }
+                            }
+                        }
+                    };
+                    if let Some(module) = field(item, "module")
+                        && let Resolved::Class(km, k) = self.resolve(m, &module)
+                    {
+                        out.push(((km, k), path.clone()));
+                    }
+                    if let Some(children) = field(item, "children") {
+                        self.router_module_routes(m, &children, &path, line, depth + 1, out);
+                    }
+                }
+                v => {
+                    if let Resolved::Class(km, k) = self.resolve(m, v) {
+                        out.push(((km, k), prefix.to_string()));
+                    }
+                }
+            }
+        }
+    }
+
     pub(super) fn nest_routes(&mut self) {
+        let module_paths = self.router_module_paths();
         let modules = self.modules();
         for (m, module) in modules.iter().enumerate() {
             if module.is_test {
@@ -467,11 +585,20 @@ impl Mounter<'_> {
                     (Some(bm), Some(b)) => b.interceptors.iter().map(|v| (bm, v.clone())).collect(),
                     _ => Vec::new(),
                 };
+                // `RouterModule` paths of the module that lists the controller, before its own.
+                let module_prefixes = match module_paths.get(&(m, router.name.clone())) {
+                    Some(paths) if router.framework == "nestjs" => paths.clone(),
+                    _ => vec![String::new()],
+                };
                 let mut prefixes: Vec<String> = Vec::new();
                 for p in &router.prefixes {
                     let what = format!("the path of controller `{}`", router.name);
                     match self.strings_at(m, p, router.line, &what) {
-                        Some(list) => prefixes.extend(list),
+                        Some(list) => prefixes.extend(list.iter().flat_map(|own| {
+                            module_prefixes
+                                .iter()
+                                .map(move |mp| normalize_path(mp, own))
+                        })),
                         None => {
                             let what = format!("{} at", self.describe(Key::Local(m, r)));
                             self.unknown_prefix(m, router.line, &what, p, &crate::link::display(p));
