@@ -372,12 +372,19 @@ fn lower_ty_depth(t: &syn::Type, depth: usize) -> Ty {
     }
 }
 
+/// The first trait of a bound list; a closure trait keeps its parameter types as arguments
+/// (`impl Fn(&mut web::ServiceConfig)`: a function that configures routes).
 fn bounds_ty<'a>(mut bounds: impl Iterator<Item = &'a syn::TypeParamBound>) -> Ty {
     bounds
         .find_map(|b| match b {
             syn::TypeParamBound::Trait(t) => Some(Ty {
                 path: path_segs(&t.path),
-                args: vec![],
+                args: match t.path.segments.last().map(|s| &s.arguments) {
+                    Some(syn::PathArguments::Parenthesized(p)) => {
+                        p.inputs.iter().map(|a| lower_ty(&a.ty)).collect()
+                    }
+                    _ => vec![],
+                },
             }),
             _ => None,
         })
@@ -2018,6 +2025,7 @@ const BUILDER_METHODS: &[&str] = &[
     "attach",
     "default_service",
     "to",
+    "to_async",
     // utoipa-axum and aide
     "routes",
     "api_route",
