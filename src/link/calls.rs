@@ -2253,11 +2253,26 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// A handler that hands its request to a library handler that does not serve `method`
+    /// (`export default (req, res) => NextAuth(req, res, opts)` on a PUT): the library answers
+    /// that method itself, and nothing of the handler's runs.
+    pub fn hands_to_unserved(&self, m: ModId, f: FnId, method: &str) -> bool {
+        self.res.modules[m].functions[f].calls.iter().any(|cs| {
+            matches!(cs.args.first(), Some(Val::Param(pf, 0)) if *pf == f)
+                && self.not_served(m, cs, method)
+        })
+    }
+
     /// A call of a library handler that does not serve `method`: it runs nothing of what it is
     /// given (`NextAuth(req, res, { callbacks })` on a PUT).
     fn not_served(&self, m: ModId, cs: &CallSite, method: &str) -> bool {
+        self.library_not_serving(m, &cs.callee, method)
+    }
+
+    /// `callee` is a library handler that does not serve `method` (`NextAuth`, on a PUT).
+    pub fn library_not_serving(&self, m: ModId, callee: &Val, method: &str) -> bool {
         self.res
-            .origin(m, &cs.callee)
+            .origin(m, callee)
             .is_some_and(|(spec, name, path)| {
                 path.last()
                     .or(name.as_ref())

@@ -300,6 +300,9 @@ pub struct Mounter<'a> {
     /// The walk is under a router nothing mounts or a prefix that could not be read: the paths
     /// it makes are incomplete.
     incomplete: bool,
+    /// Next.js route files that serve a GraphQL server (`startServerAndCreateNextHandler`): the
+    /// module and its path. Their mutations are the endpoints, not the file's handler.
+    gql_next: Vec<(ModId, String)>,
 }
 
 /// A parameter of a function (module, function, index) and what the framework passes it.
@@ -339,6 +342,7 @@ impl<'a> Mounter<'a> {
             bindings: Vec::new(),
             ts_rest_registered: Vec::new(),
             incomplete: false,
+            gql_next: Vec::new(),
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -1146,7 +1150,12 @@ impl<'a> Mounter<'a> {
         }
         self.nest_routes();
         self.graphql_routes();
-        self.routes.extend(super::next::routes(self.res));
+        let gql_next = std::mem::take(&mut self.gql_next);
+        self.routes.extend(
+            super::next::routes(self.res)
+                .into_iter()
+                .filter(|r| !gql_next.contains(&(r.handler_module, r.path.clone()))),
+        );
         self.routes.extend(super::medusa::routes(self.res));
         for (routes, diagnostics) in [
             super::sveltekit::routes(self.res),

@@ -245,6 +245,16 @@ impl Mounter<'_> {
                             context: context_of(&opts),
                             schema: schema_of(&opts),
                         });
+                    } else if name == "startServerAndCreateNextHandler"
+                        && spec.starts_with("@as-integrations/next")
+                        && let Some(site) = cs.args.first().and_then(|s| self.new_site(m, s))
+                        && let Some(route) = crate::link::next::file_route(self.res, &module.file)
+                    {
+                        // Apollo in a Next.js route file: served at the file's path.
+                        let opts = self.gql_options(m, cs.args.get(1));
+                        let path = route.path().to_string();
+                        self.gql_next.push((m, path.clone()));
+                        served.push((site, (path, true), "nextjs", context_of(&opts)));
                     } else if name == "startStandaloneServer"
                         && spec.starts_with("@apollo/server")
                         && let Some(site) = cs.args.first().and_then(|s| self.new_site(m, s))
@@ -333,7 +343,7 @@ impl Mounter<'_> {
                 self.diagnostics.push(Diagnostic::new(
                     modules[m].file.clone(),
                     line,
-                    format!("this Apollo server is not seen mounted (`expressMiddleware`, `applyMiddleware`, `startStandaloneServer`): its mutations are listed at `{DEFAULT_PATH}`, marked `path_complete: false`"),
+                    format!("this Apollo server is not seen mounted (`expressMiddleware`, `applyMiddleware`, `startStandaloneServer`, `startServerAndCreateNextHandler`): its mutations are listed at `{DEFAULT_PATH}`, marked `path_complete: false`"),
                 ));
                 paths.push((
                     (DEFAULT_PATH.to_string(), false),
