@@ -480,12 +480,27 @@ fn param_path(v: &Val) -> Option<(usize, Vec<String>)> {
 }
 
 /// Where the message id of a publish call comes from when a parameter decides it: an id field of
-/// an object argument, else the last argument read from a parameter (options come last).
+/// an object argument; else the last argument, when a parameter gives it (options come last);
+/// else, when the options are an object whose spread parts cannot be read (`{ ...opts, x }`), the
+/// first parameter among the arguments, judged whole at each caller.
 fn key_param_of_call(args: &[Val], keys: &[String]) -> Option<crate::facts::DedupParam> {
     args.iter()
         .filter(|a| matches!(a, Val::Obj(_)))
         .find_map(|a| key_from_param(a, keys))
-        .or_else(|| args.iter().rev().find_map(|a| key_from_param(a, keys)))
+        .or_else(|| {
+            args.last()
+                .filter(|a| !matches!(a, Val::Obj(_)))
+                .and_then(|a| key_from_param(a, keys))
+        })
+        .or_else(|| {
+            args.iter()
+                .find_map(param_index)
+                .map(|index| crate::facts::DedupParam {
+                    index,
+                    fields: Vec::new(),
+                    is_id: false,
+                })
+        })
 }
 
 /// Where a message id given to a publish call comes from when a parameter decides it: a field
@@ -2253,26 +2268,11 @@ impl<'a> Calls<'a> {
         }
     }
 
-    /// A handler that hands its request to a library handler that does not serve `method`
-    /// (`export default (req, res) => NextAuth(req, res, opts)` on a PUT): the library answers
-    /// that method itself, and nothing of the handler's runs.
-    pub fn hands_to_unserved(&self, m: ModId, f: FnId, method: &str) -> bool {
-        self.res.modules[m].functions[f].calls.iter().any(|cs| {
-            matches!(cs.args.first(), Some(Val::Param(pf, 0)) if *pf == f)
-                && self.not_served(m, cs, method)
-        })
-    }
-
     /// A call of a library handler that does not serve `method`: it runs nothing of what it is
     /// given (`NextAuth(req, res, { callbacks })` on a PUT).
     fn not_served(&self, m: ModId, cs: &CallSite, method: &str) -> bool {
-        self.library_not_serving(m, &cs.callee, method)
-    }
-
-    /// `callee` is a library handler that does not serve `method` (`NextAuth`, on a PUT).
-    pub fn library_not_serving(&self, m: ModId, callee: &Val, method: &str) -> bool {
         self.res
-            .origin(m, callee)
+            .origin(m, &cs.callee)
             .is_some_and(|(spec, name, path)| {
                 path.last()
                     .or(name.as_ref())

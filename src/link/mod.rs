@@ -138,23 +138,6 @@ pub fn link_ts(
     // Handlers summarised per method are not memoised: they are server code too.
     let mut handlers = std::collections::HashSet::new();
     for route in routes {
-        // A Next.js handler listed for a method it hands to a library that does not serve it
-        // (NextAuth's catch-all on PUT): that method is no endpoint of it.
-        if route.framework == "nextjs" && route.branch.as_deref() == Some(route.method.as_str()) {
-            let unserved = match &route.handler {
-                // `export default NextAuth(authOptions)`
-                Val::Call(callee, _) => {
-                    calls.library_not_serving(route.handler_module, callee, &route.method)
-                }
-                handler => match res.resolve(route.handler_module, handler) {
-                    Resolved::Func(hm, hf) => calls.hands_to_unserved(hm, hf, &route.method),
-                    _ => false,
-                },
-            };
-            if unserved {
-                continue;
-            }
-        }
         // A bug met while linking one route costs that route, not the audit.
         let file = route
             .file
