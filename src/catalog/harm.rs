@@ -36,6 +36,11 @@ pub struct Http {
     pub any: Vec<Cond>,
     pub impact: Impact,
     pub detail: String,
+    /// The service accepts what the request sends once (a captcha token, an OAuth
+    /// authorization code): a retry of the same request is refused there, so the effects that
+    /// run after the call do not run again.
+    #[serde(default)]
+    pub single_use: bool,
     #[serde(skip)]
     set: Option<GlobSet>,
 }

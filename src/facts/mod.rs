@@ -239,8 +239,9 @@ pub struct Effect {
     /// client.
     #[serde(skip)]
     pub swallowed: bool,
-    /// Link facts: creates whose failure fails the request and that run before this effect
-    /// whenever it runs (earlier in an enclosing block of the same function).
+    /// Link facts: creates whose failure fails the request, and outbound HTTP calls, that run
+    /// before this effect whenever it runs (earlier in an enclosing block of the same function;
+    /// see [`Effect::orders_what_follows`]).
     #[serde(skip)]
     pub after_creates: Vec<Location>,
     /// A create made only when a lookup found nothing, after a test that throws when it found
@@ -366,7 +367,7 @@ impl Effect {
     /// Records that this effect runs after these creates, whenever it runs (both front ends).
     pub fn runs_after(&mut self, creates: &[Location]) {
         for at in creates {
-            if self.after_creates.len() < 8 && !self.after_creates.contains(at) {
+            if self.after_creates.len() < 16 && !self.after_creates.contains(at) {
                 self.after_creates.push(at.clone());
             }
         }
@@ -379,6 +380,13 @@ impl Effect {
             && self.fails_request
             && (!self.upsert || self.refused_by.is_some())
             && !self.on_failure
+    }
+
+    /// What the effects after it run behind, when it precedes them on every path: a create that
+    /// ends the request on a duplicate, or an outbound HTTP call (a verification whose refusal
+    /// the caller tests, see `link::harm`'s single-use checks).
+    pub fn orders_what_follows(&self) -> bool {
+        self.ends_a_duplicate() || (self.kind == EffectKind::ExternalCall && !self.on_failure)
     }
 
     /// A create made only when a lookup found nothing, with no unique constraint behind the

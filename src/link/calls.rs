@@ -1193,6 +1193,28 @@ impl<'a> Calls<'a> {
                     && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
                 {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
+                    // a MongoDB collection read as the effects' targets are (below)
+                    let collection = match &t {
+                        Some(n) if n == "collection" || *n == cs.root_name => group_collection
+                            .get(&cs.group)
+                            .cloned()
+                            .or_else(|| self.res.collection_name(m, &cs.root, 0)),
+                        _ => None,
+                    };
+                    let t = match collection {
+                        Some(c) => {
+                            // a guard on the row names the collection by its receiver
+                            // (`getUsersCollection().findOne(..)`)
+                            for name in receiver_names(cs) {
+                                let known = guard_alias.entry(name).or_default();
+                                if !known.contains(&c) {
+                                    known.push(c.clone());
+                                }
+                            }
+                            Some(c)
+                        }
+                        None => t,
+                    };
                     let t = entity.clone().map(Some).unwrap_or(t);
                     read.push(t.clone());
                     if let Some(known) = &t
@@ -1469,7 +1491,7 @@ impl<'a> Calls<'a> {
                         e.fails_request &= fails_here;
                     }
                     e.runs_after(&after);
-                    if e.ends_a_duplicate() && creates_here.len() < 64 {
+                    if e.orders_what_follows() && creates_here.len() < 64 {
                         creates_here.push((&cs.blocks[..], cs.line, e.location.clone()));
                     }
                 }

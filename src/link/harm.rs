@@ -4,7 +4,7 @@
 //! call with the same arguments get the same verdict.
 
 use crate::catalog::harm::Harm;
-use crate::facts::{DownstreamKey, EffectKind, Endpoint, Impact};
+use crate::facts::{DownstreamKey, EffectKind, Endpoint, Impact, Location};
 
 /// What the endpoint's name says the caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -332,6 +332,39 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             }
             e.impact = impact;
             e.impact_detail = detail;
+        }
+        single_use_checks(ep, harm);
+    }
+}
+
+/// A call to a service that accepts what the request sends once (a captcha token, an OAuth
+/// authorization code), made before other effects on every path: a retry of the same request
+/// is refused there, so those effects run once. The service refuses the second use itself, so
+/// two concurrent retries do not both pass.
+fn single_use_checks(ep: &mut Endpoint, harm: &Harm) {
+    let checks: Vec<(Location, String)> = ep
+        .side_effects
+        .iter()
+        .filter(|e| e.kind == EffectKind::ExternalCall && !e.on_failure)
+        .filter_map(|e| {
+            let h = harm.http_for(e.url.as_deref(), &e.args)?;
+            h.single_use.then(|| {
+                (
+                    e.location.clone(),
+                    format!("{} (`{}`, `{}`)", h.detail, e.callee, h.id),
+                )
+            })
+        })
+        .collect();
+    if checks.is_empty() {
+        return;
+    }
+    for e in &mut ep.side_effects {
+        if e.claimed.is_some() {
+            continue;
+        }
+        if let Some((at, what)) = checks.iter().find(|(at, _)| e.after_creates.contains(at)) {
+            e.claimed = Some((what.clone(), at.clone()));
         }
     }
 }

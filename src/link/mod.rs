@@ -603,7 +603,7 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         mechanisms.push(Mechanism {
             kind: MechanismKind::Claim,
             detail: format!(
-                "{what} whose outcome is tested before the effects after it: a retry finds the row or key claimed and stops"
+                "{what} whose outcome is tested before the effects after it: a retry finds the row, key or token claimed and stops"
             ),
             location: at.clone(),
         });

@@ -2220,7 +2220,8 @@ fn settle_statement(out: &mut Summary, s: Settle, creates_here: &mut Vec<Locatio
         e.fails_request &= fails;
         e.swallowed |= drops && e.via.is_empty();
         e.runs_after(&before);
-        if e.ends_a_duplicate() && creates_here.len() < 64 && !creates_here.contains(&e.location) {
+        if e.orders_what_follows() && creates_here.len() < 64 && !creates_here.contains(&e.location)
+        {
             creates_here.push(e.location.clone());
         }
     }

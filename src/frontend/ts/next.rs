@@ -414,6 +414,13 @@ impl<'t> Evaluator<'t, '_> {
                                 None => None,
                             }
                         }
+                        // MongoDB's `db.collection('settings').findOne(..)`: the collection
+                        Val::Call(getter, args)
+                            if matches!(getter.as_ref(), Val::Member(_, g) if g == "collection")
+                                && args.first().and_then(Val::as_str).is_some() =>
+                        {
+                            args.first().and_then(Val::as_str).map(str::to_string)
+                        }
                         m => m.name_it_goes_by(),
                     };
                     return name.map(|m| (m, row.clone()));
