@@ -2246,9 +2246,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             Some(a) => vec![a], // tagged template
             None => vec![],
         };
-        // require('x')
-        if c.root == Val::Global("require".into())
-            && c.path.is_empty()
+        // require('x'), and a dynamic `import('x')` (awaited: the module's namespace)
+        if (c.root == Val::Global("require".into()) && c.path.is_empty()
+            || callee.kind() == "import")
             && let Some(Val::Str(spec)) = arg_nodes.first().map(|a| self.eval(*a))
         {
             c.val = Val::Import { spec, name: None };
