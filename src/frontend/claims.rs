@@ -301,3 +301,136 @@ mod tests {
         ));
     }
 }
+
+/// A field name as both front ends compare them: `status`, `Status` and `STATUS` alike,
+/// `team_id` and `teamId` alike.
+fn field_key(name: &str) -> String {
+    name.chars()
+        .filter(|c| *c != '_')
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A constant as written in SQL, as `Effect::update_keys` has it (`'x'` → `s:x`, `true` →
+/// `b:true`); `None` for a bound parameter or an expression.
+fn sql_constant(value: &str) -> Option<String> {
+    let value = value.trim();
+    if let Some(s) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
+        return Some(format!("s:{s}"));
+    }
+    match value.to_ascii_lowercase().as_str() {
+        "true" | "false" => Some(format!("b:{}", value.to_ascii_lowercase())),
+        _ => None,
+    }
+}
+
+/// The columns a `SELECT .. WHERE a = 'x' AND b = true ..` fixes to a constant (top-level `AND`
+/// terms only), as (column, constant).
+pub fn sql_where_constants(sql: &str) -> Vec<(String, String)> {
+    let flat = flat(sql);
+    let upper = flat.to_ascii_uppercase();
+    if !upper.trim_start().starts_with("SELECT ") {
+        return vec![];
+    }
+    let Some(at) = upper.find(" WHERE ") else {
+        return vec![];
+    };
+    let end = [
+        " ORDER ",
+        " GROUP ",
+        " LIMIT ",
+        " FOR ",
+        " RETURNING ",
+        " HAVING ",
+    ]
+    .iter()
+    .filter_map(|k| upper[at + 7..].find(k).map(|i| at + 7 + i))
+    .min()
+    .unwrap_or(flat.len());
+    let text = &flat[at + 7..end];
+    let upper_text = &upper[at + 7..end];
+    if upper_text.contains(" OR ") || text.contains('(') {
+        return vec![];
+    }
+    let mut out = Vec::new();
+    let mut from = 0;
+    let mut terms = Vec::new();
+    for (i, _) in upper_text.match_indices(" AND ") {
+        terms.push(&text[from..i]);
+        from = i + 5;
+    }
+    terms.push(&text[from..]);
+    for term in terms {
+        let Some((column, value)) = term.split_once('=') else {
+            continue;
+        };
+        let column = column.trim().trim_matches('"').trim_matches('`');
+        let column = column.rsplit('.').next().unwrap_or(column);
+        if column.is_empty()
+            || !column.chars().all(|c| c.is_alphanumeric() || c == '_')
+            || column.ends_with(['!', '<', '>'])
+        {
+            continue;
+        }
+        if let Some(c) = sql_constant(value) {
+            out.push((column.to_string(), c));
+        }
+    }
+    out
+}
+
+/// The columns an `INSERT INTO t (a, b) VALUES (..)` writes, with the constant each gets when it
+/// is one, as `Effect::update_keys` has them.
+pub fn sql_insert_values(sql: &str) -> Vec<(String, Option<String>)> {
+    sql_insert_columns(sql)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(c, v)| {
+            let constant = sql_constant(&v);
+            (c, constant)
+        })
+        .collect()
+}
+
+/// Whether a row written with `written` (fields and the constants they get, as
+/// `Effect::update_keys` has them) is not one a lookup filtered on `filter` (fields fixed to
+/// constants) finds: a field both fix, to different constants (`status = 'pending'` looked up,
+/// `status = 'approved'` written). A retry's lookup then misses the row the first run wrote, so
+/// the lookup guards nothing.
+pub fn written_outside_filter(
+    filter: &[(String, String)],
+    written: &[(String, Option<String>)],
+) -> bool {
+    filter.iter().any(|(f, want)| {
+        written
+            .iter()
+            .any(|(w, got)| field_key(w) == field_key(f) && got.as_ref().is_some_and(|g| g != want))
+    })
+}
+
+#[cfg(test)]
+#[test]
+fn lookups_by_a_constant_the_create_does_not_write() {
+    let filter = sql_where_constants(
+        "SELECT id FROM ticket_requests WHERE user_id = $1 AND status = 'pending' LIMIT 1",
+    );
+    assert_eq!(
+        filter,
+        vec![("status".to_string(), "s:pending".to_string())]
+    );
+    let approved =
+        sql_insert_values("INSERT INTO ticket_requests (user_id, status) VALUES ($1, 'approved')");
+    assert!(written_outside_filter(&filter, &approved));
+    let pending =
+        sql_insert_values("INSERT INTO ticket_requests (user_id, status) VALUES ($1, 'pending')");
+    assert!(!written_outside_filter(&filter, &pending));
+    // a status the create leaves to the request or the column's default: not known to differ
+    let unknown =
+        sql_insert_values("INSERT INTO ticket_requests (user_id, status) VALUES ($1, $2)");
+    assert!(!written_outside_filter(&filter, &unknown));
+    assert!(sql_where_constants("SELECT 1 FROM t WHERE a = 'x' OR b = 'y'").is_empty());
+    assert!(written_outside_filter(
+        &[("Status".into(), "m:Status.Pending".into())],
+        &[("status".into(), Some("m:Status.Approved".into()))]
+    ));
+}

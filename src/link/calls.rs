@@ -31,6 +31,8 @@ pub struct Summary {
     pub key_obs: Vec<KeyObs>,
     /// Models looked up row by row (find/exists, not count), in the order read.
     pub lookups: Vec<String>,
+    /// The fields those lookups' filters fix to constants (`where: { status: 'PENDING' }`).
+    pub lookup_filters: Vec<(String, String)>,
     /// Ids made deterministically from their input (`uuid.v5(name, ns)`): the same event gives
     /// the same id on every delivery.
     pub derived_ids: Vec<Location>,
@@ -393,33 +395,52 @@ fn state_models(
     out
 }
 
-/// The fields an update sets: Prisma's `data`, MongoDB's `$set`, the values object of TypeORM's
-/// `update(criteria, values)` or Sequelize's `update(values, { where })`.
-fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
-    // The value written when it is a constant: a literal, the current time, an enum member.
-    fn constant(v: &Val) -> Option<String> {
-        match v {
-            Val::Str(s) => Some(format!("s:{s}")),
-            Val::Bool(b) => Some(format!("b:{b}")),
-            Val::New(ctor, _) if matches!(ctor.as_ref(), Val::Global(g) if g == "Date") => {
+/// The value written when it is a constant: a literal, the current time, an enum member.
+fn constant(v: &Val) -> Option<String> {
+    match v {
+        Val::Str(s) => Some(format!("s:{s}")),
+        Val::Bool(b) => Some(format!("b:{b}")),
+        Val::New(ctor, _) if matches!(ctor.as_ref(), Val::Global(g) if g == "Date") => {
+            Some("now".into())
+        }
+        Val::Call(callee, _) => match callee.as_ref() {
+            Val::Member(o, n)
+                if n == "now" && matches!(o.as_ref(), Val::Global(g) if g == "Date") =>
+            {
                 Some("now".into())
             }
-            Val::Call(callee, _) => match callee.as_ref() {
-                Val::Member(o, n)
-                    if n == "now" && matches!(o.as_ref(), Val::Global(g) if g == "Date") =>
-                {
-                    Some("now".into())
-                }
-                _ => None,
-            },
-            // an enum member (`Status.Paid`), not a field of what the request sent
-            // (`req.body.accepted`)
-            Val::Member(o, n) if param_index(o).is_none() => {
-                o.name_it_goes_by().map(|e| format!("m:{e}.{n}"))
-            }
             _ => None,
+        },
+        // an enum member (`Status.Paid`), not a field of what the request sent
+        // (`req.body.accepted`)
+        Val::Member(o, n) if param_index(o).is_none() => {
+            o.name_it_goes_by().map(|e| format!("m:{e}.{n}"))
         }
+        _ => None,
     }
+}
+
+/// The fields a lookup's filter fixes to constants (`findOne({ where: { status: 'PENDING' } })`,
+/// `findOne({ status: Status.Pending })`), as `Effect::update_keys` writes constants.
+fn lookup_filter(cs: &CallSite) -> Vec<(String, String)> {
+    let Some(Val::Obj(fields)) = cs.args.first() else {
+        return vec![];
+    };
+    let filter = match fields.iter().find(|(k, _)| k == "where") {
+        Some((_, Val::Obj(w))) => w,
+        Some(_) => return vec![],
+        None => fields,
+    };
+    filter
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), constant(v)?)))
+        .collect()
+}
+
+/// The fields an update sets: Prisma's `data`, MongoDB's `$set`, the values object of TypeORM's
+/// `update(criteria, values)` or Sequelize's `update(values, { where })`; for a create, what its
+/// record holds.
+fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
     let mut out = Vec::new();
     for a in cs.args.iter().take(2) {
         let Val::Obj(fields) = a else { continue };
@@ -1081,7 +1102,8 @@ impl<'a> Calls<'a> {
             };
             let own_start = own.len();
             let out_start = out.effects.len();
-            let mut lookups_here: Vec<String> = Vec::new();
+            // Models looked up here, each with the fields its filter fixes to constants.
+            let mut lookups_here: Vec<(String, Vec<(String, String)>)> = Vec::new();
             // Models looked up here with a row lock.
             let mut locked_here: Vec<String> = Vec::new();
             // What a lookup's receiver stands for: the entity a repository serves, or what a
@@ -1225,7 +1247,9 @@ impl<'a> Calls<'a> {
                             .is_some_and(|l| self.catalog.is_lookup(l))
                             || drizzle_select(cs))
                     {
-                        lookups_here.push(aliased(known));
+                        let filter = lookup_filter(cs);
+                        out.lookup_filters.extend(filter.iter().cloned());
+                        lookups_here.push((aliased(known), filter));
                         if locks_rows(cs) {
                             locked_here.push(model_key(&aliased(known)));
                         }
@@ -1290,7 +1314,7 @@ impl<'a> Calls<'a> {
                     self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), None, &mut e);
                     e.unique_caught |= caught_groups.contains(&cs.group);
                     e.on_failure |= cs.on_failure;
-                    if e.kind == EffectKind::DbUpdate {
+                    if matches!(e.kind, EffectKind::DbUpdate | EffectKind::DbCreate) {
                         e.update_keys = match drizzle.get(&cs.group) {
                             Some((_, Some(keys))) => {
                                 keys.iter().map(|k| (k.clone(), None)).collect()
@@ -1442,7 +1466,13 @@ impl<'a> Calls<'a> {
                             }
                         }
                     }
-                    lookups_here.extend(sub.lookups.iter().cloned());
+                    lookups_here.extend(
+                        sub.lookups
+                            .iter()
+                            .map(|l| (l.clone(), sub.lookup_filters.clone())),
+                    );
+                    out.lookup_filters
+                        .extend(sub.lookup_filters.iter().cloned());
                     out.lookups.extend(sub.lookups.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
@@ -1517,10 +1547,15 @@ impl<'a> Calls<'a> {
                         .map(|a| aliased(a)),
                 );
                 for model in candidates {
-                    if lookups_here
-                        .iter()
-                        .any(|l| model_key(l) == model_key(&model))
-                    {
+                    // A lookup filtered on a constant the create writes otherwise (`status:
+                    // 'PENDING'` looked up, `status: 'PAID'` created) misses the row on a retry.
+                    if lookups_here.iter().any(|(l, filter)| {
+                        model_key(l) == model_key(&model)
+                            && !crate::frontend::claims::written_outside_filter(
+                                filter,
+                                &e.update_keys,
+                            )
+                    }) {
                         find_or_create(&model, &updated, e);
                         e.lookup_locked |=
                             e.find_or_create && locked_here.contains(&model_key(&model));

@@ -45,6 +45,9 @@ pub struct Summary {
     pub reads: Vec<String>,
     /// Of those, the tables read with a lock (`SELECT .. FOR UPDATE`).
     pub locked_reads: Vec<String>,
+    /// The fields those reads' filters fix to constants (`WHERE status = 'pending'`,
+    /// `.filter(Column::Status.eq(Status::Pending))`), as (field, constant).
+    pub read_filters: Vec<(String, String)>,
     /// What the key code reached does, in the order of this function's calls that lead to it.
     pub key_obs: Vec<KeyObs>,
     /// Calls to a project type's associated function that resolves to nothing (one a
@@ -260,7 +263,7 @@ struct Scope {
     /// Variables holding what a lookup found (`let existing = sqlx::query_as("SELECT .. FROM
     /// users ..")..fetch_optional(..)`, or a call of a function that only reads): the tables it
     /// read (as `facts::model_key`s), and whether it locked them (`FOR UPDATE`).
-    lookups: HashMap<String, (Vec<String>, bool)>,
+    lookups: HashMap<String, (Vec<String>, bool, Vec<(String, String)>)>,
     /// Variables holding a select filtered on `not(exists(..))`: inserted, it writes only
     /// what is not there yet.
     absent_selects: HashSet<String>,
@@ -278,6 +281,9 @@ enum Guard {
         tables: Vec<String>,
         locked: bool,
         refuses: bool,
+        /// The fields the lookup's filter fixes to constants: a create that writes another
+        /// constant there is not the row a retry's lookup finds.
+        filter: Vec<(String, String)>,
     },
     /// They run only while a field of the row passes a test (`Effect::state_guard`'s `t:..` /
     /// `f:..`).
@@ -296,6 +302,7 @@ impl Guard {
                     tables,
                     locked,
                     refuses,
+                    filter,
                 } => {
                     if e.kind != EffectKind::DbCreate
                         || e.upsert
@@ -303,6 +310,7 @@ impl Guard {
                             .target
                             .as_deref()
                             .is_some_and(|t| tables.contains(&crate::facts::model_key(t)))
+                        || crate::frontend::claims::written_outside_filter(filter, &e.update_keys)
                     {
                         continue;
                     }
@@ -943,7 +951,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ..
                 } => {
                     let start = out.effects.len();
-                    let (reads, locked) = (out.reads.len(), out.locked_reads.len());
+                    let (reads, locked, filters) = (
+                        out.reads.len(),
+                        out.locked_reads.len(),
+                        out.read_filters.len(),
+                    );
                     // `let (found, total) = try_join!(lookup_a, lookup_b)?`: each name holds
                     // what its future read
                     let joined = init
@@ -952,13 +964,18 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .filter(|futures| names.len() > 1 && futures.len() == names.len());
                     if let Some(futures) = joined {
                         for (name, future) in names.iter().zip(futures) {
-                            let (r0, l0, e0) =
-                                (out.reads.len(), out.locked_reads.len(), out.effects.len());
+                            let (r0, l0, e0, f0) = (
+                                out.reads.len(),
+                                out.locked_reads.len(),
+                                out.effects.len(),
+                                out.read_filters.len(),
+                            );
                             self.walk(future, scope, out, false);
                             let read = read_keys(&out.reads[r0..]);
                             if out.effects.len() == e0 && !read.is_empty() {
                                 let locked = out.locked_reads.len() > l0;
-                                scope.lookups.insert(name.clone(), (read, locked));
+                                let filter = out.read_filters[f0..].to_vec();
+                                scope.lookups.insert(name.clone(), (read, locked, filter));
                             } else {
                                 scope.lookups.remove(name);
                             }
@@ -968,7 +985,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                     }
                     let read = read_keys(&out.reads[reads..]);
                     let lookup = if out.effects.len() == start && !read.is_empty() {
-                        Some((read, out.locked_reads.len() > locked))
+                        Some((
+                            read,
+                            out.locked_reads.len() > locked,
+                            out.read_filters[filters..].to_vec(),
+                        ))
                     } else if let Some(Ex::Path(p, _)) = init.as_deref()
                         && p.len() == 1
                     {
@@ -1019,6 +1040,18 @@ impl<'m, 'a> Effects<'m, 'a> {
                         // `let values = Session::ActiveModel { .. }; values.insert(db)`: the
                         // path before `ActiveModel` names the entity, as in a literal inserted
                         // directly.
+                        // `let m = Entity::ActiveModel { status: Set(Status::Open), .. }`: what its
+                        // insert or update writes
+                        if let Some(Ex::Struct(p, values, fields)) = init.as_deref()
+                            && p.last().is_some_and(|l| l == "ActiveModel")
+                        {
+                            let set: Vec<(String, Option<String>)> = fields
+                                .iter()
+                                .zip(values.iter())
+                                .filter_map(|(f, v)| Some((f.clone(), set_value(v)?)))
+                                .collect();
+                            scope.sets.insert(name.clone(), set);
+                        }
                         match init.as_deref() {
                             Some(Ex::Struct(p, ..))
                                 if p.len() >= 2 && p.last().is_some_and(|l| l == "ActiveModel") =>
@@ -1082,7 +1115,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 names, fails: true, ..
             } = s
                 && names.len() == 1
-                && let Some((tables, _)) = scope.lookups.get(&names[0])
+                && let Some((tables, ..)) = scope.lookups.get(&names[0])
             {
                 required.push((names[0].clone(), tables.clone(), out.effects.len()));
             }
@@ -1138,13 +1171,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 line,
                 parts,
             } if !scope.claims.contains_key(var) => {
-                let (tables, locked) = scope.lookups.get(var)?.clone();
+                let (tables, locked, filter) = scope.lookups.get(var)?.clone();
                 let found_when_true = !failed_when_true;
                 let at = self.location(scope.module, *line);
                 let missing = |refuses| Guard::Missing {
                     tables: tables.clone(),
                     locked,
                     refuses,
+                    filter: filter.clone(),
                 };
                 for (i, p) in parts.iter().enumerate() {
                     let start = out.effects.len();
@@ -1161,7 +1195,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 // A row looked up here, or one given to the function (the signed-in `user` an
                 // extractor loaded): named for its variable, as the table it comes from is.
                 let tables = match scope.lookups.get(&t.var) {
-                    Some((tables, _)) => tables.clone(),
+                    Some((tables, ..)) => tables.clone(),
                     None => vec![crate::facts::model_key(&t.var)],
                 };
                 let at = self.location(scope.module, t.line);
@@ -1282,6 +1316,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         out.key_reads.extend(sub.key_reads.iter().cloned());
         out.reads.extend(sub.reads.iter().cloned());
         out.locked_reads.extend(sub.locked_reads.iter().cloned());
+        out.read_filters.extend(sub.read_filters.iter().cloned());
         for u in &sub.unfollowed {
             if out.unfollowed.len() < 8 && !out.unfollowed.contains(u) {
                 out.unfollowed.push(u.clone());
@@ -1852,7 +1887,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 url: call_url(&c),
                 fails_request: true,
                 update_keys: match &c.root_var {
-                    Some(v) if sink.kind == EffectKind::DbUpdate => {
+                    Some(v) if matches!(sink.kind, EffectKind::DbUpdate | EffectKind::DbCreate) => {
                         scope.sets.get(v).cloned().unwrap_or_default()
                     }
                     _ => vec![],
@@ -1895,6 +1930,11 @@ impl<'m, 'a> Effects<'m, 'a> {
             // the same table after it is pre-checked
             if let Some(t) = diesel_read(&c).or_else(|| seaorm_read(&c)) {
                 out.reads.push(t);
+                for (name, args, _) in &c.links {
+                    if *name == "filter" {
+                        out.read_filters.extend(args.iter().flat_map(lookup_filter));
+                    }
+                }
             }
             return;
         };
@@ -1919,10 +1959,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                 out.effects.push(Effect {
                     find_or_create,
                     data_keys,
-                    update_keys: if kind == EffectKind::DbUpdate {
-                        crate::frontend::claims::sql_set_values(&s)
-                    } else {
-                        vec![]
+                    update_keys: match kind {
+                        EffectKind::DbUpdate => crate::frontend::claims::sql_set_values(&s),
+                        EffectKind::DbCreate => crate::frontend::claims::sql_insert_values(&s),
+                        _ => vec![],
                     },
                     kind,
                     callee: c.text.clone(),
@@ -1947,6 +1987,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                     out.locked_reads.extend(target.clone());
                 }
                 out.reads.extend(target);
+                out.read_filters
+                    .extend(crate::frontend::claims::sql_where_constants(&s));
             }
             None => {}
         }
@@ -2069,6 +2111,36 @@ fn entity_as_written(p: &[String]) -> Option<String> {
 /// `find_with_related`, `find_linked`).
 fn is_related_find(name: &str) -> bool {
     name.starts_with("find_") && (name.ends_with("_related") || name.ends_with("_linked"))
+}
+
+/// The fields a lookup's filter fixes to constants: the argument of SeaORM's and diesel's
+/// `.filter(col.eq(C))` (`Column::Status.eq(Status::Pending)`, `status.eq("pending")`, also
+/// inside `.and(..)`); as (field, constant).
+fn lookup_filter(e: &Ex) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack = vec![e];
+    let mut seen = 0usize;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 4096 {
+            break;
+        }
+        match e {
+            Ex::Method(recv, name, args, _)
+                if name == "eq"
+                    && args.len() == 1
+                    && let Ex::Path(p, _) = &**recv
+                    && let Some(c) = constant_value(&args[0]) =>
+            {
+                if let Some(field) = p.last() {
+                    out.push((field.clone(), c));
+                }
+            }
+            _ => {}
+        }
+        super::parse::children(e, &mut stack);
+    }
+    out
 }
 
 /// What `Set(value)` (SeaORM's `ActiveValue::Set`) writes, as `Effect::update_keys` has it: the
