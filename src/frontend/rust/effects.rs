@@ -547,6 +547,9 @@ struct Chain<'e> {
     record: Option<Vec<String>>,
     /// The local variable the chain starts from (`active` in `active.update(db)`).
     root_var: Option<String>,
+    /// What a SeaORM `ActiveModel { .. }` literal the chain starts from sets, as
+    /// `Effect::update_keys` has it.
+    written: Vec<(String, Option<String>)>,
     line: Line,
     text: String,
 }
@@ -1657,6 +1660,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             entity: None,
             record: None,
             root_var: None,
+            written: vec![],
             line: 0,
             text: String::new(),
         };
@@ -1765,6 +1769,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 c.root_name = p.last().cloned().unwrap_or_default();
                 c.text = format!("{} {{ .. }}", p.join("::"));
                 c.record = Some(record_keys(values, names, scope));
+                c.written = names
+                    .iter()
+                    .zip(values.iter())
+                    .filter_map(|(n, v)| Some((n.clone(), set_value(v)?)))
+                    .collect();
                 match self.resolve(p, scope) {
                     r @ Res::Type(..) => {
                         if let Some((module, ty)) = self.model.entity_of(&r) {
@@ -1890,6 +1899,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     Some(v) if matches!(sink.kind, EffectKind::DbUpdate | EffectKind::DbCreate) => {
                         scope.sets.get(v).cloned().unwrap_or_default()
                     }
+                    _ if sink.kind == EffectKind::DbCreate => c.written.clone(),
                     _ => vec![],
                 },
                 ..Effect::default()
