@@ -263,7 +263,7 @@ struct Scope {
     /// Variables holding what a lookup found (`let existing = sqlx::query_as("SELECT .. FROM
     /// users ..")..fetch_optional(..)`, or a call of a function that only reads): the tables it
     /// read (as `facts::model_key`s), and whether it locked them (`FOR UPDATE`).
-    lookups: HashMap<String, (Vec<String>, bool, Vec<(String, String)>)>,
+    lookups: HashMap<String, Lookup>,
     /// Variables holding a select filtered on `not(exists(..))`: inserted, it writes only
     /// what is not there yet.
     absent_selects: HashSet<String>,
@@ -272,6 +272,10 @@ struct Scope {
     /// `.update(db)` writes.
     sets: HashMap<String, Vec<(String, Option<String>)>>,
 }
+
+/// A row a variable holds from a lookup: the tables read (as `facts::model_key`s), whether
+/// they were read with a lock, and the fields the lookup's filter fixes to constants.
+type Lookup = (Vec<String>, bool, Vec<(String, String)>);
 
 /// What an `if` on a looked-up row makes of the statements after it (or of one of its branches).
 enum Guard {
