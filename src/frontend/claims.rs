@@ -81,27 +81,7 @@ pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
             if column.is_empty() || !column.chars().all(|c| c.is_alphanumeric() || c == '_') {
                 return None;
             }
-            let value = value.trim();
-            let constant =
-                if let Some(s) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
-                    Some(format!("s:{s}"))
-                } else {
-                    match value.to_ascii_lowercase().as_str() {
-                        "true" | "false" => Some(format!("b:{}", value.to_ascii_lowercase())),
-                        "now()"
-                        | "current_timestamp"
-                        | "current_timestamp()"
-                        | "localtimestamp"
-                        | "current_date"
-                        | "clock_timestamp()"
-                        | "statement_timestamp()"
-                        | "transaction_timestamp()"
-                        | "utc_timestamp()"
-                        | "datetime('now')" => Some("now".into()),
-                        _ => None,
-                    }
-                };
-            Some((column.to_string(), constant))
+            Some((column.to_string(), sql_constant(value)))
         })
         .collect()
 }
@@ -311,8 +291,9 @@ fn field_key(name: &str) -> String {
         .collect()
 }
 
-/// A constant as written in SQL, as `Effect::update_keys` has it (`'x'` → `s:x`, `true` →
-/// `b:true`); `None` for a bound parameter or an expression.
+/// A constant as written in SQL, as `Effect::update_keys` has it: a string literal (`'x'` →
+/// `s:x`), a boolean (`b:true`), the current time (`now`); `None` for a bound parameter or an
+/// expression.
 fn sql_constant(value: &str) -> Option<String> {
     let value = value.trim();
     if let Some(s) = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')) {
@@ -320,6 +301,16 @@ fn sql_constant(value: &str) -> Option<String> {
     }
     match value.to_ascii_lowercase().as_str() {
         "true" | "false" => Some(format!("b:{}", value.to_ascii_lowercase())),
+        "now()"
+        | "current_timestamp"
+        | "current_timestamp()"
+        | "localtimestamp"
+        | "current_date"
+        | "clock_timestamp()"
+        | "statement_timestamp()"
+        | "transaction_timestamp()"
+        | "utc_timestamp()"
+        | "datetime('now')" => Some("now".into()),
         _ => None,
     }
 }
@@ -385,10 +376,7 @@ pub fn sql_insert_values(sql: &str) -> Vec<(String, Option<String>)> {
     sql_insert_columns(sql)
         .unwrap_or_default()
         .into_iter()
-        .map(|(c, v)| {
-            let constant = sql_constant(&v);
-            (c, constant)
-        })
+        .map(|(c, v)| (c, sql_constant(&v)))
         .collect()
 }
 

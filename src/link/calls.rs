@@ -366,6 +366,16 @@ fn receiver_names(cs: &CallSite) -> Vec<String> {
     out
 }
 
+/// Records that the receiver of `cs` stands for `target` when a guard names it.
+fn alias_receiver(guard_alias: &mut HashMap<String, Vec<String>>, cs: &CallSite, target: &str) {
+    for name in receiver_names(cs) {
+        let known = guard_alias.entry(name).or_default();
+        if !known.iter().any(|k| k == target) {
+            known.push(target.to_string());
+        }
+    }
+}
+
 /// A read that locks the rows it reads: Sequelize's `lock` option, TypeORM's `lock: { mode }`
 /// and `.setLock(..)`, Knex's `.forUpdate()`/`.forShare()`.
 fn locks_rows(cs: &CallSite) -> bool {
@@ -1204,35 +1214,30 @@ impl<'a> Calls<'a> {
                 // A project function named like a read (`links.isValid`) is followed, not a read.
                 let entity = self.orm_entity(m, cs, &group_entity);
                 if let Some(t) = &entity {
-                    for name in receiver_names(cs) {
-                        let known = guard_alias.entry(name).or_default();
-                        if !known.contains(t) {
-                            known.push(t.clone());
-                        }
-                    }
+                    alias_receiver(&mut guard_alias, cs, t);
                 }
+                // MongoDB's `db.collection('logs')`, a local bound to one, or a helper returning
+                // one (`getLogsCollection()`): the collection names what the call reads or writes.
+                let collection = || {
+                    group_collection
+                        .get(&cs.group)
+                        .cloned()
+                        .or_else(|| self.res.collection_name(m, &cs.root, 0))
+                };
                 if let Some(t) = self.read_of(m, cs)
                     && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
                 {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
                     // a MongoDB collection read as the effects' targets are (below)
-                    let collection = match &t {
-                        Some(n) if n == "collection" || *n == cs.root_name => group_collection
-                            .get(&cs.group)
-                            .cloned()
-                            .or_else(|| self.res.collection_name(m, &cs.root, 0)),
+                    let read_collection = match &t {
+                        Some(n) if n == "collection" || *n == cs.root_name => collection(),
                         _ => None,
                     };
-                    let t = match collection {
+                    let t = match read_collection {
                         Some(c) => {
                             // a guard on the row names the collection by its receiver
                             // (`getUsersCollection().findOne(..)`)
-                            for name in receiver_names(cs) {
-                                let known = guard_alias.entry(name).or_default();
-                                if !known.contains(&c) {
-                                    known.push(c.clone());
-                                }
-                            }
+                            alias_receiver(&mut guard_alias, cs, &c);
                             Some(c)
                         }
                         None => t,
@@ -1289,10 +1294,7 @@ impl<'a> Calls<'a> {
                     // with a helper returning it: the collection names the target.
                     if (matches!(e.target.as_deref(), None | Some("collection"))
                         || e.target.as_deref() == Some(cs.root_name.as_str()))
-                        && let Some(t) = group_collection
-                            .get(&cs.group)
-                            .cloned()
-                            .or_else(|| self.res.collection_name(m, &cs.root, 0))
+                        && let Some(t) = collection()
                     {
                         e.target = Some(t);
                     }
@@ -1471,8 +1473,11 @@ impl<'a> Calls<'a> {
                             .iter()
                             .map(|l| (l.clone(), sub.lookup_filters.clone())),
                     );
-                    out.lookup_filters
-                        .extend(sub.lookup_filters.iter().cloned());
+                    for f in &sub.lookup_filters {
+                        if !out.lookup_filters.contains(f) {
+                            out.lookup_filters.push(f.clone());
+                        }
+                    }
                     out.lookups.extend(sub.lookups.iter().cloned());
                     out.reads.extend(sub.reads.iter().cloned());
                     out.key_reads.extend(sub.key_reads.iter().cloned());
