@@ -161,3 +161,13 @@ fn queued_jobs_deletes_and_webhook_ledgers_are_judged_by_harm_in_both_languages(
 fn an_upsert_matched_on_a_value_made_per_call_is_judged_a_create_in_both_languages() {
     assert_twins("express-upsert-keys", "axum-upsert-keys");
 }
+
+#[test]
+fn a_query_builders_table_and_values_are_read_alike_in_both_languages() {
+    assert_twins("nestjs-kysely-pages", "axum-diesel-pages");
+}
+
+#[test]
+fn a_count_tested_for_none_guards_like_a_lookup_in_both_languages() {
+    assert_twins("express-count-guards", "axum-count-guards");
+}

@@ -10,7 +10,7 @@ use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
 use crate::frontend::ts::ir::{
-    CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, Val, fresh_random,
+    CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, TABLE_LINKS, Val, fresh_random,
 };
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -640,6 +640,16 @@ fn deletes_row(callee: &Val, args: &[Val], row: &Val) -> bool {
 /// nothing. With an update of the row found it is an upsert by hand, whatever constraint also
 /// backs it; a guard alone counts only where no unique constraint does the job. A sequential retry
 /// finds the row, but two concurrent retries can both create.
+/// Kysely's writes, the links that start a write chain: a read that ends one
+/// (`db.insertInto('t').values(v).executeTakeFirst()`) reads nothing.
+const BUILDER_WRITES: &[&str] = &[
+    "insertInto",
+    "replaceInto",
+    "updateTable",
+    "deleteFrom",
+    "mergeInto",
+];
+
 /// `db.select(..).from(t)` (and `selectDistinct`): a Drizzle select of a table.
 fn drizzle_select(cs: &CallSite) -> bool {
     let n = cs.path.len();
@@ -1030,13 +1040,18 @@ impl<'a> Calls<'a> {
             let mut deleted: Vec<Option<String>> = Vec::new();
             // Models read so far in this function: a create after a read is pre-checked.
             let mut read: Vec<Option<String>> = Vec::new();
-            // `knex('t').where(..).first()`: the table a chain starts from names its target.
-            let group_table: std::collections::HashMap<usize, String> = facts
+            // `knex('t').where(..).first()`: the table a chain starts from names its target;
+            // `knex.insert(..).into('t')`, `supabase.from('t')`, Kysely's `db.insertInto('t')`:
+            // a link of the chain names it.
+            let group_table: HashMap<usize, String> = facts
                 .calls
                 .iter()
-                .filter(|c| c.path.is_empty() && !c.is_new)
-                .filter_map(|c| match c.args.first() {
-                    Some(Val::Str(t)) if c.args.len() == 1 => Some((c.group, t.clone())),
+                .filter(|c| match c.path.last() {
+                    None => !c.is_new,
+                    Some(l) => TABLE_LINKS.contains(&l.as_str()),
+                })
+                .filter_map(|c| match c.args.as_slice() {
+                    [Val::Str(t)] => Some((c.group, t.clone())),
                     _ => None,
                 })
                 .collect();
@@ -1093,6 +1108,17 @@ impl<'a> Calls<'a> {
                     .cloned()
                     .unwrap_or_else(|| name.to_string())
             };
+            // Kysely's `db.insertInto('pages').values({..})`, `.updateTable('t').set({..})`: so
+            // too, the table named by the write's first link.
+            for c in &facts.calls {
+                if c.path
+                    .last()
+                    .is_some_and(|l| BUILDER_WRITES.contains(&l.as_str()))
+                    && let [Val::Str(t)] = c.args.as_slice()
+                {
+                    drizzle.entry(c.group).or_insert((t.clone(), None));
+                }
+            }
             for c in &facts.calls {
                 if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
                     && let Some((_, keys)) = drizzle.get_mut(&c.group)
@@ -1244,13 +1270,16 @@ impl<'a> Calls<'a> {
                     };
                     let t = entity.clone().map(Some).unwrap_or(t);
                     read.push(t.clone());
+                    let method = cs.path.last().or(this_call(cs).map(|_| &cs.root_name));
+                    // A count guards only where the front end saw it tested for none
+                    // (`if (n > 0) throw ..`): it is a lookup for the effects it marked.
                     if let Some(known) = &t
-                        && (cs
-                            .path
-                            .last()
-                            .or(this_call(cs).map(|_| &cs.root_name))
-                            .is_some_and(|l| self.catalog.is_lookup(l))
-                            || drizzle_select(cs))
+                        && method.is_some_and(|l| l.starts_with("count"))
+                    {
+                        lookups_here.push((aliased(known), Vec::new()));
+                    }
+                    if let Some(known) = &t
+                        && (method.is_some_and(|l| self.catalog.is_lookup(l)) || drizzle_select(cs))
                     {
                         let filter = lookup_filter(cs);
                         out.lookup_filters.extend(filter.iter().cloned());
@@ -1284,8 +1313,15 @@ impl<'a> Calls<'a> {
                         });
                         e.downstream_key_expression = Some(sk.text.clone());
                     }
-                    if (e.target.as_deref() == Some(cs.root_name.as_str()) || e.target.is_none())
-                        && let Some(t) = group_table.get(&cs.group)
+                    // A write's target is the table, whatever link of the chain it is
+                    // named after (`knex('t').insert(..).onConflict(..).merge()`).
+                    if let Some(t) = group_table.get(&cs.group)
+                        && (e.target.as_deref() == Some(cs.root_name.as_str())
+                            || e.target.is_none()
+                            || matches!(
+                                e.kind,
+                                EffectKind::DbCreate | EffectKind::DbUpdate | EffectKind::DbDelete
+                            ))
                     {
                         e.target = Some(t.clone());
                     }
@@ -2100,7 +2136,9 @@ impl<'a> Calls<'a> {
                 .then(|| Some(self.res.modules[m].classes[c].name.clone()));
         }
         let last = cs.path.last()?;
-        if !self.catalog.is_read(last) {
+        if !self.catalog.is_read(last)
+            || cs.path.iter().any(|p| BUILDER_WRITES.contains(&p.as_str()))
+        {
             return None;
         }
         Some(match cs.path.len() {

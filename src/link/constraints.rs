@@ -588,6 +588,123 @@ impl Collector<'_> {
         }
     }
 
+    /// Kysely's schema builder, one chain a statement:
+    /// `db.schema.createTable('users').addColumn('email', 'varchar', (col) => col.unique())
+    /// .addUniqueConstraint('users_ws_email', ['workspace_id', 'email'])`,
+    /// `.addPrimaryKeyConstraint('members_pkey', ['space_id', 'user_id'])` (or `alterTable`), and
+    /// `db.schema.createIndex('i').on('users').columns(['a', 'b']).unique()`. Read at the chain's
+    /// last call, which sees every link of its group.
+    fn kysely_chain(&mut self, m: ModId, calls: &[CallSite], cs: &CallSite) {
+        let Some(i) = cs.path.iter().position(|p| p == "schema") else {
+            return;
+        };
+        let links = &cs.path[i + 1..];
+        let Some(first) = links.first().map(String::as_str) else {
+            return;
+        };
+        // only the whole chain: no longer call of the same group
+        if calls
+            .iter()
+            .any(|c| c.group == cs.group && c.path.len() > cs.path.len())
+        {
+            return;
+        }
+        // each link's own call: (its name, its arguments, its line)
+        let link = |name: &str| -> Vec<&CallSite> {
+            calls
+                .iter()
+                .filter(|c| {
+                    c.group == cs.group
+                        && c.path.len() > i + 1
+                        && c.path.last().is_some_and(|l| l == name)
+                        && c.path[..c.path.len() - 1]
+                            .iter()
+                            .zip(cs.path.iter())
+                            .all(|(a, b)| a == b)
+                })
+                .collect()
+        };
+        let str_arg = |c: &CallSite, k: usize| match c.args.get(k) {
+            Some(Val::Str(s)) => Some(s.clone()),
+            _ => None,
+        };
+        match first {
+            "createTable" | "alterTable" => {
+                let Some(table) = link(first).first().and_then(|c| str_arg(c, 0)) else {
+                    return;
+                };
+                for c in link("addUniqueConstraint")
+                    .into_iter()
+                    .chain(link("addPrimaryKeyConstraint"))
+                {
+                    let cols = c.args.get(1).map(strings).unwrap_or_default();
+                    self.push(
+                        &table,
+                        vec![],
+                        cols,
+                        (false, false),
+                        "kysely",
+                        self.site(m, c.line),
+                    );
+                }
+                for c in link("addColumn") {
+                    let (Some(col), Some(Val::Func(cb))) = (str_arg(c, 0), c.args.get(2)) else {
+                        continue;
+                    };
+                    let facts = &self.res.modules[m].functions[*cb];
+                    let on_col: Vec<&str> = facts
+                        .calls
+                        .iter()
+                        .filter(|x| matches!(x.root, Val::Param(f, 0) if f == *cb))
+                        .filter_map(|x| x.path.last().map(String::as_str))
+                        .collect();
+                    let primary = on_col.contains(&"primaryKey");
+                    if !primary && !on_col.contains(&"unique") {
+                        continue;
+                    }
+                    // a key the database makes per row is never met by a repeat
+                    let generated = primary
+                        && (on_col.iter().any(|l| {
+                            matches!(
+                                *l,
+                                "defaultTo"
+                                    | "autoIncrement"
+                                    | "generatedAlwaysAsIdentity"
+                                    | "generatedByDefaultAsIdentity"
+                            )
+                        }) || str_arg(c, 1).is_some_and(|t| t.ends_with("serial")));
+                    self.push(
+                        &table,
+                        vec![],
+                        vec![col],
+                        (generated, false),
+                        "kysely",
+                        self.site(m, c.line),
+                    );
+                }
+            }
+            "createIndex" if !link("unique").is_empty() => {
+                let Some(table) = link("on").first().and_then(|c| str_arg(c, 0)) else {
+                    return;
+                };
+                let mut cols = Vec::new();
+                for c in link("column").into_iter().chain(link("columns")) {
+                    cols.extend(c.args.first().map(strings).unwrap_or_default());
+                }
+                let partial = !link("where").is_empty();
+                self.push(
+                    &table,
+                    vec![],
+                    cols,
+                    (false, partial),
+                    "kysely",
+                    self.site(m, cs.line),
+                );
+            }
+            _ => {}
+        }
+    }
+
     /// TypeORM entities and sequelize-typescript models, from their decorators.
     fn class(
         &mut self,
@@ -774,6 +891,7 @@ fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
         for cs in &facts.calls {
             c.call(m, cs);
             c.knex_table(m, cs);
+            c.kysely_chain(m, &facts.calls, cs);
         }
     }
     for class in &module.classes {

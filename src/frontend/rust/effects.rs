@@ -271,6 +271,10 @@ struct Scope {
     /// with the constant written when it is one (as `Effect::update_keys`): what its
     /// `.update(db)` writes.
     sets: HashMap<String, Vec<(String, Option<String>)>>,
+    /// Variables bound to a struct literal with no `..rest` (`let page = NewPage { .. }`): the
+    /// fields it gives a value the caller would send again (see [`record_keys`]), what a
+    /// diesel `insert_into(t).values(&page)` writes.
+    literals: HashMap<String, Vec<String>>,
 }
 
 /// A row a variable holds from a lookup: the tables read (as `facts::model_key`s), whether
@@ -355,6 +359,7 @@ impl Scope {
             lookups: HashMap::new(),
             absent_selects: HashSet::new(),
             sets: HashMap::new(),
+            literals: HashMap::new(),
         }
     }
 }
@@ -439,6 +444,36 @@ fn record_keys(values: &[Ex], names: &[String], scope: &Scope) -> Vec<String> {
         .filter(|(_, v)| !unset(v) && !fresh(v, scope))
         .map(|(n, _)| n.clone())
         .collect()
+}
+
+/// The columns a diesel `.values(..)` writes with a value the caller would send again:
+/// `(pages::space_id.eq(id), pages::slug_id.eq(nanoid!()))` → `space_id`; a struct literal, or a
+/// variable bound to one (`&page`), by its fields. `None` where they cannot be seen.
+fn values_keys(e: &Ex, scope: &Scope) -> Option<Vec<String>> {
+    let column = |e: &Ex| match e {
+        Ex::Method(col, name, args, _) if name == "eq" && args.len() == 1 => match &**col {
+            Ex::Path(p, _) if p.len() >= 2 => {
+                Some((!fresh(&args[0], scope)).then(|| p[p.len() - 1].clone()))
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    match e {
+        Ex::List(items) => {
+            let mut keys = Vec::new();
+            for item in items {
+                keys.extend(column(item)?);
+            }
+            Some(keys)
+        }
+        Ex::Method(..) => column(e).map(|k| k.into_iter().collect()),
+        Ex::Struct(_, values, fields) if values.len() == fields.len() => {
+            Some(record_keys(values, fields, scope))
+        }
+        Ex::Path(p, _) if p.len() == 1 => scope.literals.get(&p[0]).cloned(),
+        _ => None,
+    }
 }
 
 /// The root of a call chain and the method calls on it.
@@ -1027,6 +1062,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                         let fallback = init.as_deref().is_some_and(|e| fresh_fallback(e, scope));
                         mark(&mut scope.fresh, name, made_here);
                         mark(&mut scope.fallback, name, fallback);
+                        match init.as_deref() {
+                            Some(Ex::Struct(_, values, fields)) if values.len() == fields.len() => {
+                                let keys = record_keys(values, fields, scope);
+                                scope.literals.insert(name.clone(), keys)
+                            }
+                            _ => scope.literals.remove(name),
+                        };
                         match init
                             .as_ref()
                             .and_then(|e| self.record_of(e, ty.as_deref(), scope))
@@ -1892,6 +1934,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 target,
                 data_keys: if c.entity.is_some() {
                     c.record.clone()
+                } else if sink.kind == EffectKind::DbCreate {
+                    c.links
+                        .iter()
+                        .find(|(n, ..)| *n == "values")
+                        .and_then(|(_, args, _)| values_keys(args.first()?, scope))
                 } else {
                     None
                 },

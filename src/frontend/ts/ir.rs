@@ -88,6 +88,50 @@ impl Val {
 /// out gets a new one on every retry).
 pub const EITHER: &str = "||";
 
+/// The links of a query builder's chain that name its table by a string: Knex's
+/// `knex.insert(..).into('users')`, `knex.select(..).from('roles')`, `knex.table('users')`;
+/// Supabase's `supabase.from('posts')`; Kysely's `db.insertInto('person')`, `.replaceInto(..)`,
+/// `.updateTable(..)`, `.deleteFrom(..)`, `.selectFrom(..)`, `.mergeInto(..)`.
+pub const TABLE_LINKS: &[&str] = &[
+    "into",
+    "from",
+    "table",
+    "insertInto",
+    "replaceInto",
+    "updateTable",
+    "deleteFrom",
+    "selectFrom",
+    "mergeInto",
+];
+
+/// The table a query builder's chain names by a string: a link of [`TABLE_LINKS`]
+/// (`db.selectFrom('person').where(..)`) or the call it starts from (`knex('users').where(..)`).
+pub fn chain_table(v: &Val) -> Option<String> {
+    let mut cur = v;
+    for _ in 0..32 {
+        let Val::Call(callee, args) = cur else {
+            return None;
+        };
+        let named = match args.as_slice() {
+            [Val::Str(t)] => Some(t),
+            _ => None,
+        };
+        match callee.as_ref() {
+            Val::Member(obj, link) => {
+                if let Some(t) = named
+                    && TABLE_LINKS.contains(&link.as_str())
+                {
+                    return Some(t.clone());
+                }
+                cur = obj;
+            }
+            Val::Call(..) => cur = callee,
+            _ => return named.cloned(),
+        }
+    }
+    None
+}
+
 /// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
 pub const REPOSITORY_GETTERS: &[&str] = &[
     "getRepository",

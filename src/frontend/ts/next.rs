@@ -378,6 +378,70 @@ impl<'t> Evaluator<'t, '_> {
     /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
     /// it read.
     fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<(String, Val)> {
+        self.read_leaf(n, false)
+    }
+
+    /// A count of rows tested for none (`if (count === 0)`, `if (n > 0) throw ..`, `if (!count)`)
+    /// tests whether a row exists, as a lookup does: the model counted, and whether the
+    /// condition holds when one was found. A count tested against anything else (`n >= 5`, a
+    /// quota) says nothing of a row.
+    fn count_test(&mut self, n: Node<'t>, depth: usize) -> Option<(String, bool)> {
+        if depth > 8 {
+            return None;
+        }
+        match n.kind() {
+            "parenthesized_expression" | "await_expression" | "non_null_expression" => {
+                self.count_test(n.named_child(0)?, depth + 1)
+            }
+            "unary_expression" => {
+                let op = n.child_by_field_name("operator").map(|o| self.text(o));
+                if op != Some("!") {
+                    return None;
+                }
+                let (model, found) =
+                    self.count_test(n.child_by_field_name("argument")?, depth + 1)?;
+                Some((model, !found))
+            }
+            "binary_expression" => {
+                let (op, l, r) = self.binary(n)?;
+                let (count, number, flipped) = if r.kind() == "number" {
+                    (l, self.text(r), false)
+                } else if l.kind() == "number" {
+                    (r, self.text(l), true)
+                } else {
+                    return None;
+                };
+                // written `count OP number`: the condition holds when a row was found
+                let op = match (flipped, op) {
+                    (false, o) => o,
+                    (true, ">") => "<",
+                    (true, "<") => ">",
+                    (true, ">=") => "<=",
+                    (true, "<=") => ">=",
+                    (true, o) => o,
+                };
+                let found = match (op, number) {
+                    (">", "0") | (">=", "1") | ("!==" | "!=", "0") => true,
+                    ("===" | "==", "0") | ("<", "1") | ("<=", "0") => false,
+                    _ => return None,
+                };
+                let (model, _) = self.read_leaf(count, true)?;
+                Some((model, found))
+            }
+            _ => self.read_leaf(n, true).map(|(model, _)| (model, true)),
+        }
+    }
+
+    /// A binding of a read's result, or the read call: the model it read. `count`: a count's
+    /// (see [`Self::count_test`]), else a lookup's.
+    fn read_leaf(&mut self, n: Node<'t>, count: bool) -> Option<(String, Val)> {
+        let reads = |this: &Self, method: &str| {
+            if count {
+                this.catalog.is_read(method) && method.starts_with("count")
+            } else {
+                this.catalog.is_lookup(method)
+            }
+        };
         match n.kind() {
             "identifier" => {
                 let name = self.text(n).to_string();
@@ -388,13 +452,19 @@ impl<'t> Evaluator<'t, '_> {
                     Val::Member(inner, i) if i == "0" => inner.as_ref(),
                     v => v,
                 };
-                if let Some(table) = drizzle_select_from(query) {
+                if !count && let Some(table) = drizzle_select_from(query) {
                     return Some((table, row.clone()));
                 }
                 if let Val::Call(callee, _) = &row
                     && let Val::Member(model, method) = callee.as_ref()
-                    && self.catalog.is_lookup(method)
+                    && reads(self, method)
                 {
+                    // `knex('users').where(..).first()`, Kysely's
+                    // `db.selectFrom('person').where(..).executeTakeFirst()`: the table the
+                    // builder's chain names.
+                    if let Some(table) = super::ir::chain_table(model) {
+                        return Some((table, row.clone()));
+                    }
                     // `this.findOne(..)` in a model's static method reads that model.
                     if let Val::This(Some(c)) = model.as_ref() {
                         return Some((self.module.classes[*c].name.clone(), row.clone()));
@@ -430,7 +500,7 @@ impl<'t> Evaluator<'t, '_> {
             "call_expression" => {
                 let f = n.child_by_field_name("function")?;
                 let p = f.child_by_field_name("property")?;
-                if !self.catalog.is_lookup(self.text(p)) {
+                if !reads(self, self.text(p)) {
                     return None;
                 }
                 let o = f.child_by_field_name("object")?;
@@ -459,6 +529,9 @@ impl<'t> Evaluator<'t, '_> {
         }
         if depth > 16 {
             return (None, None);
+        }
+        if let Some((_, found)) = self.count_test(n, 0) {
+            return (Some(found), Some(!found));
         }
         match n.kind() {
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
@@ -647,6 +720,9 @@ impl<'t> Evaluator<'t, '_> {
     /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
     /// the model it read, and the row's value (`Unknown` for a call in the condition itself).
     fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<(String, Val)> {
+        if let Some((model, _)) = self.count_test(cond, 0) {
+            return Some((model, Val::Unknown));
+        }
         let mut stack = vec![cond];
         let mut budget = 64;
         while let Some(n) = stack.pop() {
