@@ -171,3 +171,8 @@ fn a_query_builders_table_and_values_are_read_alike_in_both_languages() {
 fn a_count_tested_for_none_guards_like_a_lookup_in_both_languages() {
     assert_twins("express-count-guards", "axum-count-guards");
 }
+
+#[test]
+fn what_runs_behind_a_missed_lookup_on_the_path_that_creates_its_row_is_judged_alike() {
+    assert_twins("express-guarded-paths", "axum-guarded-paths");
+}

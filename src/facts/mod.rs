@@ -268,6 +268,12 @@ pub struct Effect {
     /// other branch. What the state is and where it is tested.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub state_guarded: Option<String>,
+    /// Runs only where a lookup of a model found nothing, on a path that also creates that
+    /// model's row (`if (!user) { create user; send the welcome email }`): a sequential retry
+    /// finds the row and skips it; two concurrent ones can both pass the lookup. The lookup
+    /// and the create that defeats it on a repeat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lookup_guarded: Option<String>,
     /// Runs only after a create that a caller-keyed unique constraint stops on a repeat: the
     /// duplicate request fails there, before this effect. The constraint and the create.
     #[serde(skip)]
@@ -412,6 +418,7 @@ impl Effect {
             || self.claimed.is_some()
             || self.stopped_by.is_some()
             || self.state_guarded.is_some()
+            || self.lookup_guarded.is_some()
         {
             return false;
         }
@@ -627,12 +634,14 @@ impl Endpoint {
             .iter()
             .filter(|e| {
                 e.racy_guard()
-                    || (e.state_guarded.is_some()
+                    || ((e.state_guarded.is_some() || e.lookup_guarded.is_some())
                         && e.claimed.is_none()
                         && e.consumes.is_none()
+                        && e.stopped_by.is_none()
                         && {
                             let mut unguarded = (*e).clone();
                             unguarded.state_guarded = None;
+                            unguarded.lookup_guarded = None;
                             unguarded.repeats_on_retry()
                         })
                     || (e.stopped_by.is_some()

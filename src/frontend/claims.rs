@@ -370,6 +370,42 @@ pub fn sql_where_constants(sql: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The columns an `INSERT INTO t (a, b) VALUES (..)` writes with a value a retry sends again:
+/// not one the database makes (`gen_random_uuid()`, `now()`, `DEFAULT`), nor a bound parameter
+/// `fresh` says is made per call (`fresh(i)`: the `i`-th bound value, from 0, by `$n` or by the
+/// order of the `?`s). `None` without a column list.
+pub fn sql_inserted_keys(sql: &str, fresh: impl Fn(usize) -> bool) -> Option<Vec<String>> {
+    let columns = sql_insert_columns(sql)?;
+    let mut next = 0usize;
+    let mut keys = Vec::new();
+    for (column, value) in columns {
+        let lower = value.to_ascii_lowercase();
+        let bound = if let Some(n) = value.strip_prefix('$') {
+            n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
+        } else if value == "?" {
+            next += 1;
+            Some(next - 1)
+        } else {
+            None
+        };
+        let made_here = match bound {
+            Some(i) => fresh(i),
+            None => {
+                lower.starts_with("gen_random_uuid")
+                    || lower.starts_with("uuid_generate")
+                    || lower.starts_with("now(")
+                    || lower.starts_with("current_timestamp")
+                    || lower.starts_with("nextval")
+                    || lower == "default"
+            }
+        };
+        if !made_here {
+            keys.push(column);
+        }
+    }
+    Some(keys)
+}
+
 /// The columns an `INSERT INTO t (a, b) VALUES (..)` writes, with the constant each gets when it
 /// is one, as `Effect::update_keys` has them.
 pub fn sql_insert_values(sql: &str) -> Vec<(String, Option<String>)> {

@@ -130,6 +130,9 @@ pub struct Calls<'a> {
     by_name: HashMap<&'a str, Vec<(ModId, FnId)>>,
     /// Class -> the classes that extend or implement it directly.
     subclasses: HashMap<(ModId, ClassId), Vec<(ModId, ClassId)>>,
+    /// Interface name -> the classes that `implements` it (an interface is no class the
+    /// resolver can find, so it goes by its name).
+    implementers: HashMap<String, Vec<(ModId, ClassId)>>,
     /// How many calls deep to follow (`call_depth` in retrysafe.toml).
     max_depth: usize,
     depth: std::cell::Cell<usize>,
@@ -868,16 +871,23 @@ impl<'a> Calls<'a> {
             }
         }
         let mut subclasses: HashMap<(ModId, ClassId), Vec<(ModId, ClassId)>> = HashMap::new();
+        let mut implementers: HashMap<String, Vec<(ModId, ClassId)>> = HashMap::new();
         for (m, module) in res.modules.iter().enumerate() {
             if module.is_test {
                 continue;
             }
             for (c, class) in module.classes.iter().enumerate() {
                 for base in class.extends.iter().chain(&class.implements) {
-                    if let Resolved::Class(bm, bc) = res.resolve(m, base)
-                        && (bm, bc) != (m, c)
-                    {
-                        subclasses.entry((bm, bc)).or_default().push((m, c));
+                    match res.resolve(m, base) {
+                        Resolved::Class(bm, bc) if (bm, bc) != (m, c) => {
+                            subclasses.entry((bm, bc)).or_default().push((m, c));
+                        }
+                        Resolved::Class(..) => {}
+                        _ => {
+                            if let Some(name) = base.name_it_goes_by() {
+                                implementers.entry(name).or_default().push((m, c));
+                            }
+                        }
                     }
                 }
             }
@@ -892,6 +902,7 @@ impl<'a> Calls<'a> {
             memo: RefCell::new(HashMap::new()),
             by_name,
             subclasses,
+            implementers,
         }
     }
 
@@ -904,7 +915,7 @@ impl<'a> Calls<'a> {
         };
         let (Resolved::Instance(bm, bc) | Resolved::Class(bm, bc)) = self.res.resolve(m, recv)
         else {
-            return vec![];
+            return self.implementations(m, recv, prop);
         };
         let mut out = Vec::new();
         let mut seen: HashSet<(ModId, ClassId)> = HashSet::from([(bm, bc)]);
@@ -921,6 +932,60 @@ impl<'a> Calls<'a> {
             }
         }
         out.sort();
+        out
+    }
+
+    /// The methods that implement `recv.prop(..)` when `recv` is declared with an interface's
+    /// type only (`constructor(private folders: FoldersRepository)`, the field a factory fills
+    /// with `new PrismaFoldersRepository()`): the method of that name in each class that
+    /// `implements` an interface of that name.
+    fn implementations(&self, m: ModId, recv: &Val, prop: &str) -> Vec<(ModId, FnId)> {
+        let declared = match recv {
+            Val::TypeRef(t) => t.name_it_goes_by(),
+            Val::Member(obj, field) => match self.res.resolve(m, obj) {
+                Resolved::Instance(cm, cc) => self.res.modules[cm].classes[cc]
+                    .fields
+                    .iter()
+                    .filter(|(n, _)| n == field)
+                    .find_map(|(_, v)| match v {
+                        Val::TypeRef(t) => t.name_it_goes_by(),
+                        _ => None,
+                    }),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(name) = declared else {
+            return vec![];
+        };
+        let classes: Vec<(ModId, ClassId)> =
+            self.implementers.get(&name).cloned().unwrap_or_default();
+        // Test doubles (`InMemoryFoldersRepository`, `FakeMailer`, files under `in-memory/` or
+        // `__mocks__/`) implement the interface for the tests, not for the running service.
+        let double = |&(cm, cc): &(ModId, ClassId)| {
+            let class = &self.res.modules[cm].classes[cc].name;
+            let file = &self.res.modules[cm].file;
+            ["InMemory", "Fake", "Mock", "Stub", "Dummy"]
+                .iter()
+                .any(|p| class.starts_with(p))
+                || [
+                    "in-memory/",
+                    "inmemory/",
+                    "__mocks__/",
+                    "/fakes/",
+                    "/mocks/",
+                ]
+                .iter()
+                .any(|d| file.contains(d))
+        };
+        let real: Vec<(ModId, ClassId)> = classes.iter().copied().filter(|c| !double(c)).collect();
+        let chosen = if real.is_empty() { classes } else { real };
+        let mut out: Vec<(ModId, FnId)> = chosen
+            .into_iter()
+            .filter_map(|(cm, cc)| Some((cm, self.res.modules[cm].classes[cc].method(prop)?)))
+            .collect();
+        out.sort();
+        out.dedup();
         out
     }
 
@@ -1574,7 +1639,10 @@ impl<'a> Calls<'a> {
                 .filter(|e| e.kind == EffectKind::DbUpdate && !e.relative)
                 .filter_map(|e| e.target.as_deref().map(model_key))
                 .collect();
-            for (is_own, i, model, refused) in guarded {
+            // The models whose row a path that runs only when their lookup missed creates
+            // (a find-or-create found above), and that create.
+            let mut created_when_missed: Vec<(String, String, String)> = Vec::new();
+            for (is_own, i, model, refused) in guarded.iter().cloned() {
                 let e = if is_own {
                     &mut own[i].1
                 } else {
@@ -1607,6 +1675,33 @@ impl<'a> Calls<'a> {
                     && let Some(at) = refused
                 {
                     e.refused_by = Some(self.location(m, at));
+                }
+                if e.find_or_create {
+                    created_when_missed.push((
+                        model_key(&model),
+                        model.clone(),
+                        format!("`{}` at {}", e.callee, e.location),
+                    ));
+                }
+            }
+            // What else runs only when that lookup missed runs once on a sequential retry too:
+            // the retry finds the row the first run created.
+            for (is_own, i, model, _) in guarded {
+                let e = if is_own {
+                    &mut own[i].1
+                } else {
+                    &mut out.effects[i]
+                };
+                if e.find_or_create || e.on_failure || e.lookup_guarded.is_some() {
+                    continue;
+                }
+                if let Some((_, looked_up, create)) = created_when_missed
+                    .iter()
+                    .find(|(k, _, _)| *k == model_key(&model))
+                {
+                    e.lookup_guarded = Some(format!(
+                        "runs only when the lookup of `{looked_up}` found nothing, on the path that creates that row ({create})"
+                    ));
                 }
             }
         }
@@ -2607,7 +2702,16 @@ impl<'a> Calls<'a> {
                     (false, false)
                 };
                 let upsert = upsert && !per_call;
+                // the columns the insert writes with values a retry sends again
+                let data_keys = (kind == EffectKind::DbCreate)
+                    .then(|| {
+                        crate::frontend::claims::sql_inserted_keys(sql, |i| {
+                            values.get(i).is_some_and(fresh_random)
+                        })
+                    })
+                    .flatten();
                 out.push(Effect {
+                    data_keys,
                     // As the Rust front end reads raw SQL: the constants an `UPDATE` sets, and
                     // an `INSERT .. WHERE NOT EXISTS` that inserts only what is missing.
                     find_or_create: kind == EffectKind::DbCreate

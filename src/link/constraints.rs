@@ -18,7 +18,10 @@ fn supplies(keys: &[String], c: &str) -> bool {
         .strip_suffix("Id")
         .or_else(|| c.strip_suffix("_id"))
         .unwrap_or(c);
-    keys.iter().any(|k| k == c || k == base)
+    // a column as the ORM spells it (`userId`) and as the SQL does (`user_id`)
+    let norm = |s: &str| s.replace('_', "").to_ascii_lowercase();
+    let (c, base) = (norm(c), norm(base));
+    keys.iter().map(|k| norm(k)).any(|k| k == c || k == base)
 }
 
 /// Links every unprotected create to the best caller-keyed constraint on its model, and adds the
@@ -55,6 +58,10 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
     for ep in endpoints.iter_mut() {
         let mut used: Vec<(&UniqueConstraint, String, bool)> = Vec::new();
         let mut stoppers: Vec<(Location, String)> = Vec::new();
+        // Creates of a find-or-create that returns what it found: their constraint stops only
+        // what runs after them behind the same missed lookup (see `Effect::lookup_guarded`);
+        // a caller's effects after a found row run again.
+        let mut guarded_stoppers: Vec<(Location, String)> = Vec::new();
         for e in ep.side_effects.iter_mut() {
             // A lookup that throws when it finds the row refuses a repeat before this create.
             if let Some(guard) = e.refused_by.as_ref().filter(|_| e.ends_a_duplicate()) {
@@ -90,10 +97,13 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                     // The request itself supplies every column: a repeat conflicts for sure.
                     // A find-or-create that returns the row it found never reaches its create
                     // on a repeat: nothing fails there, and what follows runs again.
-                    if c.columns.iter().all(|col| supplies(&e.request_keys, col))
-                        && (!e.find_or_create || e.refused_by.is_some())
-                    {
-                        stoppers.push((e.location.clone(), format!("unique {}", c.describe())));
+                    if c.columns.iter().all(|col| supplies(&e.request_keys, col)) {
+                        let stopper = (e.location.clone(), format!("unique {}", c.describe()));
+                        if !e.find_or_create || e.refused_by.is_some() {
+                            stoppers.push(stopper);
+                        } else {
+                            guarded_stoppers.push(stopper);
+                        }
                     }
                 }
                 used.push((c, e.callee.clone(), e.upsert));
@@ -105,9 +115,15 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         // again.
         // Only a constraint on values the request supplies: a generated column, or keys not in
         // view, would not conflict.
-        if !stoppers.is_empty() {
+        if !stoppers.is_empty() || !guarded_stoppers.is_empty() {
             for e in ep.side_effects.iter_mut() {
-                if let Some((at, c)) = stoppers.iter().find(|(at, _)| e.after_creates.contains(at))
+                let guarded = guarded_stoppers
+                    .iter()
+                    .filter(|_| e.lookup_guarded.is_some());
+                if let Some((at, c)) = stoppers
+                    .iter()
+                    .chain(guarded)
+                    .find(|(at, _)| e.after_creates.contains(at))
                 {
                     e.stopped_by = Some(format!("{c}, on the create at {at}"));
                 }

@@ -563,7 +563,9 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
     }
     // Money that only a racy state test keeps from moving twice is nothing natural.
     if effects.iter().any(|e| {
-        e.impact == crate::facts::Impact::Money && e.state_guarded.is_some() && e.claimed.is_none()
+        e.impact == crate::facts::Impact::Money
+            && (e.state_guarded.is_some() || e.lookup_guarded.is_some())
+            && e.claimed.is_none()
     }) {
         return;
     }
@@ -619,6 +621,7 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
             && e.claimed.is_none()
             && e.stopped_by.is_none()
             && e.state_guarded.is_none()
+            && e.lookup_guarded.is_none()
             && !upserts.contains(&e)
     });
     if !constrained {
@@ -658,6 +661,9 @@ pub fn complete_mechanisms(effects: &[Effect], mechanisms: &mut Vec<Mechanism>, 
         }
         if effects.iter().any(|e| e.claimed.is_some()) {
             kinds.push("effects that run only after the request wins a claim");
+        }
+        if effects.iter().any(|e| e.lookup_guarded.is_some()) {
+            kinds.push("effects that run only when a lookup finds nothing, on the path that creates the row it looks for");
         }
         if effects.iter().any(|e| e.state_guarded.is_some()) {
             kinds.push("effects that run only in a state of a row the request changes");

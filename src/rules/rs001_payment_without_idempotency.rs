@@ -99,6 +99,7 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             let guard = first
                 .state_guarded
                 .clone()
+                .or_else(|| first.lookup_guarded.clone())
                 .unwrap_or_else(|| "a lookup of the row it creates".into());
             format!(
                 "Payment reached behind a guard that is not atomic: {list}. A sequential retry is refused ({guard}), but a retry sent while the first request is still charging (a client timeout, a double click) passes the same test and charges again."

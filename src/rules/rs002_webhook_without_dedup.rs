@@ -111,11 +111,18 @@ pub fn placed(p: &Project) -> Vec<Placed> {
         .iter()
         .filter_map(|ep| {
             let record = racy_record(ep)?;
-            let others: Vec<&Effect> = ep
+            // What a second concurrent delivery repeats: what repeats anyway, and what runs
+            // behind the check only (`Effect::lookup_guarded`).
+            let mut others: Vec<&Effect> = ep
                 .repeated_effects()
                 .into_iter()
                 .filter(|e| !e.event_record)
                 .collect();
+            for e in ep.racy_effects() {
+                if !e.event_record && e.lookup_guarded.is_some() && !others.contains(&e) {
+                    others.push(e);
+                }
+            }
             // Only the record itself would repeat: nothing to protect.
             if others.is_empty() {
                 return None;

@@ -172,6 +172,18 @@ fn racy(ep: &Endpoint) -> Option<Hit> {
         .join("; ");
     // A state test the request's own update defeats on a sequential retry.
     let Some(create) = racy.iter().find(|e| e.racy_guard()) else {
+        if let Some(guard) = racy.iter().find_map(|e| e.lookup_guarded.as_deref()) {
+            return Some(Hit {
+                confidence: Confidence::of(&racy),
+                message: format!(
+                    "Guarded but racy: the effects run only when a lookup finds nothing and the same path creates the row it looks for ({guard}), so a sequential retry skips them; the lookup is not atomic, so two concurrent retries both pass it: the endpoint {list}."
+                ),
+                change: "Create the row first, on a unique constraint over the values it is looked up by, and run the effects only when that create succeeded (or take a lock around the lookup and the create).".into(),
+                impact: "A sequential retry repeats nothing; two concurrent retries (a double click, a client and a proxy both retrying) both run the effects.".into(),
+                at: None,
+                cause: None,
+            });
+        }
         let state = first
             .state_guarded
             .as_deref()

@@ -303,7 +303,38 @@ enum Guard {
 }
 
 impl Guard {
+    /// To the effects of a branch that runs only when the lookup missed (or found its state).
     fn apply(&self, effects: &mut [Effect], at: &Location) {
+        self.apply_each(effects, at);
+        self.mark_path(effects, at);
+    }
+
+    /// What else runs only when the lookup missed runs once on a sequential retry too, when the
+    /// same path creates the row: the retry finds it. `effects`: all that run behind the guard.
+    fn mark_path(&self, effects: &mut [Effect], at: &Location) {
+        if let Guard::Missing { tables, .. } = self
+            && let Some(create) = effects.iter().find(|e| {
+                e.find_or_create
+                    && e.target
+                        .as_deref()
+                        .is_some_and(|t| tables.contains(&crate::facts::model_key(t)))
+            })
+        {
+            let guard = format!(
+                "runs only when the lookup of `{}` at {at} found nothing, on the path that creates that row (`{}` at {})",
+                create.target.as_deref().unwrap_or_default(),
+                create.callee,
+                create.location
+            );
+            for e in effects.iter_mut() {
+                if !e.find_or_create && !e.on_failure && e.lookup_guarded.is_none() {
+                    e.lookup_guarded = Some(guard.clone());
+                }
+            }
+        }
+    }
+
+    fn apply_each(&self, effects: &mut [Effect], at: &Location) {
         for e in effects {
             match self {
                 Guard::Missing {
@@ -909,7 +940,8 @@ impl<'m, 'a> Effects<'m, 'a> {
         let mut creates_here: Vec<Location> = Vec::new();
         let mut pending: Option<Settle> = None;
         // What the `if`s on looked-up rows so far make of the statements after them.
-        let mut guards: Vec<(Guard, Location)> = Vec::new();
+        // With each, where the block's effects stood when it took hold.
+        let mut guards: Vec<(Guard, Location, usize)> = Vec::new();
         // Rows this block looked up and requires (`let krate = load_crate(..)?;`): the variable,
         // its tables, where the block's effects stood when it was bound; and the first of them
         // a later statement of this block deletes (`diesel::delete(crates::table.find(krate.id))`).
@@ -917,8 +949,8 @@ impl<'m, 'a> Effects<'m, 'a> {
         let mut consumed: Option<(String, usize)> = None;
         for s in stmts {
             if let Some(p) = pending.take() {
-                for (g, at) in &guards[..p.guards] {
-                    g.apply(&mut out.effects[p.start..], at);
+                for (g, at, _) in &guards[..p.guards] {
+                    g.apply_each(&mut out.effects[p.start..], at);
                 }
                 settle_statement(out, p, &mut creates_here);
             }
@@ -945,7 +977,8 @@ impl<'m, 'a> Effects<'m, 'a> {
             if let Stmt::Expr(e, _) = s
                 && let Some(after) = self.guarded_if(e, scope, out)
             {
-                guards.extend(after);
+                let start = out.effects.len();
+                guards.extend(after.into_iter().map(|(g, at)| (g, at, start)));
                 continue;
             }
             if let Stmt::Expr(
@@ -1170,10 +1203,13 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
         }
         if let Some(p) = pending.take() {
-            for (g, at) in &guards[..p.guards] {
-                g.apply(&mut out.effects[p.start..], at);
+            for (g, at, _) in &guards[..p.guards] {
+                g.apply_each(&mut out.effects[p.start..], at);
             }
             settle_statement(out, p, &mut creates_here);
+        }
+        for (g, at, start) in &guards {
+            g.mark_path(&mut out.effects[*start..], at);
         }
         if let Some((table, from)) = consumed {
             // Unless the block creates that row again (a key rotated). Money is left as it is:
@@ -1308,38 +1344,10 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// those whose value is made per request (`Uuid::new_v4()`, `now()`, a variable holding
     /// one). `None` when the columns or their values cannot be told apart.
     fn inserted_keys(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> Option<Vec<String>> {
-        let columns = crate::frontend::claims::sql_insert_columns(sql)?;
         let binds = Self::binds(c);
-        let mut next = 0usize;
-        let mut keys = Vec::new();
-        for (column, value) in columns {
-            let lower = value.to_ascii_lowercase();
-            let bound = if let Some(n) = value.strip_prefix('$') {
-                n.parse::<usize>()
-                    .ok()
-                    .and_then(|n| binds.get(n.checked_sub(1)?).copied())
-            } else if value == "?" {
-                next += 1;
-                binds.get(next - 1).copied()
-            } else {
-                None
-            };
-            let made_here = match bound {
-                Some(b) => fresh(b, scope),
-                None => {
-                    lower.starts_with("gen_random_uuid")
-                        || lower.starts_with("uuid_generate")
-                        || lower.starts_with("now(")
-                        || lower.starts_with("current_timestamp")
-                        || lower.starts_with("nextval")
-                        || lower == "default"
-                }
-            };
-            if !made_here {
-                keys.push(column);
-            }
-        }
-        Some(keys)
+        crate::frontend::claims::sql_inserted_keys(sql, |i| {
+            binds.get(i).is_some_and(|b| fresh(b, scope))
+        })
     }
 
     /// Follows one project function from a call site (`site`: its line and the name called).
