@@ -103,6 +103,10 @@ pub struct Evaluator<'t, 'c> {
     pub(super) claimed: Option<(&'static str, u32)>,
     /// Under a condition on a looked-up row (see `CallSite::guarded`).
     pub(super) guarded: Option<String>,
+    /// `url.pathname = url.pathname.replace('/api', '')` in a Worker's `fetch` before it hands
+    /// the request to its app (`app.fetch(req, env, ctx)`): the function and the prefix the
+    /// clients' paths carry, which the app's routes do not.
+    pub(super) stripped_prefix: Option<(FnId, String)>,
     /// Under such a condition whose other branch throws (`if (existing) throw ..`): the line
     /// of the test. A repeat of the request fails there (see `CallSite::refused`).
     pub(super) refused: Option<u32>,
@@ -335,6 +339,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             swallowed: false,
             claimed: None,
             guarded: None,
+            stripped_prefix: None,
             refused: None,
             state_guard: None,
             block_guard: None,
@@ -1880,6 +1885,46 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         Val::Obj(fields)
     }
 
+    /// `url.pathname.replace('/api', '')` (or the prefix as a regular expression anchored at the
+    /// start, `/^\/api/`): the prefix the expression strips from a request path.
+    fn stripped(&self, right: Node<'t>) -> Option<String> {
+        if right.kind() != "call_expression" {
+            return None;
+        }
+        let f = right.field("function")?;
+        let object = f.field("object")?;
+        if self.text(f.field("property")?) != "replace" || !self.text(object).ends_with("pathname")
+        {
+            return None;
+        }
+        let args = right.field("arguments")?;
+        let mut cursor = args.walk();
+        let parts: Vec<Node> = args.named_children(&mut cursor).collect();
+        let [pattern, with] = parts.as_slice() else {
+            return None;
+        };
+        let with = self.text(*with);
+        if !matches!(with, "''" | "\"\"" | "``") {
+            return None;
+        }
+        let text = self.text(*pattern);
+        let prefix = match pattern.kind() {
+            "string" => text.trim_matches(|c| c == '\'' || c == '"').to_string(),
+            "regex" => text
+                .strip_prefix("/^")?
+                .rsplit_once('/')?
+                .0
+                .replace("\\/", "/"),
+            _ => return None,
+        };
+        (prefix.starts_with('/')
+            && prefix.len() > 1
+            && prefix[1..]
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "/-_.".contains(c)))
+        .then_some(prefix)
+    }
+
     fn eval_assignment(&mut self, node: Node<'t>) -> Val {
         let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return Val::Unknown;
@@ -1892,6 +1937,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let v = self.eval(right);
         self.name_hint = None;
         self.key_assignment(left, right, node);
+        if left_text.ends_with(".pathname")
+            && let Some(prefix) = self.stripped(right)
+        {
+            self.stripped_prefix = Some((self.cur_fn(), prefix));
+        }
         match left.kind() {
             "member_expression" => {
                 let object = left.field("object");

@@ -793,6 +793,28 @@ impl<'t> Evaluator<'t, '_> {
                 );
                 Some(receiver.clone())
             }
+            // A Worker's `fetch` that strips a prefix from the path, then hands the request to
+            // its app (`url.pathname = url.pathname.replace('/api', ''); return app.fetch(req,
+            // env, ctx)`): the clients reach the app's routes under the prefix.
+            // The app may be imported (`import app from './hono/webs'`).
+            "fetch" if matches!(receiver, Val::Router(_) | Val::Import { .. }) => {
+                let (f, prefix) = self.stripped_prefix.clone()?;
+                if f != self.cur_fn() {
+                    return None;
+                }
+                let framework = match receiver {
+                    Val::Router(r) => self.module.routers[r].framework,
+                    _ => "hono",
+                };
+                let root = self.new_router(RouterKind::App, framework, node);
+                self.module.routers[root].items.push(RouterItem::Use {
+                    path: Some(Val::Str(prefix.clone())),
+                    path_text: format!("'{prefix}'"),
+                    args: vec![receiver.clone()],
+                    line: method_line,
+                });
+                None
+            }
             // Hono `app.basePath('/api')`: a router whose routes sit under the prefix.
             "basePath" if args.len() == 1 => {
                 let Target::Router(r) = self.target(&receiver, true)? else {
