@@ -391,7 +391,11 @@ impl Mounter<'_> {
                 }
                 for (k, fv) in fields {
                     match k.as_str() {
-                        "Mutation" => self.gql_mutation_map((m, fv), d + 1, out),
+                        "Mutation" => {
+                            let start = out.len();
+                            self.gql_mutation_map((m, fv), d + 1, out);
+                            self.namespaced(m, fields, start, d, out);
+                        }
                         // `{ typeDefs, resolvers }` modules (`buildSubgraphSchema([..])`).
                         "resolvers" => self.gql_maps((m, fv), d + 1, seen, out),
                         _ => {}
@@ -419,6 +423,69 @@ impl Mounter<'_> {
                     self.gql_maps((om, &Val::Obj(fields)), d + 1, seen, out);
                 }
             }
+        }
+    }
+
+    /// Namespaced mutations (`Mutation: { groups() { return {} } }` beside `GroupMutation: {
+    /// create(..) {..} }`, with `groups: GroupMutation` in the schema): a `Mutation` field whose
+    /// resolver only returns an empty object is a namespace, and the fields of the map of the same
+    /// resolver object named for it (`<Type>Mutation`, the one there is, or the one whose name the
+    /// field's starts with) are the mutations, named `groups.create`. `fields[start..]` of `out`
+    /// are the `Mutation` map's.
+    fn namespaced(
+        &self,
+        m: ModId,
+        map: &[(String, Val)],
+        start: usize,
+        d: usize,
+        out: &mut Vec<Field>,
+    ) {
+        let types: Vec<&(String, Val)> = map
+            .iter()
+            .filter(|(k, _)| k.len() > "Mutation".len() && k.ends_with("Mutation"))
+            .collect();
+        if types.is_empty() {
+            return;
+        }
+        let mut i = start;
+        while i < out.len() {
+            let f = &out[i];
+            let empty = match self.res.resolve(f.resolver.0, &f.resolver.1) {
+                Resolved::Func(fm, g) => {
+                    let returns = &self.modules()[fm].functions[g].returns;
+                    !returns.is_empty()
+                        && returns
+                            .iter()
+                            .all(|r| matches!(r, Val::Obj(o) if o.is_empty()))
+                }
+                _ => false,
+            };
+            let stem = |t: &str| t.trim_end_matches("Mutation").to_ascii_lowercase();
+            let name = f.name.to_ascii_lowercase();
+            let ty = match types.as_slice() {
+                [one] => Some(*one),
+                many => many
+                    .iter()
+                    .filter(|(t, _)| name.starts_with(&stem(t)))
+                    .max_by_key(|(t, _)| t.len())
+                    .copied(),
+            };
+            let (Some((_, tv)), true) = (ty, empty) else {
+                i += 1;
+                continue;
+            };
+            let mut inner = Vec::new();
+            self.gql_mutation_map((m, tv), d + 1, &mut inner);
+            let ns = f.name.clone();
+            let n = inner.len();
+            out.splice(
+                i..=i,
+                inner.into_iter().map(|mut g| {
+                    g.name = format!("{ns}.{}", g.name);
+                    g
+                }),
+            );
+            i += n;
         }
     }
 
