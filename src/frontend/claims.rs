@@ -150,27 +150,34 @@ pub fn sql_conflict_binds(sql: &str) -> Vec<usize> {
                 .to_ascii_lowercase()
         })
         .collect();
-    let Some(columns) = sql_insert_columns(sql) else {
-        return vec![];
-    };
+    sql_insert_bound(sql)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(column, ..)| conflict.contains(&column.to_ascii_lowercase()))
+        .filter_map(|(.., bound)| bound)
+        .collect()
+}
+
+/// The columns of an `INSERT INTO t (a, b) VALUES (..)`, each with its value as written and the
+/// index (from 0) of the bound parameter it takes, by `$n` or by the order of the `?`s.
+fn sql_insert_bound(sql: &str) -> Option<Vec<(String, String, Option<usize>)>> {
     let mut next = 0usize;
-    let mut out = Vec::new();
-    for (column, value) in columns {
-        let index = if let Some(n) = value.strip_prefix('$') {
-            n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
-        } else if value == "?" {
-            next += 1;
-            Some(next - 1)
-        } else {
-            None
-        };
-        if let Some(i) = index
-            && conflict.contains(&column.to_ascii_lowercase())
-        {
-            out.push(i);
-        }
-    }
-    out
+    Some(
+        sql_insert_columns(sql)?
+            .into_iter()
+            .map(|(column, value)| {
+                let bound = if let Some(n) = value.strip_prefix('$') {
+                    n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
+                } else if value == "?" {
+                    next += 1;
+                    Some(next - 1)
+                } else {
+                    None
+                };
+                (column, value, bound)
+            })
+            .collect(),
+    )
 }
 
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
@@ -375,19 +382,9 @@ pub fn sql_where_constants(sql: &str) -> Vec<(String, String)> {
 /// `fresh` says is made per call (`fresh(i)`: the `i`-th bound value, from 0, by `$n` or by the
 /// order of the `?`s). `None` without a column list.
 pub fn sql_inserted_keys(sql: &str, fresh: impl Fn(usize) -> bool) -> Option<Vec<String>> {
-    let columns = sql_insert_columns(sql)?;
-    let mut next = 0usize;
     let mut keys = Vec::new();
-    for (column, value) in columns {
+    for (column, value, bound) in sql_insert_bound(sql)? {
         let lower = value.to_ascii_lowercase();
-        let bound = if let Some(n) = value.strip_prefix('$') {
-            n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
-        } else if value == "?" {
-            next += 1;
-            Some(next - 1)
-        } else {
-            None
-        };
         let made_here = match bound {
             Some(i) => fresh(i),
             None => {
