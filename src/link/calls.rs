@@ -653,6 +653,46 @@ const BUILDER_WRITES: &[&str] = &[
     "mergeInto",
 ];
 
+/// A value a retry does not send again: one made up per call ([`fresh_random`]), or the id of
+/// a row this request created (`_notification.id` after `const _notification = await
+/// db.insert(notification).values(..).returning().get()`).
+fn made_per_call(v: &Val) -> bool {
+    fresh_random(v) || field_of_created(v)
+}
+
+fn field_of_created(v: &Val) -> bool {
+    // the row's own id (the database makes it); its other fields may be the caller's
+    let Val::Member(row, name) = v else {
+        return false;
+    };
+    if !matches!(name.to_ascii_lowercase().as_str(), "id" | "_id" | "uuid") {
+        return false;
+    }
+    let mut cur: &Val = row;
+    while let Val::Member(inner, _) | Val::Element(inner) = cur {
+        cur = inner;
+    }
+    for _ in 0..32 {
+        cur = match cur {
+            Val::Call(callee, _) => match callee.as_ref() {
+                Val::Member(_, m)
+                    if matches!(
+                        m.as_str(),
+                        "insert" | "insertInto" | "create" | "createOne" | "save" | "insertOne"
+                    ) =>
+                {
+                    return true;
+                }
+                Val::Member(obj, _) => obj,
+                _ => return false,
+            },
+            Val::Member(obj, _) | Val::Element(obj) => obj,
+            _ => return false,
+        };
+    }
+    false
+}
+
 /// `db.select(..).from(t)` (and `selectDistinct`): a Drizzle select of a table.
 fn drizzle_select(cs: &CallSite) -> bool {
     let n = cs.path.len();
@@ -1825,7 +1865,7 @@ impl<'a> Calls<'a> {
                 e.data_keys = record.map(|fields| {
                     fields
                         .iter()
-                        .filter(|(_, v)| !fresh_random(v))
+                        .filter(|(_, v)| !made_per_call(v))
                         .map(|(k, _)| k.clone())
                         .collect()
                 });
@@ -2286,11 +2326,12 @@ impl<'a> Calls<'a> {
     /// upsert's `create`), or the object passed (`User.create({ email })`).
     fn data_keys(cs: &CallSite) -> Option<Vec<String>> {
         let obj = Self::record(cs)?;
-        // A value made up for this request (`randomUUID()`, `nanoid()`, `crypto.randomBytes()`)
-        // is not the caller's: a retry writes a new one and never conflicts.
+        // A value made up for this request (`randomUUID()`, `nanoid()`, `crypto.randomBytes()`,
+        // the id of a row it created) is not the caller's: a retry writes a new one and never
+        // conflicts.
         Some(
             obj.iter()
-                .filter(|(_, v)| !fresh_random(v))
+                .filter(|(_, v)| !made_per_call(v))
                 .map(|(k, _)| k.clone())
                 .collect(),
         )
@@ -2345,7 +2386,7 @@ impl<'a> Calls<'a> {
                         e.data_keys = Some(
                             fields
                                 .iter()
-                                .filter(|(_, v)| !fresh_random(v))
+                                .filter(|(_, v)| !made_per_call(v))
                                 .map(|(k, _)| k.clone())
                                 .collect(),
                         );
