@@ -10,8 +10,7 @@ use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
 use crate::frontend::ts::ir::{
-    CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, SPREAD, TABLE_LINKS, Val,
-    fresh_random,
+    CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, TABLE_LINKS, Val, fresh_random,
 };
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -2327,10 +2326,6 @@ impl<'a> Calls<'a> {
     /// upsert's `create`), or the object passed (`User.create({ email })`).
     fn data_keys(cs: &CallSite) -> Option<Vec<String>> {
         let obj = Self::record(cs)?;
-        // `{ ...rest, workspaceId }`: the keys are not all in view
-        if obj.iter().any(|(k, _)| k == SPREAD) {
-            return None;
-        }
         // A value made up for this request (`randomUUID()`, `nanoid()`, `crypto.randomBytes()`,
         // the id of a row it created) is not the caller's: a retry writes a new one and never
         // conflicts.
@@ -2387,7 +2382,7 @@ impl<'a> Calls<'a> {
         if let Some(r) = e.data_param.take() {
             match bind_param(&r, m2, f2, args) {
                 Bound::Val(Val::Obj(fields)) => {
-                    if e.data_keys.is_none() && !fields.iter().any(|(k, _)| k == SPREAD) {
+                    if e.data_keys.is_none() {
                         e.data_keys = Some(
                             fields
                                 .iter()

@@ -1872,11 +1872,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         fields.push((key, Val::Func(f)));
                     }
                 }
-                "spread_element" => match self.eval(c) {
-                    Val::Obj(inner) => fields.extend(inner),
-                    // fields that cannot be read: the object is not only what is listed
-                    v => fields.push((SPREAD.to_string(), v)),
-                },
+                "spread_element" => {
+                    if let Val::Obj(inner) = self.eval(c) {
+                        fields.extend(inner);
+                    }
+                }
                 _ => {
                     self.eval(c);
                 }

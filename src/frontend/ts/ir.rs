@@ -88,10 +88,6 @@ impl Val {
 /// out gets a new one on every retry).
 pub const EITHER: &str = "||";
 
-/// The key an object literal gives a spread whose fields cannot be read (`{ ...rest, id }`): the
-/// object holds more keys than it lists.
-pub const SPREAD: &str = "...";
-
 /// The links of a query builder's chain that name its table by a string: Knex's
 /// `knex.insert(..).into('users')`, `knex.select(..).from('roles')`, `knex.table('users')`;
 /// Supabase's `supabase.from('posts')`; Kysely's `db.insertInto('person')`, `.replaceInto(..)`,
