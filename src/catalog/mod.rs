@@ -93,6 +93,8 @@ struct SinksFile {
     #[serde(default)]
     served_methods: Vec<ServedMethods>,
     #[serde(default)]
+    runs_only: Vec<RunsOnly>,
+    #[serde(default)]
     message_ids: MessageIds,
 }
 
@@ -113,6 +115,19 @@ pub struct ServedMethods {
     /// The export called (`default` for a default import).
     pub exports: Vec<String>,
     pub methods: Vec<String>,
+}
+
+/// A library call that runs only the callbacks at some field paths of the options it is given
+/// (`getServerSession(req, res, authOptions)` runs `callbacks.session` and `callbacks.jwt`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunsOnly {
+    pub id: String,
+    pub packages: Vec<String>,
+    /// The export called (`default` for a default import).
+    pub exports: Vec<String>,
+    /// Dotted field paths of the callbacks it runs.
+    pub fields: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -184,6 +199,7 @@ pub struct Catalog {
     /// Every sink's `idempotency_option`.
     pub key_options: Vec<String>,
     pub served_methods: Vec<ServedMethods>,
+    pub runs_only: Vec<RunsOnly>,
     /// Fields that carry a published message's id (`messageId`, `event_id`).
     pub message_id_fields: Vec<String>,
     /// The harm model (`rules/harm.toml`).
@@ -278,6 +294,7 @@ impl Catalog {
             middleware: middleware.middleware,
             key_options: Vec::new(),
             served_methods: sinks.served_methods,
+            runs_only: sinks.runs_only,
             message_id_fields: sinks.message_ids.fields,
             harm: harm::Harm::builtin()?,
         };
@@ -338,6 +355,18 @@ impl Catalog {
                     && s.exports.iter().any(|e| e == export)
             })
             .map(|s| s.methods.as_slice())
+    }
+
+    /// The field paths of the callbacks a library call runs, when `export` of package `spec`
+    /// is one that runs only some of those it is given.
+    pub fn runs_only(&self, spec: &str, export: &str) -> Option<&[String]> {
+        self.runs_only
+            .iter()
+            .find(|s| {
+                s.packages.iter().any(|p| package_matches(p, spec))
+                    && s.exports.iter().any(|e| e == export)
+            })
+            .map(|s| s.fields.as_slice())
     }
 
     pub fn is_signature_header(&self, name: &str) -> bool {

@@ -1045,6 +1045,82 @@ impl<'a> Calls<'a> {
         out
     }
 
+    /// The functions that run when `f` runs: its body and the functions defined in it, less those
+    /// `f` only hands back. A function `f` returns (alone, or as a field of a returned object or
+    /// array: `return { jwt: async () => .. }`) and never calls or passes on runs when `f`'s
+    /// caller calls it, and the linker follows that call where it is made; building an options
+    /// object of callbacks runs none of them.
+    fn run_body_functions(&self, m: ModId, f: FnId) -> Vec<FnId> {
+        let fns = &self.res.modules[m].functions;
+        let mut handed_back: Vec<FnId> = Vec::new();
+        // Handed back inside what a package's factory makes of it (`return { providers:
+        // [EmailProvider({ sendVerificationRequest })] }`): passed to that call, and run no more
+        // for it unless passed elsewhere too.
+        let mut in_returned_call: HashSet<FnId> = HashSet::new();
+        // (value, inside a returned object or array, through a package's call)
+        let mut stack: Vec<(&Val, bool, bool)> =
+            fns[f].returns.iter().map(|v| (v, false, false)).collect();
+        while let Some((v, in_object, through_call)) = stack.pop() {
+            match v {
+                Val::Func(g) if fns[f].children.contains(g) => {
+                    handed_back.push(*g);
+                    if through_call {
+                        in_returned_call.insert(*g);
+                    }
+                }
+                Val::Obj(fields) => {
+                    stack.extend(fields.iter().map(|(_, x)| (x, true, through_call)));
+                }
+                Val::Arr(items) => stack.extend(items.iter().map(|x| (x, true, through_call))),
+                // Only inside a returned object: a package call returned as it is (`return
+                // createStreamResponse({ execute })`, a response) is taken to run what it is given.
+                Val::Call(callee, items)
+                    if in_object
+                        && self.res.origin(m, callee).is_some()
+                        && !matches!(self.res.resolve(m, callee), Resolved::Func(..)) =>
+                {
+                    stack.extend(items.iter().map(|x| (x, true, true)));
+                }
+                _ => {}
+            }
+        }
+        if handed_back.is_empty() {
+            return self.body_functions(m, f);
+        }
+        let body = self.body_functions(m, f);
+        // A function called or passed on anywhere in the body (outside itself) runs here.
+        let own: HashSet<FnId> = handed_back
+            .iter()
+            .flat_map(|g| self.body_functions(m, *g))
+            .collect();
+        let mut used: HashMap<FnId, usize> = HashMap::new();
+        for &h in body.iter().filter(|h| !own.contains(h)) {
+            for cs in &fns[h].calls {
+                let mut stack: Vec<&Val> = vec![&cs.callee, &cs.root];
+                stack.extend(cs.args.iter());
+                while let Some(v) = stack.pop() {
+                    match v {
+                        Val::Func(g) => {
+                            *used.entry(*g).or_default() += 1;
+                        }
+                        Val::Obj(fields) => stack.extend(fields.iter().map(|(_, x)| x)),
+                        Val::Arr(items) | Val::Call(_, items) => stack.extend(items.iter()),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        handed_back.retain(|g| {
+            let uses = used.get(g).copied().unwrap_or(0);
+            uses == 0 || (uses == 1 && in_returned_call.contains(g))
+        });
+        let skipped: HashSet<FnId> = handed_back
+            .iter()
+            .flat_map(|g| self.body_functions(m, *g))
+            .collect();
+        body.into_iter().filter(|g| !skipped.contains(g)).collect()
+    }
+
     /// Every function whose summary was computed, with the functions defined inside it: the code
     /// endpoints reach.
     pub fn reached(&self) -> HashSet<(ModId, FnId)> {
@@ -1108,15 +1184,34 @@ impl<'a> Calls<'a> {
 
     fn compute(&self, m: ModId, f: FnId, method: Option<&str>) -> Summary {
         let mut out = Summary::default();
-        let body = self.body_functions(m, f);
+        let body = self.run_body_functions(m, f);
         let inside: HashSet<FnId> = body.iter().copied().collect();
+        // Every function defined in `f`, those it only hands back too: passing one of those to
+        // a library call in `f` is part of handing it back.
+        let defined_here: HashSet<FnId> = self.body_functions(m, f).into_iter().collect();
         let module = &self.res.modules[m];
         let mut own: Vec<(usize, Effect)> = Vec::new();
         // Effects of calls that run only when a lookup found its row: (own?, index, the row, the
         // call).
         let mut found: Vec<(bool, usize, &Found, &CallSite)> = Vec::new();
-        // Functions handed to a library handler that does not serve this method never run.
+        // Functions handed to a library handler that does not serve this method never run, nor
+        // do those a library call is given and does not run (`getServerSession`'s `signIn`).
         let mut unserved: HashSet<FnId> = HashSet::new();
+        for &g in &body {
+            for cs in &module.functions[g].calls {
+                if let Some(fields) = self.runs_only(m, cs) {
+                    let mut carried = Vec::new();
+                    for a in &cs.args {
+                        self.carried_functions(m, a, "", 0, &mut carried);
+                    }
+                    for (path, m2, af) in carried {
+                        if m2 == m && inside.contains(&af) && !fields.contains(&path) {
+                            unserved.extend(self.body_functions(m, af));
+                        }
+                    }
+                }
+            }
+        }
         if let Some(method) = method {
             for &g in &body {
                 for cs in &module.functions[g].calls {
@@ -1508,6 +1603,10 @@ impl<'a> Calls<'a> {
                     }
                 }
                 let callees = targets.len();
+                // A library is taken to run the functions it is given, in an object or array too
+                // (`NextAuth(req, res, getAuthOptions(req))`), less those it is known not to run.
+                let library = callees == 1 && !matches!(targets[0].0, Resolved::Func(..));
+                let only = if library { self.runs_only(m, cs) } else { None };
                 for a in &cs.args {
                     if let Val::Func(af) = a
                         && inside.contains(af)
@@ -1515,7 +1614,22 @@ impl<'a> Calls<'a> {
                         continue;
                     }
                     if matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)) {
-                        targets.push((self.res.resolve(m, a), false));
+                        let r = self.res.resolve(m, a);
+                        let func = matches!(r, Resolved::Func(..));
+                        targets.push((r, false));
+                        if func || !library {
+                            continue;
+                        }
+                    }
+                    if library {
+                        let mut carried = Vec::new();
+                        self.carried_functions(m, a, "", 0, &mut carried);
+                        for (path, m2, g) in carried {
+                            let run = only.is_none_or(|fields| fields.contains(&path));
+                            if run && !(m2 == m && defined_here.contains(&g)) {
+                                targets.push((Resolved::Func(m2, g), false));
+                            }
+                        }
                     }
                 }
                 for (ti, (t, speculative)) in targets.into_iter().enumerate() {
@@ -2515,6 +2629,135 @@ impl<'a> Calls<'a> {
                     .and_then(|export| self.catalog.served_methods(&spec, export))
                     .is_some_and(|served| !served.iter().any(|s| s == method))
             })
+    }
+
+    /// The field paths of the callbacks a library call runs, when it runs only some of those
+    /// it is given (`getServerSession(req, res, authOptions)`: `callbacks.session`).
+    fn runs_only(&self, m: ModId, cs: &CallSite) -> Option<&[String]> {
+        let (spec, name, path) = self.res.origin(m, &cs.callee)?;
+        let export = path.last().or(name.as_ref())?;
+        self.catalog.runs_only(&spec, export)
+    }
+
+    /// A route handler made by a package from the options it is given (`export default
+    /// NextAuth(authOptions)`, `const handler = NextAuth(authOptions)`, next-auth v5's
+    /// `NextAuth(config).handlers.POST`): the functions in those
+    /// options, which the package is taken to run, for a `method` it serves; none for a method it
+    /// answers itself. Empty when `v` is no call of a package.
+    pub fn library_handler_callbacks(&self, m: ModId, v: &Val, method: &str) -> Vec<(ModId, FnId)> {
+        let Some((m, Val::Call(callee, args))) = self.made_by_call(m, v, 0) else {
+            return Vec::new();
+        };
+        let Some((spec, name, path)) = self.res.origin(m, callee) else {
+            return Vec::new();
+        };
+        if self.library_handler_refuses(m, v, method) {
+            return Vec::new();
+        }
+        let export = path.last().or(name.as_ref());
+        let only = export.and_then(|e| self.catalog.runs_only(&spec, e));
+        let mut carried = Vec::new();
+        for a in args {
+            self.carried_functions(m, a, "", 0, &mut carried);
+        }
+        let mut out: Vec<(ModId, FnId)> = carried
+            .into_iter()
+            .filter(|(path, ..)| only.is_none_or(|fields| fields.contains(path)))
+            .map(|(_, m2, g)| (m2, g))
+            .collect();
+        out.dedup();
+        out
+    }
+
+    /// A route handler made by a package that does not serve `method` and answers it itself
+    /// (next-auth's handler on a PUT).
+    pub fn library_handler_refuses(&self, m: ModId, v: &Val, method: &str) -> bool {
+        let Some((m, Val::Call(callee, _))) = self.made_by_call(m, v, 0) else {
+            return false;
+        };
+        self.res
+            .origin(m, callee)
+            .is_some_and(|(spec, name, path)| {
+                path.last()
+                    .or(name.as_ref())
+                    .and_then(|e| self.catalog.served_methods(&spec, e))
+                    .is_some_and(|served| !served.iter().any(|s| s == method))
+            })
+    }
+
+    /// The call whose result `v` is, or is a member of (`NextAuth(config).handlers.POST`, read
+    /// through the imports and exports of project modules), with its module.
+    fn made_by_call<'v>(&'v self, m: ModId, v: &'v Val, depth: usize) -> Option<(ModId, &'v Val)> {
+        if depth > 8 {
+            return None;
+        }
+        match v {
+            Val::Call(..) => Some((m, v)),
+            Val::Member(inner, _) => self.made_by_call(m, inner, depth + 1),
+            Val::Import {
+                spec,
+                name: Some(n),
+            } => {
+                let target = self.res.resolve_spec(m, spec)?;
+                let x = self.res.modules[target].export(n)?;
+                self.made_by_call(target, x, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// The functions a value handed to a library carries, each with the field path it sits at
+    /// (`callbacks.signIn`): the value itself when it is a function, and the functions of the
+    /// object or array it is, read through variables, imports, the returns of project functions
+    /// and the options given to a package's factory (`EmailProvider({ sendVerificationRequest })`,
+    /// whose fields keep the path of the array they sit in). Bounded in depth and count.
+    fn carried_functions(
+        &self,
+        m: ModId,
+        v: &Val,
+        path: &str,
+        depth: usize,
+        out: &mut Vec<(String, ModId, FnId)>,
+    ) {
+        const MAX_CARRIED: usize = 64;
+        if depth > 4 || out.len() >= MAX_CARRIED {
+            return;
+        }
+        let field = |k: &str| match path {
+            "" => k.to_string(),
+            p => format!("{p}.{k}"),
+        };
+        match v {
+            Val::Func(g) => out.push((path.to_string(), m, *g)),
+            Val::Obj(fields) => {
+                for (k, x) in fields {
+                    self.carried_functions(m, x, &field(k), depth + 1, out);
+                }
+            }
+            Val::Arr(items) => {
+                for x in items {
+                    self.carried_functions(m, x, path, depth + 1, out);
+                }
+            }
+            Val::Call(callee, args)
+                if !matches!(self.res.resolve(m, callee), Resolved::Func(..)) =>
+            {
+                if self.res.origin(m, callee).is_some() {
+                    for x in args {
+                        self.carried_functions(m, x, path, depth + 1, out);
+                    }
+                }
+            }
+            _ => match self.res.resolve(m, v) {
+                Resolved::Func(m2, g) => out.push((path.to_string(), m2, g)),
+                Resolved::Obj(m2, fields) => {
+                    for (k, x) in &fields {
+                        self.carried_functions(m2, x, &field(k), depth + 1, out);
+                    }
+                }
+                _ => {}
+            },
+        }
     }
 
     /// A package client held in a member of a project object (`prisma.client.board.create`,

@@ -29,7 +29,7 @@ use crate::facts::{
     ClientRequest, Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism,
     MechanismKind, UniqueConstraint,
 };
-use crate::frontend::ts::ir::{Module, Val};
+use crate::frontend::ts::ir::{FnId, Module, Val};
 use calls::Calls;
 use resolve::{ModId, Resolved, Resolver};
 use std::path::Path;
@@ -159,9 +159,11 @@ pub fn link_ts(
             // The handler, then the steps that run as it does (a chain of middleware files).
             let parts = std::iter::once((route.handler_module, &route.handler))
                 .chain(route.steps.iter().map(|(m, v)| (*m, v)));
+            // Each function that runs, and whether it is a callback of a package's handler.
+            let mut funcs: Vec<(ModId, FnId, bool)> = Vec::new();
             for (pm, pv) in parts {
-                let (m, f) = match res.resolve(pm, pv) {
-                    Resolved::Func(m, f) => (m, f),
+                match res.resolve(pm, pv) {
+                    Resolved::Func(m, f) => funcs.push((m, f, false)),
                     _ => {
                         let d = display(pv);
                         let d = match (&route.handler_name, &handler) {
@@ -171,11 +173,24 @@ pub fn link_ts(
                         let d = if d.is_empty() { "unresolved".into() } else { d };
                         // A handler the audit could not read (from a package, or from a value it
                         // cannot resolve) was not looked at.
-                        unfollowed.get_or_insert((format!("the handler `{d}`"), here.clone()));
+                        // A package's handler that answers this method itself (next-auth on a
+                        // PUT) runs nothing; any other one was not looked at.
+                        if !calls.library_handler_refuses(pm, pv, &route.method) {
+                            unfollowed.get_or_insert((format!("the handler `{d}`"), here.clone()));
+                        }
                         handler.get_or_insert((d, None));
-                        continue;
+                        // A package's handler made from options (`export default
+                        // NextAuth(authOptions)`): the callbacks it is given run in it.
+                        funcs.extend(
+                            calls
+                                .library_handler_callbacks(pm, pv, &route.method)
+                                .into_iter()
+                                .map(|(m, f)| (m, f, true)),
+                        );
                     }
-                };
+                }
+            }
+            for (m, f, callback) in funcs {
                 for g in calls.with_children(m, f) {
                     handlers.insert((m, g));
                 }
@@ -205,7 +220,7 @@ pub fn link_ts(
                     unfollowed.get_or_insert(u.clone());
                 }
                 let facts = &modules[m].functions[f];
-                if handler.as_ref().is_none_or(|(_, at)| at.is_none()) {
+                if !callback && handler.as_ref().is_none_or(|(_, at)| at.is_none()) {
                     handler = Some((
                         route
                             .handler_name
