@@ -1202,9 +1202,9 @@ impl<'a> Calls<'a> {
                 if let Some(fields) = self.runs_only(m, cs) {
                     let mut carried = Vec::new();
                     for a in &cs.args {
-                        self.carried_functions(m, a, "", 0, &mut carried);
+                        self.carried_functions(m, a, ("", false), 0, &mut carried);
                     }
-                    for (path, m2, af) in carried {
+                    for (path, m2, af, _) in carried {
                         if m2 == m && inside.contains(&af) && !fields.contains(&path) {
                             unserved.extend(self.body_functions(m, af));
                         }
@@ -1604,7 +1604,9 @@ impl<'a> Calls<'a> {
                 }
                 let callees = targets.len();
                 // A library is taken to run the functions it is given, in an object or array too
-                // (`NextAuth(req, res, getAuthOptions(req))`), less those it is known not to run.
+                // (`NextAuth(req, res, getAuthOptions(req))`), less those it is known not to run;
+                // so is a project function given those a project function made and returned
+                // (`handlers.create({ ctx: buildContext(auth) })`, which calls `ctx.authorize`).
                 let library = callees == 1 && !matches!(targets[0].0, Resolved::Func(..));
                 let only = if library { self.runs_only(m, cs) } else { None };
                 for a in &cs.args {
@@ -1617,18 +1619,20 @@ impl<'a> Calls<'a> {
                         let r = self.res.resolve(m, a);
                         let func = matches!(r, Resolved::Func(..));
                         targets.push((r, false));
-                        if func || !library {
+                        if func {
                             continue;
                         }
                     }
-                    if library {
-                        let mut carried = Vec::new();
-                        self.carried_functions(m, a, "", 0, &mut carried);
-                        for (path, m2, g) in carried {
-                            let run = only.is_none_or(|fields| fields.contains(&path));
-                            if run && !(m2 == m && defined_here.contains(&g)) {
-                                targets.push((Resolved::Func(m2, g), false));
-                            }
+                    let mut carried = Vec::new();
+                    self.carried_functions(m, a, ("", false), 0, &mut carried);
+                    for (path, m2, g, made) in carried {
+                        let run = if library {
+                            only.is_none_or(|fields| fields.contains(&path))
+                        } else {
+                            made
+                        };
+                        if run && !(m2 == m && defined_here.contains(&g)) {
+                            targets.push((Resolved::Func(m2, g), false));
                         }
                     }
                 }
@@ -2658,12 +2662,12 @@ impl<'a> Calls<'a> {
         let only = export.and_then(|e| self.catalog.runs_only(&spec, e));
         let mut carried = Vec::new();
         for a in args {
-            self.carried_functions(m, a, "", 0, &mut carried);
+            self.carried_functions(m, a, ("", false), 0, &mut carried);
         }
         let mut out: Vec<(ModId, FnId)> = carried
             .into_iter()
             .filter(|(path, ..)| only.is_none_or(|fields| fields.contains(path)))
-            .map(|(_, m2, g)| (m2, g))
+            .map(|(_, m2, g, _)| (m2, g))
             .collect();
         out.dedup();
         out
@@ -2706,18 +2710,20 @@ impl<'a> Calls<'a> {
         }
     }
 
-    /// The functions a value handed to a library carries, each with the field path it sits at
-    /// (`callbacks.signIn`): the value itself when it is a function, and the functions of the
-    /// object or array it is, read through variables, imports, the returns of project functions
-    /// and the options given to a package's factory (`EmailProvider({ sendVerificationRequest })`,
-    /// whose fields keep the path of the array they sit in). Bounded in depth and count.
+    /// The functions a value handed to a call carries, each with the field path it sits at
+    /// (`callbacks.signIn`) and whether a project function made it (returned it from a call
+    /// here, `buildContext(auth)` returning `{ authorize }`): the value itself when it is a
+    /// function, and the functions of the object or array it is, read through variables,
+    /// imports, the returns of project functions and the options given to a package's factory
+    /// (`EmailProvider({ sendVerificationRequest })`, whose fields keep the path of the array
+    /// they sit in). Bounded in depth and count.
     fn carried_functions(
         &self,
         m: ModId,
         v: &Val,
-        path: &str,
+        (path, made): (&str, bool),
         depth: usize,
-        out: &mut Vec<(String, ModId, FnId)>,
+        out: &mut Vec<(String, ModId, FnId, bool)>,
     ) {
         const MAX_CARRIED: usize = 64;
         if depth > 4 || out.len() >= MAX_CARRIED {
@@ -2728,15 +2734,15 @@ impl<'a> Calls<'a> {
             p => format!("{p}.{k}"),
         };
         match v {
-            Val::Func(g) => out.push((path.to_string(), m, *g)),
+            Val::Func(g) => out.push((path.to_string(), m, *g, made)),
             Val::Obj(fields) => {
                 for (k, x) in fields {
-                    self.carried_functions(m, x, &field(k), depth + 1, out);
+                    self.carried_functions(m, x, (&field(k), made), depth + 1, out);
                 }
             }
             Val::Arr(items) => {
                 for x in items {
-                    self.carried_functions(m, x, path, depth + 1, out);
+                    self.carried_functions(m, x, (path, made), depth + 1, out);
                 }
             }
             Val::Call(callee, args)
@@ -2744,19 +2750,22 @@ impl<'a> Calls<'a> {
             {
                 if self.res.origin(m, callee).is_some() {
                     for x in args {
-                        self.carried_functions(m, x, path, depth + 1, out);
+                        self.carried_functions(m, x, (path, made), depth + 1, out);
                     }
                 }
             }
-            _ => match self.res.resolve(m, v) {
-                Resolved::Func(m2, g) => out.push((path.to_string(), m2, g)),
-                Resolved::Obj(m2, fields) => {
-                    for (k, x) in &fields {
-                        self.carried_functions(m2, x, &field(k), depth + 1, out);
+            _ => {
+                let made = made || matches!(v, Val::Call(..));
+                match self.res.resolve(m, v) {
+                    Resolved::Func(m2, g) => out.push((path.to_string(), m2, g, made)),
+                    Resolved::Obj(m2, fields) => {
+                        for (k, x) in &fields {
+                            self.carried_functions(m2, x, (&field(k), made), depth + 1, out);
+                        }
                     }
+                    _ => {}
                 }
-                _ => {}
-            },
+            }
         }
     }
 
