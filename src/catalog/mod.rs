@@ -350,10 +350,7 @@ impl Catalog {
     pub fn served_methods(&self, spec: &str, export: &str) -> Option<&[String]> {
         self.served_methods
             .iter()
-            .find(|s| {
-                s.packages.iter().any(|p| package_matches(p, spec))
-                    && s.exports.iter().any(|e| e == export)
-            })
+            .find(|s| exported_by(&s.packages, &s.exports, spec, export))
             .map(|s| s.methods.as_slice())
     }
 
@@ -362,10 +359,7 @@ impl Catalog {
     pub fn runs_only(&self, spec: &str, export: &str) -> Option<&[String]> {
         self.runs_only
             .iter()
-            .find(|s| {
-                s.packages.iter().any(|p| package_matches(p, spec))
-                    && s.exports.iter().any(|e| e == export)
-            })
+            .find(|s| exported_by(&s.packages, &s.exports, spec, export))
             .map(|s| s.fields.as_slice())
     }
 
@@ -454,6 +448,11 @@ impl Sink {
         }
         None
     }
+}
+
+/// `export` of package `spec` is one of `exports` of one of `packages`.
+fn exported_by(packages: &[String], exports: &[String], spec: &str, export: &str) -> bool {
+    packages.iter().any(|p| package_matches(p, spec)) && exports.iter().any(|e| e == export)
 }
 
 /// `pkg` matches `spec` exactly or as a prefix on a `/` boundary.

@@ -2625,8 +2625,13 @@ impl<'a> Calls<'a> {
     /// A call of a library handler that does not serve `method`: it runs nothing of what it is
     /// given (`NextAuth(req, res, { callbacks })` on a PUT).
     fn not_served(&self, m: ModId, cs: &CallSite, method: &str) -> bool {
+        self.refuses(m, &cs.callee, method)
+    }
+
+    /// `callee` is a package's handler that does not serve `method` (`[[served_methods]]`).
+    fn refuses(&self, m: ModId, callee: &Val, method: &str) -> bool {
         self.res
-            .origin(m, &cs.callee)
+            .origin(m, callee)
             .is_some_and(|(spec, name, path)| {
                 path.last()
                     .or(name.as_ref())
@@ -2676,17 +2681,10 @@ impl<'a> Calls<'a> {
     /// A route handler made by a package that does not serve `method` and answers it itself
     /// (next-auth's handler on a PUT).
     pub fn library_handler_refuses(&self, m: ModId, v: &Val, method: &str) -> bool {
-        let Some((m, Val::Call(callee, _))) = self.made_by_call(m, v, 0) else {
-            return false;
-        };
-        self.res
-            .origin(m, callee)
-            .is_some_and(|(spec, name, path)| {
-                path.last()
-                    .or(name.as_ref())
-                    .and_then(|e| self.catalog.served_methods(&spec, e))
-                    .is_some_and(|served| !served.iter().any(|s| s == method))
-            })
+        match self.made_by_call(m, v, 0) {
+            Some((m, Val::Call(callee, _))) => self.refuses(m, callee, method),
+            _ => false,
+        }
     }
 
     /// The call whose result `v` is, or is a member of (`NextAuth(config).handlers.POST`, read
