@@ -4,7 +4,8 @@
 //! `expected.json` the tests that send it one key twice or concurrently (`"tests"`), and
 //! `"path_complete": false` where part of its path could not be read. Findings on a file that
 //! cannot carry a comment (a JSON route declaration) are listed in `expected.json` as
-//! `"findings_outside_source": ["RS003 api/createOrder/route.json:2"]`.
+//! `"findings_outside_source": ["RS003 api/createOrder/route.json:2"]`. Beside these, each
+//! fixture's whole JSON report is an insta snapshot (`tests/snapshots/<fixture>.snap`).
 
 mod common;
 
@@ -119,6 +120,7 @@ fn check_fixture(name: &str) {
         serde_json::from_str(&std::fs::read_to_string(root.join("expected.json")).unwrap())
             .unwrap();
     let report = common::json_report(&root);
+    snapshot(name, &report);
 
     let got: Vec<Value> = report["endpoints"]
         .as_array()
@@ -244,6 +246,23 @@ fn check_fixture(name: &str) {
             );
         }
     }
+}
+
+/// The whole JSON report of a fixture, as `tests/snapshots/<fixture>.snap`: any change of an
+/// endpoint, finding, mechanism, message or diagnostic shows as a reviewed diff
+/// (`cargo insta review`). The tool's version and the root given on the command line are
+/// redacted; everything else is the report as a user sees it.
+fn snapshot(name: &str, report: &Value) {
+    let mut report = report.clone();
+    report["tool"] = Value::String("[tool]".into());
+    report["root"] = Value::String("[root]".into());
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path("snapshots");
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| {
+        insta::assert_snapshot!(name, serde_json::to_string_pretty(&report).unwrap());
+    });
 }
 
 /// One test per fixture folder, named after it: `cargo test --test fixtures express-shop` runs
