@@ -212,7 +212,7 @@ pub fn discover_opts(
         } else if entry
             .file_name()
             .to_str()
-            .is_some_and(crate::frontend::apidoc::openapi::candidate)
+            .is_some_and(api_document_candidate)
         {
             spec_candidates.push(entry.into_path());
         }
@@ -367,6 +367,25 @@ fn looks_minified(text: &str) -> bool {
     }
     let lines = text.lines().count().max(1);
     text.len() / lines > 400 || text.lines().any(|l| l.len() > 50_000)
+}
+
+/// Whether a file name may hold an API document worth reading: a YAML or JSON file that is not a
+/// known configuration or lock file.
+fn api_document_candidate(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let is_doc = [".yaml", ".yml", ".json"]
+        .iter()
+        .any(|e| lower.ends_with(e));
+    let skipped = lower == "package.json"
+        || lower.ends_with("-lock.json")
+        || lower.ends_with(".lock.json")
+        || lower.starts_with("tsconfig")
+        || lower.starts_with("jsconfig")
+        || lower == "composer.json"
+        || lower.starts_with(".eslintrc")
+        || lower == "pnpm-lock.yaml"
+        || lower.ends_with("expected.json");
+    is_doc && !skipped
 }
 
 #[cfg(test)]

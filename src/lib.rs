@@ -12,12 +12,16 @@ pub mod diff;
 pub mod discover;
 pub mod facts;
 pub mod frontend;
+pub mod isolate;
 pub mod link;
 pub mod paths;
 pub mod probe;
+pub mod program;
 pub mod report;
 pub mod rules;
+pub mod sql;
 pub mod suppress;
+pub mod text;
 
 use catalog::Catalog;
 use config::Config;
@@ -119,7 +123,7 @@ pub fn collect_facts_with(
         manifests,
     } = found;
     let files_scanned = files.len() + rust_files.len();
-    let mut coverage = coverage::Coverage::default();
+    let mut coverage = facts::Coverage::default();
     for f in &files {
         *coverage
             .files_by_language

@@ -8,31 +8,13 @@
 //! The reason is required: a suppression without one is reported and silences nothing. A
 //! suppression that matches no finding is reported too, so stale ones do not pile up.
 
-use crate::facts::Diagnostic;
+use crate::facts::{Diagnostic, Suppression};
 use crate::rules::{self, Finding};
 use std::collections::BTreeSet;
 
 const MARKER: &str = "retrysafe-ignore";
 /// The file-wide form: `retrysafe-ignore-file`.
 const FILE_SUFFIX: &str = "-file";
-
-/// One `retrysafe-ignore` comment.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Suppression {
-    /// Relative to the scanned root, `/`-separated.
-    pub file: String,
-    /// The comment's own line (1-based).
-    pub line: u32,
-    /// The line whose findings it silences: its own line when code precedes the comment, else the
-    /// first line below that is not a comment.
-    pub target: u32,
-    /// Rule ids as written (upper-cased).
-    pub rules: Vec<String>,
-    /// `None` when missing or empty.
-    pub reason: Option<String>,
-    /// `retrysafe-ignore-file`: every finding in the file.
-    pub file_wide: bool,
-}
 
 fn is_comment_only(line: &str) -> bool {
     let t = line.trim_start();

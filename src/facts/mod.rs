@@ -3,8 +3,13 @@
 //! Nothing here knows about syntax: a route found by tree-sitter in an Express app and one found
 //! by syn in an axum service become the same [`Endpoint`].
 
+mod coverage;
 pub mod doc;
 pub mod key;
+mod suppression;
+
+pub use coverage::Coverage;
+pub use suppression::Suppression;
 
 pub use key::{KeyObs, KeyStore};
 use serde::Serialize;
@@ -905,15 +910,15 @@ pub struct Facts {
     pub endpoints: Vec<Endpoint>,
     pub diagnostics: Vec<Diagnostic>,
     /// `retrysafe-ignore` comments found in the scanned files.
-    pub suppressions: Vec<crate::suppress::Suppression>,
+    pub suppressions: Vec<Suppression>,
     /// Requests that client code sends with an idempotency key.
     pub clients: Vec<ClientRequest>,
     /// Requests with an idempotency key found in the repository's tests and `.http` files.
     pub key_tests: Vec<KeyTest>,
     /// What was read: files per language, routes, frameworks the manifests name.
-    pub coverage: crate::coverage::Coverage,
+    pub coverage: Coverage,
     /// The API documents (and code-first documentation) found, with their operations.
-    pub api_docs: crate::frontend::apidoc::ApiDocs,
+    pub api_docs: doc::ApiDocs,
 }
 
 #[cfg(test)]

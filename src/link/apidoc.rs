@@ -1,9 +1,9 @@
 //! Links each endpoint to the operation of the repository's API documentation that describes it,
 //! and finds the keyed endpoints that documentation leaves out.
 
+use crate::facts::doc::ApiDocs;
 use crate::facts::doc::{DocSource, KeyDoc, Unlisted};
 use crate::facts::{Endpoint, MechanismKind, Protocol};
-use crate::frontend::apidoc::ApiDocs;
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -11,7 +11,7 @@ use super::fileroutes::{
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{FnId, Val};
+use crate::program::{FnId, Val};
 use std::collections::BTreeSet;
 
 const FRAMEWORK: &str = "astro";
@@ -218,7 +218,7 @@ fn injected(
 fn entry_by_name(
     res: &Resolver,
     m: ModId,
-    inner: &[crate::frontend::ts::ir::CallSite],
+    inner: &[crate::program::CallSite],
     from_line: u32,
 ) -> Option<(ModId, String)> {
     let file = &res.modules[m].file;

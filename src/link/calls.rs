@@ -9,7 +9,7 @@ use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
 use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
-use crate::frontend::ts::ir::{
+use crate::program::{
     CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, TABLE_LINKS, Val, fresh_random,
 };
 use std::cell::RefCell;
@@ -830,7 +830,7 @@ pub fn sql_table(sql: &str) -> Option<String> {
 fn only_fallback_fresh(v: &Val) -> bool {
     match v {
         Val::Call(callee, args) => {
-            matches!(callee.as_ref(), Val::Global(g) if g == crate::frontend::ts::ir::EITHER)
+            matches!(callee.as_ref(), Val::Global(g) if g == crate::program::EITHER)
                 && args.first().is_some_and(|a| !fresh_random(a))
         }
         // `where: { id: body.id || uuidv4() }`: each part made per call is a fallback
@@ -893,7 +893,7 @@ pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
     // statement moves rows out of its own `WHERE` (a second run changes nothing).
     let relative = kind == EffectKind::DbUpdate
         && has_self_increment(sql)
-        && !crate::frontend::claims::sql_moves_state(sql);
+        && !crate::sql::sql_moves_state(sql);
     Some((kind, upsert, relative))
 }
 
@@ -1818,10 +1818,7 @@ impl<'a> Calls<'a> {
                     // 'PENDING'` looked up, `status: 'PAID'` created) misses the row on a retry.
                     if lookups_here.iter().any(|(l, filter)| {
                         model_key(l) == model_key(&model)
-                            && !crate::frontend::claims::written_outside_filter(
-                                filter,
-                                &e.update_keys,
-                            )
+                            && !crate::sql::written_outside_filter(filter, &e.update_keys)
                     }) {
                         find_or_create(&model, &updated, e);
                         e.lookup_locked |=
@@ -2895,7 +2892,7 @@ impl<'a> Calls<'a> {
                         .args
                         .iter()
                         .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)))
-                && !crate::frontend::ts::claims::conditional_update(last, &cs.args);
+                && !crate::program::conditional_update(last, &cs.args);
             let relative_fields = if relative {
                 relative_fields(&cs.args, &self.catalog.relative_update.keys)
             } else {
@@ -2983,7 +2980,7 @@ impl<'a> Calls<'a> {
                     Some(Val::Arr(items)) => items,
                     _ => cs.args.get(1..).unwrap_or(&[]),
                 };
-                let matched: Vec<&Val> = crate::frontend::claims::sql_conflict_binds(sql)
+                let matched: Vec<&Val> = crate::sql::sql_conflict_binds(sql)
                     .into_iter()
                     .filter_map(|i| values.get(i))
                     .collect();
@@ -2996,7 +2993,7 @@ impl<'a> Calls<'a> {
                 // the columns the insert writes with values a retry sends again
                 let data_keys = (kind == EffectKind::DbCreate)
                     .then(|| {
-                        crate::frontend::claims::sql_inserted_keys(sql, |i| {
+                        crate::sql::sql_inserted_keys(sql, |i| {
                             values.get(i).is_some_and(fresh_random)
                         })
                     })
@@ -3006,9 +3003,9 @@ impl<'a> Calls<'a> {
                     // As the Rust front end reads raw SQL: the constants an `UPDATE` sets, and
                     // an `INSERT .. WHERE NOT EXISTS` that inserts only what is missing.
                     find_or_create: kind == EffectKind::DbCreate
-                        && crate::frontend::claims::sql_inserts_if_absent(sql),
+                        && crate::sql::sql_inserts_if_absent(sql),
                     update_keys: if kind == EffectKind::DbUpdate {
-                        crate::frontend::claims::sql_set_values(sql)
+                        crate::sql::sql_set_values(sql)
                     } else {
                         vec![]
                     },

@@ -7,8 +7,8 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{ClientRequest, Endpoint, KeyOrigin, Location};
-use crate::frontend::ts::ir::{FnId, KeyArg, Val};
-use crate::frontend::ts::keys::url_path;
+use crate::program::{FnId, KeyArg, Val};
+use crate::text::url_path;
 use std::collections::{HashMap, HashSet};
 
 /// (module, function, parameter) → the key-like values callers pass there.

@@ -9,7 +9,7 @@ use super::resolve::{ModId, Resolver};
 use crate::facts::{
     EffectKind, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint, model_key,
 };
-use crate::frontend::ts::ir::{CallSite, DecoratorFacts, Module, Val};
+use crate::program::{CallSite, DecoratorFacts, Module, Val};
 use std::collections::BTreeMap;
 
 /// Does the create's data supply column `c`? Relations count (`author: { connect }` for `authorId`).
@@ -831,7 +831,7 @@ impl Collector<'_> {
 fn inherited_fields(
     res: &Resolver,
     m: ModId,
-    class: &crate::frontend::ts::ir::ClassFacts,
+    class: &crate::program::ClassFacts,
 ) -> Vec<(String, DecoratorFacts, ModId)> {
     let mut out: Vec<_> = class
         .field_decorators

@@ -11,7 +11,7 @@ use super::fileroutes::{project_of, project_roots, strip_ext, under};
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::Val;
+use crate::program::Val;
 use std::collections::BTreeMap;
 
 const FRAMEWORK: &str = "evershop";

@@ -5,7 +5,7 @@
 use super::mounts::RawRoute;
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::Val;
+use crate::program::Val;
 
 const CONFIG_EXTENSIONS: &[&str] = &["js", "mjs", "cjs", "ts", "mts", "cts"];
 

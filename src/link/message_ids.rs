@@ -15,8 +15,8 @@
 use super::calls::derives_id;
 use super::resolve::{ModId, Resolver};
 use crate::catalog::Catalog;
-use crate::frontend::ts::ir::fresh_random;
-use crate::frontend::ts::ir::{FnId, Val};
+use crate::program::fresh_random;
+use crate::program::{FnId, Val};
 use std::cell::Cell;
 
 /// Where an id comes from.

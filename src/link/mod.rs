@@ -29,7 +29,7 @@ use crate::facts::{
     ClientRequest, Diagnostic, Effect, EffectKind, Endpoint, KeyObs, KeyStore, Location, Mechanism,
     MechanismKind, UniqueConstraint,
 };
-use crate::frontend::ts::ir::{FnId, Module, Val};
+use crate::program::{FnId, Module, Val};
 use calls::Calls;
 use resolve::{ModId, Resolved, Resolver};
 use std::path::Path;
@@ -123,7 +123,7 @@ pub fn link_ts(
             0,
             format!(
                 "internal error while linking tRPC routers ({}); their procedures are left out, please report it",
-                crate::frontend::panic_reason(e.as_ref())
+                crate::isolate::panic_reason(e.as_ref())
             ),
         )),
     }
@@ -251,7 +251,7 @@ pub fn link_ts(
                 }
                 // A hook after the handler (Fastify `onSend`): what it does to the key store
                 // happens once the handler has answered.
-                if let Some(hook) = crate::frontend::ts::routers::as_after_handler(mv) {
+                if let Some(hook) = crate::program::as_after_handler(mv) {
                     if let Resolved::Func(m2, f2) = res.resolve(*mm, hook) {
                         for o in &calls.summary(m2, f2).key_obs {
                             let mut o = o.clone();
@@ -337,7 +337,7 @@ pub fn link_ts(
         match built {
             Ok(endpoint) => endpoints.push(endpoint),
             Err(e) => {
-                let why = crate::frontend::panic_reason(e.as_ref());
+                let why = crate::isolate::panic_reason(e.as_ref());
                 diagnostics.push(Diagnostic::new(
                     file,
                     line,

@@ -5,7 +5,7 @@
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::config::Config;
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{
+use crate::program::{
     ClassId, FnId, Module, ParamSlot, RouterId, RouterItem, RouterKind, Val, WrittenAt,
 };
 use std::collections::{BTreeMap, BTreeSet};
@@ -232,7 +232,7 @@ fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
             x => Val::Member(std::sync::Arc::new(x), p.clone()),
         },
         Val::Element(inner) => Val::Element(std::sync::Arc::new(replace_params(inner, f, args))),
-        Val::Call(..) if !crate::frontend::ts::ir::names_param_of(v, f) => v.clone(),
+        Val::Call(..) if !crate::program::names_param_of(v, f) => v.clone(),
         Val::Call(callee, xs) => Val::Call(
             std::sync::Arc::new(replace_params(callee, f, args)),
             xs.iter().map(|x| replace_params(x, f, args)).collect(),
@@ -850,7 +850,7 @@ impl<'a> Mounter<'a> {
     }
 
     fn child_of(&self, m: ModId, v: &Val, plugin: bool) -> Option<Key> {
-        if let Some(app) = crate::frontend::ts::routers::as_mounted_app(v) {
+        if let Some(app) = crate::program::as_mounted_app(v) {
             return self.child_of(m, app, plugin);
         }
         match self.resolve(m, v) {
@@ -1121,7 +1121,7 @@ impl<'a> Mounter<'a> {
             .flat_map(|m| m.routers.iter())
             .filter(|r| r.kind != RouterKind::NestController)
             .map(|r| r.framework)
-            .find(|f| *f != "nestjs" && *f != crate::frontend::ts::routers::TABLE_ROUTER)
+            .find(|f| *f != "nestjs" && *f != crate::program::TABLE_ROUTER)
             .unwrap_or("express");
         let roots: Vec<Key> = self
             .items
@@ -1168,7 +1168,7 @@ impl<'a> Mounter<'a> {
             self.diagnostics.extend(diagnostics);
         }
         for r in &mut self.routes {
-            if r.framework == crate::frontend::ts::routers::TABLE_ROUTER {
+            if r.framework == crate::program::TABLE_ROUTER {
                 r.framework = server_framework(self.res, &self.res.modules[r.module].file);
             }
         }
@@ -1323,9 +1323,7 @@ impl<'a> Mounter<'a> {
                                 None if unknown => {}
                                 // An application mounted whole that is no router this audit
                                 // reads (another framework's handler): what it serves is unseen.
-                                None if crate::frontend::ts::routers::as_mounted_app(a)
-                                    .is_some() =>
-                                {
+                                None if crate::program::as_mounted_app(a).is_some() => {
                                     let at = if prefix.is_empty() { "/" } else { prefix };
                                     self.diagnostics.push(Diagnostic::new(
                                         self.modules()[m].file.clone(),
@@ -1438,9 +1436,7 @@ impl<'a> Mounter<'a> {
                 } => {
                     // A router class the project writes takes `(path, handler, ..options)`: the
                     // handler is the second argument, what follows it no middleware.
-                    if framework == crate::frontend::ts::routers::TABLE_ROUTER
-                        && !middleware.is_empty()
-                    {
+                    if framework == crate::program::TABLE_ROUTER && !middleware.is_empty() {
                         handler = middleware.remove(0);
                         middleware.clear();
                     }

@@ -5,7 +5,7 @@ use super::fileroutes::{bracket_segment as segment, strip_ext};
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::Protocol;
-use crate::frontend::ts::ir::{FnId, MethodCheck, Val};
+use crate::program::{FnId, MethodCheck, Val};
 
 pub const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
 const APP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];

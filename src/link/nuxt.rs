@@ -11,7 +11,7 @@ use super::mounts::{RawRoute, normalize_path};
 use super::next::{MUTATIONS, any_method_served};
 use super::resolve::{ModId, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::Val;
+use crate::program::Val;
 
 const FRAMEWORK: &str = "nuxt";
 const SUFFIXES: &[&str] = &[

@@ -11,7 +11,7 @@ use super::fileroutes::{
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{FnId, Val};
+use crate::program::{FnId, Val};
 
 const ROUTE_MODULE_EXTS: &[&str] = &["js", "jsx", "ts", "tsx", "md", "mdx"];
 const CONFIG_SPECS: &[&str] = &["@react-router/dev/routes", "@remix-run/route-config"];

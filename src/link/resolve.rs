@@ -1,7 +1,7 @@
 //! Module specifiers to files (relative paths, index files, extensions, tsconfig or jsconfig
 //! `baseUrl` and `paths`, workspace packages) and symbolic values to what they are across files.
 
-use crate::frontend::ts::ir::{ClassId, FnId, Module, RouterId, Val};
+use crate::program::{ClassId, FnId, Module, RouterId, Val};
 use rustc_hash::FxHashMap;
 use std::collections::HashMap;
 use std::path::Path;
@@ -861,7 +861,7 @@ impl<'m> Resolver<'m> {
             }
             // `body.id || uuidv4()` is the value where one is wanted
             Val::Call(callee, args)
-                if matches!(callee.as_ref(), Val::Global(g) if g == crate::frontend::ts::ir::EITHER)
+                if matches!(callee.as_ref(), Val::Global(g) if g == crate::program::EITHER)
                     && !args.is_empty() =>
             {
                 self.resolve_d(m, &args[0], d)

@@ -9,7 +9,7 @@ use super::fileroutes::{
 use super::mounts::{RawRoute, normalize_path};
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::Val;
+use crate::program::Val;
 
 const FRAMEWORK: &str = "sveltekit";
 

@@ -27,7 +27,7 @@
 use super::mounts::{Mount, RawRoute, normalize_path};
 use super::resolve::{ModId, Part, Resolved, Resolver};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{CallSite, FnId, Val};
+use crate::program::{CallSite, FnId, Val};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 

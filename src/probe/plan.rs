@@ -5,9 +5,9 @@
 
 use super::schema::{Index, Schema, Spec, build};
 use super::target::Target;
+use crate::facts::doc::shape;
 use crate::facts::key::MissingKey;
 use crate::facts::{Endpoint, Facts, MechanismKind, Protocol};
-use crate::frontend::apidoc::shape;
 use serde_json::Value;
 use std::collections::HashMap;
 use std::path::Path;

@@ -785,7 +785,7 @@ fn documentation(report: &Report, out: &mut String) {
                 d.header
                     .as_ref()
                     .and_then(|h| h.retention.as_ref())
-                    .map(|r| crate::frontend::apidoc::duration(r.seconds))
+                    .map(|r| crate::facts::doc::duration(r.seconds))
                     .unwrap_or_else(|| "not stated".into()),
             ),
         };

@@ -60,7 +60,7 @@ pub struct Summary {
     pub by_classification: BTreeMap<String, usize>,
     /// What was read: files per language, routes found, frameworks the manifests name.
     #[serde(flatten)]
-    pub coverage: crate::coverage::Coverage,
+    pub coverage: crate::facts::Coverage,
     /// With `check --diff BASE`: the base, the files changed since, and the endpoints in the diff
     /// (only their findings are in the report).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -281,7 +281,7 @@ impl Report {
                 new: None,
                 endpoints_by_framework: count_by(endpoints.iter().map(|e| e.framework.as_str())),
                 by_classification: count_by(endpoints.iter().map(|e| e.classification.as_str())),
-                coverage: crate::coverage::Coverage::default(),
+                coverage: crate::facts::Coverage::default(),
                 nothing_audited: None,
                 diff: None,
             },
@@ -292,7 +292,7 @@ impl Report {
     }
 
     /// Adds what the audit read, and whether that was nothing.
-    pub fn with_coverage(mut self, coverage: crate::coverage::Coverage) -> Report {
+    pub fn with_coverage(mut self, coverage: crate::facts::Coverage) -> Report {
         self.summary.nothing_audited = coverage.nothing_audited();
         self.summary.coverage = coverage;
         self

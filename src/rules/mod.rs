@@ -596,9 +596,7 @@ pub fn describe(e: &Effect) -> String {
 }
 
 /// Inline code for messages, also when the code holds backticks (a template literal).
-pub fn code(s: &str) -> String {
-    crate::frontend::ts::keys::code(s)
-}
+pub use crate::text::code;
 
 /// The rule table of README.md, generated from the registry (a test keeps README in step).
 pub fn markdown_table() -> String {

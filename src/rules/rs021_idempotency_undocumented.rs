@@ -1,9 +1,9 @@
 //! RS021 idempotency-undocumented.
 
 use super::{Hit, Rule, RuleMeta, Severity};
+use crate::facts::doc::duration;
 use crate::facts::doc::{DocSource, KeyDoc, KeyHeaderDoc, Unlisted};
 use crate::facts::{Endpoint, MechanismKind};
-use crate::frontend::apidoc::duration;
 
 const DOC: &str = r#"## What it does
 Reads the API documentation in the repository: OpenAPI 3.x and Swagger 2 documents (YAML or

@@ -8,104 +8,10 @@ pub mod nest;
 pub mod openapi;
 pub mod utoipa;
 
-pub use crate::facts::doc::{ApiDocFile, DocSource, KeyHeaderDoc, Retention};
-use crate::facts::{Diagnostic, Location};
-
-/// One documented operation.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ApiOperation {
-    /// Upper case: `POST`.
-    pub method: String,
-    /// The documented path with the document's base path (Swagger `basePath`, the path of the
-    /// first OpenAPI server URL) applied, parameters as `{name}`; `None` for code-first
-    /// documentation matched by place (`route`).
-    pub path: Option<String>,
-    /// The path without the base path, for documents whose servers are not the app's mount.
-    pub bare_path: Option<String>,
-    pub source: DocSource,
-    pub location: Location,
-    /// Code-first documentation: the route lines it sits on (file, first line, last line).
-    pub route: Option<(String, u32, u32)>,
-    pub key_header: Option<KeyHeaderDoc>,
-    /// Request-body examples (`example`, `examples.*.value`), JSON.
-    pub examples: Vec<serde_json::Value>,
-}
-
-/// Everything read from the repository's API documentation.
-#[derive(Debug, Clone, Default)]
-pub struct ApiDocs {
-    pub files: Vec<ApiDocFile>,
-    pub operations: Vec<ApiOperation>,
-}
-
-impl ApiDocs {
-    pub fn is_empty(&self) -> bool {
-        self.operations.is_empty()
-    }
-
-    fn add(&mut self, file: ApiDocFile, ops: Vec<ApiOperation>) {
-        if !ops.is_empty() {
-            self.files.push(file);
-            self.operations.extend(ops);
-        }
-    }
-
-    /// The operation that documents `method path` whose route is at `route`: code-first
-    /// documentation on the route's lines, else a document's operation with the same path
-    /// (parameter names aside), with or without the document's base path, or ending the
-    /// endpoint's path at a segment boundary (an app mounted below the documented base).
-    pub fn find(&self, method: &str, path: &str, route: &Location) -> Option<&ApiOperation> {
-        let by_place = self.operations.iter().find(|o| {
-            o.method == method
-                && o.route.as_ref().is_some_and(|(f, first, last)| {
-                    *f == route.file && (*first..=*last).contains(&route.line)
-                })
-        });
-        if by_place.is_some() {
-            return by_place;
-        }
-        let want = shape(path);
-        let same = |p: &Option<String>| p.as_deref().is_some_and(|p| shape(p) == want);
-        let ends = |p: &Option<String>| {
-            p.as_deref().is_some_and(|p| {
-                let p = shape(p);
-                p.len() > 1 && want.ends_with(&p) && want[..want.len() - p.len()].ends_with('/')
-                    || p.len() > 1 && want.ends_with(&p) && want.len() == p.len()
-            })
-        };
-        let methods = || self.operations.iter().filter(|o| o.method == method);
-        methods()
-            .find(|o| same(&o.path))
-            .or_else(|| methods().find(|o| same(&o.bare_path)))
-            .or_else(|| methods().find(|o| ends(&o.path) || ends(&o.bare_path)))
-    }
-}
-
-/// A path with its parameter names dropped and no trailing slash: `/orders/{id}/` → `/orders/{}`.
-pub fn shape(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    let mut depth = 0;
-    for c in path.chars() {
-        match c {
-            '{' => {
-                depth += 1;
-                if depth == 1 {
-                    out.push_str("{}");
-                }
-            }
-            '}' => depth -= 1,
-            _ if depth > 0 => {}
-            _ => out.push(c),
-        }
-    }
-    while out.len() > 1 && out.ends_with('/') {
-        out.pop();
-    }
-    if !out.starts_with('/') {
-        out.insert(0, '/');
-    }
-    out
-}
+use crate::facts::Diagnostic;
+pub use crate::facts::doc::{
+    ApiDocFile, ApiDocs, ApiOperation, DocSource, KeyHeaderDoc, Retention, duration, shape,
+};
 
 /// Whether `name` is an idempotency-key header (case-insensitive).
 pub fn is_key_header(name: &str, key_headers: &[String]) -> bool {
@@ -174,18 +80,6 @@ pub fn retention(description: &str) -> Option<Retention> {
         .find(|(near, _)| *near)
         .or(found.first())
         .map(|(_, r)| r.clone())
-}
-
-/// `86400` → `24 h`, for messages.
-pub fn duration(seconds: u64) -> String {
-    match seconds {
-        s if s >= 86_400 && s % 86_400 == 0 && s / 86_400 > 1 && s % (7 * 86_400) != 0 => {
-            format!("{} days", s / 86_400)
-        }
-        s if s >= 3600 && s % 3600 == 0 => format!("{} h", s / 3600),
-        s if s >= 60 && s % 60 == 0 => format!("{} min", s / 60),
-        s => format!("{s} s"),
-    }
 }
 
 /// Reads every document among `specs` (YAML/JSON files that may be OpenAPI documents) and the

@@ -8,25 +8,6 @@ use std::collections::HashMap;
 
 const METHODS: &[&str] = &["post", "put", "patch", "delete"];
 
-/// Whether a file name may hold an API document worth reading: a YAML or JSON file that is not a
-/// known configuration or lock file.
-pub fn candidate(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let is_doc = [".yaml", ".yml", ".json"]
-        .iter()
-        .any(|e| lower.ends_with(e));
-    let skipped = lower == "package.json"
-        || lower.ends_with("-lock.json")
-        || lower.ends_with(".lock.json")
-        || lower.starts_with("tsconfig")
-        || lower.starts_with("jsconfig")
-        || lower == "composer.json"
-        || lower.starts_with(".eslintrc")
-        || lower == "pnpm-lock.yaml"
-        || lower.ends_with("expected.json");
-    is_doc && !skipped
-}
-
 /// Reads one document. `Ok(None)` when the file is not an OpenAPI/Swagger document; an error
 /// (a diagnostic) when it claims to be one but does not parse.
 pub fn read(

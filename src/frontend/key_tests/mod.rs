@@ -263,7 +263,7 @@ fn is_ts_test(rel: &str) -> bool {
 
 /// A bug of ours on one test file costs that file's requests, nothing else.
 fn scan_guarded(rel: &str, scan: impl FnOnce() -> FileScan) -> FileScan {
-    crate::frontend::guarded(rel, || (scan(), Vec::new()), FileScan::default).0
+    crate::isolate::guarded(rel, || (scan(), Vec::new()), FileScan::default).0
 }
 
 /// Follows helper calls and groups each test's sends by method and URL.

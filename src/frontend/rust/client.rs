@@ -9,7 +9,7 @@ use super::ir::*;
 use super::model::{FnId, ModId, Model, Res};
 use super::parse::{children, first_line};
 use crate::facts::{ClientRequest, DownstreamKey, KeyOrigin, Location};
-use crate::frontend::ts::keys::{domain_id_name, intent_name, url_path};
+use crate::text::{domain_id_name, intent_name, url_path};
 use std::collections::HashSet;
 
 const HTTP_METHODS: &[&str] = &["post", "put", "patch", "delete"];
@@ -605,7 +605,7 @@ impl<'c, 'm, 'a> Clients<'c, 'm, 'a> {
     fn judge(&self, f: FnId, t: &Trace, at: Line) -> (KeyOrigin, String) {
         let func = self.model.fns[f].func;
         let what = &t.text;
-        let cw = crate::frontend::ts::keys::code(what);
+        let cw = crate::text::code(what);
         match t.source {
             Source::Random | Source::Clock => {
                 let made = if t.source == Source::Clock {

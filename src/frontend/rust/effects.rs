@@ -60,7 +60,7 @@ pub struct Summary {
 fn names_unique_violation(e: &Ex) -> bool {
     search(vec![e], 10_000, false, |x| match x {
         Ex::Method(_, name, _, _) if name == "is_unique_violation" => Visit::Found,
-        Ex::Lit(s) if crate::frontend::ts::eval::names_unique_violation(s) => Visit::Found,
+        Ex::Lit(s) if crate::text::names_unique_violation(s) => Visit::Found,
         Ex::Path(p, _)
             if p.last().is_some_and(|l| {
                 matches!(
@@ -258,7 +258,7 @@ struct Scope {
     /// The effects each variable's initialiser produced (indices into the summary's effects),
     /// for a later `match res { Err(..UniqueConstraintViolation..) }`.
     var_effects: HashMap<String, std::ops::Range<usize>>,
-    /// Variables holding a claim's outcome (see `frontend::claims`): what the claim is.
+    /// Variables holding a claim's outcome (see `crate::sql`): what the claim is.
     claims: HashMap<String, &'static str>,
     /// Variables holding what a lookup found (`let existing = sqlx::query_as("SELECT .. FROM
     /// users ..")..fetch_optional(..)`, or a call of a function that only reads): the tables it
@@ -349,7 +349,7 @@ impl Guard {
                             .target
                             .as_deref()
                             .is_some_and(|t| tables.contains(&crate::facts::model_key(t)))
-                        || crate::frontend::claims::written_outside_filter(filter, &e.update_keys)
+                        || crate::sql::written_outside_filter(filter, &e.update_keys)
                     {
                         continue;
                     }
@@ -1327,7 +1327,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// such value made only when the caller's is missing?
     fn conflict_bound_fresh(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> (bool, bool) {
         let binds = Self::binds(c);
-        let matched: Vec<&Ex> = crate::frontend::claims::sql_conflict_binds(sql)
+        let matched: Vec<&Ex> = crate::sql::sql_conflict_binds(sql)
             .into_iter()
             .filter_map(|i| binds.get(i).copied())
             .collect();
@@ -1345,9 +1345,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// one). `None` when the columns or their values cannot be told apart.
     fn inserted_keys(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> Option<Vec<String>> {
         let binds = Self::binds(c);
-        crate::frontend::claims::sql_inserted_keys(sql, |i| {
-            binds.get(i).is_some_and(|b| fresh(b, scope))
-        })
+        crate::sql::sql_inserted_keys(sql, |i| binds.get(i).is_some_and(|b| fresh(b, scope)))
     }
 
     /// Follows one project function from a call site (`site`: its line and the name called).
@@ -2023,14 +2021,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                     .then(|| self.inserted_keys(&c, &s, scope))
                     .flatten();
                 // `INSERT INTO t .. SELECT .. WHERE NOT EXISTS (..)`: only what is not there.
-                let find_or_create = kind == EffectKind::DbCreate
-                    && crate::frontend::claims::sql_inserts_if_absent(&s);
+                let find_or_create =
+                    kind == EffectKind::DbCreate && crate::sql::sql_inserts_if_absent(&s);
                 out.effects.push(Effect {
                     find_or_create,
                     data_keys,
                     update_keys: match kind {
-                        EffectKind::DbUpdate => crate::frontend::claims::sql_set_values(&s),
-                        EffectKind::DbCreate => crate::frontend::claims::sql_insert_values(&s),
+                        EffectKind::DbUpdate => crate::sql::sql_set_values(&s),
+                        EffectKind::DbCreate => crate::sql::sql_insert_values(&s),
                         _ => vec![],
                     },
                     kind,
@@ -2052,12 +2050,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .get(..6)
                 .is_some_and(|w| w.eq_ignore_ascii_case("select")) =>
             {
-                if crate::frontend::claims::sql_locks(&s) {
+                if crate::sql::sql_locks(&s) {
                     out.locked_reads.extend(target.clone());
                 }
                 out.reads.extend(target);
-                out.read_filters
-                    .extend(crate::frontend::claims::sql_where_constants(&s));
+                out.read_filters.extend(crate::sql::sql_where_constants(&s));
             }
             None => {}
         }
@@ -2462,17 +2459,13 @@ fn claim_of(e: &Ex) -> Option<&'static str> {
         }
         match e {
             Ex::Lit(l) => {
-                if crate::frontend::claims::sql_moves_state(l) {
+                if crate::sql::sql_moves_state(l) {
                     return Some("an `UPDATE` of the state its `WHERE` tests");
                 }
                 set |= l.eq_ignore_ascii_case("set");
                 nx |= l.eq_ignore_ascii_case("nx");
             }
-            Ex::Macro { lits, .. }
-                if lits
-                    .iter()
-                    .any(|l| crate::frontend::claims::sql_moves_state(l)) =>
-            {
+            Ex::Macro { lits, .. } if lits.iter().any(|l| crate::sql::sql_moves_state(l)) => {
                 return Some("an `UPDATE` of the state its `WHERE` tests");
             }
             Ex::Method(_, name, _, _) if name == "set_nx" => return Some("a Redis `SETNX`"),

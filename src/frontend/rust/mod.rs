@@ -53,7 +53,7 @@ pub fn analyze(
     let parsed: Vec<_> = files
         .into_par_iter()
         .map(|f| {
-            super::guarded(
+            crate::isolate::guarded(
                 &f.rel,
                 || parse::parse_file(&f.rel, &f.text),
                 || ir::FileIr {

@@ -933,7 +933,7 @@ fn block_exits(b: &syn::Block) -> bool {
 /// sea-orm's `SqlErr::UniqueConstraintViolation` (diesel's `UniqueViolation` and sqlx's
 /// `is_unique_violation` are among the former).
 fn names_unique(s: &str) -> bool {
-    s.contains("UniqueConstraintViolation") || crate::frontend::ts::eval::names_unique_violation(s)
+    s.contains("UniqueConstraintViolation") || crate::text::names_unique_violation(s)
 }
 
 /// Does a pattern name a unique violation (`Err(DbErr::Exec(RuntimeErr::SqlxError(..)))` no;

@@ -5,18 +5,9 @@
 //! tested: a retry finds the row or key already claimed and stops, atomically, before what follows.
 
 use super::eval::Evaluator;
-use super::ir::Val;
-use crate::frontend::claims::sql_moves_state;
+use crate::program::{Val, conditional_update};
+use crate::sql::sql_moves_state;
 use tree_sitter::Node;
-
-/// Prisma, TypeORM, Mongoose and Sequelize calls that update the rows a filter matches.
-const CONDITIONAL_UPDATES: &[&str] = &[
-    "updateMany",
-    "update",
-    "updateOne",
-    "findOneAndUpdate",
-    "findAndModify",
-];
 
 /// Members of an update's result that count the rows it changed.
 const COUNTS: &[&str] = &[
@@ -30,86 +21,6 @@ const COUNTS: &[&str] = &[
     "numUpdatedRows",
     "changes",
 ];
-
-fn keys(v: &Val) -> Vec<&str> {
-    match v {
-        Val::Obj(fields) => fields.iter().map(|(k, _)| k.as_str()).collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn field<'v>(v: &'v Val, name: &str) -> Option<&'v Val> {
-    match v {
-        Val::Obj(fields) => fields.iter().find(|(k, _)| k == name).map(|(_, v)| v),
-        _ => None,
-    }
-}
-
-/// The fields a filter tests, through the logical operators of Prisma (`OR`, `AND`, `NOT`) and
-/// MongoDB (`$or`, `$and`, `$nor`): `{ OR: [{ status: 'PENDING' }, { status: 'FAILED' }] }` tests
-/// `status`.
-fn filter_keys<'v>(v: &'v Val, depth: usize, out: &mut Vec<&'v str>) {
-    if depth > 8 {
-        return;
-    }
-    match v {
-        Val::Obj(fields) => {
-            for (k, v) in fields {
-                if matches!(k.as_str(), "OR" | "AND" | "NOT" | "$or" | "$and" | "$nor") {
-                    filter_keys(v, depth + 1, out);
-                } else {
-                    out.push(k);
-                }
-            }
-        }
-        Val::Arr(items) => {
-            for item in items {
-                filter_keys(item, depth + 1, out);
-            }
-        }
-        _ => {}
-    }
-}
-
-/// A filter and a change that share a field: the update moves rows out of what it matches.
-fn moves_state(filter: &Val, change: &Val) -> bool {
-    let change = field(change, "$set").unwrap_or(change);
-    // A counter moved by an amount (`{ increment: 1 }`) may still match its bound after one run.
-    let set: Vec<&str> = keys(change)
-        .into_iter()
-        .filter(|k| {
-            !field(change, k).is_some_and(|v| {
-                keys(v)
-                    .iter()
-                    .any(|op| matches!(*op, "increment" | "decrement" | "multiply" | "divide"))
-            })
-        })
-        .collect();
-    let mut tested = Vec::new();
-    filter_keys(filter, 0, &mut tested);
-    tested
-        .iter()
-        .any(|k| !matches!(*k, "id" | "_id") && set.contains(k))
-}
-
-/// An ORM update (`updateMany`, `findOneAndUpdate`, ..) that sets a field its filter tests: once
-/// it has run, the rows no longer match, so running it again changes nothing, whatever else its
-/// change does (`{ attempts: { increment: 1 } }` next to the state it moves included).
-pub fn conditional_update(method: &str, args: &[Val]) -> bool {
-    if !CONDITIONAL_UPDATES.contains(&method) {
-        return false;
-    }
-    let prisma = args
-        .first()
-        .and_then(|a| Some((field(a, "where")?, field(a, "data")?)));
-    match prisma {
-        Some((filter, change)) => moves_state(filter, change),
-        None => match (args.first(), args.get(1)) {
-            (Some(filter), Some(change)) => moves_state(filter, change),
-            _ => false,
-        },
-    }
-}
 
 /// What kind of claim a value is the result of, if it is one.
 pub fn claim_call(v: &Val) -> Option<&'static str> {

@@ -5,8 +5,9 @@
 //! Fastify `register`); `.route(method, path, handler)` names its method.
 
 use super::eval::{Chain, Evaluator};
-use super::ir::*;
-use super::routers::{Target, field};
+use super::routers::Target;
+use crate::program::field;
+use crate::program::*;
 use tree_sitter::Node;
 
 fn is_elysia(v: &Val) -> bool {

@@ -6,9 +6,10 @@
 //! other files stay symbolic (`Val::Import`) for the linker.
 
 use super::FieldExt;
-use super::ir::*;
 use crate::catalog::Catalog;
 use crate::facts::Diagnostic;
+use crate::program::*;
+use crate::text::names_unique_violation;
 use rustc_hash::FxHashMap as HashMap;
 use tree_sitter::Node;
 
@@ -261,25 +262,6 @@ fn rooted_in_global(v: &Val) -> bool {
         Val::Member(inner, _) => rooted_in_global(inner),
         _ => false,
     }
-}
-
-/// Does a catch handler's source name a unique-violation code or error class?
-pub fn names_unique_violation(text: &str) -> bool {
-    const CODES: &[&str] = &[
-        "P2002",
-        "23505",
-        "ER_DUP_ENTRY",
-        "1062",
-        "SQLITE_CONSTRAINT",
-        "11000",
-        "E11000",
-        "UniqueConstraintError",
-        "UniqueViolation",
-        "unique_violation",
-        "isUniqueViolation",
-        "duplicate key",
-    ];
-    CODES.iter().any(|c| text.contains(c))
 }
 
 /// A header named like a signature or a shared secret (`x-signature`, `x-postmark-secret`,
@@ -1671,10 +1653,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                     // `body.id || uuidv4()`: the value, or one made per call (see `EITHER`)
                     ("||" | "??", l, r)
-                        if !matches!(l, Val::Unknown) && super::ir::fresh_random(&r) =>
+                        if !matches!(l, Val::Unknown) && crate::program::fresh_random(&r) =>
                     {
                         Val::Call(
-                            std::sync::Arc::new(Val::Global(super::ir::EITHER.into())),
+                            std::sync::Arc::new(Val::Global(crate::program::EITHER.into())),
                             vec![l, r],
                         )
                     }
@@ -2620,7 +2602,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 mod tests {
     use crate::catalog::Catalog;
     use crate::discover::{Lang, SourceFile};
-    use crate::frontend::ts::ir::Val;
+    use crate::program::Val;
 
     #[test]
     fn a_class_named_inside_its_own_methods_is_the_class() {

@@ -1,7 +1,7 @@
 //! Express: `express()` makes an app, `express.Router()` / `Router()` a router.
 
 use super::eval::{Chain, Evaluator};
-use super::ir::*;
+use crate::program::*;
 use tree_sitter::Node;
 
 fn is_express_module(v: &Val) -> bool {

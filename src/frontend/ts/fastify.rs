@@ -2,7 +2,7 @@
 //! registered with `register(plugin, { prefix })` are contexts whose routes the linker mounts.
 
 use super::eval::{Chain, Evaluator};
-use super::ir::*;
+use crate::program::*;
 use tree_sitter::Node;
 
 fn is_fastify(v: &Val) -> bool {

@@ -4,8 +4,8 @@
 //! v2 `new H3()` apps with `.post(path, handler)` and `.mount(base, app)`.
 
 use super::eval::{Chain, Evaluator};
-use super::ir::*;
 use super::routers::Target;
+use crate::program::*;
 use tree_sitter::Node;
 
 fn h3_import(v: &Val, names: &[&str]) -> bool {

@@ -2,7 +2,7 @@
 //! `@hono/zod-openapi` is the route object `app.openapi(route, handler)` registers.
 
 use super::eval::{Chain, Evaluator};
-use super::ir::*;
+use crate::program::*;
 use tree_sitter::Node;
 
 const PACKAGES: &[&str] = &["hono", "hono/quick", "hono/tiny", "@hono/zod-openapi"];

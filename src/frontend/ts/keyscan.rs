@@ -12,8 +12,8 @@
 
 use super::FieldExt;
 use super::eval::{Evaluator, line};
-use super::ir::*;
 use crate::facts::key::{Cond, Ctx, KeyCheck, Obs, words};
+use crate::program::*;
 use std::collections::HashSet;
 use tree_sitter::Node;
 

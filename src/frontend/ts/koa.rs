@@ -2,8 +2,8 @@
 //! router; `mount('/api', app)` from `koa-mount` mounts an app under a prefix.
 
 use super::eval::{Chain, Evaluator};
-use super::ir::*;
-use super::routers::field;
+use crate::program::field;
+use crate::program::*;
 use tree_sitter::Node;
 
 fn from(v: &Val, packages: &[&str]) -> bool {

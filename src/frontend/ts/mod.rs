@@ -7,7 +7,6 @@ pub mod express;
 pub mod fastify;
 pub mod h3;
 pub mod hono;
-pub mod ir;
 pub mod keys;
 pub mod keyscan;
 pub mod koa;
@@ -19,7 +18,7 @@ pub mod trpc;
 use crate::catalog::Catalog;
 use crate::discover::{Lang, SourceFile};
 use crate::facts::Diagnostic;
-use ir::Module;
+use crate::program::Module;
 use tree_sitter::{Node, Parser};
 
 /// A child by field name, with the field's id looked up once per grammar and thread rather than
@@ -117,7 +116,7 @@ fn next_route_root(dirs: &[&str], name: &str) -> Option<usize> {
 /// Parses one file and evaluates it into a [`Module`]. Never panics on bad input: syntax errors
 /// become diagnostics and the rest of the file is still read.
 pub fn analyze_file(file: &SourceFile, catalog: &Catalog) -> (Module, Vec<Diagnostic>) {
-    super::guarded(
+    crate::isolate::guarded(
         &file.rel,
         || analyze_file_inner(file, catalog),
         || Module {

@@ -3,7 +3,7 @@
 //! `setGlobalPrefix` / `enableVersioning` / `useGlobalInterceptors` apply to every controller.
 
 use super::eval::{Evaluator, line};
-use super::ir::*;
+use crate::program::*;
 use tree_sitter::Node;
 
 const ROUTE_DECORATORS: &[(&str, &str)] = &[
@@ -217,7 +217,7 @@ impl<'t> Evaluator<'t, '_> {
             "setGlobalPrefix" if !args.is_empty() => {
                 let exclude = args
                     .get(1)
-                    .and_then(|o| super::routers::field(o, "exclude"))
+                    .and_then(|o| crate::program::field(o, "exclude"))
                     .map(|e| super::routers::flatten(&[e]))
                     .unwrap_or_default();
                 let text = node
@@ -233,19 +233,19 @@ impl<'t> Evaluator<'t, '_> {
             }
             "enableVersioning" => {
                 let opts = args.first().cloned().unwrap_or(Val::Unknown);
-                let is_uri = match super::routers::field(&opts, "type") {
+                let is_uri = match crate::program::field(&opts, "type") {
                     Some(Val::Member(_, t)) => t == "URI",
                     None => true, // URI is Nest's default versioning type
                     _ => false,
                 };
                 if is_uri {
-                    let prefix = match super::routers::field(&opts, "prefix") {
+                    let prefix = match crate::program::field(&opts, "prefix") {
                         Some(p) if p.as_str().is_some() => p.as_str().unwrap_or_default().into(),
                         // `prefix: false`: the version alone is the segment.
                         Some(Val::Bool(false)) => String::new(),
                         _ => "v".into(),
                     };
-                    let default = super::routers::field(&opts, "defaultVersion");
+                    let default = crate::program::field(&opts, "defaultVersion");
                     boot(&mut self.module, l).versioning = Some((prefix, default));
                 }
             }

@@ -2,7 +2,7 @@
 //! serves, and the branch a call sits in says for which method it runs.
 
 use super::eval::{Evaluator, line};
-use super::ir::*;
+use crate::program::*;
 use tree_sitter::Node;
 
 const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
@@ -462,7 +462,7 @@ impl<'t> Evaluator<'t, '_> {
                     // `knex('users').where(..).first()`, Kysely's
                     // `db.selectFrom('person').where(..).executeTakeFirst()`: the table the
                     // builder's chain names.
-                    if let Some(table) = super::ir::chain_table(model) {
+                    if let Some(table) = crate::program::chain_table(model) {
                         return Some((table, row.clone()));
                     }
                     // `this.findOne(..)` in a model's static method reads that model.
@@ -476,7 +476,7 @@ impl<'t> Evaluator<'t, '_> {
                         // `dataSource.getRepository(Credential).findOneBy(..)`: the entity
                         Val::Call(getter, args)
                             if matches!(getter.as_ref(), Val::Member(_, g)
-                                if super::ir::REPOSITORY_GETTERS.contains(&g.as_str())) =>
+                                if crate::program::REPOSITORY_GETTERS.contains(&g.as_str())) =>
                         {
                             match args.first() {
                                 Some(Val::Class(c)) => Some(self.module.classes[*c].name.clone()),
@@ -847,7 +847,7 @@ mod tests {
     use crate::discover::{Lang, SourceFile};
 
     /// The one `create` call in `body`, after a lookup bound to `row`.
-    fn the_create(body: &str) -> crate::frontend::ts::ir::CallSite {
+    fn the_create(body: &str) -> crate::program::CallSite {
         let text = format!(
             "export async function f(db, id, name) {{\n  const row = await db.tag.findFirst({{ where: {{ id }} }});\n{body}\n}}\n"
         );

@@ -6,12 +6,8 @@
 //! plugin, a `routes(app)` function) or an import are kept for the linker.
 
 use super::eval::{Chain, Evaluator, line};
-use super::ir::*;
+use crate::program::*;
 use tree_sitter::Node;
-
-/// The framework label of a router class the project writes (see
-/// [`Evaluator::table_router_class`]); the linker names the server framework of its package.
-pub const TABLE_ROUTER: &str = "table";
 
 /// Route registration methods; `all` stands for every mutation method.
 pub const ROUTE_METHODS: &[&str] = &[
@@ -60,53 +56,6 @@ pub fn flatten(args: &[Val]) -> Vec<Val> {
         }
     }
     out
-}
-
-pub fn field(v: &Val, name: &str) -> Option<Val> {
-    match v {
-        Val::Obj(fields) => fields
-            .iter()
-            .rev()
-            .find(|(k, _)| k == name)
-            .map(|(_, v)| v.clone()),
-        _ => None,
-    }
-}
-
-/// A hook that runs once the handler has answered (Fastify `onSend`/`onResponse`/`onError`),
-/// kept among the route's middleware under this marker: it is not a guard in front of the
-/// handler, but a key mechanism may store the response there.
-pub const AFTER_HANDLER: &str = "__after_handler__";
-
-pub fn after_handler(hook: Val) -> Val {
-    Val::Call(
-        std::sync::Arc::new(Val::Global(AFTER_HANDLER.into())),
-        vec![hook],
-    )
-}
-
-/// An application of its own mounted under a prefix (Hono `app.mount('/x', other.fetch)`), kept
-/// in a `use` under this marker: a router this audit reads is walked under the prefix; anything
-/// else is named in a diagnostic, not taken for middleware.
-pub const MOUNTED_APP: &str = "__mounted_app__";
-
-pub fn as_mounted_app(v: &Val) -> Option<&Val> {
-    match v {
-        Val::Call(g, args) if matches!(g.as_ref(), Val::Global(n) if n == MOUNTED_APP) => {
-            args.first()
-        }
-        _ => None,
-    }
-}
-
-/// The hook a marker made by [`after_handler`] holds.
-pub fn as_after_handler(v: &Val) -> Option<&Val> {
-    match v {
-        Val::Call(g, args) if matches!(g.as_ref(), Val::Global(n) if n == AFTER_HANDLER) => {
-            args.first()
-        }
-        _ => None,
-    }
 }
 
 /// Fastify route options: hooks that run before the handler (then those after it, marked), and

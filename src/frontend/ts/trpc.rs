@@ -3,7 +3,7 @@
 //! Routers, procedures and adapters are values the linker reads (`link::trpc`).
 
 use super::eval::{Chain, Evaluator};
-use super::ir::Val;
+use crate::program::Val;
 use tree_sitter::Node;
 
 fn is_init(v: &Val) -> bool {

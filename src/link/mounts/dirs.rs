@@ -10,8 +10,8 @@
 use super::Mounter;
 use super::tables::Instance;
 use crate::facts::Diagnostic;
-use crate::frontend::ts::ir::Val;
 use crate::link::resolve::{ModId, Resolved};
+use crate::program::Val;
 
 const METHODS: &[&str] = &[
     "get", "post", "put", "patch", "delete", "del", "head", "options",

@@ -30,8 +30,8 @@
 
 use super::{Mounter, RawRoute, code, normalize_path};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{DecoratorFacts, FnId, Module, Val};
 use crate::link::resolve::{ModId, Resolved, Resolver};
+use crate::program::{DecoratorFacts, FnId, Module, Val};
 use std::collections::BTreeSet;
 
 const DEFAULT_PATH: &str = "/graphql";
@@ -984,7 +984,7 @@ fn pothos_resolve(me: &Mounter, (m, v): (ModId, Val)) -> Option<(ModId, Val)> {
 fn mutation_name(d: &DecoratorFacts) -> Option<String> {
     d.args.iter().find_map(|a| match a {
         Val::Str(s) => Some(s.clone()),
-        Val::Obj(_) => match crate::frontend::ts::routers::field(a, "name") {
+        Val::Obj(_) => match crate::program::field(a, "name") {
             Some(Val::Str(s)) => Some(s),
             _ => None,
         },
@@ -1007,7 +1007,7 @@ fn export_of<'m>(module: &'m Module, name: &str) -> Option<&'m Val> {
 #[cfg(test)]
 mod tests {
     use super::mutation_name;
-    use crate::frontend::ts::ir::{DecoratorFacts, Val};
+    use crate::program::{DecoratorFacts, Val};
 
     fn mutation(args: Vec<Val>) -> DecoratorFacts {
         DecoratorFacts {

@@ -5,9 +5,9 @@
 
 use super::{Key, Mounter, RawRoute, code, dir_of, normalize_path};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{FnId, NestBootstrap, RouterItem, RouterKind, Val};
-use crate::frontend::ts::routers::field;
 use crate::link::resolve::{ModId, Resolved};
+use crate::program::field;
+use crate::program::{FnId, NestBootstrap, RouterItem, RouterKind, Val};
 use std::collections::HashMap;
 
 /// A configuration factory: `registerAs('app', () => ({ .. }))` (its namespace) or a plain

@@ -5,8 +5,8 @@
 
 use super::{Mounter, code};
 use crate::facts::Diagnostic;
-use crate::frontend::ts::ir::Val;
 use crate::link::resolve::{ModId, Resolved};
+use crate::program::Val;
 
 /// Iterator methods whose callback's first parameter is an element of the receiver.
 const ITERATORS: &[&str] = &["forEach", "map", "flatMap"];
@@ -368,7 +368,7 @@ impl Mounter<'_> {
 impl crate::link::resolve::Resolver<'_> {
     /// The arguments of every call of function `f` of module `m` (a class's constructor by
     /// `new` of the class), with the module each call is in.
-    fn arguments(&self, m: ModId, f: crate::frontend::ts::ir::FnId) -> Vec<(ModId, Vec<Val>)> {
+    fn arguments(&self, m: ModId, f: crate::program::FnId) -> Vec<(ModId, Vec<Val>)> {
         let ctor_of = self.modules[m]
             .classes
             .iter()

@@ -15,8 +15,8 @@
 
 use super::{Key, Mounter, RawRoute, normalize_path};
 use crate::facts::{Diagnostic, Protocol};
-use crate::frontend::ts::ir::{RouterItem, Val, WrittenAt};
 use crate::link::resolve::{ModId, Resolved};
+use crate::program::{RouterItem, Val, WrittenAt};
 use std::collections::BTreeSet;
 
 const MAX_DEPTH: usize = 12;

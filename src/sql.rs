@@ -1,5 +1,7 @@
-//! What both front ends recognise as a claim (see `frontend::ts::claims` and the Rust front end's
-//! `Gate`): the forms of a conditional write that only one request wins.
+//! SQL text read without parsing it, for both front ends and the linker: what a claim is (see
+//! `frontend::ts::claims` and the Rust front end's `Gate`: a conditional write that only one
+//! request wins), which columns an `INSERT` writes or an `UPDATE` sets, what a `WHERE` fixes.
+//! Depends on nothing in the crate.
 
 /// A statement on one line, its words one space apart.
 fn flat(sql: &str) -> String {

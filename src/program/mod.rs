@@ -1,5 +1,12 @@
-//! What the TS/JS front end keeps of one file: a summary of its functions, classes, routers and
-//! exports, with every reference to another file left symbolic for the linker.
+//! The program model the linker reads: per file, a summary of its functions (their calls with
+//! arguments as abstract values), classes, routers and exports, with every reference to another
+//! file left symbolic for the linker to resolve. The TypeScript/JavaScript front end lowers into
+//! it; the Rust front end does not yet (it still follows its own calls, see ARCHITECTURE.md).
+//! Depends on `facts` only.
+
+mod values;
+
+pub use values::*;
 
 /// Index of a function in its module. 0 is the module's top level.
 pub type FnId = usize;
