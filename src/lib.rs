@@ -199,7 +199,7 @@ pub fn collect_facts_with(
                 linked.clients,
             )
         },
-        || frontend::rust::analyze(rust_files, root, catalog),
+        || frontend::rust::analyze(rust_files, root, catalog, config),
     );
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);

@@ -130,6 +130,15 @@ pub fn names_unique_violation(text: &str) -> bool {
     CODES.iter().any(|c| text.contains(c))
 }
 
+/// A header named like a signature or a shared secret (`x-signature`, `x-postmark-secret`,
+/// `x-webhook-hmac`) that the catalogue does not list.
+pub fn named_like_signature(name: &str) -> bool {
+    let name = name.to_ascii_lowercase();
+    ["signature", "secret", "hmac"]
+        .iter()
+        .any(|w| name.contains(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

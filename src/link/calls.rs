@@ -146,6 +146,23 @@ pub struct Calls<'a> {
 /// enough for the stack.
 pub const DEFAULT_CALL_DEPTH: usize = 48;
 
+/// How a function left unfollowed because it lies deeper than the depth bound is named, in
+/// `unfollowed` and its diagnostic (both languages).
+pub fn beyond_call_depth(name: &str, depth: usize) -> String {
+    format!("`{name}` (deeper than `call_depth` = {depth})")
+}
+
+/// The diagnostic of an audit that stopped following calls at the depth bound.
+pub fn depth_cut_diagnostic(at: Location, name: &str, depth: usize) -> crate::facts::Diagnostic {
+    crate::facts::Diagnostic::new(
+        at.file,
+        at.line,
+        format!(
+            "calls were followed {depth} deep from a handler and `{name}` lies deeper: what it reaches is not counted (raise `call_depth` in retrysafe.toml)"
+        ),
+    )
+}
+
 fn write_method(args: &[Val]) -> bool {
     args.iter().any(|a| match a {
         Val::Obj(fields) => fields.iter().any(|(k, v)| {
@@ -1160,7 +1177,15 @@ impl<'a> Calls<'a> {
             if self.cut.get().is_none() {
                 self.cut.set(Some((m, f)));
             }
-            return Rc::new(Summary::default());
+            // What lies deeper is not known, which is not "nothing".
+            let func = &self.res.modules[m].functions[f];
+            return Rc::new(Summary {
+                unfollowed: vec![(
+                    beyond_call_depth(&func.name, self.max_depth),
+                    self.location(m, func.line),
+                )],
+                ..Summary::default()
+            });
         }
         let outer_truncated = self.truncated.replace(false);
         self.memo.borrow_mut().insert((m, f), Memo::Busy);

@@ -349,13 +349,10 @@ pub fn link_ts(
         }
     }
     if let Some(((m, f), depth)) = calls.depth_cut() {
-        diagnostics.push(Diagnostic::new(
-            modules[m].file.clone(),
-            modules[m].functions[f].line,
-            format!(
-                "calls were followed {depth} deep from a handler and `{}` lies deeper: what it reaches is not counted (raise `call_depth` in retrysafe.toml)",
-                modules[m].functions[f].name
-            ),
+        diagnostics.push(calls::depth_cut_diagnostic(
+            Location::new(modules[m].file.clone(), modules[m].functions[f].line),
+            &modules[m].functions[f].name,
+            depth,
         ));
     }
     crate::trace_phase("ts endpoints");
@@ -398,7 +395,7 @@ pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
                 at.file.clone(),
                 at.line,
                 format!(
-                    "{call} could not be followed (a callee computed at run time, a function no source in view defines, or a handler that resolves to nothing): {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
+                    "{call} could not be followed (a callee computed at run time, a function no source in view defines, a handler that resolves to nothing, or a call deeper than `call_depth`): {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
                     if n == 1 { "" } else { "s" },
                     shown.join(", "),
                     if n > 3 { ", …" } else { "" },

@@ -30,7 +30,8 @@ pub fn by_convention(path: &str, checks: &[(String, Location)]) -> Option<Effect
     let (what, at) = checks.iter().min_by(|a, b| a.1.cmp(&b.1))?;
     Some(Effect {
         kind: EffectKind::WebhookReceiver,
-        callee: what.clone(),
+        // the check as code (`x-acme-signature header`), quoted where a message cites it
+        callee: what.replace('`', ""),
         label: "signature check on a webhook path".into(),
         location: at.clone(),
         ..Effect::default()

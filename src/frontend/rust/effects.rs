@@ -53,6 +53,10 @@ pub struct Summary {
     /// Calls to a project type's associated function that resolves to nothing (one a
     /// `macro_rules!` or a derive generates): what they do is not known.
     pub unfollowed: Vec<(String, Location)>,
+    /// Checks the project writes itself that look like a provider's signature check (a header
+    /// named like a signature or secret, a function named like a verification of one): on a
+    /// webhook path they make the endpoint a receiver (see `link::webhooks::by_convention`).
+    pub signature_checks: Vec<(String, Location)>,
 }
 
 /// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
@@ -205,6 +209,10 @@ const TRANSPARENT: &[&str] = &[
 ];
 
 /// Methods that set a header (downstream keys), not read one.
+/// Methods that read a request header by its name (`headers.get("x-signature")`, rocket's
+/// `get_one`).
+const HEADER_READERS: &[&str] = &["get", "get_all", "get_one", "contains_key"];
+
 const HEADER_WRITERS: &[&str] = &[
     "header",
     "insert",
@@ -630,10 +638,17 @@ pub struct Effects<'m, 'a> {
     /// The Rust sinks, each with its package names as Cargo writes them in code (`-` → `_`).
     sinks: Vec<(&'m Sink, Vec<String>)>,
     memo: RefCell<HashMap<FnId, Memo>>,
+    /// How many calls deep to follow (`call_depth` in retrysafe.toml), as the linker does.
+    max_depth: usize,
+    depth: std::cell::Cell<usize>,
+    /// A summary computed under the depth bound is incomplete: not memoised.
+    truncated: std::cell::Cell<bool>,
+    /// The first function not followed because calls went deeper than `max_depth`.
+    cut: std::cell::Cell<Option<FnId>>,
 }
 
 impl<'m, 'a> Effects<'m, 'a> {
-    pub fn new(model: &'m Model<'a>, catalog: &'m Catalog) -> Self {
+    pub fn new(model: &'m Model<'a>, catalog: &'m Catalog, call_depth: Option<u32>) -> Self {
         Effects {
             model,
             catalog,
@@ -644,7 +659,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .map(|s| (s, s.packages.iter().map(|p| norm(p)).collect()))
                 .collect(),
             memo: RefCell::new(HashMap::new()),
+            max_depth: call_depth.map_or(crate::link::calls::DEFAULT_CALL_DEPTH, |d| d as usize),
+            depth: std::cell::Cell::new(0),
+            truncated: std::cell::Cell::new(false),
+            cut: std::cell::Cell::new(None),
         }
+    }
+
+    /// The first function left unfollowed at the depth bound, and the bound.
+    pub fn depth_cut(&self) -> Option<(FnId, usize)> {
+        self.cut.get().map(|f| (f, self.max_depth))
     }
 
     fn location(&self, m: ModId, line: Line) -> Location {
@@ -657,8 +681,24 @@ impl<'m, 'a> Effects<'m, 'a> {
             Some(Memo::Busy) => return Rc::new(Summary::default()),
             None => {}
         }
-        self.memo.borrow_mut().insert(f, Memo::Busy);
         let def = &self.model.fns[f];
+        if self.depth.get() > self.max_depth {
+            self.truncated.set(true);
+            if self.cut.get().is_none() {
+                self.cut.set(Some(f));
+            }
+            // What lies deeper is not known, which is not "nothing".
+            return Rc::new(Summary {
+                unfollowed: vec![(
+                    crate::link::calls::beyond_call_depth(&def.func.name, self.max_depth),
+                    self.location(def.module, def.func.line),
+                )],
+                ..Summary::default()
+            });
+        }
+        let outer_truncated = self.truncated.replace(false);
+        self.memo.borrow_mut().insert(f, Memo::Busy);
+        self.depth.set(self.depth.get() + 1);
         let mut scope = Scope::new(def.module, def.imp, Some(f));
         self.bind_params(&def.func.params, &mut scope);
         let mut out = Summary::default();
@@ -673,7 +713,13 @@ impl<'m, 'a> Effects<'m, 'a> {
         self.stmts(&def.func.body, &mut scope, &mut out);
         finish(&mut out);
         let s = Rc::new(out);
-        self.memo.borrow_mut().insert(f, Memo::Done(s.clone()));
+        self.depth.set(self.depth.get() - 1);
+        if self.truncated.get() {
+            self.memo.borrow_mut().remove(&f);
+        } else {
+            self.memo.borrow_mut().insert(f, Memo::Done(s.clone()));
+        }
+        self.truncated.set(self.truncated.get() || outer_truncated);
         s
     }
 
@@ -1377,6 +1423,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 out.unfollowed.push(u.clone());
             }
         }
+        for c in &sub.signature_checks {
+            if out.signature_checks.len() < 8 && !out.signature_checks.contains(c) {
+                out.signature_checks.push(c.clone());
+            }
+        }
         if !sub.key_obs.is_empty() {
             // What the callee does to the key store happens at this call, in its context.
             let here = scope.func.and_then(|c| {
@@ -1501,6 +1552,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     self.sink_check(e, scope, out);
                 }
                 self.key_args(None, args, scope, *line, out);
+                if let Ex::Path(p, _) = func.as_ref() {
+                    self.signature_check_call(p.last(), scope, *line, out);
+                }
                 if let Ex::Path(p, _) = &**func {
                     let r = self.resolve(p, scope);
                     let name = p.last().cloned().unwrap_or_default();
@@ -1544,6 +1598,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     self.sink_check(e, scope, out);
                 }
                 self.key_args(Some(name), args, scope, *line, out);
+                self.signature_check_call(Some(name), scope, *line, out);
                 let ty = self.type_of(recv, scope, 0);
                 let mut followed = false;
                 if let Some(t @ (Res::Type(..) | Res::Trait(..))) = &ty {
@@ -1638,6 +1693,22 @@ impl<'m, 'a> Effects<'m, 'a> {
         self.memo.borrow().keys().copied().collect()
     }
 
+    /// A call to a function named like a signature check (`verify_signature`, `verify_webhook`).
+    fn signature_check_call(
+        &self,
+        name: Option<&String>,
+        scope: &Scope,
+        line: Line,
+        out: &mut Summary,
+    ) {
+        if let Some(name) = name
+            && crate::link::calls::looks_like_signature_check(name)
+        {
+            out.signature_checks
+                .push((format!("`{name}`"), self.location(scope.module, line)));
+        }
+    }
+
     /// A provider's signature header named by an argument (a literal or a constant).
     fn signature_header(&self, a: &Ex, scope: &Scope) -> Option<String> {
         let name = match a {
@@ -1680,6 +1751,19 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         if args.iter().any(|a| self.is_key_arg(a, scope)) {
             out.key_reads.push(self.location(scope.module, line));
+        }
+        // A header read named like a signature or a shared secret (`x-acme-signature`) that the
+        // catalogue does not list: a signature check of the project's own, on a webhook path.
+        if method.is_some_and(|m| HEADER_READERS.contains(&m.as_str()))
+            && let Some(Ex::Lit(name)) = args.first()
+            && name.contains('-')
+            && crate::text::named_like_signature(name)
+            && !self.catalog.is_signature_header(name)
+        {
+            out.signature_checks.push((
+                format!("`{name}` header"),
+                self.location(scope.module, line),
+            ));
         }
         // Reading a provider's signature header is a webhook receiver's signature check.
         if let Some(header) = args.iter().find_map(|a| self.signature_header(a, scope)) {
@@ -2390,6 +2474,9 @@ fn finish(out: &mut Summary) {
     }
     out.key_obs.dedup();
     out.key_obs.truncate(512);
+    out.signature_checks.sort();
+    out.signature_checks.dedup();
+    out.signature_checks.truncate(8);
     Effect::dedup(&mut out.effects);
     out.key_reads.sort();
     out.key_reads.dedup();

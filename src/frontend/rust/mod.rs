@@ -17,6 +17,7 @@ pub mod routes;
 pub mod seaorm;
 
 use crate::catalog::Catalog;
+use crate::config::Config;
 use crate::discover::RustFile;
 use crate::facts::{
     ClientRequest, Diagnostic, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
@@ -44,6 +45,7 @@ pub fn analyze(
     files: Vec<RustFile>,
     root: &Path,
     catalog: &Catalog,
+    config: &Config,
 ) -> (
     Vec<Endpoint>,
     Vec<Diagnostic>,
@@ -75,7 +77,7 @@ pub fn analyze(
     diagnostics.extend(model.diagnostics.iter().cloned());
     let (constraints, more) = seaorm::constraints(&model);
     diagnostics.extend(more);
-    let (mut entries, more) = Routes::new(&model).run();
+    let (mut entries, more) = Routes::new(&model, config).run();
     diagnostics.extend(more);
     // a GraphQL transport answers writes by POST only (`any(graphql)`)
     entries.retain(|e| {
@@ -85,7 +87,7 @@ pub fn analyze(
     let (mutations, more) = graphql::entries(&model, &entries);
     entries.extend(mutations);
     diagnostics.extend(more);
-    let fx = Effects::new(&model, catalog);
+    let fx = Effects::new(&model, catalog, config.call_depth);
     let cleanups = cleanups(&model);
     let mut seen = HashSet::new();
     let mut endpoints = Vec::new();
@@ -156,7 +158,28 @@ pub fn analyze(
                 key_reads.extend(reads);
             }
         }
-        let effects = summary.effects;
+        let mut effects = summary.effects;
+        // A signature check of the project's own on a webhook path (in the handler, or a
+        // middleware named like one) makes a receiver, as on the TypeScript side.
+        let mut signature_checks = summary.signature_checks;
+        for mw in &e.middleware {
+            if let Mw::Handler(Handler::Fn(f)) = &mw.mw {
+                let def = &model.fns[*f];
+                if crate::link::calls::looks_like_signature_check(&def.func.name) {
+                    signature_checks.push((
+                        format!("`{}` middleware", def.func.name),
+                        Location::new(model.file_of(def.module), def.func.line),
+                    ));
+                }
+            }
+        }
+        if !effects
+            .iter()
+            .any(|x| x.kind == crate::facts::EffectKind::WebhookReceiver)
+            && let Some(check) = crate::link::webhooks::by_convention(&e.path, &signature_checks)
+        {
+            effects.push(check);
+        }
         // A handler this audit cannot read (a library's service, a path that resolves to
         // nothing): what it does is not known, which is not "nothing". A GraphQL transport's
         // mutations are endpoints of their own.
@@ -204,6 +227,14 @@ pub fn analyze(
     }
     endpoints
         .sort_by(|a, b| (&a.location, &a.method, &a.path).cmp(&(&b.location, &b.method, &b.path)));
+    if let Some((f, depth)) = fx.depth_cut() {
+        let def = &model.fns[f];
+        diagnostics.push(crate::link::calls::depth_cut_diagnostic(
+            Location::new(model.file_of(def.module), def.func.line),
+            &def.func.name,
+            depth,
+        ));
+    }
     let clients = client::Clients::new(&model, &fx).requests(&fx.reached());
     crate::trace_phase("rust done");
     // The lowered files are many small allocations: freed on every thread at once.

@@ -12,6 +12,7 @@ use super::consts;
 use super::ir::*;
 use super::model::{FnId, ImplId, ModId, Model, Res};
 use super::parse::{self, FOR_ITEM, is_openapi_path};
+use crate::config::Config;
 use crate::facts::Diagnostic;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -200,6 +201,8 @@ pub struct Routes<'m, 'a> {
     registered: HashSet<FnId>,
     steps: usize,
     diagnostics: BTreeSet<Diagnostic>,
+    /// The prefixes `[[mount]]` in retrysafe.toml gives prefixes known only at run time.
+    config: &'m Config,
 }
 
 /// Evaluation steps allowed for one root function (a guard against pathological code).
@@ -313,9 +316,10 @@ fn method_of(name: &str) -> Option<String> {
 }
 
 impl<'m, 'a> Routes<'m, 'a> {
-    pub fn new(model: &'m Model<'a>) -> Self {
+    pub fn new(model: &'m Model<'a>, config: &'m Config) -> Self {
         Routes {
             model,
+            config,
             arena: Vec::new(),
             stack: Vec::new(),
             depth: 0,
@@ -859,12 +863,30 @@ impl<'m, 'a> Routes<'m, 'a> {
 
     /// A prefix's text, and whether it was read wholly; a prefix that is not (wholly) a literal is
     /// reported: its literal parts are kept.
-    fn prefix_of(&mut self, v: &V<'a>, module: ModId, line: Line, what: &str) -> (String, bool) {
+    /// A prefix the configuration gives (`[[mount]]` with this file and line, or with the
+    /// expression as written) is taken as known.
+    fn prefix_of(
+        &mut self,
+        v: &V<'a>,
+        arg: Option<&Ex>,
+        module: ModId,
+        line: Line,
+        what: &str,
+    ) -> (String, bool) {
         let known = match v {
             V::Str(_) => true,
             V::List(items) => items.iter().all(|i| matches!(i, V::Str(_))),
             _ => false,
         };
+        if !known {
+            let expression = arg.and_then(source_text).unwrap_or_default();
+            if let Some(prefix) =
+                self.config
+                    .mount_prefix(self.model.file_of(module), line, &expression)
+            {
+                return (prefix.to_string(), true);
+            }
+        }
         let text = self.str_of(v);
         if !known {
             let message = if text.is_empty() {
@@ -1445,7 +1467,8 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let v = self.new_router(Kind::Salvo, String::new(), m, line);
                 if let (V::Handle(h), Some(a)) = (&v, vals.first()) {
                     if last == "with_path" {
-                        let (prefix, complete) = self.prefix_of(a, m, line, "with_path");
+                        let (prefix, complete) =
+                            self.prefix_of(a, args.first(), m, line, "with_path");
                         self.arena[*h].prefix = prefix;
                         self.arena[*h].prefix_complete = complete;
                     } else {
@@ -1460,7 +1483,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let vals = self.eval_args(args, frame);
                 let v = self.new_router(Kind::Loco, String::new(), m, line);
                 if let (V::Handle(h), Some(a)) = (&v, vals.first()) {
-                    let (prefix, complete) = self.prefix_of(a, m, line, "at");
+                    let (prefix, complete) = self.prefix_of(a, args.first(), m, line, "at");
                     self.arena[*h].prefix = prefix;
                     self.arena[*h].prefix_complete = complete;
                 }
@@ -1536,7 +1559,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 "scope" | "resource" => {
                     let vals = self.eval_args(args, frame);
                     let (prefix, complete) = match vals.first() {
-                        Some(v) => self.prefix_of(v, m, line, last),
+                        Some(v) => self.prefix_of(v, args.first(), m, line, last),
                         None => (String::new(), true),
                     };
                     let kind = if last == "scope" {
@@ -1889,7 +1912,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             (Kind::Poem, "nest" | "nest_no_strip") if args.len() == 2 => {
                 let prefix = self.expr(&args[0], frame);
-                let prefix = self.prefix_of(&prefix, m, line, name);
+                let prefix = self.prefix_of(&prefix, args.first(), m, line, name);
                 if let V::Handle(c) = self.expr(&args[1], frame) {
                     self.absorb(h, c, (&prefix.0, prefix.1));
                 }
@@ -1907,7 +1930,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                 if args.len() == 2 =>
             {
                 let prefix = self.expr(&args[0], frame);
-                let prefix = self.prefix_of(&prefix, m, line, name);
+                let prefix = self.prefix_of(&prefix, args.first(), m, line, name);
                 match self.expr(&args[1], frame) {
                     V::Handle(c) => self.absorb(h, c, (&prefix.0, prefix.1)),
                     v => self.library_service(h, &v, (prefix.0, prefix.1), m, line),
@@ -1935,7 +1958,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             (Kind::Rocket, "mount") if args.len() == 2 => {
                 let prefix = self.expr(&args[0], frame);
-                let (prefix, complete) = self.prefix_of(&prefix, m, line, "mount");
+                let (prefix, complete) = self.prefix_of(&prefix, args.first(), m, line, "mount");
                 let routes = self.expr(&args[1], frame);
                 let mut fns = Vec::new();
                 collect_fns(&routes, &mut fns);
@@ -2167,6 +2190,32 @@ fn collect_fns(v: &V<'_>, out: &mut Vec<FnId>) {
         V::List(items) => items.iter().for_each(|i| collect_fns(i, out)),
         _ => {}
     }
+}
+
+/// An expression as the code writes it, where it is a path, a field, a reference or a call on
+/// those (`config.admin_prefix`, `&prefix`, `env::var("PREFIX").unwrap()`): what `[[mount]]`'s
+/// `expression` is compared with.
+fn source_text(e: &Ex) -> Option<String> {
+    fn go(e: &Ex, depth: usize) -> Option<String> {
+        if depth > 16 {
+            return None;
+        }
+        Some(match e {
+            Ex::Lit(s) => format!("{s:?}"),
+            Ex::Path(p, _) => p.join("::"),
+            Ex::Field(b, f) => format!("{}.{f}", go(b, depth + 1)?),
+            Ex::Method(r, name, args, _) => {
+                let args: Option<Vec<String>> = args.iter().map(|a| go(a, depth + 1)).collect();
+                format!("{}.{name}({})", go(r, depth + 1)?, args?.join(", "))
+            }
+            Ex::Call(f, args, _) => {
+                let args: Option<Vec<String>> = args.iter().map(|a| go(a, depth + 1)).collect();
+                format!("{}({})", go(f, depth + 1)?, args?.join(", "))
+            }
+            _ => return None,
+        })
+    }
+    go(e, 0)
 }
 
 #[cfg(test)]

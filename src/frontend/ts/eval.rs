@@ -9,7 +9,7 @@ use super::FieldExt;
 use crate::catalog::Catalog;
 use crate::facts::Diagnostic;
 use crate::program::*;
-use crate::text::names_unique_violation;
+use crate::text::{named_like_signature, names_unique_violation};
 use rustc_hash::FxHashMap as HashMap;
 use tree_sitter::Node;
 
@@ -262,15 +262,6 @@ fn rooted_in_global(v: &Val) -> bool {
         Val::Member(inner, _) => rooted_in_global(inner),
         _ => false,
     }
-}
-
-/// A header named like a signature or a shared secret (`x-signature`, `x-postmark-secret`,
-/// `x-webhook-hmac`) that the catalogue does not list.
-fn named_like_signature(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    ["signature", "secret", "hmac"]
-        .iter()
-        .any(|w| name.contains(w))
 }
 
 fn is_function(kind: &str) -> bool {

@@ -23,7 +23,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         match (app, name, args.len()) {
             (false, "prefix", 1) => {
                 let v = self.expr(&args[0], frame);
-                let (prefix, complete) = self.prefix_of(&v, m, line, "prefix");
+                let (prefix, complete) = self.prefix_of(&v, args.first(), m, line, "prefix");
                 let r = &mut self.arena[h];
                 r.prefix = prefix;
                 r.prefix_complete = complete;
@@ -31,7 +31,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             (false, "add", 2) => self.axum_route(h, &args[0], &args[1], frame, "loco"),
             (true, "prefix" | "nest_prefix", 1) => {
                 let v = self.expr(&args[0], frame);
-                let (prefix, complete) = self.prefix_of(&v, m, line, name);
+                let (prefix, complete) = self.prefix_of(&v, args.first(), m, line, name);
                 let r = &mut self.arena[h];
                 if name == "prefix" {
                     r.add_prefix = (prefix, complete);
@@ -47,7 +47,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             }
             (true, "nest_route" | "nest_routes", 2) => {
                 let p = self.expr(&args[0], frame);
-                let (nested, complete) = self.prefix_of(&p, m, line, name);
+                let (nested, complete) = self.prefix_of(&p, args.first(), m, line, name);
                 let (base, base_complete) = self.arena[h].add_prefix.clone();
                 let v = self.expr(&args[1], frame);
                 self.loco_add(

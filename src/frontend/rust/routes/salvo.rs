@@ -21,7 +21,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         match (name, args.len()) {
             ("path", 1) => {
                 let v = self.expr(&args[0], frame);
-                let (path, complete) = self.prefix_of(&v, m, line, "path");
+                let (path, complete) = self.prefix_of(&v, args.first(), m, line, "path");
                 let r = &mut self.arena[h];
                 r.prefix = join_path(&r.prefix, &path);
                 r.prefix_complete &= complete;

@@ -129,7 +129,7 @@ impl<'m, 'a> Routes<'m, 'a> {
         let vals = self.eval_args(args, frame);
         let filter = match (prev, last) {
             ("warp" | "path" | "filters", "path") if vals.len() == 1 => {
-                let (p, complete) = self.prefix_of(&vals[0], m, line, "warp::path");
+                let (p, complete) = self.prefix_of(&vals[0], args.first(), m, line, "warp::path");
                 Filter::at(p, complete)
             }
             ("path", "param") => Filter::at("{param}".to_string(), true),
