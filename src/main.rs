@@ -273,7 +273,7 @@ fn run(cli: Cli) -> Result<ExitCode, Failure> {
                 r.meta.id,
                 r.meta.name,
                 r.meta.severity.as_str(),
-                r.meta.section,
+                r.meta.section.title(),
                 r.meta.doc
             );
             emit(&text, &None)?;

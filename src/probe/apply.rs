@@ -134,7 +134,7 @@ pub fn apply(report: &mut Report, probe: &ProbeReport) -> Vec<String> {
             report.findings.push(Finding {
                 rule: id.into(),
                 name: rule.meta.name.into(),
-                section: rule.meta.section.into(),
+                section: rule.meta.section.title().into(),
                 severity: rules::capped(&facts, id, rule.meta.severity, Confidence::Confirmed),
                 confidence: Confidence::Confirmed,
                 endpoint: ep.endpoint.clone(),

@@ -5,32 +5,24 @@
 
 use super::{Report, effect_kinds, mechanism_kinds};
 use crate::facts::{DownstreamKey, MechanismKind};
-use crate::rules::{Classification, Severity, registry};
+use crate::rules::{Classification, Section, Severity, registry};
 use std::fmt::Write;
 
-/// Every section of the report, in order, with the catalogue rules that report into it.
-const SECTIONS: &[(&str, &[&str])] = &[
-    (
-        "Idempotency Mechanism",
-        &["RS001", "RS003", "RS007", "RS017"],
-    ),
-    ("Header Pattern", &["RS008", "RS011", "RS016", "RS019"]),
-    ("Storage", &["RS005", "RS014", "RS022"]),
-    ("Client Generation", &["RS006"]),
-    ("Atomic Check-Insert", &["RS004"]),
-    ("Response Storage", &["RS013", "RS015"]),
-    ("Request Hash", &["RS009"]),
-    ("Expiration", &["RS010"]),
-    ("Webhook Idempotency", &["RS002"]),
-    ("Constraint-Based", &["RS012"]),
-    ("Error Response", &["RS018"]),
-    ("Test Coverage", &["RS020"]),
-    ("Documentation", &["RS021"]),
-    ("Per-Mutation Profile", &[]),
-    ("Cancellation + Idempotency", &["RS025"]),
-    ("Over-Built", &["RS023", "RS024"]),
-    ("Positive Findings", &[]),
-];
+/// Every section of the report, in order, with the rules of the registry that report into it.
+fn sections() -> Vec<(Section, Vec<&'static str>)> {
+    let rules = registry();
+    Section::ALL
+        .iter()
+        .map(|&section| {
+            let ids = rules
+                .iter()
+                .filter(|r| r.meta.section == section)
+                .map(|r| r.meta.id)
+                .collect();
+            (section, ids)
+        })
+        .collect()
+}
 
 fn cell(s: &str) -> String {
     s.replace('|', "\\|").replace('\n', " ")
@@ -237,25 +229,30 @@ pub fn render(report: &Report, opts: &Options) -> String {
         BUDGET.saturating_sub(out.len() + tail.len() + 1_500)
     };
     let mut bodies: Vec<(&str, String)> = Vec::new();
-    for (section, ids) in SECTIONS {
-        if matches!(*section, "Per-Mutation Profile" | "Positive Findings") {
+    for (kind, ids) in sections() {
+        let section = kind.title();
+        let ids = ids.as_slice();
+        if matches!(
+            kind,
+            Section::PerMutationProfile | Section::PositiveFindings
+        ) {
             bodies.push((section, String::new()));
             continue;
         }
         let mut body = String::new();
-        let has_findings = report.shown_findings().any(|f| f.section == *section);
-        match *section {
-            "Constraint-Based" => {
+        let has_findings = report.shown_findings().any(|f| f.section == section);
+        match kind {
+            Section::ConstraintBased => {
                 constraints_used(report, &mut body);
                 section_findings(report, section, ids, &built, opts, &mut budget, &mut body);
             }
-            "Client Generation" => {
+            Section::ClientGeneration => {
                 if opts.full || !report.clients.is_empty() {
                     clients_checked(report, &mut body);
                 }
                 section_findings(report, section, ids, &built, opts, &mut budget, &mut body);
             }
-            "Documentation" => {
+            Section::Documentation => {
                 if opts.full || !report.api_docs.is_empty() {
                     documentation(report, &mut body);
                 }
@@ -264,10 +261,12 @@ pub fn render(report: &Report, opts: &Options) -> String {
             _ => section_findings(report, section, ids, &built, opts, &mut budget, &mut body),
         }
         let nothing = !has_findings
-            && match *section {
-                "Constraint-Based" => report.constraints.iter().all(|c| c.protects.is_empty()),
-                "Client Generation" => report.clients.is_empty(),
-                "Documentation" => report.api_docs.is_empty(),
+            && match kind {
+                Section::ConstraintBased => {
+                    report.constraints.iter().all(|c| c.protects.is_empty())
+                }
+                Section::ClientGeneration => report.clients.is_empty(),
+                Section::Documentation => report.api_docs.is_empty(),
                 _ => true,
             };
         if nothing && !opts.full {
@@ -863,4 +862,18 @@ fn constraints_used(report: &Report, out: &mut String) {
         );
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_reports_into_one_section() {
+        let mut listed: Vec<&str> = sections().into_iter().flat_map(|(_, ids)| ids).collect();
+        let mut all: Vec<&str> = registry().iter().map(|r| r.meta.id).collect();
+        listed.sort();
+        all.sort();
+        assert_eq!(listed, all);
+    }
 }

@@ -226,7 +226,7 @@ fn descriptor(m: &RuleMeta) -> ReportingDescriptor {
             precision: "medium",
             security_severity: security_severity(m.severity),
             severity: m.severity.as_str(),
-            section: m.section,
+            section: m.section.title(),
         },
     }
 }

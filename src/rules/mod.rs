@@ -145,12 +145,82 @@ pub fn classify(ep: &Endpoint) -> Classification {
     }
 }
 
+/// A section of the Markdown report, in the order the methodology prescribes. A rule names the
+/// section it reports into; the report derives each section's rules from the registry, so a rule
+/// cannot fall out of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Section {
+    IdempotencyMechanism,
+    HeaderPattern,
+    Storage,
+    ClientGeneration,
+    AtomicCheckInsert,
+    ResponseStorage,
+    RequestHash,
+    Expiration,
+    WebhookIdempotency,
+    ConstraintBased,
+    ErrorResponse,
+    TestCoverage,
+    Documentation,
+    PerMutationProfile,
+    Cancellation,
+    OverBuilt,
+    PositiveFindings,
+}
+
+impl Section {
+    /// Every section, in report order.
+    pub const ALL: [Section; 17] = [
+        Section::IdempotencyMechanism,
+        Section::HeaderPattern,
+        Section::Storage,
+        Section::ClientGeneration,
+        Section::AtomicCheckInsert,
+        Section::ResponseStorage,
+        Section::RequestHash,
+        Section::Expiration,
+        Section::WebhookIdempotency,
+        Section::ConstraintBased,
+        Section::ErrorResponse,
+        Section::TestCoverage,
+        Section::Documentation,
+        Section::PerMutationProfile,
+        Section::Cancellation,
+        Section::OverBuilt,
+        Section::PositiveFindings,
+    ];
+
+    /// The section's heading (also the `section` of a finding in JSON and SARIF).
+    pub fn title(self) -> &'static str {
+        match self {
+            Section::IdempotencyMechanism => "Idempotency Mechanism",
+            Section::HeaderPattern => "Header Pattern",
+            Section::Storage => "Storage",
+            Section::ClientGeneration => "Client Generation",
+            Section::AtomicCheckInsert => "Atomic Check-Insert",
+            Section::ResponseStorage => "Response Storage",
+            Section::RequestHash => "Request Hash",
+            Section::Expiration => "Expiration",
+            Section::WebhookIdempotency => "Webhook Idempotency",
+            Section::ConstraintBased => "Constraint-Based",
+            Section::ErrorResponse => "Error Response",
+            Section::TestCoverage => "Test Coverage",
+            Section::Documentation => "Documentation",
+            Section::PerMutationProfile => "Per-Mutation Profile",
+            Section::Cancellation => "Cancellation + Idempotency",
+            Section::OverBuilt => "Over-Built",
+            Section::PositiveFindings => "Positive Findings",
+        }
+    }
+}
+
 /// A rule's identity and documentation. `doc` follows the template: What it does / Why is this
 /// bad? / Example / Use instead.
 pub struct RuleMeta {
     pub id: &'static str,
     pub name: &'static str,
-    pub section: &'static str,
+    pub section: Section,
     pub severity: Severity,
     pub summary: &'static str,
     pub doc: &'static str,
@@ -252,7 +322,7 @@ pub fn evaluate_project(project: &Project) -> Vec<Finding> {
                 route: p.location.clone(),
                 rule: id.into(),
                 name: rule.meta.name.into(),
-                section: rule.meta.section.into(),
+                section: rule.meta.section.title().into(),
                 severity: p.severity,
                 confidence: p.hit.confidence,
                 fingerprint: fingerprint(&[id, &p.endpoint, &p.location.file, &p.discriminator]),
@@ -392,7 +462,7 @@ pub fn evaluate(endpoints: &[Endpoint]) -> Vec<Finding> {
                 route: ep.location.clone(),
                 rule: rule.meta.id.into(),
                 name: rule.meta.name.into(),
-                section: rule.meta.section.into(),
+                section: rule.meta.section.title().into(),
                 severity: capped(ep, rule.meta.id, rule.meta.severity, confidence),
                 confidence,
                 fingerprint: fp,
@@ -609,7 +679,7 @@ pub fn markdown_table() -> String {
             r.meta.id,
             r.meta.name,
             r.meta.severity.as_str(),
-            r.meta.section,
+            r.meta.section.title(),
             r.meta.summary
         ));
     }

@@ -1,6 +1,6 @@
 //! RS001 payment-without-idempotency.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity, describe};
 use crate::facts::{Endpoint, Impact, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -123,7 +123,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS001",
             name: "payment-without-idempotency",
-            section: "Idempotency Mechanism",
+            section: Section::IdempotencyMechanism,
             severity: Severity::Critical,
             summary: "a mutation endpoint reaches a payment sink with no inbound key and no constraint that stops the duplicate",
             doc: DOC,

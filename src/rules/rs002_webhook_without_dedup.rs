@@ -1,6 +1,6 @@
 //! RS002 webhook-without-dedup.
 
-use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Severity, describe};
+use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Section, Severity, describe};
 use crate::facts::{Effect, EffectKind, Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -165,7 +165,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS002",
             name: "webhook-without-dedup",
-            section: "Webhook Idempotency",
+            section: Section::WebhookIdempotency,
             severity: Severity::Critical,
             summary: "a webhook receiver that never records or checks the provider's event id",
             doc: DOC,

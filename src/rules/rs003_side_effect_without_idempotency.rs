@@ -1,6 +1,6 @@
 //! RS003 side-effect-without-idempotency.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity, describe};
 use crate::facts::{Effect, EffectKind, Endpoint, Impact, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -220,7 +220,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS003",
             name: "side-effect-without-idempotency",
-            section: "Idempotency Mechanism",
+            section: Section::IdempotencyMechanism,
             severity: Severity::High,
             summary: "a create, email, SMS, queue publish, external call or relative update that no key, upsert or constraint protects",
             doc: DOC,

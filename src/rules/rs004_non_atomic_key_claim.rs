@@ -1,6 +1,8 @@
 //! RS004 non-atomic-key-claim.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, repeated_summary, store_confidence};
+use super::{
+    Hit, Rule, RuleMeta, Section, Severity, depended_store, repeated_summary, store_confidence,
+};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -56,7 +58,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS004",
             name: "non-atomic-key-claim",
-            section: "Atomic Check-Insert",
+            section: Section::AtomicCheckInsert,
             severity: Severity::High,
             summary: "the key store is read then written, or written after the handler, instead of claimed by unique insert, `ON CONFLICT` or `SET NX`",
             doc: DOC,

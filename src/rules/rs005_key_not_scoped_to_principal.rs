@@ -1,6 +1,6 @@
 //! RS005 key-not-scoped-to-principal.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -42,7 +42,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS005",
             name: "key-not-scoped-to-principal",
-            section: "Storage",
+            section: Section::Storage,
             severity: Severity::High,
             summary: "the key lookup ignores the caller (no user/tenant/account in the key or the query): cross-tenant replay",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS006 client-key-per-attempt.
 
-use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Severity, code};
+use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Section, Severity, code};
 use crate::facts::{ClientRequest, Endpoint, KeyOrigin};
 
 const DOC: &str = r#"## What it does
@@ -123,7 +123,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS006",
             name: "client-key-per-attempt",
-            section: "Client Generation",
+            section: Section::ClientGeneration,
             severity: Severity::High,
             summary: "client code that makes the key inside the retry loop, per request call, or from `Date.now()`/`Math.random()`",
             doc: DOC,

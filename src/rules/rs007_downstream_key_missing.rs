@@ -1,6 +1,6 @@
 //! RS007 downstream-key-missing.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity, describe};
 use crate::facts::{DownstreamKey, Effect, EffectKind, Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -71,7 +71,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS007",
             name: "downstream-key-missing",
-            section: "Idempotency Mechanism",
+            section: Section::IdempotencyMechanism,
             severity: Severity::High,
             summary: "a provider call from a keyed endpoint without an idempotency key, or with a random one made at call time",
             doc: DOC,

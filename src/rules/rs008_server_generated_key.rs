@@ -1,6 +1,6 @@
 //! RS008 server-generated-key.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity, repeated_summary};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity, repeated_summary};
 use crate::facts::key::MissingKey;
 use crate::facts::{Endpoint, MechanismKind};
 
@@ -50,7 +50,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS008",
             name: "server-generated-key",
-            section: "Header Pattern",
+            section: Section::HeaderPattern,
             severity: Severity::High,
             summary: "a missing key replaced by a server-generated one, which silently disables the mechanism",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS009 no-request-hash.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -46,7 +46,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS009",
             name: "no-request-hash",
-            section: "Request Hash",
+            section: Section::RequestHash,
             severity: Severity::Medium,
             summary: "keys stored without a request fingerprint, or one never compared, so a reused key with a different body replays the wrong response",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS010 no-key-expiry.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -42,7 +42,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS010",
             name: "no-key-expiry",
-            section: "Expiration",
+            section: Section::Expiration,
             severity: Severity::Medium,
             summary: "a key store without expiry (no `expires_at`/TTL) or without cleanup of expired rows",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS011 optional-key-on-critical.
 
-use super::{Hit, Rule, RuleMeta, Severity, describe, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, describe, store_confidence};
 use crate::facts::key::MissingKey;
 use crate::facts::{EffectKind, Endpoint, MechanismKind};
 
@@ -55,7 +55,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS011",
             name: "optional-key-on-critical",
-            section: "Header Pattern",
+            section: Section::HeaderPattern,
             severity: Severity::Medium,
             summary: "a payment endpoint that accepts a key but proceeds without one instead of answering 400",
             doc: DOC,

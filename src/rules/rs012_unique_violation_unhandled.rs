@@ -1,6 +1,6 @@
 //! RS012 unique-violation-unhandled.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity, describe};
 use crate::facts::{Effect, EffectKind, Endpoint};
 
 const DOC: &str = r#"## What it does
@@ -81,7 +81,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS012",
             name: "unique-violation-unhandled",
-            section: "Constraint-Based",
+            section: Section::ConstraintBased,
             severity: Severity::Medium,
             summary: "a create protected only by a unique constraint whose violation is not caught, so a retry gets a 500",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS013 transient-failure-stored.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -48,7 +48,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS013",
             name: "transient-failure-stored",
-            section: "Response Storage",
+            section: Section::ResponseStorage,
             severity: Severity::Medium,
             summary: "a 5xx/exception stored as the final response of a key, or an in-progress claim never released on failure",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS014 in-memory-key-store.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity};
 use crate::facts::{Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -53,7 +53,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS014",
             name: "in-memory-key-store",
-            section: "Storage",
+            section: Section::Storage,
             severity: Severity::Medium,
             summary: "keys kept in process memory (Map, HashMap, LRU) that a restart or a second instance loses",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS015 response-not-stored.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -42,7 +42,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS015",
             name: "response-not-stored",
-            section: "Response Storage",
+            section: Section::ResponseStorage,
             severity: Severity::Medium,
             summary: "keys recorded without the response, so a retry cannot return the original answer",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS016 key-from-domain-id.
 
-use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Severity, code, describe};
+use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Section, Severity, code, describe};
 use crate::facts::{ClientRequest, KeyOrigin};
 use crate::facts::{DownstreamKey, Effect, Endpoint};
 
@@ -100,7 +100,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS016",
             name: "key-from-domain-id",
-            section: "Header Pattern",
+            section: Section::HeaderPattern,
             severity: Severity::Medium,
             summary: "a key taken from a stable domain id (order id, user id, request id) rather than the intent",
             doc: DOC,

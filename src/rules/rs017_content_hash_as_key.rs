@@ -1,6 +1,6 @@
 //! RS017 content-hash-as-key.
 
-use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Severity, code};
+use super::{Confidence, Hit, Placed, Project, Rule, RuleMeta, Section, Severity, code};
 use crate::facts::{ClientRequest, EffectKind, Endpoint, KeyOrigin, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -124,7 +124,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS017",
             name: "content-hash-as-key",
-            section: "Idempotency Mechanism",
+            section: Section::IdempotencyMechanism,
             severity: Severity::Medium,
             summary: "a body hash used as the dedup key on a payment or create: two real intents collapse into one",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS018 mismatch-status.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -67,7 +67,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS018",
             name: "mismatch-status",
-            section: "Error Response",
+            section: Section::ErrorResponse,
             severity: Severity::Low,
             summary: "same key with a different body not answered 422, or an in-progress duplicate not answered 409",
             doc: DOC,

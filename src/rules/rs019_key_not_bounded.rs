@@ -1,6 +1,6 @@
 //! RS019 key-not-bounded.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -46,7 +46,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS019",
             name: "key-not-bounded",
-            section: "Header Pattern",
+            section: Section::HeaderPattern,
             severity: Severity::Low,
             summary: "the key header is used without a length/charset check",
             doc: DOC,

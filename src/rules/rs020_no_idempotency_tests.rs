@@ -1,6 +1,6 @@
 //! RS020 no-idempotency-tests.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity, describe};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity, describe};
 use crate::facts::{Endpoint, KeyTest, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -116,7 +116,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS020",
             name: "no-idempotency-tests",
-            section: "Test Coverage",
+            section: Section::TestCoverage,
             severity: Severity::Low,
             summary: "a keyed endpoint that no test calls twice with one key, or concurrently",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS021 idempotency-undocumented.
 
-use super::{Hit, Rule, RuleMeta, Severity};
+use super::{Hit, Rule, RuleMeta, Section, Severity};
 use crate::facts::doc::duration;
 use crate::facts::doc::{DocSource, KeyDoc, KeyHeaderDoc, Unlisted};
 use crate::facts::{Endpoint, MechanismKind};
@@ -148,7 +148,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS021",
             name: "idempotency-undocumented",
-            section: "Documentation",
+            section: Section::Documentation,
             severity: Severity::Low,
             summary: "a keyed endpoint whose API documentation (OpenAPI, Swagger, `@nestjs/swagger`, utoipa) omits the key header or the endpoint, or promises a retention window the key store does not keep",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS022 stored-response-logged.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -40,7 +40,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS022",
             name: "stored-response-logged",
-            section: "Storage",
+            section: Section::Storage,
             severity: Severity::Low,
             summary: "the stored response body logged alongside its key",
             doc: DOC,

@@ -1,6 +1,6 @@
 //! RS023 key-on-safe-method.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity};
 use crate::facts::{Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -47,7 +47,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS023",
             name: "key-on-safe-method",
-            section: "Over-Built",
+            section: Section::OverBuilt,
             severity: Severity::Inverse,
             summary: "idempotency keys handled on GET/HEAD",
             doc: DOC,

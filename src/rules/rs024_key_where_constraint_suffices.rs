@@ -1,6 +1,6 @@
 //! RS024 key-where-constraint-suffices.
 
-use super::{Confidence, Hit, Rule, RuleMeta, Severity};
+use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity};
 use crate::facts::{EffectKind, Endpoint, MechanismKind};
 
 const DOC: &str = r#"## What it does
@@ -80,7 +80,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS024",
             name: "key-where-constraint-suffices",
-            section: "Over-Built",
+            section: Section::OverBuilt,
             severity: Severity::Inverse,
             summary: "header-key machinery on an endpoint already protected by a natural unique constraint",
             doc: DOC,

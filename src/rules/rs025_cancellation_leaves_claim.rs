@@ -1,6 +1,6 @@
 //! RS025 cancellation-leaves-claim.
 
-use super::{Hit, Rule, RuleMeta, Severity, depended_store, store_confidence};
+use super::{Hit, Rule, RuleMeta, Section, Severity, depended_store, store_confidence};
 use crate::facts::Endpoint;
 
 const DOC: &str = r#"## What it does
@@ -43,7 +43,7 @@ pub fn rule() -> Rule {
         meta: RuleMeta {
             id: "RS025",
             name: "cancellation-leaves-claim",
-            section: "Cancellation + Idempotency",
+            section: Section::Cancellation,
             severity: Severity::Medium,
             summary: "a claimed key left in progress for ever when the request is aborted or times out",
             doc: DOC,
