@@ -184,3 +184,8 @@ fn what_runs_behind_a_missed_lookup_on_the_path_that_creates_its_row_is_judged_a
 fn a_cte_insert_a_receiver_by_convention_and_the_configuration_are_judged_alike() {
     assert_twins("express-linker-parity", "axum-linker-parity");
 }
+
+#[test]
+fn lightning_and_on_chain_payments_are_money_unless_the_node_refuses_a_repeat() {
+    assert_twins("express-lightning", "axum-lightning");
+}

@@ -216,6 +216,10 @@ pub struct Effect {
     /// model or table).
     #[serde(skip)]
     pub event_record: bool,
+    /// The call as its package names it, where the code calls it by another name (`import {
+    /// payViaPaymentRequest as pay }`): what provider semantics are matched on besides `callee`.
+    #[serde(skip)]
+    pub package_call: Option<String>,
     /// For a provider call that accepts one: the idempotency key it passes downstream.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub downstream_key: Option<DownstreamKey>,

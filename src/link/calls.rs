@@ -2857,6 +2857,8 @@ impl<'a> Calls<'a> {
             && !cs.is_new
             && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..));
         for sink in self.catalog.sinks.iter().filter(|s| s.lang == "ts") {
+            // The call as the package names it (a named import is its first segment).
+            let mut package_call: Option<String> = None;
             let by_origin = origin
                 .as_ref()
                 .is_some_and(|(spec, _, _)| sink.origin_matches(spec));
@@ -2889,6 +2891,9 @@ impl<'a> Calls<'a> {
                 let full_hops: Vec<usize> = std::iter::once(offset)
                     .chain(cs.hops.iter().map(|h| h + offset))
                     .collect();
+                if full.len() > cs.path.len() {
+                    package_call = Some(full.join("."));
+                }
                 sink.call_matches(&cs.path, &cs.hops).is_some()
                     || (!full.is_empty() && sink.call_matches(&full, &full_hops).is_some())
                     // `this.save()` in a model's method: the method called on the model.
@@ -2953,6 +2958,7 @@ impl<'a> Calls<'a> {
                 on_this: this_class.is_some(),
                 saves_this,
                 callee: cs.text.clone(),
+                package_call,
                 // A create sink's `save()` that writes back a loaded instance.
                 label: if kind != sink.kind {
                     "save of a loaded instance".into()
