@@ -268,6 +268,13 @@ fn a_bad_configuration_is_exit_2_with_line_and_column() {
         bad_config("[[sink]]\nid = \"x\"\nlang = \"ts\"\nkind = \"money\"\ncalls = [\"pay\"]\n");
     assert!(located(&err, 4, 8), "{err}");
 
+    // A sink for a language retrysafe does not read is refused, not silently never matched.
+    let err = bad_config(
+        "[[sink]]\nid = \"x\"\nlang = \"python\"\nkind = \"payment\"\ncalls = [\"pay\"]\n",
+    );
+    assert!(located(&err, 3, 8), "{err}");
+    assert!(err.contains("expected `ts` or `rust`"), "{err}");
+
     let err = bad_config("[[mount]]\nfile = \"src/app.ts\"\nprefix = \"/admin\"\n");
     assert!(err.contains("needs `line` or `expression`"), "{err}");
 

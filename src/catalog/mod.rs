@@ -14,11 +14,20 @@ const HEADERS: &str = include_str!("../../rules/headers.toml");
 const MIDDLEWARE: &str = include_str!("../../rules/middleware.toml");
 const WEBHOOKS: &str = include_str!("../../rules/webhooks.toml");
 
+/// The language a catalogue entry is for (`lang = "ts"` or `lang = "rust"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Lang {
+    /// TypeScript and JavaScript.
+    Ts,
+    Rust,
+}
+
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sink {
     pub id: String,
-    pub lang: String,
+    pub lang: Lang,
     pub kind: EffectKind,
     #[serde(default)]
     pub label: String,
@@ -139,7 +148,7 @@ struct HeadersFile {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Middleware {
     pub id: String,
-    pub lang: String,
+    pub lang: Lang,
     pub packages: Vec<String>,
     #[serde(default)]
     pub label: String,
@@ -385,7 +394,7 @@ impl Catalog {
     }
 
     /// The known middleware whose package is `spec`, if any.
-    pub fn middleware_for(&self, lang: &str, spec: &str) -> Option<&Middleware> {
+    pub fn middleware_for(&self, lang: Lang, spec: &str) -> Option<&Middleware> {
         self.middleware
             .iter()
             .find(|m| m.lang == lang && m.packages.iter().any(|p| package_matches(p, spec)))

@@ -2561,7 +2561,7 @@ impl<'a> Calls<'a> {
             .sinks
             .iter()
             .find(|s| {
-                s.lang == "ts"
+                s.lang == crate::catalog::Lang::Ts
                     && s.kind == e.kind
                     && !s.dedup_option.is_empty()
                     && (s.label == e.label || s.id == e.label)
@@ -2856,7 +2856,12 @@ impl<'a> Calls<'a> {
         let by_name_ok = origin.is_none()
             && !cs.is_new
             && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..));
-        for sink in self.catalog.sinks.iter().filter(|s| s.lang == "ts") {
+        for sink in self
+            .catalog
+            .sinks
+            .iter()
+            .filter(|s| s.lang == crate::catalog::Lang::Ts)
+        {
             // The call as the package names it (a named import is its first segment).
             let mut package_call: Option<String> = None;
             let by_origin = origin

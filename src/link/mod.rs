@@ -491,8 +491,9 @@ fn key_middleware<'c>(
                 ));
             }
             match class.extends.as_ref().map(|e| res.resolve(m2, e)) {
-                Some(Resolved::Package { spec, .. }) => {
-                    catalog.middleware_for("ts", &spec).map(|known| {
+                Some(Resolved::Package { spec, .. }) => catalog
+                    .middleware_for(crate::catalog::Lang::Ts, &spec)
+                    .map(|known| {
                         (
                             Mechanism {
                                 kind: MechanismKind::HeaderKey,
@@ -509,13 +510,12 @@ fn key_middleware<'c>(
                             },
                             Some(known),
                         )
-                    })
-                }
+                    }),
                 _ => None,
             }
         }
         Resolved::Package { spec, .. } => {
-            let known = catalog.middleware_for("ts", &spec)?;
+            let known = catalog.middleware_for(crate::catalog::Lang::Ts, &spec)?;
             Some((
                 Mechanism {
                     kind: MechanismKind::HeaderKey,

@@ -655,7 +655,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             sinks: catalog
                 .sinks
                 .iter()
-                .filter(|s| s.lang == "rust")
+                .filter(|s| s.lang == crate::catalog::Lang::Rust)
                 .map(|s| (s, s.packages.iter().map(|p| norm(p)).collect()))
                 .collect(),
             memo: RefCell::new(HashMap::new()),

@@ -453,7 +453,7 @@ fn key_middleware<'c>(
             let package = model.package_of(mw.module, krate);
             let known = [krate.clone(), package.clone(), package.replace('_', "-")]
                 .iter()
-                .find_map(|spec| catalog.middleware_for("rust", spec))?;
+                .find_map(|spec| catalog.middleware_for(crate::catalog::Lang::Rust, spec))?;
             Some((
                 Mechanism {
                     kind: MechanismKind::HeaderKey,
