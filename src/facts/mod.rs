@@ -676,8 +676,12 @@ impl Endpoint {
     }
 }
 
+/// The HTTP methods that mutate, upper case: the one list every layer uses.
+pub const MUTATION_METHODS: [&str; 4] = ["POST", "PUT", "PATCH", "DELETE"];
+
+/// Is `method` (upper case) a mutation?
 pub fn is_mutation_method(method: &str) -> bool {
-    matches!(method, "POST" | "PUT" | "PATCH" | "DELETE")
+    MUTATION_METHODS.contains(&method)
 }
 
 /// A request in the repository's tests (a supertest chain, an axum `oneshot`, a `.http` file entry)

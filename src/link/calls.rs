@@ -166,7 +166,7 @@ pub fn depth_cut_diagnostic(at: Location, name: &str, depth: usize) -> crate::fa
 fn write_method(args: &[Val]) -> bool {
     args.iter().any(|a| match a {
         Val::Obj(fields) => fields.iter().any(|(k, v)| {
-            k == "method" && matches!(v, Val::Str(m) if matches!(m.to_ascii_uppercase().as_str(), "POST" | "PUT" | "PATCH" | "DELETE"))
+            k == "method" && matches!(v, Val::Str(m) if crate::facts::is_mutation_method(&m.to_ascii_uppercase()))
         }),
         _ => false,
     })

@@ -123,11 +123,9 @@ fn server_framework(res: &Resolver, file: &str) -> &'static str {
     .unwrap_or("node")
 }
 
-const MUTATION_NAMES: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
-
 fn methods_of(m: &str) -> Vec<&'static str> {
     match m.to_ascii_lowercase().as_str() {
-        "all" => vec!["POST", "PUT", "PATCH", "DELETE"],
+        "all" => crate::facts::MUTATION_METHODS.to_vec(),
         "get" => vec!["GET"],
         "post" => vec!["POST"],
         "put" => vec!["PUT"],
@@ -1510,7 +1508,9 @@ impl<'a> Mounter<'a> {
         for w in written {
             if w.eq_ignore_ascii_case("all") || w == "*" {
                 for s in crate::link::next::any_method_served(self.res, hm, handler, line) {
-                    if let Some(m) = MUTATION_NAMES.iter().find(|m| **m == s.method)
+                    if let Some(m) = crate::facts::MUTATION_METHODS
+                        .iter()
+                        .find(|m| **m == s.method)
                         && !out.iter().any(|(o, _)| o == m)
                     {
                         out.push((m, s.branch));

@@ -7,7 +7,7 @@ use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::Protocol;
 use crate::program::{FnId, MethodCheck, Val};
 
-pub const MUTATIONS: &[&str] = &["POST", "PUT", "PATCH", "DELETE"];
+pub const MUTATIONS: &[&str] = &crate::facts::MUTATION_METHODS;
 const APP_METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"];
 
 /// Route groups `(shop)` and parallel-route slots `@modal` are not path segments.

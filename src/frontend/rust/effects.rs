@@ -2367,12 +2367,7 @@ fn table_of(c: &Chain<'_>) -> Option<String> {
 
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
 fn writes(c: &Chain<'_>) -> bool {
-    let is_write = |s: &str| {
-        matches!(
-            s.to_ascii_uppercase().as_str(),
-            "POST" | "PUT" | "PATCH" | "DELETE"
-        )
-    };
+    let is_write = |s: &str| crate::facts::is_mutation_method(&s.to_ascii_uppercase());
     c.links.iter().any(|(_, args, _)| {
         args.iter().any(|a| match a {
             Ex::Path(p, _) => p.last().is_some_and(|s| is_write(s)),

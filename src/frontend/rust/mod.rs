@@ -515,7 +515,7 @@ fn mutations_only(model: &Model, fns: &[model::FnId], closures: &[&ir::Ex]) -> b
         match e {
             ir::Ex::Path(p, _) if p.len() >= 2 => {
                 let (ty, m) = (&p[p.len() - 2], &p[p.len() - 1]);
-                if ty == "Method" && matches!(m.as_str(), "POST" | "PUT" | "PATCH" | "DELETE") {
+                if ty == "Method" && crate::facts::is_mutation_method(m) {
                     return true;
                 }
             }
