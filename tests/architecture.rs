@@ -126,8 +126,8 @@ const FORBIDDEN: &[(&str, &[&str], &str)] = &[
     ),
     (
         "rules",
-        &["frontend", "link", "program"],
-        "rules read facts and know no syntax",
+        &["frontend", "link", "program", "probe"],
+        "rules read facts (a probe's evidence included) and know no syntax",
     ),
     (
         "catalog",

@@ -6,6 +6,7 @@
 mod coverage;
 pub mod doc;
 pub mod key;
+pub mod probe;
 mod suppression;
 
 pub use coverage::Coverage;

@@ -406,7 +406,7 @@ pub struct Finding {
     /// What a running server did when `retrysafe probe` checked this (`check --probe-results`):
     /// the check that failed and both responses.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub probe: Option<crate::probe::output::ProbeEvidence>,
+    pub probe: Option<crate::facts::probe::ProbeEvidence>,
 }
 
 /// The `cause` of a flaw at a shared location.
