@@ -308,13 +308,7 @@ pub fn link_ts(
                     location: first.clone(),
                 });
             }
-            if !effects
-                .iter()
-                .any(|e| e.kind == EffectKind::WebhookReceiver)
-                && let Some(check) = webhooks::by_convention(&route.path, &signature_checks)
-            {
-                effects.push(check);
-            }
+            webhooks::add_by_convention(&mut effects, &route.path, &signature_checks);
             Endpoint {
                 method: route.method,
                 path: route.path,

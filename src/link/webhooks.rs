@@ -23,7 +23,19 @@ pub fn is_webhook_path(path: &str) -> bool {
 /// header named like a signature or a shared secret, a function named like a signature check)
 /// is the provider's signature check. Off webhook paths such names prove nothing (`x-signature`
 /// also signs requests between a project's own services).
-pub fn by_convention(path: &str, checks: &[(String, Location)]) -> Option<Effect> {
+/// Adds the receiver [`by_convention`] finds to an endpoint's effects, unless a catalogued check
+/// already made it one (both languages' endpoint assembly).
+pub fn add_by_convention(effects: &mut Vec<Effect>, path: &str, checks: &[(String, Location)]) {
+    if !effects
+        .iter()
+        .any(|e| e.kind == EffectKind::WebhookReceiver)
+        && let Some(check) = by_convention(path, checks)
+    {
+        effects.push(check);
+    }
+}
+
+fn by_convention(path: &str, checks: &[(String, Location)]) -> Option<Effect> {
     if !is_webhook_path(path) {
         return None;
     }

@@ -173,13 +173,7 @@ pub fn analyze(
                 }
             }
         }
-        if !effects
-            .iter()
-            .any(|x| x.kind == crate::facts::EffectKind::WebhookReceiver)
-            && let Some(check) = crate::link::webhooks::by_convention(&e.path, &signature_checks)
-        {
-            effects.push(check);
-        }
+        crate::link::webhooks::add_by_convention(&mut effects, &e.path, &signature_checks);
         // A handler this audit cannot read (a library's service, a path that resolves to
         // nothing): what it does is not known, which is not "nothing". A GraphQL transport's
         // mutations are endpoints of their own.
