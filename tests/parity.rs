@@ -177,6 +177,11 @@ fn what_runs_behind_a_missed_lookup_on_the_path_that_creates_its_row_is_judged_a
     assert_twins("express-guarded-paths", "axum-guarded-paths");
 }
 
+#[test]
+fn a_guard_on_what_a_reading_function_returned_is_a_lookup_in_both_languages() {
+    assert_twins("express-helper-lookups", "axum-helper-lookups");
+}
+
 /// The three divergences the single linker was asked to remove: a create inside a `WITH` query,
 /// a receiver known by a signature header the catalogue does not list, and `call_depth` and
 /// `[[mount]]` from retrysafe.toml.

@@ -10,7 +10,8 @@ use crate::facts::{
     DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
 };
 use crate::program::{
-    CallSite, ClassId, FnId, Found, KeyCall, REPOSITORY_GETTERS, TABLE_LINKS, Val, fresh_random,
+    CallSite, ClassId, FnId, Found, HELPER_GUARD, KeyCall, REPOSITORY_GETTERS, TABLE_LINKS, Val,
+    fresh_random,
 };
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -1256,6 +1257,7 @@ impl<'a> Calls<'a> {
                 }
             }
         }
+        let mut body_lookups: Vec<(String, Vec<(String, String)>)> = Vec::new();
         for &g in &body {
             if unserved.contains(&g) {
                 continue;
@@ -1364,7 +1366,10 @@ impl<'a> Calls<'a> {
             let own_start = own.len();
             let out_start = out.effects.len();
             // Models looked up here, each with the fields its filter fixes to constants.
-            let mut lookups_here: Vec<(String, Vec<(String, String)>)> = Vec::new();
+            // The lookups made in this function, after those of the functions around it:
+            // a callback's guard tests what they found (`findOne(..).then(u => { if (u) .. })`).
+            let mut lookups_here: Vec<(String, Vec<(String, String)>)> =
+                std::mem::take(&mut body_lookups);
             // Models looked up here with a row lock.
             let mut locked_here: Vec<String> = Vec::new();
             // What a lookup's receiver stands for: the entity a repository serves, or what a
@@ -1752,6 +1757,25 @@ impl<'a> Calls<'a> {
                             }
                         }
                     }
+                    // A function of the project that only looks rows up (`emailTaken(email)`,
+                    // `this.selectByEmail(c, email)`): a guard on what it returned is a guard
+                    // on those lookups (see `HELPER_GUARD`).
+                    if sub.effects.is_empty() && !sub.lookups.is_empty() {
+                        let called = match cs.path.last() {
+                            Some(l) => l.clone(),
+                            None => cs.root_name.clone(),
+                        };
+                        for n in [called, name.clone()] {
+                            let known = guard_alias
+                                .entry(model_key(&format!("{HELPER_GUARD}{n}")))
+                                .or_default();
+                            for l in &sub.lookups {
+                                if !known.contains(l) {
+                                    known.push(l.clone());
+                                }
+                            }
+                        }
+                    }
                     lookups_here.extend(
                         sub.lookups
                             .iter()
@@ -1838,28 +1862,38 @@ impl<'a> Calls<'a> {
                         .flatten()
                         .map(|a| aliased(a)),
                 );
-                for model in candidates {
+                let mut matched = None;
+                for candidate in candidates {
                     // A lookup filtered on a constant the create writes otherwise (`status:
                     // 'PENDING'` looked up, `status: 'PAID'` created) misses the row on a retry.
                     if lookups_here.iter().any(|(l, filter)| {
-                        model_key(l) == model_key(&model)
+                        model_key(l) == model_key(&candidate)
                             && !crate::sql::written_outside_filter(filter, &e.update_keys)
                     }) {
-                        find_or_create(&model, &updated, e);
+                        find_or_create(&candidate, &updated, e);
                         e.lookup_locked |=
-                            e.find_or_create && locked_here.contains(&model_key(&model));
+                            e.find_or_create && locked_here.contains(&model_key(&candidate));
+                        if e.find_or_create {
+                            matched.get_or_insert(candidate);
+                        }
                     }
                 }
-                if e.find_or_create
-                    && e.refused_by.is_none()
-                    && let Some(at) = refused
-                {
-                    e.refused_by = Some(self.location(m, at));
-                }
-                if e.find_or_create {
+                // What a function returned guards only as the lookup it was found to be: a
+                // create found behind another guard says nothing of this one.
+                let looked_up = match matched {
+                    Some(c) => Some(c),
+                    None if model.starts_with(HELPER_GUARD) => None,
+                    None => Some(model.clone()),
+                };
+                if let Some(looked_up) = looked_up.filter(|_| e.find_or_create) {
+                    if e.refused_by.is_none()
+                        && let Some(at) = refused
+                    {
+                        e.refused_by = Some(self.location(m, at));
+                    }
                     created_when_missed.push((
                         model_key(&model),
-                        model.clone(),
+                        looked_up,
                         format!("`{}` at {}", e.callee, e.location),
                     ));
                 }
@@ -1884,6 +1918,7 @@ impl<'a> Calls<'a> {
                     ));
                 }
             }
+            body_lookups = lookups_here;
         }
         // What runs only while a row exists that this request then deletes runs once: a retry
         // finds no row (a one-time token consumed, `if (row) { delete row; shift the others }`).

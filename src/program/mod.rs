@@ -89,6 +89,12 @@ impl Val {
     }
 }
 
+/// How a front end names a guard on what a project function returned (`if (await
+/// emailTaken(email)) throw ..`, `const row = await selectByEmail(c, email); if (row) ..`):
+/// this prefix and the function's name. The linker reads it as a lookup of the tables that
+/// function looks up when it writes nothing, and as no lookup otherwise.
+pub const HELPER_GUARD: &str = "fn:";
+
 /// The callee of `a || b()` when `b()` makes a value per call (`body.id || uuidv4()`): a
 /// `Val::Call` of [`Val::Global`] `EITHER` with `[a, b()]`. The linker reads it as `a` wherever a
 /// value is resolved, and as fresh where a key's freshness is asked (a client that leaves the id

@@ -1302,6 +1302,33 @@ impl<'m, 'a> Effects<'m, 'a> {
                 line,
                 parts,
             } if !scope.claims.contains_key(var) => {
+                // `if email_taken(&db, &e).await? {`: the call is bound to a name of its own,
+                // a lookup when it reads and writes nothing (as `let taken = ..` would be).
+                let skip = if var.starts_with(super::parse::CALL_GATE) {
+                    let (r0, l0, e0, f0) = (
+                        out.reads.len(),
+                        out.locked_reads.len(),
+                        out.effects.len(),
+                        out.read_filters.len(),
+                    );
+                    self.walk(parts.first()?, scope, out, false);
+                    let read = read_keys(&out.reads[r0..]);
+                    if out.effects.len() > e0 || read.is_empty() {
+                        for p in &parts[1..] {
+                            self.walk(p, scope, out, false);
+                        }
+                        return Some(after);
+                    }
+                    let lookup = (
+                        read,
+                        out.locked_reads.len() > l0,
+                        out.read_filters[f0..].to_vec(),
+                    );
+                    scope.lookups.insert(var.clone(), lookup);
+                    1
+                } else {
+                    0
+                };
                 let (tables, locked, filter) = scope.lookups.get(var)?.clone();
                 let found_when_true = !failed_when_true;
                 let at = self.location(scope.module, *line);
@@ -1311,7 +1338,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     refuses,
                     filter: filter.clone(),
                 };
-                for (i, p) in parts.iter().enumerate() {
+                for (i, p) in parts.iter().enumerate().skip(skip) {
                     let start = out.effects.len();
                     self.walk(p, scope, out, false);
                     if (i == 1 && !found_when_true) || (i == 2 && found_when_true) {
@@ -2186,10 +2213,25 @@ fn seaorm_read(c: &Chain<'_>) -> Option<String> {
     match related {
         Some(entity) => entity,
         None => {
-            let finds = c.segs.iter().any(|s| s.starts_with("find"));
+            let finds = c.segs.iter().any(|s| s.starts_with("find"))
+                || c.segs
+                    .iter()
+                    .position(|s| s == "Entity")
+                    .and_then(|i| c.segs.get(i + 1))
+                    .is_some_and(|s| entity_select(s));
             c.entity.clone().filter(|_| finds)
         }
     }
+}
+
+/// An associated function of a SeaORM `Entity` run for rows (`.one(db)`, `.all(db)`) that is
+/// no write: SeaORM's own `find*`, or a finder the project defines on the entity
+/// (`impl Entity { pub fn find_by_name(..) -> Select<Entity> { Self::find().filter(..) } }`,
+/// named as it likes: `secure_find_by_name`, `by_org`), which returns a `Select`.
+fn entity_select(name: &str) -> bool {
+    !["insert", "update", "delete", "exec"]
+        .iter()
+        .any(|w| name.starts_with(w))
 }
 
 /// The tables read, as `facts::model_key`s, each once and in order.
@@ -2238,7 +2280,7 @@ fn selected_as_written(e: &Ex) -> Option<String> {
             Ex::Call(func, _, _) => {
                 let Ex::Path(p, _) = &**func else { return None };
                 let (last, rest) = p.split_last()?;
-                return (runs && last.starts_with("find"))
+                return (runs && (last.starts_with("find") || entity_select(last)))
                     .then(|| entity_as_written(rest))
                     .flatten();
             }

@@ -22,6 +22,8 @@ const MAX_LOWER_DEPTH: usize = 200;
 const CHAIN_SPLIT: usize = 64;
 /// The binding a long chain is split through; not a name Rust code can write.
 const CHAIN_VAR: &str = "chain#";
+/// The name an `if` on a call's outcome binds it to (see [`call_test`]), before the line.
+pub const CALL_GATE: &str = "cond#";
 /// What a `for` loop's pattern is bound to in its lowered body (`for (a, b) in xs { .. }` becomes
 /// `{ let (a, b) = item#; .. }` over `xs`); not a name Rust code can write.
 pub const FOR_ITEM: &str = "item#";
@@ -614,6 +616,33 @@ fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
             Some((local(&m.receiver)?, failed))
         }
         other => Some((local(other)?, false)),
+    }
+}
+
+/// An `if` on what a call returned, not bound to a name (`if email_taken(&db, &e).await? {`,
+/// `if !exists(..)`, `if find(..).await?.is_none()`): whether the test holds when the call
+/// found nothing. The effects' walk binds the call's outcome to a name of its own
+/// ([`CALL_GATE`] and the line) and judges it as a `let` of it would be.
+fn call_test(e: &Expr, depth: usize) -> Option<bool> {
+    if depth > 8 {
+        return None;
+    }
+    match e {
+        Expr::Paren(p) => call_test(&p.expr, depth + 1),
+        Expr::Try(t) => call_test(&t.expr, depth + 1),
+        Expr::Await(a) => call_test(&a.base, depth + 1),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
+            call_test(&u.expr, depth + 1).map(|f| !f)
+        }
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(m.method.to_string().as_str(), "is_none" | "is_some") =>
+        {
+            let none = m.method == "is_none";
+            call_test(&m.receiver, depth + 1).map(|f| f != none)
+        }
+        Expr::Call(_) | Expr::MethodCall(_) => Some(false),
+        _ => None,
     }
 }
 
@@ -1656,6 +1685,15 @@ impl Lower {
                         line,
                         parts: v,
                     }))
+                } else if let Some(failed_when_true) = call_test(&i.cond, 0) {
+                    Ex::Gate {
+                        var: format!("{CALL_GATE}{line}"),
+                        failed_when_true,
+                        then_exits: exit.is_some(),
+                        then_refuses: exit == Some(true),
+                        line,
+                        parts: v,
+                    }
                 } else {
                     Ex::Other(v)
                 }

@@ -123,6 +123,9 @@ pub struct Evaluator<'t, 'c> {
     /// `blocks` as the calls made in the current block share it (made at the first of them).
     blocks_shared: Option<std::sync::Arc<[usize]>>,
     chain_group: Option<usize>,
+    /// The callback of a `.then(cb)` about to be made, and the value its promise fulfils
+    /// with: `cb`'s first parameter holds that value (`countDocuments(..).then(n => ..)`).
+    fulfilled: Option<(usize, Val)>,
 }
 
 impl Evaluator<'_, '_> {
@@ -306,6 +309,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             export_clauses: Vec::new(),
             branch: None,
             chain_group: None,
+            fulfilled: None,
             unique_catch: false,
             failure: false,
             in_try: false,
@@ -1184,8 +1188,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         .param_defaults
                         .push((i, obj.clone()));
                 }
+                let fulfilled = if i == 0 && !rest {
+                    self.fulfilled_for(node)
+                } else {
+                    None
+                };
                 let value = match default {
                     Some(r @ Val::Router(_)) => r,
+                    _ if fulfilled.is_some() => fulfilled.unwrap_or(Val::Param(id, 0)),
                     _ if rest => Val::Arr((i..i + REST_SPAN).map(|k| Val::Param(id, k)).collect()),
                     _ => Val::Param(id, i),
                 };
@@ -1201,7 +1211,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let n = self.text(p).to_string();
                 self.decls.insert((scope, n), Decl::Param(id, 0));
             }
-            self.bind_pattern(p, Val::Param(id, 0), scope);
+            let value = match self.fulfilled_for(node) {
+                Some(v) => v,
+                None => Val::Param(id, 0),
+            };
+            self.bind_pattern(p, value, scope);
         }
         if let Some(body) = node.field("body") {
             if body.kind() == "statement_block" {
@@ -2302,6 +2316,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             _ => None,
         };
         let mut args: Vec<Val> = Vec::with_capacity(arg_nodes.len());
+        // `x.then(v => ..)`: `v` is what `x` fulfils with (Promise.prototype.then), when `x` is
+        // a call whose result is known (not another `.then`, whose value is its callback's).
+        if c.path.last().is_some_and(|p| p == "then")
+            && let (Val::Member(recv, _), Some(cb)) = (&c.val, arg_nodes.first())
+            && is_function(cb.kind())
+            && let Val::Call(inner, _) = recv.as_ref()
+            && !matches!(inner.as_ref(), Val::Member(_, m) if matches!(m.as_str(), "then" | "catch" | "finally"))
+        {
+            self.fulfilled = Some((cb.id(), recv.as_ref().clone()));
+        }
         // `.catch(handler)` and `.then(ok, handler)`: the handler runs when the promise fails.
         let failure_arg = match c.path.last().map(String::as_str) {
             Some("catch") => Some(0),
@@ -2317,6 +2341,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.push_arg(&mut args, *a);
             self.failure = saved;
         }
+        self.fulfilled = None;
         self.chain_group = saved_group;
         if let Some(ctx) = self.trpc_context_type(&c, &args, node) {
             args.push(ctx);
@@ -2502,6 +2527,14 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         match (node.kind(), self.eval(node)) {
             ("spread_element", Val::Arr(items)) => args.extend(items),
             (_, v) => args.push(v),
+        }
+    }
+
+    /// The value a `.then(..)` callback's first parameter holds (see `fulfilled`), once.
+    fn fulfilled_for(&mut self, callback: Node<'t>) -> Option<Val> {
+        match &self.fulfilled {
+            Some((id, _)) if *id == callback.id() => self.fulfilled.take().map(|(_, v)| v),
+            _ => None,
         }
     }
 

@@ -235,7 +235,17 @@ impl<'t> Evaluator<'t, '_> {
             let f = self.cur_fn();
             self.module.functions[f].param_method_gates.push(gate);
         }
-        let looked_up = self.is_lookup_guard(cond);
+        let mut looked_up = self.is_lookup_guard(cond);
+        // What a project function returned guards only where the condition tests it for
+        // presence (`if (row)`, `if (!(await taken(x)))`, not `if (res.ok)`), and never in
+        // place of a guard on a lookup already in force.
+        if looked_up
+            .as_ref()
+            .is_some_and(|(m, _)| m.starts_with(HELPER_GUARD))
+            && (self.guarded.is_some() || self.lookup_polarity(cond, 0) == (None, None))
+        {
+            looked_up = None;
+        }
         let guard = looked_up.as_ref().map(|(model, _)| model.clone());
         let row = looked_up.map(|(model, row)| Found { model, row });
         self.eval(cond);
@@ -495,13 +505,24 @@ impl<'t> Evaluator<'t, '_> {
                     };
                     return name.map(|m| (m, row.clone()));
                 }
+                // What a project function returned (`const row = await selectByEmail(..)`):
+                // the linker knows whether that function only looks rows up.
+                if !count && let Val::Call(callee, _) = &row {
+                    return self.helper_named(callee).map(|h| (h, row.clone()));
+                }
                 None
             }
             "call_expression" => {
                 let f = n.child_by_field_name("function")?;
-                let p = f.child_by_field_name("property")?;
+                let Some(p) = f.child_by_field_name("property") else {
+                    // `if (await emailTaken(email))`: a function of the project, maybe
+                    return (!count && f.kind() == "identifier")
+                        .then(|| (format!("{HELPER_GUARD}{}", self.text(f)), Val::Unknown));
+                };
                 if !reads(self, self.text(p)) {
-                    return None;
+                    // `if (await this.selectByEmail(c, email))`, `users.emailTaken(..)`
+                    return (!count)
+                        .then(|| (format!("{HELPER_GUARD}{}", self.text(p)), Val::Unknown));
                 }
                 let o = f.child_by_field_name("object")?;
                 // The call is evaluated with the condition: its row is not bound to a name here.
@@ -515,6 +536,19 @@ impl<'t> Evaluator<'t, '_> {
             }
             _ => None,
         }
+    }
+
+    /// The guard name of a call's callee when it may be a function of the project (see
+    /// [`HELPER_GUARD`]): a function in view, an import, a method.
+    fn helper_named(&self, callee: &Val) -> Option<String> {
+        let name = match callee {
+            Val::Func(f) => Some(self.module.functions[*f].name.clone()),
+            Val::Import { name: Some(n), .. } | Val::Member(_, n) | Val::Global(n) => {
+                Some(n.clone())
+            }
+            _ => None,
+        }?;
+        (name != "anonymous" && name != "default").then(|| format!("{HELPER_GUARD}{name}"))
     }
 
     /// Whether the row was found when the condition is true, and when it is false (`None`: the
@@ -725,21 +759,27 @@ impl<'t> Evaluator<'t, '_> {
         }
         let mut stack = vec![cond];
         let mut budget = 64;
+        let mut helper = None;
         while let Some(n) = stack.pop() {
             budget -= 1;
             if budget == 0 {
-                return None;
+                return helper;
             }
             if matches!(n.kind(), "arrow_function" | "function_expression") {
                 continue;
             }
             if let Some(found) = self.is_lookup_leaf(n) {
-                return Some(found);
+                // a lookup the front end sees is taken before what a function returned
+                if !found.0.starts_with(HELPER_GUARD) {
+                    return Some(found);
+                }
+                helper.get_or_insert(found);
+                continue;
             }
             let mut cursor = n.walk();
             stack.extend(n.named_children(&mut cursor));
         }
-        None
+        helper
     }
 
     pub(super) fn walk_switch(&mut self, node: Node<'t>) {
