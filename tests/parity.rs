@@ -178,6 +178,11 @@ fn what_runs_behind_a_missed_lookup_on_the_path_that_creates_its_row_is_judged_a
 }
 
 #[test]
+fn a_loaded_row_saved_back_is_an_update_in_both_languages() {
+    assert_twins("express-typeorm-saves", "axum-seaorm-saves");
+}
+
+#[test]
 fn a_guard_on_what_a_reading_function_returned_is_a_lookup_in_both_languages() {
     assert_twins("express-helper-lookups", "axum-helper-lookups");
 }

@@ -2972,7 +2972,13 @@ impl<'a> Calls<'a> {
             // instance was just made (`new Model(..)`, `Model.build(..)`), otherwise an update.
             // `this.save()` in a model's method: a loaded row's, unless the caller built it.
             let saves_this = this_class.is_some() && last == "save";
+            // `repo.save(user)` with `user` a row a lookup returned (TypeORM's `save` updates an
+            // entity that exists: `findOneOrFail(..)`, then fields set, then `save`).
+            let saves_loaded = last == "save"
+                && matches!(cs.args.first(), Some(Val::Call(f, _))
+                    if matches!(f.as_ref(), Val::Member(_, m) if self.catalog.is_lookup(m)));
             let kind = if saves_this
+                || sink.kind == EffectKind::DbCreate && saves_loaded
                 || sink.kind == EffectKind::DbCreate
                 && last == "save"
                 && cs.args.iter().all(|a| matches!(a, Val::Obj(_) | Val::Unknown))
