@@ -178,6 +178,11 @@ fn what_runs_behind_a_missed_lookup_on_the_path_that_creates_its_row_is_judged_a
 }
 
 #[test]
+fn an_effect_every_implementation_reaches_is_certain_in_both_languages() {
+    assert_twins("express-provider-interfaces", "axum-provider-traits");
+}
+
+#[test]
 fn a_loaded_row_saved_back_is_an_update_in_both_languages() {
     assert_twins("express-typeorm-saves", "axum-seaorm-saves");
 }

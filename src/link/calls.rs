@@ -998,8 +998,18 @@ impl<'a> Calls<'a> {
     /// with `new PrismaFoldersRepository()`): the method of that name in each class that
     /// `implements` an interface of that name.
     fn implementations(&self, m: ModId, recv: &Val, prop: &str) -> Vec<(ModId, FnId)> {
+        // What a call of a project function holds, by the type it declares it returns.
+        let returned = |callee: &Val| match self.res.resolve(m, callee) {
+            Resolved::Func(fm, ff) => self.res.modules[fm].functions[ff].return_type.clone(),
+            _ => None,
+        };
         let declared = match recv {
             Val::TypeRef(t) => t.name_it_goes_by(),
+            // `const provider = registry.getProvider(t)`, declared `: LightningProvider`
+            Val::Call(callee, _) => match returned(callee) {
+                Some(Val::TypeRef(t)) => t.name_it_goes_by(),
+                _ => None,
+            },
             Val::Member(obj, field) => match self.res.resolve(m, obj) {
                 Resolved::Instance(cm, cc) => self.res.modules[cm].classes[cc]
                     .fields
@@ -1009,7 +1019,18 @@ impl<'a> Calls<'a> {
                         Val::TypeRef(t) => t.name_it_goes_by(),
                         _ => None,
                     }),
-                _ => None,
+                // `const { provider } = this.accountAndProvider(id)`, declared
+                // `: { account: Account; provider: LightningProvider }`
+                _ => match obj.as_ref() {
+                    Val::Call(callee, _) => match returned(callee) {
+                        Some(Val::Obj(fields)) => fields.iter().find_map(|(k, v)| match v {
+                            Val::TypeRef(t) if k == field => t.name_it_goes_by(),
+                            _ => None,
+                        }),
+                        _ => None,
+                    },
+                    _ => None,
+                },
             },
             _ => None,
         };
@@ -1666,6 +1687,38 @@ impl<'a> Calls<'a> {
                         }
                     }
                 }
+                // Several candidates (an interface's implementations, a method's overrides):
+                // which one runs is a guess, but an effect every candidate reaches runs
+                // whichever does (a provider interface whose every implementation pays).
+                let guessed: Vec<(ModId, FnId)> = targets
+                    .iter()
+                    .filter_map(|(t, speculative)| match t {
+                        Resolved::Func(m2, f2)
+                            if *speculative && !(*m2 == m && inside.contains(f2)) =>
+                        {
+                            Some((*m2, *f2))
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let certain: HashSet<EffectKind> = if guessed.len() > 1 {
+                    let mut kinds: Option<HashSet<EffectKind>> = None;
+                    for &(m2, f2) in &guessed {
+                        let here: HashSet<EffectKind> = self
+                            .summary(m2, f2)
+                            .effects
+                            .iter()
+                            .map(|e| e.kind)
+                            .collect();
+                        kinds = Some(match kinds {
+                            None => here,
+                            Some(k) => k.intersection(&here).copied().collect(),
+                        });
+                    }
+                    kinds.unwrap_or_default()
+                } else {
+                    HashSet::new()
+                };
                 for (ti, (t, speculative)) in targets.into_iter().enumerate() {
                     let Resolved::Func(m2, f2) = t else { continue };
                     if m2 == m && inside.contains(&f2) {
@@ -1720,7 +1773,7 @@ impl<'a> Calls<'a> {
                                 self.location(m, *at),
                             ));
                         }
-                        e.speculative |= speculative;
+                        e.speculative |= speculative && !certain.contains(&e.kind);
                         e.unique_caught |= caught;
                         e.on_failure |= failure;
                         // A create after an earlier call deleted the same model replaces the

@@ -502,6 +502,10 @@ pub struct FnFacts {
     /// path, decided when the route's path is known.
     pub signature_like_reads: Vec<(String, u32)>,
     pub returns: Vec<Val>,
+    /// The return type the function declares (`: LightningProvider`, `: Promise<User>` as
+    /// `User`, an object type `{ provider: LightningProvider }` as an object of type
+    /// references): what a call of it holds where its returned values cannot be followed.
+    pub return_type: Option<Val>,
     /// Functions defined inside this one; their bodies count as part of it.
     pub children: Vec<FnId>,
     /// Registrations on a router that arrives as parameter `usize`.

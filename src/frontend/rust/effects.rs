@@ -872,6 +872,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                         | "deref"
                         | "ok_or"
                         | "ok_or_else"
+                        // the error changes, the value does not (`?` is lowered away)
+                        | "map_err"
+                        | "context"
+                        | "with_context"
+                        | "wrap_err"
+                        | "unwrap_or_else"
+                        | "unwrap_or_default"
                 ) {
                     return Some(t);
                 }
@@ -1421,11 +1428,46 @@ impl<'m, 'a> Effects<'m, 'a> {
         crate::sql::sql_inserted_keys(sql, |i| binds.get(i).is_some_and(|b| fresh(b, scope)))
     }
 
+    /// Follows each impl a trait's method may run (`impls`), speculatively when there are
+    /// several, except for the kinds of effect every one of them reaches: those run whichever
+    /// impl does (a provider trait whose every impl pays).
+    fn follow_impls(&self, impls: &[FnId], out: &mut Summary, scope: &Scope, site: (Line, &str)) {
+        let several = impls.len() > 1;
+        let mut certain: Option<HashSet<EffectKind>> = None;
+        if several {
+            for &f in impls {
+                let here: HashSet<EffectKind> =
+                    self.summary(f).effects.iter().map(|e| e.kind).collect();
+                certain = Some(match certain {
+                    None => here,
+                    Some(k) => k.intersection(&here).copied().collect(),
+                });
+            }
+        }
+        let certain = certain.unwrap_or_default();
+        for &f in impls {
+            self.follow_certain(f, several, &certain, out, scope, site);
+        }
+    }
+
     /// Follows one project function from a call site (`site`: its line and the name called).
     fn follow(
         &self,
         f: FnId,
         speculative: bool,
+        out: &mut Summary,
+        scope: &Scope,
+        site: (Line, &str),
+    ) {
+        self.follow_certain(f, speculative, &HashSet::new(), out, scope, site);
+    }
+
+    /// [`Self::follow`], where effects of the kinds in `certain` are not speculative.
+    fn follow_certain(
+        &self,
+        f: FnId,
+        speculative: bool,
+        certain: &HashSet<EffectKind>,
         out: &mut Summary,
         scope: &Scope,
         site: (Line, &str),
@@ -1436,7 +1478,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             let mut e = e.clone();
             e.via.insert(0, name.clone());
             e.via.truncate(8);
-            e.speculative |= speculative;
+            e.speculative |= speculative && !certain.contains(&e.kind);
             e.prechecked |= e.kind == EffectKind::DbCreate
                 && e.target.as_ref().is_some_and(|t| out.reads.contains(t));
             out.effects.push(e);
@@ -1611,10 +1653,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         && matches!(**ty, Res::Trait(..))
                     {
                         let impls = self.model.implementations(ty, &name);
-                        let several = impls.len() > 1;
-                        for f in impls {
-                            self.follow(f, several, out, scope, (*line, &name));
-                        }
+                        self.follow_impls(&impls, out, scope, (*line, &name));
                     }
                 }
                 self.walk_args(args, scope, out);
@@ -1636,11 +1675,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                     // A trait object or a bounded generic runs one of the trait's impls: each
                     // is followed, speculatively when there are several.
                     let impls = self.model.implementations(t, name);
-                    let several = impls.len() > 1;
-                    for f in impls {
-                        self.follow(f, several, out, scope, (*line, name));
-                        followed = true;
-                    }
+                    followed |= !impls.is_empty();
+                    self.follow_impls(&impls, out, scope, (*line, name));
                 }
                 if !followed
                     && !matches!(ty, Some(Res::Ext(_)))

@@ -1217,6 +1217,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             };
             self.bind_pattern(p, value, scope);
         }
+        if let Some(t) = node.field("return_type") {
+            let declared = self.declared_type(t, 0);
+            if !matches!(declared, Val::Unknown) {
+                self.module.functions[id].return_type = Some(declared);
+            }
+        }
         if let Some(body) = node.field("body") {
             if body.kind() == "statement_block" {
                 self.module.functions[id].use_server = self.has_directive(body, "use server");
@@ -1235,6 +1241,56 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.branch = saved_branch;
         self.cur = prev;
         id
+    }
+
+    /// A declared type as a value (see `FnFacts::return_type`): a type reference, what a
+    /// `Promise<T>` resolves to, or an object type's fields each as its own.
+    fn declared_type(&mut self, annotation: Node<'t>, depth: usize) -> Val {
+        if depth > 8 {
+            return Val::Unknown;
+        }
+        match annotation.kind() {
+            "type_annotation" => match annotation.named_child(0) {
+                Some(c) => self.declared_type(c, depth + 1),
+                None => Val::Unknown,
+            },
+            "generic_type"
+                if annotation
+                    .named_child(0)
+                    .is_some_and(|n| self.text(n) == "Promise") =>
+            {
+                match annotation
+                    .field("type_arguments")
+                    .and_then(|a| a.named_child(0))
+                {
+                    Some(t) => self.declared_type(t, depth + 1),
+                    None => Val::Unknown,
+                }
+            }
+            "object_type" => {
+                let mut cursor = annotation.walk();
+                let members: Vec<Node<'t>> = annotation.named_children(&mut cursor).collect();
+                let mut fields = Vec::new();
+                for m in members.into_iter().take(32) {
+                    if m.kind() != "property_signature" {
+                        continue;
+                    }
+                    let (Some(name), Some(t)) = (m.field("name"), m.field("type")) else {
+                        continue;
+                    };
+                    let v = self.declared_type(t, depth + 1);
+                    if !matches!(v, Val::Unknown) {
+                        fields.push((self.text(name).to_string(), v));
+                    }
+                }
+                if fields.is_empty() {
+                    Val::Unknown
+                } else {
+                    Val::Obj(fields)
+                }
+            }
+            _ => self.type_ref(annotation),
+        }
     }
 
     fn type_ref(&mut self, annotation: Node<'t>) -> Val {
