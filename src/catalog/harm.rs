@@ -57,6 +57,11 @@ pub struct Cond {
     pub present: bool,
     #[serde(default)]
     pub absent: bool,
+    /// With `present`: the value must come from the request, not be made by a call in it (an
+    /// invoice the client sends is paid once; one the request fetches afresh is a new invoice
+    /// on every retry).
+    #[serde(default)]
+    pub from_request: bool,
 }
 
 /// A provider call whose arguments decide what a repeat does.
@@ -391,14 +396,15 @@ impl Harm {
         &self,
         callee: &str,
         args: &[(String, Option<String>)],
+        made: &[String],
     ) -> Option<&Provider> {
         // The pattern is a run of the call's segments: a chain may go on after the call
         // (`Refund::create(..).map_err(..)`, `.then(..)`).
         let callee = format!(".{}.", call_path(callee));
         self.providers.iter().find(|p| {
             p.calls.iter().any(|c| callee.contains(&format!(".{c}.")))
-                && p.all.iter().all(|c| c.holds(args))
-                && (p.any.is_empty() || p.any.iter().any(|c| c.holds(args)))
+                && p.all.iter().all(|c| c.holds_made(args, made))
+                && (p.any.is_empty() || p.any.iter().any(|c| c.holds_made(args, made)))
         })
     }
 }
@@ -465,6 +471,21 @@ impl Cond {
     }
 
     fn holds(&self, args: &[(String, Option<String>)]) -> bool {
+        self.holds_made(args, &[])
+    }
+
+    /// [`Cond::holds`], where `made` names the fields whose value a call in the request made.
+    fn holds_made(&self, args: &[(String, Option<String>)], made: &[String]) -> bool {
+        if self.present
+            && self.from_request
+            && self
+                .arg
+                .split('|')
+                .map(str::trim)
+                .all(|n| made.iter().any(|m| m == n) || !args.iter().any(|(k, _)| k == n))
+        {
+            return false;
+        }
         let names: Vec<&str> = self.arg.split('|').map(str::trim).collect();
         let found: Vec<&Option<String>> = args
             .iter()
@@ -583,31 +604,34 @@ mod tests {
         assert!(h.http_for(None, &args(&[("body.grant", None)])).is_none());
         let setup = args(&[("mode", Some("setup")), ("customer", None)]);
         assert_eq!(
-            h.provider_for("stripe.checkout.sessions.create", &setup)
+            h.provider_for("stripe.checkout.sessions.create", &setup, &[])
                 .unwrap()
                 .id,
             "stripe-checkout-setup"
         );
         let pay = args(&[("mode", Some("payment"))]);
         assert_eq!(
-            h.provider_for("stripe.checkout.sessions.create", &pay)
+            h.provider_for("stripe.checkout.sessions.create", &pay, &[])
                 .unwrap()
                 .impact,
             Impact::Pending
         );
         assert!(
-            h.provider_for("stripe.paymentIntents.create", &pay)
+            h.provider_for("stripe.paymentIntents.create", &pay, &[])
                 .is_none()
         );
         let full = args(&[("charge", None)]);
         assert_eq!(
-            h.provider_for("stripe.refunds.create", &full)
+            h.provider_for("stripe.refunds.create", &full, &[])
                 .unwrap()
                 .impact,
             Impact::Read
         );
         let partial = args(&[("charge", None), ("amount", None)]);
-        assert!(h.provider_for("stripe.refunds.create", &partial).is_none());
+        assert!(
+            h.provider_for("stripe.refunds.create", &partial, &[])
+                .is_none()
+        );
     }
 
     #[test]
@@ -623,8 +647,23 @@ mod tests {
         let h = Harm::builtin().unwrap();
         let full = args(&[("payment_intent", None)]);
         assert!(
-            h.provider_for("Refund::create(&client, params)", &full)
+            h.provider_for("Refund::create(&client, params)", &full, &[])
                 .is_some()
+        );
+    }
+
+    #[test]
+    fn an_invoice_the_request_fetched_is_not_the_one_the_client_sent() {
+        let h = Harm::builtin().unwrap();
+        let sent = args(&[("lnd", None), ("request", None)]);
+        let paid = h.provider_for("pay({ lnd, request })", &sent, &[]);
+        assert_eq!(paid.map(|p| p.impact.as_str()), Some("read"));
+        let fetched = h.provider_for("pay({ lnd, request })", &sent, &["request".to_string()]);
+        assert!(fetched.is_none());
+        let keysend = args(&[("lnd", None), ("destination", None)]);
+        assert!(
+            h.provider_for("pay({ lnd, destination })", &keysend, &[])
+                .is_none()
         );
     }
 

@@ -309,6 +309,14 @@ pub struct Effect {
     /// (`values` in `createWithCtx(ctx, values)`): the caller's argument shows its keys.
     #[serde(skip)]
     pub data_param: Option<ParamRef>,
+    /// Link facts: a parameter the sink's argument object spreads (`pay({ lnd, ...options })`):
+    /// the caller's argument shows the keys `args` lacks.
+    #[serde(skip)]
+    pub spread_param: Option<ParamRef>,
+    /// Link facts: the fields of `args` whose value a call in the request made (an invoice
+    /// fetched from a service), not one the client sent (see `Cond::from_request`).
+    #[serde(skip)]
+    pub made_args: Vec<String>,
     /// Link facts: keys of the record whose values are (members of) a parameter of a function
     /// (`{ id: props.id }`).
     #[serde(skip)]

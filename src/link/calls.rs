@@ -795,6 +795,27 @@ fn arg_fields(
     out
 }
 
+/// The fields of object arguments whose value a call made (`{ request: fetched.pr }`,
+/// `{ request: await newInvoice() }`): not what the client sent.
+fn made_fields(args: &[Val]) -> Vec<String> {
+    fn made(v: &Val, depth: usize) -> bool {
+        match v {
+            Val::Call(f, _) => !matches!(f.as_ref(), Val::Global(g) if g == crate::program::EITHER),
+            Val::Member(inner, _) if depth < 16 => made(inner, depth + 1),
+            _ => false,
+        }
+    }
+    args.iter()
+        .filter_map(|a| match a.plain() {
+            Val::Obj(fields) => Some(fields),
+            _ => None,
+        })
+        .flatten()
+        .filter(|(_, v)| made(v, 0))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 /// The URL an HTTP call is made to, as written: its first argument's text, or the `url` of its
 /// config object.
 fn call_url(cs: &CallSite) -> Option<String> {
@@ -1734,6 +1755,7 @@ impl<'a> Calls<'a> {
                         let mut e = e.clone();
                         if ti < callees {
                             Self::bind_record(m, m2, f2, &cs.args, &mut e);
+                            Self::bind_spread(m, m2, f2, &cs.args, &mut e);
                         } else {
                             e.data_param = None;
                             e.key_params.clear();
@@ -2643,6 +2665,28 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// The keys a sink's argument object spread from a parameter (`pay({ lnd, ...options })`),
+    /// read at a caller that passes an object for it (`pay(conn, { request })`): the provider's
+    /// semantics may hang on them (an invoice given or not). A caller that passes a parameter of
+    /// its own hands the question on to its callers.
+    fn bind_spread(m: ModId, m2: ModId, f2: FnId, args: &[Val], e: &mut Effect) {
+        let Some(r) = e.spread_param.take() else {
+            return;
+        };
+        match bind_param(&r, m2, f2, args) {
+            Bound::Val(v @ Val::Obj(_)) => {
+                for (k, lit) in arg_fields(std::slice::from_ref(&v), |_| None) {
+                    if !e.args.iter().any(|(k2, _)| *k2 == k) {
+                        e.args.push((k, lit));
+                    }
+                }
+                e.made_args.extend(made_fields(std::slice::from_ref(&v)));
+            }
+            Bound::Val(v) => e.spread_param = param_ref(m, &v),
+            Bound::Unknown => {}
+        }
+    }
+
     /// The dedup options of the sink an effect came from.
     fn dedup_options(&self, e: &Effect) -> Option<&[String]> {
         self.catalog
@@ -3072,6 +3116,8 @@ impl<'a> Calls<'a> {
                 target: target.clone(),
                 data_keys: Self::data_keys(cs),
                 data_param: Self::record_params(m, cs).0,
+                spread_param: cs.spread_args.iter().find_map(|(_, v)| param_ref(m, v)),
+                made_args: made_fields(&cs.args),
                 key_params: Self::record_params(m, cs).1,
                 downstream_key: (!sink.idempotency_option.is_empty())
                     .then(|| self.downstream_key(cs, &sink.idempotency_option)),

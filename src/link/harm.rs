@@ -141,11 +141,14 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             if impact == Impact::Unknown && e.downstream_key.is_some() {
                 impact = Impact::Record;
             }
-            if let Some(p) = harm.provider_for(&e.callee, &e.args).or_else(|| {
-                e.package_call
-                    .as_deref()
-                    .and_then(|c| harm.provider_for(c, &e.args))
-            }) {
+            if let Some(p) = harm
+                .provider_for(&e.callee, &e.args, &e.made_args)
+                .or_else(|| {
+                    e.package_call
+                        .as_deref()
+                        .and_then(|c| harm.provider_for(c, &e.args, &e.made_args))
+                })
+            {
                 impact = p.impact;
                 detail = Some(format!("{} (provider semantics `{}`)", p.detail, p.id));
             } else if let Some(h) = matches!(e.kind, EffectKind::ExternalCall | EffectKind::Payment)

@@ -216,6 +216,10 @@ pub struct CallSite {
     /// When the call's only argument is an object literal: its keys, dotted through nested object
     /// literals (`user.create`), each with its line (where a tRPC router registers a procedure).
     pub arg_keys: Vec<(String, u32)>,
+    /// Object literal arguments that spread a value the front end cannot read (`pay({ lnd,
+    /// ...options })`): the argument's index and the spread value (a parameter, usually), whose
+    /// keys the caller's argument shows.
+    pub spread_args: Vec<(usize, Val)>,
     /// The call is made on a field of `this` that holds an ORM repository or model of one
     /// entity (`this.users.save(..)` with `@InjectRepository(User) users: Repository<User>`):
     /// that entity, which names what the call reads or writes.

@@ -275,6 +275,9 @@ struct Scope {
     /// Variables holding a select filtered on `not(exists(..))`: inserted, it writes only
     /// what is not there yet.
     absent_selects: HashSet<String>,
+    /// Variables holding what a call in the request made (an invoice fetched from a service),
+    /// not what the client sent (see `Effect::made_args`).
+    made: HashSet<String>,
     /// The fields set on a SeaORM `ActiveModel` variable (`active.accepted = Set(true)`), each
     /// with the constant written when it is one (as `Effect::update_keys`): what its
     /// `.update(db)` writes.
@@ -397,6 +400,7 @@ impl Scope {
             claims: HashMap::new(),
             lookups: HashMap::new(),
             absent_selects: HashSet::new(),
+            made: HashSet::new(),
             sets: HashMap::new(),
             literals: HashMap::new(),
         }
@@ -588,6 +592,69 @@ fn arg_fields(c: &Chain) -> Vec<(String, Option<String>)> {
                         .zip(inner)
                         .map(|(k2, v2)| (format!("{k}.{k2}"), lit(v2))),
                 );
+            }
+        }
+    }
+    out
+}
+
+/// Does a value come from a call made in the request (`fetch_invoice(..).await?`,
+/// `resp.json::<Invoice>().await?.pr`, a variable bound to one), not from what the client sent?
+/// Conversions of a value (`clone`, `to_string`, `into`) keep where it came from.
+fn made_here(e: &Ex, scope: &Scope, depth: usize) -> bool {
+    const KEEPS: &[&str] = &[
+        "clone",
+        "to_string",
+        "to_owned",
+        "into",
+        "as_str",
+        "as_ref",
+        "unwrap",
+        "expect",
+        "trim",
+        "to_lowercase",
+        "to_uppercase",
+        "unwrap_or_default",
+    ];
+    if depth > 16 {
+        return false;
+    }
+    match e {
+        Ex::Method(recv, name, _, _) if KEEPS.contains(&name.as_str()) => {
+            made_here(recv, scope, depth + 1)
+        }
+        Ex::Method(..) => true,
+        Ex::Call(f, args, _) => match &**f {
+            // `Some(x)`, `String::from(x)`: the value inside
+            Ex::Path(p, _)
+                if p.last()
+                    .is_some_and(|s| matches!(s.as_str(), "Some" | "from" | "Ok")) =>
+            {
+                args.first().is_some_and(|a| made_here(a, scope, depth + 1))
+            }
+            _ => true,
+        },
+        Ex::Field(base, _) => made_here(base, scope, depth + 1),
+        Ex::Path(p, _) if p.len() == 1 => scope.made.contains(&p[0]),
+        Ex::Other(v) if v.len() == 1 => made_here(&v[0], scope, depth + 1),
+        _ => false,
+    }
+}
+
+/// The fields of a struct literal argument whose value a call in the request made (see
+/// [`made_here`]).
+fn made_fields(c: &Chain, scope: &Scope) -> Vec<String> {
+    let args = c
+        .root_args
+        .iter()
+        .chain(c.links.iter().flat_map(|(_, a, _)| a.iter()));
+    let mut out = Vec::new();
+    for a in args {
+        if let Ex::Struct(_, values, names) = a {
+            for (k, v) in names.iter().zip(values) {
+                if made_here(v, scope, 0) {
+                    out.push(k.clone());
+                }
             }
         }
     }
@@ -1137,6 +1204,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                         };
                         let absent = init.as_deref().is_some_and(|e| tests_absence(e, scope));
                         mark(&mut scope.absent_selects, name, absent);
+                        let made = init.as_deref().is_some_and(|e| made_here(e, scope, 0));
+                        mark(&mut scope.made, name, made);
                         scope
                             .var_effects
                             .insert(name.clone(), start..out.effects.len());
@@ -2097,6 +2166,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 },
                 sink_impact: sink.impact,
                 args: arg_fields(&c),
+                made_args: made_fields(&c, scope),
                 url: call_url(&c),
                 fails_request: true,
                 update_keys: match &c.root_var {

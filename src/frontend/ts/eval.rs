@@ -126,6 +126,9 @@ pub struct Evaluator<'t, 'c> {
     /// The callback of a `.then(cb)` about to be made, and the value its promise fulfils
     /// with: `cb`'s first parameter holds that value (`countDocuments(..).then(n => ..)`).
     fulfilled: Option<(usize, Val)>,
+    /// The values object literals spread that the evaluator cannot read (`{ lnd, ...options }`),
+    /// by the literal's node (see `CallSite::spread_args`).
+    spreads: HashMap<usize, Vec<Val>>,
 }
 
 impl Evaluator<'_, '_> {
@@ -310,6 +313,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: None,
             chain_group: None,
             fulfilled: None,
+            spreads: HashMap::default(),
             unique_catch: false,
             failure: false,
             in_try: false,
@@ -1915,11 +1919,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         fields.push((key, Val::Func(f)));
                     }
                 }
-                "spread_element" => {
-                    if let Val::Obj(inner) = self.eval(c) {
-                        fields.extend(inner);
+                "spread_element" => match self.eval(c) {
+                    Val::Obj(inner) => fields.extend(inner),
+                    v @ (Val::Param(..) | Val::Member(..)) => {
+                        self.spreads.entry(node.id()).or_default().push(v);
                     }
-                }
+                    _ => {}
+                },
                 _ => {
                     self.eval(c);
                 }
@@ -2499,7 +2505,34 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             _ => Vec::new(),
         };
         let blocks = self.blocks_now();
+        // `pay({ lnd, ...options } as any)`: the literal under a type assertion
+        let object_literal = |mut a: Node<'t>| {
+            for _ in 0..4 {
+                match a.kind() {
+                    "as_expression"
+                    | "satisfies_expression"
+                    | "parenthesized_expression"
+                    | "non_null_expression" => a = a.named_child(0)?,
+                    "object" => return Some(a),
+                    _ => return None,
+                }
+            }
+            None
+        };
+        let spread_args: Vec<(usize, Val)> = arg_nodes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| Some((i, object_literal(*a)?)))
+            .flat_map(|(i, a)| {
+                self.spreads
+                    .get(&a.id())
+                    .into_iter()
+                    .flatten()
+                    .map(move |v| (i, v.clone()))
+            })
+            .collect();
         self.module.functions[f].calls.push(CallSite {
+            spread_args,
             callee: c.val.clone(),
             root: c.root.clone(),
             root_name: c.root_name.clone(),
@@ -2644,6 +2677,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let text = format!("new {}", self.short_text(ctor));
         let blocks = self.blocks_now();
         self.module.functions[f].calls.push(CallSite {
+            spread_args: Vec::new(),
             callee: c.val.clone(),
             root: c.root.clone(),
             root_name: c.root_name.clone(),
