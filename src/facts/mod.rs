@@ -69,6 +69,35 @@ pub enum EffectKind {
     WebhookReceiver,
 }
 
+/// The kinds of effect every one of several candidate callees reaches (each given by the kinds
+/// it reaches): when which candidate runs is a guess (an interface's implementations, a trait
+/// object's impls), these run whichever does, so they are not speculative. Database writes
+/// stay speculative: candidates that each write rows are usually one per database (a MySQL and
+/// a SQLite store), and which one runs decides which schema's constraints protect the write.
+pub fn reached_by_all<C, K>(candidates: C) -> std::collections::HashSet<EffectKind>
+where
+    C: IntoIterator<Item = K>,
+    K: IntoIterator<Item = EffectKind>,
+{
+    let mut common: Option<std::collections::HashSet<EffectKind>> = None;
+    for kinds in candidates {
+        let here: std::collections::HashSet<EffectKind> = kinds
+            .into_iter()
+            .filter(|k| {
+                !matches!(
+                    k,
+                    EffectKind::DbCreate | EffectKind::DbUpdate | EffectKind::DbDelete
+                )
+            })
+            .collect();
+        common = Some(match common {
+            None => here,
+            Some(k) => k.intersection(&here).copied().collect(),
+        });
+    }
+    common.unwrap_or_default()
+}
+
 impl EffectKind {
     pub fn as_str(self) -> &'static str {
         match self {

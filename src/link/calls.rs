@@ -1723,20 +1723,10 @@ impl<'a> Calls<'a> {
                     })
                     .collect();
                 let certain: HashSet<EffectKind> = if guessed.len() > 1 {
-                    let mut kinds: Option<HashSet<EffectKind>> = None;
-                    for &(m2, f2) in &guessed {
-                        let here: HashSet<EffectKind> = self
-                            .summary(m2, f2)
-                            .effects
-                            .iter()
-                            .map(|e| e.kind)
-                            .collect();
-                        kinds = Some(match kinds {
-                            None => here,
-                            Some(k) => k.intersection(&here).copied().collect(),
-                        });
-                    }
-                    kinds.unwrap_or_default()
+                    crate::facts::reached_by_all(guessed.iter().map(|&(m2, f2)| {
+                        let sub = self.summary(m2, f2);
+                        sub.effects.iter().map(|e| e.kind).collect::<Vec<_>>()
+                    }))
                 } else {
                     HashSet::new()
                 };

@@ -1502,18 +1502,14 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// impl does (a provider trait whose every impl pays).
     fn follow_impls(&self, impls: &[FnId], out: &mut Summary, scope: &Scope, site: (Line, &str)) {
         let several = impls.len() > 1;
-        let mut certain: Option<HashSet<EffectKind>> = None;
-        if several {
-            for &f in impls {
-                let here: HashSet<EffectKind> =
-                    self.summary(f).effects.iter().map(|e| e.kind).collect();
-                certain = Some(match certain {
-                    None => here,
-                    Some(k) => k.intersection(&here).copied().collect(),
-                });
-            }
-        }
-        let certain = certain.unwrap_or_default();
+        let certain = if several {
+            crate::facts::reached_by_all(impls.iter().map(|&f| {
+                let sub = self.summary(f);
+                sub.effects.iter().map(|e| e.kind).collect::<Vec<_>>()
+            }))
+        } else {
+            HashSet::new()
+        };
         for &f in impls {
             self.follow_certain(f, several, &certain, out, scope, site);
         }
