@@ -341,11 +341,11 @@ pub struct Effect {
     /// Link facts: a parameter the sink's argument object spreads (`pay({ lnd, ...options })`):
     /// the caller's argument shows the keys `args` lacks.
     #[serde(skip)]
-    pub spread_param: Option<ParamRef>,
+    pub spread_param: Option<Box<ParamRef>>,
     /// Link facts: the fields of `args` whose value a call in the request made (an invoice
     /// fetched from a service), not one the client sent (see `Cond::from_request`).
     #[serde(skip)]
-    pub made_args: Vec<String>,
+    pub made_args: Box<[String]>,
     /// Link facts: keys of the record whose values are (members of) a parameter of a function
     /// (`{ id: props.id }`).
     #[serde(skip)]

@@ -2670,9 +2670,12 @@ impl<'a> Calls<'a> {
                         e.args.push((k, lit));
                     }
                 }
-                e.made_args.extend(made_fields(std::slice::from_ref(&v)));
+                let made = made_fields(std::slice::from_ref(&v));
+                if !made.is_empty() {
+                    e.made_args = e.made_args.iter().cloned().chain(made).collect();
+                }
             }
-            Bound::Val(v) => e.spread_param = param_ref(m, &v),
+            Bound::Val(v) => e.spread_param = param_ref(m, &v).map(Box::new),
             Bound::Unknown => {}
         }
     }
@@ -3106,8 +3109,12 @@ impl<'a> Calls<'a> {
                 target: target.clone(),
                 data_keys: Self::data_keys(cs),
                 data_param: Self::record_params(m, cs).0,
-                spread_param: cs.spread_args.iter().find_map(|(_, v)| param_ref(m, v)),
-                made_args: made_fields(&cs.args),
+                spread_param: cs
+                    .spread_args
+                    .iter()
+                    .find_map(|(_, v)| param_ref(m, v))
+                    .map(Box::new),
+                made_args: made_fields(&cs.args).into(),
                 key_params: Self::record_params(m, cs).1,
                 downstream_key: (!sink.idempotency_option.is_empty())
                     .then(|| self.downstream_key(cs, &sink.idempotency_option)),

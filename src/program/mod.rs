@@ -219,7 +219,7 @@ pub struct CallSite {
     /// Object literal arguments that spread a value the front end cannot read (`pay({ lnd,
     /// ...options })`): the argument's index and the spread value (a parameter, usually), whose
     /// keys the caller's argument shows.
-    pub spread_args: Vec<(usize, Val)>,
+    pub spread_args: Box<[(usize, Val)]>,
     /// The call is made on a field of `this` that holds an ORM repository or model of one
     /// entity (`this.users.save(..)` with `@InjectRepository(User) users: Repository<User>`):
     /// that entity, which names what the call reads or writes.

@@ -2162,7 +2162,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 },
                 sink_impact: sink.impact,
                 args: arg_fields(&c),
-                made_args: made_fields(&c, scope),
+                made_args: made_fields(&c, scope).into(),
                 url: call_url(&c),
                 fails_request: true,
                 update_keys: match &c.root_var {

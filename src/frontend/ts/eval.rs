@@ -2519,7 +2519,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             None
         };
-        let spread_args: Vec<(usize, Val)> = arg_nodes
+        let spread_args: Box<[(usize, Val)]> = arg_nodes
             .iter()
             .enumerate()
             .filter_map(|(i, a)| Some((i, object_literal(*a)?)))
@@ -2677,7 +2677,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let text = format!("new {}", self.short_text(ctor));
         let blocks = self.blocks_now();
         self.module.functions[f].calls.push(CallSite {
-            spread_args: Vec::new(),
+            spread_args: Box::default(),
             callee: c.val.clone(),
             root: c.root.clone(),
             root_name: c.root_name.clone(),
