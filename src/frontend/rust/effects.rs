@@ -292,6 +292,38 @@ struct Scope {
 /// they were read with a lock, and the fields the lookup's filter fixes to constants.
 type Lookup = (Vec<String>, bool, Vec<(String, String)>);
 
+/// How far a summary had got before an expression was walked: what the walk then read is a
+/// lookup when it wrote nothing (`let row = find(..)`, `if exists(..) {`).
+struct Mark {
+    effects: usize,
+    reads: usize,
+    locked: usize,
+    filters: usize,
+}
+
+impl Mark {
+    fn of(out: &Summary) -> Self {
+        Mark {
+            effects: out.effects.len(),
+            reads: out.reads.len(),
+            locked: out.locked_reads.len(),
+            filters: out.read_filters.len(),
+        }
+    }
+
+    /// What was looked up since the mark, if anything was and nothing was written.
+    fn lookup(&self, out: &Summary) -> Option<Lookup> {
+        let read = read_keys(&out.reads[self.reads..]);
+        (out.effects.len() == self.effects && !read.is_empty()).then(|| {
+            (
+                read,
+                out.locked_reads.len() > self.locked,
+                out.read_filters[self.filters..].to_vec(),
+            )
+        })
+    }
+}
+
 /// What an `if` on a looked-up row makes of the statements after it (or of one of its branches).
 enum Guard {
     /// They run only when the lookup found nothing: a create of the table read is a
@@ -1146,11 +1178,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ..
                 } => {
                     let start = out.effects.len();
-                    let (reads, locked, filters) = (
-                        out.reads.len(),
-                        out.locked_reads.len(),
-                        out.read_filters.len(),
-                    );
+                    let before = Mark::of(out);
                     // `let (found, total) = try_join!(lookup_a, lookup_b)?`: each name holds
                     // what its future read
                     let joined = init
@@ -1159,32 +1187,18 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .filter(|futures| names.len() > 1 && futures.len() == names.len());
                     if let Some(futures) = joined {
                         for (name, future) in names.iter().zip(futures) {
-                            let (r0, l0, e0, f0) = (
-                                out.reads.len(),
-                                out.locked_reads.len(),
-                                out.effects.len(),
-                                out.read_filters.len(),
-                            );
+                            let mark = Mark::of(out);
                             self.walk(future, scope, out, false);
-                            let read = read_keys(&out.reads[r0..]);
-                            if out.effects.len() == e0 && !read.is_empty() {
-                                let locked = out.locked_reads.len() > l0;
-                                let filter = out.read_filters[f0..].to_vec();
-                                scope.lookups.insert(name.clone(), (read, locked, filter));
-                            } else {
-                                scope.lookups.remove(name);
-                            }
+                            match mark.lookup(out) {
+                                Some(l) => scope.lookups.insert(name.clone(), l),
+                                None => scope.lookups.remove(name),
+                            };
                         }
                     } else if let Some(e) = init {
                         self.walk(e, scope, out, false);
                     }
-                    let read = read_keys(&out.reads[reads..]);
-                    let lookup = if out.effects.len() == start && !read.is_empty() {
-                        Some((
-                            read,
-                            out.locked_reads.len() > locked,
-                            out.read_filters[filters..].to_vec(),
-                        ))
+                    let lookup = if let Some(l) = before.lookup(out) {
+                        Some(l)
                     } else if let Some(Ex::Path(p, _)) = init.as_deref()
                         && p.len() == 1
                     {
@@ -1381,25 +1395,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 // `if email_taken(&db, &e).await? {`: the call is bound to a name of its own,
                 // a lookup when it reads and writes nothing (as `let taken = ..` would be).
                 let skip = if var.starts_with(super::parse::CALL_GATE) {
-                    let (r0, l0, e0, f0) = (
-                        out.reads.len(),
-                        out.locked_reads.len(),
-                        out.effects.len(),
-                        out.read_filters.len(),
-                    );
+                    let mark = Mark::of(out);
                     self.walk(parts.first()?, scope, out, false);
-                    let read = read_keys(&out.reads[r0..]);
-                    if out.effects.len() > e0 || read.is_empty() {
+                    let Some(lookup) = mark.lookup(out) else {
                         for p in &parts[1..] {
                             self.walk(p, scope, out, false);
                         }
                         return Some(after);
-                    }
-                    let lookup = (
-                        read,
-                        out.locked_reads.len() > l0,
-                        out.read_filters[f0..].to_vec(),
-                    );
+                    };
                     scope.lookups.insert(var.clone(), lookup);
                     1
                 } else {
