@@ -44,6 +44,8 @@ def key(e):
 def in_scope(file, scope):
     if not scope:
         return True
+    if isinstance(scope, list):
+        return any(in_scope(file, one) for one in scope)
     file = (file or "").lstrip("./")
     scope = scope.strip("/")
     stem, dot, ext = scope.rpartition(".")
