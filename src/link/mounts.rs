@@ -74,6 +74,11 @@ enum Key {
     /// registers on `this.app` and through the base class's helpers (`this.route({ method, path,
     /// handler })`), after what the base class registers for every instance.
     Instance(ModId, ClassId, ModId, RouterId),
+    /// The router (module, router) a function makes afresh at each call (see
+    /// [`RouterFacts::made_in`]), as one call makes it: the module of the call and a hash of the
+    /// call as written there. What the function registers on every router it makes, then what is
+    /// registered on this one.
+    Made(ModId, u64, ModId, RouterId),
 }
 
 type Items = BTreeMap<Key, Vec<(ModId, RouterItem)>>;
@@ -398,7 +403,20 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
-        if pending.is_empty() {
+        let closures: BTreeMap<(ModId, FnId), &[(RouterId, RouterItem)]> = self
+            .modules()
+            .iter()
+            .enumerate()
+            .flat_map(|(m, module)| {
+                module
+                    .functions
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, f)| !f.closure_items.is_empty())
+                    .map(move |(f, facts)| ((m, f), facts.closure_items.as_slice()))
+            })
+            .collect();
+        if pending.is_empty() && closures.is_empty() {
             return;
         }
         // Every call to a function of the tree, its callee resolved once for all rounds:
@@ -413,6 +431,7 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
+        self.add_closure_items(&closures, &calls_to);
         for _round in 0..PARAM_ROUNDS {
             if pending.is_empty() {
                 break;
@@ -479,6 +498,42 @@ impl<'a> Mounter<'a> {
                         list.len()
                     ),
                 ));
+            }
+        }
+    }
+
+    /// Registrations a function makes on a router of its enclosing scope from its parameters
+    /// (see [`FnFacts::closure_items`]): made at each call found, on that router; a function no
+    /// call is found of keeps them as written (a path read from a parameter is then incomplete).
+    fn add_closure_items(
+        &mut self,
+        closures: &BTreeMap<(ModId, FnId), &[(RouterId, RouterItem)]>,
+        calls_to: &[(ModId, FnId, usize, (ModId, FnId))],
+    ) {
+        let mut called = BTreeSet::new();
+        for &(m, caller, i, (tm, tf)) in calls_to {
+            let Some(list) = closures.get(&(tm, tf)) else {
+                continue;
+            };
+            called.insert((tm, tf));
+            let cs = &self.modules()[m].functions[caller].calls[i];
+            for (r, item) in list.iter() {
+                for (im, made) in self.instantiate(item, (tm, tm, tf), &cs.args, m, (m, cs.line)) {
+                    self.items
+                        .entry(Key::Local(tm, *r))
+                        .or_default()
+                        .push((im, made));
+                }
+            }
+        }
+        for (&(tm, tf), list) in closures {
+            if !called.contains(&(tm, tf)) {
+                for (r, item) in list.iter() {
+                    self.items
+                        .entry(Key::Local(tm, *r))
+                        .or_default()
+                        .push((tm, item.clone()));
+                }
             }
         }
     }
@@ -729,7 +784,7 @@ impl<'a> Mounter<'a> {
     /// default app` for a runtime, `app.listen(3000)`), so they are not reported.
     fn unmounted(&mut self, root: Key) -> bool {
         let (m, line, what) = match root {
-            Key::Local(m, r) => {
+            Key::Local(m, r) | Key::Made(_, _, m, r) => {
                 let router = &self.modules()[m].routers[r];
                 if router.kind != RouterKind::Router
                     || matches!(router.framework, "hono" | "elysia")
@@ -862,7 +917,7 @@ impl<'a> Mounter<'a> {
 
     fn module_of(key: Key) -> ModId {
         match key {
-            Key::Local(m, _) | Key::Plugin(m, _) | Key::Instance(m, ..) => m,
+            Key::Local(m, _) | Key::Plugin(m, _) | Key::Instance(m, ..) | Key::Made(m, ..) => m,
         }
     }
 
@@ -880,6 +935,16 @@ impl<'a> Mounter<'a> {
     /// router of that class's instances; anything else is the router itself.
     fn instance_key(&self, m: ModId, v: &Val, (rm, rr): (ModId, RouterId)) -> Key {
         let local = Key::Local(rm, rr);
+        let made_in = self.modules()[rm].routers[rr].made_in;
+        if made_in != 0
+            && self.modules()[rm].functions[made_in].class.is_none()
+            && let Some((sm, call)) = self.res.call_site(m, v)
+        {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            call.hash(&mut h);
+            return Key::Made(sm, h.finish(), rm, rr);
+        }
         let Val::Member(on, _) = v else {
             return local;
         };
@@ -926,7 +991,42 @@ impl<'a> Mounter<'a> {
     /// registers on it for every instance, then what each class between them registers, then
     /// the subclass's own.
     fn key_items(&self, key: Key) -> Vec<(ModId, RouterItem)> {
+        let items = self.key_items_raw(key);
+        let helpers = match key {
+            Key::Local(m, r) | Key::Instance(_, _, m, r) | Key::Made(_, _, m, r) => {
+                &self.modules()[m].routers[r].helpers
+            }
+            Key::Plugin(..) => return items,
+        };
+        items
+            .into_iter()
+            .filter_map(|(m, item)| match item {
+                RouterItem::HelperCall {
+                    name,
+                    args,
+                    path_text,
+                    line,
+                } => {
+                    let h = helpers.iter().find(|h| h.name == name)?;
+                    let paths = args.get(h.path_index)?.clone();
+                    let mut rest = crate::program::flatten(args.get(h.path_index + 1..)?);
+                    let handler = rest.pop()?;
+                    let route =
+                        RouterItem::route(h.method.clone(), paths, path_text, rest, handler, line);
+                    Some((m, route))
+                }
+                item => Some((m, item)),
+            })
+            .collect()
+    }
+
+    fn key_items_raw(&self, key: Key) -> Vec<(ModId, RouterItem)> {
         let own = |k: Key| self.items.get(&k).cloned().unwrap_or_default();
+        if let Key::Made(.., rm, rr) = key {
+            let mut out = own(Key::Local(rm, rr));
+            out.extend(own(key));
+            return out;
+        }
         let Key::Instance(m, c, rm, rr) = key else {
             return own(key);
         };
@@ -1033,12 +1133,14 @@ impl<'a> Mounter<'a> {
             Key::Local(m, r) => self.modules()[m].routers[r].name.clone(),
             Key::Plugin(m, f) => self.modules()[m].functions[f].name.clone(),
             Key::Instance(m, c, ..) => self.modules()[m].classes[c].name.clone(),
+            Key::Made(_, _, m, r) => self.modules()[m].routers[r].name.clone(),
         };
         let n = self.route_count(key);
         let kind = match key {
             Key::Local(..) => "router",
             Key::Plugin(..) => "function",
             Key::Instance(..) => "router of",
+            Key::Made(..) => "router",
         };
         format!(
             "{kind} `{name}` ({n} route{})",
@@ -1067,6 +1169,7 @@ impl<'a> Mounter<'a> {
                     RouterItem::Register { plugin, .. } => {
                         stack.extend(self.child_of(*m, plugin, true))
                     }
+                    RouterItem::HelperCall { .. } => {}
                 }
             }
         }
@@ -1092,7 +1195,7 @@ impl<'a> Mounter<'a> {
                             mounted.insert(k);
                         }
                     }
-                    RouterItem::Route { .. } => {}
+                    RouterItem::Route { .. } | RouterItem::HelperCall { .. } => {}
                 }
             }
         }
@@ -1113,6 +1216,17 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
+        // A router a function makes at each call is walked as each call makes it.
+        let made: Vec<Key> = self
+            .items
+            .keys()
+            .chain(mounted.iter())
+            .filter_map(|k| match k {
+                Key::Made(.., rm, rr) => Some(Key::Local(*rm, *rr)),
+                _ => None,
+            })
+            .collect();
+        mounted.extend(made);
         let hint = self
             .modules()
             .iter()
@@ -1131,12 +1245,12 @@ impl<'a> Mounter<'a> {
                     self.modules()[*m].routers[*r].kind != RouterKind::NestController
                 }
                 Key::Plugin(m, f) => !self.applied.contains(&(*m, *f)),
-                Key::Instance(..) => true,
+                Key::Instance(..) | Key::Made(..) => true,
             })
             .collect();
         for root in roots {
             let framework = match root {
-                Key::Local(m, r) | Key::Instance(_, _, m, r) => {
+                Key::Local(m, r) | Key::Instance(_, _, m, r) | Key::Made(_, _, m, r) => {
                     self.modules()[m].routers[r].framework
                 }
                 Key::Plugin(..) => hint,
@@ -1201,6 +1315,7 @@ impl<'a> Mounter<'a> {
                 Key::Local(m, r) => (m, self.modules()[m].routers[r].line),
                 Key::Plugin(m, f) => (m, self.modules()[m].functions[f].line),
                 Key::Instance(m, c, ..) => (m, self.modules()[m].classes[c].line),
+                Key::Made(_, _, m, r) => (m, self.modules()[m].routers[r].line),
             };
             self.diagnostics.push(Diagnostic::new(
                 self.modules()[m].file.clone(),
@@ -1212,7 +1327,7 @@ impl<'a> Mounter<'a> {
             return;
         }
         let (framework, own_prefixes) = match key {
-            Key::Local(m, r) | Key::Instance(_, _, m, r) => {
+            Key::Local(m, r) | Key::Instance(_, _, m, r) | Key::Made(_, _, m, r) => {
                 let router = &self.modules()[m].routers[r];
                 let (framework, line, name) = (router.framework, router.line, router.name.clone());
                 let mut prefixes: Vec<String> = Vec::new();
@@ -1489,6 +1604,8 @@ impl<'a> Mounter<'a> {
                         }
                     }
                 }
+                // A method no helper of this router defines: no registration.
+                RouterItem::HelperCall { .. } => {}
             }
         }
     }

@@ -950,6 +950,52 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// Where a value that a call makes was made: following imports and exports, the module of
+    /// the call and the call as written there (`require('./router-async').create()` bound to
+    /// `router` in `routes/lists.js`, whether read there or imported). None for anything else.
+    pub fn call_site(&self, m: ModId, v: &Val) -> Option<(ModId, String)> {
+        let (mut m, mut v) = (m, v);
+        for _ in 0..MAX_DEPTH {
+            let (target, next) = match v {
+                Val::Call(callee, _) if !matches!(callee.as_ref(), Val::Global(g) if g == crate::program::EITHER) =>
+                {
+                    return Some((m, super::display(v)));
+                }
+                Val::Import { spec, name } => {
+                    let target = self.resolve_spec(m, spec)?;
+                    let module = &self.modules[target];
+                    let next = match name.as_deref() {
+                        None => module.cjs_whole.as_ref()?,
+                        Some(n) => module.export(n).or_else(|| {
+                            (n == "default")
+                                .then_some(module.cjs_whole.as_ref())
+                                .flatten()
+                        })?,
+                    };
+                    (target, next)
+                }
+                // `require('./routes').lists`: the export of that name.
+                Val::Member(inner, prop) => match inner.as_ref() {
+                    Val::Import { spec, name: None } => {
+                        let target = self.resolve_spec(m, spec)?;
+                        let module = &self.modules[target];
+                        let next = module.export(prop).or_else(|| match &module.cjs_whole {
+                            Some(Val::Obj(fields)) => {
+                                fields.iter().rev().find(|(k, _)| k == prop).map(|(_, v)| v)
+                            }
+                            _ => None,
+                        })?;
+                        (target, next)
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            (m, v) = (target, next);
+        }
+        None
+    }
+
     /// What a returned string `r` of function `f` (in `m2`) is when it is made of literals,
     /// environment defaults and `f`'s own parameters, those being the call's arguments `args`
     /// (read in `m`). None when `r` names no parameter or any piece is not a string.

@@ -311,6 +311,15 @@ pub enum RouterItem {
         args: Vec<Val>,
         line: u32,
     },
+    /// A call of a route method the router's maker adds to it (`router.postAsync('/lists', h)`,
+    /// see [`RouteHelper`]): the linker reads it as the route the method registers, once it
+    /// knows the router (the maker may be in another file).
+    HelperCall {
+        name: String,
+        args: Vec<Val>,
+        path_text: String,
+        line: u32,
+    },
     /// Fastify `register(plugin, { prefix })`: the plugin's first parameter is a child context.
     Register {
         path: Option<Val>,
@@ -346,6 +355,7 @@ impl RouterItem {
             RouterItem::Register { path, plugin, .. } => {
                 path.as_ref().is_some_and(|p| names_param_of(p, f)) || names_param_of(plugin, f)
             }
+            RouterItem::HelperCall { args, .. } => args.iter().any(|v| names_param_of(v, f)),
         }
     }
 
@@ -411,6 +421,36 @@ pub struct RouterFacts {
     pub version: Option<Val>,
     /// Middleware applied to every route regardless of order (Nest class-level interceptors).
     pub middleware: Vec<Val>,
+    /// The function whose body makes it (0: the module's top level). One made inside a function
+    /// (`function create() { const router = Router(); ..; return router }`) is made afresh at
+    /// each call of the function (one a class's constructor or method makes is the router of
+    /// its instances instead).
+    pub made_in: FnId,
+    /// Route methods the code adds to the router (`router.postAsync = (path, ...handlers) =>
+    /// router.post(path, ...wrap(handlers))`).
+    pub helpers: Vec<RouteHelper>,
+}
+
+/// Route arguments as the frameworks read them: arrays of handlers spread into one list.
+pub fn flatten(args: &[Val]) -> Vec<Val> {
+    let mut out = Vec::new();
+    for a in args {
+        match a {
+            Val::Arr(inner) => out.extend(flatten(inner)),
+            v => out.push(v.clone()),
+        }
+    }
+    out
+}
+
+/// A method added to a router that registers a route with the path it is given: `name(..)`
+/// registers `method` at its argument `path_index`, the arguments after it being the route's
+/// middleware and, last, its handler (as the framework's own route methods take them).
+#[derive(Debug, Clone)]
+pub struct RouteHelper {
+    pub name: String,
+    pub method: Val,
+    pub path_index: usize,
 }
 
 impl RouterFacts {
@@ -424,6 +464,8 @@ impl RouterFacts {
             prefixes: Vec::new(),
             version: None,
             middleware: Vec::new(),
+            made_in: 0,
+            helpers: Vec::new(),
         }
     }
 }
@@ -514,6 +556,11 @@ pub struct FnFacts {
     pub children: Vec<FnId>,
     /// Registrations on a router that arrives as parameter `usize`.
     pub param_items: Vec<(ParamSlot, RouterItem)>,
+    /// Registrations on a router of an enclosing scope whose path, method, handler or mounted
+    /// values are this function's parameters (`function useWith404Fallback(url, route) {
+    /// app.use(url, route) }` inside the function that makes `app`): the linker makes them at
+    /// each call of the function.
+    pub closure_items: Vec<(RouterId, RouterItem)>,
     /// `req.method` checks in the body (Next.js pages handlers).
     pub method_checks: Vec<MethodCheck>,
     /// `options.methods.includes(req.method)` in the body: the request's method tested against a

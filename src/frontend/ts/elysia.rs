@@ -39,7 +39,7 @@ pub fn route_hooks(opts: &Val) -> Vec<Val> {
     let mut out = Vec::new();
     for hook in ["transform", "derive", "resolve", "beforeHandle"] {
         if let Some(h) = field(opts, hook) {
-            out.extend(super::routers::flatten(&[h]));
+            out.extend(crate::program::flatten(&[h]));
         }
     }
     out

@@ -372,6 +372,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     /// The class `this` is in the current function, when it is one.
+    /// Is the code being read inside function `f` (also nested in functions of its body)?
+    pub(super) fn inside(&self, f: FnId) -> bool {
+        let mut scope = Some(self.cur);
+        while let Some(i) = scope {
+            if self.scopes[i].owner == f {
+                return true;
+            }
+            scope = self.scopes[i].parent;
+        }
+        false
+    }
+
     pub(super) fn this_class(&self) -> Option<ClassId> {
         self.scopes[self.cur].this_class
     }
@@ -2014,6 +2026,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                 } else {
                     self.eval(left);
+                    if let (Some(o), Val::Func(f)) = (object, &v)
+                        && o.kind() == "identifier"
+                        && let Val::Router(r) = self.eval(o)
+                    {
+                        self.route_helper(r, prop, *f);
+                    }
                 }
             }
             "identifier" => {
@@ -2567,12 +2585,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 if let Some(wrapped) = args.iter().find(|a| a.is_function_like()) {
                     wrapped.clone()
                 } else {
+                    // The first return that says something; an early `return []` or `return
+                    // {}` beside others is an edge case, not what the function makes.
                     let returns = &self.module.functions[*fid].returns;
-                    returns
+                    let empty = |r: &Val| {
+                        matches!(r, Val::Arr(v) if v.is_empty())
+                            || matches!(r, Val::Obj(v) if v.is_empty())
+                    };
+                    match returns
                         .iter()
-                        .find(|r| !matches!(r, Val::Unknown))
-                        .cloned()
-                        .unwrap_or(Val::Unknown)
+                        .find(|r| !matches!(r, Val::Unknown) && !empty(r))
+                    {
+                        Some(r) => r.clone(),
+                        None if returns.len() == 1 => returns[0].clone(),
+                        None => Val::Unknown,
+                    }
                 }
             }
             Val::Unknown => Val::Unknown,

@@ -218,7 +218,7 @@ impl<'t> Evaluator<'t, '_> {
                 let exclude = args
                     .get(1)
                     .and_then(|o| crate::program::field(o, "exclude"))
-                    .map(|e| super::routers::flatten(&[e]))
+                    .map(|e| crate::program::flatten(&[e]))
                     .unwrap_or_default();
                 let text = node
                     .child_by_field_name("arguments")

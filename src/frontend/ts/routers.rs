@@ -47,17 +47,6 @@ fn path_like(v: &Val) -> bool {
     }
 }
 
-pub fn flatten(args: &[Val]) -> Vec<Val> {
-    let mut out = Vec::new();
-    for a in args {
-        match a {
-            Val::Arr(inner) => out.extend(flatten(inner)),
-            v => out.push(v.clone()),
-        }
-    }
-    out
-}
-
 /// Fastify route options: hooks that run before the handler (then those after it, marked), and
 /// possibly the handler itself.
 fn route_options(opts: &Val) -> (Vec<Val>, Option<Val>) {
@@ -106,6 +95,7 @@ impl<'t> Evaluator<'t, '_> {
     ) -> RouterId {
         let mut router = RouterFacts::new(kind, framework, line(node));
         router.name = self.binding_name(node);
+        router.made_in = self.cur_fn();
         self.module.routers.push(router);
         self.module.routers.len() - 1
     }
@@ -269,6 +259,89 @@ impl<'t> Evaluator<'t, '_> {
         false
     }
 
+    /// `router.postAsync = (path, ...handlers) => router.post(path, ...wrap(handlers))`: the
+    /// function `f` assigned to the router's member `name` registers a route at its own parameter:
+    /// that registration is the method's, made at each call of it, not a route of its own.
+    pub(super) fn route_helper(&mut self, r: RouterId, name: String, f: FnId) {
+        let items = &mut self.module.functions[f].closure_items;
+        let Some(i) = items.iter().position(|(ir, it)| {
+            *ir == r
+                && matches!(it, RouterItem::Route { method: Val::Str(_), paths: Val::Param(pf, _), .. } if *pf == f)
+        }) else {
+            return;
+        };
+        if let (
+            _,
+            RouterItem::Route {
+                method,
+                paths: Val::Param(_, path_index),
+                ..
+            },
+        ) = items.remove(i)
+        {
+            self.module.routers[r].helpers.push(RouteHelper {
+                name,
+                method,
+                path_index,
+            });
+        }
+    }
+
+    /// A call of a route method the maker of this file's router added to it
+    /// ([`Self::route_helper`]): the route it registers.
+    fn local_helper_call(
+        &mut self,
+        receiver: &Val,
+        name: &str,
+        args: &[Val],
+        path_text: &str,
+        line: u32,
+    ) -> Option<Val> {
+        let Val::Router(r) = receiver else {
+            return None;
+        };
+        let h = self.module.routers[*r]
+            .helpers
+            .iter()
+            .find(|h| h.name == name)?
+            .clone();
+        let paths = args.get(h.path_index)?.clone();
+        let mut rest = flatten(args.get(h.path_index + 1..)?);
+        let handler = rest.pop()?;
+        let item = RouterItem::route(h.method, paths, path_text.to_string(), rest, handler, line);
+        self.push_item(Target::Router(*r), item);
+        Some(receiver.clone())
+    }
+
+    /// A method no framework has, called with a path first on a router of another file or of a
+    /// factory (`require('./router-async').create().postAsync('/lists', h)`): kept for the linker,
+    /// which reads it as a route when the router's maker added the method ([`Self::route_helper`]).
+    fn foreign_helper_call(
+        &mut self,
+        receiver: &Val,
+        name: &str,
+        args: &[Val],
+        path_text: &str,
+        line: u32,
+    ) -> Option<Val> {
+        if !path_like(&args[0]) {
+            return None;
+        }
+        let target @ Target::Foreign(_) = self.target(receiver, true)? else {
+            return None;
+        };
+        self.push_item(
+            target,
+            RouterItem::HelperCall {
+                name: name.to_string(),
+                args: args.to_vec(),
+                path_text: path_text.to_string(),
+                line,
+            },
+        );
+        Some(receiver.clone())
+    }
+
     /// `new X(...)` that makes an app or router.
     pub(super) fn router_new(&mut self, c: &Chain, args: &[Val], node: Node<'t>) -> Option<Val> {
         if let Val::Class(k) = &c.val
@@ -322,6 +395,13 @@ impl<'t> Evaluator<'t, '_> {
             .map(|n| self.text(*n).to_string())
             .unwrap_or_default();
         let method = method.as_str();
+        if !ROUTE_METHODS.contains(&method)
+            && args.len() >= 2
+            && let Some(v) =
+                self.local_helper_call(&receiver, method, args, &path_text, method_line)
+        {
+            return Some(v);
+        }
         if let Val::RouteChain(r, paths) = &receiver {
             if !ROUTE_METHODS.contains(&method) {
                 return None;
@@ -803,6 +883,9 @@ impl<'t> Evaluator<'t, '_> {
             "set" if matches!(receiver, Val::Router(_)) && args.len() == 2 => {
                 Some(receiver.clone())
             }
+            _ if args.len() >= 2 => {
+                self.foreign_helper_call(&receiver, method, args, &path_text, method_line)
+            }
             _ => None,
         }
     }
@@ -902,6 +985,13 @@ impl<'t> Evaluator<'t, '_> {
             Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
                 Some(Target::Foreign(receiver.clone()))
             }
+            // What a function of the project returns (`require('./router-async').create()`,
+            // `makeRouter()`): the linker reads whether it is a router.
+            Val::Call(callee, _)
+                if plausible && (is_import_rooted(callee) || matches!(**callee, Val::Func(_))) =>
+            {
+                Some(Target::Foreign(receiver.clone()))
+            }
             // An instance of a class another file exports (`new ApiRouter()`): the linker reads
             // whether the class is a router.
             Val::New(ctor, _) if plausible && is_import_rooted(ctor) => {
@@ -925,7 +1015,15 @@ impl<'t> Evaluator<'t, '_> {
                         .param_items
                         .push((ParamSlot::this(&field), item))
                 }
-                None => self.module.routers[r].items.push(item),
+                None => {
+                    // In a function nested in the one that makes the router.
+                    let (f, made_in) = (self.cur_fn(), self.module.routers[r].made_in);
+                    if f != made_in && self.inside(made_in) && item.names_param_of(f) {
+                        self.module.functions[f].closure_items.push((r, item));
+                    } else {
+                        self.module.routers[r].items.push(item);
+                    }
+                }
             },
             Target::Param(f, slot) => self.module.functions[f].param_items.push((slot, item)),
             Target::Foreign(v) => self.module.foreign_items.push((v, item)),

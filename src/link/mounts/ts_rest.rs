@@ -398,6 +398,7 @@ fn item_line(item: &RouterItem) -> u32 {
     match item {
         RouterItem::Route { line, .. }
         | RouterItem::Use { line, .. }
-        | RouterItem::Register { line, .. } => *line,
+        | RouterItem::Register { line, .. }
+        | RouterItem::HelperCall { line, .. } => *line,
     }
 }
