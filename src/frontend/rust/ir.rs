@@ -52,6 +52,9 @@ pub enum Item {
         /// A type alias without generic parameters: the type it names
         /// (`type BoxDB = Box<dyn Database>;`).
         alias: Option<Ty>,
+        /// axum-extra's `#[derive(TypedPath)] #[typed_path("/users/{id}")]`: the path a typed
+        /// route whose handler takes this type is registered at.
+        typed_path: Option<String>,
     },
 }
 

@@ -44,6 +44,8 @@ pub struct Module<'a> {
     /// Each trait's supertraits, as written.
     pub trait_supers: HashMap<String, Vec<Vec<String>>>,
     pub consts: HashMap<String, &'a Ex>,
+    /// The axum-extra typed paths of the types defined here (`#[typed_path("/users/{id}")]`).
+    pub typed_paths: HashMap<String, &'a str>,
     pub uses: Vec<&'a UseDecl>,
     pub externs: Vec<(String, String)>,
     pub is_test: bool,
@@ -534,6 +536,7 @@ impl<'a> Model<'a> {
             traits: HashMap::default(),
             trait_supers: HashMap::default(),
             consts: HashMap::default(),
+            typed_paths: HashMap::default(),
             uses: Vec::new(),
             externs: Vec::new(),
             is_test,
@@ -602,8 +605,12 @@ impl<'a> Model<'a> {
                 fields,
                 entity,
                 alias,
+                typed_path,
             } => {
                 self.modules[m].types.insert(name.clone());
+                if let Some(p) = typed_path {
+                    self.modules[m].typed_paths.insert(name.clone(), p);
+                }
                 self.modules[m].fields.insert(name.clone(), fields);
                 if let Some(t) = alias {
                     self.modules[m].aliases.insert(name.clone(), t);

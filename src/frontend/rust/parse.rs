@@ -1089,6 +1089,22 @@ fn is_sea_orm(a: &syn::Attribute) -> bool {
 }
 
 /// A struct deriving `DeriveEntityModel` (or under `#[sea_orm::model]`): its `sea_orm` arguments.
+/// The path of axum-extra's `#[typed_path("/users/{id}")]` (with or without `rejection(..)`
+/// after it).
+fn typed_path(attrs: &[syn::Attribute]) -> Option<String> {
+    let attr = attrs.iter().find(|a| a.path().is_ident("typed_path"))?;
+    let syn::Meta::List(list) = &attr.meta else {
+        return None;
+    };
+    match list.tokens.clone().into_iter().next()? {
+        TokenTree::Literal(lit) => match syn::Lit::new(lit) {
+            syn::Lit::Str(s) => Some(s.value()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 fn entity_attrs(s: &syn::ItemStruct) -> Option<EntityAttrs> {
     let derives_model = s.attrs.iter().any(|a| {
         let p = path_segs(a.path());
@@ -1293,24 +1309,28 @@ impl Lower {
                     .collect(),
                 entity: entity_attrs(s).map(Box::new),
                 alias: None,
+                typed_path: typed_path(&s.attrs),
             },
             syn::Item::Enum(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
                 alias: None,
+                typed_path: None,
             },
             syn::Item::Union(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
                 alias: None,
+                typed_path: None,
             },
             syn::Item::Type(s) => Item::Type {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
                 alias: s.generics.params.is_empty().then(|| lower_ty(&s.ty)),
+                typed_path: None,
             },
             syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
                 return self.macro_rules(m);

@@ -1886,6 +1886,16 @@ impl<'m, 'a> Routes<'m, 'a> {
                     self.arena[h].entries.extend(entries);
                 }
             }
+            // axum-extra `RouterExt::typed_post(handler)`: the path is the `#[typed_path]` of the
+            // type the handler takes first.
+            (Kind::Axum, n)
+                if args.len() == 1
+                    && n.strip_prefix("typed_")
+                        .is_some_and(|v| METHODS.contains(&v)) =>
+            {
+                let v = self.expr(&args[0], frame);
+                self.typed_route(h, &n["typed_".len()..], &v, (m, line));
+            }
             // utoipa-axum: the router and its OpenAPI document
             (Kind::Axum, "split_for_parts") => return V::List(vec![V::Handle(h), V::Unknown]),
             (Kind::Poem, "at") if args.len() == 2 => {
@@ -2114,6 +2124,51 @@ impl<'m, 'a> Routes<'m, 'a> {
                 });
             }
         }
+    }
+
+    /// An axum-extra typed route: `method` at the path of the `TypedPath` type the handler takes
+    /// as its first argument (`async fn create(New { team_id }: New, ..)`). A handler whose type
+    /// cannot be read is listed at `/`, `path_complete: false`, with a diagnostic.
+    fn typed_route(&mut self, h: usize, method: &str, v: &V<'a>, (m, line): (ModId, Line)) {
+        let handler = Self::handler_of(v);
+        let path = match &handler {
+            Handler::Fn(f) => {
+                let def = &self.model.fns[*f];
+                def.func
+                    .params
+                    .iter()
+                    .find(|p| p.name != "self")
+                    .and_then(|p| p.ty.as_ref())
+                    .and_then(|ty| match self.model.resolve(def.module, &ty.path) {
+                        Res::Type(tm, name) => self.model.modules[tm]
+                            .typed_paths
+                            .get(&name)
+                            .map(|p| p.to_string()),
+                        _ => None,
+                    })
+            }
+            _ => None,
+        };
+        let complete = path.is_some();
+        if !complete {
+            self.diagnostics.insert(Diagnostic::new(
+                self.model.file_of(m),
+                line,
+                format!(
+                    "the typed route `typed_{method}` takes its path from the `#[typed_path]` of its handler's first argument, which could not be read: it is listed at `/`, marked `path_complete: false`"
+                ),
+            ));
+        }
+        self.arena[h].entries.push(Entry {
+            method: method.to_ascii_uppercase(),
+            path: path.unwrap_or_default(),
+            framework: "axum",
+            module: m,
+            line,
+            handler,
+            middleware: vec![],
+            path_complete: complete,
+        });
     }
 
     fn actix_service(&mut self, h: usize, v: V<'a>) {
