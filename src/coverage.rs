@@ -12,6 +12,7 @@ const SERVER_FRAMEWORKS: &[(&str, &str)] = &[
     ("koa-router", "koa"),
     ("hono", "hono"),
     ("@nestjs/core", "nestjs"),
+    ("@overnightjs/core", "overnightjs"),
     ("elysia", "elysia"),
     ("h3", "h3"),
     ("@trpc/server", "trpc"),

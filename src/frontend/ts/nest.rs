@@ -109,6 +109,7 @@ impl<'t> Evaluator<'t, '_> {
                     Some((d, "routing-controllers"))
                 }
                 ("Route", "tsoa" | "@tsoa/runtime") => Some((d, "tsoa")),
+                ("Controller", "@overnightjs/core") => Some((d, "overnightjs")),
                 ("Controller", _) => Some((d, "nestjs")),
                 _ => None,
             }
@@ -134,48 +135,70 @@ impl<'t> Evaluator<'t, '_> {
             router.prefixes.push(Val::Str(String::new()));
         }
         for d in &decorators {
-            if matches!(
-                d.name.as_str(),
-                "UseInterceptors" | "UseGuards" | "UseBefore"
-            ) {
-                router.middleware.extend(d.args.iter().cloned());
+            match d.name.as_str() {
+                // OvernightJS `@ClassMiddleware(fn)` too.
+                "UseInterceptors" | "UseGuards" | "UseBefore" | "ClassMiddleware" => {
+                    router.middleware.extend(d.args.iter().cloned());
+                }
+                // OvernightJS `@ChildControllers([new Users(), ..])`: controllers served under
+                // this one's path (read by the linker).
+                "ChildControllers" if framework == "overnightjs" => {
+                    router.items.push(RouterItem::Use {
+                        path: None,
+                        path_text: String::new(),
+                        args: crate::program::flatten(&d.args),
+                        line: d.line,
+                    });
+                }
+                _ => {}
             }
         }
         for (f, ds) in methods {
-            let Some((route, method)) = ds.iter().find_map(|d| {
-                ROUTE_DECORATORS
-                    .iter()
-                    .find(|(n, _)| *n == d.name)
-                    .map(|(_, m)| (d, *m))
-            }) else {
-                continue;
+            let routes: Vec<(&Decorator, &str)> = ds
+                .iter()
+                .filter_map(|d| {
+                    ROUTE_DECORATORS
+                        .iter()
+                        .find(|(n, _)| *n == d.name)
+                        .map(|(_, m)| (d, *m))
+                })
+                .collect();
+            // OvernightJS registers the method at each of its route decorators (`@Post()
+            // @Post('track')`); Nest keeps one.
+            let take = if framework == "overnightjs" {
+                routes.len()
+            } else {
+                1
             };
             let mut middleware = Vec::new();
             let mut version = None;
             for d in ds {
                 match d.name.as_str() {
-                    "UseInterceptors" | "UseGuards" | "UseBefore" => {
+                    // OvernightJS `@Middleware(fn)` too.
+                    "UseInterceptors" | "UseGuards" | "UseBefore" | "Middleware" => {
                         middleware.extend(d.args.iter().cloned())
                     }
                     "Version" => version = d.args.first().cloned(),
                     _ => {}
                 }
             }
-            router.items.push(
-                RouterItem::route(
-                    Val::Str(method.into()),
-                    route
-                        .args
-                        .first()
-                        .cloned()
-                        .unwrap_or(Val::Str(String::new())),
-                    String::new(),
-                    middleware,
-                    Val::Func(*f),
-                    route.line,
-                )
-                .with_version(version),
-            );
+            for (route, method) in routes.into_iter().take(take) {
+                router.items.push(
+                    RouterItem::route(
+                        Val::Str(method.into()),
+                        route
+                            .args
+                            .first()
+                            .cloned()
+                            .unwrap_or(Val::Str(String::new())),
+                        String::new(),
+                        middleware.clone(),
+                        Val::Func(*f),
+                        route.line,
+                    )
+                    .with_version(version.clone()),
+                );
+            }
         }
         self.module.routers.push(router);
     }

@@ -552,8 +552,93 @@ impl Mounter<'_> {
         }
     }
 
+    /// OvernightJS `@ChildControllers([new Users()])`: the paths each listed controller is served
+    /// under (its parents' own paths, under theirs), by the controller's (module, class name).
+    fn child_controller_paths(&self) -> HashMap<(ModId, String), Vec<String>> {
+        let modules = self.modules();
+        let mut parents: HashMap<(ModId, usize), Vec<(ModId, usize)>> = HashMap::new();
+        for (m, module) in modules.iter().enumerate() {
+            for (r, router) in module.routers.iter().enumerate() {
+                if router.framework != "overnightjs" {
+                    continue;
+                }
+                for item in &router.items {
+                    let RouterItem::Use { args, .. } = item else {
+                        continue;
+                    };
+                    for a in args {
+                        let (km, kc) = match self.resolve(m, a) {
+                            Resolved::Instance(km, kc) | Resolved::Class(km, kc) => (km, kc),
+                            _ => continue,
+                        };
+                        let name = &modules[km].classes[kc].name;
+                        if let Some(kr) = modules[km]
+                            .routers
+                            .iter()
+                            .position(|x| x.kind == RouterKind::NestController && x.name == *name)
+                        {
+                            parents.entry((km, kr)).or_default().push((m, r));
+                        }
+                    }
+                }
+            }
+        }
+        let mut memo: HashMap<(ModId, usize), Vec<String>> = HashMap::new();
+        let mut out = HashMap::new();
+        let mut children: Vec<(ModId, usize)> = parents.keys().copied().collect();
+        children.sort();
+        for child in children {
+            let paths = self.parent_paths(child, &parents, &mut memo, &mut Vec::new());
+            out.insert(
+                (child.0, modules[child.0].routers[child.1].name.clone()),
+                paths,
+            );
+        }
+        out
+    }
+
+    /// The full paths of the controllers that list `key` as a child ("" for none), each a
+    /// parent's own path under the paths of its parents; a cycle of controllers listing each
+    /// other ends where it meets itself.
+    fn parent_paths(
+        &self,
+        key: (ModId, usize),
+        parents: &HashMap<(ModId, usize), Vec<(ModId, usize)>>,
+        memo: &mut HashMap<(ModId, usize), Vec<String>>,
+        open: &mut Vec<(ModId, usize)>,
+    ) -> Vec<String> {
+        if let Some(done) = memo.get(&key) {
+            return done.clone();
+        }
+        let Some(list) = parents.get(&key).filter(|_| !open.contains(&key)) else {
+            return vec![String::new()];
+        };
+        open.push(key);
+        let mut out = Vec::new();
+        for &(pm, pr) in list {
+            let above = self.parent_paths((pm, pr), parents, memo, open);
+            let own: Vec<String> = self.modules()[pm].routers[pr]
+                .prefixes
+                .iter()
+                .flat_map(|p| self.strings(pm, p).unwrap_or_default())
+                .collect();
+            for a in &above {
+                out.extend(own.iter().map(|o| normalize_path(a, o)));
+            }
+        }
+        open.pop();
+        out.sort();
+        out.dedup();
+        if out.is_empty() {
+            out.push(String::new());
+        }
+        memo.insert(key, out.clone());
+        out
+    }
+
     pub(super) fn nest_routes(&mut self) {
-        let module_paths = self.router_module_paths();
+        let mut module_paths = self.router_module_paths();
+        module_paths.extend(self.child_controller_paths());
         let modules = self.modules();
         for (m, module) in modules.iter().enumerate() {
             if module.is_test {
@@ -587,7 +672,9 @@ impl Mounter<'_> {
                 };
                 // `RouterModule` paths of the module that lists the controller, before its own.
                 let module_prefixes = match module_paths.get(&(m, router.name.clone())) {
-                    Some(paths) if router.framework == "nestjs" => paths.clone(),
+                    Some(paths) if matches!(router.framework, "nestjs" | "overnightjs") => {
+                        paths.clone()
+                    }
                     _ => vec![String::new()],
                 };
                 let mut prefixes: Vec<String> = Vec::new();
