@@ -204,3 +204,8 @@ fn a_cte_insert_a_receiver_by_convention_and_the_configuration_are_judged_alike(
 fn lightning_and_on_chain_payments_are_money_unless_the_node_refuses_a_repeat() {
     assert_twins("express-lightning", "axum-lightning");
 }
+
+#[test]
+fn prisma_queries_are_judged_alike_from_the_generated_rust_client_and_from_prisma_client_js() {
+    assert_twins("express-prisma-client", "axum-prisma-client");
+}

@@ -41,8 +41,17 @@ pub struct Sink {
     pub constructs: Vec<String>,
     #[serde(default)]
     pub upsert: bool,
+    /// Options that make the write skip rows conflicting with existing ones (Prisma
+    /// `createMany({ data, skipDuplicates: true })`, Sequelize `bulkCreate(rows, {
+    /// ignoreDuplicates: true })`): given (and not `false`), the call is an upsert.
+    #[serde(default)]
+    pub upsert_option: Vec<String>,
     #[serde(default)]
     pub write_method: bool,
+    /// The call before the matched ones names the model it writes (prisma-client-rust's
+    /// `client.user().create(..)`: `user`), when nothing else in the call names a table.
+    #[serde(default)]
+    pub model_call: bool,
     /// Only when the receiver was loaded by one of these calls (`find*`): `doc.save()` on a
     /// document read from the database updates it rather than creating one.
     #[serde(default)]

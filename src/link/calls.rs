@@ -186,6 +186,16 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
     }
 }
 
+/// An options object that gives one of `keys` a value other than `false`.
+fn option_given(v: &Val, keys: &[String]) -> bool {
+    match v {
+        Val::Obj(fields) => fields
+            .iter()
+            .any(|(k, v)| keys.contains(k) && !matches!(v, Val::Bool(false) | Val::Unknown)),
+        _ => false,
+    }
+}
+
 /// The fields a relative update changes by their old value: the keys of an operator object
 /// (MongoDB's `{ $inc: { views: 1 } }`) and a field given an operation (Prisma's
 /// `{ data: { views: { increment: 1 } } }`).
@@ -3079,7 +3089,9 @@ impl<'a> Calls<'a> {
             } else {
                 sink.kind
             };
-            let (per_call, unless_missing) = if sink.upsert {
+            let upsert =
+                sink.upsert || cs.args.iter().any(|a| option_given(a, &sink.upsert_option));
+            let (per_call, unless_missing) = if upsert {
                 Self::keyed_per_call(cs)
             } else {
                 (false, false)
@@ -3102,7 +3114,7 @@ impl<'a> Calls<'a> {
                     per_call_label(label, per_call, unless_missing)
                 },
                 location: location.clone(),
-                upsert: sink.upsert && !per_call,
+                upsert: upsert && !per_call,
                 upsert_unless_missing: unless_missing,
                 relative,
                 relative_fields,

@@ -2082,13 +2082,20 @@ impl<'m, 'a> Effects<'m, 'a> {
             .map(|o| self.model.package_of(scope.module, o));
         let deps_unknown = self.model.crate_of(scope.module).deps.is_empty();
         let origin = c.origin.as_deref().map(norm);
+        // A path into no crate this one depends on: a module of the project not in view (a
+        // client generated at build time, `crate::prisma::PrismaClient`). Matched by name.
+        let origin_unread = !deps_unknown
+            && origin.as_deref().is_some_and(|o| {
+                !matches!(o, "std" | "core" | "alloc")
+                    && !self.model.crate_of(scope.module).deps.contains_key(o)
+            });
         for (sink, packages) in &self.sinks {
             let by_origin = origin.as_ref().is_some_and(|o| {
                 packages
                     .iter()
                     .any(|p| p == o || package.as_ref().is_some_and(|pk| pk == p))
             });
-            let by_name = c.origin.is_none()
+            let by_name = (c.origin.is_none() || origin_unread)
                 && sink.root_matches(&c.root_name)
                 && (deps_unknown
                     || packages
@@ -2098,17 +2105,24 @@ impl<'m, 'a> Effects<'m, 'a> {
                 continue;
             }
             let n = c.segs.len();
-            let matched = (0..n).any(|i| {
+            let matched = (0..n).find(|&i| {
                 (i + 1..=n).any(|j| sink.calls.iter().any(|p| pattern_matches(p, &c.segs[i..j])))
             });
-            if !matched || (sink.write_method && !writes(&c)) {
+            let Some(at) = matched else {
+                continue;
+            };
+            if sink.write_method && !writes(&c) {
                 continue;
             }
             let relative = sink.kind == EffectKind::DbUpdate
                 && c.segs
                     .iter()
                     .any(|s| self.catalog.relative_update.calls.contains(s));
-            let target = table_of(&c).or_else(|| c.entity.clone());
+            let target = table_of(&c).or_else(|| c.entity.clone()).or_else(|| {
+                at.checked_sub(1)
+                    .filter(|_| sink.model_call)
+                    .map(|i| c.segs[i].clone())
+            });
             let prechecked = sink.kind == EffectKind::DbCreate
                 && target.as_ref().is_some_and(|t| out.reads.contains(t));
             // The key a provider call passes: a client's request strategy (a sink that takes
