@@ -209,3 +209,8 @@ fn lightning_and_on_chain_payments_are_money_unless_the_node_refuses_a_repeat() 
 fn prisma_queries_are_judged_alike_from_the_generated_rust_client_and_from_prisma_client_js() {
     assert_twins("express-prisma-client", "axum-prisma-client");
 }
+
+#[test]
+fn sends_through_a_lightning_nodes_rest_api_are_money_in_both_languages() {
+    assert_twins("express-lnd-rest", "axum-lnd-rest");
+}

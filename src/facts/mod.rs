@@ -342,6 +342,11 @@ pub struct Effect {
     /// the caller's argument shows the keys `args` lacks.
     #[serde(skip)]
     pub spread_param: Option<Box<ParamRef>>,
+    /// Link facts: the URL of an HTTP call is (a member of) a parameter of a function
+    /// (`axios.post(options.url, ..)` in `request.post = (options) => ..`): the caller's argument
+    /// shows it.
+    #[serde(skip)]
+    pub url_param: Option<Box<ParamRef>>,
     /// Link facts: the fields of `args` whose value a call in the request made (an invoice
     /// fetched from a service), not one the client sent (see `Cond::from_request`).
     #[serde(skip)]

@@ -828,21 +828,37 @@ fn made_fields(args: &[Val]) -> Vec<String> {
 
 /// The URL an HTTP call is made to, as written: its first argument's text, or the `url` of its
 /// config object.
-fn call_url(cs: &CallSite) -> Option<String> {
-    // A string, or a template held in a variable (`const url = `${API}/v1/oauth2/token``):
-    // its literal parts, each unknown part a `${}` hole.
-    fn text(v: &Val) -> Option<String> {
-        match v.plain() {
-            Val::Str(s) => Some(s.clone()),
-            Val::Template(parts) => Some(
-                parts
-                    .iter()
-                    .map(|p| p.as_str().map_or_else(|| "${}".to_string(), str::to_string))
-                    .collect(),
-            ),
-            _ => None,
-        }
+/// A URL as written: a string, or a template held in a variable (`const url =
+/// `${API}/v1/oauth2/token``): its literal parts, each unknown part a `${}` hole.
+fn url_text(v: &Val) -> Option<String> {
+    match v.plain() {
+        Val::Str(s) => Some(s.clone()),
+        Val::Template(parts) => Some(
+            parts
+                .iter()
+                .map(|p| p.as_str().map_or_else(|| "${}".to_string(), str::to_string))
+                .collect(),
+        ),
+        _ => None,
     }
+}
+
+/// The value an HTTP call takes its URL from when it is not written there: its first argument,
+/// or the `url` of its options (`axios.post(options.url, ..)`, `axios.request({ url })`).
+fn url_arg(cs: &CallSite) -> Option<Val> {
+    let first = cs.args.first()?;
+    match first {
+        Val::Obj(fields) => fields
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "url")
+            .map(|(_, v)| v.clone()),
+        v => Some(v.clone()),
+    }
+}
+
+fn call_url(cs: &CallSite) -> Option<String> {
+    let text = url_text;
     cs.literal.clone().or_else(|| {
         if let Some(s) = cs.args.first().and_then(text) {
             return Some(s);
@@ -1756,6 +1772,7 @@ impl<'a> Calls<'a> {
                         if ti < callees {
                             Self::bind_record(m, m2, f2, &cs.args, &mut e);
                             Self::bind_spread(m, m2, f2, &cs.args, &mut e);
+                            Self::bind_url(m, m2, f2, &cs.args, &mut e);
                         } else {
                             e.data_param = None;
                             e.key_params.clear();
@@ -2690,6 +2707,20 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// The URL of an HTTP call made with a parameter's value (see `Effect::url_param`), read
+    /// at a caller that passes it; a caller passing a parameter of its own hands it on.
+    fn bind_url(m: ModId, m2: ModId, f2: FnId, args: &[Val], e: &mut Effect) {
+        let Some(r) = e.url_param.take() else {
+            return;
+        };
+        if let Bound::Val(v) = bind_param(&r, m2, f2, args) {
+            match url_text(&v) {
+                Some(url) => e.url = Some(url),
+                None => e.url_param = param_ref(m, &v).map(Box::new),
+            }
+        }
+    }
+
     /// The dedup options of the sink an effect came from.
     fn dedup_options(&self, e: &Effect) -> Option<&[String]> {
         self.catalog
@@ -3143,6 +3174,11 @@ impl<'a> Calls<'a> {
                 sink_impact: sink.impact,
                 args: arg_fields(&cs.args, |v| self.encoded_body(m, v)),
                 url: call_url(cs),
+                url_param: call_url(cs)
+                    .is_none()
+                    .then(|| url_arg(cs).and_then(|v| param_ref(m, &v)))
+                    .flatten()
+                    .map(Box::new),
                 ..Effect::default()
             });
             break;

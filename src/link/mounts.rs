@@ -1008,12 +1008,7 @@ impl<'a> Mounter<'a> {
                     line,
                 } => {
                     let h = helpers.iter().find(|h| h.name == name)?;
-                    let paths = args.get(h.path_index)?.clone();
-                    let mut rest = crate::program::flatten(args.get(h.path_index + 1..)?);
-                    let handler = rest.pop()?;
-                    let route =
-                        RouterItem::route(h.method.clone(), paths, path_text, rest, handler, line);
-                    Some((m, route))
+                    Some((m, h.route(&args, path_text, line)?))
                 }
                 item => Some((m, item)),
             })

@@ -453,6 +453,23 @@ pub struct RouteHelper {
     pub path_index: usize,
 }
 
+impl RouteHelper {
+    /// The route a call of the method registers with these arguments.
+    pub fn route(&self, args: &[Val], path_text: String, line: u32) -> Option<RouterItem> {
+        let paths = args.get(self.path_index)?.clone();
+        let mut rest = flatten(args.get(self.path_index + 1..)?);
+        let handler = rest.pop()?;
+        Some(RouterItem::route(
+            self.method.clone(),
+            paths,
+            path_text,
+            rest,
+            handler,
+            line,
+        ))
+    }
+}
+
 impl RouterFacts {
     pub fn new(kind: RouterKind, framework: &'static str, line: u32) -> Self {
         RouterFacts {
@@ -561,6 +578,9 @@ pub struct FnFacts {
     /// app.use(url, route) }` inside the function that makes `app`): the linker makes them at
     /// each call of the function.
     pub closure_items: Vec<(RouterId, RouterItem)>,
+    /// Properties the code assigns on the function object itself (`request.post = (options) =>
+    /// call(options, 'POST')`): what `request.post` reads, here and where it is imported.
+    pub members: Vec<(String, Val)>,
     /// `req.method` checks in the body (Next.js pages handlers).
     pub method_checks: Vec<MethodCheck>,
     /// `options.methods.includes(req.method)` in the body: the request's method tested against a

@@ -2026,11 +2026,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                 } else {
                     self.eval(left);
-                    if let (Some(o), Val::Func(f)) = (object, &v)
-                        && o.kind() == "identifier"
-                        && let Val::Router(r) = self.eval(o)
-                    {
-                        self.route_helper(r, prop, *f);
+                    self.write_field(object, &prop, &v);
+                    match (
+                        object
+                            .filter(|o| o.kind() == "identifier")
+                            .map(|o| self.eval(o)),
+                        &v,
+                    ) {
+                        (Some(Val::Router(r)), Val::Func(f)) => self.route_helper(r, prop, *f),
+                        // `request.post = (options) => call(options, 'POST')`
+                        (Some(Val::Func(g)), v) if !matches!(v, Val::Unknown) => {
+                            self.module.functions[g].members.push((prop, v.clone()));
+                        }
+                        _ => {}
                     }
                 }
             }
@@ -2042,6 +2050,28 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             _ => {}
         }
         v
+    }
+
+    /// `options.url = base + '/v1/transactions'` on a variable holding an object literal, or
+    /// what a function of the project returned (`options = common.getOptions(req)`, an options
+    /// object): the variable holds an object with that field written (`request.post(options)`
+    /// after it passes the URL). What a package returned (a client, a transaction) is left as it
+    /// is.
+    fn write_field(&mut self, object: Option<Node<'t>>, prop: &str, v: &Val) {
+        let Some(o) = object.filter(|o| o.kind() == "identifier") else {
+            return;
+        };
+        let name = self.text(o);
+        let Some(i) = self.find(name) else {
+            return;
+        };
+        let mut fields = match self.scopes[i].vars.get(name) {
+            Some(Binding::Val(Val::Obj(fields))) if fields.len() < 64 => fields.clone(),
+            Some(Binding::Val(Val::Call(callee, _))) if project_callee(callee) => Vec::new(),
+            _ => return,
+        };
+        fields.push((prop.to_string(), v.clone()));
+        self.set_in(i, name, Val::Obj(fields));
     }
 
     /// Member access on an abstract value.
@@ -2063,6 +2093,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     Val::Member(std::sync::Arc::new(obj), prop.to_string())
                 }
             }
+            Val::Func(g) => match self.module.functions[*g]
+                .members
+                .iter()
+                .rev()
+                .find(|(k, _)| k == prop)
+            {
+                Some((_, v)) => v.clone(),
+                None => Val::Member(std::sync::Arc::new(obj), prop.to_string()),
+            },
             Val::Arr(items) if prop.parse::<usize>().is_ok() => prop
                 .parse::<usize>()
                 .ok()
@@ -2736,6 +2775,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             v => Val::New(std::sync::Arc::new(v.clone()), line(node)),
         };
         Chain { val, ..c }
+    }
+}
+
+/// A callee the project defines: a function of this file, or one imported by a relative or
+/// aliased path (not a package's).
+fn project_callee(callee: &Val) -> bool {
+    match callee {
+        Val::Func(_) => true,
+        Val::Import { spec, .. } => ["./", "../", "/", "@/", "~/"]
+            .iter()
+            .any(|p| spec.starts_with(p)),
+        Val::Member(inner, _) => project_callee(inner),
+        _ => false,
     }
 }
 

@@ -300,15 +300,11 @@ impl<'t> Evaluator<'t, '_> {
         let Val::Router(r) = receiver else {
             return None;
         };
-        let h = self.module.routers[*r]
+        let item = self.module.routers[*r]
             .helpers
             .iter()
             .find(|h| h.name == name)?
-            .clone();
-        let paths = args.get(h.path_index)?.clone();
-        let mut rest = flatten(args.get(h.path_index + 1..)?);
-        let handler = rest.pop()?;
-        let item = RouterItem::route(h.method, paths, path_text.to_string(), rest, handler, line);
+            .route(args, path_text.to_string(), line)?;
         self.push_item(Target::Router(*r), item);
         Some(receiver.clone())
     }
