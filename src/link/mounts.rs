@@ -412,8 +412,8 @@ impl<'a> Mounter<'a> {
                     .functions
                     .iter()
                     .enumerate()
-                    .filter(|(_, f)| !f.closure_items.is_empty())
-                    .map(move |(f, facts)| ((m, f), facts.closure_items.as_slice()))
+                    .filter(|(_, f)| !f.closure_items().is_empty())
+                    .map(move |(f, facts)| ((m, f), facts.closure_items()))
             })
             .collect();
         if pending.is_empty() && closures.is_empty() {

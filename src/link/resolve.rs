@@ -1198,13 +1198,8 @@ impl<'m> Resolver<'m> {
             },
             Resolved::Module(m) => self.export_value(m, Some(prop), d),
             // A property assigned on a function object (`request.post = (o) => ..`).
-            Resolved::Func(m, f) => match self.modules[m].functions[f]
-                .members
-                .iter()
-                .rev()
-                .find(|(k, _)| k == prop)
-            {
-                Some((_, v)) => self.resolve_d(m, v, d + 1),
+            Resolved::Func(m, f) => match self.modules[m].functions[f].member(prop) {
+                Some(v) => self.resolve_d(m, v, d + 1),
                 None => Resolved::Opaque,
             },
             Resolved::Instance(m, c) | Resolved::Class(m, c) => self.class_member(m, c, prop, d),

@@ -577,10 +577,10 @@ pub struct FnFacts {
     /// values are this function's parameters (`function useWith404Fallback(url, route) {
     /// app.use(url, route) }` inside the function that makes `app`): the linker makes them at
     /// each call of the function.
-    pub closure_items: Vec<(RouterId, RouterItem)>,
+    pub closure_items: Option<Box<Vec<(RouterId, RouterItem)>>>,
     /// Properties the code assigns on the function object itself (`request.post = (options) =>
     /// call(options, 'POST')`): what `request.post` reads, here and where it is imported.
-    pub members: Vec<(String, Val)>,
+    pub members: Option<Box<Vec<(String, Val)>>>,
     /// `req.method` checks in the body (Next.js pages handlers).
     pub method_checks: Vec<MethodCheck>,
     /// `options.methods.includes(req.method)` in the body: the request's method tested against a
@@ -605,6 +605,23 @@ pub struct FnFacts {
     pub key_calls: Vec<KeyCall>,
     /// Other observations in that code.
     pub key_seen: Vec<KeySeen>,
+}
+
+impl FnFacts {
+    /// See [`FnFacts::closure_items`] (boxed: most functions have none).
+    pub fn closure_items(&self) -> &[(RouterId, RouterItem)] {
+        self.closure_items.as_deref().map_or(&[], Vec::as_slice)
+    }
+
+    /// The value of property `name` assigned on the function object (the last one written).
+    pub fn member(&self, name: &str) -> Option<&Val> {
+        self.members
+            .as_deref()?
+            .iter()
+            .rev()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v)
+    }
 }
 
 /// An idempotency key that a call passes on, and where it comes from.

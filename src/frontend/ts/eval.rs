@@ -2036,7 +2036,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         (Some(Val::Router(r)), Val::Func(f)) => self.route_helper(r, prop, *f),
                         // `request.post = (options) => call(options, 'POST')`
                         (Some(Val::Func(g)), v) if !matches!(v, Val::Unknown) => {
-                            self.module.functions[g].members.push((prop, v.clone()));
+                            self.module.functions[g]
+                                .members
+                                .get_or_insert_default()
+                                .push((prop, v.clone()));
                         }
                         _ => {}
                     }
@@ -2093,13 +2096,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     Val::Member(std::sync::Arc::new(obj), prop.to_string())
                 }
             }
-            Val::Func(g) => match self.module.functions[*g]
-                .members
-                .iter()
-                .rev()
-                .find(|(k, _)| k == prop)
-            {
-                Some((_, v)) => v.clone(),
+            Val::Func(g) => match self.module.functions[*g].member(prop) {
+                Some(v) => v.clone(),
                 None => Val::Member(std::sync::Arc::new(obj), prop.to_string()),
             },
             Val::Arr(items) if prop.parse::<usize>().is_ok() => prop

@@ -263,7 +263,9 @@ impl<'t> Evaluator<'t, '_> {
     /// function `f` assigned to the router's member `name` registers a route at its own parameter:
     /// that registration is the method's, made at each call of it, not a route of its own.
     pub(super) fn route_helper(&mut self, r: RouterId, name: String, f: FnId) {
-        let items = &mut self.module.functions[f].closure_items;
+        let Some(items) = self.module.functions[f].closure_items.as_deref_mut() else {
+            return;
+        };
         let Some(i) = items.iter().position(|(ir, it)| {
             *ir == r
                 && matches!(it, RouterItem::Route { method: Val::Str(_), paths: Val::Param(pf, _), .. } if *pf == f)
@@ -1015,7 +1017,10 @@ impl<'t> Evaluator<'t, '_> {
                     // In a function nested in the one that makes the router.
                     let (f, made_in) = (self.cur_fn(), self.module.routers[r].made_in);
                     if f != made_in && self.inside(made_in) && item.names_param_of(f) {
-                        self.module.functions[f].closure_items.push((r, item));
+                        self.module.functions[f]
+                            .closure_items
+                            .get_or_insert_default()
+                            .push((r, item));
                     } else {
                         self.module.routers[r].items.push(item);
                     }
