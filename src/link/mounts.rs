@@ -616,6 +616,48 @@ impl<'a> Mounter<'a> {
         {
             return self.instantiate_use((path, path_text, mounted, *line), (im, tf), args, m);
         }
+        // A call of a router's added method with the helper's parameters: the path the call
+        // gives, read as a string, the rest kept as written (handlers of the helper's module).
+        if let RouterItem::HelperCall {
+            name,
+            args: passed,
+            path_text,
+            line,
+            ..
+        } = item
+        {
+            let passed = passed
+                .iter()
+                .map(|v| {
+                    if !mentions_param(v, tf) {
+                        return v.clone();
+                    }
+                    let replaced = replace_params(v, tf, args);
+                    match self.strings(m, &replaced) {
+                        Some(list) if list.len() == 1 => {
+                            Val::Str(list.into_iter().next().unwrap_or_default())
+                        }
+                        Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
+                        None if m == im => replaced,
+                        None => Val::Unknown,
+                    }
+                })
+                .collect();
+            return vec![(
+                im,
+                RouterItem::HelperCall {
+                    name: name.clone(),
+                    args: passed,
+                    path_text: path_text.clone(),
+                    line: *line,
+                    written_at: Some(WrittenAt {
+                        module: at.0,
+                        line: at.1,
+                        handler: None,
+                    }),
+                },
+            )];
+        }
         let RouterItem::Route {
             method,
             paths,
@@ -938,7 +980,7 @@ impl<'a> Mounter<'a> {
         let made_in = self.modules()[rm].routers[rr].made_in;
         if made_in != 0
             && self.modules()[rm].functions[made_in].class.is_none()
-            && let Some((sm, call)) = self.res.call_site(m, v)
+            && let Some((sm, call)) = self.res.call_site(m, v, (rm, made_in))
         {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -1006,9 +1048,10 @@ impl<'a> Mounter<'a> {
                     args,
                     path_text,
                     line,
+                    written_at,
                 } => {
                     let h = helpers.iter().find(|h| h.name == name)?;
-                    Some((m, h.route(&args, path_text, line)?))
+                    Some((m, h.route_at(&args, path_text, line, written_at)?))
                 }
                 item => Some((m, item)),
             })

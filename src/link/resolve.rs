@@ -953,13 +953,35 @@ impl<'m> Resolver<'m> {
     /// Where a value that a call makes was made: following imports and exports, the module of
     /// the call and the call as written there (`require('./router-async').create()` bound to
     /// `router` in `routes/lists.js`, whether read there or imported). None for anything else.
-    pub fn call_site(&self, m: ModId, v: &Val) -> Option<(ModId, String)> {
+    pub fn call_site(&self, m: ModId, v: &Val, maker: (ModId, FnId)) -> Option<(ModId, String)> {
+        self.call_site_d(m, v, maker, 0)
+    }
+
+    /// [`Self::call_site`] of the call of `maker`, the function that makes the value: a call of
+    /// another project function that returns it (`getRouter(appType)` returning the router its
+    /// body made with `create()`) is followed into that function's returns.
+    fn call_site_d(
+        &self,
+        m: ModId,
+        v: &Val,
+        maker: (ModId, FnId),
+        depth: usize,
+    ) -> Option<(ModId, String)> {
         let (mut m, mut v) = (m, v);
         for _ in 0..MAX_DEPTH {
             let (target, next) = match v {
                 Val::Call(callee, _) if !matches!(callee.as_ref(), Val::Global(g) if g == crate::program::EITHER) =>
                 {
-                    return Some((m, super::display(v)));
+                    return match self.resolve(m, callee) {
+                        Resolved::Func(m2, g) if (m2, g) != maker && depth < 4 => {
+                            let _following = Following::enter(self, m2, g)?;
+                            self.modules[m2].functions[g]
+                                .returns
+                                .iter()
+                                .find_map(|r| self.call_site_d(m2, r, maker, depth + 1))
+                        }
+                        _ => Some((m, super::display(v))),
+                    };
                 }
                 Val::Import { spec, name } => {
                     let target = self.resolve_spec(m, spec)?;

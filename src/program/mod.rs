@@ -319,6 +319,9 @@ pub enum RouterItem {
         args: Vec<Val>,
         path_text: String,
         line: u32,
+        /// Set by the linker where a function makes the call from a caller's arguments
+        /// (`installUploadHandler(router, '/files/:id')`): that call (see `Route`).
+        written_at: Option<WrittenAt>,
     },
     /// Fastify `register(plugin, { prefix })`: the plugin's first parameter is a child context.
     Register {
@@ -467,6 +470,21 @@ impl RouteHelper {
             handler,
             line,
         ))
+    }
+
+    /// [`Self::route`], written at `written_at` when a caller's arguments made the call.
+    pub fn route_at(
+        &self,
+        args: &[Val],
+        path_text: String,
+        line: u32,
+        written_at: Option<WrittenAt>,
+    ) -> Option<RouterItem> {
+        let mut item = self.route(args, path_text, line)?;
+        if let RouterItem::Route { written_at: w, .. } = &mut item {
+            *w = written_at;
+        }
+        Some(item)
     }
 }
 

@@ -312,8 +312,10 @@ impl<'t> Evaluator<'t, '_> {
     }
 
     /// A method no framework has, called with a path first on a router of another file or of a
-    /// factory (`require('./router-async').create().postAsync('/lists', h)`): kept for the linker,
-    /// which reads it as a route when the router's maker added the method ([`Self::route_helper`]).
+    /// factory (`require('./router-async').create().postAsync('/lists', h)`), or on a router a
+    /// function receives with the path it receives (`function installUploadHandler(router, url)
+    /// { router.postAsync(url, ..) }`): kept for the linker, which reads it as a route when the
+    /// router's maker added the method ([`Self::route_helper`]).
     fn foreign_helper_call(
         &mut self,
         receiver: &Val,
@@ -322,12 +324,14 @@ impl<'t> Evaluator<'t, '_> {
         path_text: &str,
         line: u32,
     ) -> Option<Val> {
-        if !path_like(&args[0]) {
+        let passed = matches!(args[0], Val::Param(f, _) if f == self.cur_fn());
+        if !path_like(&args[0]) && !passed {
             return None;
         }
-        let target @ Target::Foreign(_) = self.target(receiver, true)? else {
+        let target = self.target(receiver, true)?;
+        if matches!(target, Target::Router(_)) || matches!(target, Target::Param(..)) != passed {
             return None;
-        };
+        }
         self.push_item(
             target,
             RouterItem::HelperCall {
@@ -335,6 +339,7 @@ impl<'t> Evaluator<'t, '_> {
                 args: args.to_vec(),
                 path_text: path_text.to_string(),
                 line,
+                written_at: None,
             },
         );
         Some(receiver.clone())
