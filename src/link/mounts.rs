@@ -629,18 +629,8 @@ impl<'a> Mounter<'a> {
             let passed = passed
                 .iter()
                 .map(|v| {
-                    if !mentions_param(v, tf) {
-                        return v.clone();
-                    }
-                    let replaced = replace_params(v, tf, args);
-                    match self.strings(m, &replaced) {
-                        Some(list) if list.len() == 1 => {
-                            Val::Str(list.into_iter().next().unwrap_or_default())
-                        }
-                        Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
-                        None if m == im => replaced,
-                        None => Val::Unknown,
-                    }
+                    self.passed_value(v, tf, args, (m, im))
+                        .unwrap_or(Val::Unknown)
                 })
                 .collect();
             return vec![(
@@ -672,19 +662,8 @@ impl<'a> Mounter<'a> {
             return vec![(im, item.clone())];
         };
         let subst = |v: &Val| -> Val {
-            if !mentions_param(v, tf) {
-                return v.clone();
-            }
-            let replaced = replace_params(v, tf, args);
-            match self.strings(m, &replaced) {
-                Some(list) if list.len() == 1 => {
-                    Val::Str(list.into_iter().next().unwrap_or_default())
-                }
-                Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
-                // One module: the caller's values read as the registration's own.
-                None if m == im => replaced,
-                None => v.clone(),
-            }
+            self.passed_value(v, tf, args, (m, im))
+                .unwrap_or_else(|| v.clone())
         };
         let (method2, paths2) = (subst(method), subst(paths));
         // A handler the call passes: read where the call is.
@@ -727,6 +706,32 @@ impl<'a> Mounter<'a> {
                 written_at,
             },
         )]
+    }
+
+    /// A value of a registration in function `tf` (module `im`) as a call in module `m` makes it:
+    /// itself when it names no parameter of `tf`; else with the call's arguments for them, read as
+    /// strings, or kept as the caller's own values when both are in one module; None when it
+    /// cannot be read across modules.
+    fn passed_value(
+        &self,
+        v: &Val,
+        tf: FnId,
+        args: &[Val],
+        (m, im): (ModId, ModId),
+    ) -> Option<Val> {
+        if !mentions_param(v, tf) {
+            return Some(v.clone());
+        }
+        let replaced = replace_params(v, tf, args);
+        match self.strings(m, &replaced) {
+            Some(list) if list.len() == 1 => {
+                Some(Val::Str(list.into_iter().next().unwrap_or_default()))
+            }
+            Some(list) => Some(Val::Arr(list.into_iter().map(Val::Str).collect())),
+            // One module: the caller's values read as the registration's own.
+            None if m == im => Some(replaced),
+            None => None,
+        }
     }
 
     /// [`Self::instantiate`] for a `use`: its path a string where the call's argument reads as
