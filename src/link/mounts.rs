@@ -1056,7 +1056,7 @@ impl<'a> Mounter<'a> {
                     written_at,
                 } => {
                     let h = helpers.iter().find(|h| h.name == name)?;
-                    Some((m, h.route_at(&args, path_text, line, written_at)?))
+                    Some((m, h.route(&args, path_text, line, written_at)?))
                 }
                 item => Some((m, item)),
             })

@@ -457,30 +457,20 @@ pub struct RouteHelper {
 }
 
 impl RouteHelper {
-    /// The route a call of the method registers with these arguments.
-    pub fn route(&self, args: &[Val], path_text: String, line: u32) -> Option<RouterItem> {
-        let paths = args.get(self.path_index)?.clone();
-        let mut rest = flatten(args.get(self.path_index + 1..)?);
-        let handler = rest.pop()?;
-        Some(RouterItem::route(
-            self.method.clone(),
-            paths,
-            path_text,
-            rest,
-            handler,
-            line,
-        ))
-    }
-
-    /// [`Self::route`], written at `written_at` when a caller's arguments made the call.
-    pub fn route_at(
+    /// The route a call of the method registers with these arguments, written at `written_at`
+    /// when a caller's arguments made the call.
+    pub fn route(
         &self,
         args: &[Val],
         path_text: String,
         line: u32,
         written_at: Option<WrittenAt>,
     ) -> Option<RouterItem> {
-        let mut item = self.route(args, path_text, line)?;
+        let paths = args.get(self.path_index)?.clone();
+        let mut rest = flatten(args.get(self.path_index + 1..)?);
+        let handler = rest.pop()?;
+        let mut item =
+            RouterItem::route(self.method.clone(), paths, path_text, rest, handler, line);
         if let RouterItem::Route { written_at: w, .. } = &mut item {
             *w = written_at;
         }

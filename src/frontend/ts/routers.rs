@@ -289,41 +289,32 @@ impl<'t> Evaluator<'t, '_> {
         }
     }
 
-    /// A call of a route method the maker of this file's router added to it
-    /// ([`Self::route_helper`]): the route it registers.
-    fn local_helper_call(
+    /// A call of a route method a router's maker added to it ([`Self::route_helper`]): on this
+    /// file's router, the route it registers. With `foreign`, also a method no framework has,
+    /// called with a path first on a router of another file or of a factory
+    /// (`require('./router-async').create().postAsync('/lists', h)`), or on a router a function
+    /// receives with the path it receives (`function installUploadHandler(router, url) {
+    /// router.postAsync(url, ..) }`): kept for the linker, which reads it as a route when the
+    /// router's maker added the method.
+    fn helper_call(
         &mut self,
         receiver: &Val,
-        name: &str,
-        args: &[Val],
-        path_text: &str,
-        line: u32,
+        (name, args): (&str, &[Val]),
+        (path_text, line): (&str, u32),
+        foreign: bool,
     ) -> Option<Val> {
-        let Val::Router(r) = receiver else {
+        if let Val::Router(r) = receiver {
+            let item = self.module.routers[*r]
+                .helpers
+                .iter()
+                .find(|h| h.name == name)?
+                .route(args, path_text.to_string(), line, None)?;
+            self.push_item(Target::Router(*r), item);
+            return Some(receiver.clone());
+        }
+        if !foreign {
             return None;
-        };
-        let item = self.module.routers[*r]
-            .helpers
-            .iter()
-            .find(|h| h.name == name)?
-            .route(args, path_text.to_string(), line)?;
-        self.push_item(Target::Router(*r), item);
-        Some(receiver.clone())
-    }
-
-    /// A method no framework has, called with a path first on a router of another file or of a
-    /// factory (`require('./router-async').create().postAsync('/lists', h)`), or on a router a
-    /// function receives with the path it receives (`function installUploadHandler(router, url)
-    /// { router.postAsync(url, ..) }`): kept for the linker, which reads it as a route when the
-    /// router's maker added the method ([`Self::route_helper`]).
-    fn foreign_helper_call(
-        &mut self,
-        receiver: &Val,
-        name: &str,
-        args: &[Val],
-        path_text: &str,
-        line: u32,
-    ) -> Option<Val> {
+        }
         let passed = matches!(args[0], Val::Param(f, _) if f == self.cur_fn());
         if !path_like(&args[0]) && !passed {
             return None;
@@ -401,7 +392,7 @@ impl<'t> Evaluator<'t, '_> {
         if !ROUTE_METHODS.contains(&method)
             && args.len() >= 2
             && let Some(v) =
-                self.local_helper_call(&receiver, method, args, &path_text, method_line)
+                self.helper_call(&receiver, (method, args), (&path_text, method_line), false)
         {
             return Some(v);
         }
@@ -887,7 +878,7 @@ impl<'t> Evaluator<'t, '_> {
                 Some(receiver.clone())
             }
             _ if args.len() >= 2 => {
-                self.foreign_helper_call(&receiver, method, args, &path_text, method_line)
+                self.helper_call(&receiver, (method, args), (&path_text, method_line), true)
             }
             _ => None,
         }
