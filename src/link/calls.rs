@@ -164,6 +164,30 @@ pub fn depth_cut_diagnostic(at: Location, name: &str, depth: usize) -> crate::fa
     )
 }
 
+/// The argument of a chain's link that names its table by a value (`tx(entityType.sharesTable)`,
+/// `.into(tableName)`): the value's names, dotted (`getEntityType().sharesTable`), the same in
+/// every chain of the function that names the table so.
+fn table_written(c: &CallSite) -> Option<String> {
+    fn name(v: &Val, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        match v {
+            Val::Global(n) | Val::Import { name: Some(n), .. } => Some(n.clone()),
+            Val::Member(base, n) => Some(match base.as_ref() {
+                Val::Import { name: None, .. } | Val::This(_) => n.clone(),
+                b => format!("{}.{n}", name(b, depth + 1)?),
+            }),
+            Val::Call(callee, _) => Some(format!("{}()", name(callee, depth + 1)?)),
+            _ => None,
+        }
+    }
+    match c.args.as_slice() {
+        [v] => name(v, 0),
+        _ => None,
+    }
+}
+
 fn write_method(args: &[Val]) -> bool {
     args.iter().any(|a| match a {
         Val::Obj(fields) => fields.iter().any(|(k, v)| {
@@ -1347,6 +1371,9 @@ impl<'a> Calls<'a> {
                 })
                 .filter_map(|c| match c.args.as_slice() {
                     [Val::Str(t)] => Some((c.group, t.clone())),
+                    // `tx(entityType.sharesTable)`: a table named by a value goes by the value
+                    // as written, the same in every chain of the function that names it so.
+                    [_] => table_written(c).map(|t| (c.group, t)),
                     _ => None,
                 })
                 .collect();
@@ -3022,12 +3049,30 @@ impl<'a> Calls<'a> {
         let by_name_ok = origin.is_none()
             && !cs.is_new
             && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..));
+        // A call matched by its receiver's name alone (`tx('users').insert(..)`) is first
+        // matched against the sinks of the packages the module's manifests declare (Knex's, not
+        // Drizzle's, in a project that depends on knex), then, if none of them matches, against
+        // the others.
+        let undeclared_skipped = std::cell::Cell::new(false);
         for sink in self
             .catalog
             .sinks
             .iter()
             .filter(|s| s.lang == crate::catalog::Lang::Ts)
+            .map(|s| (s, true))
+            .chain(
+                std::iter::once(())
+                    .filter(|_| undeclared_skipped.get())
+                    .flat_map(|_| {
+                        self.catalog
+                            .sinks
+                            .iter()
+                            .filter(|s| s.lang == crate::catalog::Lang::Ts)
+                            .map(|s| (s, false))
+                    }),
+            )
         {
+            let (sink, declared_only) = sink;
             // The call as the package names it (a named import is its first segment).
             let mut package_call: Option<String> = None;
             let by_origin = origin
@@ -3036,6 +3081,14 @@ impl<'a> Calls<'a> {
             let by_name =
                 (by_name_ok || (origin.is_none() && cs.is_new)) && sink.root_matches(&cs.root_name);
             if !by_origin && !by_name {
+                continue;
+            }
+            if declared_only
+                && !by_origin
+                && !sink.packages.is_empty()
+                && !self.res.declares(m, &sink.packages)
+            {
+                undeclared_skipped.set(true);
                 continue;
             }
             let matched = if cs.is_new {

@@ -294,6 +294,23 @@ impl<'m> Resolver<'m> {
             .map(|(d, deps)| (d.as_str(), deps.as_slice()))
     }
 
+    /// Does a package.json of module `m`'s folder or of a folder above it declare one of
+    /// `packages` (as a dependency of any kind)?
+    pub fn declares(&self, m: ModId, packages: &[String]) -> bool {
+        let mut dir = parent_dir(&self.modules[m].file);
+        loop {
+            if let Some(deps) = self.manifests.get(dir)
+                && packages.iter().any(|p| deps.binary_search(p).is_ok())
+            {
+                return true;
+            }
+            if dir.is_empty() {
+                return false;
+            }
+            dir = parent_dir(dir);
+        }
+    }
+
     /// The folder of the workspace package named `name` (its package.json's `name`).
     pub fn package_dir(&self, name: &str) -> Option<&str> {
         self.packages.get(name).map(String::as_str)
