@@ -347,6 +347,12 @@ pub struct Effect {
     /// shows it.
     #[serde(skip)]
     pub url_param: Option<Box<ParamRef>>,
+    /// Link facts: the HTTP method of a generic request call (`axios.request(config)`) is (a
+    /// member of) a parameter of a function (`call(options, method)`): the write stands only
+    /// where a caller passes a mutation method (`request.post = (o) => call(o, 'POST')`), and
+    /// is dropped where one passes another or none.
+    #[serde(skip)]
+    pub method_param: Option<Box<ParamRef>>,
     /// Link facts: the fields of `args` whose value a call in the request made (an invoice
     /// fetched from a service), not one the client sent (see `Cond::from_request`).
     #[serde(skip)]

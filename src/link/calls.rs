@@ -164,9 +164,9 @@ pub fn depth_cut_diagnostic(at: Location, name: &str, depth: usize) -> crate::fa
     )
 }
 
-/// The argument of a chain's link that names its table by a value (`tx(entityType.sharesTable)`,
-/// `.into(tableName)`): the value's names, dotted (`getEntityType().sharesTable`), the same in
-/// every chain of the function that names the table so.
+/// The argument of a query builder's call that names its table by a value
+/// (`tx(entityType.sharesTable)`): the value's names, dotted (`getEntityType().sharesTable`), the
+/// same in every chain of the function that names the table so.
 fn table_written(c: &CallSite) -> Option<String> {
     fn name(v: &Val, depth: usize) -> Option<String> {
         if depth > 8 {
@@ -1372,8 +1372,9 @@ impl<'a> Calls<'a> {
                 .filter_map(|c| match c.args.as_slice() {
                     [Val::Str(t)] => Some((c.group, t.clone())),
                     // `tx(entityType.sharesTable)`: a table named by a value goes by the value
-                    // as written, the same in every chain of the function that names it so.
-                    [_] => table_written(c).map(|t| (c.group, t)),
+                    // as written, the same in every chain of the function that names it so (a
+                    // link naming a table by a value, Drizzle's `.from(users)`, is read below).
+                    [_] if c.path.is_empty() => table_written(c).map(|t| (c.group, t)),
                     _ => None,
                 })
                 .collect();
@@ -1800,6 +1801,9 @@ impl<'a> Calls<'a> {
                             Self::bind_record(m, m2, f2, &cs.args, &mut e);
                             Self::bind_spread(m, m2, f2, &cs.args, &mut e);
                             Self::bind_url(m, m2, f2, &cs.args, &mut e);
+                            if !Self::bind_method(m, m2, f2, &cs.args, &mut e) {
+                                continue;
+                            }
                         } else {
                             e.data_param = None;
                             e.key_params.clear();
@@ -2734,6 +2738,68 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// The parameter (or a member of one) of the function of module `m` that decides the method
+    /// of a generic request whose options are `args` (see `Effect::method_param`): the options
+    /// object's `method`, or the `method` of the object a project function returns for them
+    /// (`buildConfig(options, method)` returning `{ method: method || options.method || 'GET' }`),
+    /// read through its parameters. None when the method is not a parameter (a literal that is
+    /// no mutation, or a value the code does not show).
+    fn request_method(&self, m: ModId, args: &[Val]) -> Option<ParamRef> {
+        let first = args.first()?;
+        let method = match first {
+            Val::Obj(fields) => fields.iter().rev().find(|(k, _)| k == "method")?.1.clone(),
+            Val::Call(callee, call_args) => {
+                let Resolved::Func(m2, f2) = self.res.resolve(m, callee) else {
+                    return None;
+                };
+                let returned = self.res.modules[m2].functions[f2]
+                    .returns
+                    .iter()
+                    .find_map(|r| match r {
+                        Val::Obj(fields) => fields
+                            .iter()
+                            .rev()
+                            .find(|(k, _)| k == "method")
+                            .map(|f| &f.1),
+                        _ => None,
+                    })?;
+                let r = param_ref(m2, returned)?;
+                match bind_param(&r, m2, f2, call_args) {
+                    Bound::Val(v) => v,
+                    Bound::Unknown => return None,
+                }
+            }
+            other => Val::Member(std::sync::Arc::new(other.clone()), "method".into()),
+        };
+        param_ref(m, &method)
+    }
+
+    /// A write whose request method a parameter decides, at a call of that function: kept when
+    /// the call passes a mutation method, left to the caller's own parameter when it passes
+    /// that, and false (dropped) when it passes another method, or one the code does not show.
+    fn bind_method(m: ModId, m2: ModId, f2: FnId, args: &[Val], e: &mut Effect) -> bool {
+        let Some(r) = e.method_param.take() else {
+            return true;
+        };
+        match bind_param(&r, m2, f2, args) {
+            // The method it is made with, as if its options had written it (a `DELETE` is
+            // idempotent by definition).
+            Bound::Val(Val::Str(method)) => {
+                let method = method.to_ascii_uppercase();
+                match e.args.iter_mut().find(|(k, _)| k == "method") {
+                    Some((_, v)) => *v = Some(method.clone()),
+                    None => e.args.push(("method".into(), Some(method.clone()))),
+                }
+                crate::facts::is_mutation_method(&method)
+            }
+            Bound::Val(v) => {
+                e.method_param = param_ref(m, &v).map(Box::new);
+                e.method_param.is_some()
+            }
+            Bound::Unknown => false,
+        }
+    }
+
     /// The URL of an HTTP call made with a parameter's value (see `Effect::url_param`), read
     /// at a caller that passes it; a caller passing a parameter of its own hands it on.
     fn bind_url(m: ModId, m2: ModId, f2: FnId, args: &[Val], e: &mut Effect) {
@@ -3127,12 +3193,18 @@ impl<'a> Calls<'a> {
                             .is_some())
             };
             let origin_path = origin.as_ref().map(|(_, _, p)| p.as_slice()).unwrap_or(&[]);
-            if !matched
-                || (sink.write_method && !write_method(&cs.args))
-                || !sink.receiver_matches(origin_path)
-            {
+            if !matched || !sink.receiver_matches(origin_path) {
                 continue;
             }
+            // A generic request (`axios.request(config)`) writes when its method is a mutation:
+            // written in its options, or a parameter its callers pass.
+            let method_param = match sink.write_method && !write_method(&cs.args) {
+                false => None,
+                true => match self.request_method(m, &cs.args) {
+                    Some(r) => Some(Box::new(r)),
+                    None => continue,
+                },
+            };
             let last = match cs.path.last() {
                 Some(l) => l.as_str(),
                 None if this_class.is_some() => cs.root_name.as_str(),
@@ -3227,6 +3299,7 @@ impl<'a> Calls<'a> {
                 sink_impact: sink.impact,
                 args: arg_fields(&cs.args, |v| self.encoded_body(m, v)),
                 url: call_url(cs),
+                method_param,
                 url_param: call_url(cs)
                     .is_none()
                     .then(|| url_arg(cs).and_then(|v| param_ref(m, &v)))

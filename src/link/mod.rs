@@ -199,9 +199,12 @@ pub fn link_ts(
                     None => calls.summary(m, f),
                 };
                 let before = effects.len();
+                // A generic request whose method is still a parameter at the handler was
+                // never given a mutation method.
                 effects.extend(
                     s.effects
                         .iter()
+                        .filter(|e| e.method_param.is_none())
                         .cloned()
                         .map(|e| request_message_id(e, catalog)),
                 );

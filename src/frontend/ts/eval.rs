@@ -1769,6 +1769,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         value: std::sync::Arc::new(b.plain().clone()),
                     };
                 }
+                // `options.url && options.url !== '' ? options.url : options.uri`: the value the
+                // condition tests, when it is set, as `options.url || options.uri` is.
+                if let Some(c) = cond
+                    && !matches!(a, Val::Unknown)
+                    && {
+                        let (tested, shown) = (self.short_text(c), self.short_text(yes));
+                        tested == shown || tested.starts_with(&format!("{shown} &&"))
+                    }
+                {
+                    return a;
+                }
                 if nothing(self, no) {
                     a
                 } else if nothing(self, yes) {
@@ -2633,7 +2644,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         .iter()
                         .find(|r| !matches!(r, Val::Unknown) && !empty(r))
                     {
-                        Some(r) => r.clone(),
+                        // What it returns for these arguments: its parameters are what this call
+                        // passes (`buildConfig(options, method)` returning `{ method }`).
+                        Some(r) => with_args(r, *fid, &args, 0),
                         None if returns.len() == 1 => returns[0].clone(),
                         None => Val::Unknown,
                     }
@@ -2786,6 +2799,43 @@ fn project_callee(callee: &Val) -> bool {
             .any(|p| spec.starts_with(p)),
         Val::Member(inner, _) => project_callee(inner),
         _ => false,
+    }
+}
+
+/// `v`, a value function `f` returns, with its parameters replaced by the arguments of a call
+/// (a parameter the call leaves out is unknown). Values nest at most 16 deep here.
+fn with_args(v: &Val, f: FnId, args: &[Val], depth: usize) -> Val {
+    fn mentions(v: &Val, f: FnId, depth: usize) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        match v {
+            Val::Param(g, _) => *g == f,
+            Val::Obj(fields) => fields.iter().any(|(_, x)| mentions(x, f, depth + 1)),
+            Val::Arr(xs) | Val::Template(xs) => xs.iter().any(|x| mentions(x, f, depth + 1)),
+            Val::Member(b, _) | Val::Element(b) | Val::TypeRef(b) => mentions(b, f, depth + 1),
+            Val::Call(c, xs) => {
+                mentions(c, f, depth + 1) || xs.iter().any(|x| mentions(x, f, depth + 1))
+            }
+            _ => false,
+        }
+    }
+    if depth == 0 && !mentions(v, f, 0) {
+        return v.clone();
+    }
+    if depth > 16 {
+        return v.clone();
+    }
+    let sub = |x: &Val| with_args(x, f, args, depth + 1);
+    match v {
+        Val::Param(g, i) if *g == f => args.get(*i).cloned().unwrap_or(Val::Unknown),
+        Val::Obj(fields) => Val::Obj(fields.iter().map(|(k, x)| (k.clone(), sub(x))).collect()),
+        Val::Arr(xs) => Val::Arr(xs.iter().map(sub).collect()),
+        Val::Template(xs) => Val::Template(xs.iter().map(sub).collect()),
+        Val::Member(b, n) => Val::Member(std::sync::Arc::new(sub(b)), n.clone()),
+        Val::Element(b) => Val::Element(std::sync::Arc::new(sub(b))),
+        Val::Call(c, xs) => Val::Call(std::sync::Arc::new(sub(c)), xs.iter().map(sub).collect()),
+        other => other.clone(),
     }
 }
 
