@@ -32,7 +32,7 @@ use super::{Mounter, RawRoute, code, normalize_path};
 use crate::facts::{Diagnostic, Protocol};
 use crate::link::resolve::{ModId, Resolved, Resolver};
 use crate::program::{DecoratorFacts, FnId, Module, Val};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 const DEFAULT_PATH: &str = "/graphql";
 /// Values followed deeper than this are not resolver maps the audit can read.
@@ -681,6 +681,7 @@ impl Mounter<'_> {
 
     /// The resolver classes of NestJS and type-graphql and their mutation methods.
     fn gql_classes(&mut self, servers_path: &mut dyn FnMut(&mut Self, ModId) -> GqlPath) {
+        let namespaces = self.nest_field_resolvers();
         let modules = self.modules();
         let mut nest_path: Option<Option<(GqlPath, ModId)>> = None;
         for (m, module) in modules.iter().enumerate() {
@@ -730,6 +731,13 @@ impl Mounter<'_> {
                             middleware.extend(d.args.iter().map(|a| (m, a.clone())));
                         }
                     }
+                    // A namespace (`@Mutation(() => TeamMutations) team() { return {} }`): the
+                    // operations are the `@ResolveField`s of the resolvers of its type.
+                    let operations = if nest {
+                        self.nest_namespace(&name, (m, *f, mutation), &namespaces, 0)
+                    } else {
+                        Vec::new()
+                    };
                     let base = if nest {
                         let np = match &nest_path {
                             Some(p) => p.clone(),
@@ -751,25 +759,120 @@ impl Mounter<'_> {
                     } else {
                         servers_path(self, m)
                     };
-                    self.routes.push(RawRoute {
-                        method: "POST".into(),
-                        path: format!("{}#{name}", base.0),
-                        framework: if nest { "nestjs" } else { "type-graphql" },
-                        module: m,
-                        line: mutation.line,
-                        handler: Val::Func(*f),
-                        handler_module: m,
-                        middleware,
-                        branch: None,
-                        protocol: Protocol::Graphql,
-                        handler_name: None,
-                        path_complete: base.1,
-                        steps: vec![],
-                        file: None,
-                    });
+                    let operations = if operations.is_empty() {
+                        vec![(name, m, *f, mutation.line)]
+                    } else {
+                        operations
+                    };
+                    for (name, om, of, line) in operations {
+                        self.routes.push(RawRoute {
+                            method: "POST".into(),
+                            path: format!("{}#{name}", base.0),
+                            framework: if nest { "nestjs" } else { "type-graphql" },
+                            module: om,
+                            line,
+                            handler: Val::Func(of),
+                            handler_module: om,
+                            middleware: middleware.clone(),
+                            branch: None,
+                            protocol: Protocol::Graphql,
+                            handler_name: None,
+                            path_complete: base.1,
+                            steps: vec![],
+                            file: None,
+                        });
+                    }
                 }
             }
         }
+    }
+
+    /// The class a NestJS GraphQL decorator's type function names (`@Mutation(() => T)`,
+    /// `@Resolver(() => T)`, `@ResolveField(() => T)`).
+    fn decorated_type(&self, m: ModId, d: &DecoratorFacts) -> Option<(ModId, usize)> {
+        let Some(Val::Func(f)) = d.args.first() else {
+            return None;
+        };
+        self.modules()[m].functions[*f]
+            .returns
+            .iter()
+            .find_map(|r| match self.res.resolve(m, r) {
+                Resolved::Class(cm, c) => Some((cm, c)),
+                _ => None,
+            })
+    }
+
+    /// Object type → the `@Resolver(() => T)` classes of `@nestjs/graphql` that resolve its
+    /// fields.
+    fn nest_field_resolvers(&self) -> BTreeMap<(ModId, usize), Vec<(ModId, usize)>> {
+        let mut out: BTreeMap<(ModId, usize), Vec<(ModId, usize)>> = BTreeMap::new();
+        for (m, module) in self.modules().iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for (c, class) in module.classes.iter().enumerate() {
+                for d in &class.decorators {
+                    if d.name == "Resolver"
+                        && self.decorator_spec(m, d).as_deref() == Some("@nestjs/graphql")
+                        && let Some(t) = self.decorated_type(m, d)
+                    {
+                        out.entry(t).or_default().push((m, c));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The operations under a namespace field: the `@ResolveField` methods of the resolvers of
+    /// the type the field returns, named `ns.field`, through namespaces nested in it. The field
+    /// is a namespace only when its method returns nothing but `{}` and its type has resolvers;
+    /// otherwise none.
+    fn nest_namespace(
+        &self,
+        ns: &str,
+        (m, f, d): (ModId, FnId, &DecoratorFacts),
+        namespaces: &BTreeMap<(ModId, usize), Vec<(ModId, usize)>>,
+        depth: usize,
+    ) -> Vec<(String, ModId, FnId, u32)> {
+        let returns = &self.modules()[m].functions[f].returns;
+        let empty = !returns.is_empty()
+            && returns
+                .iter()
+                .all(|r| matches!(r, Val::Obj(o) if o.is_empty()));
+        let Some(resolvers) = self
+            .decorated_type(m, d)
+            .filter(|_| empty && depth < 8)
+            .and_then(|t| namespaces.get(&t))
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for &(rm, rc) in resolvers {
+            let class = &self.modules()[rm].classes[rc];
+            for (g, ds) in &class.method_decorators {
+                let Some(field) = ds.iter().find(|d| {
+                    d.name == "ResolveField"
+                        && self.decorator_spec(rm, d).as_deref() == Some("@nestjs/graphql")
+                }) else {
+                    continue;
+                };
+                let method = class
+                    .methods
+                    .iter()
+                    .find(|(_, h)| h == g)
+                    .map(|(n, _)| n.clone())
+                    .unwrap_or_default();
+                let name = format!("{ns}.{}", mutation_name(field).unwrap_or(method));
+                let inner = self.nest_namespace(&name, (rm, *g, field), namespaces, depth + 1);
+                if inner.is_empty() {
+                    out.push((name, rm, *g, field.line));
+                } else {
+                    out.extend(inner);
+                }
+            }
+        }
+        out
     }
 
     /// Pothos: `builder.mutationField(..)`, `builder.mutationFields(..)`,
