@@ -48,6 +48,8 @@ def in_scope(file, scope):
         return any(in_scope(file, one) for one in scope)
     file = (file or "").lstrip("./")
     scope = scope.strip("/")
+    if scope in ("", "."):
+        return True
     stem, dot, ext = scope.rpartition(".")
     if dot and "/" not in ext:
         return file == scope or file.startswith(stem + "/")
