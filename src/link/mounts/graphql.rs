@@ -689,13 +689,31 @@ impl Mounter<'_> {
                 continue;
             }
             for class in &module.classes {
-                let Some((spec, resolver)) = class.decorators.iter().find_map(|d| {
-                    (d.name == "Resolver")
-                        .then(|| self.decorator_spec(m, d))
-                        .flatten()
-                        .filter(|s| s == "@nestjs/graphql" || s == "type-graphql")
-                        .map(|s| (s, d))
-                }) else {
+                // NestJS finds `@Mutation` methods in any provider, `@Resolver()` or not (a
+                // class without it still shows in the generated schema).
+                let Some((spec, resolver_line)) = class
+                    .decorators
+                    .iter()
+                    .find_map(|d| {
+                        (d.name == "Resolver")
+                            .then(|| self.decorator_spec(m, d))
+                            .flatten()
+                            .filter(|s| s == "@nestjs/graphql" || s == "type-graphql")
+                            .map(|s| (s, d.line))
+                    })
+                    .or_else(|| {
+                        class
+                            .method_decorators
+                            .iter()
+                            .flat_map(|(_, ds)| ds)
+                            .any(|d| {
+                                d.name == "Mutation"
+                                    && self.decorator_spec(m, d).as_deref()
+                                        == Some("@nestjs/graphql")
+                            })
+                            .then(|| ("@nestjs/graphql".to_string(), class.line))
+                    })
+                else {
                     continue;
                 };
                 let nest = spec == "@nestjs/graphql";
@@ -746,7 +764,7 @@ impl Mounter<'_> {
                                 if p.is_none() {
                                     self.diagnostics.push(Diagnostic::new(
                                         module.file.clone(),
-                                        resolver.line,
+                                        resolver_line,
                                         format!("no `GraphQLModule.forRoot` is found: the mutations of `{}` and the other resolvers are listed at `{DEFAULT_PATH}`, marked `path_complete: false`", class.name),
                                     ));
                                 }
