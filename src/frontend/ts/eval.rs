@@ -123,9 +123,10 @@ pub struct Evaluator<'t, 'c> {
     /// `blocks` as the calls made in the current block share it (made at the first of them).
     blocks_shared: Option<std::sync::Arc<[usize]>>,
     chain_group: Option<usize>,
-    /// The callback of a `.then(cb)` about to be made, and the value its promise fulfils
-    /// with: `cb`'s first parameter holds that value (`countDocuments(..).then(n => ..)`).
-    fulfilled: Option<(usize, Val)>,
+    /// Callbacks about to be made whose first parameter holds a known value: a `.then(cb)`'s,
+    /// what its promise fulfils with (`countDocuments(..).then(n => ..)`); an `async.auto`
+    /// task's, the results of the other tasks (see [`ASYNC_AUTO_RESULTS`]).
+    fulfilled: Vec<(usize, Val)>,
     /// The values object literals spread that the evaluator cannot read (`{ lnd, ...options }`),
     /// by the literal's node (see `CallSite::spread_args`).
     spreads: HashMap<usize, Vec<Val>>,
@@ -312,7 +313,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             export_clauses: Vec::new(),
             branch: None,
             chain_group: None,
-            fulfilled: None,
+            fulfilled: Vec::new(),
             spreads: HashMap::default(),
             unique_catch: false,
             failure: false,
@@ -2444,6 +2445,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             _ => None,
         };
         let mut args: Vec<Val> = Vec::with_capacity(arg_nodes.len());
+        let fulfilled_before = self.fulfilled.len();
         // `x.then(v => ..)`: `v` is what `x` fulfils with (Promise.prototype.then), when `x` is
         // a call whose result is known (not another `.then`, whose value is its callback's).
         if c.path.last().is_some_and(|p| p == "then")
@@ -2452,7 +2454,30 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             && let Val::Call(inner, _) = recv.as_ref()
             && !matches!(inner.as_ref(), Val::Member(_, m) if matches!(m.as_str(), "then" | "catch" | "finally"))
         {
-            self.fulfilled = Some((cb.id(), recv.as_ref().clone()));
+            self.fulfilled.push((cb.id(), recv.as_ref().clone()));
+        }
+        // `async.auto({ a: fn, b: ['a', fn] })` (https://caolan.github.io/async/v3/docs.html#auto):
+        // each task's function receives the results of the tasks it depends on, values the
+        // request made, never what the client sent.
+        if is_async_auto(&c.val)
+            && let Some(tasks) = arg_nodes.first().filter(|a| a.kind() == "object")
+        {
+            let mut cursor = tasks.walk();
+            for pair in tasks.named_children(&mut cursor) {
+                let task = pair.field("value").and_then(|v| match v.kind() {
+                    "array" => v.named_child((v.named_child_count() as u32).saturating_sub(1)),
+                    _ => Some(v),
+                });
+                if let Some(task) = task.filter(|t| is_function(t.kind())) {
+                    self.fulfilled.push((
+                        task.id(),
+                        Val::Call(
+                            std::sync::Arc::new(Val::Global(ASYNC_AUTO_RESULTS.into())),
+                            Vec::new(),
+                        ),
+                    ));
+                }
+            }
         }
         // `.catch(handler)` and `.then(ok, handler)`: the handler runs when the promise fails.
         let failure_arg = match c.path.last().map(String::as_str) {
@@ -2469,7 +2494,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.push_arg(&mut args, *a);
             self.failure = saved;
         }
-        self.fulfilled = None;
+        self.fulfilled.truncate(fulfilled_before);
         self.chain_group = saved_group;
         if let Some(ctx) = self.trpc_context_type(&c, &args, node) {
             args.push(ctx);
@@ -2698,10 +2723,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 
     /// The value a `.then(..)` callback's first parameter holds (see `fulfilled`), once.
     fn fulfilled_for(&mut self, callback: Node<'t>) -> Option<Val> {
-        match &self.fulfilled {
-            Some((id, _)) if *id == callback.id() => self.fulfilled.take().map(|(_, v)| v),
-            _ => None,
-        }
+        let at = self
+            .fulfilled
+            .iter()
+            .position(|(id, _)| *id == callback.id())?;
+        Some(self.fulfilled.remove(at).1)
     }
 
     fn unroll(&mut self, callback: Node<'t>, items: Vec<Val>) {
@@ -2798,6 +2824,25 @@ fn project_callee(callee: &Val) -> bool {
             .iter()
             .any(|p| spec.starts_with(p)),
         Val::Member(inner, _) => project_callee(inner),
+        _ => false,
+    }
+}
+
+/// What an `async.auto` task's function receives: the results of the tasks it depends on, made
+/// by the request (a call, to the linker).
+const ASYNC_AUTO_RESULTS: &str = "async.auto results";
+
+/// `auto` of the `async` package (`import { auto } from 'async'`, `async.auto`, `async/auto`).
+fn is_async_auto(v: &Val) -> bool {
+    let from_async = |spec: &str| matches!(spec, "async" | "async/auto" | "async-es");
+    match v {
+        Val::Import { spec, name } => {
+            (name.as_deref() == Some("auto") && from_async(spec))
+                || (spec == "async/auto" && name.as_deref().is_none_or(|n| n == "default"))
+        }
+        Val::Member(inner, p) => {
+            p == "auto" && matches!(inner.as_ref(), Val::Import { spec, .. } if from_async(spec))
+        }
         _ => false,
     }
 }
