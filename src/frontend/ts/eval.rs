@@ -1338,6 +1338,51 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// A field of class `id` (`private app: Application`, `handler = async (req) => ..`): its
+    /// value, decorators and injected model.
+    fn class_field(&mut self, m: Node<'t>, id: ClassId) {
+        let Some(n) = m.field("name").or_else(|| m.field("property")) else {
+            return;
+        };
+        let field = self.property_name(n);
+        {
+            let mut cursor = m.walk();
+            let decorators: Vec<Node<'t>> = m
+                .children(&mut cursor)
+                .filter(|c| c.kind() == "decorator")
+                .collect();
+            if let Some(model) = self.injected_model(&decorators, m.field("type")) {
+                self.module.classes[id]
+                    .field_models
+                    .push((field.clone(), model));
+            }
+        }
+        let prev = self.push_scope(self.cur_fn(), Some(id));
+        let v = match (m.field("value"), m.field("type")) {
+            // An arrow function or function held by a field is made as the class's methods are:
+            // its `this` is the instance, with the fields its constructor sets.
+            (Some(v), _) if is_function(v.kind()) => {
+                let name = format!("{}.{field}", self.module.classes[id].name);
+                Val::Func(self.make_function(v, Some(name), Some(id)))
+            }
+            (Some(v), _) => self.eval(v),
+            (None, Some(t)) => self.type_ref(t),
+            _ => Val::Unknown,
+        };
+        self.cur = prev;
+        let mut cursor = m.walk();
+        let nodes: Vec<Node<'t>> = m
+            .children(&mut cursor)
+            .filter(|c| c.kind() == "decorator")
+            .collect();
+        for d in self.decorators_of(&nodes) {
+            self.module.classes[id]
+                .field_decorators
+                .push((field.clone(), d));
+        }
+        self.module.classes[id].fields.push((field, v));
+    }
+
     pub(super) fn make_class(&mut self, node: Node<'t>, name: String) -> ClassId {
         if let Some(&c) = self.class_memo.get(&node.id()) {
             return c;
@@ -1397,57 +1442,31 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         if self.module.classes[id].router.is_none() {
             self.table_router_class(id, &members, node);
         }
-        // Fields first, so that methods see them.
-        for m in &members {
-            if matches!(m.kind(), "public_field_definition" | "field_definition") {
-                let Some(n) = m.field("name").or_else(|| m.field("property")) else {
-                    continue;
-                };
-                let field = self.property_name(n);
-                {
-                    let mut cursor = m.walk();
-                    let decorators: Vec<Node<'t>> = m
-                        .children(&mut cursor)
-                        .filter(|c| c.kind() == "decorator")
-                        .collect();
-                    if let Some(model) = self.injected_model(&decorators, m.field("type")) {
-                        self.module.classes[id]
-                            .field_models
-                            .push((field.clone(), model));
-                    }
-                }
-                let prev = self.push_scope(self.cur_fn(), Some(id));
-                let v = match (m.field("value"), m.field("type")) {
-                    (Some(v), _) => self.eval(v),
-                    (None, Some(t)) => self.type_ref(t),
-                    _ => Val::Unknown,
-                };
-                self.cur = prev;
-                let mut cursor = m.walk();
-                let nodes: Vec<Node<'t>> = m
-                    .children(&mut cursor)
-                    .filter(|c| c.kind() == "decorator")
-                    .collect();
-                for d in self.decorators_of(&nodes) {
-                    self.module.classes[id]
-                        .field_decorators
-                        .push((field.clone(), d));
-                }
-                self.module.classes[id].fields.push((field, v));
-            }
+        // Fields first, so that methods see them; a field holding a function (`registerRoutes =
+        // (c) => { this.app.route(..) }`) after the constructor, whose fields (`this.app =
+        // express()`) its body reads as a method's does.
+        let is_field =
+            |m: &Node<'t>| matches!(m.kind(), "public_field_definition" | "field_definition");
+        let holds_function = |m: &Node<'t>| m.field("value").is_some_and(|v| is_function(v.kind()));
+        for m in members.iter().filter(|m| is_field(m) && !holds_function(m)) {
+            self.class_field(*m, id);
         }
         let class_decorators = self.class_decorator_nodes(node);
         let decorators = self.decorators_of(&class_decorators);
         self.module.classes[id].decorators = decorators;
         // The constructor first: the fields it sets (`this.app = express()`) are what the other
         // methods see, whatever order they are written in.
-        if let Some(ctor) = members.iter().find(|m| {
+        let ctor = members.iter().find(|m| {
             m.kind() == "method_definition"
                 && m.field("name")
                     .is_some_and(|n| self.property_name(n) == "constructor")
-        }) {
+        });
+        if let Some(ctor) = ctor {
             self.constructor_fields(*ctor, id);
             self.make_function(*ctor, Some(format!("{name}.constructor")), Some(id));
+        }
+        for m in members.iter().filter(|m| is_field(m) && holds_function(m)) {
+            self.class_field(*m, id);
         }
         let mut decorators: Vec<Node<'t>> = Vec::new();
         let mut decorated: Vec<(FnId, Vec<DecoratorFacts>)> = Vec::new();
