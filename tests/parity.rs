@@ -214,3 +214,8 @@ fn prisma_queries_are_judged_alike_from_the_generated_rust_client_and_from_prism
 fn sends_through_a_lightning_nodes_rest_api_are_money_in_both_languages() {
     assert_twins("express-lnd-rest", "axum-lnd-rest");
 }
+
+#[test]
+fn redis_writes_are_judged_alike_from_ioredis_and_from_the_redis_crate() {
+    assert_twins("express-redis-store", "axum-redis-store");
+}

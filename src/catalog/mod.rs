@@ -46,6 +46,11 @@ pub struct Sink {
     /// ignoreDuplicates: true })`): given (and not `false`), the call is an upsert.
     #[serde(default)]
     pub upsert_option: Vec<String>,
+    /// Options that make the write a claim rather than a write of state (Redis `SET key v NX`,
+    /// ioredis's `'NX'` argument or node-redis's `{ NX: true }`): the claim is judged where the
+    /// request tests it (`frontend::ts::claims`), and the call is no effect.
+    #[serde(default)]
+    pub claim_option: Vec<String>,
     #[serde(default)]
     pub write_method: bool,
     /// The call before the matched ones names the model it writes (prisma-client-rust's

@@ -3196,6 +3196,13 @@ impl<'a> Calls<'a> {
             if !matched || !sink.receiver_matches(origin_path) {
                 continue;
             }
+            let claims = |a: &Val| {
+                option_given(a, &sink.claim_option)
+                    || matches!(a, Val::Str(s) if sink.claim_option.iter().any(|o| o.eq_ignore_ascii_case(s)))
+            };
+            if !sink.claim_option.is_empty() && cs.args.iter().any(claims) {
+                continue;
+            }
             // A generic request (`axios.request(config)`) writes when its method is a mutation:
             // written in its options, or a parameter its callers pass.
             let method_param = match sink.write_method && !write_method(&cs.args) {
