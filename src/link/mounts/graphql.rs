@@ -729,20 +729,7 @@ impl Mounter<'_> {
                         class_mw.extend(d.args.iter().map(|a| (m, a.clone())));
                     }
                 }
-                for (f, ds) in &class.method_decorators {
-                    let Some(mutation) = ds.iter().find(|d| {
-                        d.name == "Mutation"
-                            && self.decorator_spec(m, d).as_deref() == Some(spec.as_str())
-                    }) else {
-                        continue;
-                    };
-                    let method = class
-                        .methods
-                        .iter()
-                        .find(|(_, g)| g == f)
-                        .map(|(n, _)| n.clone())
-                        .unwrap_or_default();
-                    let name = mutation_name(mutation).unwrap_or(method);
+                for (f, ds, mutation, name) in self.decorated_fields(m, class, "Mutation", &spec) {
                     let mut middleware = class_mw.clone();
                     for d in ds {
                         if matches!(d.name.as_str(), "UseInterceptors" | "UseGuards") {
@@ -803,6 +790,34 @@ impl Mounter<'_> {
                 }
             }
         }
+    }
+
+    /// The methods of `class` (of module `m`) decorated `@<decorator>` from package `spec`: each
+    /// with its decorators, that decorator, and the field it resolves (the name the decorator
+    /// gives, else the method's).
+    fn decorated_fields<'c>(
+        &self,
+        m: ModId,
+        class: &'c crate::program::ClassFacts,
+        decorator: &str,
+        spec: &str,
+    ) -> Vec<(&'c FnId, &'c [DecoratorFacts], &'c DecoratorFacts, String)> {
+        let mut out = Vec::new();
+        for (f, ds) in &class.method_decorators {
+            let Some(d) = ds.iter().find(|d| {
+                d.name == decorator && self.decorator_spec(m, d).as_deref() == Some(spec)
+            }) else {
+                continue;
+            };
+            let method = class
+                .methods
+                .iter()
+                .find(|(_, g)| g == f)
+                .map(|(n, _)| n.clone())
+                .unwrap_or_default();
+            out.push((f, ds.as_slice(), d, mutation_name(d).unwrap_or(method)));
+        }
+        out
     }
 
     /// The class a NestJS GraphQL decorator's type function names (`@Mutation(() => T)`,
@@ -868,20 +883,10 @@ impl Mounter<'_> {
         let mut out = Vec::new();
         for &(rm, rc) in resolvers {
             let class = &self.modules()[rm].classes[rc];
-            for (g, ds) in &class.method_decorators {
-                let Some(field) = ds.iter().find(|d| {
-                    d.name == "ResolveField"
-                        && self.decorator_spec(rm, d).as_deref() == Some("@nestjs/graphql")
-                }) else {
-                    continue;
-                };
-                let method = class
-                    .methods
-                    .iter()
-                    .find(|(_, h)| h == g)
-                    .map(|(n, _)| n.clone())
-                    .unwrap_or_default();
-                let name = format!("{ns}.{}", mutation_name(field).unwrap_or(method));
+            for (g, _, field, name) in
+                self.decorated_fields(rm, class, "ResolveField", "@nestjs/graphql")
+            {
+                let name = format!("{ns}.{name}");
                 let inner = self.nest_namespace(&name, (rm, *g, field), namespaces, depth + 1);
                 if inner.is_empty() {
                     out.push((name, rm, *g, field.line));
