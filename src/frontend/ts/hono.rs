@@ -5,7 +5,13 @@ use super::eval::{Chain, Evaluator};
 use crate::program::*;
 use tree_sitter::Node;
 
-const PACKAGES: &[&str] = &["hono", "hono/quick", "hono/tiny", "@hono/zod-openapi"];
+const PACKAGES: &[&str] = &[
+    "hono",
+    "hono/quick",
+    "hono/tiny",
+    "hono/factory",
+    "@hono/zod-openapi",
+];
 
 fn named(v: &Val, names: &[&str]) -> bool {
     match v {
@@ -25,6 +31,24 @@ impl<'t> Evaluator<'t, '_> {
     pub(super) fn hono_create(&mut self, c: &Chain, node: Node<'t>) -> Option<Val> {
         named(&c.val, &["Hono", "OpenAPIHono"])
             .then(|| Val::Router(self.new_router(RouterKind::Router, "hono", node)))
+    }
+
+    /// `factory.createApp()` (`hono/factory`, https://hono.dev/docs/helpers/factory): an app, from
+    /// a `createFactory()` of this module or from a factory another module exports (whose
+    /// `createApp()` is the only app maker of that name a route is registered on).
+    pub(super) fn hono_factory_app(&mut self, c: &Chain, node: Node<'t>) -> Option<Val> {
+        let Val::Member(factory, method) = &c.val else {
+            return None;
+        };
+        let made = method == "createApp"
+            && match factory.as_ref() {
+                Val::Call(f, _) => named(f, &["createFactory"]),
+                Val::Import { spec, .. } => {
+                    spec.starts_with('.') || spec.starts_with('@') || spec.starts_with('~')
+                }
+                _ => false,
+            };
+        made.then(|| Val::Router(self.new_router(RouterKind::Router, "hono", node)))
     }
 
     pub(super) fn is_hono_target(&self, target: &super::routers::Target) -> bool {

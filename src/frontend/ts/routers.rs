@@ -363,6 +363,7 @@ impl<'t> Evaluator<'t, '_> {
             .or_else(|| self.koa_create(c, args, node))
             .or_else(|| self.koa_mount(c, args, node))
             .or_else(|| self.hono_passthrough(c, args))
+            .or_else(|| self.hono_factory_app(c, node))
             .or_else(|| self.fastify_create(c, node))
             .or_else(|| self.h3_create_call(c, node))
         {
