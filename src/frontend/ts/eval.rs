@@ -1345,17 +1345,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return;
         };
         let field = self.property_name(n);
-        {
-            let mut cursor = m.walk();
-            let decorators: Vec<Node<'t>> = m
-                .children(&mut cursor)
-                .filter(|c| c.kind() == "decorator")
-                .collect();
-            if let Some(model) = self.injected_model(&decorators, m.field("type")) {
-                self.module.classes[id]
-                    .field_models
-                    .push((field.clone(), model));
-            }
+        let mut cursor = m.walk();
+        let decorators: Vec<Node<'t>> = m
+            .children(&mut cursor)
+            .filter(|c| c.kind() == "decorator")
+            .collect();
+        if let Some(model) = self.injected_model(&decorators, m.field("type")) {
+            self.module.classes[id]
+                .field_models
+                .push((field.clone(), model));
         }
         let prev = self.push_scope(self.cur_fn(), Some(id));
         let v = match (m.field("value"), m.field("type")) {
@@ -1370,12 +1368,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             _ => Val::Unknown,
         };
         self.cur = prev;
-        let mut cursor = m.walk();
-        let nodes: Vec<Node<'t>> = m
-            .children(&mut cursor)
-            .filter(|c| c.kind() == "decorator")
-            .collect();
-        for d in self.decorators_of(&nodes) {
+        for d in self.decorators_of(&decorators) {
             self.module.classes[id]
                 .field_decorators
                 .push((field.clone(), d));
