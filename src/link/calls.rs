@@ -164,6 +164,32 @@ pub fn depth_cut_diagnostic(at: Location, name: &str, depth: usize) -> crate::fa
     )
 }
 
+/// The argument of a query builder's call that names its table by a value
+/// (`tx(entityType.sharesTable)`): the value's names, dotted (`getEntityType().sharesTable`), the
+/// same in every chain of the function that names the table so. Stricter than
+/// [`super::display`]: a whole module or a parameter names no table (with `display`, any root
+/// call of one argument named a table, and opencollective's high precision fell).
+fn table_written(c: &CallSite) -> Option<String> {
+    fn name(v: &Val, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        match v {
+            Val::Global(n) | Val::Import { name: Some(n), .. } => Some(n.clone()),
+            Val::Member(base, n) => Some(match base.as_ref() {
+                Val::Import { name: None, .. } | Val::This(_) => n.clone(),
+                b => format!("{}.{n}", name(b, depth + 1)?),
+            }),
+            Val::Call(callee, _) => Some(format!("{}()", name(callee, depth + 1)?)),
+            _ => None,
+        }
+    }
+    match c.args.as_slice() {
+        [v] => name(v, 0),
+        _ => None,
+    }
+}
+
 fn write_method(args: &[Val]) -> bool {
     args.iter().any(|a| match a {
         Val::Obj(fields) => fields.iter().any(|(k, v)| {
@@ -1350,9 +1376,7 @@ impl<'a> Calls<'a> {
                     // `tx(entityType.sharesTable)`: a table named by a value goes by the value
                     // as written, the same in every chain of the function that names it so (a
                     // link naming a table by a value, Drizzle's `.from(users)`, is read below).
-                    [v] if c.path.is_empty() => Some(super::display(v))
-                        .filter(|t| !t.is_empty())
-                        .map(|t| (c.group, t)),
+                    [_] if c.path.is_empty() => table_written(c).map(|t| (c.group, t)),
                     _ => None,
                 })
                 .collect();
