@@ -91,6 +91,19 @@ const MAX_CHOICES: usize = 64;
 /// How many functions a router parameter is followed through (`routes(app)` calling `users(app)`).
 const PARAM_ROUNDS: usize = 6;
 
+/// Where clients reach an app that a Supabase Edge Function serves: the function in
+/// `supabase/functions/<name>/` answers `https://<project>.supabase.co/functions/v1/<name>/..`,
+/// and hands its app the path from `/<name>` on (which is why its app has
+/// `basePath('/<name>')`). The app's paths sit under `/functions/v1`. Folders whose name starts
+/// with `_` (`_shared`) hold code the functions import, no function.
+fn supabase_function_prefix(file: &str) -> &'static str {
+    let parts: Vec<&str> = file.split('/').collect();
+    let served = parts.windows(4).any(|w| {
+        w[0] == "supabase" && w[1] == "functions" && !w[2].starts_with('_') && !w[2].is_empty()
+    });
+    if served { "/functions/v1" } else { "" }
+}
+
 /// Joins prefix and path: `:id` → `{id}`, no trailing slash, `/` for the root.
 pub fn normalize_path(prefix: &str, path: &str) -> String {
     let joined = format!("{prefix}/{path}");
@@ -306,6 +319,9 @@ pub struct Mounter<'a> {
     /// Next.js route files that serve a GraphQL server (`startServerAndCreateNextHandler`): the
     /// module and its path. Their mutations are the endpoints, not the file's handler.
     gql_next: Vec<(ModId, String)>,
+    /// The arguments of each call that makes routers afresh (see [`Key::Made`]): (module of the
+    /// call, hash of the call) → arguments, read in that module.
+    made_args: std::cell::RefCell<BTreeMap<(ModId, u64), Vec<Val>>>,
 }
 
 /// A parameter of a function (module, function, index) and what the framework passes it.
@@ -346,6 +362,7 @@ impl<'a> Mounter<'a> {
             ts_rest_registered: Vec::new(),
             incomplete: false,
             gql_next: Vec::new(),
+            made_args: Default::default(),
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -968,6 +985,105 @@ impl<'a> Mounter<'a> {
         }
     }
 
+    /// A registration function `f` makes on a router it makes, as the call with `args` (in
+    /// module `m`) makes it: the prefix of a `use` and the path of a route the call's arguments
+    /// give where they name `f`'s parameters (the handlers stay the function's own).
+    fn as_called(&self, item: RouterItem, f: FnId, args: &[Val], m: ModId) -> RouterItem {
+        let read = |v: &Val| -> Val {
+            if !mentions_param(v, f) {
+                return v.clone();
+            }
+            match self.strings(m, &replace_params(v, f, args)) {
+                Some(list) if list.len() == 1 => {
+                    Val::Str(list.into_iter().next().unwrap_or_default())
+                }
+                Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
+                // Read as the function's own (a fallback it writes, or a diagnostic).
+                None => v.clone(),
+            }
+        };
+        match item {
+            RouterItem::Use {
+                path: Some(p),
+                path_text,
+                args: mounted,
+                line,
+            } => RouterItem::Use {
+                path: Some(read(&p)),
+                path_text,
+                args: mounted,
+                line,
+            },
+            RouterItem::Route {
+                method,
+                paths,
+                path_text,
+                middleware,
+                handler,
+                line,
+                version,
+                written_at,
+            } => RouterItem::Route {
+                method: read(&method),
+                paths: read(&paths),
+                path_text,
+                middleware,
+                handler,
+                line,
+                version,
+                written_at,
+            },
+            item => item,
+        }
+    }
+
+    /// The router made in the same call as router `rr` of `rm` that mounts it, if any.
+    fn made_parent(&self, rm: ModId, rr: RouterId) -> Option<RouterId> {
+        let routers = &self.modules()[rm].routers;
+        let made_in = routers[rr].made_in;
+        if made_in == 0 {
+            return None;
+        }
+        routers.iter().enumerate().find_map(|(p, r)| {
+            let mounts = r.items.iter().any(|i| {
+                matches!(i, RouterItem::Use { args, .. }
+                    if args.iter().any(|a| matches!(a, Val::Router(c) if *c == rr)))
+            });
+            (p != rr && r.made_in == made_in && mounts).then_some(p)
+        })
+    }
+
+    /// The first router the call that makes router `rr` of `rm` makes: the one that mounts,
+    /// directly or not, every other it makes.
+    fn made_top(&self, rm: ModId, rr: RouterId) -> RouterId {
+        let mut cur = rr;
+        let mut seen = vec![rr];
+        while let Some(p) = self.made_parent(rm, cur) {
+            if seen.contains(&p) || seen.len() > MAX_NESTING {
+                break;
+            }
+            seen.push(p);
+            cur = p;
+        }
+        cur
+    }
+
+    /// A router a router of the same call mounts, as that call makes it.
+    fn in_call(&self, key: Key, child: Key) -> Key {
+        match (key, child) {
+            (Key::Made(sm, h, rm, rr), Key::Local(cm, c))
+                if cm == rm
+                    && c != rr
+                    && self.modules()[rm].routers[rr].made_in != 0
+                    && self.modules()[rm].routers[c].made_in
+                        == self.modules()[rm].routers[rr].made_in =>
+            {
+                Key::Made(sm, h, rm, c)
+            }
+            _ => child,
+        }
+    }
+
     /// The key of the router a value stands for (see [`Key::Instance`]).
     fn router_key(&self, m: ModId, v: &Val) -> Option<Key> {
         match self.resolve(m, v) {
@@ -989,8 +1105,15 @@ impl<'a> Mounter<'a> {
         {
             use std::hash::{Hash, Hasher};
             let mut h = std::collections::hash_map::DefaultHasher::new();
-            call.hash(&mut h);
-            return Key::Made(sm, h.finish(), rm, rr);
+            super::display(&call).hash(&mut h);
+            let h = h.finish();
+            if let Val::Call(_, args) = &call {
+                self.made_args
+                    .borrow_mut()
+                    .entry((sm, h))
+                    .or_insert_with(|| args.clone());
+            }
+            return Key::Made(sm, h, rm, rr);
         }
         let Val::Member(on, _) = v else {
             return local;
@@ -1065,8 +1188,16 @@ impl<'a> Mounter<'a> {
 
     fn key_items_raw(&self, key: Key) -> Vec<(ModId, RouterItem)> {
         let own = |k: Key| self.items.get(&k).cloned().unwrap_or_default();
-        if let Key::Made(.., rm, rr) = key {
-            let mut out = own(Key::Local(rm, rr));
+        if let Key::Made(sm, h, rm, rr) = key {
+            let args = self.made_args.borrow().get(&(sm, h)).cloned();
+            let made_in = self.modules()[rm].routers[rr].made_in;
+            let mut out: Vec<(ModId, RouterItem)> = own(Key::Local(rm, rr))
+                .into_iter()
+                .map(|(am, item)| match &args {
+                    Some(args) if am == rm => (am, self.as_called(item, made_in, args, sm)),
+                    _ => (am, item),
+                })
+                .collect();
             out.extend(own(key));
             return out;
         }
@@ -1259,17 +1390,27 @@ impl<'a> Mounter<'a> {
                 }
             }
         }
-        // A router a function makes at each call is walked as each call makes it.
+        // A router a function makes at each call is walked as each call makes it, from the
+        // router that call makes first (`new Hono().basePath(`/${name}`)` returns a router the
+        // app it makes mounts under the prefix the call's argument gives).
         let made: Vec<Key> = self
             .items
             .keys()
             .chain(mounted.iter())
-            .filter_map(|k| match k {
-                Key::Made(.., rm, rr) => Some(Key::Local(*rm, *rr)),
-                _ => None,
-            })
+            .copied()
+            .filter(|k| matches!(k, Key::Made(..)))
             .collect();
-        mounted.extend(made);
+        for k in made {
+            if let Key::Made(sm, h, rm, rr) = k {
+                mounted.insert(Key::Local(rm, rr));
+                let top = self.made_top(rm, rr);
+                if top != rr {
+                    mounted.insert(k);
+                    mounted.insert(Key::Local(rm, top));
+                    self.items.entry(Key::Made(sm, h, rm, top)).or_default();
+                }
+            }
+        }
         let hint = self
             .modules()
             .iter()
@@ -1300,7 +1441,8 @@ impl<'a> Mounter<'a> {
             };
             self.incomplete = self.unmounted(root);
             let mut stack = vec![root];
-            self.walk(root, "", &[], &mut stack, framework);
+            let base = supabase_function_prefix(&self.modules()[Self::module_of(root)].file);
+            self.walk(root, base, &[], &mut stack, framework);
             self.incomplete = false;
         }
         self.nest_routes();
@@ -1475,7 +1617,7 @@ impl<'a> Mounter<'a> {
                         let mut children = Vec::new();
                         for (am, a) in &args {
                             match self.child_of(*am, a, false) {
-                                Some(k) => children.push((k, before.clone())),
+                                Some(k) => children.push((self.in_call(key, k), before.clone())),
                                 None if unknown => {}
                                 // An application mounted whole that is no router this audit
                                 // reads (another framework's handler): what it serves is unseen.

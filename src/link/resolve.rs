@@ -970,7 +970,7 @@ impl<'m> Resolver<'m> {
     /// Where a value that a call makes was made: following imports and exports, the module of
     /// the call and the call as written there (`require('./router-async').create()` bound to
     /// `router` in `routes/lists.js`, whether read there or imported). None for anything else.
-    pub fn call_site(&self, m: ModId, v: &Val, maker: (ModId, FnId)) -> Option<(ModId, String)> {
+    pub fn call_site(&self, m: ModId, v: &Val, maker: (ModId, FnId)) -> Option<(ModId, Val)> {
         self.call_site_d(m, v, maker, 0)
     }
 
@@ -983,7 +983,7 @@ impl<'m> Resolver<'m> {
         v: &Val,
         maker: (ModId, FnId),
         depth: usize,
-    ) -> Option<(ModId, String)> {
+    ) -> Option<(ModId, Val)> {
         let (mut m, mut v) = (m, v);
         for _ in 0..MAX_DEPTH {
             let (target, next) = match v {
@@ -997,7 +997,7 @@ impl<'m> Resolver<'m> {
                                 .iter()
                                 .find_map(|r| self.call_site_d(m2, r, maker, depth + 1))
                         }
-                        _ => Some((m, super::display(v))),
+                        _ => Some((m, v.clone())),
                     };
                 }
                 Val::Import { spec, name } => {

@@ -95,6 +95,71 @@ impl Val {
 /// function looks up when it writes nothing, and as no lookup otherwise.
 pub const HELPER_GUARD: &str = "fn:";
 
+/// A package that Deno code imports by a URL or a registry prefix, named as Node code imports it:
+/// `npm:stripe@17` → `stripe`, `npm:@supabase/supabase-js@2/dist` →
+/// `@supabase/supabase-js/dist`, `jsr:@supabase/supabase-js@2` → `@supabase/supabase-js`,
+/// `https://deno.land/x/hono@v4.0.0/mod.ts` and `https://esm.sh/stripe@14?target=deno` → the
+/// package. JSR names whose npm package is named otherwise (`jsr:@hono/hono` is `hono`) are
+/// mapped. Anything else (paths, bare names) is returned as it is.
+pub fn package_spec(raw: &str) -> String {
+    /// JSR packages published under another name on npm.
+    const JSR_AS_NPM: &[(&str, &str)] = &[("@hono/hono", "hono")];
+    // name[@version][/subpath]: the name (one segment, or two for a scope) and the subpath.
+    fn split(rest: &str) -> Option<(String, &str)> {
+        let n = if rest.starts_with('@') { 2 } else { 1 };
+        let mut end = 0;
+        let mut segs = 0;
+        for (i, c) in rest.char_indices() {
+            if c == '/' {
+                segs += 1;
+                if segs == n {
+                    end = i;
+                    break;
+                }
+            }
+        }
+        let (name_ver, sub) = if segs == n {
+            rest.split_at(end)
+        } else {
+            (rest, "")
+        };
+        if name_ver.len() < 2 {
+            return None;
+        }
+        // The version follows the last `@` that is not the scope's.
+        let name = match name_ver[1..].find('@') {
+            Some(at) => &name_ver[..at + 1],
+            None => name_ver,
+        };
+        (!name.is_empty() && (n == 1 || name.contains('/'))).then(|| (name.to_string(), sub))
+    }
+    let strip_query = |s: &str| s.split(['?', '#']).next().unwrap_or("").to_string();
+    let (rest, jsr, url) = if let Some(r) = raw.strip_prefix("npm:") {
+        (r.trim_start_matches('/'), false, false)
+    } else if let Some(r) = raw.strip_prefix("jsr:") {
+        (r.trim_start_matches('/'), true, false)
+    } else if let Some(r) = raw
+        .strip_prefix("https://deno.land/x/")
+        .or_else(|| raw.strip_prefix("https://esm.sh/"))
+    {
+        (r, false, true)
+    } else {
+        return raw.to_string();
+    };
+    let rest = strip_query(rest);
+    let Some((mut name, sub)) = split(&rest) else {
+        return raw.to_string();
+    };
+    if jsr && let Some((_, npm)) = JSR_AS_NPM.iter().find(|(j, _)| *j == name) {
+        name = npm.to_string();
+    }
+    // A URL's file (`/mod.ts`, `/dist/index.js`) is the package's entry, not a subpath export.
+    if url || sub.is_empty() {
+        return name;
+    }
+    format!("{name}{sub}")
+}
+
 /// The callee of `a || b()` when `b()` makes a value per call (`body.id || uuidv4()`): a
 /// `Val::Call` of [`Val::Global`] `EITHER` with `[a, b()]`. The linker reads it as `a` wherever a
 /// value is resolved, and as fresh where a key's freshness is asked (a client that leaves the id
@@ -928,4 +993,37 @@ fn returns_stored(callee: &Val) -> bool {
     .any(|p| name.starts_with(p))
         && !matches!(receiver.as_ref(), Val::Call(..));
     reads || writes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::package_spec;
+
+    #[test]
+    fn deno_specifiers_name_their_packages() {
+        for (raw, want) in [
+            ("npm:stripe@17", "stripe"),
+            ("npm:stripe", "stripe"),
+            ("npm:@supabase/supabase-js@2", "@supabase/supabase-js"),
+            (
+                "npm:@supabase/supabase-js@2.45.0/dist",
+                "@supabase/supabase-js/dist",
+            ),
+            ("jsr:@supabase/supabase-js@2", "@supabase/supabase-js"),
+            ("jsr:@hono/hono", "hono"),
+            ("jsr:@hono/hono@^4/factory", "hono/factory"),
+            ("https://deno.land/x/hono@v4.0.0/mod.ts", "hono"),
+            ("https://esm.sh/stripe@14?target=deno", "stripe"),
+            (
+                "https://esm.sh/@supabase/supabase-js@2",
+                "@supabase/supabase-js",
+            ),
+            ("./routes.ts", "./routes.ts"),
+            ("hono", "hono"),
+            ("npm:", "npm:"),
+            ("jsr:@scope", "jsr:@scope"),
+        ] {
+            assert_eq!(package_spec(raw), want, "{raw}");
+        }
+    }
 }

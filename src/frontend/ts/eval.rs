@@ -108,6 +108,9 @@ pub struct Evaluator<'t, 'c> {
     /// the request to its app (`app.fetch(req, env, ctx)`): the function and the prefix the
     /// clients' paths carry, which the app's routes do not.
     pub(super) stripped_prefix: Option<(FnId, String)>,
+    /// Every assignment to a variable, in order: (its scope, its name, the value assigned); read
+    /// by [`Self::join_branches`].
+    pub(super) assigned: Vec<(usize, String, Val)>,
     /// Under such a condition whose other branch throws (`if (existing) throw ..`): the line
     /// of the test. A repeat of the request fails there (see `CallSite::refused`).
     pub(super) refused: Option<u32>,
@@ -322,6 +325,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: None,
             guarded: None,
             stripped_prefix: None,
+            assigned: Vec::new(),
             refused: None,
             state_guard: None,
             block_guard: None,
@@ -425,6 +429,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.scopes[scope]
             .vars
             .insert(name.to_string(), Binding::Val(v));
+    }
+
+    /// How many scopes have been made so far (each scope made later has a higher index).
+    pub(super) fn scope_count(&self) -> usize {
+        self.scopes.len()
     }
 
     fn find(&self, name: &str) -> Option<usize> {
@@ -694,6 +703,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// The module an import's source names, as the project's other imports name it (see
+    /// [`crate::program::package_spec`]).
+    fn import_spec(&self, n: Node) -> String {
+        crate::program::package_spec(&self.string_value(n))
+    }
+
     fn bind_import(&mut self, stmt: Node<'t>) {
         let Some(source) = stmt.field("source") else {
             // `import x = require('y')`
@@ -704,7 +719,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     let src = child.field("source");
                     if let (Some(id), Some(src)) = (id, src) {
                         let v = Val::Import {
-                            spec: self.string_value(src),
+                            spec: self.import_spec(src),
                             name: None,
                         };
                         let name = self.text(id).to_string();
@@ -714,7 +729,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             return;
         };
-        let spec = self.string_value(source);
+        let spec = self.import_spec(source);
         let mut cursor = stmt.walk();
         let clauses: Vec<Node<'t>> = stmt
             .named_children(&mut cursor)
@@ -968,7 +983,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 
     fn walk_export(&mut self, node: Node<'t>) {
-        let source = node.field("source").map(|s| self.string_value(s));
+        let source = node.field("source").map(|s| self.import_spec(s));
         if let Some(decl) = node.field("declaration") {
             self.walk(decl);
             let mut names = Vec::new();
@@ -2072,11 +2087,49 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "identifier" => {
                 if let Some(i) = self.find(&left_text) {
                     self.set_in(i, &left_text, v.clone());
+                    self.assigned.push((i, left_text.clone(), v.clone()));
                 }
             }
             _ => {}
         }
         v
+    }
+
+    /// After `if (c) { x = a } else { x = b }`: a variable both branches assign, declared before
+    /// the `if` (its scope below `scopes`), holds either value ([`crate::program::EITHER`] of the
+    /// first branch's and the second's), not only the one the second branch wrote last.
+    /// `assigned[mark..split]` are the first branch's assignments, `assigned[split..]` the
+    /// second's.
+    pub(super) fn join_branches(&mut self, scopes: usize, mark: usize, split: usize) {
+        let last = |list: &[(usize, String, Val)], i: usize, name: &str| {
+            list.iter()
+                .rev()
+                .find(|(j, n, _)| *j == i && n == name)
+                .map(|(_, _, v)| v.clone())
+        };
+        let mut joined: Vec<(usize, String, Val)> = Vec::new();
+        for (i, name, _) in &self.assigned[split..] {
+            if *i >= scopes || joined.iter().any(|(j, n, _)| j == i && n == name) {
+                continue;
+            }
+            let (Some(first), Some(second)) = (
+                last(&self.assigned[mark..split], *i, name),
+                last(&self.assigned[split..], *i, name),
+            ) else {
+                continue;
+            };
+            if first != second && !matches!(first, Val::Unknown) {
+                let either = Val::Call(
+                    std::sync::Arc::new(Val::Global(crate::program::EITHER.into())),
+                    vec![first, second],
+                );
+                joined.push((*i, name.clone(), either));
+            }
+        }
+        for (i, name, v) in joined {
+            self.set_in(i, &name, v.clone());
+            self.assigned.push((i, name, v));
+        }
     }
 
     /// `options.url = base + '/v1/transactions'` on a variable holding an object literal, or
@@ -2429,7 +2482,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             || callee.kind() == "import")
             && let Some(Val::Str(spec)) = arg_nodes.first().map(|a| self.eval(*a))
         {
-            c.val = Val::Import { spec, name: None };
+            c.val = Val::Import {
+                spec: crate::program::package_spec(&spec),
+                name: None,
+            };
             return c;
         }
         // forEach over a literal array: unroll the callback once per element (route tables).

@@ -312,6 +312,7 @@ impl<'t> Evaluator<'t, '_> {
         }
         // After `if (req.method === 'DELETE') { ..; return }`, or in its `else`, the other methods.
         let mut others = None;
+        let (scopes, mark) = (self.scope_count(), self.assigned.len());
         match check {
             Some((methods, false)) => {
                 self.record_check(&methods, line(cond), false, false);
@@ -344,7 +345,9 @@ impl<'t> Evaluator<'t, '_> {
                 self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
                 self.found = with(&saved_found, &found_when_false);
             }
+            let split = self.assigned.len();
             self.walk_under(a, others.clone().or_else(|| self.branch.clone()));
+            self.join_branches(scopes, mark, split);
         }
         if let Some(rest) = others.filter(|_| consequence.is_some_and(exits)) {
             self.branch = Some(rest);

@@ -974,6 +974,13 @@ impl<'t> Evaluator<'t, '_> {
         }
         match receiver {
             Val::Router(r) => Some(Target::Router(*r)),
+            // A variable branches assign (see `join_branches`): the first branch's router.
+            Val::Call(callee, args)
+                if matches!(callee.as_ref(), Val::Global(g) if g == crate::program::EITHER)
+                    && !args.is_empty() =>
+            {
+                self.target(&args[0], plausible)
+            }
             Val::Param(..) | Val::Member(..) if plausible && param_fields(receiver).is_some() => {
                 param_fields(receiver).map(|(f, slot)| Target::Param(f, slot))
             }
