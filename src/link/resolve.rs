@@ -63,6 +63,44 @@ struct TsConfig {
     paths: Vec<(String, Vec<String>)>,
 }
 
+/// A package.json `exports` field as (subpath, target) pairs: a string is the package's `.`; an
+/// object of subpaths maps each (a target that is an object of conditions takes the first of
+/// `types`, `import`, `default`, `require`, `node` that names a file); an object of conditions
+/// alone is the package's `.`.
+fn package_exports(v: Option<&serde_json::Value>) -> Vec<(String, String)> {
+    fn target(v: &serde_json::Value, depth: usize) -> Option<String> {
+        match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Object(o) if depth < 4 => {
+                ["types", "import", "default", "require", "node"]
+                    .iter()
+                    .find_map(|k| o.get(*k).and_then(|t| target(t, depth + 1)))
+            }
+            serde_json::Value::Array(a) if depth < 4 => a.iter().find_map(|t| target(t, depth + 1)),
+            _ => None,
+        }
+    }
+    match v {
+        Some(serde_json::Value::Object(o)) if o.keys().any(|k| k.starts_with('.')) => {
+            let mut map: Vec<(String, String)> = o
+                .iter()
+                .filter(|(k, _)| k.starts_with('.'))
+                .filter_map(|(k, t)| Some((k.clone(), target(t, 0)?)))
+                .collect();
+            // As Node matches them: exact subpaths, then patterns by the longest prefix.
+            map.sort_by_key(|(k, _)| match k.find('*') {
+                None => (0, 0),
+                Some(at) => (1, usize::MAX - at),
+            });
+            map
+        }
+        Some(other) => target(other, 0)
+            .map(|t| vec![(".".to_string(), t)])
+            .unwrap_or_default(),
+        None => Vec::new(),
+    }
+}
+
 pub struct Resolver<'m> {
     pub modules: &'m [Module],
     by_file: FxHashMap<&'m str, ModId>,
@@ -70,6 +108,9 @@ pub struct Resolver<'m> {
     tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
     /// Workspace package name -> its folder, from every package.json in the tree.
     packages: HashMap<String, String>,
+    /// Workspace package name -> its `exports` map: (subpath, target), both relative to its
+    /// folder (`./orpc/router` → `./src/drivers/orpc/router.ts`, `./*` → `./src/*.ts`).
+    package_exports: HashMap<String, Vec<(String, String)>>,
     /// Folder of every package.json above a module -> the packages it depends on (dependencies,
     /// devDependencies, peerDependencies), sorted.
     manifests: std::collections::BTreeMap<String, Vec<String>>,
@@ -179,6 +220,7 @@ impl<'m> Resolver<'m> {
             root,
             tsconfigs: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
+            package_exports: HashMap::new(),
             manifests: std::collections::BTreeMap::new(),
             auto_imports: Vec::new(),
             nuxt_roots: Vec::new(),
@@ -191,7 +233,7 @@ impl<'m> Resolver<'m> {
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
         };
-        (r.packages, r.manifests) = r.workspace_packages();
+        (r.packages, r.manifests, r.package_exports) = r.workspace_packages();
         (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
         // every tsconfig that applies to a module is read now, so one that cannot be read is a
         // diagnostic whether or not an import needs it
@@ -403,11 +445,13 @@ impl<'m> Resolver<'m> {
     ) -> (
         HashMap<String, String>,
         std::collections::BTreeMap<String, Vec<String>>,
+        HashMap<String, Vec<(String, String)>>,
     ) {
         let mut dirs: Vec<&str> = self.modules.iter().map(|m| parent_dir(&m.file)).collect();
         dirs.sort();
         dirs.dedup();
         let mut out = HashMap::new();
+        let mut exports = HashMap::new();
         let mut manifests = std::collections::BTreeMap::new();
         let mut seen = std::collections::HashSet::new();
         for d in dirs {
@@ -422,6 +466,10 @@ impl<'m> Resolver<'m> {
                 {
                     if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
                         out.insert(name.to_string(), dir.to_string());
+                        let map = package_exports(v.get("exports"));
+                        if !map.is_empty() {
+                            exports.insert(name.to_string(), map);
+                        }
                     }
                     let mut deps: Vec<String> =
                         ["dependencies", "devDependencies", "peerDependencies"]
@@ -440,7 +488,7 @@ impl<'m> Resolver<'m> {
                 };
             }
         }
-        (out, manifests)
+        (out, manifests, exports)
     }
 
     /// A manifest or configuration of the tree, or None; one that is there but cannot be read
@@ -651,6 +699,29 @@ impl<'m> Resolver<'m> {
             (first.to_string(), sub)
         };
         let dir = self.packages.get(&name)?;
+        // Its `exports` map first: what Node resolves the subpath to.
+        if let Some(map) = self.package_exports.get(&name) {
+            let want = if sub.is_empty() {
+                ".".to_string()
+            } else {
+                format!("./{sub}")
+            };
+            for (key, target) in map {
+                let target = match key.split_once('*') {
+                    Some((pre, post)) => {
+                        match want.strip_prefix(pre).and_then(|r| r.strip_suffix(post)) {
+                            Some(star) => target.replacen('*', star, 1),
+                            None => continue,
+                        }
+                    }
+                    None if *key == want => target.clone(),
+                    None => continue,
+                };
+                if let Some(m) = join(dir, &target).and_then(|p| self.file_candidates(&p)) {
+                    return Some(m);
+                }
+            }
+        }
         if sub.is_empty() {
             for entry in ["src/index", "index", "lib/index", "src/main"] {
                 if let Some(m) = join(dir, entry).and_then(|p| self.file_candidates(&p)) {

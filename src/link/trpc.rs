@@ -18,6 +18,16 @@
 //! A router no adapter serves (or served at an endpoint that is not statically known) keeps its
 //! procedures, at `trpc:<dotted.path>`, with a diagnostic saying why.
 //!
+//! oRPC (orpc.unnoq.com) is read the same way: a procedure is `<builder>.handler(fn)` on a builder
+//! from `os` (`@orpc/server`) with `.use`, `.input`, `.route({ method, path })` and the rest
+//! chained on it; a router is a plain object of procedures and routers (or `os.router({..})`); a
+//! router is served by `new RPCHandler(router)` (`@orpc/server/*`) or `new OpenAPIHandler(router)`
+//! (`@orpc/openapi/*`) at the `prefix` its `.handle(request, { prefix, context })` call gives (a
+//! Next.js catch-all file's folder when it gives none). Over RPC a procedure is a `POST` at
+//! `<prefix>/<key>/<key>`; over OpenAPI it is at the method and path its `.route()` gives (`POST`
+//! and the key path when it gives none). A procedure both serve is listed once: at its OpenAPI
+//! route where `.route()` names a path, else at its RPC path. A `GET` route is a query.
+//!
 //! The resolver is the endpoint's handler. Its options' `ctx` is what the context creator
 //! (the adapter's `createContext`, else the function `initTRPC.context<typeof X>()` names)
 //! returns, extended by each middleware's `next({ ctx: { .. } })`: the linker binds it, so
@@ -43,6 +53,11 @@ fn is_trpc(spec: &str) -> bool {
     spec == "@trpc/server" || spec.starts_with("@trpc/server/")
 }
 
+/// oRPC's server packages (`@orpc/server`, its adapters, `@orpc/openapi`).
+fn is_orpc(spec: &str) -> bool {
+    spec == "@orpc/server" || spec.starts_with("@orpc/server/") || spec.starts_with("@orpc/openapi")
+}
+
 /// A value with the module it is written in.
 type At = (ModId, Val);
 
@@ -57,6 +72,10 @@ enum Adapter {
     Standalone,
     Lambda,
     NodeHttp,
+    /// oRPC's `RPCHandler`: procedures at their key paths.
+    OrpcRpc,
+    /// oRPC's `OpenAPIHandler`: procedures at their `.route()`s.
+    OrpcOpenApi,
 }
 
 impl Adapter {
@@ -73,6 +92,8 @@ impl Adapter {
             ) => Adapter::Standalone,
             ("@trpc/server/adapters/aws-lambda", "awsLambdaRequestHandler") => Adapter::Lambda,
             ("@trpc/server/adapters/node-http", "nodeHTTPRequestHandler") => Adapter::NodeHttp,
+            (s, "RPCHandler") if s.starts_with("@orpc/server/") => Adapter::OrpcRpc,
+            (s, "OpenAPIHandler") if s.starts_with("@orpc/openapi/") => Adapter::OrpcOpenApi,
             _ => return None,
         })
     }
@@ -100,6 +121,7 @@ impl Adapter {
             Adapter::Fastify => "fastify",
             Adapter::Hono => "hono",
             Adapter::Fetch | Adapter::Standalone | Adapter::Lambda | Adapter::NodeHttp => "trpc",
+            Adapter::OrpcRpc | Adapter::OrpcOpenApi => "orpc",
         }
     }
 }
@@ -134,6 +156,10 @@ impl Kind {
 struct Builder {
     middleware: Vec<At>,
     context: Option<At>,
+    /// An oRPC builder (`os`), whose procedures are made by `.handler(fn)`.
+    orpc: bool,
+    /// oRPC: the options of its last `.route({ method, path })`.
+    route: Option<At>,
 }
 
 #[derive(Debug, Clone)]
@@ -220,6 +246,8 @@ pub struct Linked {
     pub routes: Vec<RawRoute>,
     pub bindings: Vec<((ModId, FnId, usize), Resolved)>,
     pub diagnostics: Vec<Diagnostic>,
+    /// The oRPC routes among `routes`: (index, served over OpenAPI, its `.route()` names a path).
+    orpc: Vec<(usize, bool, bool)>,
 }
 
 struct Linker<'a> {
@@ -306,8 +334,8 @@ impl<'a> Linker<'a> {
             T::Init(c) => T::InitMethod(p.to_string(), c),
             T::Instance(c) => match p {
                 "procedure" => T::Builder(Builder {
-                    middleware: vec![],
                     context: c,
+                    ..Builder::default()
                 }),
                 "router" => T::RouterFn,
                 "mergeRouters" => T::MergeFn,
@@ -331,6 +359,14 @@ impl<'a> Linker<'a> {
         match v {
             Val::Import { spec, name } => match self.res.resolve_spec(m, spec) {
                 Some(target) => self.export(target, name.as_deref(), d + 1),
+                None if is_orpc(spec) => match name.as_deref() {
+                    Some("os") => T::Builder(Builder {
+                        orpc: true,
+                        ..Builder::default()
+                    }),
+                    None => T::Obj(m, vec![("os".into(), v.clone())]),
+                    _ => T::Other,
+                },
                 None if is_trpc(spec) => match name.as_deref() {
                     Some("initTRPC") => T::Init(None),
                     Some("mergeRouters") => T::MergeFn,
@@ -357,6 +393,19 @@ impl<'a> Linker<'a> {
                         _ => T::Other,
                     };
                 }
+                // `import * as orpc from '@orpc/server'; orpc.os`
+                if let Val::Import { spec, name: None } = inner.as_ref()
+                    && is_orpc(spec)
+                    && self.res.resolve_spec(m, spec).is_none()
+                {
+                    return match p.as_str() {
+                        "os" => T::Builder(Builder {
+                            orpc: true,
+                            ..Builder::default()
+                        }),
+                        _ => T::Other,
+                    };
+                }
                 let base = self.classify(m, inner, d + 1);
                 self.member(base, p, d)
             }
@@ -374,6 +423,35 @@ impl<'a> Linker<'a> {
                 "context" => T::Init(args.first().map(|a| (m, a.clone())).or(c)),
                 _ => T::Init(c),
             },
+            T::BuilderMethod(name, mut b) if b.orpc => {
+                match name.as_str() {
+                    "handler" => {
+                        return match args.first() {
+                            Some(r) => {
+                                let get = self.route_option(&b, "method").as_deref() == Some("GET");
+                                T::Procedure(Box::new(Procedure {
+                                    kind: if get { Kind::Query } else { Kind::Mutation },
+                                    resolver: (m, r.clone()),
+                                    builder: b,
+                                    call: (m, callee.clone(), args.to_vec()),
+                                }))
+                            }
+                            None => T::Other,
+                        };
+                    }
+                    "router" => {
+                        return T::Router(
+                            m,
+                            callee.clone(),
+                            args.iter().map(|a| (m, a.clone())).collect(),
+                        );
+                    }
+                    "use" => b.middleware.extend(args.first().map(|a| (m, a.clone()))),
+                    "route" => b.route = args.first().map(|a| (m, a.clone())),
+                    _ => {}
+                }
+                T::Builder(b)
+            }
             T::BuilderMethod(name, mut b) => {
                 if let Some(kind) = Kind::of(&name) {
                     return match args.first() {
@@ -489,6 +567,23 @@ impl<'a> Linker<'a> {
                 for (pm, p) in parts {
                     self.walk_router((pm, &p), path, at, stack, visits, reached, out);
                 }
+            }
+            // oRPC: a router is a plain object of procedures and routers.
+            T::Obj(om, fields) => {
+                if self.over_budget(visits, m, at.map_or(0, |a| a.1)) {
+                    return;
+                }
+                self.walk_record(
+                    om,
+                    &fields,
+                    path,
+                    "",
+                    (om, &[]),
+                    stack,
+                    visits,
+                    reached,
+                    out,
+                );
             }
             _ => {
                 if let Some((am, line)) = at {
@@ -715,7 +810,7 @@ impl<'a> Linker<'a> {
     }
 
     /// What a middleware adds to the context: the `ctx` of its `next({ ctx })` calls.
-    fn middleware_fields(&self, m: ModId, f: FnId) -> Vec<(ModId, Vec<(String, Val)>)> {
+    fn middleware_fields(&self, m: ModId, f: FnId, key: &str) -> Vec<(ModId, Vec<(String, Val)>)> {
         let next = Val::Member(std::sync::Arc::new(Val::Param(f, 0)), "next".into());
         let mut out = Vec::new();
         for g in body(self.res, m, f) {
@@ -726,7 +821,7 @@ impl<'a> Linker<'a> {
                 let Some(Val::Obj(opts)) = cs.args.first() else {
                     continue;
                 };
-                if let Some(ctx) = field(opts, "ctx")
+                if let Some(ctx) = field(opts, key)
                     && let Some(fields) = self.context_fields((m, ctx))
                 {
                     out.push(fields);
@@ -749,13 +844,19 @@ impl<'a> Linker<'a> {
         if let Some((om, fields)) = creator.and_then(|(cm, c)| self.context_fields((*cm, c))) {
             ctx.extend(fields.into_iter().map(|(k, v)| (k, Part::Val(om, v))));
         }
+        // tRPC hands resolvers and middleware `{ ctx }`, oRPC `{ context }`.
+        let key = if procedure.builder.orpc {
+            "context"
+        } else {
+            "ctx"
+        };
         let opts = |ctx: &[(String, Part)]| {
-            Resolved::Assembled(vec![("ctx".to_string(), Part::Obj(ctx.to_vec()))])
+            Resolved::Assembled(vec![(key.to_string(), Part::Obj(ctx.to_vec()))])
         };
         for (mm, mv) in &procedure.builder.middleware {
             if let Resolved::Func(fm, f) = self.res.resolve(*mm, mv) {
                 bindings.push(((fm, f, 0), opts(&ctx)));
-                for (om, fields) in self.middleware_fields(fm, f) {
+                for (om, fields) in self.middleware_fields(fm, f, key) {
                     ctx.extend(fields.into_iter().map(|(k, v)| (k, Part::Val(om, v))));
                 }
             }
@@ -764,6 +865,13 @@ impl<'a> Linker<'a> {
         if let Resolved::Func(fm, f) = self.res.resolve(*rm, rv) {
             bindings.push(((fm, f, 0), opts(&ctx)));
         }
+    }
+
+    /// A field of an oRPC builder's `.route({ .. })` options, read as a string.
+    fn route_option(&self, b: &Builder, name: &str) -> Option<String> {
+        let (rm, r) = b.route.as_ref()?;
+        let (om, opts) = self.options(*rm, Some(r))?;
+        self.string(om, field(&opts, name)?)
     }
 
     /// The options object an adapter is given, with the module it is written in.
@@ -851,7 +959,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
         !module.is_test
             && module.functions.iter().any(|f| {
                 f.calls.iter().any(|cs| {
-                    matches!(&cs.root, Val::Import { spec, .. } if is_trpc(spec) || spec == "@hono/trpc-server")
+                    matches!(&cs.root, Val::Import { spec, .. } if is_trpc(spec) || is_orpc(spec) || spec == "@hono/trpc-server")
                 })
             })
     });
@@ -872,6 +980,11 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
         }
         for (f, facts) in module.functions.iter().enumerate() {
             for cs in &facts.calls {
+                // oRPC: `handler.handle(request, { prefix })` on `new RPCHandler(router)`.
+                if let Some((a, name)) = orpc_handler(&l, m, &cs.callee) {
+                    calls.push((m, f, cs, a, name));
+                    continue;
+                }
                 let Val::Import { spec, .. } = &cs.root else {
                     continue;
                 };
@@ -908,6 +1021,47 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
     let mut served: Vec<Served> = Vec::new();
     for (m, f, cs, adapter, name) in &calls {
         let (m, f) = (*m, *f);
+        if matches!(adapter, Adapter::OrpcRpc | Adapter::OrpcOpenApi) {
+            let Some((hm, made)) = orpc_instance(&l, m, &cs.callee) else {
+                continue;
+            };
+            let Some(router) = made.first() else {
+                l.diag(
+                    m,
+                    cs.line,
+                    format!("oRPC `{name}` is made without a router the audit can read"),
+                );
+                continue;
+            };
+            let opts = l.options(m, cs.args.get(1));
+            let file_route = super::next::file_route(res, &res.modules[m].file);
+            let endpoint = opts
+                .as_ref()
+                .and_then(|o| l.endpoint_option(o, "prefix", (m, cs.line)))
+                .unwrap_or_else(|| match &file_route {
+                    Some(r) => Endpoint::At(without_catch_all(r.path())),
+                    None => Endpoint::At("/".into()),
+                });
+            let host = hosts.get(&(m, f)).cloned();
+            let framework = match (&file_route, &host) {
+                (Some(_), _) => "nextjs",
+                (None, Some(h)) => h.0,
+                (None, None) => adapter.framework(),
+            };
+            served.push(Served {
+                adapter: Some((*adapter, name.clone())),
+                module: m,
+                line: cs.line,
+                router: (hm, router.clone()),
+                context: opts
+                    .as_ref()
+                    .and_then(|(om, o)| field(o, "context").map(|c| (*om, c.clone()))),
+                endpoint,
+                framework,
+                middleware: host.map(|h| h.1).unwrap_or_default(),
+            });
+            continue;
+        }
         if *adapter == Adapter::Fastify {
             continue; // a plugin, registered: found among the mounts
         }
@@ -1005,11 +1159,13 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                 host_mw,
                 framework,
             )),
-            Adapter::NodeHttp | Adapter::Fastify => endpoints.push((
-                Endpoint::Unknown("the code around it computes the procedure's path".into()),
-                host_mw,
-                framework,
-            )),
+            Adapter::NodeHttp | Adapter::Fastify | Adapter::OrpcRpc | Adapter::OrpcOpenApi => {
+                endpoints.push((
+                    Endpoint::Unknown("the code around it computes the procedure's path".into()),
+                    host_mw,
+                    framework,
+                ))
+            }
         }
         let Some(router) = field(&opts.1, "router") else {
             l.diag(
@@ -1190,6 +1346,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
         };
         emit(&l, &s, found, &mut out);
     }
+    orpc_once(&mut out);
     out.routes.sort_by(|a, b| {
         (&a.path, &a.method, a.module, a.line).cmp(&(&b.path, &b.method, b.module, b.line))
     });
@@ -1203,16 +1360,35 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
 /// The routes of one served router's procedures (mutations as `POST`, queries as `GET`), and the
 /// options their resolvers and middleware receive.
 fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
+    let adapter = s.adapter.as_ref().map(|a| a.0);
     for f in found {
-        let method = match f.procedure.kind {
-            Kind::Mutation => "POST",
-            Kind::Query => "GET",
+        let mut method = match f.procedure.kind {
+            Kind::Mutation => "POST".to_string(),
+            Kind::Query => "GET".to_string(),
             Kind::Subscription => continue,
         };
         let dotted = f.path.join(".");
+        // The procedure's path under the endpoint: tRPC's dotted path, oRPC's key path over
+        // RPC, its `.route()`'s path (else the key path) over OpenAPI.
+        let mut local = dotted.clone();
+        let explicit =
+            f.procedure.builder.orpc && l.route_option(&f.procedure.builder, "path").is_some();
+        match adapter {
+            Some(Adapter::OrpcRpc) => local = f.path.join("/"),
+            Some(Adapter::OrpcOpenApi) => {
+                let b = &f.procedure.builder;
+                if let Some(m) = l.route_option(b, "method") {
+                    method = m.to_ascii_uppercase();
+                }
+                local = l
+                    .route_option(b, "path")
+                    .unwrap_or_else(|| f.path.join("/"));
+            }
+            _ => {}
+        }
         let (path, path_complete) = match &s.endpoint {
-            Endpoint::At(e) => (normalize_path(e, &dotted), true),
-            Endpoint::Partial(e) => (normalize_path(e, &dotted), false),
+            Endpoint::At(e) => (normalize_path(e, &local), true),
+            Endpoint::Partial(e) => (normalize_path(e, &local), false),
             Endpoint::Unknown(_) => (format!("trpc:{dotted}"), false),
         };
         // where the procedure is written: its key in the router, or, for a procedure defined in
@@ -1229,8 +1405,17 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
         l.bind(&f.procedure, s.context.as_ref(), &mut out.bindings);
         let mut middleware = s.middleware.clone();
         middleware.extend(f.procedure.builder.middleware.iter().cloned());
+        if let Some(a @ (Adapter::OrpcRpc | Adapter::OrpcOpenApi)) = adapter {
+            out.orpc
+                .push((out.routes.len(), a == Adapter::OrpcOpenApi, explicit));
+        }
+        let protocol = if adapter == Some(Adapter::OrpcOpenApi) {
+            Protocol::Rest
+        } else {
+            Protocol::Trpc
+        };
         out.routes.push(RawRoute {
-            method: method.into(),
+            method,
             path,
             framework: s.framework,
             module,
@@ -1239,13 +1424,76 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
             handler_module: f.procedure.resolver.0,
             middleware,
             branch: None,
-            protocol: Protocol::Trpc,
+            protocol,
             handler_name: Some(dotted),
             path_complete,
             steps: vec![],
             file: None,
         });
     }
+}
+
+/// The oRPC handler whose `.handle(..)` `callee` is (`new RPCHandler(router)`, also through a
+/// binding or an import): which one, and its name.
+fn orpc_handler(l: &Linker, m: ModId, callee: &Val) -> Option<(Adapter, String)> {
+    let Val::Member(recv, p) = callee else {
+        return None;
+    };
+    if p != "handle" {
+        return None;
+    }
+    let (dm, dv) = l.deref(m, recv.as_ref().clone());
+    let Val::New(ctor, _) = &dv else {
+        return None;
+    };
+    Adapter::of_resolved(&l.res.resolve(dm, ctor))
+        .filter(|(a, _)| matches!(a, Adapter::OrpcRpc | Adapter::OrpcOpenApi))
+}
+
+/// The arguments an oRPC handler was made with (`new RPCHandler(router, options)`), with the
+/// module they are written in.
+fn orpc_instance(l: &Linker, m: ModId, callee: &Val) -> Option<(ModId, Vec<Val>)> {
+    let Val::Member(recv, _) = callee else {
+        return None;
+    };
+    let (dm, Val::New(ctor, line)) = l.deref(m, recv.as_ref().clone()) else {
+        return None;
+    };
+    l.res.modules[dm]
+        .functions
+        .iter()
+        .flat_map(|f| f.calls.iter())
+        .find(|cs| cs.line == line && cs.callee == *ctor)
+        .map(|cs| (dm, cs.args.clone()))
+}
+
+/// One route per oRPC procedure that both an RPC and an OpenAPI handler serve: the OpenAPI one
+/// where its `.route()` names a path (the path its clients are given), else the RPC one.
+fn orpc_once(out: &mut Linked) {
+    type Proc = (ModId, u32, Option<String>);
+    let key = |r: &RawRoute| -> Proc { (r.module, r.line, r.handler_name.clone()) };
+    let mut kinds: BTreeMap<Proc, (bool, bool)> = BTreeMap::new();
+    for &(i, openapi, _) in &out.orpc {
+        let e = kinds.entry(key(&out.routes[i])).or_default();
+        if openapi {
+            e.1 = true;
+        } else {
+            e.0 = true;
+        }
+    }
+    let mut drop: BTreeSet<usize> = BTreeSet::new();
+    for &(i, openapi, explicit) in &out.orpc {
+        let (rpc, oapi) = kinds[&key(&out.routes[i])];
+        if rpc && oapi && openapi != explicit {
+            drop.insert(i);
+        }
+    }
+    let mut i = 0;
+    out.routes.retain(|_| {
+        i += 1;
+        !drop.contains(&(i - 1))
+    });
+    out.orpc.clear();
 }
 
 #[cfg(test)]
