@@ -3110,7 +3110,14 @@ impl<'a> Calls<'a> {
             _ if this_class.is_some() => this_class.clone(),
             0 => None,
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
-            n => Some(cs.path[n - 2].clone()),
+            // `Database.collectionModel.create`: the model `collection`.
+            n => {
+                let named = &cs.path[n - 2];
+                let bare = named
+                    .strip_suffix("Model")
+                    .filter(|b| !b.is_empty() && n >= 2 && origin.is_none());
+                Some(bare.unwrap_or(named).to_string())
+            }
         };
         // A call that resolves to a project function (`this.pubsub.publish` on an injected
         // `PubSubService`) is followed into; its receiver's name says nothing of what it does.
@@ -3146,8 +3153,14 @@ impl<'a> Calls<'a> {
             let by_origin = origin
                 .as_ref()
                 .is_some_and(|(spec, _, _)| sink.origin_matches(spec));
-            let by_name =
-                (by_name_ok || (origin.is_none() && cs.is_new)) && sink.root_matches(&cs.root_name);
+            // The receiver named as the package's convention names it, as the chain's root
+            // (`UserModel.create`) or as the member the method is called on
+            // (`Database.collectionModel.create`, a model a getter hands out).
+            let by_receiver =
+                by_name_ok && cs.path.len() >= 2 && sink.root_matches(&cs.path[cs.path.len() - 2]);
+            let by_name = (by_name_ok || (origin.is_none() && cs.is_new))
+                && sink.root_matches(&cs.root_name)
+                || by_receiver;
             if !by_origin && !by_name {
                 continue;
             }

@@ -5,7 +5,7 @@
 //! supplies: the retry's insert conflicts instead of adding a row. A constraint on a generated
 //! column (a sequence, a fresh UUID) protects nothing; a partial index protects some rows only.
 
-use super::resolve::{ModId, Resolver};
+use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{
     EffectKind, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint, model_key,
 };
@@ -216,6 +216,8 @@ fn builder_chain(v: &Val) -> (Vec<String>, Option<String>) {
 type KnexOp = (bool, Vec<String>, (bool, bool), u32);
 
 struct Collector<'a> {
+    /// The class whose method the calls being read are in (`super.init` names it).
+    class_name: String,
     res: &'a Resolver<'a>,
     out: Vec<UniqueConstraint>,
 }
@@ -277,6 +279,19 @@ impl Collector<'_> {
 
     fn site(&self, m: ModId, line: u32) -> Location {
         Location::new(self.res.modules[m].file.clone(), line)
+    }
+
+    /// A Sequelize model as a value names it: a string, a class, or a member of
+    /// `sequelize.models` (`models.book`, `const { book } = sequelize.models`).
+    fn model_name(&self, m: ModId, v: &Val) -> Option<String> {
+        match v {
+            Val::Str(s) => Some(s.clone()),
+            Val::Member(_, name) => Some(name.clone()),
+            other => match self.res.resolve(m, other) {
+                Resolved::Class(cm, c) => Some(self.res.modules[cm].classes[c].name.clone()),
+                _ => None,
+            },
+        }
     }
 
     fn call(&mut self, m: ModId, cs: &CallSite) {
@@ -394,20 +409,64 @@ impl Collector<'_> {
                 };
                 self.sequelize_attrs(name, vec![], &cs.args[1], cs.args.get(2), source, at);
             }
-            // User.init(attrs, { sequelize, tableName, indexes })
+            // User.init(attrs, { sequelize, tableName, modelName, indexes }); `super.init(..)`
+            // in the model class's own `static init(sequelize)`.
             "init"
                 if cs.path.len() == 1
                     && matches!(cs.args.first(), Some(Val::Obj(_)))
                     && cs.args.get(1).and_then(|o| field(o, "sequelize")).is_some() =>
             {
-                let aliases = cs
-                    .args
-                    .get(1)
-                    .and_then(|o| field(o, "tableName"))
-                    .map(strings)
-                    .unwrap_or_default();
-                let name = cs.root_name.clone();
+                let aliases: Vec<String> = ["tableName", "modelName"]
+                    .iter()
+                    .filter_map(|k| cs.args.get(1).and_then(|o| field(o, k)))
+                    .flat_map(strings)
+                    .collect();
+                let name = if cs.root_name == "super" && !self.class_name.is_empty() {
+                    self.class_name.clone()
+                } else {
+                    cs.root_name.clone()
+                };
+                let aliases: Vec<String> = aliases.into_iter().filter(|a| *a != name).collect();
                 self.sequelize_attrs(&name, aliases, &cs.args[0], cs.args.get(1), "sequelize", at);
+            }
+            // book.belongsToMany(collection, { through: CollectionBook }): Sequelize gives the
+            // through table a unique key on its two foreign keys (`bookId`, `collectionId`, or
+            // the `foreignKey` / `otherKey` given) unless `through: { unique: false }`.
+            "belongsToMany" if cs.args.len() >= 2 => {
+                let opts = &cs.args[1];
+                let through = field(opts, "through");
+                let (through, unique) = match through {
+                    Some(t @ Val::Obj(_)) => (field(t, "model").cloned(), field(t, "unique")),
+                    Some(t) => (Some(t.clone()), None),
+                    None => return,
+                };
+                if matches!(unique, Some(Val::Bool(false))) {
+                    return;
+                }
+                let Some(through) = through.and_then(|t| self.model_name(m, &t)) else {
+                    return;
+                };
+                let source = match cs.path.len() {
+                    0 | 1 => cs.root_name.clone(),
+                    n => cs.path[n - 2].clone(),
+                };
+                let Some(target) = self.model_name(m, &cs.args[0]) else {
+                    return;
+                };
+                let key = |option: &str, model: &str| -> String {
+                    match field(opts, option) {
+                        Some(Val::Str(k)) => k.clone(),
+                        Some(o @ Val::Obj(_)) => match field(o, "name") {
+                            Some(Val::Str(k)) => k.clone(),
+                            _ => format!("{model}Id"),
+                        },
+                        _ => format!("{model}Id"),
+                    }
+                };
+                let cols = vec![key("foreignKey", &source), key("otherKey", &target)];
+                if !source.is_empty() {
+                    self.push(&through, vec![], cols, (false, false), "sequelize", at);
+                }
             }
             // queryInterface.addIndex('t', ['a'], { unique: true }) / addConstraint('t', { fields, type: 'unique' })
             "addIndex" | "addConstraint" if matches!(cs.args.first(), Some(Val::Str(_))) => {
@@ -889,6 +948,7 @@ fn on_columns(v: &Val) -> Vec<String> {
 /// Every unique constraint the TypeScript/JavaScript models and migrations declare.
 pub fn from_modules(res: &Resolver) -> Vec<UniqueConstraint> {
     let mut c = Collector {
+        class_name: String::new(),
         res,
         out: Vec::new(),
     };
@@ -904,7 +964,13 @@ pub fn from_modules(res: &Resolver) -> Vec<UniqueConstraint> {
 fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
     // A migration's `down` undoes its `up`: only `up` says what the schema becomes.
     for facts in module.functions.iter().filter(|f| f.name != "down") {
+        // `super.init(attrs, { sequelize })` in a model class's `static init`: that class's.
+        let class = facts
+            .class
+            .map(|k| module.classes[k].name.clone())
+            .unwrap_or_default();
         for cs in &facts.calls {
+            c.class_name = class.clone();
             c.call(m, cs);
             c.knex_table(m, cs);
             c.kysely_chain(m, &facts.calls, cs);
