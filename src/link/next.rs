@@ -155,6 +155,30 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         return;
     };
     let export_line = module.export_line("default").unwrap_or(1);
+    // A table of handlers by method handed to a project function (`withMiddlewares({ POST:
+    // createRoute(..), GET: .. })`, which calls the one `req.method` names): each mutation
+    // method of the table is a route, its handler the table's value.
+    if let Some(table) = method_table(res, m, default) {
+        for (method, handler) in table {
+            out.push(RawRoute {
+                method,
+                path: path.clone(),
+                framework: "nextjs",
+                module: m,
+                line: export_line,
+                handler,
+                handler_module: m,
+                middleware: vec![],
+                branch: None,
+                protocol: Protocol::Rest,
+                handler_name: None,
+                path_complete: true,
+                steps: vec![],
+                file: None,
+            });
+        }
+        return;
+    }
     let mut served = methods_served(res, m, default, export_line, MUTATIONS);
     // A wrapper's method gate says which methods reach the handler: those the handler's own
     // checks tell apart keep their place, the others run its code under that method, unless the
@@ -205,6 +229,38 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
             file: None,
         });
     }
+}
+
+/// The mutation methods and their handlers of a table of handlers by method that a project
+/// function is given as the whole default export: an object literal argument whose keys are all
+/// HTTP methods (`GET`, `post`, ..). None when there is no such table.
+fn method_table(res: &Resolver, m: ModId, v: &Val) -> Option<Vec<(String, Val)>> {
+    const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+    let Val::Call(callee, args) = v.plain() else {
+        return None;
+    };
+    if !matches!(res.resolve(m, callee), Resolved::Func(..)) {
+        return None;
+    }
+    let fields = args.iter().find_map(|a| match a {
+        Val::Obj(fields)
+            if !fields.is_empty()
+                && fields
+                    .iter()
+                    .all(|(k, _)| METHODS.contains(&k.to_ascii_uppercase().as_str())) =>
+        {
+            Some(fields)
+        }
+        _ => None,
+    })?;
+    let mut out: Vec<(String, Val)> = Vec::new();
+    for (k, handler) in fields {
+        let method = k.to_ascii_uppercase();
+        if MUTATIONS.contains(&method.as_str()) && !out.iter().any(|(m2, _)| *m2 == method) {
+            out.push((method, handler.clone()));
+        }
+    }
+    Some(out)
 }
 
 /// The methods a project wrapper lets through to the handler it wraps: `withApi(handler, {
