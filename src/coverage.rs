@@ -16,6 +16,7 @@ const SERVER_FRAMEWORKS: &[(&str, &str)] = &[
     ("elysia", "elysia"),
     ("h3", "h3"),
     ("@trpc/server", "trpc"),
+    ("@orpc/server", "orpc"),
     ("axum", "axum"),
     ("actix-web", "actix-web"),
     ("rocket", "rocket"),
