@@ -1277,7 +1277,20 @@ impl<'m> Resolver<'m> {
             return self.resolve_d(m, v, d + 1);
         }
         match class.extends.as_ref().map(|e| self.resolve_d(m, e, d + 1)) {
-            Some(Resolved::Class(m2, c2)) => self.class_member(m2, c2, prop, d + 1),
+            Some(Resolved::Class(m2, c2)) => {
+                // A field the base class's constructor sets from one of its parameters
+                // (`this.path = path`): the argument this class's constructor passes to
+                // `super(logger, 'swap')`.
+                let base = &self.modules[m2].classes[c2];
+                if let (Some(Val::Param(pf, i)), Some(ctor)) =
+                    (base.field(prop), base.method("constructor"))
+                    && *pf == ctor
+                    && let Some(arg) = self.super_arg(m, c, *i)
+                {
+                    return self.resolve_d(m, &arg, d + 1);
+                }
+                self.class_member(m2, c2, prop, d + 1)
+            }
             Some(Resolved::Package {
                 spec,
                 name,
@@ -1288,6 +1301,19 @@ impl<'m> Resolver<'m> {
             }
             _ => Resolved::Opaque,
         }
+    }
+
+    /// The `i`-th argument the constructor of class `c` passes to `super(..)`, when it is not
+    /// one of that constructor's own parameters (which differ per instance).
+    fn super_arg(&self, m: ModId, c: ClassId, i: usize) -> Option<Val> {
+        let ctor = self.modules[m].classes[c].method("constructor")?;
+        let calls = &self.modules[m].functions[ctor].calls;
+        let cs = calls.iter().find(|cs| {
+            cs.path.is_empty()
+                && (cs.root_name == "super" || matches!(&cs.callee, Val::Global(g) if g == "super"))
+        })?;
+        let arg = cs.args.get(i)?;
+        (!matches!(arg, Val::Param(pf, _) if *pf == ctor)).then(|| arg.clone())
     }
 
     pub fn member_of(&self, base: Resolved, prop: &str, d: usize) -> Resolved {

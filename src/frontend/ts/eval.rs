@@ -2307,6 +2307,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 (self.lookup(&name), name)
             }
             "this" => (Val::This(self.scopes[self.cur].this_class), "this".into()),
+            // `super(..)` in a constructor, `super.init(..)` in a static method.
+            "super" => (Val::Global("super".into()), "super".into()),
             // A link without its object or callee (a syntax error): nothing to follow.
             "member_expression" | "subscript_expression" | "call_expression" => {
                 (Val::Unknown, String::new())
