@@ -1002,39 +1002,16 @@ impl<'a> Mounter<'a> {
                 None => v.clone(),
             }
         };
-        match item {
-            RouterItem::Use {
-                path: Some(p),
-                path_text,
-                args: mounted,
-                line,
-            } => RouterItem::Use {
-                path: Some(read(&p)),
-                path_text,
-                args: mounted,
-                line,
-            },
-            RouterItem::Route {
-                method,
-                paths,
-                path_text,
-                middleware,
-                handler,
-                line,
-                version,
-                written_at,
-            } => RouterItem::Route {
-                method: read(&method),
-                paths: read(&paths),
-                path_text,
-                middleware,
-                handler,
-                line,
-                version,
-                written_at,
-            },
-            item => item,
+        let mut item = item;
+        match &mut item {
+            RouterItem::Use { path: Some(p), .. } => *p = read(p),
+            RouterItem::Route { method, paths, .. } => {
+                *method = read(method);
+                *paths = read(paths);
+            }
+            _ => {}
         }
+        item
     }
 
     /// The router made in the same call as router `rr` of `rm` that mounts it, if any.

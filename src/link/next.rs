@@ -121,28 +121,45 @@ pub fn routes(res: &Resolver) -> Vec<RawRoute> {
                     let Some(handler) = module.export(method) else {
                         continue;
                     };
-                    out.push(RawRoute {
-                        method: method.to_string(),
-                        path: path.clone(),
-                        framework: "nextjs",
-                        module: m,
-                        line: module.export_line(method).unwrap_or(1),
-                        handler: handler.clone(),
-                        handler_module: m,
-                        middleware: vec![],
-                        branch: None,
-                        protocol: Protocol::Rest,
-                        handler_name: None,
-                        path_complete: true,
-                        steps: vec![],
-                        file: None,
-                    });
+                    let line = module.export_line(method).unwrap_or(1);
+                    out.push(file_route_of(
+                        method.to_string(),
+                        &path,
+                        (m, line),
+                        (handler.clone(), m),
+                    ));
                 }
             }
             None => {}
         }
     }
     out
+}
+
+/// A Next.js file's route: `method` at `path`, written at (module, line), run by (handler, its
+/// module).
+fn file_route_of(
+    method: String,
+    path: &str,
+    (module, line): (ModId, u32),
+    (handler, handler_module): (Val, ModId),
+) -> RawRoute {
+    RawRoute {
+        method,
+        path: path.to_string(),
+        framework: "nextjs",
+        module,
+        line,
+        handler,
+        handler_module,
+        middleware: vec![],
+        branch: None,
+        protocol: Protocol::Rest,
+        handler_name: None,
+        path_complete: true,
+        steps: vec![],
+        file: None,
+    }
 }
 
 /// A pages-router handler: the methods its `req.method` checks let through, each at the line of
@@ -160,22 +177,7 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
     // method of the table is a route, its handler the table's value.
     if let Some(table) = method_table(res, m, default) {
         for (method, handler) in table {
-            out.push(RawRoute {
-                method,
-                path: path.clone(),
-                framework: "nextjs",
-                module: m,
-                line: export_line,
-                handler,
-                handler_module: m,
-                middleware: vec![],
-                branch: None,
-                protocol: Protocol::Rest,
-                handler_name: None,
-                path_complete: true,
-                steps: vec![],
-                file: None,
-            });
+            out.push(file_route_of(method, &path, (m, export_line), (handler, m)));
         }
         return;
     }
@@ -213,20 +215,13 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
             None => (default.clone(), m),
         };
         out.push(RawRoute {
-            method: s.method,
-            path: path.clone(),
-            framework: "nextjs",
-            module: s.module,
-            line: s.line,
-            handler,
-            handler_module,
-            middleware: vec![],
             branch: s.branch,
-            protocol: Protocol::Rest,
-            handler_name: None,
-            path_complete: true,
-            steps: vec![],
-            file: None,
+            ..file_route_of(
+                s.method,
+                &path,
+                (s.module, s.line),
+                (handler, handler_module),
+            )
         });
     }
 }
