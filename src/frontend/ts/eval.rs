@@ -67,6 +67,10 @@ pub(super) struct Chain {
     pub model: Option<String>,
 }
 
+/// Assignments in the two branches of one `if`/`else` past which they are not joined (see
+/// [`Evaluator::join_branches`]): the last write stands, as it does without a join.
+const MAX_JOINED: usize = 512;
+
 pub struct Evaluator<'t, 'c> {
     pub(super) src: &'t str,
     pub(super) module: Module,
@@ -2107,6 +2111,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 .find(|(j, n, _)| *j == i && n == name)
                 .map(|(_, _, v)| v.clone())
         };
+        // Bounded work: long `else if` chains nest their branches, each rescanned once per level.
+        if self.assigned.len() - mark > MAX_JOINED {
+            return;
+        }
         let mut joined: Vec<(usize, String, Val)> = Vec::new();
         for (i, name, _) in &self.assigned[split..] {
             if *i >= scopes || joined.iter().any(|(j, n, _)| j == i && n == name) {
