@@ -3115,7 +3115,7 @@ impl<'a> Calls<'a> {
                 let named = &cs.path[n - 2];
                 let bare = named
                     .strip_suffix("Model")
-                    .filter(|b| !b.is_empty() && n >= 2 && origin.is_none());
+                    .filter(|b| !b.is_empty() && origin.is_none());
                 Some(bare.unwrap_or(named).to_string())
             }
         };
@@ -3158,9 +3158,9 @@ impl<'a> Calls<'a> {
             // (`Database.collectionModel.create`, a model a getter hands out).
             let by_receiver =
                 by_name_ok && cs.path.len() >= 2 && sink.root_matches(&cs.path[cs.path.len() - 2]);
-            let by_name = (by_name_ok || (origin.is_none() && cs.is_new))
-                && sink.root_matches(&cs.root_name)
-                || by_receiver;
+            let by_name = by_receiver
+                || ((by_name_ok || (origin.is_none() && cs.is_new))
+                    && sink.root_matches(&cs.root_name));
             if !by_origin && !by_name {
                 continue;
             }

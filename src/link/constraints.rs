@@ -965,12 +965,11 @@ fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
     // A migration's `down` undoes its `up`: only `up` says what the schema becomes.
     for facts in module.functions.iter().filter(|f| f.name != "down") {
         // `super.init(attrs, { sequelize })` in a model class's `static init`: that class's.
-        let class = facts
+        c.class_name = facts
             .class
             .map(|k| module.classes[k].name.clone())
             .unwrap_or_default();
         for cs in &facts.calls {
-            c.class_name = class.clone();
             c.call(m, cs);
             c.knex_table(m, cs);
             c.kysely_chain(m, &facts.calls, cs);

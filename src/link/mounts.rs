@@ -985,22 +985,21 @@ impl<'a> Mounter<'a> {
         }
     }
 
-    /// A registration function `f` makes on a router it makes, as the call with `args` (in
-    /// module `m`) makes it: the prefix of a `use` and the path of a route the call's arguments
-    /// give where they name `f`'s parameters (the handlers stay the function's own).
-    fn as_called(&self, item: RouterItem, f: FnId, args: &[Val], m: ModId) -> RouterItem {
+    /// A registration function `f` (of module `im`) makes on a router it makes, as the call with
+    /// `args` (in module `m`) makes it: the prefix of a `use` and the method and path of a route
+    /// the call's arguments give where they name `f`'s parameters (the handlers stay the
+    /// function's own); what cannot be read stays the function's own (a fallback it writes, or a
+    /// diagnostic).
+    fn as_called(
+        &self,
+        item: RouterItem,
+        (im, f): (ModId, FnId),
+        args: &[Val],
+        m: ModId,
+    ) -> RouterItem {
         let read = |v: &Val| -> Val {
-            if !mentions_param(v, f) {
-                return v.clone();
-            }
-            match self.strings(m, &replace_params(v, f, args)) {
-                Some(list) if list.len() == 1 => {
-                    Val::Str(list.into_iter().next().unwrap_or_default())
-                }
-                Some(list) => Val::Arr(list.into_iter().map(Val::Str).collect()),
-                // Read as the function's own (a fallback it writes, or a diagnostic).
-                None => v.clone(),
-            }
+            self.passed_value(v, f, args, (m, im))
+                .unwrap_or_else(|| v.clone())
         };
         let mut item = item;
         match &mut item {
@@ -1171,7 +1170,7 @@ impl<'a> Mounter<'a> {
             let mut out: Vec<(ModId, RouterItem)> = own(Key::Local(rm, rr))
                 .into_iter()
                 .map(|(am, item)| match &args {
-                    Some(args) if am == rm => (am, self.as_called(item, made_in, args, sm)),
+                    Some(args) if am == rm => (am, self.as_called(item, (rm, made_in), args, sm)),
                     _ => (am, item),
                 })
                 .collect();

@@ -107,21 +107,9 @@ pub fn package_spec(raw: &str) -> String {
     // name[@version][/subpath]: the name (one segment, or two for a scope) and the subpath.
     fn split(rest: &str) -> Option<(String, &str)> {
         let n = if rest.starts_with('@') { 2 } else { 1 };
-        let mut end = 0;
-        let mut segs = 0;
-        for (i, c) in rest.char_indices() {
-            if c == '/' {
-                segs += 1;
-                if segs == n {
-                    end = i;
-                    break;
-                }
-            }
-        }
-        let (name_ver, sub) = if segs == n {
-            rest.split_at(end)
-        } else {
-            (rest, "")
+        let (name_ver, sub) = match rest.match_indices('/').nth(n - 1) {
+            Some((end, _)) => rest.split_at(end),
+            None => (rest, ""),
         };
         if name_ver.len() < 2 {
             return None;
