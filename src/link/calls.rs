@@ -115,6 +115,19 @@ const REDIS_PACKAGES: &[&str] = &[
 ];
 
 /// Names too generic to follow by name alone.
+/// `(field, member)` -> the functions a project registers under them.
+type Registry = HashMap<(String, String), Vec<(ModId, FnId)>>;
+
+/// Methods every array, promise or function has: never a project's registered function.
+const BUILTIN_METHODS: &[&str] = &[
+    "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every",
+    "push", "pop", "toString", "call", "apply", "bind", "keys", "values", "entries",
+];
+
+/// Most functions one `(field, member)` pair of a registry lists; a call through a pair with
+/// more candidates than this is not guessed at.
+const MAX_REGISTERED: usize = 4;
+
 const GENERIC_METHODS: &[&str] = &[
     "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every",
     "push", "pop", "json", "send", "status", "end", "get", "set", "has", "delete", "keys",
@@ -134,6 +147,9 @@ pub struct Calls<'a> {
     /// Interface name -> the classes that `implements` it (an interface is no class the
     /// resolver can find, so it goes by its name).
     implementers: HashMap<String, Vec<(ModId, ClassId)>>,
+    /// `(field, member)` -> the functions registered under them, built on first use (see
+    /// [`Self::registered`]).
+    registry: std::cell::OnceCell<Registry>,
     /// How many calls deep to follow (`call_depth` in retrysafe.toml).
     max_depth: usize,
     depth: std::cell::Cell<usize>,
@@ -1034,6 +1050,86 @@ impl<'a> Calls<'a> {
             by_name,
             subclasses,
             implementers,
+            registry: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The functions a project registers under `field.member` in an object it hands to a call or
+    /// exports (`app.registerPlugin({ mutations: { createRefund } })`, `paymentMethods: [{
+    /// functions: { createRefund: stripeCreateRefund } }]`): the plugin registries that a call
+    /// like `context.mutations.createRefund(..)` or `functions.createRefund(..)` dispatches
+    /// through. Every such object, at any depth of the arguments, up to [`MAX_REGISTERED`]
+    /// functions under one pair.
+    fn registered(&self, field: &str, member: &str) -> &[(ModId, FnId)] {
+        let index = self.registry.get_or_init(|| {
+            let mut index = Registry::new();
+            for (m, module) in self.res.modules.iter().enumerate() {
+                if module.is_test {
+                    continue;
+                }
+                let mut roots: Vec<&Val> = module.exports.iter().map(|(_, v)| v).collect();
+                roots.extend(&module.cjs_whole);
+                for f in &module.functions {
+                    for cs in &f.calls {
+                        roots.extend(&cs.args);
+                    }
+                }
+                for v in roots {
+                    self.register_fields(m, v, 0, &mut index);
+                }
+            }
+            for v in index.values_mut() {
+                v.sort();
+                v.dedup();
+            }
+            index
+        });
+        index
+            .get(&(field.to_string(), member.to_string()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    fn register_fields(&self, m: ModId, v: &Val, depth: usize, index: &mut Registry) {
+        if depth > 4 {
+            return;
+        }
+        match v {
+            Val::Arr(items) => {
+                for i in items {
+                    self.register_fields(m, i, depth + 1, index);
+                }
+            }
+            Val::Obj(fields) => {
+                for (field, value) in fields {
+                    let (m2, members) = match value {
+                        Val::Obj(members) => (m, members.clone()),
+                        Val::Import { .. } => match self.res.resolve(m, value) {
+                            Resolved::Obj(m2, members) => (m2, members),
+                            _ => continue,
+                        },
+                        other => {
+                            self.register_fields(m, other, depth + 1, index);
+                            continue;
+                        }
+                    };
+                    for (member, fv) in &members {
+                        if BUILTIN_METHODS.contains(&member.as_str()) {
+                            continue;
+                        }
+                        if let Resolved::Func(m3, f3) = self.res.resolve(m2, fv) {
+                            let at = index.entry((field.clone(), member.clone())).or_default();
+                            if at.len() < MAX_REGISTERED {
+                                at.push((m3, f3));
+                            }
+                        }
+                    }
+                    if matches!(value, Val::Obj(_)) {
+                        self.register_fields(m, value, depth + 1, index);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
@@ -1728,6 +1824,21 @@ impl<'a> Calls<'a> {
                             .collect();
                     } else if let Some(t) = self.by_name_alone(cs) {
                         targets[0] = (Resolved::Func(t.0, t.1), true);
+                    } else if let Some(member) = cs.path.last() {
+                        // A call through a registry the project fills from the objects it
+                        // registers (`context.mutations.createRefund(..)`): every function
+                        // registered under that field and member, speculative.
+                        let field = match cs.path.len() {
+                            0 | 1 => cs.root_name.as_str(),
+                            n => cs.path[n - 2].as_str(),
+                        };
+                        let found = self.registered(field, member);
+                        if !found.is_empty() && found.len() < MAX_REGISTERED {
+                            targets = found
+                                .iter()
+                                .map(|&(m2, f2)| (Resolved::Func(m2, f2), true))
+                                .collect();
+                        }
                     }
                 }
                 let callees = targets.len();
