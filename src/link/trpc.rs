@@ -181,6 +181,9 @@ enum T {
     Instance(Option<At>),
     RouterFn,
     MergeFn,
+    /// `lazy` (tRPC v11, oRPC): `lazy(() => import('./user.router').then((m) => m.userRouter))`
+    /// is the router the loader's module gives.
+    LazyFn,
     Builder(Builder),
     BuilderMethod(String, Builder),
     Procedure(Box<Procedure>),
@@ -364,12 +367,14 @@ impl<'a> Linker<'a> {
                         orpc: true,
                         ..Builder::default()
                     }),
+                    Some("lazy") => T::LazyFn,
                     None => T::Obj(m, vec![("os".into(), v.clone())]),
                     _ => T::Other,
                 },
                 None if is_trpc(spec) => match name.as_deref() {
                     Some("initTRPC") => T::Init(None),
                     Some("mergeRouters") => T::MergeFn,
+                    Some("lazy") => T::LazyFn,
                     None => T::Obj(
                         m,
                         vec![
@@ -390,6 +395,7 @@ impl<'a> Linker<'a> {
                     return match p.as_str() {
                         "initTRPC" => T::Init(None),
                         "mergeRouters" => T::MergeFn,
+                        "lazy" => T::LazyFn,
                         _ => T::Other,
                     };
                 }
@@ -403,6 +409,7 @@ impl<'a> Linker<'a> {
                             orpc: true,
                             ..Builder::default()
                         }),
+                        "lazy" => T::LazyFn,
                         _ => T::Other,
                     };
                 }
@@ -484,6 +491,11 @@ impl<'a> Linker<'a> {
                 args.iter().map(|a| (m, a.clone())).collect(),
             ),
             T::MergeFn => T::Merged(args.iter().map(|a| (m, a.clone())).collect()),
+            T::LazyFn => match args.first() {
+                Some(Val::Func(f)) => self.functions_return(m, *f, d),
+                Some(a) => self.loaded(m, a, d + 1),
+                None => T::Other,
+            },
             // A function that makes a builder or a router (`export const createRouter = (r) =>
             // t.router(r)`): what it returns, its parameters being the call's arguments.
             T::Func(fm, f) => {
@@ -510,6 +522,70 @@ impl<'a> Linker<'a> {
                 },
                 _ => T::Other,
             },
+        }
+    }
+
+    /// What a loader function (`() => import('./user.router')..`) returns, to tRPC.
+    fn functions_return(&self, m: ModId, f: FnId, d: usize) -> T {
+        for r in &self.res.modules[m].functions[f].returns {
+            let t = self.loaded(m, r, d + 1);
+            if !matches!(t, T::Other) {
+                return t;
+            }
+        }
+        T::Other
+    }
+
+    /// The router a lazily loaded module gives: `import(spec).then((m) => m.userRouter)` is that
+    /// export; `import(spec)` alone is the module's default export, else its one router export.
+    fn loaded(&self, m: ModId, v: &Val, d: usize) -> T {
+        if d > MAX_DEPTH {
+            return T::Other;
+        }
+        match v {
+            Val::Call(callee, args) => {
+                let (Val::Member(promise, then), Some(Val::Func(g))) =
+                    (callee.as_ref(), args.first())
+                else {
+                    return self.classify(m, v, d + 1);
+                };
+                if then != "then" {
+                    return self.classify(m, v, d + 1);
+                }
+                for r in &self.res.modules[m].functions[*g].returns {
+                    let t = match r {
+                        Val::Member(p, name) if matches!(p.as_ref(), Val::Param(pg, 0) if pg == g) => {
+                            self.loaded(m, &Val::Member(promise.clone(), name.clone()), d + 1)
+                        }
+                        Val::Param(pg, 0) if pg == g => self.loaded(m, promise, d + 1),
+                        other => self.classify(m, other, d + 1),
+                    };
+                    if !matches!(t, T::Other) {
+                        return t;
+                    }
+                }
+                T::Other
+            }
+            Val::Import { name: None, .. } => match self.classify(m, v, d + 1) {
+                T::Module(t) => {
+                    let default = self.export(t, Some("default"), d + 1);
+                    if !matches!(default, T::Other) {
+                        return default;
+                    }
+                    let mut routers = self.res.modules[t].exports.iter().filter_map(|(n, _)| {
+                        match self.export(t, Some(n), d + 1) {
+                            r @ (T::Router(..) | T::Merged(_)) => Some(r),
+                            _ => None,
+                        }
+                    });
+                    match (routers.next(), routers.next()) {
+                        (Some(r), None) => r,
+                        _ => T::Other,
+                    }
+                }
+                other => other,
+            },
+            _ => self.classify(m, v, d + 1),
         }
     }
 

@@ -37,4 +37,17 @@ impl<'t> Evaluator<'t, '_> {
         }
         None
     }
+
+    /// express-ws (<https://github.com/HenningM/express-ws#usage>): `expressWs(app)` adds
+    /// websocket routes to `app` and returns `{ app, getWss, applyTo }`, whose `app` is that same
+    /// app (`const app = expressWs(express()).app`).
+    pub(super) fn express_ws(&mut self, c: &Chain, args: &[Val]) -> Option<Val> {
+        let is_ws = matches!(&c.val, Val::Import { spec, name } if spec == "express-ws" && name.as_deref().is_none_or(|n| n == "default"));
+        match args.first() {
+            Some(app @ Val::Router(_)) if is_ws => {
+                Some(Val::Obj(vec![("app".into(), app.clone())]))
+            }
+            _ => None,
+        }
+    }
 }

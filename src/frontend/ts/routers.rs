@@ -360,6 +360,7 @@ impl<'t> Evaluator<'t, '_> {
     ) -> Option<Val> {
         if let Some(v) = self
             .express_create(c, node)
+            .or_else(|| self.express_ws(c, args))
             .or_else(|| self.koa_create(c, args, node))
             .or_else(|| self.koa_mount(c, args, node))
             .or_else(|| self.hono_passthrough(c, args))
