@@ -533,6 +533,10 @@ mod tests {
         assert!(h.bookkeeping_model("Invite").is_none());
         assert!(h.bookkeeping_model("EventType").is_none());
         assert!(h.bookkeeping_model("ApiKey").is_none());
+        assert!(h.bookkeeping_model("JourneyChange").is_some());
+        assert!(h.bookkeeping_model("order_status_history").is_some());
+        assert!(h.bookkeeping_model("CurrencyExchange").is_none());
+        assert!(h.bookkeeping_model("EmailVerification").is_some());
         assert!(h.bookkeeping_function("flushAuditEvents").is_some());
         assert!(h.bookkeeping_function("record_failed_attempt").is_some());
         assert!(h.bookkeeping_function("trackSignupConversion").is_some());

@@ -2635,6 +2635,11 @@ impl<'a> Calls<'a> {
         if manager && cs.args.len() >= 2 {
             return self.entity_name(m, &cs.args[0]);
         }
+        // `manager.save(verification)` with `verification = new Verification()`: the instance's
+        // class is the entity.
+        if manager && let Some(Val::New(class, _)) = cs.args.first() {
+            return self.entity_name(m, class);
+        }
         None
     }
 
@@ -2770,7 +2775,11 @@ impl<'a> Calls<'a> {
     /// The record object a create writes, when the call shows it: Prisma's `data` (or an
     /// upsert's `create`), or the object passed (`User.create({ email })`).
     fn record(cs: &CallSite) -> Option<&Vec<(String, Val)>> {
-        let first = cs.args.first()?;
+        // TypeORM's `manager.save(User, {..})` names the entity (a class) first.
+        let first = match cs.args.first()? {
+            Val::Class(_) | Val::Import { .. } | Val::Global(_) => cs.args.get(1)?,
+            first => first,
+        };
         let obj = match first {
             Val::Obj(fields) => match fields.iter().find(|(k, _)| k == "data" || k == "create") {
                 Some((_, Val::Obj(data))) => data,
@@ -3363,9 +3372,25 @@ impl<'a> Calls<'a> {
             let saves_this = this_class.is_some() && last == "save";
             // `repo.save(user)` with `user` a row a lookup returned (TypeORM's `save` updates an
             // entity that exists: `findOneOrFail(..)`, then fields set, then `save`).
+            // So is `repo.save({ ...found, isPaused })` (or `manager.save(Workflow, { ...found,
+            // .. })`): a copy of that row, its primary key with it, unless the literal clears the
+            // key (`id: undefined`, a duplicate inserted).
+            let looked_up = |v: &Val| {
+                matches!(v, Val::Call(f, _)
+                    if matches!(f.as_ref(), Val::Member(_, m) if self.catalog.is_lookup(m)))
+            };
+            // (`undefined` and `null` read as no value.)
+            let clears_key = |i: usize| {
+                matches!(cs.args.get(i), Some(Val::Obj(fields)) if fields.iter().any(|(k, v)| {
+                    matches!(k.as_str(), "id" | "_id") && matches!(v, Val::Unknown)
+                }))
+            };
             let saves_loaded = last == "save"
-                && matches!(cs.args.first(), Some(Val::Call(f, _))
-                    if matches!(f.as_ref(), Val::Member(_, m) if self.catalog.is_lookup(m)));
+                && (cs.args.iter().take(2).any(looked_up)
+                    || cs
+                        .spread_args
+                        .iter()
+                        .any(|(i, v)| looked_up(v) && !clears_key(*i)));
             let kind = if saves_this
                 || sink.kind == EffectKind::DbCreate && saves_loaded
                 || sink.kind == EffectKind::DbCreate

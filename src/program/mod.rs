@@ -233,7 +233,8 @@ pub struct CallSite {
     /// second argument of `.then(..)`).
     pub on_failure: bool,
     /// Inside the body of a `try` that has a `catch`: a failure of the call may be swallowed
-    /// there instead of failing the function.
+    /// there instead of failing the function. Not when the `catch` only throws again, or keeps
+    /// the error for a `finally` that throws it.
     pub in_try: bool,
     /// Inside the body of a `try` whose `catch` neither throws nor returns: an error of the call
     /// is dropped there and the function goes on.

@@ -924,16 +924,27 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     fn walk_try(&mut self, node: Node<'t>) {
         let handler = node.field("handler");
         let catches = handler.is_some_and(|h| names_unique_violation(self.text(h)));
+        let finally_throws = node
+            .field("finalizer")
+            .is_some_and(|f| self.text(f).contains("throw"));
+        // A `catch` that only throws again (or keeps the error for a `finally` that throws it)
+        // lets every failure leave the function, as if there were no `try`.
+        let rethrows = finally_throws
+            || handler.is_some_and(|h| {
+                let t = self.text(h);
+                t.contains("throw") && !t.contains("return")
+            });
         // A `catch` with no `throw` and no `return` goes on after the `try`: the error is
-        // dropped there.
+        // dropped there, unless the `finally` throws what the catch kept (`catch (e) { err = e;
+        // rollback() } finally { release(); if (err) throw err }`).
         let drops = handler.is_some_and(|h| {
             let t = self.text(h);
             !t.contains("throw") && !t.contains("return")
-        });
+        }) && !finally_throws;
         if let Some(body) = node.field("body") {
             let saved = (self.unique_catch, self.in_try, self.swallowed);
             self.unique_catch |= catches;
-            self.in_try |= handler.is_some();
+            self.in_try |= handler.is_some() && !rethrows;
             self.swallowed |= drops;
             self.walk(body);
             (self.unique_catch, self.in_try, self.swallowed) = saved;
@@ -1976,7 +1987,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
                 "spread_element" => match self.eval(c) {
                     Val::Obj(inner) => fields.extend(inner),
-                    v @ (Val::Param(..) | Val::Member(..)) => {
+                    // A call's result spread into the literal: `{ ...found, isPaused }` with
+                    // `found` a looked-up row (a save of it writes that row back).
+                    v @ (Val::Param(..) | Val::Member(..) | Val::Call(..)) => {
                         self.spreads.entry(node.id()).or_default().push(v);
                     }
                     _ => {}
