@@ -2635,6 +2635,23 @@ impl<'a> Calls<'a> {
         if manager && cs.args.len() >= 2 {
             return self.entity_name(m, &cs.args[0]);
         }
+        // Mongoose's `new TeamInvite({..}).save()`: the model the document is made from.
+        if cs.path.len() == 1
+            && cs.path[0] == "save"
+            && let Val::New(class, _) = &cs.root
+        {
+            // A default import goes by the name the code gives it (`new TeamInvite(..)`), as the
+            // model's lookups (`TeamInvite.findOne`) do.
+            let written = cs.text.strip_prefix("new ").map(|t| {
+                t.chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
+                    .collect::<String>()
+            });
+            return self
+                .entity_name(m, class)
+                .filter(|n| n != "default")
+                .or(written.filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase())));
+        }
         // `manager.save(verification)` with `verification = new Verification()`: the instance's
         // class is the entity.
         if manager && let Some(Val::New(class, _)) = cs.args.first() {
