@@ -95,7 +95,7 @@ impl<'t> Evaluator<'t, '_> {
         let decorators = self.decorators_of(&class_decorators);
         // NestJS `@Controller`; routing-controllers `@Controller` / `@JsonController`; tsoa
         // `@Route('users')`: the same shape, a class prefix and method decorators.
-        let Some((controller, framework)) = decorators.iter().find_map(|d| {
+        let controller = decorators.iter().find_map(|d| {
             let spec = match &d.callee {
                 Val::Import { spec, .. } => spec.as_str(),
                 Val::Call(c, _) => match c.as_ref() {
@@ -113,7 +113,28 @@ impl<'t> Evaluator<'t, '_> {
                 ("Controller", _) => Some((d, "nestjs")),
                 _ => None,
             }
-        }) else {
+        });
+        // A class decorator of the project's own, named like one (`@ApiController('says')`, a
+        // function that calls `Controller(..)` with a path it builds), on a class whose methods
+        // carry Nest's route decorators: a controller all the same. Its argument is the part
+        // of the prefix the code shows; what the wrapper adds is not read, so its paths are
+        // partial (an unknown part first).
+        let wrapped = controller.is_none();
+        let controller = controller.or_else(|| {
+            let nest_routes = methods.iter().any(|(_, ds)| {
+                ds.iter().any(|d| {
+                    ROUTE_DECORATORS.iter().any(|(n, _)| *n == d.name)
+                        && from_package(&d.callee) == Some("@nestjs/common")
+                })
+            });
+            let wrapper = decorators.iter().find(|d| {
+                d.name.len() > "Controller".len()
+                    && d.name.ends_with("Controller")
+                    && from_package(&d.callee).is_none()
+            })?;
+            nest_routes.then_some((wrapper, "nestjs"))
+        });
+        let Some((controller, framework)) = controller else {
             return;
         };
         let mut router = RouterFacts::new(RouterKind::NestController, framework, controller.line);
@@ -134,6 +155,13 @@ impl<'t> Evaluator<'t, '_> {
         if router.prefixes.is_empty() {
             router.prefixes.push(Val::Str(String::new()));
         }
+        // The wrapper's own part is the router's prefix, not known; the argument is written
+        // before each route's path.
+        let route_prefixes = if wrapped {
+            std::mem::replace(&mut router.prefixes, vec![Val::Unknown])
+        } else {
+            vec![Val::Str(String::new())]
+        };
         for d in &decorators {
             match d.name.as_str() {
                 // OvernightJS `@ClassMiddleware(fn)` too.
@@ -182,15 +210,20 @@ impl<'t> Evaluator<'t, '_> {
                     _ => {}
                 }
             }
-            for (route, method) in routes.into_iter().take(take) {
+            for ((route, method), known) in routes
+                .into_iter()
+                .take(take)
+                .flat_map(|r| route_prefixes.iter().map(move |p| (r, p)))
+            {
+                let path = route
+                    .args
+                    .first()
+                    .cloned()
+                    .unwrap_or(Val::Str(String::new()));
                 router.items.push(
                     RouterItem::route(
                         Val::Str(method.into()),
-                        route
-                            .args
-                            .first()
-                            .cloned()
-                            .unwrap_or(Val::Str(String::new())),
+                        join_path(known, path),
                         String::new(),
                         middleware.clone(),
                         Val::Func(*f),
@@ -286,5 +319,33 @@ fn flatten_paths(v: &Val) -> Vec<Val> {
     match v {
         Val::Arr(items) => items.clone(),
         v => vec![v.clone()],
+    }
+}
+
+/// The package a decorator comes from (`@nestjs/common` for `@Post()`), or None for one the
+/// project defines (imported by a relative or aliased path) or defines in the file.
+fn from_package(callee: &Val) -> Option<&str> {
+    let spec = match callee {
+        Val::Import { spec, .. } => spec,
+        Val::Call(c, _) => match c.as_ref() {
+            Val::Import { spec, .. } => spec,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let project = spec.starts_with('.') || spec.starts_with("~/") || spec.starts_with("@/");
+    (!project).then_some(spec.as_str())
+}
+
+/// `known` written before a route's `path` (both as the code gives them).
+fn join_path(known: &Val, path: Val) -> Val {
+    match (known, &path) {
+        (Val::Str(k), _) if k.is_empty() => path,
+        (Val::Str(k), Val::Str(p)) => Val::Str(format!(
+            "{}/{}",
+            k.trim_end_matches('/'),
+            p.trim_start_matches('/')
+        )),
+        _ => Val::Template(vec![known.clone(), Val::Str("/".into()), path]),
     }
 }
