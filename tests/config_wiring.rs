@@ -63,6 +63,40 @@ fn a_configured_prefix_mounts_a_dynamic_router() {
 }
 
 #[test]
+fn a_configured_prefix_completes_a_controller_whose_decorator_builds_its_path() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&common::fixture("nestjs-wrapped-controller"), dir.path());
+    let before = common::json_report(dir.path());
+    assert!(
+        paths(&before).contains(&"POST /says".to_string()),
+        "{:?}",
+        paths(&before)
+    );
+    fs::write(
+        dir.path().join("retrysafe.toml"),
+        "[[mount]]\nfile = \"src/says/say.controller.ts\"\nline = 5\nprefix = \"/api/v3\"\n",
+    )
+    .unwrap();
+    let after = common::json_report(dir.path());
+    assert_eq!(
+        paths(&after),
+        [
+            "POST /api/v3/says",
+            "DELETE /api/v3/says/{id}",
+            "PUT /api/v3/says/{id}"
+        ],
+    );
+    assert!(
+        after["endpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["path_complete"] == true)
+    );
+    assert!(after["diagnostics"].as_array().unwrap().is_empty());
+}
+
+#[test]
 fn call_depth_bounds_how_far_effects_are_followed() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&common::fixture("express-shop"), dir.path());

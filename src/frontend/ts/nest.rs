@@ -158,7 +158,12 @@ impl<'t> Evaluator<'t, '_> {
         // The wrapper's own part is the router's prefix, not known; the argument is written
         // before each route's path.
         let route_prefixes = if wrapped {
-            std::mem::replace(&mut router.prefixes, vec![Val::Unknown])
+            // (The decorator's call stands for the unknown part, and names it in diagnostics.)
+            let call = Val::Call(
+                std::sync::Arc::new(controller.callee.clone()),
+                controller.args.clone(),
+            );
+            std::mem::replace(&mut router.prefixes, vec![call])
         } else {
             vec![Val::Str(String::new())]
         };

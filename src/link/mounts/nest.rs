@@ -687,8 +687,17 @@ impl Mounter<'_> {
                                 .map(move |mp| normalize_path(mp, own))
                         })),
                         None => {
+                            let expression = crate::link::display(p);
+                            // The prefix the configuration gives it (`[[mount]]`, as the
+                            // diagnostic below says).
+                            if let Some(given) = self.configured(m, router.line, &expression) {
+                                prefixes.extend(
+                                    module_prefixes.iter().map(|mp| normalize_path(mp, &given)),
+                                );
+                                continue;
+                            }
                             let what = format!("{} at", self.describe(Key::Local(m, r)));
-                            self.unknown_prefix(m, router.line, &what, p, &crate::link::display(p));
+                            self.unknown_prefix(m, router.line, &what, p, &expression);
                             prefixes.push(String::new());
                             complete = false;
                         }
