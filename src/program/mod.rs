@@ -95,6 +95,15 @@ impl Val {
 /// function looks up when it writes nothing, and as no lookup otherwise.
 pub const HELPER_GUARD: &str = "fn:";
 
+/// An import specifier that names a package, not a file of the project (a relative or absolute
+/// path, or the `@/` and `~/` aliases projects map to their sources).
+pub fn is_package_spec(spec: &str) -> bool {
+    !(spec.starts_with('.')
+        || spec.starts_with('/')
+        || spec.starts_with("@/")
+        || spec.starts_with("~/"))
+}
+
 /// A package that Deno code imports by a URL or a registry prefix, named as Node code imports it:
 /// `npm:stripe@17` → `stripe`, `npm:@supabase/supabase-js@2/dist` →
 /// `@supabase/supabase-js/dist`, `jsr:@supabase/supabase-js@2` → `@supabase/supabase-js`,

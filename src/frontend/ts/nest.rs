@@ -96,15 +96,7 @@ impl<'t> Evaluator<'t, '_> {
         // NestJS `@Controller`; routing-controllers `@Controller` / `@JsonController`; tsoa
         // `@Route('users')`: the same shape, a class prefix and method decorators.
         let controller = decorators.iter().find_map(|d| {
-            let spec = match &d.callee {
-                Val::Import { spec, .. } => spec.as_str(),
-                Val::Call(c, _) => match c.as_ref() {
-                    Val::Import { spec, .. } => spec.as_str(),
-                    _ => "",
-                },
-                _ => "",
-            };
-            match (d.name.as_str(), spec) {
+            match (d.name.as_str(), decorator_spec(&d.callee).unwrap_or("")) {
                 ("Controller" | "JsonController", "routing-controllers") => {
                     Some((d, "routing-controllers"))
                 }
@@ -327,19 +319,22 @@ fn flatten_paths(v: &Val) -> Vec<Val> {
     }
 }
 
+/// Where a decorator (`@Post`, `@Post()`) is imported from.
+fn decorator_spec(callee: &Val) -> Option<&str> {
+    match callee {
+        Val::Import { spec, .. } => Some(spec),
+        Val::Call(c, _) => match c.as_ref() {
+            Val::Import { spec, .. } => Some(spec),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The package a decorator comes from (`@nestjs/common` for `@Post()`), or None for one the
 /// project defines (imported by a relative or aliased path) or defines in the file.
 fn from_package(callee: &Val) -> Option<&str> {
-    let spec = match callee {
-        Val::Import { spec, .. } => spec,
-        Val::Call(c, _) => match c.as_ref() {
-            Val::Import { spec, .. } => spec,
-            _ => return None,
-        },
-        _ => return None,
-    };
-    let project = spec.starts_with('.') || spec.starts_with("~/") || spec.starts_with("@/");
-    (!project).then_some(spec.as_str())
+    decorator_spec(callee).filter(|spec| is_package_spec(spec))
 }
 
 /// `known` written before a route's `path` (both as the code gives them).

@@ -1093,8 +1093,7 @@ fn wrapped_app(v: &Val) -> Option<RouterId> {
     let Val::Call(callee, args) = v else {
         return None;
     };
-    let package = matches!(callee.as_ref(), Val::Import { spec, .. }
-        if !spec.starts_with('.') && !spec.starts_with('/') && !spec.starts_with("@/") && !spec.starts_with("~/"));
+    let package = matches!(callee.as_ref(), Val::Import { spec, .. } if is_package_spec(spec));
     match args.first() {
         Some(Val::Router(r)) if package => Some(*r),
         _ => None,
