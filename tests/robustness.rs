@@ -543,6 +543,59 @@ fn a_hundred_chained_posts_on_the_app_are_all_kept() {
     assert_eq!(paths_of(&report).len(), 100);
 }
 
+/// Functions that call the same functions many times: each summary keeps one copy of what its
+/// callees look up and read, not one per path (sixteen calls at each of eight levels are 16^7 paths).
+#[test]
+fn a_call_graph_whose_functions_share_callees_is_linked_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    let mut app = String::from(
+        "const express = require('express');\nconst { PrismaClient } = require('@prisma/client');\nconst prisma = new PrismaClient();\nconst app = express();\n\
+         async function f8(email) {\n  const found = await prisma.member.findFirst({ where: { email } });\n  if (!found) await prisma.member.create({ data: { email } });\n}\n",
+    );
+    for i in (1..8).rev() {
+        app.push_str(&format!("async function f{i}(email) {{\n"));
+        for _ in 0..16 {
+            app.push_str(&format!("  await f{}(email);\n", i + 1));
+        }
+        app.push_str("}\n");
+    }
+    app.push_str(
+        "app.post('/members', async (req, res) => {\n  await f1(req.body.email);\n  res.json({});\n});\nmodule.exports = app;\n",
+    );
+    fs::write(root.join("src/app.js"), app).unwrap();
+    let report = common::json_report(root);
+    let endpoints = report["endpoints"].as_array().unwrap();
+    let members = endpoints.iter().find(|e| e["path"] == "/members").unwrap();
+    assert_eq!(common::kinds(&members["side_effects"]), ["db_create"]);
+}
+
+/// Values built from values that were built the same way (a chain of builders each given the
+/// last result twice, object literals nesting the last literal twice) are kept within a bound:
+/// forty steps are 2^40 nodes written out. The routes of the file are still read.
+#[test]
+fn values_that_nest_their_own_copies_stay_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    let mut app = String::from(
+        "const express = require('express');\nconst app = express();\nconst pair = (x, y) => ({ x, y });\nconst b0 = { seed: 'a' };\nconst c0 = { seed: 'a' };\n",
+    );
+    for i in 1..=40 {
+        app.push_str(&format!(
+            "const b{i} = pair(b{p}, b{p});\nconst c{i} = {{ x: c{p}, y: [c{p}, c{p}] }};\n",
+            p = i - 1
+        ));
+    }
+    app.push_str(
+        "app.post('/built', (req, res) => res.json({ b: b40, c: c40 }));\nmodule.exports = app;\n",
+    );
+    fs::write(root.join("src/app.js"), app).unwrap();
+    let report = common::json_report(root);
+    assert_eq!(paths_of(&report), ["POST /built"]);
+}
+
 /// Every hostile shape of this file together in one tree: 1 and 2 threads give the same bytes.
 #[cfg(unix)]
 #[test]

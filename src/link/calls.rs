@@ -47,6 +47,12 @@ pub struct Summary {
     pub unfollowed: Vec<(String, Location)>,
 }
 
+/// Drops the repeats of `v`, keeping each value where it first appears.
+fn keep_first<T: std::hash::Hash + Eq + Clone>(v: &mut Vec<T>) {
+    let mut seen = HashSet::with_capacity(v.len());
+    v.retain(|x| seen.insert(x.clone()));
+}
+
 /// A call whose callee is a member picked by a value computed at run time: `inst[action](..)`,
 /// `handlers[event.type](..)`, `inst[action].call(inst, ctx)`; not `obj['name'](..)`,
 /// `list[0](..)`, nor a method called by its name on an element (`rows[i].map(..)`,
@@ -1841,6 +1847,17 @@ impl<'a> Calls<'a> {
                         }
                     }
                 }
+                // A function of a project module that the module does not define (one its
+                // exports are filled with at run time, `require('./create')(User)`): what the
+                // call does is unknown, not nothing.
+                if own.len() == own_before
+                    && matches!(targets[..], [(Resolved::Opaque, _)])
+                    && let Val::Member(receiver, _) = &cs.callee
+                    && matches!(self.res.resolve(m, receiver), Resolved::Module(_))
+                {
+                    out.unfollowed
+                        .push((format!("`{}`", cs.text), self.location(m, cs.line)));
+                }
                 let callees = targets.len();
                 // A library is taken to run the functions it is given, in an object or array too
                 // (`NextAuth(req, res, getAuthOptions(req))`), less those it is known not to run;
@@ -2199,6 +2216,12 @@ impl<'a> Calls<'a> {
         }
         out.effects.extend(merge_chains(own));
         Effect::dedup(&mut out.effects);
+        // Each call site adds its callee's lookups, reads and hashes: kept with repeats, a
+        // function reached along many paths would carry one copy per path (exponential in the
+        // depth of a call graph whose functions share callees).
+        keep_first(&mut out.lookups);
+        keep_first(&mut out.reads);
+        keep_first(&mut out.content_hashes);
         out.key_reads.sort();
         out.key_reads.dedup();
         out.key_obs.dedup();

@@ -242,7 +242,9 @@ fn passed_part(v: &Val, f: FnId) -> Option<Val> {
 /// `v` with each parameter of `f` replaced by the argument a call passes for it.
 fn replace_params(v: &Val, f: FnId, args: &[Val]) -> Val {
     match v {
-        Val::Param(g, i) if *g == f => args.get(*i).cloned().unwrap_or(Val::Unknown),
+        Val::Param(g, i) if *g == f => crate::program::argument(args, *i)
+            .cloned()
+            .unwrap_or(Val::Unknown),
         Val::Member(inner, p) => match replace_params(inner, f, args) {
             Val::Obj(fields) => field_of(&Val::Obj(fields), p),
             x => Val::Member(std::sync::Arc::new(x), p.clone()),

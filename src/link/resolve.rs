@@ -1130,10 +1130,12 @@ impl<'m> Resolver<'m> {
         }
         let piece = |v: &Val| -> Option<(String, Option<String>)> {
             let r = match v {
-                Val::Param(pf, i) if *pf == f => self.resolve_str_d(m, args.get(*i)?, d + 1),
+                Val::Param(pf, i) if *pf == f => {
+                    self.resolve_str_d(m, crate::program::argument(args, *i)?, d + 1)
+                }
                 Val::EnvDefault { var, value } => match value.as_ref() {
                     Val::Param(pf, i) if *pf == f => {
-                        match self.resolve_d(m, args.get(*i)?, d + 1) {
+                        match self.resolve_d(m, crate::program::argument(args, *i)?, d + 1) {
                             Resolved::Str(s) | Resolved::Default { value: s, .. } => {
                                 Resolved::Default {
                                     value: s,

@@ -58,7 +58,83 @@ pub enum Val {
     Element(std::sync::Arc<Val>),
 }
 
+/// The most nodes a value built by the evaluator keeps (an object or array literal, a function's
+/// return): past it, its deepest levels are cut (see [`Val::pruned`]). Values nest each other's
+/// copies, so without a bound a file of builders that pass their results on (`buildPrice({
+/// product, entitlement })`, then `buildCustomerPrice({ price, product })`, …) grows its values
+/// exponentially in the length of the chain.
+pub const MAX_VAL_NODES: usize = 16_384;
+
 impl Val {
+    /// The values directly inside this one.
+    fn children(&self) -> Vec<&Val> {
+        match self {
+            Val::Obj(fields) => fields.iter().map(|(_, v)| v).collect(),
+            Val::Arr(xs) | Val::Template(xs) => xs.iter().collect(),
+            Val::Call(c, xs) => std::iter::once(c.as_ref()).chain(xs.iter()).collect(),
+            Val::Member(b, _)
+            | Val::Element(b)
+            | Val::TypeRef(b)
+            | Val::RouteChain(_, b)
+            | Val::New(b, _)
+            | Val::EnvDefault { value: b, .. } => vec![b.as_ref()],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The value with at most `max` nodes: itself when it is that small, otherwise the levels
+    /// nearest its root that fit, each value below them unknown. What a value says about routes
+    /// and calls (its shape, its functions, its first levels) sits near the root; what grows
+    /// without bound is data nested in data.
+    pub fn pruned(&self, max: usize) -> Val {
+        // Nodes per depth, counted breadth first until `max` is passed.
+        let mut total = 0;
+        let mut level = vec![self];
+        let mut depth: usize = 0;
+        while !level.is_empty() {
+            total += level.len();
+            if total > max {
+                return self.cut(depth.saturating_sub(1));
+            }
+            level = level.iter().flat_map(|v| v.children()).collect();
+            depth += 1;
+        }
+        self.clone()
+    }
+
+    /// The value down to `depth` levels below its root; what is deeper is unknown.
+    fn cut(&self, depth: usize) -> Val {
+        if depth == 0 && !self.children().is_empty() {
+            return match self {
+                Val::Obj(fields) => Val::Obj(
+                    fields
+                        .iter()
+                        .map(|(k, _)| (k.clone(), Val::Unknown))
+                        .collect(),
+                ),
+                _ => Val::Unknown,
+            };
+        }
+        let sub = |v: &Val| v.cut(depth.saturating_sub(1));
+        let arc = |v: &std::sync::Arc<Val>| std::sync::Arc::new(sub(v));
+        match self {
+            Val::Obj(fields) => Val::Obj(fields.iter().map(|(k, v)| (k.clone(), sub(v))).collect()),
+            Val::Arr(xs) => Val::Arr(xs.iter().map(sub).collect()),
+            Val::Template(xs) => Val::Template(xs.iter().map(sub).collect()),
+            Val::Call(c, xs) => Val::Call(arc(c), xs.iter().map(sub).collect()),
+            Val::Member(b, n) => Val::Member(arc(b), n.clone()),
+            Val::Element(b) => Val::Element(arc(b)),
+            Val::TypeRef(b) => Val::TypeRef(arc(b)),
+            Val::RouteChain(r, b) => Val::RouteChain(*r, arc(b)),
+            Val::New(b, line) => Val::New(arc(b), *line),
+            Val::EnvDefault { var, value } => Val::EnvDefault {
+                var: var.clone(),
+                value: arc(value),
+            },
+            v => v.clone(),
+        }
+    }
+
     pub fn is_function_like(&self) -> bool {
         matches!(self, Val::Func(_))
     }
@@ -321,6 +397,26 @@ impl ParamSlot {
 
     pub fn is_this(&self) -> bool {
         self.index == THIS_SLOT
+    }
+}
+
+/// The index of [`Val::Param`] that counts the `k`-th argument from the end of a call (`k` ≥ 1):
+/// `args[args.length - 1]` of a rest parameter `...args` is the call's last argument, whatever
+/// their number.
+pub const fn from_end(k: usize) -> usize {
+    usize::MAX - (k - 1)
+}
+
+/// How many arguments from the end [`from_end`] counts at most.
+const FROM_END_SPAN: usize = 8;
+
+/// The argument a call passes for parameter index `i` ([`from_end`] indexes count from its last).
+pub fn argument(args: &[Val], i: usize) -> Option<&Val> {
+    let back = usize::MAX - i;
+    if back < FROM_END_SPAN {
+        args.len().checked_sub(back + 1).and_then(|j| args.get(j))
+    } else {
+        args.get(i)
     }
 }
 

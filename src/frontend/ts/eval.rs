@@ -112,6 +112,13 @@ pub struct Evaluator<'t, 'c> {
     /// the request to its app (`app.fetch(req, env, ctx)`): the function and the prefix the
     /// clients' paths carry, which the app's routes do not.
     pub(super) stripped_prefix: Option<(FnId, String)>,
+    /// Names the module binds to its CommonJS exports object (`const helpers = module.exports;`):
+    /// each `helpers.name = value` exports `name`, as `module.exports.name = value` does.
+    exports_aliases: Vec<String>,
+    /// The functions the module's top level assigns to an exports alias (`helpers.tryRoute =
+    /// function ..`), by name: made when first read, so a function written above another reads
+    /// it (`helpers.setupApiRoute` calling `helpers.tryRoute`, assigned below it).
+    alias_functions: HashMap<String, Node<'t>>,
     /// Every assignment to a variable, in order: (its scope, its name, the value assigned); read
     /// by [`Self::join_branches`].
     pub(super) assigned: Vec<(usize, String, Val)>,
@@ -329,6 +336,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: None,
             guarded: None,
             stripped_prefix: None,
+            exports_aliases: Vec::new(),
+            alias_functions: HashMap::default(),
             assigned: Vec::new(),
             refused: None,
             state_guard: None,
@@ -513,6 +522,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return;
         };
         let v = match decl.field("value") {
+            // `const helpers = module.exports;` at the top of a module: an object the module
+            // fills with its exports (see `exports_aliases`).
+            Some(value)
+                if self.cur == 0
+                    && pattern.kind() == "identifier"
+                    && matches!(self.text(value), "module.exports" | "exports") =>
+            {
+                let alias = self.text(pattern).to_string();
+                self.alias_functions_of(decl, &alias);
+                self.exports_aliases.push(alias);
+                Val::Obj(Vec::new())
+            }
             Some(value) => {
                 if pattern.kind() == "identifier" {
                     self.name_hint = Some(self.text(pattern).to_string());
@@ -858,7 +879,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             "return_statement" => {
                 if let Some(e) = node.named_child(0) {
-                    let v = self.eval(e);
+                    let v = self.eval(e).pruned(MAX_VAL_NODES);
                     let f = self.cur_fn();
                     self.module.functions[f].returns.push(v);
                 }
@@ -1276,7 +1297,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.hoist(body);
                 self.walk_children(body);
             } else {
-                let v = self.eval(body);
+                let v = self.eval(body).pruned(MAX_VAL_NODES);
                 self.module.functions[id].returns.push(v);
             }
         }
@@ -1705,9 +1726,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         v => out.push(v),
                     }
                 }
-                Val::Arr(out)
+                Val::Arr(out).pruned(MAX_VAL_NODES)
             }
-            "object" => self.eval_object(node),
+            "object" => self.eval_object(node).pruned(MAX_VAL_NODES),
             k if is_function(k) => {
                 let hint = self.name_hint.take();
                 Val::Func(self.make_function(node, hint, None))
@@ -2073,7 +2094,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         .push(("default".into(), line(node)));
                 } else if left_text.starts_with("module.exports.")
                     || left_text.starts_with("exports.")
+                    || object
+                        .filter(|o| o.kind() == "identifier")
+                        .is_some_and(|o| {
+                            let name = self.text(o);
+                            self.exports_aliases.iter().any(|a| a == name)
+                                && self.find(name) == Some(0)
+                        })
                 {
+                    // An alias of the exports object is also read as one in this module
+                    // (`helpers.tryRoute(..)` beside `helpers.tryRoute = ..`).
+                    if !left_text.contains("exports.") {
+                        self.write_field(object, &prop, &v);
+                    }
                     self.module.export_lines.push((prop.clone(), line(node)));
                     self.module.exports.push((prop, v.clone()));
                 } else if object.is_some_and(|o| o.kind() == "this") {
@@ -2355,6 +2388,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             (prop, None)
         } else {
             let index = node.field("index");
+            // `args[args.length - 1]` on a rest parameter: an argument counted from the end.
+            if let Some(k) = index.and_then(|i| self.back_index(node, i))
+                && let Val::Arr(items) = &c.val
+                && let Some(Val::Param(f, _)) = items.last()
+                && items.len() == REST_SPAN
+            {
+                c.val = Val::Param(*f, crate::program::from_end(k));
+                c.path.push(format!("-{k}"));
+                return c;
+            }
             let key = index.map(|i| self.eval(i));
             // `args[0]`: an index is a member like a name.
             let prop = key
@@ -2403,7 +2446,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             c.val = c.root.clone();
             return c;
         }
-        c.val = if c.path.len() >= MAX_CHAIN_LINKS
+        c.val = if c.path.is_empty()
+            && matches!(&c.val, Val::Obj(fields) if !fields.iter().any(|(k, _)| *k == prop))
+            && let Some(f) = self.alias_function(&c.root_name.clone(), &prop)
+        {
+            f
+        } else if c.path.len() >= MAX_CHAIN_LINKS
             && !matches!(c.val, Val::Router(_) | Val::RouteChain(..))
         {
             self.long_chain
@@ -2414,6 +2462,72 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         c.path.push(prop);
         c
+    }
+
+    /// The functions the top level of the module of `decl` assigns to `alias` (see
+    /// `alias_functions`).
+    fn alias_functions_of(&mut self, decl: Node<'t>, alias: &str) {
+        let mut root = decl;
+        while let Some(p) = root.parent() {
+            root = p;
+        }
+        let mut cursor = root.walk();
+        for statement in root.named_children(&mut cursor) {
+            let Some(assign) = statement
+                .named_child(0)
+                .filter(|_| statement.kind() == "expression_statement")
+                .filter(|a| a.kind() == "assignment_expression")
+            else {
+                continue;
+            };
+            let (Some(left), Some(right)) = (assign.field("left"), assign.field("right")) else {
+                continue;
+            };
+            if left.kind() == "member_expression"
+                && left.field("object").is_some_and(|o| self.text(o) == alias)
+                && let Some(prop) = left.field("property")
+                && is_function(right.kind())
+            {
+                self.alias_functions
+                    .entry(self.text(prop).to_string())
+                    .or_insert(right);
+            }
+        }
+    }
+
+    /// `alias.prop` read before the top level assigns it a function: that function, made now
+    /// in the module's scope (it is the same function when the assignment is reached).
+    fn alias_function(&mut self, alias: &str, prop: &str) -> Option<Val> {
+        if !self.exports_aliases.iter().any(|a| a == alias) || self.find(alias) != Some(0) {
+            return None;
+        }
+        let node = *self.alias_functions.get(prop)?;
+        let saved = self.cur;
+        self.cur = 0;
+        let f = self.make_function(node, Some(prop.to_string()), None);
+        self.cur = saved;
+        Some(Val::Func(f))
+    }
+
+    /// `k` of an index written `x.length - k` on `x` itself (`args[args.length - 1]`), 1 ≤ k ≤ 8.
+    fn back_index(&self, subscript: Node<'t>, index: Node<'t>) -> Option<usize> {
+        let object = subscript.field("object")?;
+        if index.kind() != "binary_expression"
+            || index.field("operator").map(|o| self.text(o)) != Some("-")
+        {
+            return None;
+        }
+        let length = index.field("left")?;
+        let k: usize = self.text(index.field("right")?).parse().ok()?;
+        (length.kind() == "member_expression"
+            && length
+                .field("property")
+                .is_some_and(|p| self.text(p) == "length")
+            && length
+                .field("object")
+                .is_some_and(|o| self.text(o) == self.text(object))
+            && (1..=8).contains(&k))
+        .then_some(k)
     }
 
     fn opaque_chain(&mut self, node: Node<'t>) -> Chain {
@@ -2746,7 +2860,29 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
         c.val = match &c.val {
             Val::Func(fid) => {
-                if let Some(wrapped) = args.iter().find(|a| a.is_function_like()) {
+                // A wrapper that may hand back the function it was given (`tryRoute(controller,
+                // onError)` returning `controller` when it cannot wrap it): that argument, which
+                // is a function or names one, rather than another function passed beside it.
+                let handed_back =
+                    self.module.functions[*fid]
+                        .returns
+                        .iter()
+                        .find_map(|r| match r {
+                            Val::Param(g, i) if g == fid => crate::program::argument(&args, *i)
+                                .filter(|a| {
+                                    matches!(
+                                        a,
+                                        Val::Func(_)
+                                            | Val::Param(..)
+                                            | Val::Member(..)
+                                            | Val::Import { .. }
+                                    )
+                                }),
+                            _ => None,
+                        });
+                if let Some(given) = handed_back {
+                    given.clone()
+                } else if let Some(wrapped) = args.iter().find(|a| a.is_function_like()) {
                     wrapped.clone()
                 } else {
                     // The first return that says something; an early `return []` or `return
@@ -2769,7 +2905,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             Val::Unknown => Val::Unknown,
-            callee_val => Val::Call(std::sync::Arc::new(callee_val.clone()), args),
+            callee_val => {
+                Val::Call(std::sync::Arc::new(callee_val.clone()), args).pruned(MAX_VAL_NODES)
+            }
         };
         self.body_hash(&c, node);
         c
@@ -2938,6 +3076,11 @@ fn is_async_auto(v: &Val) -> bool {
     }
 }
 
+/// The most nodes of an argument a function's result keeps where the function returns that
+/// parameter (see [`Val::pruned`]): a chain of builders each returning what it was given grows
+/// by at most this much per call.
+const MAX_ARG_NODES: usize = 2048;
+
 /// `v`, a value function `f` returns, with its parameters replaced by the arguments of a call
 /// (a parameter the call leaves out is unknown). Values nest at most 16 deep here.
 fn with_args(v: &Val, f: FnId, args: &[Val], depth: usize) -> Val {
@@ -2964,7 +3107,9 @@ fn with_args(v: &Val, f: FnId, args: &[Val], depth: usize) -> Val {
     }
     let sub = |x: &Val| with_args(x, f, args, depth + 1);
     match v {
-        Val::Param(g, i) if *g == f => args.get(*i).cloned().unwrap_or(Val::Unknown),
+        Val::Param(g, i) if *g == f => {
+            crate::program::argument(args, *i).map_or(Val::Unknown, |a| a.pruned(MAX_ARG_NODES))
+        }
         Val::Obj(fields) => Val::Obj(fields.iter().map(|(k, x)| (k.clone(), sub(x))).collect()),
         Val::Arr(xs) => Val::Arr(xs.iter().map(sub).collect()),
         Val::Template(xs) => Val::Template(xs.iter().map(sub).collect()),
