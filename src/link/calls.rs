@@ -127,8 +127,12 @@ type Registry = HashMap<(String, String), Vec<(ModId, FnId)>>;
 /// Methods every array, promise or function has: never a project's registered function.
 const BUILTIN_METHODS: &[&str] = &[
     "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every",
-    "push", "pop", "toString", "call", "apply", "bind", "keys", "values", "entries",
+    "push", "pop", "toString", "call", "apply", "bind", "keys", "values", "entries", "valueOf",
+    "toJSON",
 ];
+
+/// Methods every object has (`Object.prototype`'s): never a function a project module defines.
+const OBJECT_METHODS: &[&str] = &["hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable"];
 
 /// Most functions one `(field, member)` pair of a registry lists; a call through a pair with
 /// more candidates than this is not guessed at.
@@ -1852,7 +1856,9 @@ impl<'a> Calls<'a> {
                 // call does is unknown, not nothing.
                 if own.len() == own_before
                     && matches!(targets[..], [(Resolved::Opaque, _)])
-                    && let Val::Member(receiver, _) = &cs.callee
+                    && let Val::Member(receiver, name) = &cs.callee
+                    && !BUILTIN_METHODS.contains(&name.as_str())
+                    && !OBJECT_METHODS.contains(&name.as_str())
                     && matches!(self.res.resolve(m, receiver), Resolved::Module(_))
                 {
                     out.unfollowed
