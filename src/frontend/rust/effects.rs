@@ -1417,12 +1417,27 @@ impl<'m, 'a> Effects<'m, 'a> {
                     refuses,
                     filter: filter.clone(),
                 };
+                let gate_start = out.effects.len();
                 for (i, p) in parts.iter().enumerate().skip(skip) {
                     let start = out.effects.len();
                     self.walk(p, scope, out, false);
                     if (i == 1 && !found_when_true) || (i == 2 && found_when_true) {
                         missing(false).apply(&mut out.effects[start..], &at);
                     }
+                }
+                // Update-or-insert by hand: the row found is updated, the one missing created
+                // (what the TypeScript follower makes of a function that does both).
+                let gate = &mut out.effects[gate_start..];
+                let updated: HashSet<String> = gate
+                    .iter()
+                    .filter(|e| e.kind == EffectKind::DbUpdate && !e.relative)
+                    .filter_map(|e| e.target.as_deref().map(crate::facts::model_key))
+                    .collect();
+                for e in gate.iter_mut().filter(|e| e.find_or_create) {
+                    e.upsert |= e
+                        .target
+                        .as_deref()
+                        .is_some_and(|t| updated.contains(&crate::facts::model_key(t)));
                 }
                 if *then_exits && found_when_true {
                     after.push((missing(*then_refuses), at));

@@ -814,6 +814,27 @@ fn match_test(
             parts: vec![scrutinee, some_arm, none_arm],
         });
     }
+    // `match find_folder(db, &id).await? { Some(row) => .., None => .. }`: what the call found,
+    // bound to a name of its own as an `if` on a call is ([`CALL_GATE`]).
+    if pats.len() == 2
+        && call_test(tested, 0) == Some(false)
+        && let Some(some) = pats.iter().position(|(p, _)| matches!(p, P::Some))
+        && matches!(pats[1 - some].0, P::None | P::Wild)
+    {
+        let none = 1 - some;
+        let exit = pats[some].1;
+        let scrutinee = scrutinee.take()?;
+        let none_arm = arms.remove(none);
+        let some_arm = arms.remove(0);
+        return Some(Ex::Gate {
+            var: format!("{CALL_GATE}{line}"),
+            failed_when_true: false,
+            then_exits: exit.is_some(),
+            then_refuses: exit == Some(true),
+            line,
+            parts: vec![scrutinee, some_arm, none_arm],
+        });
+    }
     let (var, field) = test_field(tested)?;
     let exits: Vec<usize> = (0..pats.len()).filter(|&i| pats[i].1.is_some()).collect();
     let stays: Vec<usize> = (0..pats.len()).filter(|&i| pats[i].1.is_none()).collect();
