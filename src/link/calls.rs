@@ -1003,6 +1003,9 @@ pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
     let upsert = kind == EffectKind::DbCreate
         && (joined.contains("ON CONFLICT")
             || joined.contains("INSERT IGNORE")
+            // SQLite's conflict clauses: a duplicate is skipped or replaced.
+            || joined.contains("INSERT OR IGNORE")
+            || joined.contains("INSERT OR REPLACE")
             || joined.contains("ON DUPLICATE KEY")
             || words[first] == "REPLACE"
             || words[first] == "MERGE");
@@ -3710,6 +3713,18 @@ mod tests {
             classify_sql("-- note\nDELETE FROM t WHERE id = 1"),
             Some((EffectKind::DbDelete, false, false))
         );
+        for sql in [
+            "INSERT OR IGNORE INTO meta (module, key1) VALUES ($1, $2)",
+            "insert or replace into meta (module, key1) values (?, ?)",
+            "INSERT IGNORE INTO tags (name) VALUES (?)",
+            "REPLACE INTO tags (name) VALUES (?)",
+        ] {
+            assert_eq!(
+                classify_sql(sql),
+                Some((EffectKind::DbCreate, true, false)),
+                "{sql}"
+            );
+        }
         assert_eq!(classify_sql("SELECT * FROM t"), None);
     }
 }
