@@ -1126,7 +1126,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 before: creates_here.clone(),
                 guards: guards.len(),
             });
-            if let Stmt::Expr(e, _) = s
+            // `let saved = match find(..).await? { Some(row) => update, None => insert };`: the
+            // test is the initializer's, as the statement's own would be.
+            let tested = match s {
+                Stmt::Expr(e, _) => Some(e),
+                Stmt::Let {
+                    init: Some(init), ..
+                } if matches!(**init, Ex::Gate { .. } | Ex::FieldTest(_)) => Some(&**init),
+                _ => None,
+            };
+            if let Some(e) = tested
                 && let Some(after) = self.guarded_if(e, scope, out)
             {
                 let start = out.effects.len();
