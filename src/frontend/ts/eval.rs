@@ -2087,24 +2087,24 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .field("property")
                     .map(|p| self.text(p).to_string())
                     .unwrap_or_default();
+                let via_alias = object
+                    .filter(|o| o.kind() == "identifier")
+                    .is_some_and(|o| {
+                        let name = self.text(o);
+                        self.exports_aliases.iter().any(|a| a == name) && self.find(name) == Some(0)
+                    });
                 if left_text == "module.exports" {
                     self.module.cjs_whole = Some(v.clone());
                     self.module
                         .export_lines
                         .push(("default".into(), line(node)));
-                } else if left_text.starts_with("module.exports.")
+                } else if via_alias
+                    || left_text.starts_with("module.exports.")
                     || left_text.starts_with("exports.")
-                    || object
-                        .filter(|o| o.kind() == "identifier")
-                        .is_some_and(|o| {
-                            let name = self.text(o);
-                            self.exports_aliases.iter().any(|a| a == name)
-                                && self.find(name) == Some(0)
-                        })
                 {
                     // An alias of the exports object is also read as one in this module
                     // (`helpers.tryRoute(..)` beside `helpers.tryRoute = ..`).
-                    if !left_text.contains("exports.") {
+                    if via_alias {
                         self.write_field(object, &prop, &v);
                     }
                     self.module.export_lines.push((prop.clone(), line(node)));
