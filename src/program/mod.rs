@@ -87,6 +87,9 @@ impl Val {
     /// and calls (its shape, its functions, its first levels) sits near the root; what grows
     /// without bound is data nested in data.
     pub fn pruned(&self, max: usize) -> Val {
+        if !self.larger_than(max) {
+            return self.clone();
+        }
         // Nodes per depth, counted breadth first until `max` is passed.
         let mut total = 0;
         let mut level = vec![self];
@@ -100,6 +103,30 @@ impl Val {
             depth += 1;
         }
         self.clone()
+    }
+
+    /// Has the value more than `max` nodes? Counts no further than that.
+    fn larger_than(&self, max: usize) -> bool {
+        fn count(v: &Val, left: &mut usize) -> bool {
+            if *left == 0 {
+                return true;
+            }
+            *left -= 1;
+            match v {
+                Val::Obj(fields) => fields.iter().any(|(_, x)| count(x, left)),
+                Val::Arr(xs) | Val::Template(xs) => xs.iter().any(|x| count(x, left)),
+                Val::Call(c, xs) => count(c, left) || xs.iter().any(|x| count(x, left)),
+                Val::Member(b, _)
+                | Val::Element(b)
+                | Val::TypeRef(b)
+                | Val::RouteChain(_, b)
+                | Val::New(b, _)
+                | Val::EnvDefault { value: b, .. } => count(b, left),
+                _ => false,
+            }
+        }
+        let mut left = max;
+        count(self, &mut left)
     }
 
     /// The value down to `depth` levels below its root; what is deeper is unknown.
