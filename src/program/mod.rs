@@ -66,20 +66,30 @@ pub enum Val {
 pub const MAX_VAL_NODES: usize = 16_384;
 
 impl Val {
-    /// The values directly inside this one.
-    fn children(&self) -> Vec<&Val> {
+    /// Calls `f` on each value directly inside this one until `f` returns true; true if it did.
+    fn any_child<'v>(&'v self, mut f: impl FnMut(&'v Val) -> bool) -> bool {
         match self {
-            Val::Obj(fields) => fields.iter().map(|(_, v)| v).collect(),
-            Val::Arr(xs) | Val::Template(xs) => xs.iter().collect(),
-            Val::Call(c, xs) => std::iter::once(c.as_ref()).chain(xs.iter()).collect(),
+            Val::Obj(fields) => fields.iter().any(|(_, v)| f(v)),
+            Val::Arr(xs) | Val::Template(xs) => xs.iter().any(f),
+            Val::Call(c, xs) => f(c) || xs.iter().any(f),
             Val::Member(b, _)
             | Val::Element(b)
             | Val::TypeRef(b)
             | Val::RouteChain(_, b)
             | Val::New(b, _)
-            | Val::EnvDefault { value: b, .. } => vec![b.as_ref()],
-            _ => Vec::new(),
+            | Val::EnvDefault { value: b, .. } => f(b),
+            _ => false,
         }
+    }
+
+    /// The values directly inside this one.
+    fn children(&self) -> Vec<&Val> {
+        let mut out = Vec::new();
+        self.any_child(|v| {
+            out.push(v);
+            false
+        });
+        out
     }
 
     /// The value with at most `max` nodes: itself when it is that small, otherwise the levels
@@ -112,18 +122,7 @@ impl Val {
                 return true;
             }
             *left -= 1;
-            match v {
-                Val::Obj(fields) => fields.iter().any(|(_, x)| count(x, left)),
-                Val::Arr(xs) | Val::Template(xs) => xs.iter().any(|x| count(x, left)),
-                Val::Call(c, xs) => count(c, left) || xs.iter().any(|x| count(x, left)),
-                Val::Member(b, _)
-                | Val::Element(b)
-                | Val::TypeRef(b)
-                | Val::RouteChain(_, b)
-                | Val::New(b, _)
-                | Val::EnvDefault { value: b, .. } => count(b, left),
-                _ => false,
-            }
+            v.any_child(|x| count(x, left))
         }
         let mut left = max;
         count(self, &mut left)
@@ -435,7 +434,7 @@ pub const fn from_end(k: usize) -> usize {
 }
 
 /// How many arguments from the end [`from_end`] counts at most.
-const FROM_END_SPAN: usize = 8;
+pub const FROM_END_SPAN: usize = 8;
 
 /// The argument a call passes for parameter index `i` ([`from_end`] indexes count from its last).
 pub fn argument(args: &[Val], i: usize) -> Option<&Val> {

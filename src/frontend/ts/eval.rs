@@ -2089,10 +2089,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .unwrap_or_default();
                 let via_alias = object
                     .filter(|o| o.kind() == "identifier")
-                    .is_some_and(|o| {
-                        let name = self.text(o);
-                        self.exports_aliases.iter().any(|a| a == name) && self.find(name) == Some(0)
-                    });
+                    .is_some_and(|o| self.is_exports_alias(self.text(o)));
                 if left_text == "module.exports" {
                     self.module.cjs_whole = Some(v.clone());
                     self.module
@@ -2498,7 +2495,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     /// `alias.prop` read before the top level assigns it a function: that function, made now
     /// in the module's scope (it is the same function when the assignment is reached).
     fn alias_function(&mut self, alias: &str, prop: &str) -> Option<Val> {
-        if !self.exports_aliases.iter().any(|a| a == alias) || self.find(alias) != Some(0) {
+        if !self.is_exports_alias(alias) {
             return None;
         }
         let node = *self.alias_functions.get(prop)?;
@@ -2509,7 +2506,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         Some(Val::Func(f))
     }
 
-    /// `k` of an index written `x.length - k` on `x` itself (`args[args.length - 1]`), 1 ≤ k ≤ 8.
+    /// Is `name`, as this scope sees it, the module's alias of its exports object?
+    fn is_exports_alias(&self, name: &str) -> bool {
+        self.exports_aliases.iter().any(|a| a == name) && self.find(name) == Some(0)
+    }
+
+    /// `k` of an index written `x.length - k` on `x` itself (`args[args.length - 1]`), up to
+    /// [`crate::program::FROM_END_SPAN`].
     fn back_index(&self, subscript: Node<'t>, index: Node<'t>) -> Option<usize> {
         let object = subscript.field("object")?;
         if index.kind() != "binary_expression"
@@ -2526,7 +2529,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             && length
                 .field("object")
                 .is_some_and(|o| self.text(o) == self.text(object))
-            && (1..=8).contains(&k))
+            && (1..=crate::program::FROM_END_SPAN).contains(&k))
         .then_some(k)
     }
 
