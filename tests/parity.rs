@@ -219,3 +219,8 @@ fn sends_through_a_lightning_nodes_rest_api_are_money_in_both_languages() {
 fn redis_writes_are_judged_alike_from_ioredis_and_from_the_redis_crate() {
     assert_twins("express-redis-store", "axum-redis-store");
 }
+
+#[test]
+fn a_dynamodb_conditional_put_claims_a_key_in_both_languages() {
+    assert_twins("express-keys-dynamodb", "axum-keys-dynamodb");
+}

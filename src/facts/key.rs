@@ -28,6 +28,8 @@ pub enum StoreBackend {
     Memory,
     /// A catalogued idempotency library whose store is not in the scanned code.
     Library,
+    /// A DynamoDB table (the AWS SDKs' item operations).
+    Dynamodb,
 }
 
 impl StoreBackend {
@@ -38,8 +40,25 @@ impl StoreBackend {
             StoreBackend::Redis => "redis",
             StoreBackend::Memory => "memory",
             StoreBackend::Library => "library",
+            StoreBackend::Dynamodb => "dynamodb",
         }
     }
+}
+
+/// A DynamoDB item operation as an operation on a key store, from its name in any SDK
+/// (`PutCommand`, `put`, `putItem`, `put_item`, `PutItemCommand`). A put or an update whose
+/// `ConditionExpression` requires `attribute_not_exists(..)` (`if_absent`) writes only when no
+/// item has the key: an insert-if-absent in one step, as `SET NX` is.
+pub fn dynamo_kind(op: &str, if_absent: bool) -> Option<OpKind> {
+    let op = op.to_ascii_lowercase().replace('_', "");
+    let op = op.strip_suffix("command").unwrap_or(&op);
+    Some(match op.strip_suffix("item").unwrap_or(op) {
+        "put" | "update" if if_absent => OpKind::Claim,
+        "put" | "update" => OpKind::Write,
+        "get" | "query" | "batchget" => OpKind::Read,
+        "delete" => OpKind::Delete,
+        _ => return None,
+    })
 }
 
 /// What one store operation does to a key.
@@ -286,7 +305,7 @@ pub struct Answer {
 /// The key store behind an endpoint's key mechanism, judged property by property.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct KeyStore {
-    /// `memory`, `sql`, `orm`, `redis` or `library` (see [`StoreBackend`]); `unknown` when only
+    /// `memory`, `sql`, `orm`, `redis`, `dynamodb` or `library` (see [`StoreBackend`]); `unknown` when only
     /// the code reading the key was seen.
     pub kind: String,
     pub detail: String,

@@ -2461,6 +2461,40 @@ impl<'a> Calls<'a> {
                 time_filter: kc.time_filter,
             });
         }
+        // DynamoDB: a command object sent by a client (`send(new PutCommand({ TableName, Item,
+        // ConditionExpression }))`) or a DocumentClient method (`put({ TableName, .. })`).
+        if kc.fields.iter().any(|f| f == "TableName")
+            && (kc.on_key
+                || kc
+                    .fields
+                    .iter()
+                    .any(|f| crate::link::keystore::is_key_target(f)))
+        {
+            let op = kc
+                .fields
+                .iter()
+                .find_map(|f| f.strip_suffix("Command"))
+                .unwrap_or(&kc.method);
+            if let Some(kind) = crate::facts::key::dynamo_kind(op, kc.nx) {
+                let target = kc
+                    .fields
+                    .iter()
+                    .find(|f| crate::link::keystore::is_key_target(f))
+                    .unwrap_or(&kc.receiver)
+                    .clone();
+                return Some(StoreOp {
+                    backend: StoreBackend::Dynamodb,
+                    kind,
+                    target,
+                    fields: kc.fields.clone(),
+                    // The table's TTL attribute, written with the item (`expiresAt`).
+                    ttl: kc.ttl
+                        || (matches!(kind, OpKind::Claim | OpKind::Write)
+                            && kc.fields.iter().any(|f| words::expiry(f))),
+                    time_filter: kc.time_filter,
+                });
+            }
+        }
         // An ORM model or repository named for keys.
         if crate::link::keystore::is_key_target(&kc.receiver) {
             let kind = match method.as_str() {

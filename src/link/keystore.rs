@@ -697,6 +697,7 @@ fn describe_backend(b: StoreBackend) -> &'static str {
         StoreBackend::Redis => "Redis",
         StoreBackend::Memory => "process memory",
         StoreBackend::Library => "a library's store",
+        StoreBackend::Dynamodb => "a DynamoDB table",
     }
 }
 

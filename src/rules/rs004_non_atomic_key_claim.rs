@@ -4,6 +4,7 @@ use super::{
     Hit, Rule, RuleMeta, Section, Severity, depended_store, repeated_summary, store_confidence,
 };
 use crate::facts::Endpoint;
+use crate::facts::key::StoreBackend;
 
 const DOC: &str = r#"## What it does
 Flags a key mechanism that does not claim the key in one atomic step before the handler runs:
@@ -43,7 +44,12 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     Some(Hit {
         confidence: store_confidence(store),
         message: format!("The idempotency key is not claimed atomically: {why}."),
-        change: "Claim the key before the handler with one write that only one caller can win: `INSERT … ON CONFLICT (user_id, key) DO NOTHING` and check the row count, Redis `SET key value NX EX 86400`, or a create on a model with a unique key whose violation you catch; answer the loser 409 with `Retry-After`.".into(),
+        change: if store.kind == StoreBackend::Dynamodb.as_str() {
+            "Claim the key before the handler with one conditional write: a put whose `ConditionExpression` is `attribute_not_exists(pk)` on the key's partition key, with `ConditionalCheckFailedException` read as \"already claimed\"; answer the loser 409 with `Retry-After`."
+        } else {
+            "Claim the key before the handler with one write that only one caller can win: `INSERT … ON CONFLICT (user_id, key) DO NOTHING` and check the row count, Redis `SET key value NX EX 86400`, or a create on a model with a unique key whose violation you catch; answer the loser 409 with `Retry-After`."
+        }
+        .into(),
         impact: format!(
             "A retry racing its own timed-out original passes the check too, and both run {}.",
             repeated_summary(ep)

@@ -7,7 +7,9 @@
 //! which condition, checks on the key, hashes, replays, logging, where the wrapped service runs,
 //! and the context of every call (an `Err` arm, a 5xx branch), for the linker to follow.
 
-use crate::facts::key::{Cond, Ctx, KeyCheck, Obs, OpKind, StoreBackend, StoreOp, words};
+use crate::facts::key::{
+    Cond, Ctx, KeyCheck, Obs, OpKind, StoreBackend, StoreOp, dynamo_kind, words,
+};
 use crate::link::keystore::{is_key_target, sql_op};
 use quote::ToTokens;
 use std::collections::{HashMap, HashSet};
@@ -1155,6 +1157,41 @@ impl Scan {
                     fields,
                     ttl: false,
                     time_filter: kind == OpKind::Delete && time_filter,
+                }),
+                at,
+            );
+            return;
+        }
+        // DynamoDB (aws-sdk-dynamodb): `client.put_item().table_name(..).item(..)
+        // .condition_expression("attribute_not_exists(pk)").send()`.
+        if names.iter().any(|n| n == "table_name")
+            && (has_idem(&full)
+                || links
+                    .iter()
+                    .any(|l| l.args.iter().any(|a| self.mentions_key(a))))
+            && let Some(kind) = names.iter().find_map(|n| {
+                let if_absent = names.iter().any(|n| n == "condition_expression")
+                    && full.contains("attribute_not_exists");
+                dynamo_kind(n, if_absent)
+            })
+        {
+            let fields = self.fields_of(&full);
+            let ttl = matches!(kind, OpKind::Claim | OpKind::Write)
+                && fields.iter().any(|f| words::expiry(f));
+            let target = links
+                .iter()
+                .find(|l| l.method == "table_name")
+                .and_then(|l| l.args.first())
+                .map(|a| text(a).replace(' ', ""))
+                .unwrap_or_else(|| recv.clone());
+            self.seen(
+                Obs::Op(StoreOp {
+                    backend: StoreBackend::Dynamodb,
+                    kind,
+                    target,
+                    fields,
+                    ttl,
+                    time_filter,
                 }),
                 at,
             );

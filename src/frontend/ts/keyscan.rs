@@ -671,8 +671,27 @@ impl<'t> Evaluator<'t, '_> {
             // the key; a string built from it is still the key.
             let is_lookup = value.kind() == "call_expression" && {
                 let callee = value.field("function").map(|c| self.text(c)).unwrap_or("");
-                let m = callee.rsplit('.').next().unwrap_or("").to_ascii_lowercase();
+                let m = callee.rsplit('.').next().unwrap_or("");
+                // A helper that builds a storage key from the key (`buildStorageKey({ orgId,
+                // key })`, `makeIdempotencyKey(userId, key)`) returns the key, not a lookup.
+                let builds_key = {
+                    let w = words::split(m);
+                    w.first().is_some_and(|f| {
+                        matches!(
+                            f.as_str(),
+                            "build"
+                                | "make"
+                                | "compute"
+                                | "derive"
+                                | "format"
+                                | "compose"
+                                | "scope"
+                        )
+                    }) && w.iter().any(|x| x == "key")
+                };
+                let m = m.to_ascii_lowercase();
                 !reads_header
+                    && !builds_key
                     && !matches!(
                         m.as_str(),
                         "trim"
@@ -1155,7 +1174,9 @@ impl<'t> Evaluator<'t, '_> {
             || field("nx")
             || lower == "setnx"
             || lower == "hsetnx"
-            || upper.contains(" NX");
+            || upper.contains(" NX")
+            // DynamoDB's conditional write: only when no item has the key.
+            || upper.contains("ATTRIBUTE_NOT_EXISTS(");
         let ttl = has_token("EX")
             || has_token("PX")
             || has_token("EXAT")
