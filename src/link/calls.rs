@@ -420,6 +420,10 @@ fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
         .collect()
 }
 
+/// How a model held by a field of a base class is named until a subclass says which it is
+/// (`this.MongooseModel`).
+const THIS_FIELD: &str = "this.";
+
 /// A call on `this` itself in a class method (`this.create(..)`, `this.findOne(..)`): the class.
 fn this_call(cs: &CallSite) -> Option<usize> {
     match &cs.root {
@@ -1705,7 +1709,11 @@ impl<'a> Calls<'a> {
                         }
                         None => t,
                     };
-                    let t = entity.clone().map(Some).unwrap_or(t);
+                    let t = entity
+                        .clone()
+                        .or_else(|| self.subclass_field(m, f, cs))
+                        .map(Some)
+                        .unwrap_or(t);
                     read.push(t.clone());
                     let method = cs.path.last().or(this_call(cs).map(|_| &cs.root_name));
                     // A count guards only where the front end saw it tested for none
@@ -1773,6 +1781,13 @@ impl<'a> Calls<'a> {
                     }
                     if let Some(t) = &entity {
                         e.target = Some(t.clone());
+                    } else if matches!(
+                        e.kind,
+                        EffectKind::DbCreate | EffectKind::DbUpdate | EffectKind::DbDelete
+                    ) && let Some(t) = self.subclass_field(m, f, cs)
+                    {
+                        e.target = Some(t);
+                        e.on_this = true;
                     }
                     if let Some((t, keys)) = drizzle.get(&cs.group) {
                         e.target = Some(t.clone());
@@ -2008,11 +2023,18 @@ impl<'a> Calls<'a> {
                         }
                         out.effects.push(e);
                     }
-                    read.extend(sub.reads.iter().cloned());
+                    // A base class's method reads the model its subclass gives it: named here,
+                    // where the receiver's class is known.
+                    let bound = |l: &String| {
+                        self.bind_subclass_field(m, &cs.callee, l)
+                            .unwrap_or_else(|| l.clone())
+                    };
+                    let sub_lookups: Vec<String> = sub.lookups.iter().map(bound).collect();
+                    read.extend(sub.reads.iter().map(|r| r.as_ref().map(bound)));
                     if cs.path.last().is_some_and(|l| self.catalog.is_lookup(l)) {
                         for name in receiver_names(cs) {
                             let known = guard_alias.entry(name).or_default();
-                            for l in &sub.lookups {
+                            for l in &sub_lookups {
                                 if !known.contains(l) {
                                     known.push(l.clone());
                                 }
@@ -2022,7 +2044,7 @@ impl<'a> Calls<'a> {
                     // A function of the project that only looks rows up (`emailTaken(email)`,
                     // `this.selectByEmail(c, email)`): a guard on what it returned is a guard
                     // on those lookups (see `HELPER_GUARD`).
-                    if sub.effects.is_empty() && !sub.lookups.is_empty() {
+                    if sub.effects.is_empty() && !sub_lookups.is_empty() {
                         let called = match cs.path.last() {
                             Some(l) => l.clone(),
                             None => cs.root_name.clone(),
@@ -2031,7 +2053,7 @@ impl<'a> Calls<'a> {
                             let known = guard_alias
                                 .entry(model_key(&format!("{HELPER_GUARD}{n}")))
                                 .or_default();
-                            for l in &sub.lookups {
+                            for l in &sub_lookups {
                                 if !known.contains(l) {
                                     known.push(l.clone());
                                 }
@@ -2039,7 +2061,7 @@ impl<'a> Calls<'a> {
                         }
                     }
                     lookups_here.extend(
-                        sub.lookups
+                        sub_lookups
                             .iter()
                             .map(|l| (l.clone(), sub.lookup_filters.clone())),
                     );
@@ -2048,8 +2070,9 @@ impl<'a> Calls<'a> {
                             out.lookup_filters.push(f.clone());
                         }
                     }
-                    out.lookups.extend(sub.lookups.iter().cloned());
-                    out.reads.extend(sub.reads.iter().cloned());
+                    out.lookups.extend(sub_lookups.iter().cloned());
+                    out.reads
+                        .extend(sub.reads.iter().map(|r| r.as_ref().map(bound)));
                     out.key_reads.extend(sub.key_reads.iter().cloned());
                     out.content_hashes
                         .extend(sub.content_hashes.iter().cloned());
@@ -2283,6 +2306,21 @@ impl<'a> Calls<'a> {
         e: &mut Effect,
         saved_built: &mut Vec<Val>,
     ) {
+        // A model a base class's field holds (see `subclass_field`): named where the receiver's
+        // class gives it; else left for a caller further up.
+        if e.target
+            .as_deref()
+            .is_some_and(|t| t.starts_with(THIS_FIELD))
+        {
+            if let Some(callee) = callee
+                && let Some(model) =
+                    self.bind_subclass_field(m, callee, e.target.as_deref().unwrap_or(""))
+            {
+                e.target = Some(model);
+                e.on_this = false;
+            }
+            return;
+        }
         let receiver = match callee {
             Some(Val::Member(receiver, _)) => receiver.as_ref(),
             _ => {
@@ -2316,6 +2354,74 @@ impl<'a> Calls<'a> {
                 e.key_params = record.map(|f| key_params(m, f)).unwrap_or_default();
             }
         }
+    }
+
+    /// A database call on a field of `this` that the class's constructor takes as a parameter
+    /// and that holds no class of the project (`this.MongooseModel.findOne(..)`, `new
+    /// this.model(data).save()` in `class BaseRepository<T> { constructor(protected
+    /// MongooseModel: Model<T>) }`): its model is whatever each subclass passes to `super(..)`,
+    /// so the call names the field (`this.MongooseModel`) until a caller names the class.
+    fn subclass_field(&self, m: ModId, f: FnId, cs: &CallSite) -> Option<String> {
+        let c = self.res.modules[m].functions[f].class?;
+        // The call as written (`this.MongooseModel.findOne`), or the construction of the
+        // instance it is called on (`new this.MongooseModel(data)`, then `.save()`).
+        let text = match &cs.root {
+            Val::New(_, line) => self.res.modules[m].functions[f]
+                .calls
+                .iter()
+                .find(|n| n.is_new && n.line == *line)
+                .map(|n| n.text.trim_start_matches("new ").to_string())?,
+            _ => cs.text.clone(),
+        };
+        let field = text
+            .strip_prefix("this.")?
+            .split(['.', '(', '?', '!'])
+            .next()
+            .filter(|x| !x.is_empty())?;
+        let c = &c;
+        let class = &self.res.modules[m].classes[*c];
+        if !class.generic_fields.iter().any(|g| g == field) {
+            return None;
+        }
+        let ctor = class.method("constructor");
+        let taken = class.ctor_params.iter().any(|(f, _)| f == field)
+            || matches!(class.field(field), Some(Val::Param(pf, _)) if Some(*pf) == ctor);
+        let holds_project_code = class.field(field).is_some_and(|v| {
+            matches!(
+                self.res.resolve(m, v),
+                Resolved::Class(..) | Resolved::Instance(..) | Resolved::Func(..)
+            )
+        });
+        (taken && !holds_project_code).then(|| format!("{THIS_FIELD}{field}"))
+    }
+
+    /// The model a `this.<field>` name (see `subclass_field`) stands for in the class a call's
+    /// receiver is: the value its constructor chain passes to `super(..)`.
+    fn bind_subclass_field(&self, m: ModId, callee: &Val, name: &str) -> Option<String> {
+        let field = name.strip_prefix(THIS_FIELD)?;
+        let Val::Member(receiver, _) = callee else {
+            return None;
+        };
+        let (m3, c3) = match receiver.as_ref() {
+            Val::This(Some(c)) => (m, *c),
+            r => match self.res.resolve(m, r) {
+                Resolved::Class(m3, c3) | Resolved::Instance(m3, c3) => (m3, c3),
+                _ => return None,
+            },
+        };
+        let (mv, v) = self.res.field_from_super(m3, c3, field)?;
+        // A model made where it is passed (`mongoose.model('Subscriber', schema)`,
+        // `sequelize.define('user', ..)`): the name it is registered under.
+        let registered = match &v {
+            Val::Call(callee, args) if matches!(callee.as_ref(), Val::Member(_, g) if g == "model" || g == "define") => {
+                args.first().and_then(Val::as_str).map(str::to_string)
+            }
+            _ => None,
+        };
+        registered
+            .or_else(|| self.entity_name(mv, &v))
+            .or_else(|| v.name_it_goes_by())
+            .filter(|n| n != "default")
     }
 
     /// The object a request body encodes: `JSON.stringify({..})`, `qs.stringify({..})`,

@@ -1305,6 +1305,55 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// What a field holds in instances of class `c` when a base class's constructor sets it
+    /// from a parameter (`constructor(protected model: Model<T>)`, or `this.model = model`) and
+    /// a class between them passes a value up (`super(Subscriber, ..)`): that value, followed
+    /// through constructors that pass their own parameter on. `None` when the field is not set
+    /// from a parameter, or when `c` itself takes it (it differs per instance).
+    pub fn field_from_super(&self, m: ModId, c: ClassId, field: &str) -> Option<(ModId, Val)> {
+        // The chain from `c` up to the class whose constructor takes the field.
+        let mut chain = vec![(m, c)];
+        let mut index = None;
+        for _ in 0..16 {
+            let &(mc, cc) = chain.last()?;
+            let class = &self.modules[mc].classes[cc];
+            let ctor = class.method("constructor");
+            let taken = class
+                .ctor_params
+                .iter()
+                .find(|(f, _)| f == field)
+                .map(|(_, i)| *i)
+                .or_else(|| match class.field(field) {
+                    Some(Val::Param(pf, i)) if Some(*pf) == ctor => Some(*i),
+                    _ => None,
+                });
+            if let Some(i) = taken {
+                index = Some(i);
+                break;
+            }
+            match class.extends.as_ref().map(|e| self.resolve(mc, e)) {
+                Some(Resolved::Class(m2, c2)) if !chain.contains(&(m2, c2)) => chain.push((m2, c2)),
+                _ => return None,
+            }
+        }
+        let mut i = index?;
+        chain.pop();
+        // Down again: each subclass's `super(..)` argument at that position.
+        while let Some((mc, cc)) = chain.pop() {
+            let ctor = self.modules[mc].classes[cc].method("constructor")?;
+            let cs = self.modules[mc].functions[ctor].calls.iter().find(|cs| {
+                cs.path.is_empty()
+                    && (cs.root_name == "super"
+                        || matches!(&cs.callee, Val::Global(g) if g == "super"))
+            })?;
+            match crate::program::argument(&cs.args, i)? {
+                Val::Param(pf, j) if *pf == ctor => i = *j,
+                v => return Some((mc, v.clone())),
+            }
+        }
+        None
+    }
+
     /// The `i`-th argument the constructor of class `c` passes to `super(..)`, when it is not
     /// one of that constructor's own parameters (which differ per instance).
     fn super_arg(&self, m: ModId, c: ClassId, i: usize) -> Option<Val> {

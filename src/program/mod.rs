@@ -890,6 +890,14 @@ pub struct ClassFacts {
     /// Fields that hold an ORM repository or model of one entity, with that entity's name:
     /// `@InjectRepository(User)`, `@InjectModel(User.name)`, `Repository<User>`, `Model<User>`.
     pub field_models: Vec<(String, String)>,
+    /// Its type parameters (`class BaseRepository<T_DBModel, T_Entity>`): a field typed
+    /// `Model<T_DBModel>` holds whatever model a subclass gives it, not one named `T_DBModel`.
+    pub type_params: Vec<String>,
+    /// Fields its constructor declares as parameters (`constructor(protected model: Model<T>)`),
+    /// with the parameter's position: a subclass's `super(User)` says what they hold.
+    pub ctor_params: Vec<(String, usize)>,
+    /// Fields whose declared type names one of `type_params` (`model: Model<T_DBModel>`).
+    pub generic_fields: Vec<String>,
     /// Each method's decorators (`@Mutation(() => Order)`), in the order of `methods`.
     pub method_decorators: Vec<(FnId, Vec<DecoratorFacts>)>,
     /// A class that is a router (it extends koa-router): what `this` registers, every instance.

@@ -1401,7 +1401,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             .children(&mut cursor)
             .filter(|c| c.kind() == "decorator")
             .collect();
-        if let Some(model) = self.injected_model(&decorators, m.field("type")) {
+        self.note_generic_field(id, &field, m.field("type"));
+        if let Some(model) = self.injected_model(&decorators, m.field("type"))
+            && !self.module.classes[id].type_params.contains(&model)
+        {
             self.module.classes[id]
                 .field_models
                 .push((field.clone(), model));
@@ -1436,9 +1439,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             .field("name")
             .map(|n| self.text(n).to_string())
             .unwrap_or(name);
+        let type_params = node
+            .field("type_parameters")
+            .map(|tp| {
+                let mut c = tp.walk();
+                tp.named_children(&mut c)
+                    .filter_map(|p| p.field("name"))
+                    .map(|n| self.text(n).to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
         self.module.classes.push(ClassFacts {
             name: name.clone(),
             line: line(node),
+            type_params,
             ..Default::default()
         });
         self.class_memo.insert(node.id(), id);
@@ -1545,6 +1559,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         id
     }
 
+    /// A field declared with a type that names one of its class's type parameters
+    /// (`protected model: Model<T_DBModel>`): what it holds is each subclass's choice.
+    fn note_generic_field(&mut self, class: ClassId, field: &str, ty: Option<Node<'t>>) {
+        let Some(ty) = ty else { return };
+        let text = self.text(ty);
+        let class = &mut self.module.classes[class];
+        if text
+            .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+            .any(|w| class.type_params.iter().any(|p| p == w))
+            && !class.generic_fields.iter().any(|f| f == field)
+        {
+            class.generic_fields.push(field.to_string());
+        }
+    }
+
     /// TypeScript parameter properties: `constructor(private readonly orders: OrdersService)`.
     fn constructor_fields(&mut self, ctor: Node<'t>, class: ClassId) {
         let Some(params) = ctor.field("parameters") else {
@@ -1552,7 +1581,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         let mut cursor = params.walk();
         let list: Vec<Node<'t>> = params.named_children(&mut cursor).collect();
-        for p in list {
+        for (index, p) in list.into_iter().enumerate() {
             let mut c2 = p.walk();
             let is_property = p.children(&mut c2).any(|c| {
                 matches!(
@@ -1572,11 +1601,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 .children(&mut c3)
                 .filter(|c| c.kind() == "decorator")
                 .collect();
-            if let Some(model) = self.injected_model(&decorators, Some(t)) {
+            self.note_generic_field(class, &field, Some(t));
+            if let Some(model) = self.injected_model(&decorators, Some(t))
+                && !self.module.classes[class].type_params.contains(&model)
+            {
                 self.module.classes[class]
                     .field_models
                     .push((field.clone(), model));
             }
+            self.module.classes[class]
+                .ctor_params
+                .push((field.clone(), index));
             let v = self.type_ref(t);
             self.module.classes[class].fields.push((field, v));
         }
@@ -1801,6 +1836,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                             vec![l, r],
                         )
                     }
+                    // `command.subscriber ?? (await this.fetchSubscriber(..))`: the row handed
+                    // in, or else one read now; what the code tests afterwards is the read (an
+                    // awaited right side is I/O, not a configured default).
+                    ("||" | "??", _, r) if awaited(node.field("right")) => r,
                     ("||" | "??", l, _) => l,
                     _ => Val::Unknown,
                 }
@@ -3121,6 +3160,19 @@ fn with_args(v: &Val, f: FnId, args: &[Val], depth: usize) -> Val {
         Val::Call(c, xs) => Val::Call(std::sync::Arc::new(sub(c)), xs.iter().map(sub).collect()),
         other => other.clone(),
     }
+}
+
+/// An awaited expression, through parentheses (`(await x)`, `await x`).
+fn awaited(n: Option<Node>) -> bool {
+    let mut n = n;
+    while let Some(x) = n {
+        match x.kind() {
+            "await_expression" => return true,
+            "parenthesized_expression" => n = x.named_child(0),
+            _ => return false,
+        }
+    }
+    false
 }
 
 #[cfg(test)]
