@@ -1384,6 +1384,18 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                     return Val::TypeRef(std::sync::Arc::new(v));
                 }
+                // `typeof ApiKeyModel`: the class itself (its static `query()`, `create()`), not
+                // an instance of it.
+                "type_query" => {
+                    let Some(q) = n.named_child(0) else {
+                        return Val::Unknown;
+                    };
+                    return match q.kind() {
+                        "identifier" => self.lookup(self.text(q)),
+                        "member_expression" => self.eval(q),
+                        _ => Val::Unknown,
+                    };
+                }
                 _ => return Val::Unknown,
             }
         }
