@@ -583,6 +583,18 @@ pub mod words {
     }
 
     /// The name of a variable or parameter holding the inbound key.
+    /// A helper named for building a storage key from the key (`buildStorageKey`,
+    /// `make_idempotency_key`, `scopeKey`): what it returns is the key, not a lookup.
+    pub fn builds_key(function: &str) -> bool {
+        let w = split(function);
+        w.first().is_some_and(|f| {
+            matches!(
+                f.as_str(),
+                "build" | "make" | "compute" | "derive" | "format" | "compose" | "scope"
+            )
+        }) && w.iter().any(|x| x == "key")
+    }
+
     pub fn key_name(name: &str) -> bool {
         let w = split(name);
         match w.as_slice() {
@@ -619,6 +631,8 @@ pub mod words {
             );
             assert!(key_name("idempotencyKey") && key_name("key") && key_name("idem_key"));
             assert!(!key_name("apiKey") && !key_name("keys"));
+            assert!(builds_key("buildIdempotencyStorageKey") && builds_key("make_key"));
+            assert!(!builds_key("getKey") && !builds_key("buildReport"));
         }
     }
 }

@@ -1,7 +1,7 @@
 //! RS007 downstream-key-missing.
 
 use super::{Confidence, Hit, Rule, RuleMeta, Section, Severity, describe};
-use crate::facts::{DownstreamKey, Effect, EffectKind, Endpoint, MechanismKind};
+use crate::facts::{DownstreamKey, Effect, EffectKind, Endpoint, Impact, MechanismKind};
 
 const DOC: &str = r#"## What it does
 On an endpoint that already takes an idempotency key, flags a provider call (a Stripe charge,
@@ -31,11 +31,11 @@ const downstream = createHash('sha256').update(`${req.get('Idempotency-Key')}:ch
 await stripe.paymentIntents.create({ amount, currency }, { idempotencyKey: downstream });
 ```"#;
 
-fn check(ep: &Endpoint) -> Option<Hit> {
-    if !ep.is_mutation() || !ep.has_mechanism(MechanismKind::HeaderKey) {
-        return None;
-    }
-    let weak: Vec<&Effect> = ep
+/// The provider calls of an endpoint that a timeout of ours could repeat at the provider: no key
+/// on a payment, or one made at call time; the ones whose repeat would move money first. A call
+/// whose duplicate harms nobody (a setup-mode session, a read) needs no key.
+pub(super) fn unprotected(ep: &Endpoint) -> Vec<&Effect> {
+    let mut weak: Vec<&Effect> = ep
         .side_effects
         .iter()
         .filter(|e| match e.downstream_key {
@@ -43,7 +43,22 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             Some(DownstreamKey::Missing) => e.kind == EffectKind::Payment,
             _ => false,
         })
+        .filter(|e| {
+            !matches!(
+                e.impact,
+                Impact::Bookkeeping | Impact::Failure | Impact::Requested | Impact::Read
+            )
+        })
         .collect();
+    weak.sort_by_key(|e| e.impact != Impact::Money);
+    weak
+}
+
+fn check(ep: &Endpoint) -> Option<Hit> {
+    if !ep.is_mutation() || !ep.has_mechanism(MechanismKind::HeaderKey) {
+        return None;
+    }
+    let weak = unprotected(ep);
     let first = weak.first()?;
     let what = match first.downstream_key {
         Some(DownstreamKey::Random) => "passes a key generated at call time",
@@ -59,8 +74,12 @@ fn check(ep: &Endpoint) -> Option<Hit> {
             "Pass a key derived from the inbound key and a purpose (`sha256(inboundKey + \":<purpose>\")`: stripe-node's `{{ idempotencyKey }}`, async-stripe's `RequestStrategy::Idempotent(..)`, an `Idempotency-Key` header) to the call at {}: the same key on every retry of this request, a different one for each purpose.",
             first.location
         ),
-        impact: "A timeout between the provider's charge and our response can still charge twice."
-            .into(),
+        impact: if first.impact == Impact::Pending {
+            "A timeout between the provider's answer and ours can leave a second open session or order at the provider, which charges if someone completes it too."
+        } else {
+            "A timeout between the provider's charge and our response can still charge twice."
+        }
+        .into(),
         at: None,
         cause: Some(first.location.clone()),
     })

@@ -315,6 +315,12 @@ impl Scan {
                     && !n.contains("release")
                     && !n.contains("complete")
             }),
+            // `build_storage_key(&user.id, &key)`: a helper named for building the key.
+            Expr::Call(c) => {
+                reads_header(init)
+                    || matches!(&*c.func, Expr::Path(p)
+                        if p.path.segments.last().is_some_and(|s| words::builds_key(&s.ident.to_string())))
+            }
             _ => reads_header(init),
         };
         if self.mentions_key(init) && (builds_key || !methods.is_empty()) {

@@ -674,21 +674,7 @@ impl<'t> Evaluator<'t, '_> {
                 let m = callee.rsplit('.').next().unwrap_or("");
                 // A helper that builds a storage key from the key (`buildStorageKey({ orgId,
                 // key })`, `makeIdempotencyKey(userId, key)`) returns the key, not a lookup.
-                let builds_key = {
-                    let w = words::split(m);
-                    w.first().is_some_and(|f| {
-                        matches!(
-                            f.as_str(),
-                            "build"
-                                | "make"
-                                | "compute"
-                                | "derive"
-                                | "format"
-                                | "compose"
-                                | "scope"
-                        )
-                    }) && w.iter().any(|x| x == "key")
-                };
+                let builds_key = words::builds_key(m);
                 let m = m.to_ascii_lowercase();
                 !reads_header
                     && !builds_key
