@@ -2356,8 +2356,9 @@ impl<'a> Calls<'a> {
         }
     }
 
-    /// A database call on a field of `this` that the class's constructor takes as a parameter
-    /// and that holds no class of the project (`this.MongooseModel.findOne(..)`, `new
+    /// A database call on a field of `this` that the class's constructor takes as a parameter,
+    /// whose declared type names one of the class's type parameters and that holds no class of
+    /// the project (`this.MongooseModel.findOne(..)`, `new
     /// this.model(data).save()` in `class BaseRepository<T> { constructor(protected
     /// MongooseModel: Model<T>) }`): its model is whatever each subclass passes to `super(..)`,
     /// so the call names the field (`this.MongooseModel`) until a caller names the class.
@@ -2378,8 +2379,7 @@ impl<'a> Calls<'a> {
             .split(['.', '(', '?', '!'])
             .next()
             .filter(|x| !x.is_empty())?;
-        let c = &c;
-        let class = &self.res.modules[m].classes[*c];
+        let class = &self.res.modules[m].classes[c];
         if !class.generic_fields.iter().any(|g| g == field) {
             return None;
         }

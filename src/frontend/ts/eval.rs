@@ -1384,18 +1384,6 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                     return Val::TypeRef(std::sync::Arc::new(v));
                 }
-                // `typeof ApiKeyModel`: the class itself (its static `query()`, `create()`), not
-                // an instance of it.
-                "type_query" => {
-                    let Some(q) = n.named_child(0) else {
-                        return Val::Unknown;
-                    };
-                    return match q.kind() {
-                        "identifier" => self.lookup(self.text(q)),
-                        "member_expression" => self.eval(q),
-                        _ => Val::Unknown,
-                    };
-                }
                 _ => return Val::Unknown,
             }
         }
@@ -1624,7 +1612,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             self.module.classes[class]
                 .ctor_params
                 .push((field.clone(), index));
-            let v = self.type_ref(t);
+            // `@Inject(ApiKey.name) private readonly apiKeyModel: typeof ApiKey`: the class
+            // itself (its static `query()`, `create()`), not an instance of it.
+            let v = match t.named_child(0).filter(|q| q.kind() == "type_query") {
+                Some(q) => match q.named_child(0).filter(|x| x.kind() == "identifier") {
+                    Some(x) => self.lookup(self.text(x)),
+                    None => Val::Unknown,
+                },
+                None => self.type_ref(t),
+            };
             self.module.classes[class].fields.push((field, v));
         }
     }
