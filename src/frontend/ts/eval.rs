@@ -2266,7 +2266,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 if let Some(f) = class.method(prop) {
                     Val::Func(f)
                 } else if let Some(v) = class.field(prop) {
-                    v.clone()
+                    // `this.model = model` in the constructor, read in another method: that
+                    // parameter means nothing there; the field's declared type
+                    // (`protected model: Model<T>`) says what it is.
+                    let ctor = class.method("constructor");
+                    match v {
+                        Val::Param(p, _) if Some(*p) == ctor && Some(self.cur_fn()) != ctor => {
+                            class
+                                .fields
+                                .iter()
+                                .find(|(n, d)| n == prop && matches!(d, Val::TypeRef(_)))
+                                .map(|(_, d)| d.clone())
+                                .unwrap_or_else(|| v.clone())
+                        }
+                        v => v.clone(),
+                    }
                 } else {
                     Val::Member(std::sync::Arc::new(obj), prop.to_string())
                 }
