@@ -159,4 +159,40 @@ mod tests {
             "RS001 speaks for an endpoint with no key at all"
         );
     }
+
+    #[test]
+    fn cites_the_call_whose_harm_decides_and_is_graded_by_it() {
+        let call = |callee: &str, impact| Effect {
+            downstream_key: Some(DownstreamKey::Missing),
+            callee: callee.into(),
+            impact,
+            ..effect(EffectKind::Payment)
+        };
+        let both = endpoint(
+            "POST",
+            vec![
+                call("stripe.checkout.sessions.create", Impact::Pending),
+                call("stripe.refunds.create", Impact::Money),
+            ],
+            vec![mechanism(MechanismKind::HeaderKey)],
+        );
+        let hit = check(&both).unwrap();
+        assert!(hit.message.contains("refunds.create"), "{}", hit.message);
+        let grade =
+            |ep: &Endpoint| crate::rules::capped(ep, "RS007", Severity::High, Confidence::Likely);
+        assert_eq!(grade(&both), Severity::High);
+        let pending = endpoint(
+            "POST",
+            vec![call("stripe.checkout.sessions.create", Impact::Pending)],
+            vec![mechanism(MechanismKind::HeaderKey)],
+        );
+        assert_eq!(grade(&pending), Severity::Medium);
+        assert!(check(&pending).unwrap().impact.contains("open session"));
+        let setup = endpoint(
+            "POST",
+            vec![call("stripe.checkout.sessions.create", Impact::Bookkeeping)],
+            vec![mechanism(MechanismKind::HeaderKey)],
+        );
+        assert!(check(&setup).is_none(), "a duplicate that harms nobody");
+    }
 }
