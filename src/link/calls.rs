@@ -3419,6 +3419,13 @@ impl<'a> Calls<'a> {
             _ if this_class.is_some() => this_class.clone(),
             0 => None,
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
+            // Objection's `Person.query().insert(..)`: the model `query()` is called on.
+            n if cs.path[..n - 1]
+                .iter()
+                .all(|p| matches!(p.as_str(), "query" | "$query")) =>
+            {
+                Some(cs.root_name.clone()).filter(|r| !r.is_empty())
+            }
             // `Database.collectionModel.create`: the model `collection`.
             n => {
                 let named = &cs.path[n - 2];

@@ -141,6 +141,8 @@ pub struct Evaluator<'t, 'c> {
     /// what its promise fulfils with (`countDocuments(..).then(n => ..)`); an `async.auto`
     /// task's, the results of the other tasks (see [`ASYNC_AUTO_RESULTS`]).
     fulfilled: Vec<(usize, Val)>,
+    /// Functions made for model accessors (see `model_accessor`): calling one gives its class.
+    model_accessors: Vec<FnId>,
     /// The values object literals spread that the evaluator cannot read (`{ lnd, ...options }`),
     /// by the literal's node (see `CallSite::spread_args`).
     spreads: HashMap<usize, Vec<Val>>,
@@ -328,6 +330,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: None,
             chain_group: None,
             fulfilled: Vec::new(),
+            model_accessors: Vec::new(),
             spreads: HashMap::default(),
             unique_catch: false,
             failure: false,
@@ -1559,6 +1562,39 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         id
     }
 
+    /// The class a constructor parameter typed `Accessor<typeof X>` gives when called: a
+    /// generic over one `typeof` of a class, named for what hands out a model (`ModelProxy`,
+    /// `Lazy`, `Factory`, `Provider`, `Getter`, `Accessor`). A generic that holds the class
+    /// (`Repository<typeof X>`) is not called and says nothing here.
+    fn model_accessor(&mut self, annotation: Node<'t>) -> Option<Val> {
+        let g = annotation
+            .named_child(0)
+            .filter(|g| g.kind() == "generic_type")?;
+        let name = g.named_child(0).map(|n| self.text(n).to_string())?;
+        let hands_out = crate::facts::key::words::split(&name)
+            .last()
+            .is_some_and(|w| {
+                matches!(
+                    w.as_str(),
+                    "proxy" | "lazy" | "factory" | "provider" | "getter" | "accessor" | "thunk"
+                )
+            });
+        if !hands_out {
+            return None;
+        }
+        let args = g.field("type_arguments")?;
+        let mut c = args.walk();
+        let list: Vec<Node<'t>> = args.named_children(&mut c).collect();
+        let [q] = list.as_slice() else {
+            return None;
+        };
+        let x = (q.kind() == "type_query")
+            .then(|| q.named_child(0))
+            .flatten()
+            .filter(|x| x.kind() == "identifier")?;
+        Some(self.lookup(self.text(x)))
+    }
+
     /// A field declared with a type that names one of its class's type parameters
     /// (`protected model: Model<T_DBModel>`): what it holds is each subclass's choice.
     fn note_generic_field(&mut self, class: ClassId, field: &str, ty: Option<Node<'t>>) {
@@ -1619,7 +1655,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     Some(x) => self.lookup(self.text(x)),
                     None => Val::Unknown,
                 },
-                None => self.type_ref(t),
+                None => match self.model_accessor(t) {
+                    Some(model) => {
+                        // `private paymentReceived: TenantModelProxy<typeof PaymentReceived>`
+                        // (`type TenantModelProxy<T> = () => T`), called as
+                        // `this.paymentReceived().query()`: an accessor whose call gives the
+                        // class.
+                        let f = self.module.functions.len();
+                        let name = format!("{}.{field}", self.module.classes[class].name);
+                        self.module.functions.push(FnFacts {
+                            name,
+                            line: line(p),
+                            class: Some(class),
+                            returns: vec![model],
+                            ..FnFacts::default()
+                        });
+                        self.model_accessors.push(f);
+                        Val::Func(f)
+                    }
+                    None => self.type_ref(t),
+                },
             };
             self.module.classes[class].fields.push((field, v));
         }
@@ -2366,9 +2421,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let mut c = self.chain_root(cur);
         for link in links.into_iter().rev() {
             c = if link.kind() == "call_expression" {
-                let mut c = self.call_link(c, link);
-                c.hops.push(c.path.len());
-                c
+                // `this.paymentReceived()` on a model accessor: the chain goes on from the class.
+                let accessor = match &c.root {
+                    Val::Func(f) if c.path.is_empty() && c.hops.is_empty() => {
+                        self.model_accessors.contains(f).then_some(*f)
+                    }
+                    _ => None,
+                };
+                match accessor.and_then(|f| self.module.functions[f].returns.first().cloned()) {
+                    Some(model) => Chain {
+                        root_name: model.name_it_goes_by().unwrap_or_default(),
+                        root: model.clone(),
+                        val: model,
+                        ..c
+                    },
+                    None => {
+                        let mut c = self.call_link(c, link);
+                        c.hops.push(c.path.len());
+                        c
+                    }
+                }
             } else {
                 self.member_link(c, link)
             };
