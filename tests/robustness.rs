@@ -187,9 +187,6 @@ fn hostile_test_files_cost_nothing_but_their_requests() {
 /// router with hundreds of chained routes loses none of them.
 #[test]
 fn long_registration_chains_keep_every_route() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    fs::create_dir_all(root.join("src")).unwrap();
     let links = 300;
     let mut app = String::from(
         "const express = require('express');\nconst router = express.Router();\nconst save = (req, res) => res.json({});\nrouter\n",
@@ -202,7 +199,8 @@ fn long_registration_chains_keep_every_route() {
         app.push_str(".post(save).put(save)");
     }
     app.push_str(";\nmodule.exports = app;\n");
-    fs::write(root.join("src/app.js"), app).unwrap();
+    let dir = app_js(&app);
+    let root = dir.path();
 
     let report = common::json_report(root);
     let endpoints = report["endpoints"].as_array().unwrap();
@@ -323,6 +321,14 @@ fn a_cycle_of_reexports_under_a_mount_is_a_diagnostic() {
 }
 
 const EXPRESS_APP: &str = "const express = require('express');\nconst app = express();\napp.post('/notes', (req, res) => res.json({}));\nmodule.exports = app;\n";
+
+/// A temporary project whose only source is `src/app.js`.
+fn app_js(source: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("src")).unwrap();
+    fs::write(dir.path().join("src/app.js"), source).unwrap();
+    dir
+}
 
 fn paths_of(report: &serde_json::Value) -> Vec<String> {
     let mut out: Vec<String> = report["endpoints"]
@@ -528,9 +534,6 @@ fn mounts_nested_past_the_limit_are_a_diagnostic() {
 /// An Express app with 100 `.post(..)` chained on the app itself keeps all 100 routes.
 #[test]
 fn a_hundred_chained_posts_on_the_app_are_all_kept() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    fs::create_dir_all(root.join("src")).unwrap();
     let mut app = String::from(
         "const express = require('express');\nconst app = express();\nconst save = (req, res) => res.json({});\napp\n",
     );
@@ -538,7 +541,8 @@ fn a_hundred_chained_posts_on_the_app_are_all_kept() {
         app.push_str(&format!("  .post('/items/{i}', save)\n"));
     }
     app.push_str(";\nmodule.exports = app;\n");
-    fs::write(root.join("src/app.js"), app).unwrap();
+    let dir = app_js(&app);
+    let root = dir.path();
     let report = common::json_report_any_threads(root, &[]);
     assert_eq!(paths_of(&report).len(), 100);
 }
@@ -547,9 +551,6 @@ fn a_hundred_chained_posts_on_the_app_are_all_kept() {
 /// callees look up and read, not one per path (sixteen calls at each of eight levels are 16^7 paths).
 #[test]
 fn a_call_graph_whose_functions_share_callees_is_linked_in_linear_time() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    fs::create_dir_all(root.join("src")).unwrap();
     let mut app = String::from(
         "const express = require('express');\nconst { PrismaClient } = require('@prisma/client');\nconst prisma = new PrismaClient();\nconst app = express();\n\
          async function f8(email) {\n  const found = await prisma.member.findFirst({ where: { email } });\n  if (!found) await prisma.member.create({ data: { email } });\n}\n",
@@ -564,7 +565,8 @@ fn a_call_graph_whose_functions_share_callees_is_linked_in_linear_time() {
     app.push_str(
         "app.post('/members', async (req, res) => {\n  await f1(req.body.email);\n  res.json({});\n});\nmodule.exports = app;\n",
     );
-    fs::write(root.join("src/app.js"), app).unwrap();
+    let dir = app_js(&app);
+    let root = dir.path();
     let report = common::json_report(root);
     let endpoints = report["endpoints"].as_array().unwrap();
     let members = endpoints.iter().find(|e| e["path"] == "/members").unwrap();
@@ -576,9 +578,6 @@ fn a_call_graph_whose_functions_share_callees_is_linked_in_linear_time() {
 /// forty steps are 2^40 nodes written out. The routes of the file are still read.
 #[test]
 fn values_that_nest_their_own_copies_stay_bounded() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path();
-    fs::create_dir_all(root.join("src")).unwrap();
     let mut app = String::from(
         "const express = require('express');\nconst app = express();\nconst pair = (x, y) => ({ x, y });\nconst b0 = { seed: 'a' };\nconst c0 = { seed: 'a' };\n",
     );
@@ -591,7 +590,8 @@ fn values_that_nest_their_own_copies_stay_bounded() {
     app.push_str(
         "app.post('/built', (req, res) => res.json({ b: b40, c: c40 }));\nmodule.exports = app;\n",
     );
-    fs::write(root.join("src/app.js"), app).unwrap();
+    let dir = app_js(&app);
+    let root = dir.path();
     let report = common::json_report(root);
     assert_eq!(paths_of(&report), ["POST /built"]);
 }
