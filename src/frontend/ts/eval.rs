@@ -1488,7 +1488,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         _ => Some(part),
                     };
                     if let Some(e) = expr {
-                        let v = self.eval(e);
+                        let v = mixin_base(self.eval(e));
                         self.koa_router_class(id, &v, node);
                         self.module.classes[id].extends = Some(v);
                     }
@@ -3257,6 +3257,23 @@ fn with_args(v: &Val, f: FnId, args: &[Val], depth: usize) -> Val {
 }
 
 /// An awaited expression, through parentheses (`(await x)`, `await x`).
+/// The class a mixin application extends: `extends Searchable(Base)`, `extends
+/// pipe(Searchable, Timestamped)(Base)`, `extends A(B(Base))` and a const holding one of those
+/// (`const Extended = R.pipe(..)(BaseModel); class M extends Extended`). A mixin returns a
+/// subclass of the class it is given, so what the class is (an ORM model, a router) comes from
+/// that argument. A call given no class (`extends Factory('users')`) stays the call.
+fn mixin_base(v: Val) -> Val {
+    let Val::Call(_, args) = &v else {
+        return v;
+    };
+    let base = args.iter().find_map(|a| match a {
+        Val::Class(_) | Val::Import { .. } | Val::Member(..) | Val::TypeRef(_) => Some(a.clone()),
+        Val::Call(..) => Some(mixin_base(a.clone())).filter(|b| !matches!(b, Val::Call(..))),
+        _ => None,
+    });
+    base.unwrap_or(v)
+}
+
 fn awaited(n: Option<Node>) -> bool {
     let mut n = n;
     while let Some(x) = n {
