@@ -652,6 +652,16 @@ fn param_index(v: &Val) -> Option<usize> {
     }
 }
 
+/// Where Objection's query builder starts in a chain (`Person.query().where(..).delete()`,
+/// `this.models.Person.query(trx).insert(..)`): the index in `path` of a `query()` or `$query()`
+/// that is called before the last link. Drizzle's `db.query.users.findFirst(..)`, whose `query`
+/// is no call, is not one.
+fn objection_query(cs: &CallSite) -> Option<usize> {
+    let n = cs.path.len();
+    (0..n.saturating_sub(1))
+        .find(|&i| matches!(cs.path[i].as_str(), "query" | "$query") && cs.hops.contains(&(i + 1)))
+}
+
 /// Two model names that name the same model (`messageTemplate`, `MessageTemplate`).
 fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
     match (a, b) {
@@ -2884,7 +2894,12 @@ impl<'a> Calls<'a> {
         Some(match cs.path.len() {
             1 if cs.root_name == "this" || cs.root_name.is_empty() => None,
             1 => Some(cs.root_name.clone()),
-            n => Some(cs.path[n - 2].clone()),
+            // Objection's `Person.query().where(..).first()`: the model `query()` is called on.
+            n => match objection_query(cs) {
+                Some(0) => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
+                Some(i) => Some(cs.path[i - 1].clone()),
+                None => Some(cs.path[n - 2].clone()),
+            },
         })
     }
 
@@ -3419,16 +3434,18 @@ impl<'a> Calls<'a> {
             _ if this_class.is_some() => this_class.clone(),
             0 => None,
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
-            // Objection's `Person.query().insert(..)`: the model `query()` is called on.
-            n if cs.path[..n - 1]
-                .iter()
-                .all(|p| matches!(p.as_str(), "query" | "$query")) =>
-            {
+            // Objection's `Person.query().insert(..)`, and `Person.query().whereIn('id',
+            // ids).delete()` after any builder links: the model `query()` is called on.
+            _ if objection_query(cs) == Some(0) => {
                 Some(cs.root_name.clone()).filter(|r| !r.is_empty())
             }
-            // `Database.collectionModel.create`: the model `collection`.
+            // `Database.collectionModel.create`: the model `collection`; `this.models.Entry
+            // .query().where(..).delete()`: the model before `query()`.
             n => {
-                let named = &cs.path[n - 2];
+                let named = match objection_query(cs) {
+                    Some(i) if i > 0 => &cs.path[i - 1],
+                    _ => &cs.path[n - 2],
+                };
                 let bare = named
                     .strip_suffix("Model")
                     .filter(|b| !b.is_empty() && origin.is_none());

@@ -309,6 +309,24 @@ pub fn chain_table(v: &Val) -> Option<String> {
     None
 }
 
+/// Objection's query builder (`Person.query().where(..).first()`, `this.models.Person
+/// .query(trx)`, `person.$query()`): the value `query()` or `$query()` is called on.
+pub fn query_receiver(v: &Val) -> Option<&Val> {
+    let mut cur = v;
+    for _ in 0..32 {
+        match cur {
+            Val::Call(callee, _) => match callee.as_ref() {
+                Val::Member(obj, link) if link == "query" || link == "$query" => return Some(obj),
+                Val::Member(obj, _) => cur = obj,
+                _ => return None,
+            },
+            Val::Member(obj, _) => cur = obj,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
 pub const REPOSITORY_GETTERS: &[&str] = &[
     "getRepository",

@@ -478,6 +478,19 @@ impl<'t> Evaluator<'t, '_> {
                     if let Some(table) = crate::program::chain_table(model) {
                         return Some((table, row.clone()));
                     }
+                    // Objection's `Person.query().where(..).first()`: the model `query()` is
+                    // called on, a class or a model handed out by an accessor.
+                    if let Some(q) = crate::program::query_receiver(model) {
+                        let name = match q {
+                            Val::Class(c) | Val::Instance(c) | Val::This(Some(c)) => {
+                                Some(self.module.classes[*c].name.clone())
+                            }
+                            v => v.name_it_goes_by(),
+                        };
+                        if let Some(name) = name {
+                            return Some((name, row.clone()));
+                        }
+                    }
                     // `this.findOne(..)` in a model's static method reads that model.
                     if let Val::This(Some(c)) = model.as_ref() {
                         return Some((self.module.classes[*c].name.clone(), row.clone()));
