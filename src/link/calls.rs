@@ -124,6 +124,42 @@ const REDIS_PACKAGES: &[&str] = &[
 /// `(field, member)` -> the functions a project registers under them.
 type Registry = HashMap<(String, String), Vec<(ModId, FnId)>>;
 
+/// In-process event names (or patterns, `order.*`) -> the functions that listen to them.
+type Listeners = Vec<(String, Vec<(ModId, FnId)>)>;
+
+/// The methods that fire an in-process event by name: Node's `EventEmitter` and Nest's
+/// `EventEmitter2` (`emit`, `emitAsync`).
+const EMIT_METHODS: &[&str] = &["emit", "emitAsync"];
+
+/// The methods that register a listener for an event name on an emitter.
+const LISTEN_METHODS: &[&str] = &["on", "once", "addListener", "prependListener"];
+
+/// Most listeners one event name may have before an emit of it is not followed (a name so common
+/// every socket and stream listens to it).
+const MAX_LISTENERS: usize = 16;
+
+/// Whether an `@OnEvent` pattern matches an event name: EventEmitter2's wildcards, `*` for one
+/// segment and `**` for any number, with `.` between segments.
+fn event_matches(pattern: &str, name: &str) -> bool {
+    if pattern == name {
+        return true;
+    }
+    if !pattern.contains('*') {
+        return false;
+    }
+    fn walk(p: &[&str], n: &[&str]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(&"**"), _) => walk(&p[1..], n) || (!n.is_empty() && walk(p, &n[1..])),
+            (Some(a), Some(b)) => (*a == "*" || a == b) && walk(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    let p: Vec<&str> = pattern.split('.').collect();
+    let n: Vec<&str> = name.split('.').collect();
+    walk(&p, &n)
+}
+
 /// Methods every array, promise or function has: never a project's registered function.
 const BUILTIN_METHODS: &[&str] = &[
     "then", "catch", "finally", "map", "filter", "forEach", "reduce", "find", "some", "every",
@@ -160,6 +196,8 @@ pub struct Calls<'a> {
     /// `(field, member)` -> the functions registered under them, built on first use (see
     /// [`Self::registered`]).
     registry: std::cell::OnceCell<Registry>,
+    /// In-process event name -> its listeners, built on first use (see [`Self::listeners`]).
+    listeners: std::cell::OnceCell<Listeners>,
     /// How many calls deep to follow (`call_depth` in retrysafe.toml).
     max_depth: usize,
     depth: std::cell::Cell<usize>,
@@ -1078,6 +1116,7 @@ impl<'a> Calls<'a> {
             subclasses,
             implementers,
             registry: std::cell::OnceCell::new(),
+            listeners: std::cell::OnceCell::new(),
         }
     }
 
@@ -1158,6 +1197,88 @@ impl<'a> Calls<'a> {
             }
             _ => {}
         }
+    }
+
+    /// The functions that run when the project fires in-process event `name`: each method a
+    /// class marks `@OnEvent(name)` (Nest's event emitter, whose patterns may hold wildcards),
+    /// and each function registered with `emitter.on(name, fn)` (or `once`, `addListener`).
+    /// Every listener runs on an emit, so none is a guess; a name with more than
+    /// [`MAX_LISTENERS`] listeners (`error`, `close`) is not followed.
+    fn listeners(&self, name: &str) -> Vec<(ModId, FnId)> {
+        let index = self.listeners.get_or_init(|| {
+            let mut by_name: HashMap<String, Vec<(ModId, FnId)>> = HashMap::new();
+            for (m, module) in self.res.modules.iter().enumerate() {
+                if module.is_test {
+                    continue;
+                }
+                for class in &module.classes {
+                    for (f, decorators) in &class.method_decorators {
+                        for d in decorators.iter().filter(|d| d.name == "OnEvent") {
+                            for a in &d.args {
+                                let names = match self.res.resolve_str(m, a) {
+                                    Resolved::Str(s) => vec![s],
+                                    // `@OnEvent(['a', 'b'])`
+                                    _ => match a {
+                                        Val::Arr(xs) => xs
+                                            .iter()
+                                            .filter_map(|x| match self.res.resolve_str(m, x) {
+                                                Resolved::Str(s) => Some(s),
+                                                _ => None,
+                                            })
+                                            .collect(),
+                                        _ => vec![],
+                                    },
+                                };
+                                for n in names {
+                                    by_name.entry(n).or_default().push((m, *f));
+                                }
+                            }
+                        }
+                    }
+                }
+                for func in &module.functions {
+                    for cs in &func.calls {
+                        if !cs
+                            .path
+                            .last()
+                            .is_some_and(|p| LISTEN_METHODS.contains(&p.as_str()))
+                        {
+                            continue;
+                        }
+                        let (Some(event), Some(handler)) = (cs.args.first(), cs.args.get(1)) else {
+                            continue;
+                        };
+                        let Resolved::Str(n) = self.res.resolve_str(m, event) else {
+                            continue;
+                        };
+                        if let Resolved::Func(m2, f2) = self.res.resolve(m, handler) {
+                            by_name.entry(n).or_default().push((m2, f2));
+                        }
+                    }
+                }
+            }
+            let mut out: Listeners = by_name
+                .into_iter()
+                .map(|(n, mut fs)| {
+                    fs.sort();
+                    fs.dedup();
+                    (n, fs)
+                })
+                .collect();
+            out.sort();
+            out
+        });
+        let mut out: Vec<(ModId, FnId)> = index
+            .iter()
+            .filter(|(pattern, _)| event_matches(pattern, name))
+            .flat_map(|(_, fs)| fs.iter().copied())
+            .collect();
+        out.sort();
+        out.dedup();
+        if out.len() > MAX_LISTENERS {
+            out.clear();
+        }
+        out
     }
 
     /// The methods that implement `recv.prop(..)` when `recv` is an instance of a class that
@@ -1893,6 +2014,18 @@ impl<'a> Calls<'a> {
                         .push((format!("`{}`", cs.text), self.location(m, cs.line)));
                 }
                 let callees = targets.len();
+                // Firing an in-process event runs every listener of its name.
+                if cs
+                    .path
+                    .last()
+                    .is_some_and(|p| EMIT_METHODS.contains(&p.as_str()))
+                    && let Some(Resolved::Str(event)) =
+                        cs.args.first().map(|a| self.res.resolve_str(m, a))
+                {
+                    for (m2, f2) in self.listeners(&event) {
+                        targets.push((Resolved::Func(m2, f2), false));
+                    }
+                }
                 // A library is taken to run the functions it is given, in an object or array too
                 // (`NextAuth(req, res, getAuthOptions(req))`), less those it is known not to run;
                 // so is a project function given those a project function made and returned
