@@ -379,6 +379,38 @@ pub fn sql_where_constants(sql: &str) -> Vec<(String, String)> {
     out
 }
 
+/// The placeholders (0-based, `$1` → 0, `?` in order) a statement compares a column to for
+/// equality (`where key = $1`, `and email = ?`).
+pub fn sql_equality_binds(sql: &str) -> Vec<usize> {
+    let mut out = Vec::new();
+    let mut question = 0usize;
+    for (i, ch) in sql.char_indices() {
+        let placeholder = match ch {
+            '$' => sql[i + 1..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse::<usize>().ok())
+                .and_then(|n| n.checked_sub(1)),
+            '?' => {
+                question += 1;
+                Some(question - 1)
+            }
+            _ => None,
+        };
+        let Some(at) = placeholder else { continue };
+        let before = sql[..i].trim_end();
+        let equality = before.ends_with('=')
+            && !matches!(
+                before.as_bytes().get(before.len().wrapping_sub(2)),
+                Some(b'!' | b'<' | b'>')
+            );
+        if equality {
+            out.push(at);
+        }
+    }
+    out
+}
+
 /// The columns an `INSERT INTO t (a, b) VALUES (..)` writes with a value a retry sends again:
 /// not one the database makes (`gen_random_uuid()`, `now()`, `DEFAULT`), nor a bound parameter
 /// `fresh` says is made per call (`fresh(i)`: the `i`-th bound value, from 0, by `$n` or by the
@@ -456,4 +488,21 @@ fn lookups_by_a_constant_the_create_does_not_write() {
         &[("Status".into(), "m:Status.Pending".into())],
         &[("status".into(), Some("m:Status.Approved".into()))]
     ));
+}
+
+#[cfg(test)]
+#[test]
+fn placeholders_compared_for_equality() {
+    assert_eq!(
+        sql_equality_binds("select id from api_key where key = $1 and org_id=$2"),
+        vec![0, 1]
+    );
+    assert_eq!(
+        sql_equality_binds("select * from t where created_at >= $1 and name = $2 and n != $3"),
+        vec![1]
+    );
+    assert_eq!(
+        sql_equality_binds("select * from t where a = ? and b < ? and c = ?"),
+        vec![0, 2]
+    );
 }

@@ -224,3 +224,8 @@ fn redis_writes_are_judged_alike_from_ioredis_and_from_the_redis_crate() {
 fn a_dynamodb_conditional_put_claims_a_key_in_both_languages() {
     assert_twins("express-keys-dynamodb", "axum-keys-dynamodb");
 }
+
+#[test]
+fn a_raw_sql_lookup_refuses_a_repeat_in_both_languages() {
+    assert_twins("koa-postgres-members", "axum-postgres-members");
+}

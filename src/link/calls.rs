@@ -700,6 +700,51 @@ fn objection_query(cs: &CallSite) -> Option<usize> {
         .find(|&i| matches!(cs.path[i].as_str(), "query" | "$query") && cs.hops.contains(&(i + 1)))
 }
 
+/// A lookup by a value this request just made (`where key = ${randomUUID()}`, `{ where: { token:
+/// generateToken() } }`): it never finds what an earlier run created, so it guards nothing.
+/// Equality only: a window on the time (`created_at > ${since}`) still finds an earlier run's row.
+fn looks_up_fresh(cs: &CallSite) -> bool {
+    // Raw SQL: a tagged template's interpolations, or the values after a statement
+    // (`pool.query('select .. where key = $1', [key])`).
+    let sql = cs.args.first().and_then(crate::program::sql_text);
+    if let Some(sql) = sql.filter(|q| is_select(q)) {
+        let binds: Vec<&Val> = match (cs.args.first(), cs.args.get(1)) {
+            (Some(Val::Template(pieces)), _) => pieces
+                .iter()
+                .filter(|p| !matches!(p, Val::Str(_)))
+                .collect(),
+            (_, Some(Val::Arr(items))) => items.iter().collect(),
+            _ => cs.args.iter().skip(1).collect(),
+        };
+        return crate::sql::sql_equality_binds(&sql)
+            .into_iter()
+            .filter_map(|i| binds.get(i))
+            .any(|b| made_by_maker(b));
+    }
+    match cs.args.first() {
+        Some(Val::Obj(fields)) => {
+            let filter = match fields.iter().find(|(k, _)| k == "where") {
+                Some((_, Val::Obj(w))) => w,
+                Some(_) => return false,
+                None => fields,
+            };
+            filter.iter().any(|(_, v)| made_by_maker(v))
+        }
+        _ => false,
+    }
+}
+
+/// A value a maker call returns itself (`randomUUID()`, `nanoid()`, a template of one), not a
+/// field read from some call's result (`schema.safeParse(body).data.name`, whose receiver's name
+/// may sound like a maker).
+fn made_by_maker(v: &Val) -> bool {
+    match v {
+        Val::Call(..) => fresh_random(v),
+        Val::Template(parts) => parts.iter().any(made_by_maker),
+        _ => false,
+    }
+}
+
 /// Two model names that name the same model (`messageTemplate`, `MessageTemplate`).
 fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
     match (a, b) {
@@ -806,6 +851,16 @@ fn field_of_created(v: &Val) -> bool {
     }
     for _ in 0..32 {
         cur = match cur {
+            // `const [user] = await sql\`insert into account .. returning *\``
+            Val::Call(_, args)
+                if args
+                    .first()
+                    .and_then(crate::program::sql_text)
+                    .and_then(|t| classify_sql(&t))
+                    .is_some_and(|(k, _, _)| k == EffectKind::DbCreate) =>
+            {
+                return true;
+            }
             Val::Call(callee, _) => match callee.as_ref() {
                 Val::Member(_, m)
                     if matches!(
@@ -992,6 +1047,20 @@ pub fn sql_table(sql: &str) -> Option<String> {
         .unwrap_or(name)
         .trim_matches(|c| c == '"' || c == '`');
     (!name.is_empty() && !name.starts_with('$')).then(|| name.to_ascii_lowercase())
+}
+
+/// Whether a raw SQL statement is a `SELECT`.
+pub fn is_select(sql: &str) -> bool {
+    sql.trim_start()
+        .get(..6)
+        .is_some_and(|w| w.eq_ignore_ascii_case("select"))
+}
+
+/// Whether a `SELECT` counts rows (`select count(*) from ..`): a count, not a row looked up.
+pub fn selects_count(sql: &str) -> bool {
+    sql.trim_start()
+        .get(6..)
+        .is_some_and(|rest| rest.trim_start().to_ascii_lowercase().starts_with("count"))
 }
 
 /// What a raw SQL statement does: (kind, upsert, relative).
@@ -1855,7 +1924,10 @@ impl<'a> Calls<'a> {
                         lookups_here.push((aliased(known), Vec::new()));
                     }
                     if let Some(known) = &t
-                        && (method.is_some_and(|l| self.catalog.is_lookup(l)) || drizzle_select(cs))
+                        && (method.is_some_and(|l| self.catalog.is_lookup(l))
+                            || drizzle_select(cs)
+                            || self.raw_select(cs).is_some_and(|q| !selects_count(q)))
+                        && !looks_up_fresh(cs)
                     {
                         let filter = lookup_filter(cs);
                         out.lookup_filters.extend(filter.iter().cloned());
@@ -2989,20 +3061,20 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// The statement of a raw SQL `SELECT` through a client or tag of the catalogue
+    /// (`sql\`select id from account where email = ${email}\``, `pool.query('SELECT ..')`).
+    fn raw_select<'c>(&self, cs: &'c CallSite) -> Option<&'c str> {
+        let sql = cs.literal.as_deref()?;
+        let is_sql = cs.path.last().or(Some(&cs.root_name)).is_some_and(|l| {
+            self.catalog.sql.calls.contains(l) || self.catalog.sql.tags.contains(l)
+        });
+        (is_sql && is_select(sql)).then_some(sql)
+    }
+
     fn read_of(&self, m: ModId, cs: &CallSite) -> Option<Option<String>> {
         // A raw `SELECT … FROM t` reads `t`.
-        if let Some(sql) = &cs.literal {
-            let is_sql = cs.path.last().or(Some(&cs.root_name)).is_some_and(|l| {
-                self.catalog.sql.calls.contains(l) || self.catalog.sql.tags.contains(l)
-            });
-            if is_sql
-                && sql
-                    .trim_start()
-                    .get(..6)
-                    .is_some_and(|w| w.eq_ignore_ascii_case("select"))
-            {
-                return Some(sql_table(sql));
-            }
+        if let Some(sql) = self.raw_select(cs) {
+            return Some(sql_table(sql));
         }
         // Drizzle's `db.select().from(users)`: a read of the table (a lookup of its rows).
         if drizzle_select(cs) {
@@ -3814,8 +3886,22 @@ impl<'a> Calls<'a> {
             break;
         }
         if out.is_empty()
-            && let Some(sql) = &cs.literal
+            && let Some(literal) = &cs.literal
         {
+            // A tagged template (`sql\`insert into t (a) values (${x})\``): its text with the
+            // interpolations as `$1`, `$2`, .., and those interpolations as the bound values.
+            let tagged = match cs.args.first() {
+                Some(t @ Val::Template(pieces)) => crate::program::sql_text(t).map(|text| {
+                    let binds: Vec<Val> = pieces
+                        .iter()
+                        .filter(|p| !matches!(p, Val::Str(_)))
+                        .cloned()
+                        .collect();
+                    (text, binds)
+                }),
+                _ => None,
+            };
+            let sql: &String = tagged.as_ref().map_or(literal, |(t, _)| t);
             let last = cs
                 .path
                 .last()
@@ -3827,8 +3913,9 @@ impl<'a> Calls<'a> {
             {
                 // an upsert matched on a value made per call (`[req.body.id || uuidv4(), name]`)
                 // matches nothing on a retry
-                let values: &[Val] = match cs.args.get(1) {
-                    Some(Val::Arr(items)) => items,
+                let values: &[Val] = match (&tagged, cs.args.get(1)) {
+                    (Some((_, binds)), _) => binds,
+                    (None, Some(Val::Arr(items))) => items,
                     _ => cs.args.get(1..).unwrap_or(&[]),
                 };
                 let matched: Vec<&Val> = crate::sql::sql_conflict_binds(sql)
@@ -3845,7 +3932,7 @@ impl<'a> Calls<'a> {
                 let data_keys = (kind == EffectKind::DbCreate)
                     .then(|| {
                         crate::sql::sql_inserted_keys(sql, |i| {
-                            values.get(i).is_some_and(fresh_random)
+                            values.get(i).is_some_and(made_per_call)
                         })
                     })
                     .flatten();

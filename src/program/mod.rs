@@ -327,6 +327,29 @@ pub fn query_receiver(v: &Val) -> Option<&Val> {
     None
 }
 
+/// The text of a SQL statement given as a string or a template literal, the template's
+/// interpolations as the placeholders `$1`, `$2`, .. in order.
+pub fn sql_text(v: &Val) -> Option<String> {
+    match v {
+        Val::Str(s) => Some(s.clone()),
+        Val::Template(pieces) => {
+            let mut out = String::new();
+            let mut bound = 0;
+            for p in pieces {
+                match p {
+                    Val::Str(s) => out.push_str(s),
+                    _ => {
+                        bound += 1;
+                        out.push_str(&format!("${bound}"));
+                    }
+                }
+            }
+            Some(out)
+        }
+        _ => None,
+    }
+}
+
 /// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
 pub const REPOSITORY_GETTERS: &[&str] = &[
     "getRepository",

@@ -260,6 +260,10 @@ struct Scope {
     record_entities: HashMap<String, String>,
     /// Variables holding a value made for this request (`let id = Uuid::new_v4();`).
     fresh: HashSet<String>,
+    /// Variables holding a row an insert of this request created, or its id (`let user_id:
+    /// Uuid = query_scalar("insert .. returning id")`): the row is new, so a key holding its id
+    /// (`account_project (account_id, ..)`) is one no earlier run wrote.
+    created: HashSet<String>,
     /// Variables made per request only when the caller's value is missing
     /// (`let id = body.id.unwrap_or_else(Uuid::new_v4);`).
     fallback: HashSet<String>,
@@ -427,6 +431,7 @@ impl Scope {
             records: HashMap::new(),
             record_entities: HashMap::new(),
             fresh: HashSet::new(),
+            created: HashSet::new(),
             fallback: HashSet::new(),
             var_effects: HashMap::new(),
             claims: HashMap::new(),
@@ -464,8 +469,18 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
             // a variable holding one, or a maker passed as a function
             // (`body.id.unwrap_or_else(Uuid::new_v4)`)
             Ex::Path(p, _) => {
-                (p.len() == 1 && scope.fresh.contains(&p[0]))
+                (p.len() == 1 && (scope.fresh.contains(&p[0]) || scope.created.contains(&p[0])))
                     || (p.len() >= 2 && p.last().is_some_and(|l| FRESH_CALLS.contains(&l.as_str())))
+            }
+            // The id of a row this request created (`user.id`); its other fields
+            // (`user.email`) may be the caller's.
+            Ex::Field(base, name) if matches!(&**base, Ex::Path(p, _) if p.len() == 1 && scope.created.contains(&p[0])) =>
+            {
+                return if matches!(name.as_str(), "id" | "_id" | "uuid") {
+                    Visit::Found
+                } else {
+                    Visit::Skip
+                };
             }
             Ex::Call(f, _, _) => match &**f {
                 Ex::Path(p, _) => {
@@ -1240,6 +1255,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                         let fallback = init.as_deref().is_some_and(|e| fresh_fallback(e, scope));
                         mark(&mut scope.fresh, name, made_here);
                         mark(&mut scope.fallback, name, fallback);
+                        let created = out.effects[start..]
+                            .iter()
+                            .any(|e| e.kind == EffectKind::DbCreate && !e.upsert);
+                        mark(&mut scope.created, name, created);
                         match init.as_deref() {
                             Some(Ex::Struct(_, values, fields)) if values.len() == fields.len() => {
                                 let keys = record_keys(values, fields, scope);
@@ -1513,6 +1532,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .iter()
                 .all(|b| !fresh(b, scope) || fresh_fallback(b, scope));
         (per_call, unless_missing)
+    }
+
+    /// Whether a `SELECT` compares a column for equality with a value bound from one made per
+    /// request (`where key = $1` with `.bind(Uuid::new_v4())` or a variable holding one).
+    fn selects_by_fresh(&self, c: &Chain<'_>, sql: &str, scope: &Scope) -> bool {
+        let binds = Self::binds(c);
+        crate::sql::sql_equality_binds(sql)
+            .into_iter()
+            .filter_map(|i| binds.get(i).copied())
+            .any(|b| fresh(b, scope))
     }
 
     /// The columns a raw `INSERT` writes from the caller's data: each column with the value bound
@@ -2298,6 +2327,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ..Effect::default()
                 });
             }
+            // `SELECT .. FROM t WHERE key = $1` bound to a value this request just made
+            // (`Uuid::new_v4()`): it never finds an earlier run's row, so it guards nothing.
+            None if crate::link::calls::is_select(&s) && self.selects_by_fresh(&c, &s, scope) => {}
             // `SELECT .. FROM t`: a read that a later create of `t` follows
             None if s
                 .trim_start()

@@ -322,7 +322,7 @@ impl<'t> Evaluator<'t, '_> {
                 }
             }
             Some((methods, true)) => {
-                let leaves = consequence.is_some_and(exits);
+                let leaves = consequence.is_some_and(|c| exits(c, self.src));
                 self.record_check(&methods, line(cond), true, leaves);
                 if let Some(c) = consequence {
                     self.walk_under(c, self.branch.clone());
@@ -349,13 +349,13 @@ impl<'t> Evaluator<'t, '_> {
             self.walk_under(a, others.clone().or_else(|| self.branch.clone()));
             self.join_branches(scopes, mark, split);
         }
-        if let Some(rest) = others.filter(|_| consequence.is_some_and(exits)) {
+        if let Some(rest) = others.filter(|_| consequence.is_some_and(|c| exits(c, self.src))) {
             self.branch = Some(rest);
         }
         // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed;
         // after `if (!row) return ..;` only when it found the row; after `if (!claimed) return`,
         // only once.
-        let leaves = consequence.is_some_and(exits);
+        let leaves = consequence.is_some_and(|c| exits(c, self.src));
         self.claimed = match claim {
             Some((c, true)) if leaves => Some(c),
             _ => saved_claim,
@@ -367,7 +367,9 @@ impl<'t> Evaluator<'t, '_> {
         };
         let inner_guard = self.block_guard.take().filter(|_| presence);
         self.refused = match &missed_when_false {
-            Some(_) if leaves && consequence.is_some_and(throws) => Some(line(cond)),
+            Some(_) if leaves && consequence.is_some_and(|c| throws(c, self.src)) => {
+                Some(line(cond))
+            }
             Some(_) if leaves => None,
             _ => saved_refused,
         };
@@ -466,6 +468,18 @@ impl<'t> Evaluator<'t, '_> {
                     v => v,
                 };
                 if !count && let Some(table) = drizzle_select_from(query) {
+                    return Some((table, row.clone()));
+                }
+                // A raw `SELECT … FROM account WHERE …` through a SQL tag or client
+                // (`sql\`select id from account where email = ${email}\``, `pool.query('SELECT
+                // ..', [..])`): a lookup of its table.
+                if !count
+                    && let Val::Call(_, args) = query
+                    && let Some(text) = args.first().and_then(crate::program::sql_text)
+                    && crate::link::calls::is_select(&text)
+                    && !crate::link::calls::selects_count(&text)
+                    && let Some(table) = crate::link::calls::sql_table(&text)
+                {
                     return Some((table, row.clone()));
                 }
                 if let Val::Call(callee, _) = &row
@@ -874,27 +888,36 @@ fn drizzle_select_from(v: &Val) -> Option<String> {
 }
 
 /// The statement is one of `kinds`, or a block whose last statement ends in one.
-fn ends_in(node: Node, kinds: &[&str]) -> bool {
+fn ends_in(node: Node, kinds: &[&str], src: &str) -> bool {
     match node.kind() {
         "statement_block" => {
             let mut cursor = node.walk();
             node.named_children(&mut cursor)
                 .filter(|c| c.kind() != "comment")
                 .last()
-                .is_some_and(|last| ends_in(last, kinds))
+                .is_some_and(|last| ends_in(last, kinds, src))
         }
+        // Koa's `ctx.throw(400, 'taken')` throws an HTTP error: it ends the request as a `throw`
+        // statement does.
+        "expression_statement" if kinds.contains(&"throw_statement") => node
+            .named_child(0)
+            .filter(|c| c.kind() == "call_expression")
+            .and_then(|c| c.child_by_field_name("function"))
+            .filter(|f| f.kind() == "member_expression")
+            .and_then(|f| f.child_by_field_name("property"))
+            .is_some_and(|p| src.get(p.byte_range()) == Some("throw")),
         k => kinds.contains(&k),
     }
 }
 
 /// A statement that leaves the function: `return`/`throw`, or a block ending in one.
-fn exits(node: Node) -> bool {
-    ends_in(node, &["return_statement", "throw_statement"])
+fn exits(node: Node, src: &str) -> bool {
+    ends_in(node, &["return_statement", "throw_statement"], src)
 }
 
 /// The statement ends by throwing: a request that takes it fails.
-fn throws(node: Node) -> bool {
-    ends_in(node, &["throw_statement"])
+fn throws(node: Node, src: &str) -> bool {
+    ends_in(node, &["throw_statement"], src)
 }
 
 #[cfg(test)]
