@@ -1665,6 +1665,11 @@ impl<'a> Calls<'a> {
             }
         }
         let mut body_lookups: Vec<(String, Vec<(String, String)>)> = Vec::new();
+        // Across the body's functions: the creates found on a path where their lookup missed,
+        // and the effects under a lookup's miss that no create of its own function matched (a
+        // create inside a transaction callback, `sql.begin(async (tx) => ..)`, is in another).
+        let mut missed_creates: Vec<(String, String, String)> = Vec::new();
+        let mut unmatched_guarded: Vec<(bool, usize, String)> = Vec::new();
         for &g in &body {
             if unserved.contains(&g) {
                 continue;
@@ -2416,9 +2421,30 @@ impl<'a> Calls<'a> {
                     e.lookup_guarded = Some(format!(
                         "runs only when the lookup of `{looked_up}` found nothing, on the path that creates that row ({create})"
                     ));
+                } else {
+                    unmatched_guarded.push((is_own, i, model));
                 }
             }
+            missed_creates.extend(created_when_missed);
             body_lookups = lookups_here;
+        }
+        for (is_own, i, model) in unmatched_guarded {
+            let e = if is_own {
+                &mut own[i].1
+            } else {
+                &mut out.effects[i]
+            };
+            if e.lookup_guarded.is_some() {
+                continue;
+            }
+            if let Some((_, looked_up, create)) = missed_creates
+                .iter()
+                .find(|(k, _, _)| *k == model_key(&model))
+            {
+                e.lookup_guarded = Some(format!(
+                    "runs only when the lookup of `{looked_up}` found nothing, on the path that creates that row ({create})"
+                ));
+            }
         }
         // What runs only while a row exists that this request then deletes runs once: a retry
         // finds no row (a one-time token consumed, `if (row) { delete row; shift the others }`).

@@ -1219,9 +1219,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.module.functions[parent].children.push(id);
         self.fn_memo.insert(node.id(), id);
         let prev = self.push_scope(id, this_class);
-        let saved_guard = self.guarded.take();
-        let saved_refused = self.refused.take();
-        let saved_state = self.state_guard.take();
+        // A function written as a call's argument (`sql.begin(async (tx) => { .. })`,
+        // `db.transaction(..)`, `.then(u => ..)`) runs, or is handed on, where the call is: under
+        // the guards around the call. Any other starts with none.
+        let inline = node.parent().is_some_and(|p| p.kind() == "arguments");
+        let saved_guard = if inline {
+            self.guarded.clone()
+        } else {
+            self.guarded.take()
+        };
+        let saved_refused = if inline {
+            self.refused
+        } else {
+            self.refused.take()
+        };
+        let saved_state = if inline {
+            self.state_guard.clone()
+        } else {
+            self.state_guard.take()
+        };
         let saved_found = self.found.clone();
         let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
