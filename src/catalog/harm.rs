@@ -77,6 +77,10 @@ pub struct Provider {
     pub any: Vec<Cond>,
     pub impact: Impact,
     pub detail: String,
+    /// As [`Http::single_use`]: the provider accepts what the call sends once (Stripe Connect's
+    /// authorization code), so what runs after the call runs once.
+    #[serde(default)]
+    pub single_use: bool,
 }
 
 /// Functions by name: a write made on behalf of one of these is bookkeeping; a publish made
@@ -606,6 +610,24 @@ mod tests {
             "oauth-token-request"
         );
         assert!(h.http_for(None, &args(&[("body.grant", None)])).is_none());
+        // GitHub's exchange sends the code without a grant: still a code, accepted once.
+        let github = Some("https://github.com/login/oauth/access_token");
+        let by_code = h.http_for(github, &args(&[("body.code", None)])).unwrap();
+        assert_eq!(by_code.id, "oauth-code-exchange-by-code");
+        assert!(by_code.single_use);
+        let no_code = h
+            .http_for(github, &args(&[("body.refresh_token", None)]))
+            .unwrap();
+        assert_eq!(no_code.id, "oauth-token");
+        assert!(!no_code.single_use);
+        let connect = h
+            .provider_for(
+                "stripe.oauth.token",
+                &args(&[("grant_type", Some("authorization_code"))]),
+                &[],
+            )
+            .unwrap();
+        assert!(connect.single_use);
         let setup = args(&[("mode", Some("setup")), ("customer", None)]);
         assert_eq!(
             h.provider_for("stripe.checkout.sessions.create", &setup, &[])

@@ -745,6 +745,24 @@ fn made_by_maker(v: &Val) -> bool {
     }
 }
 
+/// Marks an effect that runs only when a lookup of `model` missed as running once, when the body
+/// creates that model's row on the path where the lookup missed (`creates`: the model's key, the
+/// model as looked up, the create): a sequential retry finds that row. Whether it was marked.
+fn guard_by_missed_create(
+    e: &mut Effect,
+    creates: &[(String, String, String)],
+    model: &str,
+) -> bool {
+    let Some((_, looked_up, create)) = creates.iter().find(|(k, _, _)| *k == model_key(model))
+    else {
+        return false;
+    };
+    e.lookup_guarded = Some(format!(
+        "runs only when the lookup of `{looked_up}` found nothing, on the path that creates that row ({create})"
+    ));
+    true
+}
+
 /// Two model names that name the same model (`messageTemplate`, `MessageTemplate`).
 fn same_model(a: &Option<String>, b: &Option<String>) -> bool {
     match (a, b) {
@@ -1670,6 +1688,9 @@ impl<'a> Calls<'a> {
         // create inside a transaction callback, `sql.begin(async (tx) => ..)`, is in another).
         let mut missed_creates: Vec<(String, String, String)> = Vec::new();
         let mut unmatched_guarded: Vec<(bool, usize, String)> = Vec::new();
+        // What ran before the call a callback of the body is written in (`uow.withTransaction(
+        // async (trx) => ..)` after a code exchange): the callback's effects run after it too.
+        let mut callback_after: HashMap<FnId, Vec<Location>> = HashMap::new();
         for &g in &body {
             if unserved.contains(&g) {
                 continue;
@@ -1851,6 +1872,7 @@ impl<'a> Calls<'a> {
                 .collect();
             // Creates made so far whose failure fails this function: (blocks, line, location).
             let mut creates_here: Vec<(&[usize], u32, Location)> = Vec::new();
+            let inherited: Vec<Location> = callback_after.get(&g).cloned().unwrap_or_default();
             for cs in &facts.calls {
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
                     && !branch.iter().any(|b| b == method)
@@ -1864,11 +1886,26 @@ impl<'a> Calls<'a> {
                 let fails_here = !cs.in_try && !catch_groups.contains(&cs.group);
                 // The creates that ran before this call whenever it runs: earlier, in a block
                 // that encloses it.
-                let after: Vec<Location> = creates_here
+                let after: Vec<Location> = inherited
                     .iter()
-                    .filter(|(blocks, line, _)| *line < cs.line && cs.blocks.starts_with(blocks))
-                    .map(|(_, _, at)| at.clone())
+                    .cloned()
+                    .chain(
+                        creates_here
+                            .iter()
+                            .filter(|(blocks, line, _)| {
+                                *line < cs.line && cs.blocks.starts_with(blocks)
+                            })
+                            .map(|(_, _, at)| at.clone()),
+                    )
                     .collect();
+                for a in &cs.args {
+                    if let Val::Func(af) = a
+                        && inside.contains(af)
+                        && !after.is_empty()
+                    {
+                        callback_after.entry(*af).or_insert_with(|| after.clone());
+                    }
+                }
                 let called = cs.path.last().unwrap_or(&cs.root_name);
                 if looks_like_signature_check(called) {
                     out.signature_checks
@@ -2414,14 +2451,7 @@ impl<'a> Calls<'a> {
                 if e.find_or_create || e.on_failure || e.lookup_guarded.is_some() {
                     continue;
                 }
-                if let Some((_, looked_up, create)) = created_when_missed
-                    .iter()
-                    .find(|(k, _, _)| *k == model_key(&model))
-                {
-                    e.lookup_guarded = Some(format!(
-                        "runs only when the lookup of `{looked_up}` found nothing, on the path that creates that row ({create})"
-                    ));
-                } else {
+                if !guard_by_missed_create(e, &created_when_missed, &model) {
                     unmatched_guarded.push((is_own, i, model));
                 }
             }
@@ -2434,16 +2464,8 @@ impl<'a> Calls<'a> {
             } else {
                 &mut out.effects[i]
             };
-            if e.lookup_guarded.is_some() {
-                continue;
-            }
-            if let Some((_, looked_up, create)) = missed_creates
-                .iter()
-                .find(|(k, _, _)| *k == model_key(&model))
-            {
-                e.lookup_guarded = Some(format!(
-                    "runs only when the lookup of `{looked_up}` found nothing, on the path that creates that row ({create})"
-                ));
+            if e.lookup_guarded.is_none() {
+                guard_by_missed_create(e, &missed_creates, &model);
             }
         }
         // What runs only while a row exists that this request then deletes runs once: a retry

@@ -354,13 +354,17 @@ fn single_use_checks(ep: &mut Endpoint, harm: &Harm) {
         .iter()
         .filter(|e| e.kind == EffectKind::ExternalCall && !e.on_failure)
         .filter_map(|e| {
-            let h = harm.http_for(e.url.as_deref(), &e.args)?;
-            h.single_use.then(|| {
-                (
-                    e.location.clone(),
-                    format!("{} (`{}`, `{}`)", h.detail, e.callee, h.id),
-                )
-            })
+            let (detail, id) = match harm.provider_for(&e.callee, &e.args, &e.made_args) {
+                Some(p) => (p.single_use.then_some(&p.detail)?, &p.id),
+                None => {
+                    let h = harm.http_for(e.url.as_deref(), &e.args)?;
+                    (h.single_use.then_some(&h.detail)?, &h.id)
+                }
+            };
+            Some((
+                e.location.clone(),
+                format!("{detail} (`{}`, `{id}`)", e.callee),
+            ))
         })
         .collect();
     if checks.is_empty() {
