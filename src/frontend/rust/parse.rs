@@ -1853,6 +1853,13 @@ impl Lower {
         {
             return mounts;
         }
+        // serde_json's `json!({ "code": code, "client_id": id })`: an object of its keys, as a
+        // struct literal is, so what a request body sends is read in both languages
+        if path.last().is_some_and(|l| l == "json")
+            && let Some(value) = self.json_value(m.tokens.clone(), 0)
+        {
+            return value;
+        }
         let mut lits = Vec::new();
         for tt in m.tokens.clone() {
             if let TokenTree::Literal(l) = tt
@@ -1885,6 +1892,67 @@ impl Lower {
             lits,
             args: args.into(),
             line,
+        }
+    }
+
+    /// A `json!` object or array (`{ "k": v, .. }`, `[a, b]`) as a struct literal or a list;
+    /// `None` for a scalar, which is lowered as any macro is.
+    fn json_value(&mut self, tokens: TokenStream, depth: usize) -> Option<Ex> {
+        let mut it = tokens.clone().into_iter();
+        let (Some(TokenTree::Group(g)), None) = (it.next(), it.next()) else {
+            return None;
+        };
+        if depth > MAX_MACRO_DEPTH {
+            return None;
+        }
+        let mut parts: Vec<Vec<TokenTree>> = vec![Vec::new()];
+        for t in g.stream() {
+            match &t {
+                TokenTree::Punct(p) if p.as_char() == ',' => parts.push(Vec::new()),
+                _ => parts.last_mut().expect("never empty").push(t),
+            }
+        }
+        parts.retain(|p| !p.is_empty());
+        match g.delimiter() {
+            Delimiter::Brace => {
+                let (mut names, mut values) = (Vec::new(), Vec::new());
+                for part in parts {
+                    // `"key": value` (a key may also be a name or a parenthesised expression)
+                    let colon = part
+                        .iter()
+                        .position(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ':'))?;
+                    let name = match &part[..colon] {
+                        [TokenTree::Literal(l)] => match syn::Lit::new(l.clone()) {
+                            syn::Lit::Str(s) => s.value(),
+                            _ => l.to_string(),
+                        },
+                        [TokenTree::Ident(i)] => i.to_string(),
+                        _ => continue,
+                    };
+                    let value: TokenStream = part[colon + 1..].iter().cloned().collect();
+                    values.push(self.json_item(value, depth + 1));
+                    names.push(name);
+                }
+                Some(Ex::Struct(Box::new([]), values.into(), names.into()))
+            }
+            Delimiter::Bracket => Some(Ex::List(
+                parts
+                    .into_iter()
+                    .map(|p| self.json_item(p.into_iter().collect(), depth + 1))
+                    .collect(),
+            )),
+            _ => None,
+        }
+    }
+
+    /// A value inside a `json!` object or array.
+    fn json_item(&mut self, tokens: TokenStream, depth: usize) -> Ex {
+        if let Some(v) = self.json_value(tokens.clone(), depth) {
+            return v;
+        }
+        match syn::parse2::<Expr>(tokens) {
+            Ok(e) => self.expr(&e),
+            Err(_) => Ex::Other(Vec::new()),
         }
     }
 
