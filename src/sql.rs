@@ -411,6 +411,16 @@ pub fn sql_equality_binds(sql: &str) -> Vec<usize> {
     out
 }
 
+/// The columns an `INSERT INTO t (a, b) VALUES ($1, ..)` writes with a bound value, each with
+/// that value's index (from 0, by `$n` or by the order of the `?`s).
+pub fn sql_insert_binds(sql: &str) -> Vec<(String, usize)> {
+    sql_insert_bound(sql)
+        .unwrap_or_default()
+        .into_iter()
+        .filter_map(|(column, _, bound)| Some((column, bound?)))
+        .collect()
+}
+
 /// The columns an `INSERT INTO t (a, b) VALUES (..)` writes with a value a retry sends again:
 /// not one the database makes (`gen_random_uuid()`, `now()`, `DEFAULT`), nor a bound parameter
 /// `fresh` says is made per call (`fresh(i)`: the `i`-th bound value, from 0, by `$n` or by the

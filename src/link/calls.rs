@@ -450,6 +450,32 @@ enum Bound {
     Unknown,
 }
 
+/// A call of a body's function: the function, the call, whether its failure fails the function,
+/// and the effects it reached (own?, index).
+type CallEffects<'a> = (FnId, &'a CallSite, bool, Vec<(bool, usize)>);
+
+/// A call that registers its callback to run later, not now (`emitter.on('x', async () =>
+/// ..)`, `setTimeout(..)`, `items.forEach(async ..)`): the callback's failure does not fail it.
+fn registers_listener(cs: &CallSite) -> bool {
+    let called = cs.path.last().unwrap_or(&cs.root_name);
+    matches!(
+        called.as_str(),
+        "on" | "once"
+            | "addListener"
+            | "prependListener"
+            | "addEventListener"
+            | "subscribe"
+            | "setTimeout"
+            | "setInterval"
+            | "setImmediate"
+            | "nextTick"
+            | "forEach"
+            | "catch"
+            | "finally"
+            | "use"
+    )
+}
+
 /// The keys of a record whose values are parameters (or members of one) of the function.
 fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
     fields
@@ -1691,6 +1717,12 @@ impl<'a> Calls<'a> {
         // What ran before the call a callback of the body is written in (`uow.withTransaction(
         // async (trx) => ..)` after a code exchange): the callback's effects run after it too.
         let mut callback_after: HashMap<FnId, Vec<Location>> = HashMap::new();
+        let mut callback_read: HashMap<FnId, Vec<Option<String>>> = HashMap::new();
+        // The other way: the creates a callback makes whenever it runs, whose failure fails it
+        // (an awaited `sql.begin(async (tx) => ..)` rejects with the callback's error), and the
+        // effects of each call of the body, so that what follows the call runs after them.
+        let mut callback_creates: HashMap<FnId, Vec<Location>> = HashMap::new();
+        let mut call_effects: Vec<CallEffects> = Vec::new();
         for &g in &body {
             if unserved.contains(&g) {
                 continue;
@@ -1699,7 +1731,8 @@ impl<'a> Calls<'a> {
             // Targets deleted earlier in this function: a create after them replaces the set.
             let mut deleted: Vec<Option<String>> = Vec::new();
             // Models read so far in this function: a create after a read is pre-checked.
-            let mut read: Vec<Option<String>> = Vec::new();
+            // A callback written in a call starts with what was read before the call.
+            let mut read: Vec<Option<String>> = callback_read.remove(&g).unwrap_or_default();
             // `knex('t').where(..).first()`: the table a chain starts from names its target;
             // `knex.insert(..).into('t')`, `supabase.from('t')`, Kysely's `db.insertInto('t')`:
             // a link of the chain names it.
@@ -1899,6 +1932,12 @@ impl<'a> Calls<'a> {
                     )
                     .collect();
                 for a in &cs.args {
+                    if let Val::Func(af) = a
+                        && inside.contains(af)
+                        && !read.is_empty()
+                    {
+                        callback_read.entry(*af).or_insert_with(|| read.clone());
+                    }
                     if let Val::Func(af) = a
                         && inside.contains(af)
                         && !after.is_empty()
@@ -2366,6 +2405,15 @@ impl<'a> Calls<'a> {
                         deleted.push(e.target.clone());
                     }
                 }
+                call_effects.push((
+                    g,
+                    cs,
+                    fails_here,
+                    (own_before..own.len())
+                        .map(|i| (true, i))
+                        .chain((out_before..out.effects.len()).map(|i| (false, i)))
+                        .collect(),
+                ));
                 let own_new = own[own_before..].iter_mut().map(|(_, e)| (e, true));
                 let sub_new = out.effects[out_before..].iter_mut().map(|e| (e, false));
                 for (e, is_own) in own_new.chain(sub_new) {
@@ -2457,6 +2505,51 @@ impl<'a> Calls<'a> {
             }
             missed_creates.extend(created_when_missed);
             body_lookups = lookups_here;
+            // The creates of the function's own top block (the shortest blocks of its calls).
+            if let Some(top) = facts.calls.iter().map(|c| c.blocks.len()).min() {
+                let made: Vec<Location> = creates_here
+                    .iter()
+                    .filter(|(blocks, ..)| blocks.len() == top)
+                    .map(|(.., at)| at.clone())
+                    .collect();
+                if !made.is_empty() {
+                    callback_creates.insert(g, made);
+                }
+            }
+        }
+        // A call that hands the body's callback to a library and fails with it (not in a `try`,
+        // not `.catch`ed, not an event registration): what follows the call, in the blocks that
+        // enclose it, runs after the callback's creates.
+        for (g, cs, ..) in call_effects
+            .iter()
+            .filter(|(_, cs, fails, _)| *fails && !cs.on_failure && !registers_listener(cs))
+        {
+            let made: Vec<Location> = cs
+                .args
+                .iter()
+                .filter_map(|a| match a {
+                    Val::Func(af) if inside.contains(af) && af != g => callback_creates.get(af),
+                    _ => None,
+                })
+                .flatten()
+                .cloned()
+                .collect();
+            if made.is_empty() {
+                continue;
+            }
+            for (g2, later, _, effects) in &call_effects {
+                if g2 != g || later.line <= cs.line || !later.blocks.starts_with(&cs.blocks) {
+                    continue;
+                }
+                for &(is_own, i) in effects {
+                    let e = if is_own {
+                        &mut own[i].1
+                    } else {
+                        &mut out.effects[i]
+                    };
+                    e.runs_after(&made);
+                }
+            }
         }
         for (is_own, i, model) in unmatched_guarded {
             let e = if is_own {
@@ -3984,8 +4077,22 @@ impl<'a> Calls<'a> {
                         })
                     })
                     .flatten();
+                // the columns bound to the function's parameters: the request's, where the
+                // endpoint's handler is the function they lead to
+                let key_params = if kind == EffectKind::DbCreate {
+                    crate::sql::sql_insert_binds(sql)
+                        .into_iter()
+                        .filter_map(|(column, i)| {
+                            let v = values.get(i).filter(|v| !made_per_call(v))?;
+                            Some((column, param_ref(m, v)?))
+                        })
+                        .collect()
+                } else {
+                    vec![]
+                };
                 out.push(Effect {
                     data_keys,
+                    key_params,
                     // As the Rust front end reads raw SQL: the constants an `UPDATE` sets, and
                     // an `INSERT .. WHERE NOT EXISTS` that inserts only what is missing.
                     find_or_create: kind == EffectKind::DbCreate

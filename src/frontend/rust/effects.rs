@@ -461,6 +461,27 @@ const FRESH_CALLS: &[&str] = &[
 ];
 const FRESH_METHODS: &[&str] = &["gen", "gen_range", "random", "random_range", "sample"];
 
+/// A call being followed: its line and the name called, and whether an argument holds a value
+/// the caller makes per request.
+#[derive(Clone, Copy)]
+struct Site<'a> {
+    line: Line,
+    name: &'a str,
+    fresh_args: bool,
+}
+
+impl<'a> Site<'a> {
+    fn new(line: Line, name: &'a str, args: &[Ex], scope: &Scope) -> Self {
+        Site {
+            line,
+            name,
+            fresh_args: args
+                .iter()
+                .any(|a| fresh(a, scope) || made_here(a, scope, 0)),
+        }
+    }
+}
+
 /// Does `e` hold a value made for this request (`Uuid::new_v4()`, `Utc::now()`, `rng.gen()`,
 /// `nanoid!()`), in part or whole?
 fn fresh(e: &Ex, scope: &Scope) -> bool {
@@ -1556,7 +1577,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// Follows each impl a trait's method may run (`impls`), speculatively when there are
     /// several, except for the kinds of effect every one of them reaches: those run whichever
     /// impl does (a provider trait whose every impl pays).
-    fn follow_impls(&self, impls: &[FnId], out: &mut Summary, scope: &Scope, site: (Line, &str)) {
+    fn follow_impls(&self, impls: &[FnId], out: &mut Summary, scope: &Scope, site: Site<'_>) {
         let several = impls.len() > 1;
         let certain = if several {
             crate::facts::reached_by_all(impls.iter().map(|&f| {
@@ -1572,14 +1593,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     }
 
     /// Follows one project function from a call site (`site`: its line and the name called).
-    fn follow(
-        &self,
-        f: FnId,
-        speculative: bool,
-        out: &mut Summary,
-        scope: &Scope,
-        site: (Line, &str),
-    ) {
+    fn follow(&self, f: FnId, speculative: bool, out: &mut Summary, scope: &Scope, site: Site<'_>) {
         self.follow_certain(f, speculative, &HashSet::new(), out, scope, site);
     }
 
@@ -1591,7 +1605,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         certain: &HashSet<EffectKind>,
         out: &mut Summary,
         scope: &Scope,
-        site: (Line, &str),
+        site: Site<'_>,
     ) {
         let sub = self.summary(f);
         let name = self.model.fns[f].func.name.clone();
@@ -1600,6 +1614,11 @@ impl<'m, 'a> Effects<'m, 'a> {
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative && !certain.contains(&e.kind);
+            // A value this call makes (`insert_user(db, Uuid::new_v4(), ..)`) may be what the
+            // callee's create is keyed on: its keys are no longer known to be the request's.
+            if site.fresh_args {
+                e.request_keys.clear();
+            }
             e.prechecked |= e.kind == EffectKind::DbCreate
                 && e.target.as_ref().is_some_and(|t| out.reads.contains(t));
             out.effects.push(e);
@@ -1625,11 +1644,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                     .func
                     .key_calls
                     .iter()
-                    .find(|k| k.line == site.0 && k.name == site.1)
+                    .find(|k| k.line == site.line && k.name == site.name)
             });
             for o in &sub.key_obs {
                 let mut o = o.clone();
-                o.order = site.0;
+                o.order = site.line;
                 if let Some(k) = here {
                     if k.ctx != crate::facts::key::Ctx::Main {
                         o.ctx = k.ctx;
@@ -1651,7 +1670,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 && let Res::Fn(f) = self.resolve(p, scope)
             {
                 let name = p.last().cloned().unwrap_or_default();
-                self.follow(f, false, out, scope, (*line, &name));
+                self.follow(f, false, out, scope, Site::new(*line, &name, &[], scope));
             }
             self.walk(a, scope, out, false);
         }
@@ -1765,8 +1784,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                             self.location(scope.module, *line),
                         ));
                     }
+                    let site = Site::new(*line, &name, args, scope);
                     for f in fns {
-                        self.follow(f, false, out, scope, (*line, &name));
+                        self.follow(f, false, out, scope, site);
                     }
                     // `Trait::method(x, ..)`, `<H as Trait>::method(x, ..)`: one of the trait's
                     // impls runs, each followed, speculatively when there are several.
@@ -1774,7 +1794,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         && matches!(**ty, Res::Trait(..))
                     {
                         let impls = self.model.implementations(ty, &name);
-                        self.follow_impls(&impls, out, scope, (*line, &name));
+                        self.follow_impls(&impls, out, scope, site);
                     }
                 }
                 self.walk_args(args, scope, out);
@@ -1787,17 +1807,18 @@ impl<'m, 'a> Effects<'m, 'a> {
                 self.key_args(Some(name), args, scope, *line, out);
                 self.signature_check_call(Some(name), scope, *line, out);
                 let ty = self.type_of(recv, scope, 0);
+                let site = Site::new(*line, name, args, scope);
                 let mut followed = false;
                 if let Some(t @ (Res::Type(..) | Res::Trait(..))) = &ty {
                     for f in self.model.methods_of(t, name) {
-                        self.follow(f, false, out, scope, (*line, name));
+                        self.follow(f, false, out, scope, site);
                         followed = true;
                     }
                     // A trait object or a bounded generic runs one of the trait's impls: each
                     // is followed, speculatively when there are several.
                     let impls = self.model.implementations(t, name);
                     followed |= !impls.is_empty();
-                    self.follow_impls(&impls, out, scope, (*line, name));
+                    self.follow_impls(&impls, out, scope, site);
                 }
                 if !followed
                     && !matches!(ty, Some(Res::Ext(_)))
@@ -1805,7 +1826,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     && let Some(cands) = self.model.methods_by_name.get(name.as_str())
                     && cands.len() == 1
                 {
-                    self.follow(cands[0], true, out, scope, (*line, name));
+                    self.follow(cands[0], true, out, scope, site);
                 }
                 self.walk(recv, scope, out, true);
                 self.walk_args(args, scope, out);
@@ -2308,6 +2329,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     kind == EffectKind::DbCreate && crate::sql::sql_inserts_if_absent(&s);
                 out.effects.push(Effect {
                     find_or_create,
+                    // the columns bound to what this request does not make: a repeat sends them
+                    // again (values a caller makes are dropped where the create is followed)
+                    request_keys: data_keys.clone().unwrap_or_default(),
                     data_keys,
                     update_keys: match kind {
                         EffectKind::DbUpdate => crate::sql::sql_set_values(&s),
