@@ -412,11 +412,28 @@ fn param_ref(m: ModId, v: &Val) -> Option<ParamRef> {
                 path.push(p.clone());
                 cur = inner;
             }
+            // A schema's validation hands back what it was given (`bodySchema.parse(req.body)`,
+            // zod's `parseAsync`, Joi's `validateAsync`, Yup's `validateSync`).
+            Val::Call(callee, args)
+                if matches!(&**callee, Val::Member(_, name) if VALIDATES.contains(&name.as_str()))
+                    && !args.is_empty() =>
+            {
+                cur = &args[0];
+            }
             _ => return None,
         }
     }
     None
 }
+
+/// Schema methods that return the value they validate.
+const VALIDATES: &[&str] = &[
+    "parse",
+    "parseAsync",
+    "validateAsync",
+    "validateSync",
+    "cast",
+];
 
 /// What a call passes for a parameter of the function `(m2, f2)` it calls: the argument, or the
 /// member of it the reference names. `None` for a parameter of another function.
@@ -874,11 +891,67 @@ const BUILDER_WRITES: &[&str] = &[
     "mergeInto",
 ];
 
+/// postgres.js's dynamic insert: `insert into t $1` (the statement ends at the bound value),
+/// where that value is the helper called with the row (`sql(row)`, `sql(row, 'a', 'b')` for only
+/// those columns; an array of rows inserts each): the columns and the values they get.
+fn dynamic_insert_row(sql: &str, values: &[Val]) -> Option<Vec<(String, Val)>> {
+    let lower = sql.to_ascii_lowercase();
+    let after = &lower[lower.find("insert into")? + "insert into".len()..];
+    let mut words = after.split_whitespace();
+    let (_table, bound) = (words.next()?, words.next()?);
+    let index: usize = bound.strip_prefix('$')?.parse().ok()?;
+    let Val::Call(_, args) = values.get(index.checked_sub(1)?)? else {
+        return None;
+    };
+    let fields = match args.first()? {
+        Val::Obj(fields) => fields,
+        Val::Arr(rows) => match rows.first()? {
+            Val::Obj(fields) => fields,
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let only: Vec<&str> = args[1..]
+        .iter()
+        .filter_map(|a| match a {
+            Val::Str(c) => Some(c.as_str()),
+            _ => None,
+        })
+        .collect();
+    Some(
+        fields
+            .iter()
+            .filter(|(k, _)| only.is_empty() || only.contains(&k.as_str()))
+            .cloned()
+            .collect(),
+    )
+}
+
 /// A value a retry does not send again: one made up per call ([`fresh_random`]), or the id of
 /// a row this request created (`_notification.id` after `const _notification = await
 /// db.insert(notification).values(..).returning().get()`).
 fn made_per_call(v: &Val) -> bool {
+    let v = &through_validation(v, 0);
     fresh_random(v) || field_of_created(v)
+}
+
+/// A value read through a schema's validation (`schema.parse(req.body).email`) as the value
+/// validated (`req.body.email`): the schema itself (`z.string().uuid()`) makes nothing.
+fn through_validation(v: &Val, depth: usize) -> Val {
+    match v {
+        _ if depth > 16 => v.clone(),
+        Val::Member(inner, p) => Val::Member(
+            std::sync::Arc::new(through_validation(inner, depth + 1)),
+            p.clone(),
+        ),
+        Val::Call(callee, args)
+            if matches!(&**callee, Val::Member(_, name) if VALIDATES.contains(&name.as_str()))
+                && !args.is_empty() =>
+        {
+            through_validation(&args[0], depth + 1)
+        }
+        _ => v.clone(),
+    }
 }
 
 fn field_of_created(v: &Val) -> bool {
@@ -4069,17 +4142,35 @@ impl<'a> Calls<'a> {
                     (false, false)
                 };
                 let upsert = upsert && !per_call;
-                // the columns the insert writes with values a retry sends again
-                let data_keys = (kind == EffectKind::DbCreate)
-                    .then(|| {
-                        crate::sql::sql_inserted_keys(sql, |i| {
-                            values.get(i).is_some_and(made_per_call)
-                        })
-                    })
+                // postgres.js's dynamic insert (`insert into t ${sql(row)}`, `${sql(row, 'a',
+                // 'b')}`): the row's keys are the columns, its values what they get
+                let helper_row = (kind == EffectKind::DbCreate)
+                    .then(|| dynamic_insert_row(sql, values))
                     .flatten();
+                // the columns the insert writes with values a retry sends again
+                let data_keys = match &helper_row {
+                    Some(row) => Some(
+                        row.iter()
+                            .filter(|(_, v)| !made_per_call(v))
+                            .map(|(k, _)| k.clone())
+                            .collect(),
+                    ),
+                    None => (kind == EffectKind::DbCreate)
+                        .then(|| {
+                            crate::sql::sql_inserted_keys(sql, |i| {
+                                values.get(i).is_some_and(made_per_call)
+                            })
+                        })
+                        .flatten(),
+                };
                 // the columns bound to the function's parameters: the request's, where the
                 // endpoint's handler is the function they lead to
-                let key_params = if kind == EffectKind::DbCreate {
+                let key_params = if let Some(row) = &helper_row {
+                    row.iter()
+                        .filter(|(_, v)| !made_per_call(v))
+                        .filter_map(|(k, v)| Some((k.clone(), param_ref(m, v)?)))
+                        .collect()
+                } else if kind == EffectKind::DbCreate {
                     crate::sql::sql_insert_binds(sql)
                         .into_iter()
                         .filter_map(|(column, i)| {
