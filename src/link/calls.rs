@@ -4224,6 +4224,94 @@ mod tests {
     }
 
     #[test]
+    fn a_dynamic_insert_names_its_columns() {
+        use std::sync::Arc;
+        let helper = |args: Vec<Val>| Val::Call(Arc::new(Val::Global("sql".into())), args);
+        let row = Val::Obj(vec![
+            ("email".into(), Val::Str("a@b.c".into())),
+            ("role".into(), Val::Unknown),
+        ]);
+        let keys = |sql: &str, values: &[Val]| {
+            dynamic_insert_row(sql, values)
+                .map(|r| r.into_iter().map(|(k, _)| k).collect::<Vec<_>>())
+        };
+        assert_eq!(
+            keys(
+                "insert into account $1 returning *",
+                &[helper(vec![row.clone()])]
+            ),
+            Some(vec!["email".to_string(), "role".to_string()])
+        );
+        // only the columns named after the row
+        assert_eq!(
+            keys(
+                "INSERT INTO account $1",
+                &[helper(vec![row.clone(), Val::Str("email".into())])]
+            ),
+            Some(vec!["email".to_string()])
+        );
+        // an array of rows inserts each
+        assert_eq!(
+            keys(
+                "insert into account $1",
+                &[helper(vec![Val::Arr(vec![row.clone()])])]
+            ),
+            Some(vec!["email".to_string(), "role".to_string()])
+        );
+        // a column list, a value that is no helper call, odd placeholders: not this form
+        assert_eq!(
+            keys(
+                "insert into account (email) values ($1)",
+                std::slice::from_ref(&row)
+            ),
+            None
+        );
+        assert_eq!(
+            keys("insert into account $1", std::slice::from_ref(&row)),
+            None
+        );
+        assert_eq!(
+            keys("insert into account $0", &[helper(vec![row.clone()])]),
+            None
+        );
+        assert_eq!(keys("insert into account $9", &[helper(vec![row])]), None);
+        assert_eq!(keys("insert into", &[]), None);
+    }
+
+    #[test]
+    fn validation_hands_back_what_it_validated() {
+        use std::sync::Arc;
+        let body = Val::Member(Arc::new(Val::Param(3, 0)), "body".into());
+        let schema = Val::Call(
+            Arc::new(Val::Member(
+                Arc::new(Val::Global("z".into())),
+                "object".into(),
+            )),
+            vec![Val::Obj(vec![(
+                "id".into(),
+                Val::Call(
+                    Arc::new(Val::Member(
+                        Arc::new(Val::Global("z".into())),
+                        "uuid".into(),
+                    )),
+                    vec![],
+                ),
+            )])],
+        );
+        let parsed = Val::Call(
+            Arc::new(Val::Member(Arc::new(schema), "parse".into())),
+            vec![body],
+        );
+        let email = Val::Member(Arc::new(parsed), "email".into());
+        let r = param_ref(0, &email).expect("the request's");
+        assert_eq!(
+            (r.index, r.path.clone()),
+            (0, vec!["body".to_string(), "email".to_string()])
+        );
+        assert!(!made_per_call(&email));
+    }
+
+    #[test]
     fn a_chain_ending_in_an_upsert_is_one_upsert() {
         // insert(t) (inner call) then .onConflictDoNothing() (outer) in group 7; a plain create in group 9.
         let own = vec![
