@@ -199,10 +199,11 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                     fields.join("`, `"),
                     p.join("`, `")
                 ));
-            } else if let Some(p) = matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate)
-                .then_some(e.target.as_deref())
-                .flatten()
-                .and_then(|t| harm.bookkeeping_model(t))
+            } else if let Some(p) = (queued.is_none()
+                && matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate))
+            .then_some(e.target.as_deref())
+            .flatten()
+            .and_then(|t| harm.bookkeeping_model(t))
             {
                 impact = Impact::Bookkeeping;
                 detail = Some(format!(

@@ -531,15 +531,6 @@ pub fn capped(ep: &Endpoint, rule: &str, severity: Severity, confidence: Confide
             Severity::Medium
         });
     }
-    // RS007 speaks of the provider calls a timeout of ours would repeat there: their harm.
-    if rule == "RS007" {
-        let cap = rs007_downstream_key_missing::unprotected(ep)
-            .iter()
-            .map(|e| impact_cap(e.impact, rule).min(Severity::High))
-            .max()
-            .unwrap_or(Severity::High);
-        s = s.min(cap);
-    }
     if confidence == Confidence::Speculative {
         s = s.min(Severity::Medium);
     }

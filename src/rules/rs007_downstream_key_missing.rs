@@ -20,6 +20,10 @@ finds no stored response) charges again. A key generated at call time changes on
 so it protects nothing. Derive it from the inbound key and a purpose, so that every retry of one
 intent sends the same key and two purposes never collide.
 
+It is medium, not high: the inbound key already refuses the retry of a request that succeeded,
+so what is left is the window of a request that failed after the provider acted (a mechanism
+present but incomplete). A payment with no inbound key at all is RS001.
+
 ## Example
 ```ts
 await stripe.paymentIntents.create({ amount, currency }, { idempotencyKey: randomUUID() });
@@ -91,7 +95,7 @@ pub fn rule() -> Rule {
             id: "RS007",
             name: "downstream-key-missing",
             section: Section::IdempotencyMechanism,
-            severity: Severity::High,
+            severity: Severity::Medium,
             summary: "a provider call from a keyed endpoint without an idempotency key, or with a random one made at call time",
             doc: DOC,
         },
@@ -178,9 +182,13 @@ mod tests {
         );
         let hit = check(&both).unwrap();
         assert!(hit.message.contains("refunds.create"), "{}", hit.message);
-        let grade =
-            |ep: &Endpoint| crate::rules::capped(ep, "RS007", Severity::High, Confidence::Likely);
-        assert_eq!(grade(&both), Severity::High);
+        // The inbound key refuses the retry of a request that succeeded: what is left is the
+        // window of one that failed after the provider acted, a mechanism incomplete (medium),
+        // even for a refund.
+        let grade = |ep: &Endpoint| {
+            crate::rules::capped(ep, "RS007", rule().meta.severity, Confidence::Likely)
+        };
+        assert_eq!(grade(&both), Severity::Medium);
         let pending = endpoint(
             "POST",
             vec![call("stripe.checkout.sessions.create", Impact::Pending)],
