@@ -206,6 +206,12 @@ fn lightning_and_on_chain_payments_are_money_unless_the_node_refuses_a_repeat() 
 }
 
 #[test]
+fn a_call_named_for_moving_money_on_an_unknown_package_is_a_speculative_payment_in_both_languages()
+{
+    assert_twins("express-wallet-sdk", "axum-wallet-sdk");
+}
+
+#[test]
 fn prisma_queries_are_judged_alike_from_the_generated_rust_client_and_from_prisma_client_js() {
     assert_twins("express-prisma-client", "axum-prisma-client");
 }

@@ -73,6 +73,11 @@ pub struct Sink {
     /// `rules/harm.toml`): an analytics capture is `bookkeeping`, a payout API `money`.
     #[serde(default)]
     pub impact: Option<Impact>,
+    /// Matched on a value of any package by the called method's name alone (a wallet SDK's
+    /// `withdraw`), for calls no other sink matches: the catalogue does not know the package,
+    /// so the effect is speculative (at most medium) rather than nothing.
+    #[serde(default)]
+    pub any_package: bool,
     #[serde(skip)]
     roots_set: Option<GlobSet>,
 }

@@ -3900,6 +3900,29 @@ impl<'a> Calls<'a> {
             )
         {
             let (sink, declared_only) = sink;
+            // A call named for moving money on a value of a package the catalogue does not
+            // know (`wallet.withdraw(..)`): by that name alone, speculative.
+            if sink.any_package {
+                let named = cs
+                    .path
+                    .last()
+                    .is_some_and(|l| sink.calls.iter().any(|p| p == l));
+                if !declared_only || origin.is_none() || cs.is_new || !named {
+                    continue;
+                }
+                out.push(Effect {
+                    kind: sink.kind,
+                    callee: cs.text.clone(),
+                    label: sink.label.clone(),
+                    location: location.clone(),
+                    speculative: true,
+                    sink_impact: sink.impact,
+                    args: arg_fields(&cs.args, |v| self.encoded_body(m, v)),
+                    made_args: made_fields(&cs.args).into(),
+                    ..Effect::default()
+                });
+                break;
+            }
             // The call as the package names it (a named import is its first segment).
             let mut package_call: Option<String> = None;
             let by_origin = origin

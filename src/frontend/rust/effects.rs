@@ -2164,6 +2164,34 @@ impl<'m, 'a> Effects<'m, 'a> {
                     && !self.model.crate_of(scope.module).deps.contains_key(o)
             });
         for (sink, packages) in &self.sinks {
+            // A call named for moving money on a value of a crate the catalogue does not know
+            // (`wallet.withdraw(..)`): by that name alone, speculative.
+            if sink.any_package {
+                let external = origin
+                    .as_deref()
+                    .is_some_and(|o| !matches!(o, "std" | "core" | "alloc"));
+                if !external
+                    || !c
+                        .links
+                        .iter()
+                        .any(|(n, ..)| sink.calls.iter().any(|p| p == n))
+                {
+                    continue;
+                }
+                out.effects.push(Effect {
+                    kind: sink.kind,
+                    callee: c.text.clone(),
+                    label: sink.label.clone(),
+                    location,
+                    speculative: true,
+                    sink_impact: sink.impact,
+                    args: arg_fields(&c),
+                    made_args: made_fields(&c, scope).into(),
+                    fails_request: true,
+                    ..Effect::default()
+                });
+                return;
+            }
             let by_origin = origin.as_ref().is_some_and(|o| {
                 packages
                     .iter()
