@@ -59,10 +59,12 @@ fn check(ep: &Endpoint) -> Option<Hit> {
     if ep.is_webhook_receiver() || ep.has_mechanism(MechanismKind::WebhookEventDedup) {
         return None;
     }
-    // A content hash stops a retry too; RS017 speaks for the intents it collapses.
+    // A content hash stops a retry too; RS017 speaks for the intents it collapses. A unique
+    // constraint covers only its own write and what runs after it on a duplicate, which
+    // `repeats_on_retry` already leaves out: a constraint on another row (a find-or-create of a
+    // wallet before the charge) does not stop the charge.
     let protected = [
         MechanismKind::HeaderKey,
-        MechanismKind::UniqueConstraint,
         MechanismKind::WebhookEventDedup,
         MechanismKind::ContentHash,
     ];
@@ -150,6 +152,34 @@ mod tests {
         let hit = check(&endpoint("POST", vec![payment()], vec![])).expect("finding");
         assert!(hit.message.contains("s.ts:7"));
         assert_eq!(hit.confidence, Confidence::Likely);
+    }
+
+    #[test]
+    fn a_unique_constraint_on_another_row_does_not_stop_the_charge() {
+        // A wallet found or created (its constraint named as the endpoint's mechanism), then a
+        // charge: the retry finds the wallet and charges again.
+        let wallet = crate::facts::Effect {
+            find_or_create: true,
+            constraint: Some("Wallet(accountId)".into()),
+            ..effect(EffectKind::DbCreate)
+        };
+        let ep = endpoint(
+            "POST",
+            vec![wallet, payment()],
+            vec![mechanism(MechanismKind::UniqueConstraint)],
+        );
+        assert!(check(&ep).is_some());
+        // One it stops (the charge runs after a create the constraint refuses) is not repeated.
+        let stopped = crate::facts::Effect {
+            stopped_by: Some("unique Wallet(accountId)".into()),
+            ..payment()
+        };
+        let ep = endpoint(
+            "POST",
+            vec![stopped],
+            vec![mechanism(MechanismKind::UniqueConstraint)],
+        );
+        assert!(check(&ep).is_none());
     }
 
     #[test]
