@@ -279,6 +279,21 @@ fn may_fall_back(v: &Val) -> bool {
 }
 
 /// A value read from a global at run time (`globalThis.x`, `process.env.X`, `window.y`).
+/// A value with nothing known in it: unknown, or an object literal of unknowns
+/// (`{ dbRead: undefined as never }`, a stand-in while building).
+fn placeholder(v: &Val) -> bool {
+    match v {
+        Val::Unknown => true,
+        Val::Obj(fields) => fields.iter().all(|(_, v)| matches!(v, Val::Unknown)),
+        _ => false,
+    }
+}
+
+/// A value made by running code: a call's result or a new instance.
+fn made(v: &Val) -> bool {
+    matches!(v, Val::Call(..) | Val::New(..))
+}
+
 fn rooted_in_global(v: &Val) -> bool {
     match v {
         Val::Global(_) => true,
@@ -1974,6 +1989,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     let (lit, shown) = match (&a, &b) {
                         (v, Val::Str(lit)) if string_like(v) => (lit.clone(), yes),
                         (Val::Str(lit), v) if string_like(v) => (lit.clone(), no),
+                        // `cond ? make() : make()`: either way, the same value.
+                        _ if a == b => return a,
+                        // `isBuild ? { db: undefined as never } : make()`: a placeholder on
+                        // one side (nothing in it known) and a value made on the other: what
+                        // runs is the value, when anything does.
+                        _ if placeholder(&a) && made(&b) => return b,
+                        _ if placeholder(&b) && made(&a) => return a,
                         _ => return Val::Unknown,
                     };
                     let Some(c) = cond else { return Val::Unknown };
@@ -1988,6 +2010,29 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             "assignment_expression" => self.eval_assignment(node),
+            // `global.__clients ??= make()` (or `||=`): the value already there, or the one
+            // made now, as `global.__clients ?? make()` reads; run-time state the code cannot
+            // show leaves the code's own value.
+            "augmented_assignment_expression"
+                if matches!(
+                    node.field("operator").map(|o| self.text(o)),
+                    Some("??=" | "||=")
+                ) =>
+            {
+                let l = node
+                    .field("left")
+                    .map(|n| self.eval(n))
+                    .unwrap_or(Val::Unknown);
+                let r = node
+                    .field("right")
+                    .map(|n| self.eval(n))
+                    .unwrap_or(Val::Unknown);
+                match l {
+                    Val::Unknown => r,
+                    l if rooted_in_global(&l) && !matches!(r, Val::Unknown) => r,
+                    l => l,
+                }
+            }
             // `onSubmit={() => ..}`: the handler is named after its event.
             "jsx_attribute" => {
                 let name = node.named_child(0).map(|n| self.text(n).to_string());
