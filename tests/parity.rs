@@ -212,6 +212,11 @@ fn a_call_named_for_moving_money_on_an_unknown_package_is_a_speculative_payment_
 }
 
 #[test]
+fn a_signature_checked_by_the_routes_middleware_makes_a_receiver_in_both_languages() {
+    assert_twins("express-webhook-middleware", "axum-webhook-middleware");
+}
+
+#[test]
 fn prisma_queries_are_judged_alike_from_the_generated_rust_client_and_from_prisma_client_js() {
     assert_twins("express-prisma-client", "axum-prisma-client");
 }

@@ -242,8 +242,15 @@ pub fn link_ts(
                     let s = calls.summary(m2, f2);
                     content_hashes.extend(s.content_hashes.iter().cloned());
                     // A middleware that checks the signature (`verifyWebhookSignature`), by its name
-                    // or by what it reads.
+                    // or by what it reads: a provider's signature header read there
+                    // (`stripe-signature`) makes a receiver, as in the handler.
                     signature_checks.extend(s.signature_checks.iter().cloned());
+                    effects.extend(
+                        s.effects
+                            .iter()
+                            .filter(|e| e.kind == EffectKind::WebhookReceiver)
+                            .cloned(),
+                    );
                     let name = &modules[m2].functions[f2].name;
                     if calls::looks_like_signature_check(name) {
                         signature_checks.push((

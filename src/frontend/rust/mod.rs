@@ -165,6 +165,17 @@ pub fn analyze(
         for mw in &e.middleware {
             if let Mw::Handler(Handler::Fn(f)) = &mw.mw {
                 let def = &model.fns[*f];
+                // What the middleware checks runs before the handler: a provider's signature
+                // header it reads (`from_fn(verify)` reading `stripe-signature`) makes a
+                // receiver, as in the handler.
+                let ms = fx.summary(*f);
+                signature_checks.extend(ms.signature_checks.iter().cloned());
+                effects.extend(
+                    ms.effects
+                        .iter()
+                        .filter(|x| x.kind == crate::facts::EffectKind::WebhookReceiver)
+                        .cloned(),
+                );
                 if crate::link::calls::looks_like_signature_check(&def.func.name) {
                     signature_checks.push((
                         format!("`{}` middleware", def.func.name),
