@@ -2552,8 +2552,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 (self.lookup(&name), name)
             }
             "this" => (Val::This(self.scopes[self.cur].this_class), "this".into()),
-            // `super(..)` in a constructor, `super.init(..)` in a static method.
-            "super" => (Val::Global("super".into()), "super".into()),
+            // `super.create(req)` in a method of a class that extends another: an instance of
+            // the parent, whose method runs. `super(..)` in a constructor, or a class whose
+            // parent is not known: as written.
+            "super" => {
+                let parent = self.scopes[self.cur]
+                    .this_class
+                    .and_then(|c| self.module.classes.get(c))
+                    .and_then(|c| c.extends.clone());
+                let v = match parent {
+                    Some(p)
+                        if node
+                            .parent()
+                            .is_some_and(|n| n.kind() == "member_expression") =>
+                    {
+                        Val::TypeRef(std::sync::Arc::new(p))
+                    }
+                    _ => Val::Global("super".into()),
+                };
+                (v, "super".into())
+            }
             // A link without its object or callee (a syntax error): nothing to follow.
             "member_expression" | "subscript_expression" | "call_expression" => {
                 (Val::Unknown, String::new())

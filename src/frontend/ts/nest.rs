@@ -102,6 +102,8 @@ impl<'t> Evaluator<'t, '_> {
                 }
                 ("Route", "tsoa" | "@tsoa/runtime") => Some((d, "tsoa")),
                 ("Controller", "@overnightjs/core") => Some((d, "overnightjs")),
+                // inversify-express-utils `@controller('/path', ...middleware)`
+                ("controller", "inversify-express-utils") => Some((d, "inversify-express-utils")),
                 ("Controller", _) => Some((d, "nestjs")),
                 _ => None,
             }
@@ -159,6 +161,12 @@ impl<'t> Evaluator<'t, '_> {
         } else {
             vec![Val::Str(String::new())]
         };
+        // inversify-express-utils: the controller's middleware follow its path.
+        if framework == "inversify-express-utils" {
+            router
+                .middleware
+                .extend(controller.args.iter().skip(1).cloned());
+        }
         for d in &decorators {
             match d.name.as_str() {
                 // OvernightJS `@ClassMiddleware(fn)` too.
@@ -178,10 +186,14 @@ impl<'t> Evaluator<'t, '_> {
                 _ => {}
             }
         }
+        let inversify = framework == "inversify-express-utils";
         for (f, ds) in methods {
             let routes: Vec<(&Decorator, &str)> = ds
                 .iter()
                 .filter_map(|d| {
+                    if inversify {
+                        return inversify_route(d).map(|m| (d, m));
+                    }
                     ROUTE_DECORATORS
                         .iter()
                         .find(|(n, _)| *n == d.name)
@@ -197,6 +209,12 @@ impl<'t> Evaluator<'t, '_> {
             };
             let mut middleware = Vec::new();
             let mut version = None;
+            // inversify-express-utils `@httpPost('/path', ...middleware)`, `@httpMethod('post',
+            // '/path', ...middleware)`: the middleware follow the path.
+            if let Some((route, _)) = routes.first().filter(|_| inversify) {
+                let skip = if route.name == "httpMethod" { 2 } else { 1 };
+                middleware.extend(route.args.iter().skip(skip).cloned());
+            }
             for d in ds {
                 match d.name.as_str() {
                     // OvernightJS `@Middleware(fn)` too.
@@ -214,7 +232,7 @@ impl<'t> Evaluator<'t, '_> {
             {
                 let path = route
                     .args
-                    .first()
+                    .get(usize::from(inversify && route.name == "httpMethod"))
                     .cloned()
                     .unwrap_or(Val::Str(String::new()));
                 router.items.push(
@@ -310,6 +328,36 @@ impl<'t> Evaluator<'t, '_> {
             _ => {}
         }
     }
+}
+
+/// An inversify-express-utils route decorator (`@httpPost(path, ..)`, `@all(path)`,
+/// `@httpMethod('post', path)`) and the method it serves.
+fn inversify_route(d: &Decorator) -> Option<&'static str> {
+    if decorator_spec(&d.callee) != Some("inversify-express-utils") {
+        return None;
+    }
+    Some(match d.name.as_str() {
+        "httpGet" => "get",
+        "httpPost" => "post",
+        "httpPut" => "put",
+        "httpPatch" => "patch",
+        "httpDelete" => "delete",
+        "httpHead" => "head",
+        "all" => "all",
+        "httpMethod" => match d.args.first() {
+            Some(Val::Str(m)) => match m.to_ascii_lowercase().as_str() {
+                "get" => "get",
+                "post" => "post",
+                "put" => "put",
+                "patch" => "patch",
+                "delete" => "delete",
+                "head" => "head",
+                _ => "all",
+            },
+            _ => "all",
+        },
+        _ => return None,
+    })
 }
 
 fn flatten_paths(v: &Val) -> Vec<Val> {
