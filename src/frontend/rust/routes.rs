@@ -1453,7 +1453,10 @@ impl<'m, 'a> Routes<'m, 'a> {
         let in_crate =
             |c: &str, pkg: &str| krate == c || (path.len() <= 2 && self.model.depends_on(m, pkg));
         let axum = in_crate("axum", "axum");
-        let actix = in_crate("actix_web", "actix-web");
+        // paperclip's and apistos's `web` modules mirror actix-web's (documented drop-in
+        // replacements that record the API document): `paperclip::actix::web::resource(..)`.
+        let actix = in_crate("actix_web", "actix-web")
+            || (matches!(krate, "paperclip" | "apistos") && path.iter().any(|s| s == "web"));
         // aide's routing functions (`post_with(handler, docs)`) and axum's, re-exported
         let aide = in_crate("aide", "aide");
         let poem = in_crate("poem", "poem");
