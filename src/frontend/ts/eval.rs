@@ -278,7 +278,6 @@ fn may_fall_back(v: &Val) -> bool {
     )
 }
 
-/// A value read from a global at run time (`globalThis.x`, `process.env.X`, `window.y`).
 /// A value with nothing known in it: unknown, or an object literal of unknowns
 /// (`{ dbRead: undefined as never }`, a stand-in while building).
 fn placeholder(v: &Val) -> bool {
@@ -294,6 +293,7 @@ fn made(v: &Val) -> bool {
     matches!(v, Val::Call(..) | Val::New(..))
 }
 
+/// A value read from a global at run time (`globalThis.x`, `process.env.X`, `window.y`).
 fn rooted_in_global(v: &Val) -> bool {
     match v {
         Val::Global(_) => true,

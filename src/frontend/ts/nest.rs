@@ -336,28 +336,25 @@ fn inversify_route(d: &Decorator) -> Option<&'static str> {
     if decorator_spec(&d.callee) != Some("inversify-express-utils") {
         return None;
     }
-    Some(match d.name.as_str() {
-        "httpGet" => "get",
-        "httpPost" => "post",
-        "httpPut" => "put",
-        "httpPatch" => "patch",
-        "httpDelete" => "delete",
-        "httpHead" => "head",
-        "all" => "all",
-        "httpMethod" => match d.args.first() {
-            Some(Val::Str(m)) => match m.to_ascii_lowercase().as_str() {
-                "get" => "get",
-                "post" => "post",
-                "put" => "put",
-                "patch" => "patch",
-                "delete" => "delete",
-                "head" => "head",
-                _ => "all",
-            },
-            _ => "all",
-        },
-        _ => return None,
-    })
+    match (d.name.as_str(), d.args.first()) {
+        ("all", _) => Some("all"),
+        ("httpMethod", Some(Val::Str(m))) => Some(
+            ROUTE_DECORATORS
+                .iter()
+                .map(|(_, method)| *method)
+                .find(|method| method.eq_ignore_ascii_case(m))
+                .unwrap_or("all"),
+        ),
+        ("httpMethod", _) => Some("all"),
+        // `httpGet` .. `httpHead`: Nest's names after `http`.
+        (name, _) => {
+            let nest = name.strip_prefix("http")?;
+            ROUTE_DECORATORS
+                .iter()
+                .find(|(n, _)| *n == nest)
+                .map(|(_, method)| *method)
+        }
+    }
 }
 
 fn flatten_paths(v: &Val) -> Vec<Val> {
