@@ -118,6 +118,11 @@ fn the_harm_model_judges_both_languages_alike() {
 }
 
 #[test]
+fn what_a_sign_in_issues_is_the_callers_session_in_both_languages() {
+    assert_twins("express-sign-in", "axum-sign-in");
+}
+
+#[test]
 fn a_claim_stops_a_retry_in_both_languages() {
     assert_twins("express-claims", "axum-claims");
 }

@@ -19,6 +19,8 @@ struct Models {
     ledger: Vec<String>,
     #[serde(default)]
     job: Vec<String>,
+    #[serde(default)]
+    issued: Vec<String>,
 }
 
 /// URLs an HTTP call may be made to, or fields of the request it sends, and what a repeat of it
@@ -123,6 +125,14 @@ impl Patterns {
         let first = *self.set.matches(model_name(name)).first()?;
         Some(self.list[first].as_str())
     }
+
+    /// The first pattern any form of a model's name matches (see [`model_forms`]).
+    fn first_model(&self, name: &str) -> Option<&str> {
+        model_forms(name).iter().find_map(|n| {
+            let first = *self.set.matches(n).first()?;
+            Some(self.list[first].as_str())
+        })
+    }
 }
 
 /// HTTP methods whose repeat leaves the state the first call left.
@@ -140,6 +150,8 @@ struct Intent {
     repeat: Vec<String>,
     #[serde(default)]
     message: Vec<String>,
+    #[serde(default)]
+    session: Vec<String>,
 }
 
 /// Fields a relative update changes, by name: counters are bookkeeping, values are not.
@@ -189,6 +201,9 @@ pub struct Harm {
     ledger_models: Patterns,
     /// Job tables of a queue kept in the application's database (`background_jobs`).
     job_models: Patterns,
+    /// Rows a sign-in issues to the caller (`token`, `*challenge`): bookkeeping when a sign-in
+    /// writes them, records (an API token) otherwise.
+    issued_models: Patterns,
     value_fields: Patterns,
     counter_fields: Patterns,
     pub http: Vec<Http>,
@@ -199,6 +214,8 @@ pub struct Harm {
     pub repeat_words: Vec<String>,
     /// Words naming a request whose message is sent each time it is asked (`login`, `forgot`).
     pub message_words: Vec<String>,
+    /// Words naming a sign-in or a session's refresh (`login`, `authrefresh`).
+    pub session_words: Vec<String>,
 }
 
 fn glob(p: &str, what: &str) -> Result<Glob, String> {
@@ -225,6 +242,45 @@ pub fn model_name(name: &str) -> String {
         .to_ascii_lowercase()
 }
 
+/// Words that name where a model's rows are kept, not the model: `sessionRepository`,
+/// `authorModel`, `users_table` are the `session`, `author` and `users` models.
+const HOLDER_SUFFIXES: &[&str] = &[
+    "repository",
+    "repositories",
+    "repo",
+    "repos",
+    "model",
+    "models",
+    "collection",
+    "table",
+    "dao",
+    "entity",
+    "entities",
+];
+
+/// The forms of a model's name the model patterns are tried on, in order: the whole name
+/// ([`model_name`]); the name without a schema or namespace (`iam.token` → `token`,
+/// `public.orders` → `orders`); each without a word naming where the rows are kept
+/// (`ephemeralSessionRepository` → `ephemeralsession`).
+pub fn model_forms(name: &str) -> Vec<String> {
+    let mut out = vec![model_name(name)];
+    let own = model_name(name.rsplit(['.', ':']).next().unwrap_or(name));
+    if !own.is_empty() && !out.contains(&own) {
+        out.push(own);
+    }
+    for i in 0..out.len() {
+        let stripped = HOLDER_SUFFIXES
+            .iter()
+            .find_map(|s| out[i].strip_suffix(s).filter(|r| r.len() >= 3));
+        if let Some(r) = stripped
+            && !out.iter().any(|o| o == r)
+        {
+            out.push(r.to_string());
+        }
+    }
+    out
+}
+
 impl Harm {
     pub fn builtin() -> Result<Harm, String> {
         Harm::parse(HARM).map_err(|e| format!("rules/harm.toml: {e}"))
@@ -243,6 +299,7 @@ impl Harm {
             providers: file.provider,
             repeat_words: file.intent.repeat,
             message_words: file.intent.message,
+            session_words: file.intent.session,
             ..Harm::default()
         };
         harm.add_models(&file.models.record, &file.models.bookkeeping)?;
@@ -254,6 +311,7 @@ impl Harm {
         harm.message_functions = Patterns::new(&file.functions.message, "message function")?;
         harm.ledger_models = Patterns::new(&file.models.ledger, "ledger model")?;
         harm.job_models = Patterns::new(&file.models.job, "job model")?;
+        harm.issued_models = Patterns::new(&file.models.issued, "issued model")?;
         harm.value_fields = Patterns::new(&file.fields.value, "value field")?;
         harm.counter_fields = Patterns::new(&file.fields.counter, "counter field")?;
         for h in &mut harm.http {
@@ -297,12 +355,26 @@ impl Harm {
 
     /// The bookkeeping pattern a model's name matches, unless a record pattern claims it.
     pub fn bookkeeping_model(&self, name: &str) -> Option<&str> {
-        let n = model_name(name);
-        if n.is_empty() || self.record_set.is_match(&n) {
+        let forms = model_forms(name);
+        if forms[0].is_empty() || forms.iter().any(|n| self.record_set.is_match(n)) {
             return None;
         }
-        let first = *self.bookkeeping_set.matches(&n).first()?;
+        let first = forms
+            .iter()
+            .find_map(|n| self.bookkeeping_set.matches(n).first().copied())?;
         Some(self.bookkeeping_models[first].0.as_str())
+    }
+
+    /// The pattern a model's name matches when it holds what a sign-in issues to the caller
+    /// (a session's tokens, a sign-in challenge), unless a record pattern claims it.
+    pub fn issued_model(&self, name: &str) -> Option<&str> {
+        if model_forms(name)
+            .iter()
+            .any(|n| self.record_set.is_match(n))
+        {
+            return None;
+        }
+        self.issued_models.first_model(name)
     }
 
     /// The bookkeeping pattern a function's name matches (`flushAuditEvents`, `log_activity`).
@@ -332,13 +404,13 @@ impl Harm {
     /// The pattern a model's name matches when it is a ledger money is booked into
     /// (`Transaction`, `ledger_entries`).
     pub fn ledger_model(&self, name: &str) -> Option<&str> {
-        self.ledger_models.first(name)
+        self.ledger_models.first_model(name)
     }
 
     /// The pattern a model's name matches when it is the job table of a queue kept in the
     /// application's database (`background_jobs`, `delayed_jobs`).
     pub fn job_model(&self, name: &str) -> Option<&str> {
-        self.job_models.first(name)
+        self.job_models.first_model(name)
     }
 
     /// The counter pattern of each field a relative update changes, when every one is a
@@ -524,6 +596,36 @@ mod tests {
     fn the_builtin_harm_catalogue_loads() {
         let h = Harm::builtin().unwrap();
         assert!(!h.http.is_empty() && !h.providers.is_empty());
+    }
+
+    #[test]
+    fn model_names_without_their_schema_or_holder() {
+        assert_eq!(model_forms("iam.token"), vec!["iamtoken", "token"]);
+        assert_eq!(
+            model_forms("ephemeralSessionRepository"),
+            vec!["ephemeralsessionrepository", "ephemeralsession"]
+        );
+        assert_eq!(
+            model_forms("Database.authorModel"),
+            vec![
+                "databaseauthormodel",
+                "authormodel",
+                "databaseauthor",
+                "author"
+            ]
+        );
+        // A suffix that is the whole name is the name.
+        assert_eq!(model_forms("Model"), vec!["model"]);
+        let h = Harm::builtin().unwrap();
+        assert!(h.bookkeeping_model("revokedSessionRepository").is_some());
+        assert!(h.bookkeeping_model("blogRepository").is_none());
+        assert!(h.ledger_model("public.orders").is_some());
+        assert!(h.job_model("app.background_jobs").is_some());
+        // What a sign-in issues, and what it does not (an API token is a record).
+        assert!(h.issued_model("auth.token").is_some());
+        assert!(h.issued_model("assertion_challenges").is_some());
+        assert!(h.issued_model("apiTokenRepository").is_none());
+        assert!(h.issued_model("invoice").is_none());
     }
 
     #[test]

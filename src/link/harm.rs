@@ -71,6 +71,20 @@ fn intent(ep: &Endpoint, harm: &Harm) -> Option<(Intent, String)> {
     None
 }
 
+/// The word that names the endpoint a sign-in or a session's refresh, if one does: its handler's
+/// name or its path's last two static segments (`/auth/refresh`, `/oauth/token`,
+/// `/users/sign-in`).
+fn signs_in(ep: &Endpoint, harm: &Harm) -> Option<String> {
+    let statics: Vec<&str> = ep
+        .path
+        .split(['/', '#'])
+        .filter(|s| !s.is_empty() && !s.starts_with('{') && !s.starts_with(':'))
+        .collect();
+    let mut named = words(&ep.handler);
+    named.extend(words(&statics[statics.len().saturating_sub(2)..].join("/")));
+    named.into_iter().find(|w| harm.session_words.contains(w))
+}
+
 /// A downstream key the provider dedups a retry on: one made from a stable domain id
 /// (`order.id`), or one computed from what the function re-reads with no fresh part and no path
 /// that passes none (`` `invoice_${invoice.id}_${amount}` ``; not `key ? k : undefined`). A key
@@ -98,6 +112,7 @@ fn stable_key(key: Option<DownstreamKey>, expression: Option<&str>) -> bool {
 pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
     for ep in endpoints {
         let intent = intent(ep, harm);
+        let sign_in = signs_in(ep, harm);
         let receiver = ep.is_webhook_receiver();
         let deletes = deletes_its_target(ep);
         for e in &mut ep.side_effects {
@@ -208,6 +223,21 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 impact = Impact::Bookkeeping;
                 detail = Some(format!(
                     "`{}` is bookkeeping (model pattern `{p}`): a duplicate row harms nobody",
+                    e.target.as_deref().unwrap_or_default()
+                ));
+            }
+            // A sign-in's tokens or challenge (`INSERT INTO token .. 'refresh'`): the caller's own
+            // session; a repeat signs in again and harms nobody.
+            if impact == Impact::Record
+                && detail.is_none()
+                && matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate)
+                && !e.relative
+                && let Some(word) = &sign_in
+                && let Some(p) = e.target.as_deref().and_then(|t| harm.issued_model(t))
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "`{}` holds what a sign-in issues (model pattern `{p}`), written by a sign-in (`{word}`): the caller's own session, a repeat signs in again and harms nobody",
                     e.target.as_deref().unwrap_or_default()
                 ));
             }
@@ -553,6 +583,45 @@ mod tests {
         let out = judged(endpoint("hook", "/hooks", vec![signature, booked.clone()]));
         assert_eq!(out[1].impact, Impact::Money);
         let out = judged(endpoint("create", "/transactions", vec![booked]));
+        assert_eq!(out[0].impact, Impact::Record);
+    }
+
+    #[test]
+    fn a_sign_in_issues_the_callers_session() {
+        let token = |t: &str| Effect {
+            kind: EffectKind::DbCreate,
+            target: Some(t.into()),
+            ..Effect::default()
+        };
+        for (handler, path) in [
+            ("login", "/api/v1/auth/login"),
+            ("refresh", "/api/v1/auth/refresh"),
+            ("issue", "/oauth/token"),
+            ("AuthController.signIn", "/users"),
+            ("beginAuthentication", "/auth/passkey/options"),
+        ] {
+            let out = judged(endpoint(handler, path, vec![token("iam.token")]));
+            assert_eq!(out[0].impact, Impact::Bookkeeping, "{handler} {path}");
+        }
+        // The same table written by another endpoint is a record (an API token); so is a
+        // record a sign-in writes that is no session of the caller's.
+        let out = judged(endpoint(
+            "createServiceToken",
+            "/service_token",
+            vec![token("iam.token")],
+        ));
+        assert_eq!(out[0].impact, Impact::Record);
+        let out = judged(endpoint(
+            "refresh",
+            "/feeds/{id}/refresh",
+            vec![token("token")],
+        ));
+        assert_eq!(out[0].impact, Impact::Record);
+        let out = judged(endpoint(
+            "login",
+            "/auth/login",
+            vec![token("organization")],
+        ));
         assert_eq!(out[0].impact, Impact::Record);
     }
 
