@@ -182,6 +182,26 @@ fn sql_insert_bound(sql: &str) -> Option<Vec<(String, String, Option<usize>)>> {
     )
 }
 
+/// The claim an `INSERT` that skips an existing row makes, its row count tested.
+pub const SKIPS_EXISTING: &str =
+    "an `INSERT` that skips a row already there (`ON CONFLICT DO NOTHING`), its row count tested";
+
+/// Does an `INSERT` skip a row that is already there (`ON CONFLICT .. DO NOTHING`, MySQL's
+/// `INSERT IGNORE`, SQLite's `INSERT OR IGNORE`)? Its row count says whether this run wrote the
+/// row: tested, it is a claim only one request wins, the constraint deciding atomically.
+pub fn sql_skips_existing(sql: &str) -> bool {
+    let upper = flat(sql).to_ascii_uppercase();
+    let Some(at) = upper.find("INSERT ") else {
+        return false;
+    };
+    let rest = &upper[at..];
+    rest.starts_with("INSERT IGNORE ")
+        || rest.starts_with("INSERT OR IGNORE ")
+        || rest
+            .find("ON CONFLICT")
+            .is_some_and(|c| rest[c..].contains(" DO NOTHING"))
+}
+
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
 /// (..)`)? A lookup inside the statement, not a constraint: two concurrent runs can both insert.
 pub fn sql_inserts_if_absent(sql: &str) -> bool {
@@ -222,6 +242,20 @@ mod tests {
             sql_conflict_binds("INSERT INTO t (a) VALUES ($1) ON CONFLICT DO NOTHING").is_empty()
         );
         assert!(sql_conflict_binds("INSERT INTO t (a) VALUES ($1)").is_empty());
+    }
+
+    #[test]
+    fn inserts_that_skip_an_existing_row() {
+        assert!(sql_skips_existing(
+            "INSERT INTO waitlist (email)\n VALUES ($1)\n ON CONFLICT (email) DO NOTHING"
+        ));
+        assert!(sql_skips_existing("insert ignore into t (a) values (?)"));
+        assert!(sql_skips_existing("INSERT OR IGNORE INTO t (a) VALUES (?)"));
+        assert!(!sql_skips_existing(
+            "INSERT INTO t (a) VALUES ($1) ON CONFLICT (a) DO UPDATE SET a = EXCLUDED.a"
+        ));
+        assert!(!sql_skips_existing("INSERT INTO t (a) VALUES ($1)"));
+        assert!(!sql_skips_existing("UPDATE t SET a = 1 WHERE b = 2"));
     }
 
     #[test]

@@ -3221,7 +3221,14 @@ impl<'a> Calls<'a> {
         if let Some(e) = group_entity.get(&cs.group) {
             return Some(e.clone());
         }
-        if let Val::Call(callee, args) = &cs.root
+        // A TypeORM query builder kept in a variable (`const q =
+        // repo.createQueryBuilder('u').where(..); q.getOne()`): what it was made from.
+        let root = match crate::program::query_builder_base(&cs.root) {
+            Some(class @ Val::Class(_)) => return self.entity_name(m, class),
+            Some(base) => base,
+            None => &cs.root,
+        };
+        if let Val::Call(callee, args) = root
             && let Val::Member(_, getter) = callee.as_ref()
             && REPOSITORY_GETTERS.contains(&getter.as_str())
         {

@@ -327,6 +327,30 @@ pub fn query_receiver(v: &Val) -> Option<&Val> {
     None
 }
 
+/// The repository a TypeORM query builder was made from (`repo.createQueryBuilder('u')
+/// .where(..)` → `repo`), or the entity it was given (`manager.createQueryBuilder(User, 'u')` →
+/// `User`): what the builder's `getOne()` reads.
+pub fn query_builder_base(v: &Val) -> Option<&Val> {
+    let mut cur = v;
+    for _ in 0..32 {
+        match cur {
+            Val::Call(callee, args) => match callee.as_ref() {
+                Val::Member(obj, link) if link == "createQueryBuilder" => {
+                    return Some(match args.first() {
+                        Some(entity @ Val::Class(_)) => entity,
+                        _ => obj,
+                    });
+                }
+                Val::Member(obj, _) => cur = obj,
+                _ => return None,
+            },
+            Val::Member(obj, _) => cur = obj,
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// The text of a SQL statement given as a string or a template literal, the template's
 /// interpolations as the placeholders `$1`, `$2`, .. in order.
 pub fn sql_text(v: &Val) -> Option<String> {

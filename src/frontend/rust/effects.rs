@@ -258,6 +258,9 @@ struct Scope {
     /// Record variables bound to an `ActiveModel` literal of an entity that is not in view
     /// (`let values = Session::ActiveModel { .. }`): the entity's module as written.
     record_entities: HashMap<String, String>,
+    /// Variables holding a SeaORM select not yet run (`let mut query =
+    /// Entity::find().filter(..)`, run later as `query.one(db)`): the entity's module.
+    selects: HashMap<String, String>,
     /// Variables holding a value made for this request (`let id = Uuid::new_v4();`).
     fresh: HashSet<String>,
     /// Variables holding a row an insert of this request created, or its id (`let user_id:
@@ -430,6 +433,7 @@ impl Scope {
             names: HashMap::new(),
             records: HashMap::new(),
             record_entities: HashMap::new(),
+            selects: HashMap::new(),
             fresh: HashSet::new(),
             created: HashSet::new(),
             fallback: HashSet::new(),
@@ -1329,6 +1333,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                             }
                             _ => scope.record_entities.remove(name),
                         };
+                        match init.as_deref().and_then(|e| self.select_of(e, scope)) {
+                            Some(entity) => scope.selects.insert(name.clone(), entity),
+                            None => scope.selects.remove(name),
+                        };
                         match written {
                             Some(w) => scope.names.insert(names[0].clone(), w),
                             None => scope.names.remove(&names[0]),
@@ -2144,6 +2152,23 @@ impl<'m, 'a> Effects<'m, 'a> {
         c
     }
 
+    /// The entity a SeaORM select names when it is built but not yet run (`Entity::find()
+    /// .filter(..)`, no `.one(db)`): what a variable holding it reads when it is run.
+    fn select_of(&self, e: &Ex, scope: &Scope) -> Option<String> {
+        if !matches!(e, Ex::Method(..)) {
+            return None;
+        }
+        let c = self.chain(e, scope);
+        if c.links
+            .iter()
+            .any(|(name, _, _)| SEAORM_RUNS.contains(name))
+        {
+            return None;
+        }
+        let finds = c.segs.iter().any(|s| s.starts_with("find"));
+        c.entity.filter(|_| finds)
+    }
+
     fn sink_check(&self, e: &Ex, scope: &Scope, out: &mut Summary) {
         let c = self.chain(e, scope);
         if c.segs.is_empty() {
@@ -2327,7 +2352,14 @@ impl<'m, 'a> Effects<'m, 'a> {
         let Some((s, line)) = sql else {
             // a diesel read (`favorites::table.filter(..).count().first(conn)`): a create of
             // the same table after it is pre-checked
-            if let Some(t) = diesel_read(&c).or_else(|| seaorm_read(&c)) {
+            if let Some(t) = diesel_read(&c).or_else(|| seaorm_read(&c)).or_else(|| {
+                // `query.one(db)`: a select kept in a variable, run here
+                let var = c.root_var.as_ref()?;
+                c.links
+                    .iter()
+                    .any(|(name, _, _)| SEAORM_RUNS.contains(name))
+                    .then(|| scope.selects.get(var).cloned())?
+            }) {
                 out.reads.push(t);
                 for (name, args, _) in &c.links {
                     if *name == "filter" {
@@ -2423,9 +2455,15 @@ fn diesel_read(c: &Chain<'_>) -> Option<String> {
 
 /// The entity a SeaORM select reads (`credential::Entity::find_by_id(id).one(db)`,
 /// `Invite::find().filter(..).all(db)`): its module, as the chain names it.
+/// The methods that run a SeaORM select for rows.
+const SEAORM_RUNS: &[&str] = &["one", "all", "count", "exists", "stream", "paginate"];
+
 fn seaorm_read(c: &Chain<'_>) -> Option<String> {
-    const RUNS: &[&str] = &["one", "all", "count", "exists", "stream", "paginate"];
-    if !c.links.iter().any(|(name, _, _)| RUNS.contains(name)) {
+    if !c
+        .links
+        .iter()
+        .any(|(name, _, _)| SEAORM_RUNS.contains(name))
+    {
         return None;
     }
     // `user.find_related(credential::Entity)`: the entity named by the argument
@@ -2798,7 +2836,8 @@ fn mentions_var(s: &Stmt, var: &str) -> bool {
 
 /// What claim an initialiser makes, if it makes one: an `UPDATE` of the state its `WHERE` tests
 /// (`sqlx::query!("UPDATE jobs SET status = 'running' WHERE .. AND status = 'pending'")`), a
-/// Redis `SET .. NX` (`redis::cmd("SET").arg(k).arg(v).arg("NX")`) or `set_nx`.
+/// Redis `SET .. NX` (`redis::cmd("SET").arg(k).arg(v).arg("NX")`) or `set_nx`, an `INSERT ..
+/// ON CONFLICT DO NOTHING` whose row count says whether it wrote.
 fn claim_of(e: &Ex) -> Option<&'static str> {
     let mut stack = vec![e];
     let mut seen = 0usize;
@@ -2813,11 +2852,22 @@ fn claim_of(e: &Ex) -> Option<&'static str> {
                 if crate::sql::sql_moves_state(l) {
                     return Some("an `UPDATE` of the state its `WHERE` tests");
                 }
+                if crate::sql::sql_skips_existing(l) {
+                    return Some(crate::sql::SKIPS_EXISTING);
+                }
                 set |= l.eq_ignore_ascii_case("set");
                 nx |= l.eq_ignore_ascii_case("nx");
             }
             Ex::Macro { lits, .. } if lits.iter().any(|l| crate::sql::sql_moves_state(l)) => {
                 return Some("an `UPDATE` of the state its `WHERE` tests");
+            }
+            Ex::Macro { lits, .. } if lits.iter().any(|l| crate::sql::sql_skips_existing(l)) => {
+                return Some(crate::sql::SKIPS_EXISTING);
+            }
+            // diesel's `insert_into(t).values(..).on_conflict_do_nothing().execute(conn)?`: the
+            // number of rows it wrote.
+            Ex::Method(_, name, _, _) if name == "on_conflict_do_nothing" => {
+                return Some(crate::sql::SKIPS_EXISTING);
             }
             Ex::Method(_, name, _, _) if name == "set_nx" => return Some("a Redis `SETNX`"),
             // A closure's body runs later, if at all.

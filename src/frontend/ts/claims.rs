@@ -6,7 +6,7 @@
 
 use super::eval::Evaluator;
 use crate::program::{Val, conditional_update};
-use crate::sql::sql_moves_state;
+use crate::sql::{SKIPS_EXISTING, sql_moves_state, sql_skips_existing};
 use tree_sitter::Node;
 
 /// Members of an update's result that count the rows it changed.
@@ -52,9 +52,26 @@ pub fn claim_call(v: &Val) -> Option<&'static str> {
         m,
         "query" | "execute" | "run" | "$executeRawUnsafe" | "none" | "result"
     ) && let Some(Val::Str(sql)) = args.first()
-        && sql_moves_state(sql)
     {
-        return Some("an `UPDATE` of the state its `WHERE` tests");
+        if sql_moves_state(sql) {
+            return Some("an `UPDATE` of the state its `WHERE` tests");
+        }
+        if sql_skips_existing(sql) {
+            return Some(SKIPS_EXISTING);
+        }
+    }
+    // Prisma's `createMany({ data, skipDuplicates: true })` answers `{ count }` of the rows it
+    // wrote (`ON CONFLICT DO NOTHING`).
+    if m == "createMany"
+        && args.first().is_some_and(|a| {
+            matches!(a, Val::Obj(fields) if fields
+                .iter()
+                .any(|(k, v)| k == "skipDuplicates" && *v == Val::Bool(true)))
+        })
+    {
+        return Some(
+            "a `createMany` that skips rows already there (`skipDuplicates`), its count tested",
+        );
     }
     None
 }

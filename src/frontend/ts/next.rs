@@ -505,13 +505,22 @@ impl<'t> Evaluator<'t, '_> {
                             return Some((name, row.clone()));
                         }
                     }
+                    // TypeORM's `repo.createQueryBuilder('u').where(..).getOne()`: what the
+                    // repository it was made from reads.
+                    let model = match crate::program::query_builder_base(model) {
+                        Some(Val::Class(c)) => {
+                            return Some((self.module.classes[*c].name.clone(), row.clone()));
+                        }
+                        Some(base) => base,
+                        None => model.as_ref(),
+                    };
                     // `this.findOne(..)` in a model's static method reads that model.
-                    if let Val::This(Some(c)) = model.as_ref() {
+                    if let Val::This(Some(c)) = model {
                         return Some((self.module.classes[*c].name.clone(), row.clone()));
                     }
                     // `this.users.findByEmail(..)` on a field declared by its type only: the
                     // type names it (the linker reads what that type's method looks up).
-                    let name = match model.as_ref() {
+                    let name = match model {
                         Val::TypeRef(t) => t.name_it_goes_by(),
                         // `dataSource.getRepository(Credential).findOneBy(..)`: the entity
                         Val::Call(getter, args)
