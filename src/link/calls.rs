@@ -4037,9 +4037,19 @@ impl<'a> Calls<'a> {
             // So is `repo.save({ ...found, isPaused })` (or `manager.save(Workflow, { ...found,
             // .. })`): a copy of that row, its primary key with it, unless the literal clears the
             // key (`id: undefined`, a duplicate inserted).
+            // (Also the rows of a lookup mapped or filtered: `found.map((j) => ({ ...j, at }))`.)
             let looked_up = |v: &Val| {
+                let v = match v {
+                    Val::Call(f, _) if matches!(f.as_ref(), Val::Member(_, m) if matches!(m.as_str(), "map" | "filter")) => {
+                        match f.as_ref() {
+                            Val::Member(rows, _) => rows.as_ref(),
+                            _ => v,
+                        }
+                    }
+                    v => v,
+                };
                 matches!(v, Val::Call(f, _)
-                    if matches!(f.as_ref(), Val::Member(_, m) if self.catalog.is_lookup(m)))
+                    if matches!(f.as_ref(), Val::Member(_, m) if self.catalog.is_lookup(m) || m.starts_with("find")))
             };
             // (`undefined` and `null` read as no value.)
             let clears_key = |i: usize| {
@@ -4065,8 +4075,22 @@ impl<'a> Calls<'a> {
             } else {
                 sink.kind
             };
-            let upsert =
-                sink.upsert || cs.args.iter().any(|a| option_given(a, &sink.upsert_option));
+            // TypeORM's `save` loads the entity by its primary key and updates it, or inserts it
+            // when it is missing (https://typeorm.io/docs/working-with-entity-manager/repository-api):
+            // given an id the request names (`manager.save(Audience, { id: audienceId, .. })`), a
+            // repeat writes the same row. Not an id made for this call (`randomUUID()`).
+            let keyed_save = last == "save"
+                && sink.id.starts_with("typeorm")
+                && cs.args.iter().take(2).any(|a| {
+                    matches!(a, Val::Obj(f) if f.iter().any(|(k, v)| {
+                        matches!(k.as_str(), "id" | "_id")
+                            && !matches!(v, Val::Unknown)
+                            && !made_per_call(v)
+                    }))
+                });
+            let upsert = sink.upsert
+                || keyed_save
+                || cs.args.iter().any(|a| option_given(a, &sink.upsert_option));
             let (per_call, unless_missing) = if upsert {
                 Self::keyed_per_call(cs)
             } else {

@@ -848,15 +848,26 @@ impl Collector<'_> {
                     .cloned()
                     .unwrap_or(Val::Unknown)
             };
+            // TypeORM's `@PrimaryGeneratedColumn('uuid')` makes a uuid when the entity has none
+            // and keeps the one it is given: a default, as Sequelize's `UUIDV4` is.
+            let uuid_key = |d: &DecoratorFacts| {
+                d.name == "PrimaryGeneratedColumn"
+                    && matches!(d.args.first(), Some(Val::Str(s)) if s == "uuid")
+            };
             let sequenced = ds.iter().any(|d| {
-                matches!(
-                    d.name.as_str(),
-                    "PrimaryGeneratedColumn" | "AutoIncrement" | "CreateDateColumn" | "Generated"
-                )
+                !uuid_key(d)
+                    && matches!(
+                        d.name.as_str(),
+                        "PrimaryGeneratedColumn"
+                            | "AutoIncrement"
+                            | "CreateDateColumn"
+                            | "Generated"
+                    )
             });
             let defaulted = ds.iter().any(|d| {
-                d.name == "Default"
-                    && matches!(d.args.first(), Some(Val::Member(_, n)) if n.starts_with("UUIDV"))
+                uuid_key(d)
+                    || d.name == "Default"
+                        && matches!(d.args.first(), Some(Val::Member(_, n)) if n.starts_with("UUIDV"))
             });
             let generated = sequenced || defaulted;
             for d in &ds {

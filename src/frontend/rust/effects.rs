@@ -2278,6 +2278,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                     .iter()
                     .filter(|(n, ..)| *n == "values")
                     .any(|(_, args, _)| args.iter().any(|a| tests_absence(a, scope)));
+            // SeaORM's `ActiveModel::save` updates the row when the primary key is `Set` and
+            // inserts it when it is `NotSet` (https://www.sea-ql.org/SeaORM/docs/basic-crud/insert/):
+            // given an id the request names (`ActiveModel { id: Set(id), .. }.save(db)`), a
+            // repeat writes the same row. Not an id made for this call (`Set(Uuid::new_v4())`).
+            let keyed_save = sink.kind == EffectKind::DbCreate
+                && c.entity.is_some()
+                && c.links.last().is_some_and(|(n, ..)| *n == "save")
+                && c.record
+                    .as_ref()
+                    .is_some_and(|r| r.iter().any(|k| k == "id"));
             out.effects.push(Effect {
                 find_or_create,
                 prechecked,
@@ -2291,7 +2301,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     sink.label.clone()
                 },
                 location,
-                upsert: sink.upsert,
+                upsert: sink.upsert || keyed_save,
                 relative,
                 target,
                 data_keys: if c.entity.is_some() {
