@@ -16,6 +16,27 @@ use std::rc::Rc;
 
 /// Associated functions the standard derives and conversions provide (`Default::default`,
 /// `From::from`): never a write of the project's.
+/// Method names that write: one a project type has no code for (a derive made it) is a write
+/// not followed.
+const WRITE_METHODS: &[&str] = &[
+    "save", "insert", "create", "update", "upsert", "delete", "destroy", "remove", "store",
+    "persist",
+];
+
+/// `recv.name` as the code writes it, for a message (`token.save`).
+fn name_in_text(recv: &Ex, name: &str) -> String {
+    match recv {
+        Ex::Path(p, _) => format!("{}.{name}", p.join("::")),
+        Ex::Field(_, f) => format!("{f}.{name}"),
+        Ex::Call(f, _, _) => match &**f {
+            Ex::Path(p, _) => format!("{}(..).{name}", p.join("::")),
+            _ => format!("..{name}"),
+        },
+        Ex::Method(_, m, _, _) => format!("..{m}(..).{name}"),
+        _ => format!("..{name}"),
+    }
+}
+
 const DERIVED_FNS: &[&str] = &[
     "default",
     "clone",
@@ -1809,9 +1830,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 return;
             }
             Ex::Method(recv, name, args, line) => {
+                let before = out.effects.len();
                 if !in_chain {
                     self.sink_check(e, scope, out);
                 }
+                let matched = out.effects.len() > before;
                 self.key_args(Some(name), args, scope, *line, out);
                 self.signature_check_call(Some(name), scope, *line, out);
                 let ty = self.type_of(recv, scope, 0);
@@ -1835,6 +1858,25 @@ impl<'m, 'a> Effects<'m, 'a> {
                     && cands.len() == 1
                 {
                     self.follow(cands[0], true, out, scope, site);
+                    followed = true;
+                }
+                // `token.save(&pool)` on a project type none of whose code in view defines
+                // `save` (a derive or a macro of the project's own made it): a write not
+                // followed, and said so, so the endpoint is not read as having none.
+                if !followed
+                    && !matched
+                    && WRITE_METHODS.iter().any(|w| name.starts_with(w))
+                    && let Some(t @ Res::Type(..)) = &ty
+                    && self.model.entity_of(t).is_none()
+                    && out.unfollowed.len() < 8
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a method no code in view defines)",
+                            name_in_text(recv, name)
+                        ),
+                        self.location(scope.module, *line),
+                    ));
                 }
                 self.walk(recv, scope, out, true);
                 self.walk_args(args, scope, out);
