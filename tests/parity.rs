@@ -123,6 +123,11 @@ fn what_a_sign_in_issues_is_the_callers_session_in_both_languages() {
 }
 
 #[test]
+fn a_delete_behind_a_state_test_replaces_nothing_in_both_languages() {
+    assert_twins("express-booking-tokens", "axum-booking-tokens");
+}
+
+#[test]
 fn a_claim_stops_a_retry_in_both_languages() {
     assert_twins("express-claims", "axum-claims");
 }

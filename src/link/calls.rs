@@ -788,6 +788,13 @@ fn made_by_maker(v: &Val) -> bool {
     }
 }
 
+/// Does a delete clear the set a later create of its model writes again (a replace)? Not one
+/// that runs only while a looked-up row is in some state (`if (row.status === 'FAILED')
+/// delete(row)`): that removes one stale row, and the create beside it is a create.
+fn replaces_set(e: &Effect) -> bool {
+    e.state_guard.is_none() && !e.on_failure
+}
+
 /// Marks an effect that runs only when a lookup of `model` missed as running once, when the body
 /// creates that model's row on the path where the lookup missed (`creates`: the model's key, the
 /// model as looked up, the create): a sequential retry finds that row. Whether it was marked.
@@ -1802,7 +1809,9 @@ impl<'a> Calls<'a> {
             }
             let facts = &module.functions[g];
             // Targets deleted earlier in this function: a create after them replaces the set.
-            let mut deleted: Vec<Option<String>> = Vec::new();
+            // Each with the blocks of the call that deleted it: a create replaces the set only
+            // where that delete ran whenever the create does (its blocks enclose the create's).
+            let mut deleted: Vec<(Option<String>, std::sync::Arc<[usize]>)> = Vec::new();
             // Models read so far in this function: a create after a read is pre-checked.
             // A callback written in a call starts with what was read before the call.
             let mut read: Vec<Option<String>> = callback_read.remove(&g).unwrap_or_default();
@@ -2154,7 +2163,9 @@ impl<'a> Calls<'a> {
                     }
                     if e.kind == EffectKind::DbCreate
                         && e.target.is_some()
-                        && deleted.contains(&e.target)
+                        && deleted
+                            .iter()
+                            .any(|(t, b)| *t == e.target && cs.blocks.starts_with(b))
                     {
                         e.replaces = true;
                     }
@@ -2183,8 +2194,8 @@ impl<'a> Calls<'a> {
                         e.claimed = Some((what.to_string(), self.location(m, at)));
                     }
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
-                    if e.kind == EffectKind::DbDelete {
-                        deleted.push(e.target.clone());
+                    if e.kind == EffectKind::DbDelete && replaces_set(&e) {
+                        deleted.push((e.target.clone(), cs.blocks.clone()));
                     }
                     if let Some(g) = &cs.guarded {
                         guarded.push((true, own.len(), g.clone(), cs.refused));
@@ -2373,7 +2384,9 @@ impl<'a> Calls<'a> {
                         // set, as one written in this function does.
                         if e.kind == EffectKind::DbCreate
                             && e.target.is_some()
-                            && deleted.contains(&e.target)
+                            && deleted
+                                .iter()
+                                .any(|(t, b)| *t == e.target && cs.blocks.starts_with(b))
                         {
                             e.replaces = true;
                         }
@@ -2474,8 +2487,13 @@ impl<'a> Calls<'a> {
                 // What this call deleted through the functions it reached: later creates of
                 // the same model replace the set.
                 for e in &out.effects[out_before..] {
-                    if e.kind == EffectKind::DbDelete && !deleted.contains(&e.target) {
-                        deleted.push(e.target.clone());
+                    if e.kind == EffectKind::DbDelete
+                        && replaces_set(e)
+                        && !deleted
+                            .iter()
+                            .any(|(t, b)| *t == e.target && *b == cs.blocks)
+                    {
+                        deleted.push((e.target.clone(), cs.blocks.clone()));
                     }
                 }
                 call_effects.push((

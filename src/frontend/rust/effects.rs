@@ -2813,7 +2813,9 @@ fn finish(out: &mut Summary) {
     for e in out.effects.iter_mut() {
         let call = e.via.first().cloned();
         match (e.kind, &e.target) {
-            (EffectKind::DbDelete, Some(t)) => {
+            // Not a delete that runs only while a looked-up row is in some state (`if
+            // row.status == Failed { delete }`): it removes one stale row, not the set.
+            (EffectKind::DbDelete, Some(t)) if e.state_guard.is_none() && !e.on_failure => {
                 deleted.push((call, crate::catalog::harm::model_name(t)));
             }
             (EffectKind::DbCreate, Some(t))
