@@ -1809,9 +1809,7 @@ impl<'a> Calls<'a> {
             }
             let facts = &module.functions[g];
             // Targets deleted earlier in this function: a create after them replaces the set.
-            // Each with the blocks of the call that deleted it: a create replaces the set only
-            // where that delete ran whenever the create does (its blocks enclose the create's).
-            let mut deleted: Vec<(Option<String>, std::sync::Arc<[usize]>)> = Vec::new();
+            let mut deleted: Vec<Option<String>> = Vec::new();
             // Models read so far in this function: a create after a read is pre-checked.
             // A callback written in a call starts with what was read before the call.
             let mut read: Vec<Option<String>> = callback_read.remove(&g).unwrap_or_default();
@@ -2163,9 +2161,7 @@ impl<'a> Calls<'a> {
                     }
                     if e.kind == EffectKind::DbCreate
                         && e.target.is_some()
-                        && deleted
-                            .iter()
-                            .any(|(t, b)| *t == e.target && cs.blocks.starts_with(b))
+                        && deleted.contains(&e.target)
                     {
                         e.replaces = true;
                     }
@@ -2195,7 +2191,7 @@ impl<'a> Calls<'a> {
                     }
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
                     if e.kind == EffectKind::DbDelete && replaces_set(&e) {
-                        deleted.push((e.target.clone(), cs.blocks.clone()));
+                        deleted.push(e.target.clone());
                     }
                     if let Some(g) = &cs.guarded {
                         guarded.push((true, own.len(), g.clone(), cs.refused));
@@ -2384,9 +2380,7 @@ impl<'a> Calls<'a> {
                         // set, as one written in this function does.
                         if e.kind == EffectKind::DbCreate
                             && e.target.is_some()
-                            && deleted
-                                .iter()
-                                .any(|(t, b)| *t == e.target && cs.blocks.starts_with(b))
+                            && deleted.contains(&e.target)
                         {
                             e.replaces = true;
                         }
@@ -2489,11 +2483,9 @@ impl<'a> Calls<'a> {
                 for e in &out.effects[out_before..] {
                     if e.kind == EffectKind::DbDelete
                         && replaces_set(e)
-                        && !deleted
-                            .iter()
-                            .any(|(t, b)| *t == e.target && *b == cs.blocks)
+                        && !deleted.contains(&e.target)
                     {
-                        deleted.push((e.target.clone(), cs.blocks.clone()));
+                        deleted.push(e.target.clone());
                     }
                 }
                 call_effects.push((

@@ -467,6 +467,11 @@ impl<'t> Evaluator<'t, '_> {
                     Val::Member(inner, i) if i == "0" => inner.as_ref(),
                     v => v,
                 };
+                // node-postgres answers `{ rows }`: `(await pool.query(..)).rows[0]`.
+                let query = match query {
+                    Val::Member(inner, r) if r == "rows" => inner.as_ref(),
+                    v => v,
+                };
                 if !count && let Some(table) = drizzle_select_from(query) {
                     return Some((table, row.clone()));
                 }
