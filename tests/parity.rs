@@ -128,6 +128,11 @@ fn a_delete_behind_a_state_test_replaces_nothing_in_both_languages() {
 }
 
 #[test]
+fn a_send_through_one_of_several_providers_is_judged_alike_in_both_languages() {
+    assert_twins("nextjs-email-providers", "axum-email-providers");
+}
+
+#[test]
 fn a_claim_stops_a_retry_in_both_languages() {
     assert_twins("express-claims", "axum-claims");
 }

@@ -2214,21 +2214,32 @@ impl<'a> Calls<'a> {
                             .into_iter()
                             .map(|(m2, f2)| (Resolved::Func(m2, f2), several))
                             .collect();
-                    } else if let Some(t) = self.by_name_alone(cs) {
-                        targets[0] = (Resolved::Func(t.0, t.1), true);
-                    } else if let Some(member) = cs.path.last() {
+                    } else {
                         // A call through a registry the project fills from the objects it
                         // registers (`context.mutations.createRefund(..)`): every function
-                        // registered under that field and member, speculative.
-                        let field = match cs.path.len() {
-                            0 | 1 => cs.root_name.as_str(),
-                            n => cs.path[n - 2].as_str(),
+                        // registered under that field and member, speculative. Else the methods
+                        // of the name, when one class defines it or a few define a distinctive
+                        // one.
+                        let named = self.by_name_alone(cs);
+                        let found = match cs.path.last() {
+                            Some(member) if named.len() != 1 => {
+                                let field = match cs.path.len() {
+                                    0 | 1 => cs.root_name.as_str(),
+                                    n => cs.path[n - 2].as_str(),
+                                };
+                                self.registered(field, member).to_vec()
+                            }
+                            _ => Vec::new(),
                         };
-                        let found = self.registered(field, member);
-                        if !found.is_empty() && found.len() < MAX_REGISTERED {
-                            targets = found
-                                .iter()
-                                .map(|&(m2, f2)| (Resolved::Func(m2, f2), true))
+                        let chosen = if !found.is_empty() && found.len() < MAX_REGISTERED {
+                            found
+                        } else {
+                            named
+                        };
+                        if !chosen.is_empty() {
+                            targets = chosen
+                                .into_iter()
+                                .map(|(m2, f2)| (Resolved::Func(m2, f2), true))
                                 .collect();
                         }
                     }
@@ -3149,12 +3160,18 @@ impl<'a> Calls<'a> {
     }
 
     /// A method call on a value of unknown type, resolved by the method's name when exactly one
-    /// class in the project defines it (speculative).
-    fn by_name_alone(&self, cs: &CallSite) -> Option<(ModId, FnId)> {
-        let method = cs.path.last()?;
+    /// class in the project defines it, or a few do and the name is distinctive (two words or
+    /// more: `sendEmailWithHtml` on a provider the request carries, one of a Gmail and an
+    /// Outlook class); each speculative.
+    fn by_name_alone(&self, cs: &CallSite) -> Vec<(ModId, FnId)> {
+        let Some(method) = cs.path.last() else {
+            return Vec::new();
+        };
         if GENERIC_METHODS.contains(&method.as_str()) || cs.is_new {
-            return None;
+            return Vec::new();
         }
+        let distinctive =
+            method.len() >= 8 && method.chars().skip(1).any(|c| c.is_ascii_uppercase());
         let root = cs.root_name.to_ascii_lowercase();
         if matches!(
             root.as_str(),
@@ -3174,11 +3191,21 @@ impl<'a> Calls<'a> {
                 | "logger"
                 | "log"
         ) {
-            return None;
+            // A value a middleware put on the request (`request.emailProvider.send..(..)`),
+            // read through properties alone, is not the request's own method.
+            let head = cs.text.split('(').next().unwrap_or("");
+            let carried = matches!(root.as_str(), "req" | "request" | "ctx")
+                && distinctive
+                && cs.path.len() >= 2
+                && head.matches('.').count() >= 2;
+            if !carried {
+                return Vec::new();
+            }
         }
         match self.by_name.get(method.as_str()) {
-            Some(v) if v.len() == 1 => Some(v[0]),
-            _ => None,
+            Some(v) if v.len() == 1 => v.clone(),
+            Some(v) if distinctive && v.len() <= 3 => v.clone(),
+            _ => Vec::new(),
         }
     }
 
