@@ -789,10 +789,17 @@ fn made_by_maker(v: &Val) -> bool {
 }
 
 /// Does a delete clear the set a later create of its model writes again (a replace)? Not one
-/// that runs only while a looked-up row is in some state (`if (row.status === 'FAILED')
-/// delete(row)`): that removes one stale row, and the create beside it is a create.
-fn replaces_set(e: &Effect) -> bool {
-    e.state_guard.is_none() && !e.on_failure
+/// that runs only while a looked-up row of its own model is in some state (`if
+/// (row.status === 'FAILED') delete(row)`): that removes one stale row, and the create beside it
+/// is a create. Not one on a failure path either.
+pub fn replaces_set(e: &Effect) -> bool {
+    let stale_row = e.state_guard.as_ref().is_some_and(|(models, ..)| {
+        e.target.as_deref().is_some_and(|t| {
+            let t = model_key(t);
+            models.iter().any(|m| model_key(m) == t)
+        })
+    });
+    !stale_row && !e.on_failure
 }
 
 /// Marks an effect that runs only when a lookup of `model` missed as running once, when the body

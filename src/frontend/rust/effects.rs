@@ -2815,7 +2815,7 @@ fn finish(out: &mut Summary) {
         match (e.kind, &e.target) {
             // Not a delete that runs only while a looked-up row is in some state (`if
             // row.status == Failed { delete }`): it removes one stale row, not the set.
-            (EffectKind::DbDelete, Some(t)) if e.state_guard.is_none() && !e.on_failure => {
+            (EffectKind::DbDelete, Some(t)) if crate::link::calls::replaces_set(e) => {
                 deleted.push((call, crate::catalog::harm::model_name(t)));
             }
             (EffectKind::DbCreate, Some(t))
