@@ -46,16 +46,19 @@ fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// A path's static segments (`/invites/{id}/resend` → `invites`, `resend`).
+fn statics(path: &str) -> Vec<&str> {
+    path.split(['/', '#'])
+        .filter(|s| !s.is_empty() && !s.starts_with('{') && !s.starts_with(':'))
+        .collect()
+}
+
 /// The endpoint's intent and the word that shows it. An explicit repeat is what the endpoint is
 /// named: its handler's name or its path's last static segment (`/invites/{id}/resend`, not
 /// `/api/resend/summary`, a folder named for the Resend provider). A sign-in, reset or
 /// verification flow may show in any static segment (`/auth/reset/step1/{token}`).
 fn intent(ep: &Endpoint, harm: &Harm) -> Option<(Intent, String)> {
-    let statics: Vec<&str> = ep
-        .path
-        .split(['/', '#'])
-        .filter(|s| !s.is_empty() && !s.starts_with('{') && !s.starts_with(':'))
-        .collect();
+    let statics = statics(&ep.path);
     let mut named = words(&ep.handler);
     named.extend(statics.last().map(|s| words(s)).unwrap_or_default());
     let mut anywhere = named.clone();
@@ -75,11 +78,7 @@ fn intent(ep: &Endpoint, harm: &Harm) -> Option<(Intent, String)> {
 /// name or its path's last two static segments (`/auth/refresh`, `/oauth/token`,
 /// `/users/sign-in`).
 fn signs_in(ep: &Endpoint, harm: &Harm) -> Option<String> {
-    let statics: Vec<&str> = ep
-        .path
-        .split(['/', '#'])
-        .filter(|s| !s.is_empty() && !s.starts_with('{') && !s.starts_with(':'))
-        .collect();
+    let statics = statics(&ep.path);
     let mut named = words(&ep.handler);
     named.extend(words(&statics[statics.len().saturating_sub(2)..].join("/")));
     named.into_iter().find(|w| harm.session_words.contains(w))
