@@ -255,3 +255,8 @@ fn a_dynamodb_conditional_put_claims_a_key_in_both_languages() {
 fn a_raw_sql_lookup_refuses_a_repeat_in_both_languages() {
     assert_twins("koa-postgres-members", "axum-postgres-members");
 }
+
+#[test]
+fn a_record_built_then_saved_is_protected_by_its_unique_column_in_both_languages() {
+    assert_twins("express-mongoose-documents", "axum-seaorm-documents");
+}

@@ -420,6 +420,16 @@ fn param_ref(m: ModId, v: &Val) -> Option<ParamRef> {
             {
                 cur = &args[0];
             }
+            // The same value normalised (`email.toLowerCase()`, `name.trim()`).
+            Val::Call(callee, args)
+                if args.is_empty()
+                    && matches!(&**callee, Val::Member(_, name) if crate::program::STRING_IDENTITY.contains(&name.as_str())) =>
+            {
+                let Val::Member(inner, _) = &**callee else {
+                    return None;
+                };
+                cur = inner;
+            }
             _ => return None,
         }
     }
@@ -1992,6 +2002,10 @@ impl<'a> Calls<'a> {
                 .collect();
             // Creates made so far whose failure fails this function: (blocks, line, location).
             let mut creates_here: Vec<(&[usize], u32, Location)> = Vec::new();
+            // Creates of a promise chain's earlier links whose failure rejects the chain:
+            // (group, path of the link, location). A `.then(cb)` after them runs `cb` only when
+            // they succeeded, whatever a `.catch(..)` at the end of the chain does.
+            let mut chain_creates: Vec<(usize, &[String], Location)> = Vec::new();
             let inherited: Vec<Location> = callback_after.get(&g).cloned().unwrap_or_default();
             for cs in &facts.calls {
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
@@ -2016,6 +2030,17 @@ impl<'a> Calls<'a> {
                                 *line < cs.line && cs.blocks.starts_with(blocks)
                             })
                             .map(|(_, _, at)| at.clone()),
+                    )
+                    .chain(
+                        chain_creates
+                            .iter()
+                            .filter(|(group, link, _)| {
+                                *group == cs.group
+                                    && cs.path.last().is_some_and(|p| p == "then")
+                                    && cs.path.len() > link.len()
+                                    && cs.path.starts_with(link)
+                            })
+                            .map(|(.., at)| at.clone()),
                     )
                     .collect();
                 for a in &cs.args {
@@ -2518,6 +2543,14 @@ impl<'a> Calls<'a> {
                 let own_new = own[own_before..].iter_mut().map(|(_, e)| (e, true));
                 let sub_new = out.effects[out_before..].iter_mut().map(|e| (e, false));
                 for (e, is_own) in own_new.chain(sub_new) {
+                    // The call's promise rejects on the duplicate, caught or not.
+                    if (is_own || e.ends_a_duplicate())
+                        && e.kind == EffectKind::DbCreate
+                        && !e.upsert
+                        && chain_creates.len() < 64
+                    {
+                        chain_creates.push((cs.group, &cs.path[..], e.location.clone()));
+                    }
                     if is_own {
                         e.fails_request = fails_here;
                         e.swallowed = cs.swallowed || catch_groups.contains(&cs.group);
@@ -3287,14 +3320,27 @@ impl<'a> Calls<'a> {
         if manager && cs.args.len() >= 2 {
             return self.entity_name(m, &cs.args[0]);
         }
-        // Mongoose's `new TeamInvite({..}).save()`: the model the document is made from.
+        // Mongoose's `new TeamInvite({..}).save()`, or `const doc = new User({..});
+        // doc.save(cb)` (https://mongoosejs.com/docs/models.html#constructing-documents): the
+        // model the document is made from.
         if cs.path.len() == 1
             && cs.path[0] == "save"
-            && let Val::New(class, _) = &cs.root
+            && let Val::New(class, line) = &cs.root
         {
             // A default import goes by the name the code gives it (`new TeamInvite(..)`), as the
-            // model's lookups (`TeamInvite.findOne`) do.
-            let written = cs.text.strip_prefix("new ").map(|t| {
+            // model's lookups (`TeamInvite.findOne`) do; the `new` is this call's own, or the
+            // one that made the variable saved.
+            let made = if cs.text.starts_with("new ") {
+                Some(cs.text.as_str())
+            } else {
+                self.res.modules[m]
+                    .functions
+                    .iter()
+                    .flat_map(|f| f.calls.iter())
+                    .find(|c| c.is_new && c.line == *line)
+                    .map(|c| c.text.as_str())
+            };
+            let written = made.and_then(|t| t.strip_prefix("new ")).map(|t| {
                 t.chars()
                     .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$')
                     .collect::<String>()
@@ -3302,7 +3348,8 @@ impl<'a> Calls<'a> {
             return self
                 .entity_name(m, class)
                 .filter(|n| n != "default")
-                .or(written.filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase())));
+                .or(written.filter(|n| n.starts_with(|c: char| c.is_ascii_uppercase())))
+                .or_else(|| self.registered_model(m, class));
         }
         // `manager.save(verification)` with `verification = new Verification()`: the instance's
         // class is the entity.
@@ -3310,6 +3357,22 @@ impl<'a> Calls<'a> {
             return self.entity_name(m, class);
         }
         None
+    }
+
+    /// The name a module imported whole registers its model under (`module.exports =
+    /// mongoose.model('user', UserSchema)`, `sequelize.define('user', ..)`).
+    fn registered_model(&self, m: ModId, v: &Val) -> Option<String> {
+        let Val::Import { spec, name } = v else {
+            return None;
+        };
+        let target = self.res.resolve_spec(m, spec)?;
+        let export = self.res.modules[target].export(name.as_deref().unwrap_or("default"))?;
+        match export {
+            Val::Call(callee, args) if matches!(callee.as_ref(), Val::Member(_, g) if g == "model" || g == "define") => {
+                args.first().and_then(Val::as_str).map(str::to_string)
+            }
+            _ => None,
+        }
     }
 
     /// The name of an entity class given as a value (`User`, an import of it), not a string.
@@ -4140,6 +4203,11 @@ impl<'a> Calls<'a> {
             } else {
                 (false, false)
             };
+            // `doc.save(cb)` of a document built with `new Model({..})`: the record it was
+            // built with is what the create writes.
+            let built = (kind == EffectKind::DbCreate && last == "save" && freshly_built(&cs.root))
+                .then(|| self.built_record(m, &cs.root))
+                .flatten();
             let label = if sink.label.is_empty() {
                 &sink.id
             } else {
@@ -4163,15 +4231,27 @@ impl<'a> Calls<'a> {
                 relative,
                 relative_fields,
                 target: target.clone(),
-                data_keys: Self::data_keys(cs),
-                data_param: Self::record_params(m, cs).0,
+                data_keys: match built {
+                    Some(fields) => Some(
+                        fields
+                            .iter()
+                            .filter(|(_, v)| !made_per_call(v))
+                            .map(|(k, _)| k.clone())
+                            .collect(),
+                    ),
+                    None => Self::data_keys(cs),
+                },
+                data_param: Self::record_params(m, cs).0.filter(|_| built.is_none()),
                 spread_param: cs
                     .spread_args
                     .iter()
                     .find_map(|(_, v)| param_ref(m, v))
                     .map(Box::new),
                 made_args: made_fields(&cs.args).into(),
-                key_params: Self::record_params(m, cs).1,
+                key_params: match built {
+                    Some(fields) => key_params(m, fields),
+                    None => Self::record_params(m, cs).1,
+                },
                 downstream_key: (!sink.idempotency_option.is_empty())
                     .then(|| self.downstream_key(cs, &sink.idempotency_option)),
                 deduplicated: !sink.dedup_option.is_empty()

@@ -191,6 +191,11 @@ impl Val {
     }
 }
 
+/// Calls on a string that keep what it stands for: a method or path as it is for matching
+/// (`r.method.toLowerCase()`), the value a request sent as it is for a key
+/// (`email.toLowerCase()`).
+pub const STRING_IDENTITY: &[&str] = &["toLowerCase", "toUpperCase", "trim", "toString"];
+
 /// How a front end names a guard on what a project function returned (`if (await
 /// emailTaken(email)) throw ..`, `const row = await selectByEmail(c, email); if (row) ..`):
 /// this prefix and the function's name. The linker reads it as a lookup of the tables that

@@ -2330,6 +2330,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 && c.record
                     .as_ref()
                     .is_some_and(|r| r.iter().any(|k| k == "id"));
+            let data_keys = if c.entity.is_some() {
+                c.record.clone()
+            } else if sink.kind == EffectKind::DbCreate {
+                c.links
+                    .iter()
+                    .find(|(n, ..)| *n == "values")
+                    .and_then(|(_, args, _)| values_keys(args.first()?, scope))
+            } else {
+                None
+            };
             out.effects.push(Effect {
                 find_or_create,
                 prechecked,
@@ -2346,16 +2356,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                 upsert: sink.upsert || keyed_save,
                 relative,
                 target,
-                data_keys: if c.entity.is_some() {
-                    c.record.clone()
-                } else if sink.kind == EffectKind::DbCreate {
-                    c.links
-                        .iter()
-                        .find(|(n, ..)| *n == "values")
-                        .and_then(|(_, args, _)| values_keys(args.first()?, scope))
-                } else {
-                    None
-                },
+                // the keys of the record not made for this call: a repeat writes them again
+                // (as a raw insert's bound columns, below)
+                request_keys: data_keys.clone().unwrap_or_default(),
+                data_keys,
                 sink_impact: sink.impact,
                 args: arg_fields(&c),
                 made_args: made_fields(&c, scope).into(),

@@ -2361,6 +2361,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         let mut fields = match self.scopes[i].vars.get(name) {
             Some(Binding::Val(Val::Obj(fields))) if fields.len() < 64 => fields.clone(),
+            // A row a lookup returned (`const user = await User.findById(id)`), its fields
+            // set before `user.save()`, stays that row.
+            Some(Binding::Val(Val::Call(callee, _))) if matches!(callee.as_ref(), Val::Member(_, m) if m.starts_with("find")) =>
+            {
+                return;
+            }
             Some(Binding::Val(Val::Call(callee, _))) if project_callee(callee) => Vec::new(),
             _ => return,
         };

@@ -6,13 +6,10 @@
 use super::{Mounter, code};
 use crate::facts::Diagnostic;
 use crate::link::resolve::{ModId, Resolved};
-use crate::program::Val;
+use crate::program::{STRING_IDENTITY, Val};
 
 /// Iterator methods whose callback's first parameter is an element of the receiver.
 const ITERATORS: &[&str] = &["forEach", "map", "flatMap"];
-
-/// Calls on a string that leave a method or path as it is for matching (`r.method.toLowerCase()`).
-const STRING_IDENTITY: &[&str] = &["toLowerCase", "toUpperCase", "trim", "toString"];
 
 /// Most elements a table is read for.
 const MAX_ELEMENTS: usize = 512;
