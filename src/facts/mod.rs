@@ -412,9 +412,25 @@ impl Effect {
                 2
             }
         }
-        effects.sort();
+        // (A base repository's one `save` writes each model a subclass names: one effect per
+        // model written.)
+        fn model(e: &Effect) -> Option<&String> {
+            matches!(
+                e.kind,
+                EffectKind::DbCreate | EffectKind::DbUpdate | EffectKind::DbDelete
+            )
+            .then_some(e.target.as_ref())
+            .flatten()
+        }
+        effects.sort_by(|a, b| {
+            (a.kind, &a.location, model(a))
+                .cmp(&(b.kind, &b.location, model(b)))
+                .then_with(|| a.cmp(b))
+        });
         effects.dedup_by(|later, kept| {
-            let same = later.kind == kept.kind && later.location == kept.location;
+            let same = later.kind == kept.kind
+                && later.location == kept.location
+                && model(later) == model(kept);
             if same {
                 if exposure(later) > exposure(kept) {
                     std::mem::swap(later, kept);
@@ -426,6 +442,7 @@ impl Effect {
             }
             same
         });
+        effects.sort();
     }
 
     /// Records that this effect runs after these creates, whenever it runs (both front ends).

@@ -650,6 +650,11 @@ fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
 }
 
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
+/// `mongoose.model(name, schema)`, `sequelize.define(name, ..)`: a model registered by name.
+fn is_model_registration(callee: &Val) -> bool {
+    matches!(callee, Val::Member(_, g) if g == "model" || g == "define")
+}
+
 fn freshly_built(v: &Val) -> bool {
     match v {
         Val::New(..) | Val::Instance(_) => true,
@@ -2870,6 +2875,13 @@ impl<'a> Calls<'a> {
             .next()
             .filter(|x| !x.is_empty())?;
         let class = &self.res.modules[m].classes[c];
+        // `this.model = mongoose.model(this.name, schema)` in a base class whose `name` each
+        // subclass gives (`getName() { return 'project' }`): the model is the subclass's.
+        if matches!(class.field(field), Some(Val::Call(callee, args))
+            if is_model_registration(callee) && args.first().is_some_and(|a| a.as_str().is_none()))
+        {
+            return Some(format!("{THIS_FIELD}{field}"));
+        }
         if !class.generic_fields.iter().any(|g| g == field) {
             return None;
         }
@@ -2899,11 +2911,36 @@ impl<'a> Calls<'a> {
                 _ => return None,
             },
         };
+        // The base class registers the model under a name the instance's class gives.
+        let own = {
+            let mut cur = (m3, c3);
+            let mut found = None;
+            for _ in 0..8 {
+                let class = &self.res.modules[cur.0].classes[cur.1];
+                if let Some(v) = class.field(field) {
+                    found = Some(v.clone());
+                    break;
+                }
+                match class.extends.as_ref().map(|e| self.res.resolve(cur.0, e)) {
+                    Some(Resolved::Class(m2, c2)) => cur = (m2, c2),
+                    _ => break,
+                }
+            }
+            found
+        };
+        if let Some(Val::Call(callee, args)) = &own
+            && is_model_registration(callee)
+            && let Some(name) = args
+                .first()
+                .and_then(|a| self.res.this_string(m3, c3, a, 0))
+        {
+            return Some(name);
+        }
         let (mv, v) = self.res.field_from_super(m3, c3, field)?;
         // A model made where it is passed (`mongoose.model('Subscriber', schema)`,
         // `sequelize.define('user', ..)`): the name it is registered under.
         let registered = match &v {
-            Val::Call(callee, args) if matches!(callee.as_ref(), Val::Member(_, g) if g == "model" || g == "define") => {
+            Val::Call(callee, args) if is_model_registration(callee) => {
                 args.first().and_then(Val::as_str).map(str::to_string)
             }
             _ => None,
@@ -3368,7 +3405,7 @@ impl<'a> Calls<'a> {
         let target = self.res.resolve_spec(m, spec)?;
         let export = self.res.modules[target].export(name.as_deref().unwrap_or("default"))?;
         match export {
-            Val::Call(callee, args) if matches!(callee.as_ref(), Val::Member(_, g) if g == "model" || g == "define") => {
+            Val::Call(callee, args) if is_model_registration(callee) => {
                 args.first().and_then(Val::as_str).map(str::to_string)
             }
             _ => None,

@@ -1010,6 +1010,20 @@ impl<'m> Resolver<'m> {
                         let Some(_following) = Following::enter(self, m2, f) else {
                             return Resolved::Opaque;
                         };
+                        // A factory of the class it is given (`getInst(m) { if (!insts.get(m))
+                        // insts.set(m, new m()); return insts.get(m) }`, a container's
+                        // `resolve(Class)`): an instance of that class.
+                        if let Some(i) = self.modules[m2].functions[f].calls.iter().find_map(|c| {
+                            match &c.callee {
+                                Val::Param(pf, i) if c.is_new && *pf == f => Some(*i),
+                                _ => None,
+                            }
+                        }) && !self.modules[m2].functions[f].returns.is_empty()
+                            && let Some(a) = args.get(i)
+                            && let Resolved::Class(m3, c) = self.resolve_d(m, a, d + 1)
+                        {
+                            return self.instance(m3, c);
+                        }
                         for r in &self.modules[m2].functions[f].returns {
                             // A small pure helper building a string from its parameters
                             // (`formatPath = (p) => `${process.env.BASE ?? ''}${p}``): its
@@ -1310,6 +1324,46 @@ impl<'m> Resolver<'m> {
     /// a class between them passes a value up (`super(Subscriber, ..)`): that value, followed
     /// through constructors that pass their own parameter on. `None` when the field is not set
     /// from a parameter, or when `c` itself takes it (it differs per instance).
+    /// The string a member of `this` stands for in an instance of class `c`: a field set to a
+    /// literal or to another such member (`this.name = this.getName()`), or what a method
+    /// returns (`getName() { return 'project' }`), the subclass's own before its base's.
+    pub fn this_string(&self, m: ModId, c: ClassId, v: &Val, d: usize) -> Option<String> {
+        if d > 4 {
+            return None;
+        }
+        let (name, called) = match v {
+            Val::Str(s) => return Some(s.clone()),
+            Val::Member(this, name) if matches!(this.as_ref(), Val::This(_)) => (name, false),
+            Val::Call(callee, _) => match callee.as_ref() {
+                Val::Member(this, name) if matches!(this.as_ref(), Val::This(_)) => (name, true),
+                _ => return None,
+            },
+            _ => return None,
+        };
+        let mut cur = (m, c);
+        for _ in 0..8 {
+            let class = &self.modules[cur.0].classes[cur.1];
+            if called && let Some(f) = class.method(name) {
+                // (a `this` in what it returns is the same instance's)
+                return self.modules[cur.0].functions[f]
+                    .returns
+                    .iter()
+                    .find_map(|r| self.this_string(m, c, r, d + 1));
+            }
+            if !called
+                && let Some(f) = class.field(name)
+                && !matches!(f, Val::TypeRef(_) | Val::Unknown)
+            {
+                return self.this_string(m, c, &f.clone(), d + 1);
+            }
+            match class.extends.as_ref().map(|e| self.resolve(cur.0, e)) {
+                Some(Resolved::Class(m2, c2)) => cur = (m2, c2),
+                _ => return None,
+            }
+        }
+        None
+    }
+
     pub fn field_from_super(&self, m: ModId, c: ClassId, field: &str) -> Option<(ModId, Val)> {
         // The chain from `c` up to the class whose constructor takes the field.
         let mut chain = vec![(m, c)];

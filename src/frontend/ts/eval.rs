@@ -1256,6 +1256,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let saved_found = self.found.clone();
         let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
+        // A body walked while a call is being read (a function declared further down, hoisted
+        // when the call names it) starts chains of its own, not links of that call's.
+        let saved_chain = self.chain_group.take();
         let scope = self.cur;
         if let Some(params) = node.field("parameters") {
             let mut cursor = params.walk();
@@ -1341,6 +1344,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.found = saved_found;
         self.claimed = saved_claim;
         self.branch = saved_branch;
+        self.chain_group = saved_chain;
         self.cur = prev;
         id
     }
