@@ -1918,12 +1918,17 @@ impl<'a> Calls<'a> {
                     drizzle.entry(c.group).or_insert((t.clone(), None));
                 }
             }
+            // The record's keys that are parameters, or the parameter the record is: what the
+            // caller's arguments say of them (see `bind_record`).
+            let mut builder_params: HashMap<usize, (Option<ParamRef>, Vec<(String, ParamRef)>)> =
+                HashMap::new();
             for c in &facts.calls {
                 if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
                     && let Some((_, keys)) = drizzle.get_mut(&c.group)
                     && keys.is_none()
                 {
                     *keys = Self::data_keys(c);
+                    builder_params.insert(c.group, Self::record_params(m, c));
                 }
             }
             let caught_groups: HashSet<usize> = facts
@@ -2194,6 +2199,13 @@ impl<'a> Calls<'a> {
                         e.target = Some(t.clone());
                         if e.data_keys.is_none() {
                             e.data_keys = keys.clone();
+                        }
+                        if e.key_params.is_empty()
+                            && e.data_param.is_none()
+                            && let Some((record, keyed)) = builder_params.get(&cs.group)
+                        {
+                            e.data_param = record.clone();
+                            e.key_params = keyed.clone();
                         }
                     }
                     if e.kind == EffectKind::DbCreate
