@@ -50,7 +50,14 @@ const MAX_NESTING: usize = 16;
 const MAX_VISITS: usize = 4096;
 
 fn is_trpc(spec: &str) -> bool {
-    spec == "@trpc/server" || spec.starts_with("@trpc/server/")
+    spec == "@trpc/server" || spec.starts_with("@trpc/server/") || is_trpc_openapi(spec)
+}
+
+/// `trpc-to-openapi` (and `trpc-openapi`, which it continues): a tRPC router served as REST, each
+/// procedure whose `.meta({ openapi: { method, path } })` names a route at that route
+/// (<https://github.com/mcampa/trpc-to-openapi>).
+fn is_trpc_openapi(spec: &str) -> bool {
+    spec == "trpc-to-openapi" || spec == "trpc-openapi"
 }
 
 /// oRPC's server packages (`@orpc/server`, its adapters, `@orpc/openapi`).
@@ -76,6 +83,12 @@ enum Adapter {
     OrpcRpc,
     /// oRPC's `OpenAPIHandler`: procedures at their `.route()`s.
     OrpcOpenApi,
+    /// `trpc-to-openapi`'s handlers, as tRPC's fetch, Next.js, Express and Node adapters are:
+    /// procedures at their `meta.openapi` routes.
+    OpenApiFetch,
+    OpenApiNext,
+    OpenApiExpress,
+    OpenApiHttp,
 }
 
 impl Adapter {
@@ -94,6 +107,10 @@ impl Adapter {
             ("@trpc/server/adapters/node-http", "nodeHTTPRequestHandler") => Adapter::NodeHttp,
             (s, "RPCHandler") if s.starts_with("@orpc/server/") => Adapter::OrpcRpc,
             (s, "OpenAPIHandler") if s.starts_with("@orpc/openapi/") => Adapter::OrpcOpenApi,
+            (s, "createOpenApiFetchHandler") if is_trpc_openapi(s) => Adapter::OpenApiFetch,
+            (s, "createOpenApiNextHandler") if is_trpc_openapi(s) => Adapter::OpenApiNext,
+            (s, "createOpenApiExpressMiddleware") if is_trpc_openapi(s) => Adapter::OpenApiExpress,
+            (s, "createOpenApiHttpHandler") if is_trpc_openapi(s) => Adapter::OpenApiHttp,
             _ => return None,
         })
     }
@@ -111,16 +128,35 @@ impl Adapter {
 
     /// Adapters mounted like middleware or a plugin, whose prefix the router they sit on gives.
     fn is_mounted(self) -> bool {
-        matches!(self, Adapter::Express | Adapter::Fastify | Adapter::Hono)
+        matches!(
+            self,
+            Adapter::Express | Adapter::OpenApiExpress | Adapter::Fastify | Adapter::Hono
+        )
+    }
+
+    /// Serves procedures at their `meta.openapi` routes (`trpc-to-openapi`).
+    fn trpc_openapi(self) -> bool {
+        matches!(
+            self,
+            Adapter::OpenApiFetch
+                | Adapter::OpenApiNext
+                | Adapter::OpenApiExpress
+                | Adapter::OpenApiHttp
+        )
     }
 
     fn framework(self) -> &'static str {
         match self {
-            Adapter::Next => "nextjs",
-            Adapter::Express => "express",
+            Adapter::Next | Adapter::OpenApiNext => "nextjs",
+            Adapter::Express | Adapter::OpenApiExpress => "express",
             Adapter::Fastify => "fastify",
             Adapter::Hono => "hono",
-            Adapter::Fetch | Adapter::Standalone | Adapter::Lambda | Adapter::NodeHttp => "trpc",
+            Adapter::Fetch
+            | Adapter::Standalone
+            | Adapter::Lambda
+            | Adapter::NodeHttp
+            | Adapter::OpenApiFetch
+            | Adapter::OpenApiHttp => "trpc",
             Adapter::OrpcRpc | Adapter::OrpcOpenApi => "orpc",
         }
     }
@@ -158,7 +194,8 @@ struct Builder {
     context: Option<At>,
     /// An oRPC builder (`os`), whose procedures are made by `.handler(fn)`.
     orpc: bool,
-    /// oRPC: the options of its last `.route({ method, path })`.
+    /// oRPC: the options of its last `.route({ method, path })`; tRPC: the `openapi` of its last
+    /// `.meta({ openapi: { method, path } })`.
     route: Option<At>,
 }
 
@@ -473,6 +510,13 @@ impl<'a> Linker<'a> {
                 }
                 match name.as_str() {
                     "use" => b.middleware.extend(args.first().map(|a| (m, a.clone()))),
+                    "meta" => {
+                        if let Some((om, meta)) = self.options(m, args.first())
+                            && let Some(openapi) = field(&meta, "openapi")
+                        {
+                            b.route = Some((om, openapi.clone()));
+                        }
+                    }
                     "concat" | "unstable_concat" => {
                         if let Some(T::Builder(other)) =
                             args.first().map(|a| self.classify(m, a, d + 1))
@@ -1156,7 +1200,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
         let host_mw = host.map(|h| h.1).unwrap_or_default();
         let file_route = super::next::file_route(res, &res.modules[m].file);
         match adapter {
-            Adapter::Next => endpoints.push((
+            Adapter::Next | Adapter::OpenApiNext => endpoints.push((
                 match &file_route {
                     Some(super::next::FileRoute::Pages(p)) => Endpoint::At(without_catch_all(p)),
                     _ => Endpoint::Unknown(
@@ -1167,7 +1211,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                 host_mw,
                 "nextjs",
             )),
-            Adapter::Fetch => {
+            Adapter::Fetch | Adapter::OpenApiFetch => {
                 let e = l
                     .endpoint_option(&opts, "endpoint", (m, cs.line))
                     .unwrap_or_else(|| match &file_route {
@@ -1181,7 +1225,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                 };
                 endpoints.push((e, host_mw, framework));
             }
-            Adapter::Standalone => endpoints.push((
+            Adapter::Standalone | Adapter::OpenApiHttp => endpoints.push((
                 l.endpoint_option(&opts, "basePath", (m, cs.line))
                     .unwrap_or(Endpoint::At("/".into())),
                 host_mw,
@@ -1215,7 +1259,7 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
                     endpoints.push((served, mt.middleware.clone(), "hono"));
                 }
             }
-            Adapter::Express => {
+            Adapter::Express | Adapter::OpenApiExpress => {
                 let at = l.mounts_of(mounts, m, &called);
                 if at.is_empty() {
                     endpoints.push((
@@ -1460,6 +1504,16 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
                     .route_option(b, "path")
                     .unwrap_or_else(|| f.path.join("/"));
             }
+            // Only the procedures whose meta names a route are served, at that route.
+            Some(a) if a.trpc_openapi() => {
+                let b = &f.procedure.builder;
+                let (Some(m), Some(p)) = (l.route_option(b, "method"), l.route_option(b, "path"))
+                else {
+                    continue;
+                };
+                method = m.to_ascii_uppercase();
+                local = p;
+            }
             _ => {}
         }
         let (path, path_complete) = match &s.endpoint {
@@ -1485,7 +1539,7 @@ fn emit(l: &Linker, s: &Served, found: Vec<Found>, out: &mut Linked) {
             out.orpc
                 .push((out.routes.len(), a == Adapter::OrpcOpenApi, explicit));
         }
-        let protocol = if adapter == Some(Adapter::OrpcOpenApi) {
+        let protocol = if adapter.is_some_and(|a| a == Adapter::OrpcOpenApi || a.trpc_openapi()) {
             Protocol::Rest
         } else {
             Protocol::Trpc

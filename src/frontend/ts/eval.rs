@@ -1995,6 +1995,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         (Val::Str(lit), v) if string_like(v) => (lit.clone(), no),
                         // `cond ? make() : make()`: either way, the same value.
                         _ if a == b => return a,
+                        // `isDemo ? t.procedure.use(readOnly) : t.procedure`: a value, or the
+                        // same value refined by calls on it: what both are, the value.
+                        _ if refines(&a, &b) => return b,
+                        _ if refines(&b, &a) => return a,
                         // `isBuild ? { db: undefined as never } : make()`: a placeholder on
                         // one side (nothing in it known) and a value made on the other: what
                         // runs is the value, when anything does.
@@ -3267,6 +3271,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         Chain { val, ..c }
     }
+}
+
+/// Is `v` built by calling methods on `base` (`t.procedure.use(mw)` on `t.procedure`)?
+fn refines(v: &Val, base: &Val) -> bool {
+    let mut cur = v;
+    for _ in 0..16 {
+        match cur {
+            Val::Call(callee, _) => match callee.as_ref() {
+                Val::Member(inner, _) if inner.as_ref() == base => return true,
+                Val::Member(inner, _) => cur = inner,
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// A callee the project defines: a function of this file, or one imported by a relative or
