@@ -469,6 +469,10 @@ fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
     Bound::Val(v)
 }
 
+/// Where a create's record comes from when it is a parameter, and which of its keys are
+/// parameters (see `Calls::record_params`).
+type RecordParams = (Option<ParamRef>, Vec<(String, ParamRef)>);
+
 /// A caller's value for a parameter reference.
 enum Bound {
     /// The caller passes this.
@@ -1890,6 +1894,11 @@ impl<'a> Calls<'a> {
                     && let Some(a) = c.args.first()
                     && let Some(t) = self.res.table_name(m, a).or_else(|| match a {
                         Val::Import { name: Some(n), .. } if n != "default" => Some(n.clone()),
+                        // `trx.insert(schema.users)` with the schema module handed in as a
+                        // parameter: the table the project exports as `users`.
+                        Val::Member(base, n) if matches!(base.as_ref(), Val::Param(..)) => {
+                            self.res.drizzle_table_named(n).cloned()
+                        }
                         _ => None,
                     })
                 {
@@ -1920,8 +1929,7 @@ impl<'a> Calls<'a> {
             }
             // The record's keys that are parameters, or the parameter the record is: what the
             // caller's arguments say of them (see `bind_record`).
-            let mut builder_params: HashMap<usize, (Option<ParamRef>, Vec<(String, ParamRef)>)> =
-                HashMap::new();
+            let mut builder_params: HashMap<usize, RecordParams> = HashMap::new();
             for c in &facts.calls {
                 if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
                     && let Some((_, keys)) = drizzle.get_mut(&c.group)
@@ -2200,10 +2208,8 @@ impl<'a> Calls<'a> {
                         if e.data_keys.is_none() {
                             e.data_keys = keys.clone();
                         }
-                        if e.key_params.is_empty()
-                            && e.data_param.is_none()
-                            && let Some((record, keyed)) = builder_params.get(&cs.group)
-                        {
+                        // (the write's own first argument is the table, not the record)
+                        if let Some((record, keyed)) = builder_params.get(&cs.group) {
                             e.data_param = record.clone();
                             e.key_params = keyed.clone();
                         }
@@ -3541,7 +3547,7 @@ impl<'a> Calls<'a> {
 
     /// Where the record a create writes comes from when it is a parameter, and which of its
     /// keys are parameters: the caller's arguments say more (see `bind_record`).
-    fn record_params(m: ModId, cs: &CallSite) -> (Option<ParamRef>, Vec<(String, ParamRef)>) {
+    fn record_params(m: ModId, cs: &CallSite) -> RecordParams {
         match Self::record(cs) {
             Some(obj) => (None, key_params(m, obj)),
             None => {

@@ -136,6 +136,8 @@ pub struct Resolver<'m> {
     /// The modules each module re-exports whole (`export * from ".."`), resolved once per module
     /// on first use: a barrel is searched for every name imported through it.
     star_mods: Vec<std::sync::OnceLock<Vec<ModId>>>,
+    /// Every Drizzle table a module exports: its name in the code → its SQL name, read once.
+    drizzle_tables: std::sync::OnceLock<FxHashMap<String, String>>,
 }
 
 const MAX_DEPTH: usize = 24;
@@ -227,6 +229,7 @@ impl<'m> Resolver<'m> {
             prisma_clients: Vec::new(),
             params: FxHashMap::default(),
             depth_cut: Mutex::new(None),
+            drizzle_tables: std::sync::OnceLock::new(),
             manifest_problems: Mutex::new(Vec::new()),
             specs: Mutex::new(FxHashMap::default()),
             star_mods: (0..modules.len())
@@ -1460,6 +1463,28 @@ impl<'m> Resolver<'m> {
     /// imported by name (`import { users }`) or through a namespace (`schema.users`).
     pub fn table_name(&self, m: ModId, v: &Val) -> Option<String> {
         self.table_name_d(m, v, 0)
+    }
+
+    /// The SQL name of the Drizzle table a module of the project exports as `name`: a table
+    /// reached through a namespace the code was handed (`schema.users`, with `schema` a
+    /// parameter) goes by its export's name.
+    pub fn drizzle_table_named(&self, name: &str) -> Option<&String> {
+        self.drizzle_tables
+            .get_or_init(|| {
+                let mut out = FxHashMap::default();
+                for (m, module) in self.modules.iter().enumerate() {
+                    if module.is_test {
+                        continue;
+                    }
+                    for (n, v) in &module.exports {
+                        if let Some(t) = self.table_name_d(m, v, 0) {
+                            out.entry(n.clone()).or_insert(t);
+                        }
+                    }
+                }
+                out
+            })
+            .get(name)
     }
 
     fn table_name_d(&self, m: ModId, v: &Val, d: usize) -> Option<String> {
