@@ -653,12 +653,12 @@ fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
     out
 }
 
-/// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
 /// `mongoose.model(name, schema)`, `sequelize.define(name, ..)`: a model registered by name.
 fn is_model_registration(callee: &Val) -> bool {
     matches!(callee, Val::Member(_, g) if g == "model" || g == "define")
 }
 
+/// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
 fn freshly_built(v: &Val) -> bool {
     match v {
         Val::New(..) | Val::Instance(_) => true,

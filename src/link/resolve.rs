@@ -1322,11 +1322,6 @@ impl<'m> Resolver<'m> {
         }
     }
 
-    /// What a field holds in instances of class `c` when a base class's constructor sets it
-    /// from a parameter (`constructor(protected model: Model<T>)`, or `this.model = model`) and
-    /// a class between them passes a value up (`super(Subscriber, ..)`): that value, followed
-    /// through constructors that pass their own parameter on. `None` when the field is not set
-    /// from a parameter, or when `c` itself takes it (it differs per instance).
     /// The string a member of `this` stands for in an instance of class `c`: a field set to a
     /// literal or to another such member (`this.name = this.getName()`), or what a method
     /// returns (`getName() { return 'project' }`), the subclass's own before its base's.
@@ -1367,6 +1362,11 @@ impl<'m> Resolver<'m> {
         None
     }
 
+    /// What a field holds in instances of class `c` when a base class's constructor sets it
+    /// from a parameter (`constructor(protected model: Model<T>)`, or `this.model = model`) and
+    /// a class between them passes a value up (`super(Subscriber, ..)`): that value, followed
+    /// through constructors that pass their own parameter on. `None` when the field is not set
+    /// from a parameter, or when `c` itself takes it (it differs per instance).
     pub fn field_from_super(&self, m: ModId, c: ClassId, field: &str) -> Option<(ModId, Val)> {
         // The chain from `c` up to the class whose constructor takes the field.
         let mut chain = vec![(m, c)];
