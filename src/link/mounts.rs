@@ -1315,9 +1315,11 @@ impl<'a> Mounter<'a> {
                     RouterItem::Route { method, .. }
                         if tables::read_later(method) && self.strings(*m, method).is_none() => {}
                     RouterItem::Route { .. } => n += 1,
-                    RouterItem::Use { args, .. } => {
-                        stack.extend(args.iter().flat_map(|a| self.children_of(*m, a)))
-                    }
+                    RouterItem::Use { args, line, .. } => stack.extend(
+                        self.directory_routers(*m, *line, args.clone())
+                            .iter()
+                            .flat_map(|a| self.children_of(*m, a)),
+                    ),
                     RouterItem::Register { plugin, .. } => {
                         stack.extend(self.child_of(*m, plugin, true))
                     }
@@ -1337,8 +1339,8 @@ impl<'a> Mounter<'a> {
         for list in self.items.values() {
             for (m, item) in list {
                 match item {
-                    RouterItem::Use { args, .. } => {
-                        for a in args {
+                    RouterItem::Use { args, line, .. } => {
+                        for a in &self.directory_routers(*m, *line, args.clone()) {
                             mounted.extend(self.children_of(*m, a));
                         }
                     }
@@ -1567,6 +1569,7 @@ impl<'a> Mounter<'a> {
                     line,
                 } => {
                     let (path, args) = self.use_path(m, path, args);
+                    let args = self.directory_routers(m, line, args);
                     for (path, args) in self.use_rows(m, path, args) {
                         // The routers it mounts, named only for a prefix that cannot be read.
                         let unread = path.as_ref().is_some_and(|p| self.strings(m, p).is_none());

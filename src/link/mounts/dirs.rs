@@ -97,6 +97,56 @@ impl Mounter<'_> {
         Some(out)
     }
 
+    /// `app.use('/api', require(path.join(__dirname, 'api', r)))` (or its `.default`) in a module
+    /// that lists that directory: every module of the directory, each mounted as its router (a
+    /// module's default export, else what it exports whole). Other arguments stay as they are.
+    pub(super) fn directory_routers(&self, m: ModId, line: u32, args: Vec<Val>) -> Vec<Val> {
+        if !args.iter().any(computed_require) {
+            return args;
+        }
+        let Some(dir) = self.listed_dir(m, line) else {
+            return args;
+        };
+        let here = self.modules()[m]
+            .file
+            .rsplit_once('/')
+            .map_or("", |(d, _)| d);
+        let rel = if here.is_empty() {
+            Some(dir.as_str())
+        } else {
+            dir.strip_prefix(here).and_then(|r| r.strip_prefix('/'))
+        };
+        let Some(rel) = rel else {
+            return args;
+        };
+        let mut out = Vec::new();
+        for a in args {
+            if !computed_require(&a) {
+                out.push(a);
+                continue;
+            }
+            for module in self.modules() {
+                if module.is_test {
+                    continue;
+                }
+                let Some(file) = module
+                    .file
+                    .strip_prefix(dir.as_str())
+                    .and_then(|r| r.strip_prefix('/'))
+                    .filter(|r| !r.contains('/'))
+                else {
+                    continue;
+                };
+                let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
+                out.push(Val::Import {
+                    spec: format!("./{rel}/{stem}"),
+                    name: module.export("default").is_some().then(|| "default".into()),
+                });
+            }
+        }
+        out
+    }
+
     /// The directory module `at` lists (`fs.readdirSync(path.join(__dirname, 'routes'))`), the
     /// listing nearest before `line`.
     fn listed_dir(&self, at: ModId, line: u32) -> Option<String> {
@@ -228,5 +278,19 @@ mod tests {
             route_of_name("users.[id].delete.js"),
             Some(("delete".into(), vec!["users".into(), "{id}".into()]))
         );
+    }
+}
+
+/// `require(x)` of a path computed at run time (`require(path.join(__dirname, 'api', r))`), its
+/// `.default`, or either of them (`route.default || route`).
+fn computed_require(v: &Val) -> bool {
+    match v {
+        Val::Call(callee, args) => match callee.as_ref() {
+            Val::Global(g) if g == "require" => args.first().is_some_and(|a| a.as_str().is_none()),
+            Val::Global(g) if g == crate::program::EITHER => args.iter().any(computed_require),
+            _ => false,
+        },
+        Val::Member(inner, p) if p == "default" => computed_require(inner),
+        _ => false,
     }
 }
