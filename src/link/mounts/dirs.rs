@@ -256,6 +256,20 @@ fn route_of_name(name: &str) -> Option<(String, Vec<String>)> {
     Some((parts[at].to_ascii_lowercase(), segs))
 }
 
+/// `require(x)` of a path computed at run time (`require(path.join(__dirname, 'api', r))`), its
+/// `.default`, or either of them (`route.default || route`).
+fn computed_require(v: &Val) -> bool {
+    match v {
+        Val::Call(callee, args) => match callee.as_ref() {
+            Val::Global(g) if g == "require" => args.first().is_some_and(|a| a.as_str().is_none()),
+            Val::Global(g) if g == crate::program::EITHER => args.iter().any(computed_require),
+            _ => false,
+        },
+        Val::Member(inner, p) if p == "default" => computed_require(inner),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,19 +292,5 @@ mod tests {
             route_of_name("users.[id].delete.js"),
             Some(("delete".into(), vec!["users".into(), "{id}".into()]))
         );
-    }
-}
-
-/// `require(x)` of a path computed at run time (`require(path.join(__dirname, 'api', r))`), its
-/// `.default`, or either of them (`route.default || route`).
-fn computed_require(v: &Val) -> bool {
-    match v {
-        Val::Call(callee, args) => match callee.as_ref() {
-            Val::Global(g) if g == "require" => args.first().is_some_and(|a| a.as_str().is_none()),
-            Val::Global(g) if g == crate::program::EITHER => args.iter().any(computed_require),
-            _ => false,
-        },
-        Val::Member(inner, p) if p == "default" => computed_require(inner),
-        _ => false,
     }
 }
