@@ -30,18 +30,7 @@ impl Mounter<'_> {
         let (prefix, complete) = literal_start(paths);
         let mut out = Vec::new();
         let mut unread: Vec<String> = Vec::new();
-        for (t, module) in self.modules().iter().enumerate() {
-            if module.is_test {
-                continue;
-            }
-            let Some(name) = module
-                .file
-                .strip_prefix(dir.as_str())
-                .and_then(|r| r.strip_prefix('/'))
-                .filter(|r| !r.contains('/'))
-            else {
-                continue;
-            };
+        for (t, module, name) in self.dir_modules(&dir) {
             let Some((method, segs)) = route_of_name(name) else {
                 continue;
             };
@@ -125,18 +114,7 @@ impl Mounter<'_> {
                 out.push(a);
                 continue;
             }
-            for module in self.modules() {
-                if module.is_test {
-                    continue;
-                }
-                let Some(file) = module
-                    .file
-                    .strip_prefix(dir.as_str())
-                    .and_then(|r| r.strip_prefix('/'))
-                    .filter(|r| !r.contains('/'))
-                else {
-                    continue;
-                };
+            for (_, module, file) in self.dir_modules(&dir) {
                 let stem = file.rsplit_once('.').map_or(file, |(s, _)| s);
                 out.push(Val::Import {
                     spec: format!("./{rel}/{stem}"),
@@ -145,6 +123,25 @@ impl Mounter<'_> {
             }
         }
         out
+    }
+
+    /// The modules (not tests) directly in directory `dir`, each with its file's name.
+    fn dir_modules<'d>(
+        &'d self,
+        dir: &'d str,
+    ) -> impl Iterator<Item = (ModId, &'d crate::program::Module, &'d str)> + 'd {
+        self.modules()
+            .iter()
+            .enumerate()
+            .filter(|(_, module)| !module.is_test)
+            .filter_map(move |(t, module)| {
+                let name = module
+                    .file
+                    .strip_prefix(dir)
+                    .and_then(|r| r.strip_prefix('/'))
+                    .filter(|r| !r.contains('/'))?;
+                Some((t, module, name))
+            })
     }
 
     /// The directory module `at` lists (`fs.readdirSync(path.join(__dirname, 'routes'))`), the
