@@ -653,6 +653,16 @@ fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
     out
 }
 
+/// The keys of a record whose values a retry sends again: not a value made up for this request
+/// (`randomUUID()`, `nanoid()`, the id of a row it created), which a retry writes anew.
+fn repeated_keys(fields: &[(String, Val)]) -> Vec<String> {
+    fields
+        .iter()
+        .filter(|(_, v)| !made_per_call(v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
 /// `mongoose.model(name, schema)`, `sequelize.define(name, ..)`: a model registered by name.
 fn is_model_registration(callee: &Val) -> bool {
     matches!(callee, Val::Member(_, g) if g == "model" || g == "define")
@@ -2856,13 +2866,7 @@ impl<'a> Calls<'a> {
                 e.kind = EffectKind::DbCreate;
                 e.label = "save of a newly built instance".into();
                 let record = self.built_record(m, receiver);
-                e.data_keys = record.map(|fields| {
-                    fields
-                        .iter()
-                        .filter(|(_, v)| !made_per_call(v))
-                        .map(|(k, _)| k.clone())
-                        .collect()
-                });
+                e.data_keys = record.map(|fields| repeated_keys(fields));
                 e.data_param = None;
                 e.key_params = record.map(|f| key_params(m, f)).unwrap_or_default();
             }
@@ -2930,23 +2934,11 @@ impl<'a> Calls<'a> {
             },
         };
         // The base class registers the model under a name the instance's class gives.
-        let own = {
-            let mut cur = (m3, c3);
-            let mut found = None;
-            for _ in 0..8 {
-                let class = &self.res.modules[cur.0].classes[cur.1];
-                if let Some(v) = class.field(field) {
-                    found = Some(v.clone());
-                    break;
-                }
-                match class.extends.as_ref().map(|e| self.res.resolve(cur.0, e)) {
-                    Some(Resolved::Class(m2, c2)) => cur = (m2, c2),
-                    _ => break,
-                }
-            }
-            found
-        };
-        if let Some(Val::Call(callee, args)) = &own
+        let own = self
+            .res
+            .class_chain(m3, c3)
+            .find_map(|(mc, cc)| self.res.modules[mc].classes[cc].field(field));
+        if let Some(Val::Call(callee, args)) = own
             && is_model_registration(callee)
             && let Some(name) = args
                 .first()
@@ -2988,12 +2980,7 @@ impl<'a> Calls<'a> {
     fn built_record<'v>(&'v self, m: ModId, v: &'v Val) -> Option<&'v Vec<(String, Val)>> {
         let args = match v {
             Val::Call(_, args) => args.as_slice(),
-            Val::New(_, line) => self.res.modules[m]
-                .functions
-                .iter()
-                .flat_map(|f| f.calls.iter())
-                .find(|c| c.is_new && c.line == *line)
-                .map(|c| c.args.as_slice())?,
+            Val::New(_, line) => self.new_call(m, *line).map(|c| c.args.as_slice())?,
             _ => return None,
         };
         match args.first()? {
@@ -3388,12 +3375,7 @@ impl<'a> Calls<'a> {
             let made = if cs.text.starts_with("new ") {
                 Some(cs.text.as_str())
             } else {
-                self.res.modules[m]
-                    .functions
-                    .iter()
-                    .flat_map(|f| f.calls.iter())
-                    .find(|c| c.is_new && c.line == *line)
-                    .map(|c| c.text.as_str())
+                self.new_call(m, *line).map(|c| c.text.as_str())
             };
             let written = made.and_then(|t| t.strip_prefix("new ")).map(|t| {
                 t.chars()
@@ -3412,6 +3394,15 @@ impl<'a> Calls<'a> {
             return self.entity_name(m, class);
         }
         None
+    }
+
+    /// The `new X(..)` call of module `m` on `line` (a [`Val::New`] names it so).
+    fn new_call(&self, m: ModId, line: u32) -> Option<&CallSite> {
+        self.res.modules[m]
+            .functions
+            .iter()
+            .flat_map(|f| f.calls.iter())
+            .find(|c| c.is_new && c.line == line)
     }
 
     /// The name a module imported whole registers its model under (`module.exports =
@@ -3537,12 +3528,7 @@ impl<'a> Calls<'a> {
         // A value made up for this request (`randomUUID()`, `nanoid()`, `crypto.randomBytes()`,
         // the id of a row it created) is not the caller's: a retry writes a new one and never
         // conflicts.
-        Some(
-            obj.iter()
-                .filter(|(_, v)| !made_per_call(v))
-                .map(|(k, _)| k.clone())
-                .collect(),
-        )
+        Some(repeated_keys(obj))
     }
 
     /// Where the record a create writes comes from when it is a parameter, and which of its
@@ -3595,13 +3581,7 @@ impl<'a> Calls<'a> {
             match bind_param(&r, m2, f2, args) {
                 Bound::Val(Val::Obj(fields)) => {
                     if e.data_keys.is_none() {
-                        e.data_keys = Some(
-                            fields
-                                .iter()
-                                .filter(|(_, v)| !made_per_call(v))
-                                .map(|(k, _)| k.clone())
-                                .collect(),
-                        );
+                        e.data_keys = Some(repeated_keys(&fields));
                     }
                     e.key_params.extend(key_params(m, &fields));
                 }
@@ -4287,13 +4267,7 @@ impl<'a> Calls<'a> {
                 relative_fields,
                 target: target.clone(),
                 data_keys: match built {
-                    Some(fields) => Some(
-                        fields
-                            .iter()
-                            .filter(|(_, v)| !made_per_call(v))
-                            .map(|(k, _)| k.clone())
-                            .collect(),
-                    ),
+                    Some(fields) => Some(repeated_keys(fields)),
                     None => Self::data_keys(cs),
                 },
                 data_param: Self::record_params(m, cs).0.filter(|_| built.is_none()),
@@ -4382,12 +4356,7 @@ impl<'a> Calls<'a> {
                     .flatten();
                 // the columns the insert writes with values a retry sends again
                 let data_keys = match &helper_row {
-                    Some(row) => Some(
-                        row.iter()
-                            .filter(|(_, v)| !made_per_call(v))
-                            .map(|(k, _)| k.clone())
-                            .collect(),
-                    ),
+                    Some(row) => Some(repeated_keys(row)),
                     None => (kind == EffectKind::DbCreate)
                         .then(|| {
                             crate::sql::sql_inserted_keys(sql, |i| {

@@ -1315,11 +1315,16 @@ impl<'a> Mounter<'a> {
                     RouterItem::Route { method, .. }
                         if tables::read_later(method) && self.strings(*m, method).is_none() => {}
                     RouterItem::Route { .. } => n += 1,
-                    RouterItem::Use { args, line, .. } => stack.extend(
-                        self.directory_routers(*m, *line, args.clone())
-                            .iter()
-                            .flat_map(|a| self.children_of(*m, a)),
-                    ),
+                    RouterItem::Use { args, line, .. } => {
+                        let expanded = self.directory_routers(*m, *line, args);
+                        stack.extend(
+                            expanded
+                                .as_deref()
+                                .unwrap_or(args)
+                                .iter()
+                                .flat_map(|a| self.children_of(*m, a)),
+                        )
+                    }
                     RouterItem::Register { plugin, .. } => {
                         stack.extend(self.child_of(*m, plugin, true))
                     }
@@ -1340,7 +1345,8 @@ impl<'a> Mounter<'a> {
             for (m, item) in list {
                 match item {
                     RouterItem::Use { args, line, .. } => {
-                        for a in &self.directory_routers(*m, *line, args.clone()) {
+                        let expanded = self.directory_routers(*m, *line, args);
+                        for a in expanded.as_deref().unwrap_or(args) {
                             mounted.extend(self.children_of(*m, a));
                         }
                     }
@@ -1569,7 +1575,7 @@ impl<'a> Mounter<'a> {
                     line,
                 } => {
                     let (path, args) = self.use_path(m, path, args);
-                    let args = self.directory_routers(m, line, args);
+                    let args = self.directory_routers(m, line, &args).unwrap_or(args);
                     for (path, args) in self.use_rows(m, path, args) {
                         // The routers it mounts, named only for a prefix that cannot be read.
                         let unread = path.as_ref().is_some_and(|p| self.strings(m, p).is_none());

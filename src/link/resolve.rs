@@ -1338,12 +1338,11 @@ impl<'m> Resolver<'m> {
             },
             _ => return None,
         };
-        let mut cur = (m, c);
-        for _ in 0..8 {
-            let class = &self.modules[cur.0].classes[cur.1];
+        for (mc, cc) in self.class_chain(m, c) {
+            let class = &self.modules[mc].classes[cc];
             if called && let Some(f) = class.method(name) {
                 // (a `this` in what it returns is the same instance's)
-                return self.modules[cur.0].functions[f]
+                return self.modules[mc].functions[f]
                     .returns
                     .iter()
                     .find_map(|r| self.this_string(m, c, r, d + 1));
@@ -1352,14 +1351,25 @@ impl<'m> Resolver<'m> {
                 && let Some(f) = class.field(name)
                 && !matches!(f, Val::TypeRef(_) | Val::Unknown)
             {
-                return self.this_string(m, c, &f.clone(), d + 1);
-            }
-            match class.extends.as_ref().map(|e| self.resolve(cur.0, e)) {
-                Some(Resolved::Class(m2, c2)) => cur = (m2, c2),
-                _ => return None,
+                return self.this_string(m, c, f, d + 1);
             }
         }
         None
+    }
+
+    /// Class `c` of module `m`, then the classes it extends, nearest first (at most 8).
+    pub fn class_chain(&self, m: ModId, c: ClassId) -> impl Iterator<Item = (ModId, ClassId)> + '_ {
+        std::iter::successors(Some((m, c)), move |&(mc, cc)| {
+            match self.modules[mc].classes[cc]
+                .extends
+                .as_ref()
+                .map(|e| self.resolve(mc, e))
+            {
+                Some(Resolved::Class(m2, c2)) => Some((m2, c2)),
+                _ => None,
+            }
+        })
+        .take(8)
     }
 
     /// What a field holds in instances of class `c` when a base class's constructor sets it

@@ -89,13 +89,12 @@ impl Mounter<'_> {
     /// `app.use('/api', require(path.join(__dirname, 'api', r)))` (or its `.default`) in a module
     /// that lists that directory: every module of the directory, each mounted as its router (a
     /// module's default export, else what it exports whole). Other arguments stay as they are.
-    pub(super) fn directory_routers(&self, m: ModId, line: u32, args: Vec<Val>) -> Vec<Val> {
+    /// None when the arguments are to be read as they are.
+    pub(super) fn directory_routers(&self, m: ModId, line: u32, args: &[Val]) -> Option<Vec<Val>> {
         if !args.iter().any(computed_require) {
-            return args;
+            return None;
         }
-        let Some(dir) = self.listed_dir(m, line) else {
-            return args;
-        };
+        let dir = self.listed_dir(m, line)?;
         let here = self.modules()[m]
             .file
             .rsplit_once('/')
@@ -105,13 +104,11 @@ impl Mounter<'_> {
         } else {
             dir.strip_prefix(here).and_then(|r| r.strip_prefix('/'))
         };
-        let Some(rel) = rel else {
-            return args;
-        };
+        let rel = rel?;
         let mut out = Vec::new();
         for a in args {
-            if !computed_require(&a) {
-                out.push(a);
+            if !computed_require(a) {
+                out.push(a.clone());
                 continue;
             }
             for (_, module, file) in self.dir_modules(&dir) {
@@ -122,7 +119,7 @@ impl Mounter<'_> {
                 });
             }
         }
-        out
+        Some(out)
     }
 
     /// The modules (not tests) directly in directory `dir`, each with its file's name.
