@@ -40,6 +40,54 @@ pub fn sql_moves_state(sql: &str) -> bool {
         .any(|(c, _)| names(where_part, c))
 }
 
+/// `UPDATE t SET pos = pos + 10 WHERE parent = ? AND pos > ?`: every column the statement moves
+/// by its own value is bounded in its `WHERE` by a range (`>`, `>=`, `<`, `<=`). It shifts the
+/// rows past a point (to make room, or to close a gap): their order holds, however often it runs.
+pub fn sql_shifts_range(sql: &str) -> bool {
+    let upper = flat(sql).to_ascii_uppercase();
+    let Some(rest) = upper.trim_start().strip_prefix("UPDATE ") else {
+        return false;
+    };
+    let (Some(set_at), Some(where_at)) = (rest.find(" SET "), rest.find(" WHERE ")) else {
+        return false;
+    };
+    if where_at < set_at {
+        return false;
+    }
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let set_part = &rest[set_at + 5..where_at];
+    let where_part = &rest[where_at + 7..];
+    // `c = c + n` / `c = c - n`
+    let moved: Vec<&str> = set_part
+        .split(',')
+        .filter_map(|a| a.split_once('='))
+        .filter_map(|(c, value)| {
+            let c = c.trim().trim_matches('"');
+            let v = value.trim().trim_matches('"');
+            let after = v.strip_prefix(c)?.trim_start();
+            (!c.is_empty()
+                && c.chars().all(word)
+                && (after.starts_with('+') || after.starts_with('-')))
+            .then_some(c)
+        })
+        .collect();
+    let bounded = |c: &str| {
+        where_part.match_indices(c).any(|(i, _)| {
+            let before = where_part[..i].chars().next_back();
+            let after = &where_part[i + c.len()..];
+            if before.is_some_and(word) || after.chars().next().is_some_and(word) {
+                return false;
+            }
+            let next = after.trim_start();
+            let prev = where_part[..i].trim_end();
+            (next.starts_with('>') || (next.starts_with('<') && !next.starts_with("<>")))
+                || prev.ends_with('<')
+                || (prev.ends_with('>') && !prev.ends_with("<>"))
+        })
+    };
+    !moved.is_empty() && moved.iter().all(|c| bounded(c))
+}
+
 /// The columns an `UPDATE .. SET` writes, each with the value when it is a constant, as
 /// `Effect::update_keys` has them: a string literal (`s:shipped`), a boolean (`b:true`), the
 /// current time (`now`); a bound parameter or an expression is not known.
@@ -202,6 +250,81 @@ pub fn sql_skips_existing(sql: &str) -> bool {
             .is_some_and(|c| rest[c..].contains(" DO NOTHING"))
 }
 
+/// The claim a `DELETE` makes, its row count tested.
+pub const DELETES_ROW: &str = "a `DELETE` whose row count says whether the row was still there";
+
+/// Is the statement a `DELETE`? Its row count says whether this run removed the row: tested,
+/// with the other runs refused, only one request gets past it.
+pub fn sql_deletes(sql: &str) -> bool {
+    flat(sql)
+        .trim_start()
+        .get(..7)
+        .is_some_and(|w| w.eq_ignore_ascii_case("DELETE "))
+}
+
+/// How a statement built at run time is labelled when its conflict clause is filled in.
+pub const OPEN_CONFLICT: &str = "raw SQL built at run time (its conflict clause filled in: whether a repeat writes a second row is not known)";
+
+/// A statement built at run time, its holes written `$1`, `$2`, .. (a template's `${..}`, a
+/// `format!`'s `{..}`), whose conflict clause is a hole: `INSERT ${replace ? 'OR REPLACE' :
+/// ''} INTO ..`, `ON CONFLICT (${primaryKey}) DO UPDATE ..`. Whether a repeat writes the same
+/// row or a second one is not known.
+pub fn open_conflict(sql: &str) -> bool {
+    let upper = flat(sql).to_ascii_uppercase();
+    let Some(insert) = upper.find("INSERT") else {
+        return false;
+    };
+    let between = upper[insert..]
+        .find(" INTO")
+        .is_some_and(|into| upper[insert..insert + into].contains('$'));
+    let target = upper.find("ON CONFLICT").is_some_and(|c| {
+        upper[c..]
+            .split(" DO ")
+            .next()
+            .is_some_and(|t| t.contains('$'))
+    });
+    between || target
+}
+
+/// A `format!` string as a statement built at run time: each `{..}` a hole `$1`, `$2`, ..
+/// (`{{` and `}}` are braces). `None` unless it starts with a write (`INSERT`, `UPDATE`,
+/// `DELETE`, `REPLACE`).
+pub fn format_statement(fmt: &str) -> Option<String> {
+    let first = fmt.split_whitespace().next()?;
+    if !["INSERT", "UPDATE", "DELETE", "REPLACE"]
+        .iter()
+        .any(|k| first.eq_ignore_ascii_case(k))
+    {
+        return None;
+    }
+    let mut out = String::with_capacity(fmt.len());
+    let mut chars = fmt.chars().peekable();
+    let mut hole = 0;
+    while let Some(c) = chars.next() {
+        match c {
+            '{' if chars.peek() == Some(&'{') => {
+                chars.next();
+                out.push('{');
+            }
+            '}' if chars.peek() == Some(&'}') => {
+                chars.next();
+                out.push('}');
+            }
+            '{' => {
+                for n in chars.by_ref() {
+                    if n == '}' {
+                        break;
+                    }
+                }
+                hole += 1;
+                out.push_str(&format!("${hole}"));
+            }
+            c => out.push(c),
+        }
+    }
+    Some(out)
+}
+
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
 /// (..)`)? A lookup inside the statement, not a constraint: two concurrent runs can both insert.
 pub fn sql_inserts_if_absent(sql: &str) -> bool {
@@ -223,6 +346,25 @@ pub fn sql_locks(sql: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shift_of_the_positions_past_a_point() {
+        assert!(sql_shifts_range(
+            "UPDATE branches SET notePosition = notePosition + 10 WHERE parentNoteId = ? AND notePosition > ? AND isDeleted = 0"
+        ));
+        assert!(sql_shifts_range(
+            "update items set position = position - 1 where list_id = $1 and position >= $2"
+        ));
+        // One row moved by one: a repeat moves it again.
+        assert!(!sql_shifts_range(
+            "UPDATE sections SET position = position - 1 WHERE id = ?"
+        ));
+        // A bound on another column.
+        assert!(!sql_shifts_range(
+            "UPDATE accounts SET credits = credits + 10 WHERE id = ? AND level > 2"
+        ));
+        assert!(!sql_shifts_range("UPDATE t SET a = 1 WHERE a > 2"));
+    }
 
     #[test]
     fn the_binds_an_upsert_matches_on() {

@@ -148,6 +148,21 @@ fn calls_through_abstract_classes_and_trait_objects_reach_their_implementations(
 }
 
 #[test]
+fn a_service_locator_s_accessors_a_delete_s_claim_and_an_answering_helper() {
+    assert_twins("express-service-locator", "axum-service-locator");
+}
+
+#[test]
+fn a_shift_of_positions_past_a_point_keeps_their_order() {
+    assert_twins("express-ordered-lists", "axum-ordered-lists");
+}
+
+#[test]
+fn statements_built_at_run_time_are_writes_and_an_open_conflict_clause_is_unknown() {
+    assert_twins("express-built-statements", "axum-built-statements");
+}
+
+#[test]
 fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
     assert_twins("express-state-guards", "axum-state-guards");
 }

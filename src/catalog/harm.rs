@@ -413,6 +413,12 @@ impl Harm {
         self.job_models.first_model(name)
     }
 
+    /// The value pattern the first of `fields` that is a value a person holds matches
+    /// (`credits`, `balance`).
+    pub fn value_fields(&self, fields: &[String]) -> Option<&str> {
+        fields.iter().find_map(|f| self.value_fields.first(f))
+    }
+
     /// The counter pattern of each field a relative update changes, when every one is a
     /// counter and none a value a person holds (`useCount`, `nameHistory`; not `credits`).
     pub fn counter_fields(&self, fields: &[String]) -> Option<Vec<&str>> {

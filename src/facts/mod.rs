@@ -216,6 +216,11 @@ pub struct Effect {
     /// MongoDB's `$inc`/`$push`, Prisma's `{ views: { increment: 1 } }`), when the call shows them.
     #[serde(skip)]
     pub relative_fields: Vec<String>,
+    /// Link facts: a relative update that shifts the rows past a point by a range its `WHERE`
+    /// bounds (`SET pos = pos + 10 WHERE .. pos > ?`, see `crate::sql::sql_shifts_range`): their
+    /// order holds however often it runs.
+    #[serde(skip)]
+    pub shifts_range: bool,
     /// A create that follows a delete of the same model in the same function: the set is
     /// replaced, so a repeat leaves the same rows.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

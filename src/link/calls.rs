@@ -45,6 +45,10 @@ pub struct Summary {
     /// computed at run time (`inst[action](ctx)`, `handlers[event.type](payload)`) and that
     /// resolve to nothing: what they do is unknown.
     pub unfollowed: Vec<(String, Location)>,
+    /// The function throws unless it wins a claim (`if (res.changes !== 1) throw ..` after a
+    /// `DELETE`, in its body or in a call of its body whose failure it lets through): what the
+    /// claim is and where it is tested. What a caller does after such a call runs once.
+    pub refuses_unless: Option<(&'static str, Location)>,
 }
 
 /// Drops the repeats of `v`, keeping each value where it first appears.
@@ -1838,6 +1842,8 @@ impl<'a> Calls<'a> {
         // (an awaited `sql.begin(async (tx) => ..)` rejects with the callback's error), and the
         // effects of each call of the body, so that what follows the call runs after them.
         let mut callback_creates: HashMap<FnId, Vec<Location>> = HashMap::new();
+        // Functions written as the argument of a call that answers their unique violations.
+        let mut callback_caught: HashSet<FnId> = HashSet::new();
         let mut call_effects: Vec<CallEffects> = Vec::new();
         for &g in &body {
             if unserved.contains(&g) {
@@ -2022,6 +2028,19 @@ impl<'a> Calls<'a> {
                     .push((format!("`{header}` header"), self.location(m, *line)));
             }
             // Chains that end in `.catch(..)`: a failure there is answered, not thrown on.
+            // A statement prepared and run in one chain (better-sqlite3's `db.prepare(sql)
+            // .run(a, b)`): the values it is run with, by chain.
+            let prepared_binds: HashMap<usize, &[Val]> = facts
+                .calls
+                .iter()
+                .filter(|c| {
+                    let n = c.path.len();
+                    n >= 2
+                        && c.path[n - 2] == "prepare"
+                        && matches!(c.path[n - 1].as_str(), "run" | "get" | "all" | "iterate")
+                })
+                .map(|c| (c.group, c.args.as_slice()))
+                .collect();
             let catch_groups: HashSet<usize> = facts
                 .calls
                 .iter()
@@ -2030,6 +2049,14 @@ impl<'a> Calls<'a> {
                 .collect();
             // Creates made so far whose failure fails this function: (blocks, line, location).
             let mut creates_here: Vec<(&[usize], u32, Location)> = Vec::new();
+            // Calls so far to functions that throw unless they win a claim, whose failure fails
+            // this function: (blocks, line, the claim).
+            let mut claims_here: Vec<(&[usize], u32, (&'static str, Location))> = Vec::new();
+            if g == f
+                && let Some((what, at)) = facts.refuses_unless
+            {
+                out.refuses_unless = Some((what, self.location(m, at)));
+            }
             // Creates of a promise chain's earlier links whose failure rejects the chain:
             // (group, path of the link, location). A `.then(cb)` after them runs `cb` only when
             // they succeeded, whatever a `.catch(..)` at the end of the chain does.
@@ -2160,7 +2187,8 @@ impl<'a> Calls<'a> {
                     }
                     out.reads.push(t);
                 }
-                for mut e in self.effects_of(m, cs) {
+                let prepared = prepared_binds.get(&cs.group).copied().unwrap_or(&[]);
+                for mut e in self.effects_of(m, cs, prepared) {
                     // The front end read the key this call passes from the syntax: it knows a
                     // domain id and a key derived from the inbound one.
                     // A raw HTTP write (`fetch`, `axios`) to a provider: the key header it
@@ -2231,15 +2259,20 @@ impl<'a> Calls<'a> {
                         e.replaces = true;
                     }
                     self.trace_message_id(m, f, &Val::Arr(cs.args.clone()), None, &mut e);
-                    e.unique_caught |= caught_groups.contains(&cs.group);
+                    e.unique_caught |=
+                        caught_groups.contains(&cs.group) || callback_caught.contains(&g);
                     e.on_failure |= cs.on_failure;
+                    // (Raw SQL keeps the columns its text sets.)
                     if matches!(e.kind, EffectKind::DbUpdate | EffectKind::DbCreate) {
-                        e.update_keys = match drizzle.get(&cs.group) {
+                        let keys = match drizzle.get(&cs.group) {
                             Some((_, Some(keys))) => {
                                 keys.iter().map(|k| (k.clone(), None)).collect()
                             }
                             _ => update_keys(cs),
                         };
+                        if !keys.is_empty() || e.label != "raw SQL" {
+                            e.update_keys = keys;
+                        }
                     }
                     if let Some((model, field, test, at)) = cs.state_guard.as_deref() {
                         e.state_guard = Some((
@@ -2323,6 +2356,12 @@ impl<'a> Calls<'a> {
                         .push((format!("`{}`", cs.text), self.location(m, cs.line)));
                 }
                 let callees = targets.len();
+                // A project function that runs what it is handed inside a `try` whose `catch`
+                // answers a unique violation (`uniqueError(() => insert(..), 'taken')`).
+                let answered = targets.iter().any(|(t, _)| {
+                    matches!(t, Resolved::Func(m2, f2)
+                        if self.res.modules[*m2].functions[*f2].answers_unique)
+                });
                 // Firing an in-process event runs every listener of its name.
                 if cs
                     .path
@@ -2345,6 +2384,9 @@ impl<'a> Calls<'a> {
                     if let Val::Func(af) = a
                         && inside.contains(af)
                     {
+                        if answered {
+                            callback_caught.insert(*af);
+                        }
                         continue;
                     }
                     if matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)) {
@@ -2390,14 +2432,18 @@ impl<'a> Calls<'a> {
                 } else {
                     HashSet::new()
                 };
+                let mut refusing: Option<(&'static str, Location)> = None;
                 for (ti, (t, speculative)) in targets.into_iter().enumerate() {
                     let Resolved::Func(m2, f2) = t else { continue };
                     if m2 == m && inside.contains(&f2) {
                         continue;
                     }
                     let sub = self.summary(m2, f2);
+                    if ti < callees && !speculative && refusing.is_none() {
+                        refusing = sub.refuses_unless.clone();
+                    }
                     let name = self.res.modules[m2].functions[f2].name.clone();
-                    let caught = caught_groups.contains(&cs.group);
+                    let caught = caught_groups.contains(&cs.group) || (answered && ti >= callees);
                     // A handler handed to `.catch(..)` runs when the promise fails.
                     let failure = cs.on_failure
                         || (ti >= callees && cs.path.last().is_some_and(|p| p == "catch"));
@@ -2573,9 +2619,19 @@ impl<'a> Calls<'a> {
                         .chain((out_before..out.effects.len()).map(|i| (false, i)))
                         .collect(),
                 ));
+                // After a call that throws unless it won a claim, in a block around this one.
+                let call_claim = claims_here
+                    .iter()
+                    .find(|(blocks, line, _)| *line < cs.line && cs.blocks.starts_with(blocks))
+                    .map(|(.., c)| c.clone());
                 let own_new = own[own_before..].iter_mut().map(|(_, e)| (e, true));
                 let sub_new = out.effects[out_before..].iter_mut().map(|e| (e, false));
                 for (e, is_own) in own_new.chain(sub_new) {
+                    if e.claimed.is_none()
+                        && let Some((what, at)) = &call_claim
+                    {
+                        e.claimed = Some((what.to_string(), at.clone()));
+                    }
                     // The call's promise rejects on the duplicate, caught or not.
                     if (is_own || e.ends_a_duplicate())
                         && e.kind == EffectKind::DbCreate
@@ -2594,6 +2650,19 @@ impl<'a> Calls<'a> {
                     if e.orders_what_follows() && creates_here.len() < 64 {
                         creates_here.push((&cs.blocks[..], cs.line, e.location.clone()));
                     }
+                }
+                if fails_here
+                    && let Some(claim) = refusing
+                    && claims_here.len() < 64
+                {
+                    // Directly in the function's body: the function throws in turn.
+                    if g == f
+                        && facts.body_block.is_some()
+                        && cs.blocks.last().copied() == facts.body_block
+                    {
+                        out.refuses_unless.get_or_insert_with(|| claim.clone());
+                    }
+                    claims_here.push((&cs.blocks[..], cs.line, claim));
                 }
             }
             let updated: HashSet<String> = own[own_start..]
@@ -3983,7 +4052,9 @@ impl<'a> Calls<'a> {
     }
 
     /// The effects one call has by itself, from the catalogue and raw SQL.
-    pub fn effects_of(&self, m: ModId, cs: &CallSite) -> Vec<Effect> {
+    /// The effects of one call. `prepared`: the values a statement prepared by this call is run
+    /// with further down its chain (`db.prepare(sql).run(name, url)`).
+    pub fn effects_of(&self, m: ModId, cs: &CallSite, prepared: &[Val]) -> Vec<Effect> {
         let shifted;
         let cs = match self.client_in_path(m, cs) {
             Some(c) => {
@@ -4306,20 +4377,33 @@ impl<'a> Calls<'a> {
             });
             break;
         }
+        // A statement built before the call, its table or columns filled in
+        // (`const query = \`INSERT INTO ${tableName} (${columns}) VALUES (..)\`;
+        // execute(query, values)`): read as written, the holes standing for what they hold.
+        let built = match (&cs.literal, cs.args.first()) {
+            (None, Some(t @ Val::Template(_))) => crate::program::sql_text(t).filter(|text| {
+                let first = text.split_whitespace().next().unwrap_or("");
+                ["INSERT", "UPDATE", "DELETE", "REPLACE"]
+                    .iter()
+                    .any(|k| first.eq_ignore_ascii_case(k))
+            }),
+            _ => None,
+        };
         if out.is_empty()
-            && let Some(literal) = &cs.literal
+            && let Some(literal) = cs.literal.as_ref().or(built.as_ref())
         {
             // A tagged template (`sql\`insert into t (a) values (${x})\``): its text with the
             // interpolations as `$1`, `$2`, .., and those interpolations as the bound values.
             let tagged = match cs.args.first() {
-                Some(t @ Val::Template(pieces)) => crate::program::sql_text(t).map(|text| {
-                    let binds: Vec<Val> = pieces
-                        .iter()
-                        .filter(|p| !matches!(p, Val::Str(_)))
-                        .cloned()
-                        .collect();
-                    (text, binds)
-                }),
+                Some(t @ Val::Template(pieces)) if built.is_none() => crate::program::sql_text(t)
+                    .map(|text| {
+                        let binds: Vec<Val> = pieces
+                            .iter()
+                            .filter(|p| !matches!(p, Val::Str(_)))
+                            .cloned()
+                            .collect();
+                        (text, binds)
+                    }),
                 _ => None,
             };
             let sql: &String = tagged.as_ref().map_or(literal, |(t, _)| t);
@@ -4337,6 +4421,7 @@ impl<'a> Calls<'a> {
                 let values: &[Val] = match (&tagged, cs.args.get(1)) {
                     (Some((_, binds)), _) => binds,
                     (None, Some(Val::Arr(items))) => items,
+                    (None, None) if !prepared.is_empty() => prepared,
                     _ => cs.args.get(1..).unwrap_or(&[]),
                 };
                 let matched: Vec<&Val> = crate::sql::sql_conflict_binds(sql)
@@ -4349,6 +4434,17 @@ impl<'a> Calls<'a> {
                     (false, false)
                 };
                 let upsert = upsert && !per_call;
+                // A statement built at run time whose conflict clause is a hole (`INSERT
+                // ${replace ? 'OR REPLACE' : ''} INTO ..`, `ON CONFLICT (${primaryKey})`):
+                // whether a repeat writes the same row or a second one is not known.
+                let open_conflict = built.is_some()
+                    && kind == EffectKind::DbCreate
+                    && crate::sql::open_conflict(sql);
+                let (upsert, per_call) = if open_conflict {
+                    (false, false)
+                } else {
+                    (upsert, per_call)
+                };
                 // postgres.js's dynamic insert (`insert into t ${sql(row)}`, `${sql(row, 'a',
                 // 'b')}`): the row's keys are the columns, its values what they get
                 let helper_row = (kind == EffectKind::DbCreate)
@@ -4397,11 +4493,17 @@ impl<'a> Calls<'a> {
                     },
                     kind,
                     callee: cs.text.clone(),
-                    label: per_call_label("raw SQL", per_call, unless_missing),
+                    label: if open_conflict {
+                        crate::sql::OPEN_CONFLICT.into()
+                    } else {
+                        per_call_label("raw SQL", per_call, unless_missing)
+                    },
+                    sink_impact: open_conflict.then_some(crate::facts::Impact::Unknown),
                     location,
                     upsert,
                     upsert_unless_missing: unless_missing,
                     relative,
+                    shifts_range: relative && crate::sql::sql_shifts_range(sql),
                     target: sql_table(sql),
                     ..Effect::default()
                 });

@@ -4,7 +4,7 @@
 //! call with the same arguments get the same verdict.
 
 use crate::catalog::harm::Harm;
-use crate::facts::{DownstreamKey, EffectKind, Endpoint, Impact, Location};
+use crate::facts::{DownstreamKey, Effect, EffectKind, Endpoint, Impact, Location};
 
 /// What the endpoint's name says the caller asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,15 +192,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 .then(|| {
                     // Raw SQL in either language (`SET attempts = attempts + 1`): the columns it
                     // sets to no constant.
-                    let fields: Vec<String> = if e.relative_fields.is_empty() {
-                        e.update_keys
-                            .iter()
-                            .filter(|(_, v)| v.is_none())
-                            .map(|(k, _)| k.clone())
-                            .collect()
-                    } else {
-                        e.relative_fields.clone()
-                    };
+                    let fields = moved_fields(e);
                     let p = harm.counter_fields(&fields)?;
                     let p: Vec<String> = p.into_iter().map(String::from).collect();
                     Some((fields, p))
@@ -212,6 +204,18 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                     "it changes only counters (`{}`, field patterns `{}`): a repeat skews a count and harms nobody",
                     fields.join("`, `"),
                     p.join("`, `")
+                ));
+            } else if e.kind == EffectKind::DbUpdate
+                && e.relative
+                && e.shifts_range
+                && let fields = moved_fields(e)
+                && !fields.is_empty()
+                && harm.value_fields(&fields).is_none()
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "it shifts the rows past a point by `{}` (its `WHERE` bounds that column by a range): their order holds, a repeat only widens the gap",
+                    fields.join("`, `")
                 ));
             } else if let Some(p) = (queued.is_none()
                 && matches!(e.kind, EffectKind::DbCreate | EffectKind::DbUpdate))
@@ -419,6 +423,20 @@ fn deletes_its_target(ep: &Endpoint) -> Option<String> {
         .iter()
         .find(|e| e.kind == EffectKind::DbDelete && !e.on_failure)
         .map(|e| e.target.clone().unwrap_or_else(|| e.callee.clone()))
+}
+
+/// The fields a relative update changes by their old value: those the call shows, or, for raw
+/// SQL, the columns it sets to no constant.
+fn moved_fields(e: &Effect) -> Vec<String> {
+    if e.relative_fields.is_empty() {
+        e.update_keys
+            .iter()
+            .filter(|(_, v)| v.is_none())
+            .map(|(k, _)| k.clone())
+            .collect()
+    } else {
+        e.relative_fields.clone()
+    }
 }
 
 #[cfg(test)]

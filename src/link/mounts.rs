@@ -216,6 +216,35 @@ fn mentions_param(v: &Val, f: FnId) -> bool {
     }
 }
 
+/// The parameter a value is, when it is one (`Val::Param`).
+fn param_index(v: &Val) -> Option<usize> {
+    match v {
+        Val::Param(_, k) => Some(*k),
+        _ => None,
+    }
+}
+
+/// Does a registration made at a call still take its method, path or handler from parameters of
+/// function `f` (the caller, itself a helper)?
+fn route_mentions_param(item: &RouterItem, f: FnId) -> bool {
+    match item {
+        RouterItem::Route {
+            method,
+            paths,
+            written_at,
+            ..
+        } => {
+            mentions_param(method, f)
+                || mentions_param(paths, f)
+                || written_at
+                    .as_ref()
+                    .and_then(|w| w.handler.as_ref())
+                    .is_some_and(|h| mentions_param(h, f))
+        }
+        _ => false,
+    }
+}
+
 /// The part of a helper's value that the caller passes: `options.handler` in
 /// `this.withErrors(options.handler)`, a parameter or a field of one, unwrapped from the helper's
 /// own calls around it (read where the caller is, without them).
@@ -530,6 +559,12 @@ impl<'a> Mounter<'a> {
         calls_to: &[(ModId, FnId, usize, (ModId, FnId))],
     ) {
         let mut called = BTreeSet::new();
+        // Registrations made at a call whose method, path or handler are still the caller's
+        // own parameters (`function apiRoute(method, path, h) { route(method, path, [auth], h)
+        // }`): made again at each call of the caller, round by round. (The router's module
+        // and id, the registration's module, the registration.)
+        type Waiting = BTreeMap<(ModId, FnId), Vec<(ModId, RouterId, ModId, RouterItem)>>;
+        let mut waiting: Waiting = BTreeMap::new();
         for &(m, caller, i, (tm, tf)) in calls_to {
             let Some(list) = closures.get(&(tm, tf)) else {
                 continue;
@@ -538,12 +573,61 @@ impl<'a> Mounter<'a> {
             let cs = &self.modules()[m].functions[caller].calls[i];
             for (r, item) in list.iter() {
                 for (im, made) in self.instantiate(item, (tm, tm, tf), &cs.args, m, (m, cs.line)) {
-                    self.items
-                        .entry(Key::Local(tm, *r))
-                        .or_default()
-                        .push((im, made));
+                    if im == m && route_mentions_param(&made, caller) {
+                        waiting
+                            .entry((m, caller))
+                            .or_default()
+                            .push((tm, *r, im, made));
+                    } else {
+                        self.items
+                            .entry(Key::Local(tm, *r))
+                            .or_default()
+                            .push((im, made));
+                    }
                 }
             }
+        }
+        for _round in 0..PARAM_ROUNDS {
+            if waiting.is_empty() {
+                break;
+            }
+            let mut next: Waiting = BTreeMap::new();
+            let mut made_any = BTreeSet::new();
+            for &(m, caller, i, (tm, tf)) in calls_to {
+                let Some(list) = waiting.get(&(tm, tf)) else {
+                    continue;
+                };
+                made_any.insert((tm, tf));
+                let cs = &self.modules()[m].functions[caller].calls[i];
+                for (rm, r, im, item) in list {
+                    for (im2, made) in
+                        self.instantiate(item, (*im, tm, tf), &cs.args, m, (m, cs.line))
+                    {
+                        if im2 == m && route_mentions_param(&made, caller) {
+                            next.entry((m, caller))
+                                .or_default()
+                                .push((*rm, *r, im2, made));
+                        } else {
+                            self.items
+                                .entry(Key::Local(*rm, *r))
+                                .or_default()
+                                .push((im2, made));
+                        }
+                    }
+                }
+            }
+            // A helper nobody calls keeps its registrations as written.
+            for (k, list) in waiting {
+                if !made_any.contains(&k) {
+                    for (rm, r, im, item) in list {
+                        self.items
+                            .entry(Key::Local(rm, r))
+                            .or_default()
+                            .push((im, item));
+                    }
+                }
+            }
+            waiting = next;
         }
         for (&(tm, tf), list) in closures {
             if !called.contains(&(tm, tf)) {
@@ -700,6 +784,30 @@ impl<'a> Mounter<'a> {
                 passed = Some(replace_params(&part, tf, args));
             }
         }
+        // A handler the helper writes around the one it is given (`(req, res, next) => { ..;
+        // const cb = () => routeHandler(req, res, next); .. }`): the endpoint runs what the call
+        // passes for it (the wrapper's own work is the helper's plumbing).
+        let wrapped = match handler {
+            Val::Func(g) if !handler_passed => self
+                .runs_param(im, tf, *g, &[method, paths])
+                .and_then(|k| args.get(k))
+                .cloned(),
+            _ => None,
+        };
+        let handler_passed = handler_passed || wrapped.is_some();
+        if wrapped.is_some() {
+            passed = wrapped;
+        }
+        // A handler an earlier call passed as its own caller's parameter: this call's argument.
+        let earlier = written_at
+            .as_ref()
+            .and_then(|w| w.handler.as_ref())
+            .filter(|h| mentions_param(h, tf))
+            .map(|h| replace_params(h, tf, args));
+        let handler_passed = handler_passed || earlier.is_some();
+        if passed.is_none() {
+            passed = earlier;
+        }
         // The route's method, path or handler comes from this call: the call is where it is
         // written (also when what it passes cannot be read).
         let from_call = handler_passed || [method, paths].iter().any(|v| mentions_param(v, tf));
@@ -725,6 +833,46 @@ impl<'a> Mounter<'a> {
                 written_at,
             },
         )]
+    }
+
+    /// The parameter of helper `tf` (module `m`) that a function `g` written inside it calls,
+    /// directly or through the functions written inside `g`, or else hands to a call
+    /// (`(req, res) => processRequest(req, res, routeHandler)`): `g` runs the handler the helper
+    /// is given. Parameters that make the route's method or path (`skip`) are not handlers.
+    fn runs_param(&self, m: ModId, tf: FnId, g: FnId, skip: &[&Val]) -> Option<usize> {
+        let functions = &self.modules()[m].functions;
+        if !functions[tf].children.contains(&g) {
+            return None;
+        }
+        let mut stack = vec![g];
+        let mut seen = 0;
+        let mut handed: Option<usize> = None;
+        while let Some(h) = stack.pop() {
+            seen += 1;
+            if seen > 64 {
+                break;
+            }
+            for cs in &functions[h].calls {
+                if let Val::Param(p, k) = &cs.callee
+                    && *p == tf
+                {
+                    return Some(*k);
+                }
+                for a in &cs.args {
+                    if let Val::Param(p, k) = a
+                        && *p == tf
+                        && handed.is_none()
+                        && !skip
+                            .iter()
+                            .any(|v| mentions_param(v, tf) && param_index(v) == Some(*k))
+                    {
+                        handed = Some(*k);
+                    }
+                }
+            }
+            stack.extend(functions[h].children.iter().copied());
+        }
+        handed
     }
 
     /// A value of a registration in function `tf` (module `im`) as a call in module `m` makes it:

@@ -868,6 +868,16 @@ pub struct FnFacts {
     pub key_calls: Vec<KeyCall>,
     /// Other observations in that code.
     pub key_seen: Vec<KeySeen>,
+    /// The node id of the function's body block, when it has one: a statement directly in it
+    /// runs on every call.
+    pub body_block: Option<usize>,
+    /// The function throws unless it wins a claim (`if (res.changes !== 1) throw ..` after a
+    /// `DELETE`, in its own body): what the claim is and the line of the test.
+    pub refuses_unless: Option<(&'static str, u32)>,
+    /// A `try` of the function's own has a `catch` that recognises a unique violation: a
+    /// function it is handed and runs there (`uniqueError(() => insert(..), 'taken')`) has its
+    /// duplicates answered.
+    pub answers_unique: bool,
 }
 
 impl FnFacts {

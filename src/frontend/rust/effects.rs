@@ -78,6 +78,14 @@ pub struct Summary {
     /// named like a signature or secret, a function named like a verification of one): on a
     /// webhook path they make the endpoint a receiver (see `link::webhooks::by_convention`).
     pub signature_checks: Vec<(String, Location)>,
+    /// The function fails unless it wins a claim (`if res.rows_affected() != 1 { return
+    /// Err(..) }` after a `DELETE`, in its own body or in a call whose error it hands on): what
+    /// the claim is and where it is tested. A caller whose own failure follows from this call's
+    /// runs what comes after the call once.
+    pub refuses_unless: Option<(&'static str, Location)>,
+    /// The calls of this function's walk made so far to functions that refuse unless they win a
+    /// claim (see `refuses_unless`), in order.
+    claim_calls: Vec<(&'static str, Location)>,
 }
 
 /// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
@@ -296,6 +304,8 @@ struct Scope {
     var_effects: HashMap<String, std::ops::Range<usize>>,
     /// Variables holding a claim's outcome (see `crate::sql`): what the claim is.
     claims: HashMap<String, &'static str>,
+    /// How many blocks deep the walk is in the function (1: its own statements).
+    blocks: usize,
     /// Variables holding what a lookup found (`let existing = sqlx::query_as("SELECT .. FROM
     /// users ..")..fetch_optional(..)`, or a call of a function that only reads): the tables it
     /// read (as `facts::model_key`s), and whether it locked them (`FOR UPDATE`).
@@ -314,6 +324,9 @@ struct Scope {
     /// fields it gives a value the caller would send again (see [`record_keys`]), what a
     /// diesel `insert_into(t).values(&page)` writes.
     literals: HashMap<String, Vec<String>>,
+    /// Variables bound to a statement built at run time (`let sql = format!("INSERT INTO {table}
+    /// ..")`): its text, the holes written `$1`, `$2`, .. (see `crate::sql::format_statement`).
+    built_sql: HashMap<String, String>,
 }
 
 /// A row a variable holds from a lookup: the tables read (as `facts::model_key`s), whether
@@ -460,11 +473,13 @@ impl Scope {
             fallback: HashSet::new(),
             var_effects: HashMap::new(),
             claims: HashMap::new(),
+            blocks: 0,
             lookups: HashMap::new(),
             absent_selects: HashSet::new(),
             made: HashSet::new(),
             sets: HashMap::new(),
             literals: HashMap::new(),
+            built_sql: HashMap::new(),
         }
     }
 }
@@ -1043,7 +1058,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     return Some(t);
                 }
                 match &t {
-                    Res::Type(..) => {
+                    // a trait object's method (`locator.integration()` on `Arc<dyn
+                    // ServiceLocator>`): the type the trait declares it returns
+                    Res::Type(..) | Res::Trait(..) => {
                         let fns = self.model.methods_of(&t, name);
                         fns.first().and_then(|&f| self.ret_type(f))
                     }
@@ -1146,7 +1163,9 @@ impl<'m, 'a> Effects<'m, 'a> {
 
     fn stmts(&self, stmts: &[Stmt], scope: &mut Scope, out: &mut Summary) {
         // After `if rows == 0 { return .. }` on a claim: the effects from here on run once.
-        let mut claimed_from: Option<(usize, &'static str, Line)> = None;
+        // With where it is tested, and whether the other runs leave the function with an error.
+        let mut claimed_from: Option<(usize, &'static str, Location, bool)> = None;
+        scope.blocks += 1;
         // Creates made by earlier statements whose failure fails this function, and the
         // statement being walked: where its effects start, whether it ends in `?`, and the
         // creates before it (its effects run after them).
@@ -1165,6 +1184,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 for (g, at, _) in &guards[..p.guards] {
                     g.apply_each(&mut out.effects[p.start..], at);
                 }
+                claim_call(out, &p, &mut claimed_from);
                 settle_statement(out, p, &mut creates_here);
             }
             let fails = match s {
@@ -1180,12 +1200,42 @@ impl<'m, 'a> Effects<'m, 'a> {
                 ),
                 _ => false,
             };
+            // `let res = insert(..).await;` .. `res.map_err(..)?`, or `res` handed on as the
+            // function's value: the insert's failure fails this function after all.
+            let handed_on = match s {
+                Stmt::Expr(e, true) => Some(e),
+                Stmt::Let {
+                    init: Some(e),
+                    fails: true,
+                    ..
+                } => Some(&**e),
+                _ => None,
+            };
+            if let Some(r) = handed_on
+                .and_then(chain_root)
+                .and_then(|v| scope.var_effects.get(v))
+                .cloned()
+            {
+                for e in out.effects.get_mut(r).into_iter().flatten() {
+                    if e.on_failure {
+                        continue;
+                    }
+                    e.fails_request = true;
+                    if e.orders_what_follows()
+                        && creates_here.len() < 64
+                        && !creates_here.contains(&e.location)
+                    {
+                        creates_here.push(e.location.clone());
+                    }
+                }
+            }
             pending = Some(Settle {
                 start: out.effects.len(),
                 fails,
                 drops,
                 before: creates_here.clone(),
                 guards: guards.len(),
+                claim_calls: out.claim_calls.len(),
             });
             // `let saved = match find(..).await? { Some(row) => update, None => insert };`: the
             // test is the initializer's, as the statement's own would be.
@@ -1208,6 +1258,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     var,
                     failed_when_true,
                     then_exits,
+                    then_refuses,
                     line,
                     parts,
                     ..
@@ -1221,7 +1272,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                         self.walk(p, scope, out, false);
                     }
                     if *then_exits && claimed_from.is_none() {
-                        claimed_from = Some((out.effects.len(), what, *line));
+                        let at = self.location(scope.module, *line);
+                        claimed_from = Some((out.effects.len(), what, at, *then_refuses));
                     }
                 } else {
                     // `if won { .. }`: the `then` branch runs once.
@@ -1311,6 +1363,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                                 scope.literals.insert(name.clone(), keys)
                             }
                             _ => scope.literals.remove(name),
+                        };
+                        match init.as_deref() {
+                            Some(Ex::Macro { path, lits, .. })
+                                if path.last().is_some_and(|l| l == "format")
+                                    && let Some(text) = lits
+                                        .first()
+                                        .and_then(|l| crate::sql::format_statement(l)) =>
+                            {
+                                scope.built_sql.insert(name.clone(), text)
+                            }
+                            _ => scope.built_sql.remove(name),
                         };
                         match init
                             .as_ref()
@@ -1420,6 +1483,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             for (g, at, _) in &guards[..p.guards] {
                 g.apply_each(&mut out.effects[p.start..], at);
             }
+            claim_call(out, &p, &mut claimed_from);
             settle_statement(out, p, &mut creates_here);
         }
         for (g, at, start) in &guards {
@@ -1440,13 +1504,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
             }
         }
-        if let Some((start, what, line)) = claimed_from {
-            let at = self.location(scope.module, line);
+        if let Some((start, what, at, refuses)) = claimed_from {
             for e in &mut out.effects[start..] {
                 e.claimed
                     .get_or_insert_with(|| (what.to_string(), at.clone()));
             }
+            // In the function's own statements: every run that loses the claim fails it.
+            if refuses && scope.blocks == 1 && scope.func.is_some() {
+                out.refuses_unless.get_or_insert((what, at));
+            }
         }
+        scope.blocks -= 1;
     }
 
     /// An `if` on what a lookup found (`if existing.is_some() { return Err(..) }`, `if let
@@ -1652,6 +1720,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                 && e.target.as_ref().is_some_and(|t| out.reads.contains(t));
             out.effects.push(e);
         }
+        if !speculative && let Some(r) = &sub.refuses_unless {
+            out.claim_calls.push(r.clone());
+        }
         out.key_reads.extend(sub.key_reads.iter().cloned());
         out.reads.extend(sub.reads.iter().cloned());
         out.locked_reads.extend(sub.locked_reads.iter().cloned());
@@ -1839,27 +1910,28 @@ impl<'m, 'a> Effects<'m, 'a> {
                 self.signature_check_call(Some(name), scope, *line, out);
                 let ty = self.type_of(recv, scope, 0);
                 let site = Site::new(*line, name, args, scope);
-                let mut followed = false;
+                let mut called: Vec<FnId> = Vec::new();
                 if let Some(t @ (Res::Type(..) | Res::Trait(..))) = &ty {
                     for f in self.model.methods_of(t, name) {
                         self.follow(f, false, out, scope, site);
-                        followed = true;
+                        called.push(f);
                     }
                     // A trait object or a bounded generic runs one of the trait's impls: each
                     // is followed, speculatively when there are several.
                     let impls = self.model.implementations(t, name);
-                    followed |= !impls.is_empty();
                     self.follow_impls(&impls, out, scope, site);
+                    called.extend(impls);
                 }
-                if !followed
+                if called.is_empty()
                     && !matches!(ty, Some(Res::Ext(_)))
                     && !GENERIC_METHODS.contains(&name.as_str())
                     && let Some(cands) = self.model.methods_by_name.get(name.as_str())
                     && cands.len() == 1
                 {
                     self.follow(cands[0], true, out, scope, site);
-                    followed = true;
+                    called.push(cands[0]);
                 }
+                let followed = !called.is_empty();
                 // `token.save(&pool)` on a project type none of whose code in view defines
                 // `save` (a derive or a macro of the project's own made it): a write not
                 // followed, and said so, so the endpoint is not read as having none.
@@ -1878,7 +1950,23 @@ impl<'m, 'a> Effects<'m, 'a> {
                         self.location(scope.module, *line),
                     ));
                 }
+                let start = out.effects.len();
                 self.walk(recv, scope, out, true);
+                // `res.unique_error("taken")`, `insert(..).await.on_duplicate(..)`: a method of
+                // the project's own that answers the unique violation of the result it is called
+                // on (`Err(Database(e)) if e.is_unique_violation() => ..`) handles the creates
+                // that result comes from.
+                if called.iter().any(|&f| self.answers_unique_violation(f)) {
+                    let from_var = chain_root(recv)
+                        .and_then(|v| scope.var_effects.get(v))
+                        .cloned()
+                        .unwrap_or_default();
+                    for r in [from_var, start..out.effects.len()] {
+                        for e in out.effects.get_mut(r).into_iter().flatten() {
+                            e.unique_caught |= e.kind == EffectKind::DbCreate;
+                        }
+                    }
+                }
                 self.walk_args(args, scope, out);
                 return;
             }
@@ -1920,6 +2008,14 @@ impl<'m, 'a> Effects<'m, 'a> {
         for k in kids {
             self.walk(k, scope, out, false);
         }
+    }
+
+    /// Does function `f`'s own body answer a unique violation (`is_unique_violation()`, the
+    /// `23505` code)?
+    fn answers_unique_violation(&self, f: FnId) -> bool {
+        let mut roots = Vec::new();
+        super::parse::push_stmts(&self.model.fns[f].func.body, &mut roots);
+        roots.iter().any(|e| names_unique_violation(e))
     }
 
     /// Where function `f` names the key header anywhere (a literal or a constant), if it does.
@@ -2386,6 +2482,10 @@ impl<'m, 'a> Effects<'m, 'a> {
         // (`sqlx::query(UPSERT_SET)` with `const UPSERT_SET: &str = "INSERT .."`)
         let statement = |e: &Ex| match e {
             Ex::Lit(s) => Some(s.clone()),
+            // a statement built at run time (`sqlx::query(&sql)` after `let sql = format!(..)`)
+            Ex::Path(p, _) if p.len() == 1 && scope.built_sql.contains_key(&p[0]) => {
+                scope.built_sql.get(&p[0]).cloned()
+            }
             Ex::Path(..) => super::consts::text(self.model, scope.module, scope.imp, e, []),
             _ => None,
         };
@@ -2428,13 +2528,18 @@ impl<'m, 'a> Effects<'m, 'a> {
         let target = crate::link::calls::sql_table(&s);
         match classify(&s) {
             Some((kind, upsert, relative)) => {
+                // a statement built at run time whose conflict clause is a hole (see
+                // `crate::sql::open_conflict`): whether a repeat writes a second row is not known
+                let open = kind == EffectKind::DbCreate
+                    && crate::sql::open_conflict(&s)
+                    && scope.built_sql.values().any(|b| *b == s);
                 // an upsert matched on a value made per call matches nothing on a retry
-                let (per_call, unless_missing) = if upsert {
+                let (per_call, unless_missing) = if upsert && !open {
                     self.conflict_bound_fresh(&c, &s, scope)
                 } else {
                     (false, false)
                 };
-                let upsert = upsert && !per_call;
+                let upsert = upsert && !per_call && !open;
                 let prechecked = kind == EffectKind::DbCreate
                     && target.as_ref().is_some_and(|t| out.reads.contains(t));
                 let data_keys = (kind == EffectKind::DbCreate)
@@ -2456,11 +2561,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                     },
                     kind,
                     callee: c.text.clone(),
-                    label: crate::link::calls::per_call_label("raw SQL", per_call, unless_missing),
+                    label: if open {
+                        crate::sql::OPEN_CONFLICT.into()
+                    } else {
+                        crate::link::calls::per_call_label("raw SQL", per_call, unless_missing)
+                    },
+                    sink_impact: open.then_some(crate::facts::Impact::Unknown),
                     location: self.location(scope.module, line),
                     upsert,
                     upsert_unless_missing: unless_missing,
                     relative,
+                    shifts_range: relative && crate::sql::sql_shifts_range(&s),
                     prechecked,
                     target,
                     fails_request: true,
@@ -2781,8 +2892,27 @@ struct Settle {
     fails: bool,
     drops: bool,
     before: Vec<Location>,
+    /// How many of the walk's calls to functions that refuse unless they win a claim came
+    /// before it.
+    claim_calls: usize,
     /// How many of the block's guards came before it.
     guards: usize,
+}
+
+/// A statement that ends in `?` on a call that fails unless it wins a claim
+/// (`self.db.delete_integration(id).await?;`): what follows it runs once, and the function
+/// refuses the other runs in turn.
+fn claim_call(
+    out: &Summary,
+    p: &Settle,
+    claimed_from: &mut Option<(usize, &'static str, Location, bool)>,
+) {
+    if p.fails
+        && claimed_from.is_none()
+        && let Some((what, at)) = out.claim_calls.get(p.claim_calls..).and_then(|c| c.first())
+    {
+        *claimed_from = Some((out.effects.len(), what, at.clone(), true));
+    }
 }
 
 /// After a statement is walked: its effects fail the function only if it ends in `?` (its own
@@ -2840,6 +2970,20 @@ fn finish(out: &mut Summary) {
     Effect::dedup(&mut out.effects);
     out.key_reads.sort();
     out.key_reads.dedup();
+}
+
+/// The variable a method chain starts from (`res` in `res.unique_error(msg).map(..)`).
+fn chain_root(e: &Ex) -> Option<&str> {
+    let mut e = e;
+    for _ in 0..4096 {
+        e = match e {
+            Ex::Method(recv, ..) => recv,
+            Ex::Field(base, _) => base,
+            Ex::Path(p, _) if p.len() == 1 => return Some(&p[0]),
+            _ => return None,
+        };
+    }
+    None
 }
 
 /// Puts `name` in `set` or takes it out.
@@ -2913,6 +3057,9 @@ fn claim_of(e: &Ex) -> Option<&'static str> {
                 if crate::sql::sql_skips_existing(l) {
                     return Some(crate::sql::SKIPS_EXISTING);
                 }
+                if crate::sql::sql_deletes(l) {
+                    return Some(crate::sql::DELETES_ROW);
+                }
                 set |= l.eq_ignore_ascii_case("set");
                 nx |= l.eq_ignore_ascii_case("nx");
             }
@@ -2921,6 +3068,17 @@ fn claim_of(e: &Ex) -> Option<&'static str> {
             }
             Ex::Macro { lits, .. } if lits.iter().any(|l| crate::sql::sql_skips_existing(l)) => {
                 return Some(crate::sql::SKIPS_EXISTING);
+            }
+            Ex::Macro { lits, .. } if lits.iter().any(|l| crate::sql::sql_deletes(l)) => {
+                return Some(crate::sql::DELETES_ROW);
+            }
+            // diesel's `diesel::delete(t.find(id)).execute(conn)?`, SeaORM's
+            // `Entity::delete_by_id(id).exec(db)`: the number of rows it removed.
+            Ex::Call(f, _, _)
+                if matches!(&**f, Ex::Path(p, _)
+                    if p.last().is_some_and(|l| l == "delete" || l == "delete_by_id")) =>
+            {
+                return Some(crate::sql::DELETES_ROW);
             }
             // diesel's `insert_into(t).values(..).on_conflict_do_nothing().execute(conn)?`: the
             // number of rows it wrote.

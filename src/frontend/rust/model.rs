@@ -408,8 +408,10 @@ impl<'a> Model<'a> {
                     .push(i);
             }
         }
+        // A trait's declaration without a body runs nothing of its own: the impls are the
+        // candidates.
         for (id, f) in model.fns.iter().enumerate() {
-            if f.imp.is_some() || f.in_trait.is_some() {
+            if f.imp.is_some() || (f.in_trait.is_some() && !f.func.body.is_empty()) {
                 model
                     .methods_by_name
                     .entry(f.func.name.clone())

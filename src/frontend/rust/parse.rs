@@ -521,6 +521,45 @@ fn ends_in_try(e: &Expr) -> bool {
     false
 }
 
+/// A function's last expression that hands on the error of what it chains on
+/// (`query.execute(db).await`, `res.unique_error(msg).map(|r| r.id)`): a method chain or an
+/// `.await`, with no link that turns the error into a value (`.ok()`, `.is_ok()`,
+/// `.unwrap_or(..)`).
+fn returns_its_error(e: &Expr) -> bool {
+    let mut e = e;
+    if !matches!(e, Expr::MethodCall(_) | Expr::Await(_)) {
+        return false;
+    }
+    for _ in 0..4096 {
+        e = match e {
+            Expr::MethodCall(m) => {
+                if matches!(
+                    m.method.to_string().as_str(),
+                    "ok" | "is_ok"
+                        | "is_err"
+                        | "unwrap_or"
+                        | "unwrap_or_default"
+                        | "unwrap_or_else"
+                        | "or_else"
+                        | "or"
+                        | "map_or"
+                        | "map_or_else"
+                        | "unwrap"
+                        | "expect"
+                ) {
+                    return false;
+                }
+                &m.receiver
+            }
+            Expr::Await(a) => &a.base,
+            Expr::Paren(p) => &p.expr,
+            Expr::Group(g) => &g.expr,
+            _ => return true,
+        };
+    }
+    false
+}
+
 /// Does a pattern match only a success: `Ok(..)` (a `let Ok(x) = .. else { .. }` diverges on a
 /// failure)?
 fn pat_is_ok(p: &syn::Pat, depth: usize) -> bool {
@@ -561,6 +600,10 @@ fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
     let local = |e: &Expr| -> Option<String> {
         let e = match e {
             Expr::MethodCall(m) if m.method == "rows_affected" && m.args.is_empty() => &*m.receiver,
+            // SeaORM's `DeleteResult { rows_affected }`
+            Expr::Field(f) if matches!(&f.member, syn::Member::Named(n) if n == "rows_affected") => {
+                &*f.base
+            }
             Expr::Paren(p) => &*p.expr,
             other => other,
         };
@@ -1384,7 +1427,14 @@ impl Lower {
             syn::ReturnType::Default => None,
         };
         let outer_spans = std::mem::take(&mut self.retry_spans);
-        let body = block.map(|b| self.block(b)).unwrap_or_default();
+        let mut body = block.map(|b| self.block(b)).unwrap_or_default();
+        // The function's value is its last expression: an error there is the function's.
+        if let Some(syn::Stmt::Expr(tail, None)) = block.and_then(|b| b.stmts.last())
+            && returns_its_error(tail)
+            && let Some(Stmt::Expr(_, fails)) = body.last_mut()
+        {
+            *fails = true;
+        }
         let retry_spans = std::mem::replace(&mut self.retry_spans, outer_spans);
         let (key_obs, key_calls) = match block {
             Some(b) if !in_test && (self.idem_impl || self.mentions_idem(sig, b)) => {

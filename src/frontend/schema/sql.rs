@@ -187,7 +187,71 @@ fn parse_one(stmt: &str) -> Result<Vec<Statement>, String> {
             }
         }
     }
+    // SQLite reads table constraints that no comma separates (`UNIQUE(a)\n CONSTRAINT b
+    // UNIQUE(c)`, as its own `.schema` prints tables altered over time); the other dialects do
+    // not. Read again with the commas in place.
+    if let Some(fixed) = comma_separated_constraints(stmt)
+        && let Ok(s) = Parser::parse_sql(&SQLiteDialect {}, &fixed)
+    {
+        return Ok(s);
+    }
     Err(first_err.unwrap_or_default())
+}
+
+/// A `CREATE TABLE` whose table constraints follow one another without a comma, with the commas
+/// put in: a `CONSTRAINT`, `UNIQUE`, `PRIMARY KEY` or `FOREIGN KEY` right after a `)` in the
+/// table's own parentheses. `None` when there is nothing to put in.
+fn comma_separated_constraints(stmt: &str) -> Option<String> {
+    if !flat_upper(stmt).starts_with("CREATE TABLE") {
+        return None;
+    }
+    let tokens = Tokenizer::new(&SQLiteDialect {}, stmt).tokenize().ok()?;
+    let starts = |i: usize| {
+        let words: Vec<String> = tokens[i..]
+            .iter()
+            .filter(|t| !matches!(t, Token::Whitespace(_)))
+            .take(2)
+            .map(|t| match t {
+                Token::Word(w) => w.value.to_ascii_uppercase(),
+                _ => String::new(),
+            })
+            .collect();
+        matches!(
+            words.first().map(String::as_str),
+            Some("CONSTRAINT" | "UNIQUE" | "CHECK")
+        ) || (words.len() == 2
+            && matches!(words[0].as_str(), "PRIMARY" | "FOREIGN")
+            && words[1] == "KEY")
+    };
+    let (mut out, mut depth, mut last, mut added) = (String::new(), 0usize, None, false);
+    for (i, t) in tokens.iter().enumerate() {
+        if depth == 1
+            && matches!(last, Some(Token::RParen))
+            && !matches!(t, Token::Whitespace(_))
+            && matches!(t, Token::Word(_))
+            && starts(i)
+        {
+            out.push(',');
+            added = true;
+        }
+        match t {
+            Token::LParen => depth += 1,
+            Token::RParen => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if !matches!(t, Token::Whitespace(_)) {
+            last = Some(t.clone());
+        }
+        out.push_str(&t.to_string());
+    }
+    added.then_some(out)
+}
+
+fn flat_upper(s: &str) -> String {
+    s.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_ascii_uppercase()
 }
 
 #[derive(Default)]
@@ -489,6 +553,29 @@ mod tests {
             lang: Lang::Sql,
             text: text.into(),
         }
+    }
+
+    #[test]
+    fn sqlite_table_constraints_without_commas() {
+        // As SQLite's `.schema` prints a table whose constraints were added one by one.
+        let a = file(
+            "schema/schema.sql",
+            "CREATE TABLE repositories(\n  id INTEGER PRIMARY KEY AUTOINCREMENT,\n  name VARCHAR(255) NOT NULL,\n  \
+             git_url VARCHAR(255) NOT NULL,\n  CONSTRAINT `idx_name` UNIQUE(`name`)\n  CONSTRAINT `idx_git_url` UNIQUE(`git_url`)\n);",
+        );
+        let (c, d) = constraints(&[&a]);
+        let columns: Vec<Vec<String>> = c.iter().map(|c| c.columns.clone()).collect();
+        assert!(columns.contains(&vec!["name".to_string()]), "{columns:?}");
+        assert!(
+            columns.contains(&vec!["git_url".to_string()]),
+            "{columns:?}"
+        );
+        assert!(d.is_empty(), "{d:?}");
+        // Nothing to put in: a statement that is wrong for another reason stays unread.
+        assert_eq!(
+            comma_separated_constraints("CREATE TABLE t(a INT, UNIQUE(a))"),
+            None
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 
 use super::eval::Evaluator;
 use crate::program::{Val, conditional_update};
-use crate::sql::{SKIPS_EXISTING, sql_moves_state, sql_skips_existing};
+use crate::sql::{DELETES_ROW, SKIPS_EXISTING, sql_deletes, sql_moves_state, sql_skips_existing};
 use tree_sitter::Node;
 
 /// Members of an update's result that count the rows it changed.
@@ -20,6 +20,7 @@ const COUNTS: &[&str] = &[
     "nModified",
     "numUpdatedRows",
     "changes",
+    "deletedCount",
 ];
 
 /// What kind of claim a value is the result of, if it is one.
@@ -48,17 +49,47 @@ pub fn claim_call(v: &Val) -> Option<&'static str> {
     if conditional_update(m, args) {
         return Some("a conditional update of the state it filters on");
     }
-    if matches!(
-        m,
-        "query" | "execute" | "run" | "$executeRawUnsafe" | "none" | "result"
-    ) && let Some(Val::Str(sql)) = args.first()
-    {
+    // The SQL run: the call's first argument, or the statement `run` is called on
+    // (better-sqlite3's `db.prepare(sql).run(..)`).
+    let prepared = match callee.as_ref() {
+        Val::Member(on, _) if m == "run" => match on.as_ref() {
+            Val::Call(prepare, prepared) if matches!(prepare.as_ref(), Val::Member(_, p) if p == "prepare") => {
+                prepared.first()
+            }
+            _ => None,
+        },
+        _ => None,
+    };
+    let sql = match prepared.or(args.first()) {
+        Some(Val::Str(sql))
+            if matches!(
+                m,
+                "query" | "execute" | "run" | "$executeRawUnsafe" | "none" | "result"
+            ) =>
+        {
+            Some(sql)
+        }
+        _ => None,
+    };
+    if let Some(sql) = sql {
         if sql_moves_state(sql) {
             return Some("an `UPDATE` of the state its `WHERE` tests");
         }
         if sql_skips_existing(sql) {
             return Some(SKIPS_EXISTING);
         }
+        if sql_deletes(sql) {
+            return Some(DELETES_ROW);
+        }
+    }
+    // An ORM's delete answers how many rows it removed (TypeORM's `{ affected }`, Sequelize's
+    // count, MongoDB's `{ deletedCount }`, Prisma's `deleteMany`'s `{ count }`).
+    if matches!(
+        m,
+        "delete" | "deleteMany" | "deleteOne" | "destroy" | "deleteFrom" | "del"
+    ) && !args.is_empty()
+    {
+        return Some(DELETES_ROW);
     }
     // Prisma's `createMany({ data, skipDuplicates: true })` answers `{ count }` of the rows it
     // wrote (`ON CONFLICT DO NOTHING`).

@@ -963,6 +963,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     fn walk_try(&mut self, node: Node<'t>) {
         let handler = node.field("handler");
         let catches = handler.is_some_and(|h| names_unique_violation(self.text(h)));
+        if catches {
+            let f = self.cur_fn();
+            self.module.functions[f].answers_unique = true;
+        }
         let finally_throws = node
             .field("finalizer")
             .is_some_and(|f| self.text(f).contains("throw"));
@@ -1228,6 +1232,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             name,
             line: line(node),
             class,
+            body_block: node
+                .field("body")
+                .filter(|b| b.kind() == "statement_block")
+                .map(|b| b.id()),
             ..Default::default()
         });
         let parent = self.cur_fn();

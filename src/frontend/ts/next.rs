@@ -356,6 +356,17 @@ impl<'t> Evaluator<'t, '_> {
         // after `if (!row) return ..;` only when it found the row; after `if (!claimed) return`,
         // only once.
         let leaves = consequence.is_some_and(|c| exits(c, self.src));
+        // `if (res.changes !== 1) throw ..` in the function's own body: every run that loses
+        // the claim fails the function, so its callers go on once.
+        if let Some(((what, at), true)) = claim
+            && consequence.is_some_and(|c| throws(c, self.src))
+        {
+            let f = self.cur_fn();
+            let facts = &mut self.module.functions[f];
+            if facts.body_block.is_some() && node.parent().map(|p| p.id()) == facts.body_block {
+                facts.refuses_unless.get_or_insert((what, at));
+            }
+        }
         self.claimed = match claim {
             Some((c, true)) if leaves => Some(c),
             _ => saved_claim,
