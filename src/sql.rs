@@ -71,6 +71,12 @@ pub fn sql_shifts_range(sql: &str) -> bool {
             .then_some(c)
         })
         .collect();
+    // A point: a bound value or a number, not another column (`usage < usage_limit` caps a
+    // counter).
+    let point = |v: &str| {
+        let v = v.trim_start_matches(['(', ' ']);
+        v.starts_with(['?', '$', ':', '@']) || v.starts_with(|c: char| c.is_ascii_digit())
+    };
     let bounded = |c: &str| {
         where_part.match_indices(c).any(|(i, _)| {
             let before = where_part[..i].chars().next_back();
@@ -80,12 +86,26 @@ pub fn sql_shifts_range(sql: &str) -> bool {
             }
             let next = after.trim_start();
             let prev = where_part[..i].trim_end();
-            (next.starts_with('>') || (next.starts_with('<') && !next.starts_with("<>")))
-                || prev.ends_with('<')
-                || (prev.ends_with('>') && !prev.ends_with("<>"))
+            let op = |t: &str| t.trim_start_matches(['<', '>', '=']).to_string();
+            if next.starts_with('>') || (next.starts_with('<') && !next.starts_with("<>")) {
+                point(&op(next))
+            } else if prev.ends_with('<') || (prev.ends_with('>') && !prev.ends_with("<>")) {
+                let lhs = prev.trim_end_matches(['<', '>', '=']).trim_end();
+                point(lhs.rsplit(' ').next().unwrap_or(""))
+            } else {
+                false
+            }
         })
     };
-    !moved.is_empty() && moved.iter().all(|c| bounded(c))
+    // One row pinned by its id is moved, not a range shifted.
+    let pinned = where_part.match_indices("ID").any(|(i, _)| {
+        !where_part[..i].chars().next_back().is_some_and(word)
+            && where_part[i + 2..]
+                .trim_start_matches(['"', '`', ']'])
+                .trim_start()
+                .starts_with('=')
+    });
+    !moved.is_empty() && !pinned && moved.iter().all(|c| bounded(c))
 }
 
 /// The columns an `UPDATE .. SET` writes, each with the value when it is a constant, as
@@ -327,9 +347,25 @@ pub fn format_statement(fmt: &str) -> Option<String> {
 
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
 /// (..)`)? A lookup inside the statement, not a constraint: two concurrent runs can both insert.
+/// Also `INSERT INTO t .. SELECT .. LEFT JOIN t ON .. WHERE t.x IS NULL` (an anti-join on the
+/// table it writes).
 pub fn sql_inserts_if_absent(sql: &str) -> bool {
     let upper = flat(sql).to_ascii_uppercase();
-    upper.contains("INSERT ") && upper.contains("WHERE NOT EXISTS")
+    if !upper.contains("INSERT ") {
+        return false;
+    }
+    if upper.contains("WHERE NOT EXISTS") {
+        return true;
+    }
+    let table = upper
+        .split_once(" INTO ")
+        .and_then(|(_, rest)| rest.split([' ', '(']).next())
+        .filter(|t| !t.is_empty());
+    table.is_some_and(|t| {
+        upper.contains(&format!("LEFT JOIN {t} "))
+            && upper.contains(" IS NULL")
+            && upper.contains(" SELECT ")
+    })
 }
 
 /// Does a `SELECT` lock the rows it reads (`FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE`)?
@@ -348,6 +384,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_anti_join_inserts_only_what_is_missing() {
+        assert!(sql_inserts_if_absent(
+            "INSERT INTO read_notifications (notification_id, user_id) SELECT notifications.id, ? FROM notifications LEFT JOIN read_notifications ON notifications.id = read_notifications.notification_id AND read_notifications.user_id = ? WHERE read_notifications.notification_id IS NULL"
+        ));
+        assert!(!sql_inserts_if_absent(
+            "INSERT INTO audit (note) SELECT n.title FROM notes n LEFT JOIN users u ON u.id = n.user_id WHERE u.deleted_at IS NULL"
+        ));
+    }
+
+    #[test]
     fn a_shift_of_the_positions_past_a_point() {
         assert!(sql_shifts_range(
             "UPDATE branches SET notePosition = notePosition + 10 WHERE parentNoteId = ? AND notePosition > ? AND isDeleted = 0"
@@ -364,6 +410,16 @@ mod tests {
             "UPDATE accounts SET credits = credits + 10 WHERE id = ? AND level > 2"
         ));
         assert!(!sql_shifts_range("UPDATE t SET a = 1 WHERE a > 2"));
+        // A counter capped by another column, and one row pinned by its id: no shift.
+        assert!(!sql_shifts_range(
+            "UPDATE Project SET aiUsage = aiUsage + 1 WHERE id = $1 AND aiUsage < aiLimit"
+        ));
+        assert!(!sql_shifts_range(
+            "UPDATE events SET seats = seats - 1 WHERE id = ? AND seats > 0"
+        ));
+        assert!(!sql_shifts_range(
+            "UPDATE plans SET used = used + 1 WHERE used < quota"
+        ));
     }
 
     #[test]

@@ -49,6 +49,9 @@ fn check(ep: &Endpoint) -> Option<Hit> {
                 && !e.unique_caught
                 && !e.swallowed
                 && !e.prechecked
+                // made only when a lookup (or the statement itself) found no row: a retry
+                // after a success takes the other way, only a concurrent one meets the constraint
+                && !e.find_or_create
         })
         .collect();
     let first = unhandled.first()?;

@@ -172,12 +172,23 @@ fn do_block_statements(text: &str, line: u32) -> Option<Vec<(String, u32)>> {
 }
 
 fn parse_one(stmt: &str) -> Result<Vec<Statement>, String> {
-    let dialects: [&dyn Dialect; 4] = [
-        &PostgreSqlDialect {},
-        &MySqlDialect {},
-        &SQLiteDialect {},
-        &GenericDialect {},
-    ];
+    // SQLite's `AUTOINCREMENT` (the other dialects drop the word) is SQLite's.
+    let sqlite_first = stmt.to_ascii_uppercase().contains("AUTOINCREMENT");
+    let dialects: [&dyn Dialect; 4] = if sqlite_first {
+        [
+            &SQLiteDialect {},
+            &PostgreSqlDialect {},
+            &MySqlDialect {},
+            &GenericDialect {},
+        ]
+    } else {
+        [
+            &PostgreSqlDialect {},
+            &MySqlDialect {},
+            &SQLiteDialect {},
+            &GenericDialect {},
+        ]
+    };
     let mut first_err = None;
     for d in dialects {
         match Parser::parse_sql(d, stmt) {
@@ -560,7 +571,7 @@ mod tests {
         // As SQLite's `.schema` prints a table whose constraints were added one by one.
         let a = file(
             "schema/schema.sql",
-            "CREATE TABLE repositories(\n  id INTEGER PRIMARY KEY AUTOINCREMENT,\n  name VARCHAR(255) NOT NULL,\n  \
+            "CREATE TABLE repositories(\n  id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,\n  name VARCHAR(255) NOT NULL,\n  \
              git_url VARCHAR(255) NOT NULL,\n  CONSTRAINT `idx_name` UNIQUE(`name`)\n  CONSTRAINT `idx_git_url` UNIQUE(`git_url`)\n);",
         );
         let (c, d) = constraints(&[&a]);
@@ -569,6 +580,10 @@ mod tests {
         assert!(
             columns.contains(&vec!["git_url".to_string()]),
             "{columns:?}"
+        );
+        assert!(
+            c.iter().any(|c| c.columns == ["id"] && c.generated),
+            "the rowid is generated"
         );
         assert!(d.is_empty(), "{d:?}");
         // Nothing to put in: a statement that is wrong for another reason stays unread.
