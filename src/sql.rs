@@ -679,6 +679,23 @@ pub fn sql_inserted_keys(sql: &str, fresh: impl Fn(usize) -> bool) -> Option<Vec
     Some(keys)
 }
 
+/// The columns an `INSERT` gives a constant: written in the statement (`VALUES (1, 'default')`)
+/// or bound to a value `constant` says is one. Every run writes them the same.
+pub fn sql_insert_constants(sql: &str, constant: impl Fn(usize) -> bool) -> Vec<String> {
+    sql_insert_bound(sql)
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|(_, value, bound)| match bound {
+            Some(i) => constant(*i),
+            None => {
+                value.starts_with(|c: char| c.is_ascii_digit())
+                    || (value.starts_with('\'') && value.ends_with('\'') && value.len() >= 2)
+            }
+        })
+        .map(|(column, ..)| column)
+        .collect()
+}
+
 /// The columns an `INSERT INTO t (a, b) VALUES (..)` writes, with the constant each gets when it
 /// is one, as `Effect::update_keys` has them.
 pub fn sql_insert_values(sql: &str) -> Vec<(String, Option<String>)> {

@@ -163,6 +163,11 @@ fn statements_built_at_run_time_are_writes_and_an_open_conflict_clause_is_unknow
 }
 
 #[test]
+fn a_settings_row_made_once_and_an_invitation_stopped_on_its_email() {
+    assert_twins("express-settings-rows", "axum-settings-rows");
+}
+
+#[test]
 fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
     assert_twins("express-state-guards", "axum-state-guards");
 }

@@ -221,6 +221,10 @@ pub struct Effect {
     /// order holds however often it runs.
     #[serde(skip)]
     pub shifts_range: bool,
+    /// Link facts: columns a create gives a constant (`VALUES (1)`): every retry writes the same
+    /// value, as if the client sent it.
+    #[serde(skip)]
+    pub fixed_keys: Vec<String>,
     /// A create that follows a delete of the same model in the same function: the set is
     /// replaced, so a repeat leaves the same rows.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -4504,6 +4504,13 @@ impl<'a> Calls<'a> {
                     upsert_unless_missing: unless_missing,
                     relative,
                     shifts_range: relative && crate::sql::sql_shifts_range(sql),
+                    fixed_keys: if kind == EffectKind::DbCreate {
+                        crate::sql::sql_insert_constants(sql, |i| {
+                            matches!(values.get(i), Some(Val::Str(_) | Val::Bool(_)))
+                        })
+                    } else {
+                        vec![]
+                    },
                     target: sql_table(sql),
                     ..Effect::default()
                 });

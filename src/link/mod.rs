@@ -549,6 +549,7 @@ fn request_keys(effects: &mut [Effect], m: usize, f: usize) {
             .iter()
             .filter(|(_, r)| r.module == m && r.function == f)
             .map(|(k, _)| k.clone())
+            .chain(e.fixed_keys.iter().cloned())
             .collect();
     }
 }

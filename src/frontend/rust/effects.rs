@@ -794,6 +794,9 @@ struct Chain<'e> {
     links: Vec<(&'e str, &'e [Ex], Line)>,
     /// The arguments of the root call (`insert_into(twofactor::table)`).
     root_args: &'e [Ex],
+    /// The expressions a root macro is given after its literals (`query!("..", email, code)`):
+    /// the values its statement binds, in order.
+    macro_args: &'e [Ex],
     /// The SeaORM entity written (its module's name), when the root names one.
     entity: Option<String>,
     /// The fields of the record written, when the chain shows them.
@@ -1211,8 +1214,32 @@ impl<'m, 'a> Effects<'m, 'a> {
                 } => Some(&**e),
                 _ => None,
             };
+            // (or handed to a function of the project's own that answers its unique violation
+            // and returns the rest: `unique_error(res)?`)
+            let handed_to = handed_on.and_then(|e| match e {
+                Ex::Call(f, args, _) => match &**f {
+                    Ex::Path(p, _)
+                        if self
+                            .fns_of(&self.resolve(p, scope))
+                            .iter()
+                            .any(|&f| self.answers_unique_violation(f)) =>
+                    {
+                        args.iter().find_map(|a| match a {
+                            Ex::Path(v, _)
+                                if v.len() == 1 && scope.var_effects.contains_key(&v[0]) =>
+                            {
+                                Some(v[0].as_str())
+                            }
+                            _ => None,
+                        })
+                    }
+                    _ => None,
+                },
+                _ => None,
+            });
             if let Some(r) = handed_on
                 .and_then(chain_root)
+                .or(handed_to)
                 .and_then(|v| scope.var_effects.get(v))
                 .cloned()
             {
@@ -1330,7 +1357,26 @@ impl<'m, 'a> Effects<'m, 'a> {
                         None
                     };
                     if let Some(e) = diverge {
+                        let start = out.effects.len();
                         self.walk(e, scope, out, false);
+                        // `let Some(row) = lookup(..)? else { insert(..); .. }`: the `else` runs
+                        // when the lookup found nothing, a create of its table there is a
+                        // find-or-create (an `Ok(..)` pattern's `else` is the failure path).
+                        if !matches!(**e, Ex::Failure(_))
+                            && let Some((tables, locked, filter)) = &lookup
+                        {
+                            let at = self.location(
+                                scope.module,
+                                e.line().max(init.as_deref().map_or(0, Ex::line)),
+                            );
+                            Guard::Missing {
+                                tables: tables.clone(),
+                                locked: *locked,
+                                refuses: false,
+                                filter: filter.clone(),
+                            }
+                            .apply(&mut out.effects[start..], &at);
+                        }
                     }
                     if names.len() == 1 {
                         let name = &names[0];
@@ -1633,7 +1679,15 @@ impl<'m, 'a> Effects<'m, 'a> {
             return binds;
         }
         let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
-        sql_at.map_or(vec![], |i| c.root_args[i + 1..].iter().collect())
+        match sql_at {
+            Some(i) => c.root_args[i + 1..].iter().collect(),
+            // `query!("INSERT .. VALUES (?, ?)", email, code)`
+            None => c
+                .macro_args
+                .iter()
+                .filter(|a| !matches!(a, Ex::Lit(_)))
+                .collect(),
+        }
     }
 
     /// Is a value an upsert matches on (its `ON CONFLICT` columns) made per call, and is each
@@ -1885,6 +1939,20 @@ impl<'m, 'a> Effects<'m, 'a> {
                         ));
                     }
                     let site = Site::new(*line, &name, args, scope);
+                    // `unique_error(res)`: a function of the project's own that answers the
+                    // unique violation of the result it is handed handles its creates.
+                    if fns.iter().any(|&f| self.answers_unique_violation(f)) {
+                        for a in args.iter() {
+                            if let Ex::Path(v, _) = a
+                                && v.len() == 1
+                                && let Some(r) = scope.var_effects.get(&v[0]).cloned()
+                            {
+                                for e in out.effects.get_mut(r).into_iter().flatten() {
+                                    e.unique_caught |= e.kind == EffectKind::DbCreate;
+                                }
+                            }
+                        }
+                    }
                     for f in fns {
                         self.follow(f, false, out, scope, site);
                     }
@@ -2144,6 +2212,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             lits: vec![],
             links,
             root_args: &[],
+            macro_args: &[],
             entity: None,
             record: None,
             root_var: None,
@@ -2213,10 +2282,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
             }
             Ex::Macro {
-                path, lits, line, ..
+                path,
+                lits,
+                line,
+                args,
             } => {
                 c.line = *line;
                 c.lits = lits.clone();
+                c.macro_args = args;
                 c.root_name = path.last().cloned().unwrap_or_default();
                 c.text = format!("{}!", path.join("::"));
                 match self.resolve(path, scope) {

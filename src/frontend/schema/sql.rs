@@ -535,14 +535,17 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
     let mut out = Vec::new();
     for table in schema.tables.values() {
         for u in &table.uniques {
+            let generated = !u.columns.is_empty()
+                && u.columns
+                    .iter()
+                    .all(|c| table.generated.iter().any(|g| key(g) == key(c)));
             out.push(UniqueConstraint {
-                defaulted: false,
+                // A serial, `AUTOINCREMENT` or defaulted key is the database's unless the insert
+                // names it (`INSERT INTO settings (id) VALUES (1)`): then it conflicts as any key.
+                defaulted: generated,
                 model: table.name.clone(),
                 aliases: vec![],
-                generated: !u.columns.is_empty()
-                    && u.columns
-                        .iter()
-                        .all(|c| table.generated.iter().any(|g| key(g) == key(c))),
+                generated,
                 columns: u.columns.clone(),
                 partial: u.partial,
                 source: "sql",

@@ -483,6 +483,21 @@ impl<'t> Evaluator<'t, '_> {
                     Val::Member(inner, r) if r == "rows" => inner.as_ref(),
                     v => v,
                 };
+                // better-sqlite3's `db.prepare('SELECT ..').get(id)`: the statement prepared.
+                let query = match query {
+                    Val::Call(callee, _) => match callee.as_ref() {
+                        Val::Member(on, m) if matches!(m.as_str(), "get" | "all") => {
+                            match on.as_ref() {
+                                p @ Val::Call(prepare, _) if matches!(prepare.as_ref(), Val::Member(_, n) if n == "prepare") => {
+                                    p
+                                }
+                                _ => query,
+                            }
+                        }
+                        _ => query,
+                    },
+                    v => v,
+                };
                 if !count && let Some(table) = drizzle_select_from(query) {
                     return Some((table, row.clone()));
                 }
