@@ -8,21 +8,26 @@ fn flat(sql: &str) -> String {
     sql.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
+/// An `UPDATE .. SET .. WHERE ..`, upper-cased on one line: its `SET` list and its `WHERE`.
+fn update_parts(sql: &str) -> Option<(String, String)> {
+    let upper = flat(sql).to_ascii_uppercase();
+    let rest = upper.trim_start().strip_prefix("UPDATE ")?;
+    let (set_at, where_at) = (rest.find(" SET ")?, rest.find(" WHERE ")?);
+    (where_at > set_at).then(|| {
+        (
+            rest[set_at + 5..where_at].to_string(),
+            rest[where_at + 7..].to_string(),
+        )
+    })
+}
+
 /// `UPDATE t SET a = .. WHERE .. a ..`: a column both set and tested.
 pub fn sql_moves_state(sql: &str) -> bool {
-    let upper = flat(sql).to_ascii_uppercase();
-    let Some(rest) = upper.trim_start().strip_prefix("UPDATE ") else {
+    let Some((set_part, where_part)) = update_parts(sql) else {
         return false;
     };
-    let (Some(set_at), Some(where_at)) = (rest.find(" SET "), rest.find(" WHERE ")) else {
-        return false;
-    };
-    if where_at < set_at {
-        return false;
-    }
+    let (set_part, where_part) = (set_part.as_str(), where_part.as_str());
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let set_part = &rest[set_at + 5..where_at];
-    let where_part = &rest[where_at + 7..];
     let names = |text: &str, c: &str| {
         text.match_indices(c).any(|(i, _)| {
             let before = text[..i].chars().next_back();
@@ -44,19 +49,11 @@ pub fn sql_moves_state(sql: &str) -> bool {
 /// by its own value is bounded in its `WHERE` by a range (`>`, `>=`, `<`, `<=`). It shifts the
 /// rows past a point (to make room, or to close a gap): their order holds, however often it runs.
 pub fn sql_shifts_range(sql: &str) -> bool {
-    let upper = flat(sql).to_ascii_uppercase();
-    let Some(rest) = upper.trim_start().strip_prefix("UPDATE ") else {
+    let Some((set_part, where_part)) = update_parts(sql) else {
         return false;
     };
-    let (Some(set_at), Some(where_at)) = (rest.find(" SET "), rest.find(" WHERE ")) else {
-        return false;
-    };
-    if where_at < set_at {
-        return false;
-    }
+    let (set_part, where_part) = (set_part.as_str(), where_part.as_str());
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let set_part = &rest[set_at + 5..where_at];
-    let where_part = &rest[where_at + 7..];
     // `c = c + n` / `c = c - n`
     let moved: Vec<&str> = set_part
         .split(',')
