@@ -188,7 +188,7 @@ pub fn collect_facts_with(
             }
             progress.phase("linking");
             trace_phase("ts parsed");
-            let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients);
+            let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients, &api_docs);
             modules.into_par_iter().for_each(drop);
             diagnostics.extend(linked.diagnostics);
             trace_phase("ts linked");

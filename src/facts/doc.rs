@@ -102,6 +102,11 @@ pub struct ApiOperation {
     pub key_header: Option<KeyHeaderDoc>,
     /// Request-body examples (`example`, `examples.*.value`), JSON.
     pub examples: Vec<serde_json::Value>,
+    /// The operation's `operationId`, and the controller a spec-first router runs it from
+    /// (`x-exegesis-controller`, `x-swagger-router-controller`, `x-eov-operation-handler`, on the
+    /// operation, its path or the document).
+    pub operation_id: Option<String>,
+    pub controller: Option<String>,
 }
 
 /// Everything read from the repository's API documentation.

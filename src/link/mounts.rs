@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod dirs;
 mod graphql;
 mod nest;
+mod spec;
 mod tables;
 mod ts_rest;
 
@@ -353,12 +354,20 @@ pub struct Mounter<'a> {
     /// The arguments of each call that makes routers afresh (see [`Key::Made`]): (module of the
     /// call, hash of the call) → arguments, read in that module.
     made_args: std::cell::RefCell<BTreeMap<(ModId, u64), Vec<Val>>>,
+    /// The repository's API documents, for spec-first routers (see `spec`).
+    docs: Option<&'a crate::facts::doc::ApiDocs>,
 }
 
 /// A parameter of a function (module, function, index) and what the framework passes it.
 pub type Binding = ((ModId, FnId, usize), Resolved);
 
 impl<'a> Mounter<'a> {
+    /// The repository's API documents, read by spec-first routers.
+    pub fn with_docs(mut self, docs: &'a crate::facts::doc::ApiDocs) -> Self {
+        self.docs = Some(docs);
+        self
+    }
+
     pub fn new(res: &'a Resolver<'a>, config: &'a Config) -> Self {
         let mut items: Items = BTreeMap::new();
         for (m, module) in res.modules.iter().enumerate() {
@@ -394,6 +403,7 @@ impl<'a> Mounter<'a> {
             incomplete: false,
             gql_next: Vec::new(),
             made_args: Default::default(),
+            docs: None,
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -1766,6 +1776,15 @@ impl<'a> Mounter<'a> {
                                             code(&path_text)
                                         ),
                                     ));
+                                }
+                                None if self.is_spec_router(*am, a) => {
+                                    for scope in &scopes {
+                                        let chain = self.chain(inherited, &active, scope, &before);
+                                        self.spec_routes(
+                                            *am, a, prefix, scope, &chain, framework, line,
+                                        );
+                                    }
+                                    before.push((*am, a.clone()));
                                 }
                                 None => {
                                     if super::trpc::mounted_adapter(self.res, *am, a)

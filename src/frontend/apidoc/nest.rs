@@ -195,6 +195,8 @@ fn class(
                     route: Some((rel.to_string(), first, line(member))),
                     key_header: header,
                     examples: Vec::new(),
+                    operation_id: None,
+                    controller: None,
                 });
             }
             "comment" => {}

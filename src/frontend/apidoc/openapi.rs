@@ -8,6 +8,14 @@ use std::collections::HashMap;
 
 const METHODS: &[&str] = &["post", "put", "patch", "delete"];
 
+/// Extensions naming the controller a spec-first router runs an operation from (exegesis,
+/// swagger-tools / oas3-tools, express-openapi-validator).
+const CONTROLLER_KEYS: &[&str] = &[
+    "x-exegesis-controller",
+    "x-swagger-router-controller",
+    "x-eov-operation-handler",
+];
+
 /// Reads one document. `Ok(None)` when the file is not an OpenAPI/Swagger document; an error
 /// (a diagnostic) when it claims to be one but does not parse.
 pub fn read(
@@ -86,7 +94,20 @@ pub fn read(
                     location: Location::new(rel, at),
                 })
             });
+            let controller = CONTROLLER_KEYS
+                .iter()
+                .find_map(|k| {
+                    [op, item, &doc]
+                        .into_iter()
+                        .find_map(|v| v.get(*k).and_then(Value::as_str))
+                })
+                .map(str::to_string);
             ops.push(ApiOperation {
+                operation_id: op
+                    .get("operationId")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                controller,
                 method: method.to_ascii_uppercase(),
                 path: Some(join(&base, path)),
                 bare_path: Some(path.clone()),

@@ -183,6 +183,8 @@ fn attrs(attrs: &[syn::Attribute], rel: &str, key_headers: &[String], ops: &mut 
                 route: None,
                 key_header: key_header.clone(),
                 examples: examples.clone(),
+                operation_id: None,
+                controller: None,
             });
         }
     }

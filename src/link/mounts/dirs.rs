@@ -176,12 +176,23 @@ impl Mounter<'_> {
 
     /// A directory of the tree a value names: `__dirname`, a literal relative to the module,
     /// `path.join(..)` / `path.resolve(..)` of those.
-    fn dir_value(&self, m: ModId, v: &Val, here: &str, depth: usize) -> Option<String> {
+    pub(super) fn dir_value(&self, m: ModId, v: &Val, here: &str, depth: usize) -> Option<String> {
         if depth > 4 {
             return None;
         }
         match v {
             Val::Global(g) if g == "__dirname" => Some(here.to_string()),
+            // an ES module's own: `fileURLToPath(new URL('.', import.meta.url))`
+            Val::Call(callee, _)
+                if matches!(
+                    self.res.resolve(m, callee),
+                    Resolved::Package { spec, name, path }
+                        if spec.trim_start_matches("node:") == "url"
+                            && path.last().or(name.as_ref()).is_some_and(|n| n == "fileURLToPath")
+                ) =>
+            {
+                Some(here.to_string())
+            }
             Val::Call(callee, args) => {
                 let joins = matches!(
                     self.res.resolve(m, callee),
