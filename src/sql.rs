@@ -303,15 +303,21 @@ pub fn open_conflict(sql: &str) -> bool {
     between || target
 }
 
+/// Does the text start with a write statement's keyword (`INSERT`, `UPDATE`, `DELETE`,
+/// `REPLACE`)?
+pub fn starts_with_write(text: &str) -> bool {
+    text.split_whitespace().next().is_some_and(|first| {
+        ["INSERT", "UPDATE", "DELETE", "REPLACE"]
+            .iter()
+            .any(|k| first.eq_ignore_ascii_case(k))
+    })
+}
+
 /// A `format!` string as a statement built at run time: each `{..}` a hole `$1`, `$2`, ..
 /// (`{{` and `}}` are braces). `None` unless it starts with a write (`INSERT`, `UPDATE`,
 /// `DELETE`, `REPLACE`).
 pub fn format_statement(fmt: &str) -> Option<String> {
-    let first = fmt.split_whitespace().next()?;
-    if !["INSERT", "UPDATE", "DELETE", "REPLACE"]
-        .iter()
-        .any(|k| first.eq_ignore_ascii_case(k))
-    {
+    if !starts_with_write(fmt) {
         return None;
     }
     let mut out = String::with_capacity(fmt.len());

@@ -2270,7 +2270,7 @@ impl<'a> Calls<'a> {
                             }
                             _ => update_keys(cs),
                         };
-                        if !keys.is_empty() || e.label != "raw SQL" {
+                        if !keys.is_empty() || e.update_keys.is_empty() {
                             e.update_keys = keys;
                         }
                     }
@@ -4381,12 +4381,9 @@ impl<'a> Calls<'a> {
         // (`const query = \`INSERT INTO ${tableName} (${columns}) VALUES (..)\`;
         // execute(query, values)`): read as written, the holes standing for what they hold.
         let built = match (&cs.literal, cs.args.first()) {
-            (None, Some(t @ Val::Template(_))) => crate::program::sql_text(t).filter(|text| {
-                let first = text.split_whitespace().next().unwrap_or("");
-                ["INSERT", "UPDATE", "DELETE", "REPLACE"]
-                    .iter()
-                    .any(|k| first.eq_ignore_ascii_case(k))
-            }),
+            (None, Some(t @ Val::Template(_))) => {
+                crate::program::sql_text(t).filter(|text| crate::sql::starts_with_write(text))
+            }
             _ => None,
         };
         if out.is_empty()

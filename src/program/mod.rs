@@ -379,6 +379,24 @@ pub fn sql_text(v: &Val) -> Option<String> {
     }
 }
 
+/// The statement a prepared-statement call runs (better-sqlite3's `db.prepare(sql).run(..)`,
+/// `.get(..)`, `.all(..)`): the `prepare(sql)` call, when `callee` is a method (one of
+/// `methods`) of one.
+pub fn prepared_statement<'v>(callee: &'v Val, methods: &[&str]) -> Option<&'v Val> {
+    let Val::Member(on, m) = callee else {
+        return None;
+    };
+    match on.as_ref() {
+        p @ Val::Call(prepare, _)
+            if methods.contains(&m.as_str())
+                && matches!(prepare.as_ref(), Val::Member(_, n) if n == "prepare") =>
+        {
+            Some(p)
+        }
+        _ => None,
+    }
+}
+
 /// Calls that give the repository of the entity they are passed (TypeORM, MikroORM).
 pub const REPOSITORY_GETTERS: &[&str] = &[
     "getRepository",

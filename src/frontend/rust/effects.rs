@@ -1947,9 +1947,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                                 && v.len() == 1
                                 && let Some(r) = scope.var_effects.get(&v[0]).cloned()
                             {
-                                for e in out.effects.get_mut(r).into_iter().flatten() {
-                                    e.unique_caught |= e.kind == EffectKind::DbCreate;
-                                }
+                                answered(out, r);
                             }
                         }
                     }
@@ -2029,11 +2027,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .and_then(|v| scope.var_effects.get(v))
                         .cloned()
                         .unwrap_or_default();
-                    for r in [from_var, start..out.effects.len()] {
-                        for e in out.effects.get_mut(r).into_iter().flatten() {
-                            e.unique_caught |= e.kind == EffectKind::DbCreate;
-                        }
-                    }
+                    answered(out, from_var);
+                    answered(out, start..out.effects.len());
                 }
                 self.walk_args(args, scope, out);
                 return;
@@ -3043,6 +3038,13 @@ fn finish(out: &mut Summary) {
     Effect::dedup(&mut out.effects);
     out.key_reads.sort();
     out.key_reads.dedup();
+}
+
+/// The creates among effects `r` have their unique violation answered.
+fn answered(out: &mut Summary, r: std::ops::Range<usize>) {
+    for e in out.effects.get_mut(r).into_iter().flatten() {
+        e.unique_caught |= e.kind == EffectKind::DbCreate;
+    }
 }
 
 /// The variable a method chain starts from (`res` in `res.unique_error(msg).map(..)`).

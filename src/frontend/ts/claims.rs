@@ -51,13 +51,8 @@ pub fn claim_call(v: &Val) -> Option<&'static str> {
     }
     // The SQL run: the call's first argument, or the statement `run` is called on
     // (better-sqlite3's `db.prepare(sql).run(..)`).
-    let prepared = match callee.as_ref() {
-        Val::Member(on, _) if m == "run" => match on.as_ref() {
-            Val::Call(prepare, prepared) if matches!(prepare.as_ref(), Val::Member(_, p) if p == "prepare") => {
-                prepared.first()
-            }
-            _ => None,
-        },
+    let prepared = match crate::program::prepared_statement(callee, &["run"]) {
+        Some(Val::Call(_, prepared)) => prepared.first(),
         _ => None,
     };
     let sql = match prepared.or(args.first()) {

@@ -485,17 +485,9 @@ impl<'t> Evaluator<'t, '_> {
                 };
                 // better-sqlite3's `db.prepare('SELECT ..').get(id)`: the statement prepared.
                 let query = match query {
-                    Val::Call(callee, _) => match callee.as_ref() {
-                        Val::Member(on, m) if matches!(m.as_str(), "get" | "all") => {
-                            match on.as_ref() {
-                                p @ Val::Call(prepare, _) if matches!(prepare.as_ref(), Val::Member(_, n) if n == "prepare") => {
-                                    p
-                                }
-                                _ => query,
-                            }
-                        }
-                        _ => query,
-                    },
+                    Val::Call(callee, _) => {
+                        crate::program::prepared_statement(callee, &["get", "all"]).unwrap_or(query)
+                    }
                     v => v,
                 };
                 if !count && let Some(table) = drizzle_select_from(query) {

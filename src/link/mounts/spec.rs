@@ -4,7 +4,7 @@
 //! `app.use(await exegesisExpress.middleware(path.resolve(__dirname, 'api.yaml'), { controllers:
 //! { messagesController } }))`.
 
-use super::{Mounter, RawRoute, Scoped, normalize_path};
+use super::{Mounter, RawRoute, Scoped, field_of, normalize_path};
 use crate::facts::{Diagnostic, Protocol};
 use crate::link::ModId;
 use crate::link::resolve::Resolved;
@@ -78,24 +78,15 @@ impl Mounter<'_> {
             ));
             return;
         }
-        let options = options.map(|o| match self.res.resolve(m, &o) {
+        // An object written here or a name bound to one.
+        let object = |v: Val| match self.res.resolve(m, &v) {
             Resolved::Obj(_, fields) => Val::Obj(fields),
-            _ => o,
-        });
-        let field = |v: &Option<Val>, name: &str| match v {
-            Some(Val::Obj(fields)) => fields
-                .iter()
-                .rev()
-                .find(|(k, _)| k == name)
-                .map(|(_, x)| x.clone()),
-            _ => None,
+            _ => v,
         };
+        let options = options.map(object).unwrap_or(Val::Unknown);
         // `ignoreServers: true`: the document's server paths are not the app's.
-        let bare = field(&options, "ignoreServers") == Some(Val::Bool(true));
-        let controllers = field(&options, "controllers").map(|c| match self.res.resolve(m, &c) {
-            Resolved::Obj(_, fields) => Val::Obj(fields),
-            _ => c,
-        });
+        let bare = field_of(&options, "ignoreServers") == Val::Bool(true);
+        let controllers = object(field_of(&options, "controllers"));
         let scope = scope.trim_end_matches('*');
         let mut unresolved = Vec::new();
         for op in ops {
@@ -105,13 +96,10 @@ impl Mounter<'_> {
             };
             let controller = op.controller.as_deref().unwrap_or_default();
             let module = match &controllers {
-                Some(Val::Obj(fields)) => fields
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k == controller)
-                    .map(|(_, x)| x.clone()),
+                Val::Obj(_) => Some(field_of(&controllers, controller)),
                 _ => None,
-            };
+            }
+            .filter(|v| *v != Val::Unknown);
             let Some(module) = module else {
                 if unresolved.len() < 8 {
                     unresolved.push(format!("{} {path} (`{controller}.{id}`)", op.method));
