@@ -167,6 +167,20 @@ fn a_settings_row_made_once_and_an_invitation_stopped_on_its_email() {
     assert_twins("express-settings-rows", "axum-settings-rows");
 }
 
+/// A branch of shared code that runs only when its caller passes a truthy option or flag
+/// (`if (options?.upsert)`, `if !notify { return }`) is not reached by callers that leave it off.
+#[test]
+fn a_branch_a_caller_turns_off_is_not_reached_in_both_languages() {
+    assert_twins("nestjs-optional-branches", "axum-optional-branches");
+}
+
+/// An insert whose columns are not in view is stopped by a natural key, never by the row's own
+/// id alone (made per call); a log row alone is low.
+#[test]
+fn an_id_made_per_call_stops_no_repeat_in_both_languages() {
+    assert_twins("express-knex-records", "axum-diesel-dsl");
+}
+
 #[test]
 fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
     assert_twins("express-state-guards", "axum-state-guards");

@@ -362,6 +362,11 @@ pub struct Effect {
     /// is dropped where one passes another or none.
     #[serde(skip)]
     pub method_param: Option<Box<ParamRef>>,
+    /// Link facts: the effect runs only where a parameter (or a member of one) of a function
+    /// it is reached through is truthy (`true`) or falsy (`if (options?.upsert) create(..)`):
+    /// a caller whose argument turns the test the other way does not reach it.
+    #[serde(skip)]
+    pub param_gate: Option<Box<(ParamRef, bool)>>,
     /// Link facts: the fields of `args` whose value a call in the request made (an invoice
     /// fetched from a service), not one the client sent (see `Cond::from_request`).
     #[serde(skip)]

@@ -473,6 +473,72 @@ fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
     Bound::Val(v)
 }
 
+/// The parameter test a call runs under (see `CallSite::param_gate`), as link facts.
+fn param_gate(m: ModId, cs: &CallSite) -> Option<Box<(ParamRef, bool)>> {
+    let g = cs.param_gate.as_deref()?;
+    Some(Box::new((
+        ParamRef {
+            module: m,
+            function: g.function,
+            index: g.index,
+            path: g.path.clone(),
+        },
+        g.truthy,
+    )))
+}
+
+/// An effect that runs only under a test of a parameter of `(m2, f2)`, at a call of it: false
+/// (the call does not reach it) when the call's argument turns the test the other way — an
+/// argument left out (`updateOne(id, dto)` for `if (options?.upsert) create(..)`), `false`, a
+/// string, an object; a caller passing a parameter of its own hands the test on. An argument
+/// the code does not show keeps the effect.
+fn bind_gate(m: ModId, m2: ModId, f2: FnId, cs: &CallSite, e: &mut Effect) -> bool {
+    let Some(gate) = e.param_gate.take() else {
+        return true;
+    };
+    let (r, truthy) = *gate;
+    if r.module != m2 || r.function != f2 {
+        return true;
+    }
+    // What the argument is: `None` for one left out (undefined, and so is any member of it).
+    let mut v = match cs.args.get(r.index) {
+        Some(v) => Some(v.clone()),
+        None if !cs.open_args => None,
+        None => return true,
+    };
+    for (k, p) in r.path.iter().enumerate() {
+        v = match v {
+            None => None,
+            Some(Val::Obj(fields)) => match fields.into_iter().rev().find(|(x, _)| x == p) {
+                Some((_, x)) => Some(x),
+                // not shown: a spread may carry it
+                None => return true,
+            },
+            Some(other) => {
+                // the caller's own parameter, or a member of one: its callers decide
+                if let Some(mut r2) = param_ref(m, &other) {
+                    r2.path.extend(r.path[k..].iter().cloned());
+                    e.param_gate = Some(Box::new((r2, truthy)));
+                }
+                return true;
+            }
+        };
+    }
+    let is_truthy = match &v {
+        None => false,
+        Some(Val::Bool(b)) => *b,
+        Some(Val::Str(s)) => !s.is_empty(),
+        Some(Val::Obj(_) | Val::Arr(_) | Val::Func(_) | Val::Instance(_)) => true,
+        Some(other) => {
+            if let Some(r2) = param_ref(m, other) {
+                e.param_gate = Some(Box::new((r2, truthy)));
+            }
+            return true;
+        }
+    };
+    is_truthy == truthy
+}
+
 /// Where a create's record comes from when it is a parameter, and which of its keys are
 /// parameters (see `Calls::record_params`).
 type RecordParams = (Option<ParamRef>, Vec<(String, ParamRef)>);
@@ -2282,6 +2348,7 @@ impl<'a> Calls<'a> {
                             self.location(m, *at),
                         ));
                     }
+                    e.param_gate = param_gate(m, cs);
                     if e.claimed.is_none()
                         && let Some((what, at)) = cs.claimed
                     {
@@ -2453,12 +2520,18 @@ impl<'a> Calls<'a> {
                             Self::bind_record(m, m2, f2, &cs.args, &mut e);
                             Self::bind_spread(m, m2, f2, &cs.args, &mut e);
                             Self::bind_url(m, m2, f2, &cs.args, &mut e);
-                            if !Self::bind_method(m, m2, f2, &cs.args, &mut e) {
+                            if !Self::bind_method(m, m2, f2, &cs.args, &mut e)
+                                || !bind_gate(m, m2, f2, cs, &mut e)
+                            {
                                 continue;
                             }
                         } else {
                             e.data_param = None;
                             e.key_params.clear();
+                            e.param_gate = None;
+                        }
+                        if e.param_gate.is_none() {
+                            e.param_gate = param_gate(m, cs);
                         }
                         if e.on_this {
                             self.rebind_this(
@@ -3708,7 +3781,12 @@ impl<'a> Calls<'a> {
     /// read through its parameters. None when the method is not a parameter (a literal that is
     /// no mutation, or a value the code does not show).
     fn request_method(&self, m: ModId, args: &[Val]) -> Option<ParamRef> {
-        let first = args.first()?;
+        // the options: the object that names a method (`fetch(url, { method })`), else the
+        // first argument (`axios.request(config)`)
+        let first = args
+            .iter()
+            .find(|a| matches!(a, Val::Obj(fields) if fields.iter().any(|(k, _)| k == "method")))
+            .or_else(|| args.first())?;
         let method = match first {
             Val::Obj(fields) => fields.iter().rev().find(|(k, _)| k == "method")?.1.clone(),
             Val::Call(callee, call_args) => {

@@ -85,7 +85,14 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                     }
                     match &e.data_keys {
                         Some(keys) => c.columns.iter().all(|col| supplies(keys, col)),
-                        None => true,
+                        // What the insert writes is not in view: a constraint on the row's
+                        // own id alone stops a repeat only when the request is seen to send
+                        // the id (ids are made per call: `Uuid::new_v4()` in the caller);
+                        // a natural key (`(org, name)`) is taken as written.
+                        None => {
+                            !lone_id(c)
+                                || c.columns.iter().all(|col| supplies(&e.request_keys, col))
+                        }
                     }
                 })
                 .min_by_key(|c| (c.partial, c.columns.len(), c.location.clone()));
@@ -161,6 +168,11 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
         ep.mechanisms
             .dedup_by(|a, b| a.kind == b.kind && a.location == b.location);
     }
+}
+
+/// A constraint on a row's own id alone (`id`, `uuid`, `_id`): the primary key of most tables.
+fn lone_id(c: &UniqueConstraint) -> bool {
+    matches!(c.columns.as_slice(), [col] if matches!(col.to_ascii_lowercase().as_str(), "id" | "uuid" | "_id"))
 }
 
 fn truthy(v: Option<&Val>) -> bool {

@@ -455,6 +455,13 @@ pub struct CallSite {
     /// compared, `null` for `null`/`undefined`).
     /// Boxed: most calls have none, and every call of every file is held at once.
     pub state_guard: Option<Box<(String, String, String, u32)>>,
+    /// Runs only when a parameter of a function around it tests one way (inside `if
+    /// (options?.upsert) {..}`, or after `if (!notify) return`): a caller's argument may turn
+    /// the branch off (see [`ParamGate`]).
+    pub param_gate: Option<Box<ParamGate>>,
+    /// An argument is a spread the front end could not enumerate (`f(...args)`): the call's
+    /// arguments past the ones shown are not known to be absent.
+    pub open_args: bool,
     /// Runs only when a lookup found its row (`if (row) {..}`, or after `if (!row) return`):
     /// those rows.
     pub found: Vec<Found>,
@@ -477,6 +484,17 @@ pub struct CallSite {
     /// entity (`this.users.save(..)` with `@InjectRepository(User) users: Repository<User>`):
     /// that entity, which names what the call reads or writes.
     pub receiver_model: Option<String>,
+}
+
+/// A test of a parameter's truthiness that decides whether a call runs: parameter `index` of
+/// function `function` (or the member at `path` of it) must be truthy (`truthy`) or falsy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParamGate {
+    pub function: FnId,
+    pub index: usize,
+    pub path: Vec<String>,
+    pub truthy: bool,
+    pub line: u32,
 }
 
 /// Where a function receives a router it registers on: parameter `index`, or a field of it

@@ -277,6 +277,8 @@ struct Scope {
     imp: Option<ImplId>,
     /// The function being summarised (none for a closure handler).
     func: Option<FnId>,
+    /// Its parameters' names in order, `self` left out (as a method call's arguments are).
+    params: Vec<String>,
     vars: HashMap<String, Res>,
     /// Type names as written for variables whose type did not resolve (derive-generated
     /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
@@ -384,6 +386,10 @@ enum Guard {
         field: String,
         test: String,
     },
+    /// They run only while a parameter of the function (or a field of one) is truthy or falsy
+    /// (`if notify { .. }`, `if let Some(o) = options`, `if opts.upsert`): see
+    /// `Effect::param_gate`.
+    Param(Box<(crate::facts::ParamRef, bool)>),
 }
 
 impl Guard {
@@ -452,6 +458,9 @@ impl Guard {
                         (tables.clone(), field.clone(), test.clone(), at.clone())
                     });
                 }
+                Guard::Param(gate) => {
+                    e.param_gate.get_or_insert_with(|| gate.clone());
+                }
             }
         }
     }
@@ -463,6 +472,7 @@ impl Scope {
             module,
             imp,
             func,
+            params: Vec::new(),
             vars: HashMap::new(),
             names: HashMap::new(),
             records: HashMap::new(),
@@ -508,16 +518,22 @@ struct Site<'a> {
     line: Line,
     name: &'a str,
     fresh_args: bool,
+    /// The arguments, and whether the call is written as a path (`Type::method(&x, ..)`), so
+    /// that a method's receiver is the first of them.
+    args: &'a [Ex],
+    path_call: bool,
 }
 
 impl<'a> Site<'a> {
-    fn new(line: Line, name: &'a str, args: &[Ex], scope: &Scope) -> Self {
+    fn new(line: Line, name: &'a str, args: &'a [Ex], scope: &Scope) -> Self {
         Site {
             line,
             name,
             fresh_args: args
                 .iter()
                 .any(|a| fresh(a, scope) || made_here(a, scope, 0)),
+            args,
+            path_call: false,
         }
     }
 }
@@ -879,6 +895,13 @@ impl<'m, 'a> Effects<'m, 'a> {
         self.depth.set(self.depth.get() + 1);
         let mut scope = Scope::new(def.module, def.imp, Some(f));
         self.bind_params(&def.func.params, &mut scope);
+        scope.params = def
+            .func
+            .params
+            .iter()
+            .filter(|p| p.name != "self")
+            .map(|p| p.name.clone())
+            .collect();
         let mut out = Summary::default();
         for k in &def.func.key_obs {
             out.key_obs.push(KeyObs {
@@ -1576,6 +1599,39 @@ impl<'m, 'a> Effects<'m, 'a> {
     ) -> Option<Vec<(Guard, Location)>> {
         let mut after = Vec::new();
         match e {
+            // `if notify { .. }`, `if let Some(o) = options { .. }` on a parameter
+            Ex::Gate {
+                var,
+                failed_when_true,
+                then_exits,
+                line,
+                parts,
+                ..
+            } if !scope.claims.contains_key(var)
+                && !scope.lookups.contains_key(var)
+                && self.param_guard(scope, var, &[], true).is_some() =>
+            {
+                let at = self.location(scope.module, *line);
+                // where the `then` runs, and where the `else` (and what follows a `then` that
+                // leaves) does
+                let then = self.param_guard(scope, var, &[], !*failed_when_true);
+                let otherwise = self.param_guard(scope, var, &[], *failed_when_true);
+                for (i, p) in parts.iter().enumerate() {
+                    let start = out.effects.len();
+                    self.walk(p, scope, out, false);
+                    let g = match i {
+                        1 => then.as_ref(),
+                        2 => otherwise.as_ref(),
+                        _ => None,
+                    };
+                    if let Some(g) = g {
+                        g.apply(&mut out.effects[start..], &at);
+                    }
+                }
+                if *then_exits && let Some(g) = otherwise {
+                    after.push((g, at));
+                }
+            }
             Ex::Gate {
                 var,
                 failed_when_true,
@@ -1648,22 +1704,65 @@ impl<'m, 'a> Effects<'m, 'a> {
                     field: t.field.clone(),
                     test: format!("{}:{}", if runs { "t" } else { "f" }, t.test),
                 };
+                // `if opts.notify { .. }` on a parameter: a caller may turn it off
+                let param = |runs: bool| {
+                    let truthy = match t.test.as_str() {
+                        "truthy" => runs,
+                        "falsy" => !runs,
+                        _ => return None,
+                    };
+                    if scope.lookups.contains_key(&t.var) {
+                        return None;
+                    }
+                    self.param_guard(scope, &t.var, std::slice::from_ref(&t.field), truthy)
+                };
+                let (param_then, param_else) = (param(true), param(false));
                 for (i, p) in t.parts.iter().enumerate() {
                     let start = out.effects.len();
                     self.walk(p, scope, out, false);
                     if i == 1 && t.any != Some(true) {
                         state(true).apply(&mut out.effects[start..], &at);
+                        if let Some(g) = &param_then {
+                            g.apply(&mut out.effects[start..], &at);
+                        }
                     } else if i == 2 && t.any != Some(false) {
                         state(false).apply(&mut out.effects[start..], &at);
+                        if let Some(g) = &param_else {
+                            g.apply(&mut out.effects[start..], &at);
+                        }
                     }
                 }
                 if t.then_exits && t.any != Some(false) {
-                    after.push((state(false), at));
+                    after.push((state(false), at.clone()));
+                    if let Some(g) = param_else {
+                        after.push((g, at));
+                    }
                 }
             }
             _ => return None,
         }
         Some(after)
+    }
+
+    /// A guard on parameter `var` of the function being summarised (or on the members `path` of
+    /// it) being truthy or not; `None` when `var` is no parameter.
+    fn param_guard(
+        &self,
+        scope: &Scope,
+        var: &str,
+        path: &[String],
+        truthy: bool,
+    ) -> Option<Guard> {
+        let index = scope.params.iter().position(|p| p == var)?;
+        Some(Guard::Param(Box::new((
+            crate::facts::ParamRef {
+                module: scope.module,
+                function: scope.func?,
+                index,
+                path: path.to_vec(),
+            },
+            truthy,
+        ))))
     }
 
     /// The values bound to a chain's placeholders: sqlx's `.bind(..)`s in order, else what
@@ -1762,6 +1861,9 @@ impl<'m, 'a> Effects<'m, 'a> {
         let name = self.model.fns[f].func.name.clone();
         for e in &sub.effects {
             let mut e = e.clone();
+            if !self.bind_gate(f, &mut e, scope, site) {
+                continue;
+            }
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative && !certain.contains(&e.kind);
@@ -1814,6 +1916,79 @@ impl<'m, 'a> Effects<'m, 'a> {
                 out.key_obs.push(o);
             }
         }
+    }
+
+    /// An effect that runs only under a test of a parameter of `f` (see `Guard::Param`), at a
+    /// call of `f`: false (the call does not reach it) when the argument turns the test the
+    /// other way (`false`, `None`, `Some(..)`, a struct literal's field); an argument that is a
+    /// parameter of the caller hands the test on; any other keeps the effect.
+    fn bind_gate(&self, f: FnId, e: &mut Effect, scope: &Scope, site: Site<'_>) -> bool {
+        let Some(gate) = e.param_gate.take() else {
+            return true;
+        };
+        let (r, truthy) = *gate;
+        if r.function != f || r.module != self.model.fns[f].module {
+            return true;
+        }
+        let receiver = site.path_call
+            && self.model.fns[f]
+                .func
+                .params
+                .first()
+                .is_some_and(|p| p.name == "self");
+        let Some(mut v) = site.args.get(r.index + usize::from(receiver)) else {
+            return true;
+        };
+        let mut k = 0;
+        loop {
+            v = match v {
+                Ex::Other(inner) if inner.len() == 1 => &inner[0],
+                _ => break,
+            };
+        }
+        while k < r.path.len() {
+            match v {
+                Ex::Struct(_, values, fields) if values.len() == fields.len() => {
+                    match fields.iter().position(|x| *x == r.path[k]) {
+                        Some(i) => v = &values[i],
+                        None => return true,
+                    }
+                    k += 1;
+                }
+                _ => break,
+            }
+        }
+        let holds = match v {
+            // nothing there, nor any field of it
+            Ex::Path(p, _) if p.len() == 1 && p[0] == "None" => false,
+            Ex::Path(p, _) if k == r.path.len() && p.len() == 1 && p[0] == "true" => true,
+            Ex::Path(p, _) if k == r.path.len() && p.len() == 1 && p[0] == "false" => false,
+            Ex::Call(func, _, _)
+                if k == r.path.len()
+                    && matches!(&**func, Ex::Path(p, _) if p.len() == 1 && p[0] == "Some") =>
+            {
+                true
+            }
+            Ex::Path(p, _) if p.len() == 1 => {
+                // the caller's own parameter: its callers decide
+                if let (Some(index), Some(caller)) =
+                    (scope.params.iter().position(|x| *x == p[0]), scope.func)
+                {
+                    e.param_gate = Some(Box::new((
+                        crate::facts::ParamRef {
+                            module: scope.module,
+                            function: caller,
+                            index,
+                            path: r.path[k..].to_vec(),
+                        },
+                        truthy,
+                    )));
+                }
+                return true;
+            }
+            _ => return true,
+        };
+        holds == truthy
     }
 
     /// Arguments: a function passed by name is followed (a callback), then each is walked.
@@ -1938,7 +2113,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                             self.location(scope.module, *line),
                         ));
                     }
-                    let site = Site::new(*line, &name, args, scope);
+                    let site = Site {
+                        path_call: true,
+                        ..Site::new(*line, &name, args, scope)
+                    };
                     // `unique_error(res)`: a function of the project's own that answers the
                     // unique violation of the result it is handed handles its creates.
                     if fns.iter().any(|&f| self.answers_unique_violation(f)) {
@@ -2451,11 +2629,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                 && c.segs
                     .iter()
                     .any(|s| self.catalog.relative_update.calls.contains(s));
-            let target = table_of(&c).or_else(|| c.entity.clone()).or_else(|| {
-                at.checked_sub(1)
-                    .filter(|_| sink.model_call)
-                    .map(|i| c.segs[i].clone())
-            });
+            let target = table_of(&c, &self.model.modules[scope.module].uses)
+                .or_else(|| c.entity.clone())
+                .or_else(|| {
+                    at.checked_sub(1)
+                        .filter(|_| sink.model_call)
+                        .map(|i| c.segs[i].clone())
+                });
             let prechecked = sink.kind == EffectKind::DbCreate
                 && target.as_ref().is_some_and(|t| out.reads.contains(t));
             // The key a provider call passes: a client's request strategy (a sink that takes
@@ -2576,14 +2756,17 @@ impl<'m, 'a> Effects<'m, 'a> {
         let Some((s, line)) = sql else {
             // a diesel read (`favorites::table.filter(..).count().first(conn)`): a create of
             // the same table after it is pre-checked
-            if let Some(t) = diesel_read(&c).or_else(|| seaorm_read(&c)).or_else(|| {
-                // `query.one(db)`: a select kept in a variable, run here
-                let var = c.root_var.as_ref()?;
-                c.links
-                    .iter()
-                    .any(|(name, _, _)| SEAORM_RUNS.contains(name))
-                    .then(|| scope.selects.get(var).cloned())?
-            }) {
+            if let Some(t) = diesel_read(&c, &self.model.modules[scope.module].uses)
+                .or_else(|| seaorm_read(&c))
+                .or_else(|| {
+                    // `query.one(db)`: a select kept in a variable, run here
+                    let var = c.root_var.as_ref()?;
+                    c.links
+                        .iter()
+                        .any(|(name, _, _)| SEAORM_RUNS.contains(name))
+                        .then(|| scope.selects.get(var).cloned())?
+                })
+            {
                 out.reads.push(t);
                 for (name, args, _) in &c.links {
                     if *name == "filter" {
@@ -2667,7 +2850,7 @@ impl<'m, 'a> Effects<'m, 'a> {
 }
 
 /// The table a diesel query reads (`favorites::table.filter(..).first(conn)` → `favorites`).
-fn diesel_read(c: &Chain<'_>) -> Option<String> {
+fn diesel_read(c: &Chain<'_>, uses: &[&UseDecl]) -> Option<String> {
     const READS: &[&str] = &[
         "first",
         "load",
@@ -2684,7 +2867,7 @@ fn diesel_read(c: &Chain<'_>) -> Option<String> {
     let mut segs = root.rsplit("::");
     match (segs.next(), segs.next()) {
         (Some("table"), Some(t)) if !t.is_empty() => Some(t.to_string()),
-        _ => table_of(c),
+        _ => table_of(c, uses),
     }
 }
 
@@ -2884,23 +3067,48 @@ fn constant_value(e: &Ex) -> Option<String> {
     }
 }
 
-/// The table a diesel call names (`insert_into(twofactor::table)` → `twofactor`).
-fn table_of(c: &Chain<'_>) -> Option<String> {
-    // `crates::table`, also as the receiver of a query (`crates::table.find(id)`,
-    // `posts::table.filter(..)` in `diesel::delete(..)`)
-    fn table(a: &Ex) -> Option<String> {
+/// The table a diesel call names (`insert_into(twofactor::table)` → `twofactor`), also through
+/// the `dsl` module diesel's `table!` makes, where the table goes by its own name
+/// (`use crate::schema::price::dsl::price; insert_into(price)`, `use schema::coupon::dsl as c;
+/// update(c::coupon)`, `use schema::users::dsl::*; delete(users)`): `uses` are the `use`s of
+/// the calling module.
+fn table_of(c: &Chain<'_>, uses: &[&UseDecl]) -> Option<String> {
+    // `crates::table`, `price::dsl::price`
+    fn named(p: &[String]) -> Option<String> {
+        match p {
+            [.., t, last] if last == "table" => Some(t.clone()),
+            [.., t, dsl, x] if dsl == "dsl" && x == t => Some(t.clone()),
+            _ => None,
+        }
+    }
+    let path = |p: &[String]| {
+        named(p).or_else(|| {
+            let (first, rest) = p.split_first()?;
+            uses.iter().find_map(|u| {
+                if u.alias == *first {
+                    named(&[u.path.as_slice(), rest].concat())
+                } else if u.alias == "*" && rest.is_empty() {
+                    // a glob of a table's `dsl`: the table by its own name
+                    named(&[u.path.as_slice(), std::slice::from_ref(first)].concat())
+                } else {
+                    None
+                }
+            })
+        })
+    };
+    // also as the receiver of a query (`crates::table.find(id)`, `posts::table.filter(..)` in
+    // `diesel::delete(..)`)
+    let table = |a: &Ex| {
         let mut cur = a;
         for _ in 0..16 {
             match cur {
-                Ex::Path(p, _) if p.len() >= 2 && p.last().is_some_and(|l| l == "table") => {
-                    return Some(p[p.len() - 2].clone());
-                }
+                Ex::Path(p, _) => return path(p),
                 Ex::Method(recv, ..) => cur = recv,
                 _ => return None,
             }
         }
         None
-    }
+    };
     c.root_args
         .iter()
         .chain(c.links.iter().flat_map(|(_, args, _)| args.iter()))

@@ -579,6 +579,7 @@ impl<'a> Model<'a> {
                 for f in &imp.fns {
                     let id = self.add_fn(m, f, Some(iid), None);
                     self.impls[iid].fns.push(id);
+                    self.add_nested(m, &f.body);
                 }
             }
             Item::Trait { name, fns, supers } => {
@@ -709,7 +710,42 @@ impl<'a> Model<'a> {
 
     /// Resolves a path as written in module `m`.
     pub fn resolve(&self, m: ModId, segs: &[String]) -> Res {
-        self.resolve_d(m, segs, 0)
+        let r = self.resolve_d(m, segs, 0);
+        // A module and a function of one name (`pub mod branches; pub use branches::branches;`,
+        // the module in the type namespace, the function in the value namespace): a path that
+        // ends there names the function.
+        if let Res::Mod(_) = r
+            && let Some((name, init)) = segs.split_last()
+            && let Some(v) = self.value_named(m, init, name)
+        {
+            return v;
+        }
+        r
+    }
+
+    /// The function (or type or constant) `name` of the module `init` names from `m` (`m` itself
+    /// when `init` is empty), by its definition or a `use` that brings it in.
+    fn value_named(&self, m: ModId, init: &[String], name: &str) -> Option<Res> {
+        let parent = if init.is_empty() {
+            m
+        } else {
+            match self.resolve_d(m, init, 0) {
+                Res::Mod(p) => p,
+                _ => return None,
+            }
+        };
+        let module = &self.modules[parent];
+        if let Some(&f) = module.fns.get(name) {
+            return Some(Res::Fn(f));
+        }
+        module
+            .uses
+            .iter()
+            .filter(|u| u.alias == name)
+            .find_map(|u| match self.resolve_d(parent, &u.path, 1) {
+                r @ (Res::Fn(_) | Res::Type(..) | Res::Const(..)) => Some(r),
+                _ => None,
+            })
     }
 
     fn resolve_d(&self, m: ModId, segs: &[String], depth: usize) -> Res {

@@ -127,6 +127,8 @@ pub struct Evaluator<'t, 'c> {
     pub(super) refused: Option<u32>,
     /// Under a test of a looked-up row's state (see `CallSite::state_guard`).
     pub(super) state_guard: Option<(String, String, String, u32)>,
+    /// Under a test of a parameter's truthiness (see `CallSite::param_gate`).
+    pub(super) param_gate: Option<crate::program::ParamGate>,
     /// The refusing guard in force at the end of the block last walked.
     pub(super) block_guard: Option<(String, u32)>,
     /// Under a condition that the looked-up row exists (see `CallSite::found`). Functions
@@ -359,6 +361,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             assigned: Vec::new(),
             refused: None,
             state_guard: None,
+            param_gate: None,
             block_guard: None,
             found: Vec::new(),
             blocks: Vec::new(),
@@ -908,6 +911,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let saved_guard = self.guarded.clone();
                 let saved_refused = self.refused;
                 let saved_state = self.state_guard.clone();
+                let saved_gate = self.param_gate.clone();
                 let saved_found = self.found.clone();
                 let saved_claim = self.claimed;
                 let saved_branch = self.branch.clone();
@@ -922,6 +926,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.guarded = saved_guard;
                 self.refused = saved_refused;
                 self.state_guard = saved_state;
+                self.param_gate = saved_gate;
                 self.found = saved_found;
                 self.claimed = saved_claim;
                 self.branch = saved_branch;
@@ -1261,6 +1266,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         } else {
             self.state_guard.take()
         };
+        let saved_gate = if inline {
+            self.param_gate.clone()
+        } else {
+            self.param_gate.take()
+        };
         let saved_found = self.found.clone();
         let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
@@ -1349,6 +1359,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.guarded = saved_guard;
         self.refused = saved_refused;
         self.state_guard = saved_state;
+        self.param_gate = saved_gate;
         self.found = saved_found;
         self.claimed = saved_claim;
         self.branch = saved_branch;
@@ -3038,6 +3049,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             _ => Vec::new(),
         };
         let blocks = self.blocks_now();
+        let open_args = arg_nodes.iter().any(|a| a.kind() == "spread_element");
         // `pay({ lnd, ...options } as any)`: the literal under a type assertion
         let object_literal = |mut a: Node<'t>| {
             for _ in 0..4 {
@@ -3085,6 +3097,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             guarded: self.guarded.clone(),
             refused: self.refused,
             state_guard: self.state_guard.clone().map(Box::new),
+            param_gate: self.param_gate.clone().map(Box::new),
+            open_args,
             found: self.found.clone(),
             blocks,
             branch: self.branch.clone(),
@@ -3266,6 +3280,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             guarded: self.guarded.clone(),
             refused: self.refused,
             state_guard: self.state_guard.clone().map(Box::new),
+            param_gate: self.param_gate.clone().map(Box::new),
+            open_args: true,
             found: self.found.clone(),
             blocks,
             branch: self.branch.clone(),

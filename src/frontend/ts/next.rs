@@ -1,6 +1,7 @@
 //! Next.js pages handlers dispatch on `req.method`: the checks say which methods a handler
 //! serves, and the branch a call sits in says for which method it runs.
 
+use super::FieldExt;
 use super::eval::{Evaluator, line};
 use crate::program::*;
 use tree_sitter::Node;
@@ -310,6 +311,23 @@ impl<'t> Evaluator<'t, '_> {
         if let Some(st) = region(true) {
             self.state_guard = Some(st);
         }
+        // `if (options?.upsert) {..}`: what runs there runs only where a caller passes a truthy
+        // `upsert` (see `CallSite::param_gate`).
+        let gate = self.param_test(cond, 0);
+        let saved_gate = self.param_gate.clone();
+        let gated = |truthy: bool| {
+            saved_gate.clone().or_else(|| {
+                gate.clone()
+                    .map(|(function, index, path, positive)| ParamGate {
+                        function,
+                        index,
+                        path,
+                        truthy: positive == truthy,
+                        line: at,
+                    })
+            })
+        };
+        self.param_gate = gated(true);
         // After `if (req.method === 'DELETE') { ..; return }`, or in its `else`, the other methods.
         let mut others = None;
         let (scopes, mark) = (self.scope_count(), self.assigned.len());
@@ -340,6 +358,7 @@ impl<'t> Evaluator<'t, '_> {
         };
         // The other branch runs in the other state.
         self.state_guard = region(false).or_else(|| saved_state.clone());
+        self.param_gate = gated(false);
         if let Some(a) = alternative {
             if guard.is_some() {
                 self.guarded = missed_when_false.clone().or_else(|| saved_guard.clone());
@@ -376,6 +395,11 @@ impl<'t> Evaluator<'t, '_> {
             Some(st) if leaves => Some(st),
             _ => saved_state,
         };
+        self.param_gate = if leaves {
+            gated(false)
+        } else {
+            saved_gate.clone()
+        };
         let inner_guard = self.block_guard.take().filter(|_| presence);
         self.refused = match &missed_when_false {
             Some(_) if leaves && consequence.is_some_and(|c| throws(c, self.src)) => {
@@ -399,6 +423,60 @@ impl<'t> Evaluator<'t, '_> {
         } else {
             saved_found
         };
+    }
+
+    /// A condition that tests a parameter (or a member of one) for truthiness: `options?.upsert`,
+    /// `!notify`, `(flags.dryRun)`: the function, the parameter, the members, and whether the
+    /// condition holds when the value is truthy. Only names and member accesses: nothing that
+    /// calls.
+    fn param_test(
+        &mut self,
+        n: Node<'t>,
+        depth: usize,
+    ) -> Option<(crate::program::FnId, usize, Vec<String>, bool)> {
+        if depth > 8 {
+            return None;
+        }
+        match n.kind() {
+            "parenthesized_expression" | "non_null_expression" => {
+                self.param_test(n.named_child(0)?, depth + 1)
+            }
+            "unary_expression" if n.field("operator").is_some_and(|o| self.text(o) == "!") => {
+                let (f, i, path, positive) = self.param_test(n.field("argument")?, depth + 1)?;
+                Some((f, i, path, !positive))
+            }
+            "identifier" | "member_expression" => {
+                let mut cur = n;
+                while cur.kind() == "member_expression" {
+                    if cur
+                        .field("property")
+                        .is_none_or(|p| p.kind() != "property_identifier")
+                    {
+                        return None;
+                    }
+                    cur = cur.field("object")?;
+                }
+                if cur.kind() != "identifier" {
+                    return None;
+                }
+                let mut path = Vec::new();
+                let mut v = self.eval(n);
+                loop {
+                    match v {
+                        Val::Param(f, i) => {
+                            path.reverse();
+                            return Some((f, i, path, true));
+                        }
+                        Val::Member(inner, p) => {
+                            path.push(p);
+                            v = (*inner).clone();
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            _ => None,
+        }
     }
 
     /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
