@@ -181,6 +181,13 @@ fn an_id_made_per_call_stops_no_repeat_in_both_languages() {
     assert_twins("express-knex-records", "axum-diesel-dsl");
 }
 
+/// A soft delete (`deletedAt: new Date()`, `.set(deleted.eq(true))`) before a create of the same
+/// model replaces the set, as a delete does.
+#[test]
+fn a_soft_delete_then_a_create_replaces_in_both_languages() {
+    assert_twins("express-soft-deletes", "axum-soft-deletes");
+}
+
 #[test]
 fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
     assert_twins("express-state-guards", "axum-state-guards");

@@ -887,11 +887,33 @@ fn made_by_maker(v: &Val) -> bool {
     }
 }
 
-/// Does a delete clear the set a later create of its model writes again (a replace)? Not one
+/// An update that marks rows deleted (`SET deleted = true`, `deletedAt: new Date()`,
+/// `is_deleted = true`): a soft delete, which hides them as a delete removes them.
+pub fn soft_deletes(e: &Effect) -> bool {
+    e.kind == EffectKind::DbUpdate
+        && !e.relative
+        && e.update_keys.iter().any(|(k, v)| {
+            let k: String = k
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect::<String>()
+                .to_ascii_lowercase();
+            matches!(
+                k.as_str(),
+                "deleted" | "isdeleted" | "deletedat" | "removed" | "isremoved" | "removedat"
+            ) && matches!(v.as_deref(), Some("b:true" | "now"))
+        })
+}
+
+/// Does a delete (or a soft delete) clear the set a later create of its model writes again (a
+/// replace)? Not one
 /// that runs only while a looked-up row of its own model is in some state (`if
 /// (row.status === 'FAILED') delete(row)`): that removes one stale row, and the create beside it
 /// is a create. Not one on a failure path either.
 pub fn replaces_set(e: &Effect) -> bool {
+    if e.kind != EffectKind::DbDelete && !soft_deletes(e) {
+        return false;
+    }
     let stale_row = e.state_guard.as_ref().is_some_and(|(models, ..)| {
         e.target.as_deref().is_some_and(|t| {
             let t = model_key(t);
@@ -2355,7 +2377,7 @@ impl<'a> Calls<'a> {
                         e.claimed = Some((what.to_string(), self.location(m, at)));
                     }
                     e.prechecked |= e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
-                    if e.kind == EffectKind::DbDelete && replaces_set(&e) {
+                    if replaces_set(&e) {
                         deleted.push(e.target.clone());
                     }
                     if let Some(g) = &cs.guarded {
@@ -2676,10 +2698,7 @@ impl<'a> Calls<'a> {
                 // What this call deleted through the functions it reached: later creates of
                 // the same model replace the set.
                 for e in &out.effects[out_before..] {
-                    if e.kind == EffectKind::DbDelete
-                        && replaces_set(e)
-                        && !deleted.contains(&e.target)
-                    {
+                    if replaces_set(e) && !deleted.contains(&e.target) {
                         deleted.push(e.target.clone());
                     }
                 }

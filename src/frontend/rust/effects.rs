@@ -2714,6 +2714,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         scope.sets.get(v).cloned().unwrap_or_default()
                     }
                     _ if sink.kind == EffectKind::DbCreate => c.written.clone(),
+                    _ if sink.kind == EffectKind::DbUpdate => diesel_set(&c),
                     _ => vec![],
                 },
                 ..Effect::default()
@@ -3032,6 +3033,27 @@ fn set_value(rhs: &Ex) -> Option<Option<String>> {
     Some(args.first().and_then(constant_value))
 }
 
+/// What a diesel update's `.set(..)` writes: `deleted.eq(true)`, `(status.eq("done"),
+/// updated_at.eq(now))`, each column with its constant (see [`constant_value`]).
+fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
+    let column = |e: &Ex| match e {
+        Ex::Method(col, name, args, _) if name == "eq" && args.len() == 1 => match &**col {
+            Ex::Path(p, _) => p.last().map(|k| (k.clone(), constant_value(&args[0]))),
+            _ => None,
+        },
+        _ => None,
+    };
+    c.links
+        .iter()
+        .filter(|(n, ..)| *n == "set")
+        .flat_map(|(_, args, _)| args.iter())
+        .flat_map(|a| match a {
+            Ex::List(items) => items.iter().filter_map(column).collect::<Vec<_>>(),
+            other => column(other).into_iter().collect(),
+        })
+        .collect()
+}
+
 /// A constant as `Effect::update_keys` writes it (see [`set_value`]).
 fn constant_value(e: &Ex) -> Option<String> {
     match e {
@@ -3225,7 +3247,9 @@ fn finish(out: &mut Summary) {
         match (e.kind, &e.target) {
             // Not a delete that runs only while a looked-up row is in some state (`if
             // row.status == Failed { delete }`): it removes one stale row, not the set.
-            (EffectKind::DbDelete, Some(t)) if crate::link::calls::replaces_set(e) => {
+            (EffectKind::DbDelete | EffectKind::DbUpdate, Some(t))
+                if crate::link::calls::replaces_set(e) =>
+            {
                 deleted.push((call, crate::catalog::harm::model_name(t)));
             }
             (EffectKind::DbCreate, Some(t))
