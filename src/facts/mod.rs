@@ -367,6 +367,12 @@ pub struct Effect {
     /// a caller whose argument turns the test the other way does not reach it.
     #[serde(skip)]
     pub param_gate: Option<Box<(ParamRef, bool)>>,
+    /// Link facts: a write through a function generic over its table (diesel's
+    /// `insert_into(<T as HasTable>::table()).values(values)`): the parameter whose argument
+    /// names the table (a row of a `#[diesel(table_name = ..)]` struct, a column of the table's
+    /// `dsl`), read at each call until one shows it.
+    #[serde(skip)]
+    pub target_param: Option<Box<ParamRef>>,
     /// Link facts: the fields of `args` whose value a call in the request made (an invoice
     /// fetched from a service), not one the client sent (see `Cond::from_request`).
     #[serde(skip)]

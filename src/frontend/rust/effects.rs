@@ -86,6 +86,9 @@ pub struct Summary {
     /// The calls of this function's walk made so far to functions that refuse unless they win a
     /// claim (see `refuses_unless`), in order.
     claim_calls: Vec<(&'static str, Location)>,
+    /// Reads of a table a parameter names (see `Effect::target_param`): the caller's argument
+    /// names it.
+    read_params: Vec<crate::facts::ParamRef>,
 }
 
 /// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
@@ -279,6 +282,8 @@ struct Scope {
     func: Option<FnId>,
     /// Its parameters' names in order, `self` left out (as a method call's arguments are).
     params: Vec<String>,
+    /// The project's functions that return a value made per call (see [`fresh_makers`]).
+    makers: Rc<HashSet<String>>,
     vars: HashMap<String, Res>,
     /// Type names as written for variables whose type did not resolve (derive-generated
     /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
@@ -292,6 +297,10 @@ struct Scope {
     /// Variables holding a SeaORM select not yet run (`let mut query =
     /// Entity::find().filter(..)`, run later as `query.one(db)`): the entity's module.
     selects: HashMap<String, String>,
+    /// Variables holding a diesel select of a table not named where it is built
+    /// (`let query = <T as HasTable>::table().filter(predicate);`, run as
+    /// `query.get_result_async(conn)`): the table its filter names, or the parameter that does.
+    table_queries: HashMap<String, Result<String, crate::facts::ParamRef>>,
     /// Variables holding a value made for this request (`let id = Uuid::new_v4();`).
     fresh: HashSet<String>,
     /// Variables holding a row an insert of this request created, or its id (`let user_id:
@@ -312,6 +321,9 @@ struct Scope {
     /// users ..")..fetch_optional(..)`, or a call of a function that only reads): the tables it
     /// read (as `facts::model_key`s), and whether it locked them (`FOR UPDATE`).
     lookups: HashMap<String, Lookup>,
+    /// Of those, the ones that hold whether the lookup found nothing (`let missing =
+    /// existing.is_none()`): true where the row is not there.
+    missing: HashSet<String>,
     /// Variables holding a select filtered on `not(exists(..))`: inserted, it writes only
     /// what is not there yet.
     absent_selects: HashSet<String>,
@@ -473,16 +485,19 @@ impl Scope {
             imp,
             func,
             params: Vec::new(),
+            makers: Rc::default(),
             vars: HashMap::new(),
             names: HashMap::new(),
             records: HashMap::new(),
             record_entities: HashMap::new(),
             selects: HashMap::new(),
+            table_queries: HashMap::new(),
             fresh: HashSet::new(),
             created: HashSet::new(),
             fallback: HashSet::new(),
             var_effects: HashMap::new(),
             claims: HashMap::new(),
+            missing: HashSet::new(),
             blocks: 0,
             lookups: HashMap::new(),
             absent_selects: HashSet::new(),
@@ -564,6 +579,7 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
                     let last = p.last().map(String::as_str).unwrap_or("");
                     FRESH_CALLS.contains(&last)
                         || (last == "new" && p.iter().any(|s| s == "Ulid" || s == "Nanoid"))
+                        || scope.makers.contains(last)
                 }
                 _ => false,
             },
@@ -573,6 +589,51 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
         };
         if hit { Visit::Found } else { Visit::Enter }
     })
+}
+
+/// The project's functions whose value is made per call (`fn generate_random_id(prefix: &str) ->
+/// String { let uuid = Uuid::new_v4(); format!("{prefix}_{uuid}") }`): their last expression is
+/// such a value. By name; not constructors and conversions (`new`, `from`, `default`), whose
+/// value is more than an id.
+fn fresh_makers(model: &Model) -> HashSet<String> {
+    let mut out = HashSet::new();
+    for def in &model.fns {
+        let name = def.func.name.as_str();
+        if matches!(
+            name,
+            "new" | "default" | "from" | "into" | "clone" | "build" | "main"
+        ) {
+            continue;
+        }
+        let Some(Stmt::Expr(last, _)) = def.func.body.last() else {
+            continue;
+        };
+        let mut scope = Scope::new(def.module, def.imp, None);
+        for st in &def.func.body {
+            match st {
+                Stmt::Let {
+                    names,
+                    init: Some(init),
+                    ..
+                } if names.len() == 1 && fresh(init, &scope) => {
+                    scope.fresh.insert(names[0].clone());
+                }
+                // `rng.fill_bytes(&mut buf)`
+                Stmt::Expr(Ex::Method(_, m, args, _), _)
+                    if matches!(m.as_str(), "fill_bytes" | "try_fill_bytes" | "fill")
+                        && let Some(Ex::Path(p, _)) = args.first()
+                        && p.len() == 1 =>
+                {
+                    scope.fresh.insert(p[0].clone());
+                }
+                _ => {}
+            }
+        }
+        if fresh(last, &scope) {
+            out.insert(name.to_string());
+        }
+    }
+    out
 }
 
 /// Does `e` hold a value made per request only when the caller's is missing
@@ -839,6 +900,8 @@ pub struct Effects<'m, 'a> {
     truncated: std::cell::Cell<bool>,
     /// The first function not followed because calls went deeper than `max_depth`.
     cut: std::cell::Cell<Option<FnId>>,
+    /// The project's functions that return a value made per call (see [`fresh_makers`]).
+    makers: Rc<HashSet<String>>,
 }
 
 impl<'m, 'a> Effects<'m, 'a> {
@@ -857,6 +920,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             depth: std::cell::Cell::new(0),
             truncated: std::cell::Cell::new(false),
             cut: std::cell::Cell::new(None),
+            makers: Rc::new(fresh_makers(model)),
         }
     }
 
@@ -894,6 +958,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         self.memo.borrow_mut().insert(f, Memo::Busy);
         self.depth.set(self.depth.get() + 1);
         let mut scope = Scope::new(def.module, def.imp, Some(f));
+        scope.makers = self.makers.clone();
         self.bind_params(&def.func.params, &mut scope);
         scope.params = def
             .func
@@ -927,6 +992,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// A closure used as a handler or middleware.
     pub fn closure_summary(&self, module: ModId, imp: Option<ImplId>, ex: &Ex) -> Summary {
         let mut scope = Scope::new(module, imp, None);
+        scope.makers = self.makers.clone();
         let mut out = Summary::default();
         if let Ex::Closure { params, body, .. } = ex {
             self.bind_params(params, &mut scope);
@@ -1289,16 +1355,26 @@ impl<'m, 'a> Effects<'m, 'a> {
             });
             // `let saved = match find(..).await? { Some(row) => update, None => insert };`: the
             // test is the initializer's, as the statement's own would be.
-            let tested = match s {
-                Stmt::Expr(e, _) => Some(e),
+            // (`if exists { update } else { insert }.map_err(..)`: the `if`, then what maps its
+            // error)
+            let (tested, mapped) = match s {
+                Stmt::Expr(e, _) => {
+                    let (inner, mapped) = error_mapped(e);
+                    (Some(inner), mapped)
+                }
                 Stmt::Let {
                     init: Some(init), ..
-                } if matches!(**init, Ex::Gate { .. } | Ex::FieldTest(_)) => Some(&**init),
-                _ => None,
+                } if matches!(**init, Ex::Gate { .. } | Ex::FieldTest(_)) => {
+                    (Some(&**init), Vec::new())
+                }
+                _ => (None, Vec::new()),
             };
             if let Some(e) = tested
                 && let Some(after) = self.guarded_if(e, scope, out)
             {
+                for a in mapped {
+                    self.walk(a, scope, out, false);
+                }
                 let start = out.effects.len();
                 guards.extend(after.into_iter().map(|(g, at)| (g, at, start)));
                 continue;
@@ -1369,6 +1445,18 @@ impl<'m, 'a> Effects<'m, 'a> {
                     } else if let Some(e) = init {
                         self.walk(e, scope, out, false);
                     }
+                    // `let exists = existing.is_some();`: whether the lookup found its row
+                    let tested = match init.as_deref() {
+                        Some(Ex::Method(recv, m, args, _))
+                            if args.is_empty() && matches!(m.as_str(), "is_some" | "is_none") =>
+                        {
+                            match &**recv {
+                                Ex::Path(p, _) if p.len() == 1 => scope.lookups.get(&p[0]).cloned(),
+                                _ => None,
+                            }
+                        }
+                        _ => None,
+                    };
                     let lookup = if let Some(l) = before.lookup(out) {
                         Some(l)
                     } else if let Some(Ex::Path(p, _)) = init.as_deref()
@@ -1377,7 +1465,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         // `let Some(order) = order else { .. }`
                         scope.lookups.get(&p[0]).cloned()
                     } else {
-                        None
+                        tested
                     };
                     if let Some(e) = diverge {
                         let start = out.effects.len();
@@ -1407,6 +1495,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                             Some(l) => scope.lookups.insert(name.clone(), l),
                             None => scope.lookups.remove(name),
                         };
+                        // `.is_none()` of the lookup (a variable holding it, or the call)
+                        let none = matches!(init.as_deref(), Some(Ex::Method(_, m, a, _)) if m == "is_none" && a.is_empty());
+                        mark(
+                            &mut scope.missing,
+                            name,
+                            none && scope.lookups.contains_key(name),
+                        );
                         let absent = init.as_deref().is_some_and(|e| tests_absence(e, scope));
                         mark(&mut scope.absent_selects, name, absent);
                         let made = init.as_deref().is_some_and(|e| made_here(e, scope, 0));
@@ -1489,6 +1584,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                         match init.as_deref().and_then(|e| self.select_of(e, scope)) {
                             Some(entity) => scope.selects.insert(name.clone(), entity),
                             None => scope.selects.remove(name),
+                        };
+                        match init.as_deref().and_then(|e| self.table_query(e, scope)) {
+                            Some(q) => scope.table_queries.insert(name.clone(), q),
+                            None => scope.table_queries.remove(name),
                         };
                         match written {
                             Some(w) => scope.names.insert(names[0].clone(), w),
@@ -1657,7 +1756,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     0
                 };
                 let (tables, locked, filter) = scope.lookups.get(var)?.clone();
-                let found_when_true = !failed_when_true;
+                let found_when_true = *failed_when_true == scope.missing.contains(var);
                 let at = self.location(scope.module, *line);
                 let missing = |refuses| Guard::Missing {
                     tables: tables.clone(),
@@ -1742,6 +1841,95 @@ impl<'m, 'a> Effects<'m, 'a> {
             _ => return None,
         }
         Some(after)
+    }
+
+    /// The diesel table an argument names: a row, new row or changeset of a `#[diesel(table_name
+    /// = ..)]` struct (a literal, or a variable of that type), or a test of a column of the
+    /// table's `dsl` (`dsl::merchant_id.eq(id)`, `users::dsl::email.eq(e).and(..)`).
+    fn table_from_arg(&self, e: &Ex, scope: &Scope) -> Option<String> {
+        let mut e = e;
+        for _ in 0..8 {
+            match e {
+                Ex::Other(inner) if inner.len() == 1 => e = &inner[0],
+                _ => break,
+            }
+        }
+        if let Some(ty) = self.type_of(e, scope, 0)
+            && let Some(t) = self.model.diesel_table(&ty)
+        {
+            return Some(t.to_string());
+        }
+        let uses = &self.model.modules[scope.module].uses;
+        let mut cur = e;
+        for _ in 0..16 {
+            match cur {
+                Ex::Method(recv, _, args, _) => {
+                    if let Ex::Path(p, _) = &**recv {
+                        return column_table(p, uses);
+                    }
+                    if let Some(t) = args.first().and_then(|a| match a {
+                        Ex::Path(p, _) => column_table(p, uses),
+                        _ => None,
+                    }) {
+                        return Some(t);
+                    }
+                    cur = recv;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// A diesel select of a table the statement does not name (`<T as HasTable>::table()
+    /// .filter(predicate)`): the table its filter names, or the parameter that does.
+    fn table_query(&self, e: &Ex, scope: &Scope) -> Option<Result<String, crate::facts::ParamRef>> {
+        let c = self.chain(e, scope);
+        if !c.text.contains("table") || !c.links.iter().any(|(n, ..)| *n == "filter") {
+            return None;
+        }
+        if diesel_read(&c, &self.model.modules[scope.module].uses).is_some() {
+            return None;
+        }
+        let args = diesel_args(&c);
+        match args.iter().find_map(|a| self.table_from_arg(a, scope)) {
+            Some(t) => Some(Ok(t)),
+            None => args.iter().find_map(|a| self.param_of(a, scope)).map(Err),
+        }
+    }
+
+    /// The parameter of the function being summarised that `e` is (`values`, `&predicate`).
+    fn param_of(&self, e: &Ex, scope: &Scope) -> Option<crate::facts::ParamRef> {
+        let mut e = e;
+        for _ in 0..8 {
+            match e {
+                Ex::Other(inner) if inner.len() == 1 => e = &inner[0],
+                _ => break,
+            }
+        }
+        let Ex::Path(p, _) = e else { return None };
+        let [name] = p.as_slice() else { return None };
+        Some(crate::facts::ParamRef {
+            module: scope.module,
+            function: scope.func?,
+            index: scope.params.iter().position(|x| x == name)?,
+            path: Vec::new(),
+        })
+    }
+
+    /// The argument a call of `f` passes for its parameter `r`: `None` for a parameter of
+    /// another function, or one the call does not show.
+    fn argument<'s>(&self, f: FnId, r: &crate::facts::ParamRef, site: Site<'s>) -> Option<&'s Ex> {
+        if r.function != f || r.module != self.model.fns[f].module {
+            return None;
+        }
+        let receiver = site.path_call
+            && self.model.fns[f]
+                .func
+                .params
+                .first()
+                .is_some_and(|p| p.name == "self");
+        site.args.get(r.index + usize::from(receiver))
     }
 
     /// A guard on parameter `var` of the function being summarised (or on the members `path` of
@@ -1864,6 +2052,28 @@ impl<'m, 'a> Effects<'m, 'a> {
             if !self.bind_gate(f, &mut e, scope, site) {
                 continue;
             }
+            if let Some(r) = e.target_param.take()
+                && let Some(arg) = self.argument(f, &r, site)
+            {
+                match self.table_from_arg(arg, scope) {
+                    Some(t) => e.target = Some(t),
+                    None => e.target_param = self.param_of(arg, scope).map(Box::new),
+                }
+                // the row it inserts, as the caller builds it: the fields a retry sends again
+                if e.kind == EffectKind::DbCreate && e.data_keys.is_none() {
+                    let keys = match arg {
+                        Ex::Struct(_, values, fields) if values.len() == fields.len() => {
+                            Some(record_keys(values, fields, scope))
+                        }
+                        Ex::Path(p, _) if p.len() == 1 => scope.literals.get(&p[0]).cloned(),
+                        _ => None,
+                    };
+                    if let Some(keys) = keys {
+                        e.request_keys = keys.clone();
+                        e.data_keys = Some(keys);
+                    }
+                }
+            }
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative && !certain.contains(&e.kind);
@@ -1881,6 +2091,14 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         out.key_reads.extend(sub.key_reads.iter().cloned());
         out.reads.extend(sub.reads.iter().cloned());
+        for r in &sub.read_params {
+            if let Some(arg) = self.argument(f, r, site) {
+                match self.table_from_arg(arg, scope) {
+                    Some(t) => out.reads.push(t),
+                    None => out.read_params.extend(self.param_of(arg, scope)),
+                }
+            }
+        }
         out.locked_reads.extend(sub.locked_reads.iter().cloned());
         out.read_filters.extend(sub.read_filters.iter().cloned());
         for u in &sub.unfollowed {
@@ -1927,16 +2145,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             return true;
         };
         let (r, truthy) = *gate;
-        if r.function != f || r.module != self.model.fns[f].module {
-            return true;
-        }
-        let receiver = site.path_call
-            && self.model.fns[f]
-                .func
-                .params
-                .first()
-                .is_some_and(|p| p.name == "self");
-        let Some(mut v) = site.args.get(r.index + usize::from(receiver)) else {
+        let Some(mut v) = self.argument(f, &r, site) else {
             return true;
         };
         let mut k = 0;
@@ -2636,6 +2845,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .filter(|_| sink.model_call)
                         .map(|i| c.segs[i].clone())
                 });
+            // A diesel write generic over its table: named by what it is given (a row of a
+            // `#[diesel(table_name)]` struct, a column of the table's `dsl`), here or by a caller.
+            let (target, target_param) = match target {
+                Some(t) => (Some(t), None),
+                None if origin.as_deref() == Some("diesel") => {
+                    let args = diesel_args(&c);
+                    match args.iter().find_map(|a| self.table_from_arg(a, scope)) {
+                        Some(t) => (Some(t), None),
+                        None => (None, args.iter().find_map(|a| self.param_of(a, scope))),
+                    }
+                }
+                None => (None, None),
+            };
             let prechecked = sink.kind == EffectKind::DbCreate
                 && target.as_ref().is_some_and(|t| out.reads.contains(t));
             // The key a provider call passes: a client's request strategy (a sink that takes
@@ -2700,6 +2922,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 upsert: sink.upsert || keyed_save,
                 relative,
                 target,
+                target_param: target_param.map(Box::new),
                 // the keys of the record not made for this call: a repeat writes them again
                 // (as a raw insert's bound columns, below)
                 request_keys: data_keys.clone().unwrap_or_default(),
@@ -2757,6 +2980,31 @@ impl<'m, 'a> Effects<'m, 'a> {
         let Some((s, line)) = sql else {
             // a diesel read (`favorites::table.filter(..).count().first(conn)`): a create of
             // the same table after it is pre-checked
+            // a diesel read generic over its table (`<T as HasTable>::table().filter(predicate)`):
+            // named by its filter, here or by a caller; also one built in a variable before
+            if c.links.iter().any(|(n, ..)| DIESEL_READS.contains(n))
+                && let Some(q) = c.root_var.as_ref().and_then(|v| scope.table_queries.get(v))
+            {
+                match q.clone() {
+                    Ok(t) => out.reads.push(t),
+                    Err(r) => out.read_params.push(r),
+                }
+                return;
+            }
+            if diesel_read(&c, &self.model.modules[scope.module].uses).is_none()
+                && c.links.iter().any(|(n, ..)| DIESEL_READS.contains(n))
+                && c.text.contains("table")
+            {
+                let args = diesel_args(&c);
+                if let Some(t) = args.iter().find_map(|a| self.table_from_arg(a, scope)) {
+                    out.reads.push(t);
+                    return;
+                }
+                if let Some(r) = args.iter().find_map(|a| self.param_of(a, scope)) {
+                    out.read_params.push(r);
+                    return;
+                }
+            }
             if let Some(t) = diesel_read(&c, &self.model.modules[scope.module].uses)
                 .or_else(|| seaorm_read(&c))
                 .or_else(|| {
@@ -2850,18 +3098,54 @@ impl<'m, 'a> Effects<'m, 'a> {
     }
 }
 
+/// The methods that run a diesel select for rows (diesel-async's and the `_async` wrappers').
+const DIESEL_READS: &[&str] = &[
+    "first",
+    "load",
+    "get_result",
+    "get_results",
+    "count",
+    "exists",
+    "find",
+    "first_async",
+    "load_async",
+    "get_result_async",
+    "get_results_async",
+];
+
+/// The arguments of a diesel chain that may name its table: what `values`, `set` and `filter`
+/// are given, also inside the statement (`update(<T>::table().filter(predicate))`).
+fn diesel_args<'e>(c: &Chain<'e>) -> Vec<&'e Ex> {
+    fn inner<'e>(e: &'e Ex, out: &mut Vec<&'e Ex>, depth: usize) {
+        if depth > 16 {
+            return;
+        }
+        if let Ex::Method(recv, name, args, _) = e {
+            if matches!(name.as_str(), "filter" | "values" | "set" | "find") {
+                out.extend(args.iter());
+            }
+            inner(recv, out, depth + 1);
+        }
+    }
+    let mut out = Vec::new();
+    for (name, args, _) in &c.links {
+        if matches!(*name, "filter" | "values" | "set" | "find") {
+            out.extend(args.iter());
+        }
+    }
+    for a in c.root_args {
+        inner(a, &mut out, 0);
+    }
+    out
+}
+
 /// The table a diesel query reads (`favorites::table.filter(..).first(conn)` → `favorites`).
 fn diesel_read(c: &Chain<'_>, uses: &[&UseDecl]) -> Option<String> {
-    const READS: &[&str] = &[
-        "first",
-        "load",
-        "get_result",
-        "get_results",
-        "count",
-        "exists",
-        "find",
-    ];
-    if !c.links.iter().any(|(name, _, _)| READS.contains(name)) {
+    if !c
+        .links
+        .iter()
+        .any(|(name, _, _)| DIESEL_READS.contains(name))
+    {
         return None;
     }
     let root = c.text.split('.').next().unwrap_or("");
@@ -3137,6 +3421,21 @@ fn table_of(c: &Chain<'_>, uses: &[&UseDecl]) -> Option<String> {
         .find_map(table)
 }
 
+/// The table of a column named through its table's `dsl` (`dsl::merchant_id` with `use
+/// schema::merchant_account::dsl;`, `users::dsl::email`): the segment before `dsl`.
+fn column_table(p: &[String], uses: &[&UseDecl]) -> Option<String> {
+    let named = |full: &[String]| match full {
+        [.., t, dsl, _] if dsl == "dsl" => Some(t.clone()),
+        _ => None,
+    };
+    named(p).or_else(|| {
+        let (first, rest) = p.split_first()?;
+        uses.iter()
+            .filter(|u| u.alias == *first)
+            .find_map(|u| named(&[u.path.as_slice(), rest].concat()))
+    })
+}
+
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
 fn writes(c: &Chain<'_>) -> bool {
     let is_write = |s: &str| crate::facts::is_mutation_method(&s.to_ascii_uppercase());
@@ -3294,6 +3593,32 @@ fn chain_root(e: &Ex) -> Option<&str> {
 }
 
 /// Puts `name` in `set` or takes it out.
+/// An expression without the calls that only map its error or wait for it (`.map_err(..)`,
+/// `.await`, `.context(..)`), and the arguments of those calls.
+fn error_mapped(e: &Ex) -> (&Ex, Vec<&Ex>) {
+    const MAPS: &[&str] = &[
+        "map_err",
+        "context",
+        "with_context",
+        "change_context",
+        "attach_printable",
+        "attach",
+        "await",
+    ];
+    let mut cur = e;
+    let mut args = Vec::new();
+    for _ in 0..8 {
+        match cur {
+            Ex::Method(recv, name, a, _) if MAPS.contains(&name.as_str()) => {
+                args.extend(a.iter());
+                cur = recv;
+            }
+            _ => break,
+        }
+    }
+    (cur, args)
+}
+
 fn mark(set: &mut HashSet<String>, name: &str, on: bool) {
     if on {
         set.insert(name.to_string());

@@ -55,6 +55,9 @@ pub enum Item {
         /// axum-extra's `#[derive(TypedPath)] #[typed_path("/users/{id}")]`: the path a typed
         /// route whose handler takes this type is registered at.
         typed_path: Option<String>,
+        /// diesel's `#[diesel(table_name = users)]` (`#[table_name = "users"]` in diesel 1): the
+        /// table the struct is a row, a new row or a changeset of.
+        diesel_table: Option<String>,
     },
 }
 

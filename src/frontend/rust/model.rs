@@ -46,6 +46,8 @@ pub struct Module<'a> {
     pub consts: HashMap<String, &'a Ex>,
     /// The axum-extra typed paths of the types defined here (`#[typed_path("/users/{id}")]`).
     pub typed_paths: HashMap<String, &'a str>,
+    /// The diesel tables of the types defined here (`#[diesel(table_name = users)]`).
+    pub diesel_tables: HashMap<String, &'a str>,
     pub uses: Vec<&'a UseDecl>,
     pub externs: Vec<(String, String)>,
     pub is_test: bool,
@@ -539,6 +541,7 @@ impl<'a> Model<'a> {
             trait_supers: HashMap::default(),
             consts: HashMap::default(),
             typed_paths: HashMap::default(),
+            diesel_tables: HashMap::default(),
             uses: Vec::new(),
             externs: Vec::new(),
             is_test,
@@ -609,7 +612,11 @@ impl<'a> Model<'a> {
                 entity,
                 alias,
                 typed_path,
+                diesel_table,
             } => {
+                if let Some(t) = diesel_table {
+                    self.modules[m].diesel_tables.insert(name.clone(), t);
+                }
                 self.modules[m].types.insert(name.clone());
                 if let Some(p) = typed_path {
                     self.modules[m].typed_paths.insert(name.clone(), p);
@@ -674,6 +681,14 @@ impl<'a> Model<'a> {
                 }
                 self.add_item(m, item);
             }
+        }
+    }
+
+    /// The diesel table a project type is a row (or new row, or changeset) of.
+    pub fn diesel_table(&self, ty: &Res) -> Option<&'a str> {
+        match ty {
+            Res::Type(m, name) => self.modules[*m].diesel_tables.get(name).copied(),
+            _ => None,
         }
     }
 

@@ -652,7 +652,7 @@ fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
         }
         Expr::MethodCall(m) if m.args.is_empty() => {
             let failed = match m.method.to_string().as_str() {
-                "is_none" | "is_err" => true,
+                "is_none" | "is_err" | "is_empty" => true,
                 "is_some" | "is_ok" => false,
                 _ => return None,
             };
@@ -1155,6 +1155,57 @@ fn is_sea_orm(a: &syn::Attribute) -> bool {
 /// A struct deriving `DeriveEntityModel` (or under `#[sea_orm::model]`): its `sea_orm` arguments.
 /// The path of axum-extra's `#[typed_path("/users/{id}")]` (with or without `rejection(..)`
 /// after it).
+/// diesel's `#[diesel(table_name = users)]` (or `= crate::schema::users`, beside other options,
+/// also under `#[cfg_attr(feature = "..", diesel(..))]`), and diesel 1's `#[table_name =
+/// "users"]`: the table's name.
+fn diesel_table(attrs: &[syn::Attribute]) -> Option<String> {
+    // `table_name = a::b::users` in a token stream, or in a group of it
+    fn scan(tokens: proc_macro2::TokenStream, depth: usize) -> Option<String> {
+        if depth > 4 {
+            return None;
+        }
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        if let Some(at) = tokens
+            .iter()
+            .position(|t| matches!(t, TokenTree::Ident(i) if i == "table_name"))
+        {
+            let mut last = None;
+            for t in tokens.iter().skip(at + 2) {
+                match t {
+                    TokenTree::Punct(p) if p.as_char() == ',' => break,
+                    TokenTree::Ident(i) => last = Some(i.to_string()),
+                    _ => {}
+                }
+            }
+            return last;
+        }
+        tokens.into_iter().find_map(|t| match t {
+            TokenTree::Group(g) => scan(g.stream(), depth + 1),
+            _ => None,
+        })
+    }
+    for a in attrs {
+        match &a.meta {
+            syn::Meta::NameValue(nv) if a.path().is_ident("table_name") => {
+                if let syn::Expr::Lit(l) = &nv.value
+                    && let syn::Lit::Str(s) = &l.lit
+                {
+                    return Some(s.value());
+                }
+            }
+            syn::Meta::List(list)
+                if a.path().is_ident("diesel") || a.path().is_ident("cfg_attr") =>
+            {
+                if let Some(t) = scan(list.tokens.clone(), 0) {
+                    return Some(t);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
 fn typed_path(attrs: &[syn::Attribute]) -> Option<String> {
     let attr = attrs.iter().find(|a| a.path().is_ident("typed_path"))?;
     let syn::Meta::List(list) = &attr.meta else {
@@ -1374,6 +1425,7 @@ impl Lower {
                 entity: entity_attrs(s).map(Box::new),
                 alias: None,
                 typed_path: typed_path(&s.attrs),
+                diesel_table: diesel_table(&s.attrs),
             },
             syn::Item::Enum(s) => Item::Type {
                 name: s.ident.to_string(),
@@ -1381,6 +1433,7 @@ impl Lower {
                 entity: None,
                 alias: None,
                 typed_path: None,
+                diesel_table: None,
             },
             syn::Item::Union(s) => Item::Type {
                 name: s.ident.to_string(),
@@ -1388,6 +1441,7 @@ impl Lower {
                 entity: None,
                 alias: None,
                 typed_path: None,
+                diesel_table: None,
             },
             syn::Item::Type(s) => Item::Type {
                 name: s.ident.to_string(),
@@ -1395,6 +1449,7 @@ impl Lower {
                 entity: None,
                 alias: s.generics.params.is_empty().then(|| lower_ty(&s.ty)),
                 typed_path: None,
+                diesel_table: None,
             },
             syn::Item::Macro(m) if m.mac.path.is_ident("macro_rules") => {
                 return self.macro_rules(m);
