@@ -493,9 +493,10 @@ impl Effect {
     /// A create made only when a lookup found nothing, with no unique constraint behind the
     /// lookup: a sequential retry finds the row, two concurrent ones can both create.
     pub fn racy_guard(&self) -> bool {
+        // (`upsert` with `find_or_create` is an update-or-insert by hand: an atomic upsert is
+        // never a find-or-create)
         self.kind == EffectKind::DbCreate
             && self.find_or_create
-            && !self.upsert
             // A create that replaces the rows a delete of the same model removed first.
             && !self.replaces
             && self.constraint.is_none()

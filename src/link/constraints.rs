@@ -99,6 +99,11 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
             if let Some(c) = keyed {
                 // An upsert already stops its duplicate; the constraint it conflicts on is what
                 // makes it work, so it is named too.
+                // (An update-or-insert by hand, `find_or_create` with `upsert`, is not atomic:
+                // the constraint is what closes its race.)
+                if e.upsert && e.find_or_create {
+                    e.constraint = Some(c.describe());
+                }
                 if !e.upsert {
                     e.constraint = Some(c.describe());
                     // The request itself supplies every column: a repeat conflicts for sure.

@@ -200,15 +200,28 @@ fn racy(ep: &Endpoint) -> Option<Hit> {
         });
     };
     let target = create.target.as_deref().unwrap_or("the row");
+    // An update-or-insert by hand finds the row on a retry and writes it again, absolutely.
+    let again = if create.upsert {
+        "updates it instead"
+    } else {
+        "does nothing again"
+    };
     Some(Hit {
         confidence: Confidence::of(&racy),
         message: format!(
-            "Guarded but racy: a sequential retry finds the `{target}` the first run created and does nothing again, but nothing atomic backs the lookup, so two concurrent retries both pass it: the endpoint {list}."
+            "Guarded but racy: a sequential retry finds the `{target}` the first run created and {again}, but nothing atomic backs the lookup, so two concurrent retries both pass it: the endpoint {list}."
         ),
-        change: format!(
-            "Add a unique constraint on the values `{target}` is looked up by (and return the existing record on conflict), or take a lock around the lookup and the create at {}.",
-            create.location
-        ),
+        change: if create.upsert {
+            format!(
+                "Add a unique constraint on the values `{target}` is looked up by and write the update-or-insert as one upsert (`ON CONFLICT .. DO UPDATE`), or take a lock around the lookup and the write at {}.",
+                create.location
+            )
+        } else {
+            format!(
+                "Add a unique constraint on the values `{target}` is looked up by (and return the existing record on conflict), or take a lock around the lookup and the create at {}.",
+                create.location
+            )
+        },
         impact: "A sequential retry repeats nothing; two concurrent retries (a double click, a client and a proxy both retrying) both create.".into(),
         at: None,
         cause: None,
