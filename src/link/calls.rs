@@ -171,6 +171,37 @@ const BUILTIN_METHODS: &[&str] = &[
     "toJSON",
 ];
 
+/// A built-in of the language that reads its arguments and calls none of the functions inside
+/// them: `Object.keys(table)`, `JSON.stringify(x)`, `console.log(x)`, `String(x)`.
+fn inert_builtin(callee: &Val) -> bool {
+    match callee {
+        Val::Member(recv, name) => match recv.as_ref() {
+            Val::Global(g) => match g.as_str() {
+                "Object" => matches!(
+                    name.as_str(),
+                    "keys"
+                        | "values"
+                        | "entries"
+                        | "assign"
+                        | "freeze"
+                        | "getOwnPropertyNames"
+                        | "hasOwn"
+                        | "fromEntries"
+                ),
+                "JSON" | "console" | "Math" => true,
+                "Array" => name == "isArray",
+                _ => false,
+            },
+            _ => false,
+        },
+        Val::Global(g) => matches!(
+            g.as_str(),
+            "String" | "Number" | "Boolean" | "structuredClone" | "encodeURIComponent"
+        ),
+        _ => false,
+    }
+}
+
 /// Methods every object has (`Object.prototype`'s): never a function a project module defines.
 const OBJECT_METHODS: &[&str] = &["hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable"];
 
@@ -2469,7 +2500,10 @@ impl<'a> Calls<'a> {
                 // (`handlers.create({ ctx: buildContext(auth) })`, which calls `ctx.authorize`).
                 let library = callees == 1 && !matches!(targets[0].0, Resolved::Func(..));
                 let only = if library { self.runs_only(m, cs) } else { None };
-                for a in &cs.args {
+                // `Object.keys(handlers)`, `JSON.stringify(config)`: the language's own
+                // functions that read what they are given run none of its functions.
+                let inert = inert_builtin(&cs.callee);
+                for a in cs.args.iter().filter(|_| !inert) {
                     if let Val::Func(af) = a
                         && inside.contains(af)
                     {
