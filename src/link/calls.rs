@@ -519,10 +519,10 @@ fn param_gate(m: ModId, cs: &CallSite) -> Option<Box<(ParamRef, bool)>> {
 }
 
 /// An effect that runs only under a test of a parameter of `(m2, f2)`, at a call of it: false
-/// (the call does not reach it) when the call's argument turns the test the other way — an
-/// argument left out (`updateOne(id, dto)` for `if (options?.upsert) create(..)`), `false`, a
-/// string, an object; a caller passing a parameter of its own hands the test on. An argument
-/// the code does not show keeps the effect.
+/// (the call does not reach it) when the call's argument turns the test the other way — for a
+/// truthy test an argument left out (`updateOne(id, dto)` for `if (options?.upsert)
+/// create(..)`) or `false`; for a falsy one `true`, a string, an object. A caller passing a
+/// parameter of its own hands the test on; an argument the code does not show keeps the effect.
 fn bind_gate(m: ModId, m2: ModId, f2: FnId, cs: &CallSite, e: &mut Effect) -> bool {
     let Some(gate) = e.param_gate.take() else {
         return true;
@@ -937,8 +937,7 @@ pub fn soft_deletes(e: &Effect) -> bool {
 }
 
 /// Does a delete (or a soft delete) clear the set a later create of its model writes again (a
-/// replace)? Not one
-/// that runs only while a looked-up row of its own model is in some state (`if
+/// replace)? Not one that runs only while a looked-up row of its own model is in some state (`if
 /// (row.status === 'FAILED') delete(row)`): that removes one stale row, and the create beside it
 /// is a create. Not one on a failure path either.
 pub fn replaces_set(e: &Effect) -> bool {
