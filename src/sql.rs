@@ -313,41 +313,6 @@ pub fn starts_with_write(text: &str) -> bool {
     })
 }
 
-/// A `format!` string as a statement built at run time: each `{..}` a hole `$1`, `$2`, ..
-/// (`{{` and `}}` are braces). `None` unless it starts with a write (`INSERT`, `UPDATE`,
-/// `DELETE`, `REPLACE`).
-pub fn format_statement(fmt: &str) -> Option<String> {
-    if !starts_with_write(fmt) {
-        return None;
-    }
-    let mut out = String::with_capacity(fmt.len());
-    let mut chars = fmt.chars().peekable();
-    let mut hole = 0;
-    while let Some(c) = chars.next() {
-        match c {
-            '{' if chars.peek() == Some(&'{') => {
-                chars.next();
-                out.push('{');
-            }
-            '}' if chars.peek() == Some(&'}') => {
-                chars.next();
-                out.push('}');
-            }
-            '{' => {
-                for n in chars.by_ref() {
-                    if n == '}' {
-                        break;
-                    }
-                }
-                hole += 1;
-                out.push_str(&format!("${hole}"));
-            }
-            c => out.push(c),
-        }
-    }
-    Some(out)
-}
-
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS
 /// (..)`)? A lookup inside the statement, not a constraint: two concurrent runs can both insert.
 /// Also `INSERT INTO t .. SELECT .. LEFT JOIN t ON .. WHERE t.x IS NULL` (an anti-join on the

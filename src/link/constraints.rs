@@ -101,11 +101,10 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                 // makes it work, so it is named too.
                 // (An update-or-insert by hand, `find_or_create` with `upsert`, is not atomic:
                 // the constraint is what closes its race.)
-                if e.upsert && e.find_or_create {
+                if !e.upsert || e.find_or_create {
                     e.constraint = Some(c.describe());
                 }
                 if !e.upsert {
-                    e.constraint = Some(c.describe());
                     // The request itself supplies every column: a repeat conflicts for sure.
                     // A find-or-create that returns the row it found never reaches its create
                     // on a repeat: nothing fails there, and what follows runs again.

@@ -340,6 +340,26 @@ pub enum Piece {
     Hole(String),
 }
 
+/// A `format!` string as a statement built at run time: each `{..}` a hole `$1`, `$2`, ..
+/// `None` unless it starts with a write (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`).
+pub fn format_statement(fmt: &str) -> Option<String> {
+    if !crate::sql::starts_with_write(fmt) {
+        return None;
+    }
+    let mut out = String::with_capacity(fmt.len());
+    let mut hole = 0;
+    for piece in format_pieces(fmt) {
+        match piece {
+            Piece::Text(t) => out.push_str(&t),
+            Piece::Hole(_) => {
+                hole += 1;
+                out.push_str(&format!("${hole}"));
+            }
+        }
+    }
+    Some(out)
+}
+
 /// The pieces of a `format!` string, in order.
 pub fn format_pieces(template: &str) -> Vec<Piece> {
     let mut out = Vec::new();

@@ -339,7 +339,7 @@ struct Scope {
     /// diesel `insert_into(t).values(&page)` writes.
     literals: HashMap<String, Vec<String>>,
     /// Variables bound to a statement built at run time (`let sql = format!("INSERT INTO {table}
-    /// ..")`): its text, the holes written `$1`, `$2`, .. (see `crate::sql::format_statement`).
+    /// ..")`): its text, the holes written `$1`, `$2`, .. (see `super::consts::format_statement`).
     built_sql: HashMap<String, String>,
 }
 
@@ -1533,7 +1533,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                                 if path.last().is_some_and(|l| l == "format")
                                     && let Some(text) = lits
                                         .first()
-                                        .and_then(|l| crate::sql::format_statement(l)) =>
+                                        .and_then(|l| super::consts::format_statement(l)) =>
                             {
                                 scope.built_sql.insert(name.clone(), text)
                             }
@@ -1847,13 +1847,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// = ..)]` struct (a literal, or a variable of that type), or a test of a column of the
     /// table's `dsl` (`dsl::merchant_id.eq(id)`, `users::dsl::email.eq(e).and(..)`).
     fn table_from_arg(&self, e: &Ex, scope: &Scope) -> Option<String> {
-        let mut e = e;
-        for _ in 0..8 {
-            match e {
-                Ex::Other(inner) if inner.len() == 1 => e = &inner[0],
-                _ => break,
-            }
-        }
+        let e = bare(e);
         if let Some(ty) = self.type_of(e, scope, 0)
             && let Some(t) = self.model.diesel_table(&ty)
         {
@@ -1900,14 +1894,7 @@ impl<'m, 'a> Effects<'m, 'a> {
 
     /// The parameter of the function being summarised that `e` is (`values`, `&predicate`).
     fn param_of(&self, e: &Ex, scope: &Scope) -> Option<crate::facts::ParamRef> {
-        let mut e = e;
-        for _ in 0..8 {
-            match e {
-                Ex::Other(inner) if inner.len() == 1 => e = &inner[0],
-                _ => break,
-            }
-        }
-        let Ex::Path(p, _) = e else { return None };
+        let Ex::Path(p, _) = bare(e) else { return None };
         let [name] = p.as_slice() else { return None };
         Some(crate::facts::ParamRef {
             module: scope.module,
@@ -2145,16 +2132,11 @@ impl<'m, 'a> Effects<'m, 'a> {
             return true;
         };
         let (r, truthy) = *gate;
-        let Some(mut v) = self.argument(f, &r, site) else {
+        let Some(v) = self.argument(f, &r, site) else {
             return true;
         };
+        let mut v = bare(v);
         let mut k = 0;
-        loop {
-            v = match v {
-                Ex::Other(inner) if inner.len() == 1 => &inner[0],
-                _ => break,
-            };
-        }
         while k < r.path.len() {
             match v {
                 Ex::Struct(_, values, fields) if values.len() == fields.len() => {
@@ -3387,21 +3369,7 @@ fn table_of(c: &Chain<'_>, uses: &[&UseDecl]) -> Option<String> {
             _ => None,
         }
     }
-    let path = |p: &[String]| {
-        named(p).or_else(|| {
-            let (first, rest) = p.split_first()?;
-            uses.iter().find_map(|u| {
-                if u.alias == *first {
-                    named(&[u.path.as_slice(), rest].concat())
-                } else if u.alias == "*" && rest.is_empty() {
-                    // a glob of a table's `dsl`: the table by its own name
-                    named(&[u.path.as_slice(), std::slice::from_ref(first)].concat())
-                } else {
-                    None
-                }
-            })
-        })
-    };
+    let path = |p: &[String]| through_uses(p, uses, named);
     // also as the receiver of a query (`crates::table.find(id)`, `posts::table.filter(..)` in
     // `diesel::delete(..)`)
     let table = |a: &Ex| {
@@ -3424,16 +3392,45 @@ fn table_of(c: &Chain<'_>, uses: &[&UseDecl]) -> Option<String> {
 /// The table of a column named through its table's `dsl` (`dsl::merchant_id` with `use
 /// schema::merchant_account::dsl;`, `users::dsl::email`): the segment before `dsl`.
 fn column_table(p: &[String], uses: &[&UseDecl]) -> Option<String> {
-    let named = |full: &[String]| match full {
+    through_uses(p, uses, |full| match full {
         [.., t, dsl, _] if dsl == "dsl" => Some(t.clone()),
         _ => None,
-    };
+    })
+}
+
+/// What `named` makes of a path as written, or as the calling module's `use`s spell it out: its
+/// first segment through an alias (`use schema::coupon::dsl as c;` for `c::coupon`), a lone
+/// name through a glob (`use schema::users::dsl::*;` for `users`).
+fn through_uses(
+    p: &[String],
+    uses: &[&UseDecl],
+    named: impl Fn(&[String]) -> Option<String>,
+) -> Option<String> {
     named(p).or_else(|| {
         let (first, rest) = p.split_first()?;
-        uses.iter()
-            .filter(|u| u.alias == *first)
-            .find_map(|u| named(&[u.path.as_slice(), rest].concat()))
+        uses.iter().find_map(|u| {
+            if u.alias == *first {
+                named(&[u.path.as_slice(), rest].concat())
+            } else if u.alias == "*" && rest.is_empty() {
+                named(&[u.path.as_slice(), std::slice::from_ref(first)].concat())
+            } else {
+                None
+            }
+        })
     })
+}
+
+/// An expression without the wrappers that only pass it on (`&x`, `(x)`, lowered as a lone
+/// sub-expression).
+fn bare(e: &Ex) -> &Ex {
+    let mut e = e;
+    for _ in 0..8 {
+        match e {
+            Ex::Other(inner) if inner.len() == 1 => e = &inner[0],
+            _ => break,
+        }
+    }
+    e
 }
 
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).
