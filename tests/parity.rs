@@ -174,6 +174,32 @@ fn a_branch_a_caller_turns_off_is_not_reached_in_both_languages() {
     assert_twins("nestjs-optional-branches", "axum-optional-branches");
 }
 
+/// A branch that runs only when the route's own path parameter is missing (`if (!id) create(..)`
+/// under `@Param('id')`, `if let Some(Path(id)) = id { .. } create(..)` under
+/// `Option<Path<Uuid>>`) never runs: the router matched the segment.
+#[test]
+fn a_branch_on_a_missing_path_parameter_never_runs_in_both_languages() {
+    assert_twins("nestjs-path-param-branches", "axum-path-param-branches");
+}
+
+/// An update-or-insert behind a lookup the module wraps in a function of its own (`const row =
+/// await this.findOne(formId, appId)`, `if let Some(row) = find_one(..).await?`): racy without a
+/// unique key, closed by one.
+#[test]
+fn an_update_or_insert_behind_a_wrapped_lookup_in_both_languages() {
+    assert_twins(
+        "nestjs-mongoose-lookup-wrappers",
+        "axum-sqlx-lookup-wrappers",
+    );
+}
+
+/// A row counted, then updated or inserted by hand (`Number(rows[0].count)`, `try_get("count")`),
+/// and a column flipped in SQL (`SET a = NOT a`, `CASE WHEN a ..`), a relative update.
+#[test]
+fn a_counted_row_and_a_flipped_column_in_both_languages() {
+    assert_twins("express-pg-settings", "axum-sqlx-settings");
+}
+
 /// An insert whose columns are not in view is stopped by a natural key, never by the row's own
 /// id alone (made per call); a log row alone is low.
 #[test]

@@ -393,14 +393,21 @@ fn has_self_increment(sql: &str) -> bool {
         .split_whitespace()
         .map(|t| t.trim_matches('"').to_ascii_lowercase())
         .collect();
-    tokens.windows(4).any(|w| {
-        w[1] == "="
-            && w[0] == w[2]
-            && (w[3] == "+" || w[3] == "-")
-            && w[0]
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
-    })
+    let column = |t: &str| {
+        t.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    };
+    // `n = n + 1`
+    tokens
+        .windows(4)
+        .any(|w| w[1] == "=" && w[0] == w[2] && (w[3] == "+" || w[3] == "-") && column(&w[0]))
+        // a flip: `active = NOT active`, `email = CASE WHEN email = 'inactive' THEN ..`
+        || tokens
+            .windows(4)
+            .any(|w| w[1] == "=" && w[2] == "not" && w[3] == w[0] && column(&w[0]))
+        || tokens.windows(5).any(|w| {
+            w[1] == "=" && w[2] == "case" && w[3] == "when" && w[4] == w[0] && column(&w[0])
+        })
 }
 
 /// A function named like a signature check: a verb of verification with a signature, an HMAC or
@@ -1412,8 +1419,9 @@ pub fn classify_sql(sql: &str) -> Option<(EffectKind, bool, bool)> {
             || joined.contains("ON DUPLICATE KEY")
             || words[first] == "REPLACE"
             || words[first] == "MERGE");
-    // `SET n = n + 1`: the column on both sides of an assignment with + or -; not when the
-    // statement moves rows out of its own `WHERE` (a second run changes nothing).
+    // `SET n = n + 1`: the column on both sides of an assignment with + or -, or a flip of it
+    // (`SET active = NOT active`, `CASE WHEN active ..`); not when the statement moves rows out
+    // of its own `WHERE` (a second run changes nothing).
     let relative = kind == EffectKind::DbUpdate
         && has_self_increment(sql)
         && !crate::sql::sql_moves_state(sql);
@@ -2285,7 +2293,8 @@ impl<'a> Calls<'a> {
                     // A count guards only where the front end saw it tested for none
                     // (`if (n > 0) throw ..`): it is a lookup for the effects it marked.
                     if let Some(known) = &t
-                        && method.is_some_and(|l| l.starts_with("count"))
+                        && (method.is_some_and(|l| l.starts_with("count"))
+                            || self.raw_select(cs).is_some_and(selects_count))
                     {
                         lookups_here.push((aliased(known), Vec::new()));
                     }
@@ -2657,8 +2666,35 @@ impl<'a> Calls<'a> {
                     };
                     let sub_lookups: Vec<String> = sub.lookups.iter().map(bound).collect();
                     read.extend(sub.reads.iter().map(|r| r.as_ref().map(bound)));
-                    if cs.path.last().is_some_and(|l| self.catalog.is_lookup(l)) {
-                        for name in receiver_names(cs) {
+                    let called = cs.path.last().unwrap_or(&cs.root_name);
+                    if self.catalog.is_lookup(called) {
+                        // The row a wrapper returns is inlined where it is tested: its
+                        // lookup's receiver, typed `Model<IntegrationModel>` on a field of the
+                        // wrapper's class (`return this.integrationModel.findOne({ formId })`),
+                        // names it by its declared type (`Model`).
+                        let returned = self.res.modules[m2].functions[f2]
+                            .returns
+                            .iter()
+                            .filter_map(|r| match r {
+                                Val::Call(callee, _) => match callee.as_ref() {
+                                    Val::Member(receiver, method)
+                                        if self.catalog.is_lookup(method) =>
+                                    {
+                                        match receiver.as_ref() {
+                                            Val::TypeRef(t) => t.name_it_goes_by(),
+                                            _ => None,
+                                        }
+                                    }
+                                    _ => None,
+                                },
+                                _ => None,
+                            })
+                            .map(|n| model_key(&n));
+                        let receivers = match cs.path.last() {
+                            Some(_) => receiver_names(cs),
+                            None => Vec::new(),
+                        };
+                        for name in receivers.into_iter().chain(returned) {
                             let known = guard_alias.entry(name).or_default();
                             for l in &sub_lookups {
                                 if !known.contains(l) {
@@ -4882,6 +4918,22 @@ mod tests {
             );
         }
         assert_eq!(classify_sql("SELECT * FROM t"), None);
+        // a flip undoes itself on a repeat
+        for sql in [
+            "UPDATE flags SET enabled = NOT enabled WHERE id = $1",
+            r#"UPDATE "Users" SET email = CASE WHEN email = 'inactive' THEN 'active' ELSE 'inactive' END WHERE username = 'guest'"#,
+        ] {
+            assert_eq!(
+                classify_sql(sql),
+                Some((EffectKind::DbUpdate, false, true)),
+                "{sql}"
+            );
+        }
+        // a `CASE` on another column sets an absolute value
+        assert_eq!(
+            classify_sql("UPDATE t SET status = CASE WHEN paid THEN 'done' ELSE 'open' END"),
+            Some((EffectKind::DbUpdate, false, false))
+        );
     }
 }
 

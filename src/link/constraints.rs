@@ -378,6 +378,35 @@ impl Collector<'_> {
                     );
                 }
             }
+            // @nestjs/mongoose: `IntegrationSchema.index({ formId: 1, appId: 1 }, { unique: true
+            // })` on `SchemaFactory.createForClass(IntegrationModel)`.
+            "index"
+                if truthy(cs.args.get(1).and_then(|o| field(o, "unique")))
+                    && matches!(cs.args.first(), Some(Val::Obj(_))) =>
+            {
+                let Val::Call(callee, args) = &cs.root else {
+                    return;
+                };
+                if !matches!(callee.as_ref(), Val::Member(_, n) if n == "createForClass") {
+                    return;
+                }
+                let Some(name) = args.first().and_then(|a| self.model_name(m, a)) else {
+                    return;
+                };
+                let partial = cs
+                    .args
+                    .get(1)
+                    .and_then(|o| field(o, "partialFilterExpression"))
+                    .is_some();
+                self.push(
+                    &name,
+                    vec![],
+                    strings(&cs.args[0]),
+                    (false, partial),
+                    "mongoose",
+                    at,
+                );
+            }
             // The MongoDB driver: `db.collection('connections').createIndex({ key: 1 }, { unique:
             // true })`, on a local or a helper's collection too.
             "createIndex"
@@ -806,12 +835,13 @@ impl Collector<'_> {
     ) {
         let entity = decorators
             .iter()
-            .find(|d| matches!(d.name.as_str(), "Entity" | "Table"));
+            .find(|d| matches!(d.name.as_str(), "Entity" | "Table" | "Schema"));
         let Some(entity) = entity else { return };
-        let source = if entity.name == "Entity" {
-            "typeorm"
-        } else {
-            "sequelize"
+        let source = match entity.name.as_str() {
+            "Entity" => "typeorm",
+            // @nestjs/mongoose: `@Schema() class User { @Prop({ unique: true }) email }`
+            "Schema" => "mongoose",
+            _ => "sequelize",
         };
         let aliases: Vec<String> = match entity.args.first() {
             Some(Val::Str(s)) => vec![s.clone()],
@@ -889,7 +919,7 @@ impl Collector<'_> {
             for d in &ds {
                 let unique = match d.name.as_str() {
                     "PrimaryColumn" | "PrimaryGeneratedColumn" | "PrimaryKey" | "Unique" => true,
-                    "Column" | "Index" => {
+                    "Column" | "Index" | "Prop" => {
                         truthy(field(&opts(d), "unique")) || truthy(field(&opts(d), "primary"))
                     }
                     _ => false,

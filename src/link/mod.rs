@@ -206,6 +206,7 @@ pub fn link_ts(
                     s.effects
                         .iter()
                         .filter(|e| e.method_param.is_none())
+                        .filter(|e| !needs_absent_path_param(e, &modules[m], m, f, &route.path))
                         .cloned()
                         .map(|e| request_message_id(e, catalog)),
                 );
@@ -415,6 +416,25 @@ pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
 /// client's event id, which a retry sends again. Only an id read from a field named for one
 /// (`body.messageId`), or from within the body when it went through a list or a mix of values
 /// (each event of a batch), counts: a user id or a path parameter is not a message's id.
+/// An effect that runs only when a parameter of the handler is falsy (`if (!id) return
+/// this.create(body)`), where the route binds that parameter to one of its path parameters
+/// (`@Param('id') id` on `PATCH /menu/{id}`): the router matched a non-empty segment, so the
+/// branch never runs.
+fn needs_absent_path_param(e: &Effect, module: &Module, m: ModId, f: FnId, path: &str) -> bool {
+    let Some(gate) = e.param_gate.as_deref() else {
+        return false;
+    };
+    let (r, truthy) = gate;
+    !truthy
+        && r.module == m
+        && r.function == f
+        && r.path.is_empty()
+        && module.functions[f]
+            .path_params
+            .iter()
+            .any(|(i, name)| *i == r.index && path.contains(&format!("{{{name}}}")))
+}
+
 fn request_message_id(mut e: Effect, catalog: &Catalog) -> Effect {
     // A job id read from the request (`{ jobId: req.body.eventId }`): a retry sends it again.
     if let Some(p) = e.dedup_param.take() {

@@ -914,6 +914,10 @@ pub struct FnFacts {
     /// function it is handed and runs there (`uniqueError(() => insert(..), 'taken')`) has its
     /// duplicates answered.
     pub answers_unique: bool,
+    /// Parameters bound to a path parameter of the route by a decorator (`@Param('id') id`,
+    /// `@UuidParam('id') id`, tsoa's `@Path('id') id`): (index, the path parameter's name). A
+    /// route's path parameter is always a non-empty string where the handler runs.
+    pub path_params: Vec<(usize, String)>,
 }
 
 impl FnFacts {

@@ -390,6 +390,9 @@ enum Guard {
         /// The fields the lookup's filter fixes to constants: a create that writes another
         /// constant there is not the row a retry's lookup finds.
         filter: Vec<(String, String)>,
+        /// The tables the branch where the lookup found its row updates: a create of one of
+        /// them behind the guard is an update-or-insert by hand.
+        updated: Vec<String>,
     },
     /// They run only while a field of the row passes a test (`Effect::state_guard`'s `t:..` /
     /// `f:..`).
@@ -444,6 +447,7 @@ impl Guard {
                     locked,
                     refuses,
                     filter,
+                    updated,
                 } => {
                     if e.kind != EffectKind::DbCreate
                         || e.upsert
@@ -456,6 +460,10 @@ impl Guard {
                         continue;
                     }
                     e.find_or_create = true;
+                    e.upsert |= e
+                        .target
+                        .as_deref()
+                        .is_some_and(|t| updated.contains(&crate::facts::model_key(t)));
                     e.lookup_locked |= *locked;
                     if *refuses && e.refused_by.is_none() {
                         e.refused_by = Some(at.clone());
@@ -1464,6 +1472,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                     {
                         // `let Some(order) = order else { .. }`
                         scope.lookups.get(&p[0]).cloned()
+                    } else if let Some(row) = init.as_deref().and_then(count_of_row) {
+                        // `let count: i64 = existing.try_get("count")?`: the rows a `SELECT
+                        // COUNT(*)` found, tested as a lookup's row is (`if count > 0`)
+                        scope.lookups.get(row).cloned()
                     } else {
                         tested
                     };
@@ -1485,8 +1497,20 @@ impl<'m, 'a> Effects<'m, 'a> {
                                 locked: *locked,
                                 refuses: false,
                                 filter: filter.clone(),
+                                updated: Vec::new(),
                             }
                             .apply(&mut out.effects[start..], &at);
+                        }
+                        // `let Some(o) = options else { create(..); return .. }` on a parameter:
+                        // the `else` runs only when the caller passes `None`.
+                        if !matches!(**e, Ex::Failure(_))
+                            && let Some(Ex::Path(p, line)) = init.as_deref()
+                            && p.len() == 1
+                            && !scope.lookups.contains_key(&p[0])
+                            && let Some(g) = self.param_guard(scope, &p[0], &[], false)
+                        {
+                            let at = self.location(scope.module, *line);
+                            g.apply(&mut out.effects[start..], &at);
                         }
                     }
                     if names.len() == 1 {
@@ -1758,18 +1782,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let (tables, locked, filter) = scope.lookups.get(var)?.clone();
                 let found_when_true = *failed_when_true == scope.missing.contains(var);
                 let at = self.location(scope.module, *line);
-                let missing = |refuses| Guard::Missing {
+                let missing = |refuses, updated| Guard::Missing {
                     tables: tables.clone(),
                     locked,
                     refuses,
                     filter: filter.clone(),
+                    updated,
                 };
                 let gate_start = out.effects.len();
                 for (i, p) in parts.iter().enumerate().skip(skip) {
                     let start = out.effects.len();
                     self.walk(p, scope, out, false);
                     if (i == 1 && !found_when_true) || (i == 2 && found_when_true) {
-                        missing(false).apply(&mut out.effects[start..], &at);
+                        missing(false, Vec::new()).apply(&mut out.effects[start..], &at);
                     }
                 }
                 // Update-or-insert by hand: the row found is updated, the one missing created
@@ -1787,7 +1812,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .is_some_and(|t| updated.contains(&crate::facts::model_key(t)));
                 }
                 if *then_exits && found_when_true {
-                    after.push((missing(*then_refuses), at));
+                    after.push((missing(*then_refuses, updated.into_iter().collect()), at));
                 }
             }
             Ex::FieldTest(t) => {
@@ -3896,4 +3921,40 @@ mod tests {
             None
         );
     }
+}
+
+/// The row a count is read from (`existing.try_get("count")?`, `row.get::<i64, _>("total")`,
+/// with any error mapping): the variable holding the row of a `SELECT COUNT(*) AS count`.
+fn count_of_row(e: &Ex) -> Option<&str> {
+    let mut e = e;
+    for _ in 0..8 {
+        match e {
+            Ex::Caught(inner) => e = inner,
+            Ex::Method(recv, m, _, _)
+                if matches!(
+                    m.as_str(),
+                    "map_err" | "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
+                ) =>
+            {
+                e = recv
+            }
+            Ex::Method(recv, m, args, _) if matches!(m.as_str(), "try_get" | "get") => {
+                let column = match args.first() {
+                    Some(Ex::Lit(l)) => l.to_ascii_lowercase(),
+                    _ => return None,
+                };
+                return match &**recv {
+                    Ex::Path(p, _)
+                        if p.len() == 1
+                            && (column.contains("count") || column.contains("total")) =>
+                    {
+                        Some(p[0].as_str())
+                    }
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
 }

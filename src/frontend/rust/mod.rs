@@ -23,7 +23,7 @@ use crate::facts::{
     ClientRequest, Diagnostic, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
 };
 use effects::{Effects, Summary};
-use model::{Model, Res};
+use model::{FnId, Model, Res};
 use rayon::prelude::*;
 use routes::{Handler, Mw, MwAt, Routes};
 use std::collections::HashSet;
@@ -159,6 +159,9 @@ pub fn analyze(
             }
         }
         let mut effects = summary.effects;
+        if let Handler::Fn(f) = &e.handler {
+            effects.retain(|x| !needs_absent_path(&model, *f, x, &e.path));
+        }
         // A signature check of the project's own on a webhook path (in the handler, or a
         // middleware named like one) makes a receiver, as on the TypeScript side.
         let mut signature_checks = summary.signature_checks;
@@ -534,4 +537,30 @@ fn mutations_only(model: &Model, fns: &[model::FnId], closures: &[&ir::Ex]) -> b
         parse::children(e, &mut stack);
     }
     false
+}
+
+/// An effect that runs only when a parameter of the handler is `None` (`if let Some(Path(id)) =
+/// id { .. return } create(..)`), where that parameter is the route's optional path extractor
+/// (`id: Option<Path<Uuid>>` on `/menus/{id}`): the router matched the path's parameters, so
+/// the branch never runs (see `link::needs_absent_path_param`, its TypeScript twin).
+fn needs_absent_path(model: &Model, f: FnId, e: &crate::facts::Effect, path: &str) -> bool {
+    let Some((r, false)) = e.param_gate.as_deref() else {
+        return false;
+    };
+    let def = &model.fns[f];
+    if r.function != f || r.module != def.module || !r.path.is_empty() || !path.contains('{') {
+        return false;
+    }
+    def.func
+        .params
+        .iter()
+        .filter(|p| p.name != "self")
+        .nth(r.index)
+        .and_then(|p| p.ty.as_ref())
+        .is_some_and(|t| {
+            t.path.last().is_some_and(|l| l == "Option")
+                && t.args
+                    .first()
+                    .is_some_and(|a| a.path.last().is_some_and(|l| l == "Path"))
+        })
 }

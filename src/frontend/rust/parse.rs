@@ -684,6 +684,13 @@ fn call_test(e: &Expr, depth: usize) -> Option<bool> {
             let none = m.method == "is_none";
             call_test(&m.receiver, depth + 1).map(|f| f != none)
         }
+        // `if let Some(row) = find_one(db, id).await? { .. }`: as `.is_some()`.
+        Expr::Let(l)
+            if matches!(&*l.pat, syn::Pat::TupleStruct(t)
+                if t.path.segments.last().is_some_and(|s| s.ident == "Some")) =>
+        {
+            call_test(&l.expr, depth + 1)
+        }
         Expr::Call(_) | Expr::MethodCall(_) => Some(false),
         _ => None,
     }

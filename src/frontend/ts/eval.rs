@@ -1288,7 +1288,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 .collect();
             for (i, p) in list.into_iter().enumerate() {
                 let pattern = p.field("pattern").unwrap_or(p);
-                self.param_decorators(p, id);
+                self.param_decorators(p, id, i);
                 // `function init(app: Koa = new Koa())`: the default is the app.
                 let default = p.field("value").or_else(|| {
                     (p.kind() == "assignment_pattern")

@@ -251,8 +251,9 @@ impl<'t> Evaluator<'t, '_> {
         self.module.routers.push(router);
     }
 
-    /// `@Headers('idempotency-key') key: string` reads the key.
-    pub(super) fn param_decorators(&mut self, param: Node<'t>, f: FnId) {
+    /// `@Headers('idempotency-key') key: string` reads the key; `@Param('id') id` binds a path
+    /// parameter (see `FnFacts::path_params`).
+    pub(super) fn param_decorators(&mut self, param: Node<'t>, f: FnId, index: usize) {
         let mut cursor = param.walk();
         let nodes: Vec<Node<'t>> = param
             .children(&mut cursor)
@@ -265,6 +266,13 @@ impl<'t> Evaluator<'t, '_> {
                 && self.catalog.is_key_header(h)
             {
                 self.module.functions[f].key_reads.push((h.clone(), d.line));
+            }
+            if binds_path_param(&d.name)
+                && let Some(Val::Str(name)) = d.args.first()
+            {
+                self.module.functions[f]
+                    .path_params
+                    .push((index, name.clone()));
             }
         }
     }
@@ -393,4 +401,17 @@ fn join_path(known: &Val, path: Val) -> Val {
         )),
         _ => Val::Template(vec![known.clone(), Val::Str("/".into()), path]),
     }
+}
+
+/// A parameter decorator that binds one path parameter: Nest's and routing-controllers'
+/// `@Param('id')`, tsoa's `@Path('id')`, and a project's own decorator named for one
+/// (`@UuidParam('id')`), not those of the query, headers, body, cookies or session.
+fn binds_path_param(name: &str) -> bool {
+    matches!(name, "Param" | "Path" | "PathParam")
+        || (name.ends_with("Param")
+            && ![
+                "Query", "Header", "Body", "Cookie", "Session", "Req", "State", "Ctx",
+            ]
+            .iter()
+            .any(|p| name.starts_with(p)))
 }

@@ -550,6 +550,11 @@ impl<'t> Evaluator<'t, '_> {
             "identifier" => {
                 let name = self.text(n).to_string();
                 let row = self.lookup(&name);
+                // `const count = Number(rows[0].count)` after `const { rows } = await
+                // pool.query('SELECT COUNT(*) AS count FROM ..')`: the rows a raw count found.
+                if count && let Some(table) = raw_count(&row) {
+                    return Some((table, row.clone()));
+                }
                 // Drizzle's `db.select().from(users)..`, its first row included: a lookup of
                 // the table.
                 let query = match &row {
@@ -1136,4 +1141,39 @@ mod tests {
             assert!(!guarded(body), "{body}");
         }
     }
+}
+
+/// The table a raw `SELECT COUNT(*)` counts, read from its result as a number: `Number(rows[0].count)`,
+/// `parseInt(result.rows[0].total)`, `rows[0].count` (node-postgres answers `{ rows }`).
+fn raw_count(v: &Val) -> Option<String> {
+    let mut v = v;
+    if let Val::Call(callee, args) = v
+        && matches!(callee.as_ref(), Val::Global(g) if g == "Number" || g == "parseInt" || g == "BigInt")
+    {
+        v = args.first()?;
+    }
+    let Val::Member(row, column) = v else {
+        return None;
+    };
+    let column = column.to_ascii_lowercase();
+    if !(column.contains("count") || column.contains("total")) {
+        return None;
+    }
+    let Val::Member(rows, first) = row.as_ref() else {
+        return None;
+    };
+    if first != "0" {
+        return None;
+    }
+    let query = match rows.as_ref() {
+        Val::Member(inner, r) if r == "rows" => inner.as_ref(),
+        other => other,
+    };
+    let Val::Call(_, args) = query else {
+        return None;
+    };
+    let text = args.first().and_then(crate::program::sql_text)?;
+    (crate::link::calls::is_select(&text) && crate::link::calls::selects_count(&text))
+        .then(|| crate::link::calls::sql_table(&text))
+        .flatten()
 }
