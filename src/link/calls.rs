@@ -1023,7 +1023,14 @@ fn deletes_row(callee: &Val, args: &[Val], row: &Val) -> bool {
     fn of_row(v: &Val, row: &Val) -> bool {
         v == row || matches!(v, Val::Member(inner, _) if of_row(inner, row))
     }
-    let Val::Call(_, lookup_args) = row else {
+    // node-postgres answers `{ rows }`: the row is `rows[0]` of the lookup's call.
+    let mut base = row;
+    while let Val::Member(inner, k) = base
+        && (k == "0" || k == "rows")
+    {
+        base = inner;
+    }
+    let Val::Call(_, lookup_args) = base else {
         return false;
     };
     if matches!(callee, Val::Member(receiver, _) if receiver.as_ref() == row)
@@ -1034,6 +1041,23 @@ fn deletes_row(callee: &Val, args: &[Val], row: &Val) -> bool {
     let mut matched_on: Vec<&Val> = Vec::new();
     for a in lookup_args {
         request_values(a, 0, &mut matched_on);
+    }
+    // Raw SQL (`pool.query('DELETE FROM podcasts WHERE id = $1', [row.id])`): every value it
+    // binds is the row's or what the lookup matched on.
+    if let Some(sql) = args.first().and_then(crate::program::sql_text)
+        && classify_sql(&sql).is_some_and(|(kind, ..)| kind == EffectKind::DbDelete)
+    {
+        let bound: Vec<&Val> = args[1..]
+            .iter()
+            .flat_map(|a| match a {
+                Val::Arr(items) => items.iter().collect::<Vec<_>>(),
+                v => vec![v],
+            })
+            .collect();
+        return !bound.is_empty()
+            && bound
+                .iter()
+                .all(|v| of_row(v, row) || matched_on.contains(v));
     }
     let filter = match args.first() {
         Some(Val::Obj(fields)) => match fields.iter().find(|(k, _)| k == "where") {

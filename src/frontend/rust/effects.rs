@@ -1795,6 +1795,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                     self.walk(p, scope, out, false);
                     if (i == 1 && !found_when_true) || (i == 2 && found_when_true) {
                         missing(false, Vec::new()).apply(&mut out.effects[start..], &at);
+                    } else if i > 0 {
+                        consume_found(&mut out.effects[start..], &tables);
                     }
                 }
                 // Update-or-insert by hand: the row found is updated, the one missing created
@@ -3834,6 +3836,65 @@ fn mentions_column(e: &Ex, column: &str) -> bool {
     })
 }
 
+/// The row a count is read from (`existing.try_get("count")?`, `row.get::<i64, _>("total")`,
+/// with any error mapping): the variable holding the row of a `SELECT COUNT(*) AS count`.
+fn count_of_row(e: &Ex) -> Option<&str> {
+    let mut e = e;
+    for _ in 0..8 {
+        match e {
+            Ex::Caught(inner) => e = inner,
+            Ex::Method(recv, m, _, _)
+                if matches!(
+                    m.as_str(),
+                    "map_err" | "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
+                ) =>
+            {
+                e = recv
+            }
+            Ex::Method(recv, m, args, _) if matches!(m.as_str(), "try_get" | "get") => {
+                let column = match args.first() {
+                    Some(Ex::Lit(l)) => l.to_ascii_lowercase(),
+                    _ => return None,
+                };
+                return match &**recv {
+                    Ex::Path(p, _)
+                        if p.len() == 1
+                            && (column.contains("count") || column.contains("total")) =>
+                    {
+                        Some(p[0].as_str())
+                    }
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// The branch that runs when a lookup found its row (`if let Some(row) = found { .. }`) and
+/// deletes from the table it read: a retry's lookup finds nothing, so what the branch does runs
+/// once, as after a consumed token (unless it creates that row again; money is left as it is).
+fn consume_found(effects: &mut [Effect], tables: &[String]) {
+    let deleted = effects.iter().find_map(|e| {
+        let t = crate::facts::model_key(e.target.as_deref()?);
+        (e.kind == EffectKind::DbDelete && tables.contains(&t)).then_some(t)
+    });
+    let Some(table) = deleted else { return };
+    let recreated = effects.iter().any(|e| {
+        e.kind == EffectKind::DbCreate
+            && e.target.as_deref().map(crate::facts::model_key).as_ref() == Some(&table)
+    });
+    if recreated {
+        return;
+    }
+    for e in effects {
+        if !matches!(e.kind, EffectKind::DbDelete | EffectKind::Payment) {
+            e.consumes.get_or_insert_with(|| table.clone());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -3921,40 +3982,4 @@ mod tests {
             None
         );
     }
-}
-
-/// The row a count is read from (`existing.try_get("count")?`, `row.get::<i64, _>("total")`,
-/// with any error mapping): the variable holding the row of a `SELECT COUNT(*) AS count`.
-fn count_of_row(e: &Ex) -> Option<&str> {
-    let mut e = e;
-    for _ in 0..8 {
-        match e {
-            Ex::Caught(inner) => e = inner,
-            Ex::Method(recv, m, _, _)
-                if matches!(
-                    m.as_str(),
-                    "map_err" | "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default"
-                ) =>
-            {
-                e = recv
-            }
-            Ex::Method(recv, m, args, _) if matches!(m.as_str(), "try_get" | "get") => {
-                let column = match args.first() {
-                    Some(Ex::Lit(l)) => l.to_ascii_lowercase(),
-                    _ => return None,
-                };
-                return match &**recv {
-                    Ex::Path(p, _)
-                        if p.len() == 1
-                            && (column.contains("count") || column.contains("total")) =>
-                    {
-                        Some(p[0].as_str())
-                    }
-                    _ => None,
-                };
-            }
-            _ => return None,
-        }
-    }
-    None
 }

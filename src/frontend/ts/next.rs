@@ -1035,6 +1035,41 @@ fn throws(node: Node, src: &str) -> bool {
     ends_in(node, &["throw_statement"], src)
 }
 
+/// The table a raw `SELECT COUNT(*)` counts, read from its result as a number: `Number(rows[0].count)`,
+/// `parseInt(result.rows[0].total)`, `rows[0].count` (node-postgres answers `{ rows }`).
+fn raw_count(v: &Val) -> Option<String> {
+    let mut v = v;
+    if let Val::Call(callee, args) = v
+        && matches!(callee.as_ref(), Val::Global(g) if g == "Number" || g == "parseInt" || g == "BigInt")
+    {
+        v = args.first()?;
+    }
+    let Val::Member(row, column) = v else {
+        return None;
+    };
+    let column = column.to_ascii_lowercase();
+    if !(column.contains("count") || column.contains("total")) {
+        return None;
+    }
+    let Val::Member(rows, first) = row.as_ref() else {
+        return None;
+    };
+    if first != "0" {
+        return None;
+    }
+    let query = match rows.as_ref() {
+        Val::Member(inner, r) if r == "rows" => inner.as_ref(),
+        other => other,
+    };
+    let Val::Call(_, args) = query else {
+        return None;
+    };
+    let text = args.first().and_then(crate::program::sql_text)?;
+    (crate::link::calls::is_select(&text) && crate::link::calls::selects_count(&text))
+        .then(|| crate::link::calls::sql_table(&text))
+        .flatten()
+}
+
 #[cfg(test)]
 mod tests {
     use crate::catalog::Catalog;
@@ -1141,39 +1176,4 @@ mod tests {
             assert!(!guarded(body), "{body}");
         }
     }
-}
-
-/// The table a raw `SELECT COUNT(*)` counts, read from its result as a number: `Number(rows[0].count)`,
-/// `parseInt(result.rows[0].total)`, `rows[0].count` (node-postgres answers `{ rows }`).
-fn raw_count(v: &Val) -> Option<String> {
-    let mut v = v;
-    if let Val::Call(callee, args) = v
-        && matches!(callee.as_ref(), Val::Global(g) if g == "Number" || g == "parseInt" || g == "BigInt")
-    {
-        v = args.first()?;
-    }
-    let Val::Member(row, column) = v else {
-        return None;
-    };
-    let column = column.to_ascii_lowercase();
-    if !(column.contains("count") || column.contains("total")) {
-        return None;
-    }
-    let Val::Member(rows, first) = row.as_ref() else {
-        return None;
-    };
-    if first != "0" {
-        return None;
-    }
-    let query = match rows.as_ref() {
-        Val::Member(inner, r) if r == "rows" => inner.as_ref(),
-        other => other,
-    };
-    let Val::Call(_, args) = query else {
-        return None;
-    };
-    let text = args.first().and_then(crate::program::sql_text)?;
-    (crate::link::calls::is_select(&text) && crate::link::calls::selects_count(&text))
-        .then(|| crate::link::calls::sql_table(&text))
-        .flatten()
 }
