@@ -3839,6 +3839,18 @@ impl<'a> Calls<'a> {
                     }
                     e.key_params.extend(key_params(m, &fields));
                 }
+                // `this.extensions.save(extension)` of a row the caller looked up
+                // (`findOne(..)`, then a field set): a helper's `repo.save(entity)` writes it
+                // back, as it does where the lookup is in view.
+                Bound::Val(Val::Call(f, _))
+                    if e.kind == EffectKind::DbCreate
+                        && e.callee.ends_with(".save")
+                        && matches!(f.as_ref(), Val::Member(_, method) if method.starts_with("find")) =>
+                {
+                    e.kind = EffectKind::DbUpdate;
+                    e.label = "save of a loaded instance".into();
+                    e.data_keys = None;
+                }
                 Bound::Val(v) => e.data_param = param_ref(m, &v),
                 Bound::Unknown => {}
             }
