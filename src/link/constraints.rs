@@ -58,6 +58,20 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
     for ep in endpoints.iter_mut() {
         let mut used: Vec<(&UniqueConstraint, String, bool)> = Vec::new();
         let mut stoppers: Vec<(Location, String)> = Vec::new();
+        // The columns a relative update of each model shifts (`UPDATE blocks SET index = index +
+        // 1 WHERE realm = $1 AND index >= $2` before the insert at `index`): the row in the way
+        // of a unique key on them moves, so a repeat does not conflict.
+        let mut shifted: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for e in ep
+            .side_effects
+            .iter()
+            .filter(|e| e.kind == EffectKind::DbUpdate && e.relative)
+        {
+            let Some(t) = &e.target else { continue };
+            let cols = shifted.entry(model_key(t)).or_default();
+            cols.extend(e.update_keys.iter().map(|(k, _)| k.to_ascii_lowercase()));
+            cols.extend(e.relative_fields.iter().map(|k| k.to_ascii_lowercase()));
+        }
         // Creates of a find-or-create that returns what it found: their constraint stops only
         // what runs after them behind the same missed lookup (see `Effect::lookup_guarded`);
         // a caller's effects after a found row run again.
@@ -77,8 +91,16 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
             let Some(candidates) = by_model.get(&model_key(target)) else {
                 continue;
             };
+            let moved = shifted.get(&model_key(target));
             let keyed = candidates
                 .iter()
+                .filter(|c| {
+                    !moved.is_some_and(|cols| {
+                        c.columns
+                            .iter()
+                            .any(|col| cols.contains(&col.to_ascii_lowercase()))
+                    })
+                })
                 .filter(|c| {
                     if c.defaulted || defaulted.contains(&columns(c)) {
                         return c.columns.iter().all(|col| supplies(&e.request_keys, col));

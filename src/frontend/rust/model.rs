@@ -92,6 +92,11 @@ pub struct Model<'a> {
     pub fns: Vec<FnDef<'a>>,
     pub impls: Vec<ImplDef<'a>>,
     impls_by_type: HashMap<String, Vec<ImplId>>,
+    /// Types a macro makes (juniper's `#[graphql_interface] trait Block` makes `BlockValue`),
+    /// known by the inherent impls the crate writes for them: no module declares a type of that
+    /// name, and an inherent impl can only be of a type of the crate. The name, and the module
+    /// of its first impl (where a path to it resolves).
+    macro_types: HashMap<String, ModId>,
     /// `impl Trait for T` blocks by the trait's last path segment.
     impls_by_trait: HashMap<String, Vec<ImplId>>,
     /// Every method of every impl and trait, by name: for calls on values of unknown type.
@@ -317,6 +322,7 @@ impl<'a> Model<'a> {
             fns: Vec::new(),
             impls: Vec::new(),
             impls_by_type: HashMap::default(),
+            macro_types: HashMap::default(),
             impls_by_trait: HashMap::default(),
             methods_by_name: HashMap::default(),
             lib_roots: HashMap::default(),
@@ -401,6 +407,15 @@ impl<'a> Model<'a> {
         for (i, imp) in model.impls.iter().enumerate() {
             if let Some(last) = imp.imp.self_ty.last() {
                 model.impls_by_type.entry(last.clone()).or_default().push(i);
+                if imp.imp.trait_.is_none()
+                    && imp.imp.self_ty.len() == 1
+                    && !model.modules.iter().any(|m| {
+                        m.krate == model.modules[imp.module].krate
+                            && (m.types.contains(last) || m.aliases.contains_key(last))
+                    })
+                {
+                    model.macro_types.entry(last.clone()).or_insert(imp.module);
+                }
             }
             if let Some(last) = imp.imp.trait_.as_ref().and_then(|t| t.last()) {
                 model
@@ -773,7 +788,11 @@ impl<'a> Model<'a> {
             "self" => Res::Mod(m),
             "super" => Res::Mod(self.modules[m].parent.unwrap_or(m)),
             "Self" => return Res::Unknown,
-            name => self.lookup(m, name, segs.len() == 1, true, depth + 1),
+            name => match self.lookup(m, name, segs.len() == 1, true, depth + 1) {
+                // `BlockValue::add_text(..)`: a type a macro made, with impls in the crate
+                Res::Unknown if segs.len() > 1 => self.macro_type(m, name),
+                r => r,
+            },
         };
         for seg in &segs[1..] {
             cur = match cur {
@@ -781,7 +800,10 @@ impl<'a> Model<'a> {
                     if seg == "super" {
                         Res::Mod(self.modules[x].parent.unwrap_or(x))
                     } else {
-                        self.lookup(x, seg, false, false, depth + 1)
+                        match self.lookup(x, seg, false, false, depth + 1) {
+                            Res::Unknown => self.macro_type(x, seg),
+                            r => r,
+                        }
                     }
                 }
                 Res::Type(..) | Res::Trait(..) => Res::Assoc(Box::new(cur), seg.clone()),
@@ -1048,6 +1070,16 @@ impl<'a> Model<'a> {
     }
 
     /// The type an impl block is for, resolved in its module.
+    /// A type a macro made (see `Model::macro_types`), named from a module of its crate.
+    fn macro_type(&self, m: ModId, name: &str) -> Res {
+        match self.macro_types.get(name) {
+            Some(&at) if self.modules[at].krate == self.modules[m].krate => {
+                Res::Type(at, name.to_string())
+            }
+            _ => Res::Unknown,
+        }
+    }
+
     pub fn impl_type(&self, i: ImplId) -> Res {
         let imp = &self.impls[i];
         match self.resolve(imp.module, &imp.imp.self_ty) {
