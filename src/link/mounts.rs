@@ -483,8 +483,18 @@ impl<'a> Mounter<'a> {
         for (m, module) in self.modules().iter().enumerate() {
             for (caller, facts) in module.functions.iter().enumerate() {
                 for (i, cs) in facts.calls.iter().enumerate() {
-                    if let Resolved::Func(tm, tf) = self.res.resolve(m, &cs.callee) {
-                        calls_to.push((m, caller, i, (tm, tf)));
+                    match self.res.resolve(m, &cs.callee) {
+                        Resolved::Func(tm, tf) => calls_to.push((m, caller, i, (tm, tf))),
+                        // `new DocApi(app)`: a call of the constructor, whose parameter the
+                        // instance keeps (`constructor(private app: Application)`) and whose
+                        // methods register routes on (`this.app.post(..)`).
+                        Resolved::Class(tm, tc) if cs.is_new => {
+                            if let Some(ctor) = self.modules()[tm].classes[tc].method("constructor")
+                            {
+                                calls_to.push((m, caller, i, (tm, ctor)));
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }

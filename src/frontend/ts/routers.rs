@@ -985,6 +985,10 @@ impl<'t> Evaluator<'t, '_> {
             Val::Param(..) | Val::Member(..) if plausible && param_fields(receiver).is_some() => {
                 param_fields(receiver).map(|(f, slot)| Target::Param(f, slot))
             }
+            // `this.app.post(..)` in a method of a class that keeps the app its constructor is
+            // given (`constructor(private app: Application)`): a registration on the
+            // constructor's parameter, made at each `new` of the class.
+            Val::TypeRef(t) if plausible && is_server_type(t) => self.ctor_param_router(receiver),
             Val::Import { .. } | Val::Member(..) if plausible && is_import_rooted(receiver) => {
                 Some(Target::Foreign(receiver.clone()))
             }
@@ -1005,6 +1009,36 @@ impl<'t> Evaluator<'t, '_> {
             Val::Member(..) if plausible && is_this_rooted(receiver) => {
                 Some(Target::Foreign(receiver.clone()))
             }
+            _ => None,
+        }
+    }
+
+    /// The constructor parameter a field of `this` keeps, when `receiver` is that field's
+    /// declared type and only one such field has it (see `target`).
+    fn ctor_param_router(&self, receiver: &Val) -> Option<Target> {
+        let class = &self.module.classes[self.this_class()?];
+        let ctor = class.method("constructor")?;
+        let typed = |field: &str| {
+            class
+                .fields
+                .iter()
+                .any(|(n, v)| n == field && v == receiver)
+        };
+        // `constructor(private app: Application)`, or `app: Application` assigned `this.app =
+        // app` in the constructor
+        let mut kept: Vec<usize> = class
+            .ctor_params
+            .iter()
+            .filter(|(field, _)| typed(field))
+            .map(|(_, i)| *i)
+            .chain(class.fields.iter().filter_map(|(n, v)| match v {
+                Val::Param(f, i) if *f == ctor && typed(n) => Some(*i),
+                _ => None,
+            }))
+            .collect();
+        kept.dedup();
+        match kept[..] {
+            [index] => Some(Target::Param(ctor, ParamSlot::at(index))),
             _ => None,
         }
     }
@@ -1115,4 +1149,21 @@ fn is_import_rooted(v: &Val) -> bool {
         Val::Member(inner, _) => is_import_rooted(inner),
         _ => false,
     }
+}
+
+/// A type a server package declares for its app or router (`Application` and `Router` of
+/// express, `FastifyInstance`, `Hono`, Koa's): a field of that type receives routes.
+fn is_server_type(t: &Val) -> bool {
+    matches!(t, Val::Import { spec, .. } if matches!(
+        spec.as_str(),
+        "express"
+            | "express-serve-static-core"
+            | "koa"
+            | "koa-router"
+            | "@koa/router"
+            | "fastify"
+            | "hono"
+            | "polka"
+            | "restify"
+    ))
 }
