@@ -315,6 +315,24 @@ impl Collector<'_> {
             .map(|c| c.args.as_slice())
     }
 
+    /// A unique index made by a call `(keys, { unique: true, partialFilterExpression? })` on the
+    /// model or collection `name`.
+    fn push_index(&mut self, name: &str, cs: &CallSite, source: &'static str, at: Location) {
+        let partial = cs
+            .args
+            .get(1)
+            .and_then(|o| field(o, "partialFilterExpression"))
+            .is_some();
+        self.push(
+            name,
+            vec![],
+            strings(&cs.args[0]),
+            (false, partial),
+            source,
+            at,
+        );
+    }
+
     fn site(&self, m: ModId, line: u32) -> Location {
         Location::new(self.res.modules[m].file.clone(), line)
     }
@@ -412,22 +430,9 @@ impl Collector<'_> {
                 if !matches!(callee.as_ref(), Val::Member(_, n) if n == "createForClass") {
                     return;
                 }
-                let Some(name) = args.first().and_then(|a| self.model_name(m, a)) else {
-                    return;
-                };
-                let partial = cs
-                    .args
-                    .get(1)
-                    .and_then(|o| field(o, "partialFilterExpression"))
-                    .is_some();
-                self.push(
-                    &name,
-                    vec![],
-                    strings(&cs.args[0]),
-                    (false, partial),
-                    "mongoose",
-                    at,
-                );
+                if let Some(name) = args.first().and_then(|a| self.model_name(m, a)) {
+                    self.push_index(&name, cs, "mongoose", at);
+                }
             }
             // The MongoDB driver: `db.collection('connections').createIndex({ key: 1 }, { unique:
             // true })`, on a local or a helper's collection too.
@@ -444,22 +449,9 @@ impl Collector<'_> {
                         c.group == cs.group && c.path.last().is_some_and(|p| p == "collection")
                     })
                     .and_then(|c| c.args.first()?.as_str().map(str::to_string));
-                let Some(name) = named.or_else(|| self.res.collection_name(m, &cs.root, 0)) else {
-                    return;
-                };
-                let partial = cs
-                    .args
-                    .get(1)
-                    .and_then(|o| field(o, "partialFilterExpression"))
-                    .is_some();
-                self.push(
-                    &name,
-                    vec![],
-                    strings(&cs.args[0]),
-                    (false, partial),
-                    "mongodb",
-                    at,
-                );
+                if let Some(name) = named.or_else(|| self.res.collection_name(m, &cs.root, 0)) {
+                    self.push_index(&name, cs, "mongodb", at);
+                }
             }
             // sequelize.define('User', attrs, { indexes }) / queryInterface.createTable('users', attrs)
             "define" | "createTable"
