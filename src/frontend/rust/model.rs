@@ -789,8 +789,12 @@ impl<'a> Model<'a> {
             "super" => Res::Mod(self.modules[m].parent.unwrap_or(m)),
             "Self" => return Res::Unknown,
             name => match self.lookup(m, name, segs.len() == 1, true, depth + 1) {
-                // `BlockValue::add_text(..)`: a type a macro made, with impls in the crate
-                Res::Unknown if segs.len() > 1 => self.macro_type(m, name),
+                // `BlockValue::add_text(..)`, `impl BlockValue`: a type a macro made, with
+                // impls in the crate
+                r @ (Res::Unknown | Res::Ext(_)) => match self.macro_type(m, name) {
+                    Res::Unknown => r,
+                    t => t,
+                },
                 r => r,
             },
         };
