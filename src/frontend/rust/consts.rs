@@ -341,13 +341,9 @@ pub enum Piece {
 }
 
 /// A `format!` string as a statement built at run time: each `{..}` a hole `$1`, `$2`, ..
-/// `None` unless it starts with a write (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`).
+/// `None` unless it starts with a write (`INSERT`, `UPDATE`, `DELETE`, `REPLACE`) or a `SELECT`.
 pub fn format_statement(fmt: &str) -> Option<String> {
-    let select = fmt
-        .trim_start()
-        .get(..6)
-        .is_some_and(|w| w.eq_ignore_ascii_case("select"));
-    if !crate::sql::starts_with_write(fmt) && !select {
+    if !crate::sql::starts_with_write(fmt) && !crate::link::calls::is_select(fmt) {
         return None;
     }
     let mut out = String::with_capacity(fmt.len());

@@ -1682,19 +1682,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             g.mark_path(&mut out.effects[*start..], at);
         }
         if let Some((table, from)) = consumed {
-            // Unless the block creates that row again (a key rotated). Money is left as it is:
-            // two concurrent retries both find the row.
-            let recreated = out.effects[from..].iter().any(|e| {
-                e.kind == EffectKind::DbCreate
-                    && e.target.as_deref().map(crate::facts::model_key).as_ref() == Some(&table)
-            });
-            if !recreated {
-                for e in &mut out.effects[from..] {
-                    if !matches!(e.kind, EffectKind::DbDelete | EffectKind::Payment) {
-                        e.consumes.get_or_insert_with(|| table.clone());
-                    }
-                }
-            }
+            consume(&mut out.effects[from..], table);
         }
         if let Some((start, what, at, refuses)) = claimed_from {
             for e in &mut out.effects[start..] {
@@ -3091,11 +3079,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             // (`Uuid::new_v4()`): it never finds an earlier run's row, so it guards nothing.
             None if crate::link::calls::is_select(&s) && self.selects_by_fresh(&c, &s, scope) => {}
             // `SELECT .. FROM t`: a read that a later create of `t` follows
-            None if s
-                .trim_start()
-                .get(..6)
-                .is_some_and(|w| w.eq_ignore_ascii_case("select")) =>
-            {
+            None if crate::link::calls::is_select(&s) => {
                 if crate::sql::sql_locks(&s) {
                     out.locked_reads.extend(target.clone());
                 }
@@ -3880,7 +3864,15 @@ fn consume_found(effects: &mut [Effect], tables: &[String]) {
         let t = crate::facts::model_key(e.target.as_deref()?);
         (e.kind == EffectKind::DbDelete && tables.contains(&t)).then_some(t)
     });
-    let Some(table) = deleted else { return };
+    if let Some(table) = deleted {
+        consume(effects, table);
+    }
+}
+
+/// What runs while a row of `table` exists that these effects delete runs once: marked as
+/// consuming it, unless they create that row again (a key rotated). Money is left as it is:
+/// two concurrent retries both find the row.
+fn consume(effects: &mut [Effect], table: String) {
     let recreated = effects.iter().any(|e| {
         e.kind == EffectKind::DbCreate
             && e.target.as_deref().map(crate::facts::model_key).as_ref() == Some(&table)
