@@ -316,12 +316,7 @@ fn entrypoint(res: &Resolver, m: ModId, v: &Val, root: Option<&str>) -> Option<M
     let (m, v) = written(res, m, v);
     match &v {
         Val::New(ctor, line) if matches!(ctor.as_ref(), Val::Global(g) if g == "URL") => {
-            let args = res.modules[m]
-                .functions
-                .iter()
-                .flat_map(|f| f.calls.iter())
-                .find(|c| c.is_new && c.line == *line)
-                .map(|c| c.args.clone())?;
+            let args = res.modules[m].new_call(*line).map(|c| c.args.clone())?;
             let Resolved::Str(rel) = res.resolve(m, args.first()?) else {
                 return None;
             };

@@ -3652,11 +3652,7 @@ impl<'a> Calls<'a> {
 
     /// The `new X(..)` call of module `m` on `line` (a [`Val::New`] names it so).
     fn new_call(&self, m: ModId, line: u32) -> Option<&CallSite> {
-        self.res.modules[m]
-            .functions
-            .iter()
-            .flat_map(|f| f.calls.iter())
-            .find(|c| c.is_new && c.line == line)
+        self.res.modules[m].new_call(line)
     }
 
     /// The name a module imported whole registers its model under (`module.exports =

@@ -308,10 +308,7 @@ impl Collector<'_> {
     /// The arguments of the `new` call on `line` of module `m`.
     fn new_args(&self, m: ModId, line: u32) -> Option<&[Val]> {
         self.res.modules[m]
-            .functions
-            .iter()
-            .flat_map(|f| f.calls.iter())
-            .find(|c| c.is_new && c.line == line)
+            .new_call(line)
             .map(|c| c.args.as_slice())
     }
 

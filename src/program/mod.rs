@@ -1141,6 +1141,14 @@ impl Module {
         self.fallbacks.shrink_to_fit();
     }
 
+    /// The `new X(..)` call on `line` (a [`Val::New`] names it so), with its arguments.
+    pub fn new_call(&self, line: u32) -> Option<&CallSite> {
+        self.functions
+            .iter()
+            .flat_map(|f| f.calls.iter())
+            .find(|c| c.is_new && c.line == line)
+    }
+
     pub fn export_line(&self, name: &str) -> Option<u32> {
         self.export_lines
             .iter()

@@ -87,6 +87,8 @@ struct Server {
     /// Its `context` option (an object, or the function that makes one per request): what
     /// resolvers receive as their third parameter.
     context: Option<(ModId, Val)>,
+    /// The middleware in front of it (the app's, where it is mounted on one).
+    middleware: Vec<(ModId, Val)>,
 }
 
 /// The `context` option among a server's or an integration's options.
@@ -112,8 +114,9 @@ type At = (ModId, Val);
 type Fields = (ModId, Vec<(String, Val)>);
 /// A GraphQL path, and whether it was read (false: a guess, or under a prefix that was not).
 type GqlPath = (String, bool);
-/// How an Apollo server is served: the server's `new` call, the path, the framework, the context.
-type Served = ((ModId, u32), GqlPath, &'static str, Option<At>);
+/// How an Apollo server is served: the server's `new` call, the path, the framework, the context
+/// and the middleware in front of it.
+type Served = ((ModId, u32), GqlPath, &'static str, Option<At>, Vec<At>);
 
 /// A mutation field found in a resolver map.
 struct Field {
@@ -244,6 +247,7 @@ impl Mounter<'_> {
                             framework: "graphql-yoga",
                             context: context_of(&opts),
                             schema: schema_of(&opts),
+                            middleware: vec![],
                         });
                     } else if name == "startServerAndCreateNextHandler"
                         && spec.starts_with("@as-integrations/next")
@@ -254,13 +258,19 @@ impl Mounter<'_> {
                         let opts = self.gql_options(m, cs.args.get(1));
                         let path = route.path().to_string();
                         self.gql_next.push((m, path.clone()));
-                        served.push((site, (path, true), "nextjs", context_of(&opts)));
+                        served.push((site, (path, true), "nextjs", context_of(&opts), vec![]));
                     } else if name == "startStandaloneServer"
                         && spec.starts_with("@apollo/server")
                         && let Some(site) = cs.args.first().and_then(|s| self.new_site(m, s))
                     {
                         let opts = self.gql_options(m, cs.args.get(1));
-                        served.push((site, ("/".into(), true), "apollo-server", context_of(&opts)));
+                        served.push((
+                            site,
+                            ("/".into(), true),
+                            "apollo-server",
+                            context_of(&opts),
+                            vec![],
+                        ));
                     }
                     // Apollo Server 3: `server.applyMiddleware({ app, path })`.
                     if let Val::Member(receiver, method) = &cs.callee
@@ -279,7 +289,7 @@ impl Mounter<'_> {
                             ),
                             None => (DEFAULT_PATH.to_string(), true),
                         };
-                        served.push((site, path, "express", None));
+                        served.push((site, path, "express", None, vec![]));
                     }
                 }
             }
@@ -300,6 +310,7 @@ impl Mounter<'_> {
                         (mt.prefix.clone(), mt.prefix_complete),
                         mt.framework,
                         context_of(&opts),
+                        mt.middleware.clone(),
                     ));
                 }
             } else if spec == "mercurius" {
@@ -324,6 +335,7 @@ impl Mounter<'_> {
                     framework: "mercurius",
                     context: context_of(&opts),
                     schema: schema_of(&opts),
+                    middleware: mt.middleware.clone(),
                 });
             }
         }
@@ -332,10 +344,17 @@ impl Mounter<'_> {
             // Apollo Server 3 takes `context` with the server's own options.
             let own_context = context_of(&opts);
             let schema: Vec<(ModId, Val)> = schema_of(&opts);
-            let mut paths: Vec<(GqlPath, &'static str, Option<At>)> = served
+            let mut paths: Vec<(GqlPath, &'static str, Option<At>, Vec<At>)> = served
                 .iter()
                 .filter(|(site, ..)| *site == (m, line))
-                .map(|(_, p, f, c)| (p.clone(), *f, c.clone().or_else(|| own_context.clone())))
+                .map(|(_, p, f, c, mw)| {
+                    (
+                        p.clone(),
+                        *f,
+                        c.clone().or_else(|| own_context.clone()),
+                        mw.clone(),
+                    )
+                })
                 .collect();
             paths.sort_by(|a, b| (&a.0, a.1).cmp(&(&b.0, b.1)));
             paths.dedup_by(|a, b| (&a.0, a.1) == (&b.0, b.1));
@@ -349,9 +368,10 @@ impl Mounter<'_> {
                     (DEFAULT_PATH.to_string(), false),
                     "apollo-server",
                     own_context.clone(),
+                    vec![],
                 ));
             }
-            for ((path, complete), framework, context) in paths {
+            for ((path, complete), framework, context, middleware) in paths {
                 out.push(Server {
                     module: m,
                     line,
@@ -360,6 +380,7 @@ impl Mounter<'_> {
                     framework,
                     schema: schema.clone(),
                     context,
+                    middleware,
                 });
             }
         }
@@ -383,6 +404,17 @@ impl Mounter<'_> {
             Val::Arr(items) => {
                 for i in items {
                     self.gql_maps((m, i), d + 1, seen, out);
+                }
+            }
+            // graphql-js: `new GraphQLSchema({ query, mutation })`.
+            Val::New(ctor, line) => {
+                if self.is_graphql_js(m, ctor, "GraphQLSchema")
+                    && let Some(cs) = self.modules()[m].new_call(*line)
+                    && let Some((om, opts)) = self.gql_options(m, cs.args.first())
+                    && let Some(t) = field(&opts, "mutation")
+                    && let Some(fields) = self.object_type_fields(om, t)
+                {
+                    self.graphql_js_fields(fields, (m, *line), out);
                 }
             }
             Val::Obj(fields) => {
@@ -532,6 +564,116 @@ impl Mounter<'_> {
                 }
             }
         }
+    }
+
+    /// Is `ctor` graphql-js's class `name` (`GraphQLSchema`, `GraphQLObjectType`)?
+    fn is_graphql_js(&self, m: ModId, ctor: &Val, name: &str) -> bool {
+        matches!(package_name(&self.res.resolve(m, ctor)), Some((spec, n)) if spec == "graphql" && n == name)
+    }
+
+    /// Does function `f` of module `fm` make a graphql-js object type of its first parameter (a
+    /// project's shorthand, `Object: (config) => new GraphQLObjectType(config)`)?
+    fn makes_object_type(&self, fm: ModId, f: FnId) -> bool {
+        self.modules()[fm].functions[f].calls.iter().any(|c| {
+            c.is_new
+                && matches!(c.args.first(), Some(Val::Param(pf, 0)) if *pf == f)
+                && self.is_graphql_js(fm, &c.callee, "GraphQLObjectType")
+        })
+    }
+
+    /// The options of a graphql-js object type: `new GraphQLObjectType({ name, fields })`, or a
+    /// call of a project function that makes one of its argument.
+    fn object_type_options(&self, m: ModId, v: &Val) -> Option<Fields> {
+        let (m, v) = self.deref_export(m, v.clone());
+        match &v {
+            Val::New(ctor, line) if self.is_graphql_js(m, ctor, "GraphQLObjectType") => {
+                let args = &self.modules()[m].new_call(*line)?.args;
+                self.gql_options(m, args.first())
+            }
+            Val::Call(callee, args) => match self.res.resolve(m, callee) {
+                Resolved::Func(fm, f) if self.makes_object_type(fm, f) => {
+                    self.gql_options(m, args.first())
+                }
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+
+    /// The fields of a graphql-js object type: its `fields` option.
+    fn object_type_fields(&self, m: ModId, v: &Val) -> Option<Fields> {
+        let (om, opts) = self.object_type_options(m, v)?;
+        self.fields_value(om, field(&opts, "fields")?)
+    }
+
+    /// A `fields` option: an object, or a function that returns one (`fields: () => ({ .. })`).
+    fn fields_value(&self, m: ModId, v: &Val) -> Option<Fields> {
+        match self.res.resolve(m, v) {
+            Resolved::Obj(fm, fields) => Some((fm, fields)),
+            Resolved::Func(fm, f) => self.modules()[fm].functions[f]
+                .returns
+                .iter()
+                .find_map(|r| match self.res.resolve(fm, r) {
+                    Resolved::Obj(rm, fields) => Some((rm, fields)),
+                    _ => None,
+                }),
+            _ => None,
+        }
+    }
+
+    /// The mutations of a graphql-js `Mutation` type's fields: each field's `resolve` (`{ type,
+    /// args, resolve }`, also through a project helper that returns its configuration), or the
+    /// `mutateAndGetPayload` of graphql-relay's `mutationWithClientMutationId({ .. })`.
+    fn graphql_js_fields(&self, (m, fields): Fields, at: (ModId, u32), out: &mut Vec<Field>) {
+        for (name, fv) in fields {
+            let (fm, fv) = self.deref_export(m, fv);
+            let config = |v: &Val| match self.res.resolve(fm, v) {
+                Resolved::Obj(om, o) => ["resolve", "mutateAndGetPayload"]
+                    .into_iter()
+                    .find_map(|k| field(&o, k).map(|r| (om, r.clone()))),
+                _ => None,
+            };
+            let resolver = match &fv {
+                Val::Call(_, args) => args.iter().find_map(config),
+                v => config(v),
+            };
+            out.push(Field {
+                name,
+                resolver: resolver.unwrap_or((fm, fv)),
+                at,
+            });
+        }
+    }
+
+    /// graphql-js `Mutation` types no server is seen to take: `new GraphQLObjectType({ name:
+    /// 'Mutation', fields })` and the project's shorthands for it.
+    fn graphql_js_types(&self) -> Vec<Field> {
+        let mut out = Vec::new();
+        for (m, module) in self.modules().iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for facts in &module.functions {
+                for cs in &facts.calls {
+                    let Some(Val::Obj(opts)) = cs.args.first() else {
+                        continue;
+                    };
+                    if !matches!(field(opts, "name"), Some(Val::Str(n)) if n == "Mutation") {
+                        continue;
+                    }
+                    let made = if cs.is_new {
+                        self.is_graphql_js(m, &cs.callee, "GraphQLObjectType")
+                    } else {
+                        matches!(self.res.resolve(m, &cs.callee), Resolved::Func(fm, f) if self.makes_object_type(fm, f))
+                    };
+                    let fields = field(opts, "fields").and_then(|f| self.fields_value(m, f));
+                    if let (true, Some(fields)) = (made, fields) {
+                        self.graphql_js_fields(fields, (m, cs.line), &mut out);
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// A route for one mutation field; a resolver that cannot be located is said so.
@@ -1024,9 +1166,14 @@ impl Mounter<'_> {
                 {
                     self.bindings.push(((fm, g, 2), ctx.clone()));
                 }
-                self.gql_route((&s.path, s.complete), s.framework, f, vec![]);
+                self.gql_route((&s.path, s.complete), s.framework, f, s.middleware.clone());
             }
         }
+        // What no server is seen to take is served by the tree's one server, behind its middleware.
+        let tree_mw: Vec<At> = match servers.as_slice() {
+            [one] => one.middleware.clone(),
+            _ => vec![],
+        };
         // The path of the tree's one server, for what no server is seen to be given.
         let tree_path = |me: &mut Self, m: ModId, what: &str| -> GqlPath {
             match paths.as_slice() {
@@ -1076,7 +1223,17 @@ impl Mounter<'_> {
             for mut f in fields {
                 reached.insert((f.resolver.0, format!("{}#{:?}", f.name, f.resolver.1)));
                 f.at = (m, module.export_line("default").unwrap_or(0));
-                self.gql_route((&base.0, base.1), "graphql", f, vec![]);
+                self.gql_route((&base.0, base.1), "graphql", f, tree_mw.clone());
+            }
+        }
+        let mut graphql_js = self.graphql_js_types();
+        graphql_js.retain(|f| {
+            !reached.contains(&(f.resolver.0, format!("{}#{:?}", f.name, f.resolver.1)))
+        });
+        if let Some(first) = graphql_js.first() {
+            let base = tree_path(self, first.at.0, "the graphql-js `Mutation` types");
+            for f in graphql_js {
+                self.gql_route((&base.0, base.1), "graphql", f, tree_mw.clone());
             }
         }
         let mut type_graphql_path = None;
@@ -1089,7 +1246,7 @@ impl Mounter<'_> {
         if let Some(first) = pothos.first() {
             let base = tree_path(self, first.at.0, "the Pothos mutation fields");
             for f in pothos {
-                self.gql_route((&base.0, base.1), "pothos", f, vec![]);
+                self.gql_route((&base.0, base.1), "pothos", f, tree_mw.clone());
             }
         }
     }
