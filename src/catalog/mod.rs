@@ -106,6 +106,9 @@ pub struct SqlCalls {
 pub struct Reads {
     #[serde(default)]
     pub calls: Vec<String>,
+    /// Reads that answer a list of rows (`find`, `findMany`).
+    #[serde(default)]
+    pub lists: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -277,6 +280,12 @@ impl Catalog {
     /// A read that looks a row up (not a count): its result can guard a create.
     pub fn is_lookup(&self, method: &str) -> bool {
         self.is_read(method) && !method.starts_with("count")
+    }
+
+    /// A read that answers a list of rows (`repo.find(..)`, `findMany`): the list's length
+    /// counts the rows found.
+    pub fn is_list_read(&self, method: &str) -> bool {
+        self.reads.lists.iter().any(|c| c == method)
     }
 
     /// The built-in catalogue. Its data ships with the binary, so an error here is a bug in it.

@@ -187,6 +187,8 @@ fn inert_builtin(callee: &Val) -> bool {
                         | "getOwnPropertyNames"
                         | "hasOwn"
                         | "fromEntries"
+                        | "defineProperty"
+                        | "defineProperties"
                 ),
                 "JSON" | "console" | "Math" => true,
                 "Array" => name == "isArray",
@@ -1790,6 +1792,11 @@ impl<'a> Calls<'a> {
     /// caller calls it, and the linker follows that call where it is made; building an options
     /// object of callbacks runs none of them.
     fn run_body_functions(&self, m: ModId, f: FnId) -> Vec<FnId> {
+        self.run_body_functions_d(m, f, 0)
+    }
+
+    /// [`Self::run_body_functions`], `depth` wrappers deep (see [`Self::only_wraps`]).
+    fn run_body_functions_d(&self, m: ModId, f: FnId, depth: usize) -> Vec<FnId> {
         let fns = &self.res.modules[m].functions;
         let mut handed_back: Vec<FnId> = Vec::new();
         // Handed back inside what a package's factory makes of it (`return { providers:
@@ -1820,6 +1827,16 @@ impl<'a> Calls<'a> {
                 {
                     stack.extend(items.iter().map(|x| (x, true, true)));
                 }
+                // A project function that only wraps what it is given (`return { ...wrapAll({
+                // fns: { send, update } }) }`, a tracing decorator): what it is given is
+                // handed back, wrapped.
+                Val::Call(callee, items) => {
+                    if let Resolved::Func(wm, w) = self.res.resolve(m, callee)
+                        && self.only_wraps(wm, w, depth)
+                    {
+                        stack.extend(items.iter().map(|x| (x, in_object, true)));
+                    }
+                }
                 _ => {}
             }
         }
@@ -1834,7 +1851,7 @@ impl<'a> Calls<'a> {
             .collect();
         let mut used: HashMap<FnId, usize> = HashMap::new();
         for &h in body.iter().filter(|h| !own.contains(h)) {
-            for cs in &fns[h].calls {
+            for cs in fns[h].calls.iter().filter(|cs| !inert_builtin(&cs.callee)) {
                 let mut stack: Vec<&Val> = vec![&cs.callee, &cs.root];
                 stack.extend(cs.args.iter());
                 while let Some(v) = stack.pop() {
@@ -1853,11 +1870,57 @@ impl<'a> Calls<'a> {
             let uses = used.get(g).copied().unwrap_or(0);
             uses == 0 || (uses == 1 && in_returned_call.contains(g))
         });
+        // A function of the body that only what is handed back calls (`const sendWelcome =
+        // async (..) => ..`, called by a returned `sendTransaction`): it runs when they do.
+        let own: HashSet<FnId> = handed_back
+            .iter()
+            .flat_map(|g| self.body_functions(m, *g))
+            .collect();
+        let called_by_own: HashSet<FnId> = own
+            .iter()
+            .flat_map(|h| fns[*h].calls.iter())
+            .filter_map(|cs| match &cs.callee {
+                Val::Func(g) => Some(*g),
+                _ => None,
+            })
+            .collect();
+        for g in fns[f].children.iter().copied() {
+            if called_by_own.contains(&g) && !own.contains(&g) && !used.contains_key(&g) {
+                handed_back.push(g);
+            }
+        }
         let skipped: HashSet<FnId> = handed_back
             .iter()
             .flat_map(|g| self.body_functions(m, *g))
             .collect();
         body.into_iter().filter(|g| !skipped.contains(g)).collect()
+    }
+
+    /// Does project function `f` only wrap what it is given: it hands something back and, where
+    /// it runs, neither calls a parameter nor gives one to anything but another such wrapper (a
+    /// tracing decorator `(fn) => async (...a) => fn(...a)`, `wrapAll({ fns })`)? A function
+    /// that calls what it is given (`withTransaction(async (tx) => ..)`) does not.
+    fn only_wraps(&self, m: ModId, f: FnId, depth: usize) -> bool {
+        let fns = &self.res.modules[m].functions;
+        if depth > 4 || fns[f].returns.is_empty() {
+            return false;
+        }
+        use crate::program::names_param_of;
+        for g in self.run_body_functions_d(m, f, depth + 1) {
+            for cs in &fns[g].calls {
+                if names_param_of(&cs.callee, f) || names_param_of(&cs.root, f) {
+                    return false;
+                }
+                if inert_builtin(&cs.callee) || !cs.args.iter().any(|a| names_param_of(a, f)) {
+                    continue;
+                }
+                match self.res.resolve(m, &cs.callee) {
+                    Resolved::Func(m2, f2) if self.only_wraps(m2, f2, depth + 1) => {}
+                    _ => return false,
+                }
+            }
+        }
+        true
     }
 
     /// Every function whose summary was computed, with the functions defined inside it: the code
@@ -2036,9 +2099,14 @@ impl<'a> Calls<'a> {
                 .calls
                 .iter()
                 .filter(|c| {
-                    c.path
-                        .last()
-                        .is_some_and(|p| REPOSITORY_GETTERS.contains(&p.as_str()))
+                    c.path.last().is_some_and(|p| {
+                        REPOSITORY_GETTERS.contains(&p.as_str())
+                            // TypeORM's query builder given its entity
+                            // (`createQueryBuilder().insert().into(CollectionLog)`,
+                            // `.update(User)`, `.delete().from(User)`)
+                            || matches!(p.as_str(), "into" | "from" | "update")
+                                && c.path.iter().any(|l| l == "createQueryBuilder")
+                    })
                 })
                 .filter_map(|c| Some((c.group, self.entity_name(m, c.args.first()?)?)))
                 .collect();
@@ -2312,17 +2380,24 @@ impl<'a> Calls<'a> {
                         .or_else(|| self.subclass_field(m, f, cs))
                         .map(Some)
                         .unwrap_or(t);
-                    read.push(t.clone());
                     let method = cs.path.last().or(this_call(cs).map(|_| &cs.root_name));
+                    // A list of rows (`repo.find(..)`) is no read of one: it guards only where
+                    // the front end saw its length tested for none, as a count.
+                    let list = method.is_some_and(|l| self.catalog.is_list_read(l));
                     // A count guards only where the front end saw it tested for none
                     // (`if (n > 0) throw ..`): it is a lookup for the effects it marked.
                     if let Some(known) = &t
                         && (method.is_some_and(|l| l.starts_with("count"))
+                            || list
                             || self.raw_select(cs).is_some_and(selects_count))
                     {
                         lookups_here.push((aliased(known), Vec::new()));
                     }
+                    if !list {
+                        read.push(t.clone());
+                    }
                     if let Some(known) = &t
+                        && !list
                         && (method.is_some_and(|l| self.catalog.is_lookup(l))
                             || drizzle_select(cs)
                             || self.raw_select(cs).is_some_and(|q| !selects_count(q)))
@@ -2336,7 +2411,9 @@ impl<'a> Calls<'a> {
                         }
                         out.lookups.push(known.clone());
                     }
-                    out.reads.push(t);
+                    if !list {
+                        out.reads.push(t);
+                    }
                 }
                 let prepared = prepared_binds.get(&cs.group).copied().unwrap_or(&[]);
                 for mut e in self.effects_of(m, cs, prepared) {
@@ -3715,7 +3792,7 @@ impl<'a> Calls<'a> {
                 .then(|| Some(self.res.modules[m].classes[c].name.clone()));
         }
         let last = cs.path.last()?;
-        if !self.catalog.is_read(last)
+        if !(self.catalog.is_read(last) || self.catalog.is_list_read(last))
             || cs.path.iter().any(|p| BUILDER_WRITES.contains(&p.as_str()))
         {
             return None;

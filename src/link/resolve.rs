@@ -948,7 +948,13 @@ impl<'m> Resolver<'m> {
                     return Resolved::Env(super::display(v));
                 }
                 let base = self.resolve_d(m, inner, d);
-                self.member_of(base, prop, d)
+                match self.member_of(base, prop, d) {
+                    // `LndService().payInvoice` where the factory returns `wrapAll({ fns })`
+                    Resolved::Opaque if matches!(inner.as_ref(), Val::Call(..)) => {
+                        self.handed_member(m, inner, prop, d + 1)
+                    }
+                    r => r,
+                }
             }
             // `body.id || uuidv4()` is the value where one is wanted
             Val::Call(callee, args)
@@ -1448,7 +1454,14 @@ impl<'m> Resolver<'m> {
             }
             Resolved::Obj(m, fields) => match fields.iter().rev().find(|(k, _)| k == prop) {
                 Some((_, v)) => self.resolve_d(m, v, d),
-                None => Resolved::Opaque,
+                // A member of what the literal spreads (`{ ...PaymentsMod }` imported whole).
+                None => fields
+                    .iter()
+                    .rev()
+                    .filter(|(k, _)| k == crate::program::SPREAD)
+                    .map(|(_, v)| self.spread_member(m, v, prop, d + 1))
+                    .find(|r| !matches!(r, Resolved::Opaque))
+                    .unwrap_or(Resolved::Opaque),
             },
             Resolved::Module(m) => self.export_value(m, Some(prop), d),
             // A property assigned on a function object (`request.post = (o) => ..`).
@@ -1467,6 +1480,74 @@ impl<'m> Resolver<'m> {
             }
             _ => Resolved::Opaque,
         }
+    }
+
+    /// Member `prop` of a value an object literal spreads: of the value itself, or, for the call
+    /// of a project function that hands back what it is given (`wrapAll({ fns })` returning `{
+    /// ...fns, ..wrapped }`), of that argument.
+    fn spread_member(&self, m: ModId, v: &Val, prop: &str, d: usize) -> Resolved {
+        if d > MAX_DEPTH {
+            return Resolved::Opaque;
+        }
+        let base = self.resolve_d(m, v, d + 1);
+        match self.member_of(base, prop, d + 1) {
+            Resolved::Opaque if matches!(v, Val::Call(..)) => self.handed_member(m, v, prop, d + 1),
+            found => found,
+        }
+    }
+
+    /// Member `prop` of what the call `v` of a project function returns, where the function
+    /// hands back (part of) what it is given: `wrapAll({ fns })` returning `{ ...fns, ..wrapped
+    /// }` has the members of that argument; a factory returning such a call
+    /// (`LndService = () => wrapAll({ fns: { payInvoice, .. } })`) too.
+    fn handed_member(&self, m: ModId, v: &Val, prop: &str, d: usize) -> Resolved {
+        if d > MAX_DEPTH {
+            return Resolved::Opaque;
+        }
+        let Val::Call(callee, args) = v else {
+            return Resolved::Opaque;
+        };
+        let Resolved::Func(m2, f) = self.resolve_d(m, callee, d + 1) else {
+            return Resolved::Opaque;
+        };
+        let Some(_following) = Following::enter(self, m2, f) else {
+            return Resolved::Opaque;
+        };
+        // `param.fns` of function `f`, as the caller's argument
+        fn given(v: &Val, f: FnId, args: &[Val]) -> Option<Val> {
+            match v {
+                Val::Param(g, i) if *g == f => args.get(*i).cloned(),
+                Val::Member(inner, p) => Some(Val::Member(
+                    std::sync::Arc::new(given(inner, f, args)?),
+                    p.clone(),
+                )),
+                _ => None,
+            }
+        }
+        for r in &self.modules[m2].functions[f].returns {
+            if let Val::Call(..) = r {
+                let r = self.handed_member(m2, r, prop, d + 1);
+                if !matches!(r, Resolved::Opaque) {
+                    return r;
+                }
+                continue;
+            }
+            let Val::Obj(fields) = r else { continue };
+            for (_, sv) in fields
+                .iter()
+                .rev()
+                .filter(|(k, _)| k == crate::program::SPREAD)
+            {
+                if let Some(arg) = given(sv, f, args) {
+                    let base = self.resolve_d(m, &arg, d + 1);
+                    let r = self.member_of(base, prop, d + 1);
+                    if !matches!(r, Resolved::Opaque) {
+                        return r;
+                    }
+                }
+            }
+        }
+        Resolved::Opaque
     }
 
     /// The table a Drizzle table value names: `pgTable("users", {..})` itself, or a binding of one

@@ -824,14 +824,19 @@ impl<'a> Linker<'a> {
         out: &mut Vec<Found>,
     ) {
         for (k, v) in fields {
+            // `{ ...adminProcedures, list }`: what the spread value holds sits at this level
+            let spread = k == crate::program::SPREAD;
             let dotted = format!("{local}{k}");
             let at = keys
                 .iter()
                 .find(|(name, _)| *name == dotted)
                 .map(|(_, l)| (km, *l));
             let mut sub = path.to_vec();
-            sub.push(k.clone());
+            if !spread {
+                sub.push(k.clone());
+            }
             match self.classify(m, v, 0) {
+                T::Procedure(_) if spread => {}
                 T::Procedure(p) => out.push(Found {
                     path: sub,
                     procedure: *p,
@@ -857,7 +862,11 @@ impl<'a> Linker<'a> {
                         om,
                         &inner,
                         &sub,
-                        &format!("{dotted}."),
+                        &if spread {
+                            local.to_string()
+                        } else {
+                            format!("{dotted}.")
+                        },
                         (km, keys),
                         stack,
                         visits,
@@ -872,7 +881,11 @@ impl<'a> Linker<'a> {
                         line,
                         format!(
                             "tRPC router field `{}` is neither a procedure nor a router the audit can follow: it is left out",
-                            sub.join(".")
+                            if spread {
+                                format!("{}...", local)
+                            } else {
+                                sub.join(".")
+                            }
                         ),
                     );
                 }

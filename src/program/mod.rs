@@ -270,6 +270,49 @@ pub fn package_spec(raw: &str) -> String {
 /// out gets a new one on every retry).
 pub const EITHER: &str = "||";
 
+/// The key under which an object literal keeps a value it spreads that another module defines
+/// (`{ ...PaymentsMod, ...userResolvers }`, imported): the linker reads the members the literal
+/// does not write itself there.
+pub const SPREAD: &str = "...";
+
+/// Does `v` hold an object that keeps a [`SPREAD`]?
+fn has_spread(v: &Val, depth: usize) -> bool {
+    depth < 64
+        && match v {
+            Val::Obj(fields) => fields
+                .iter()
+                .any(|(k, x)| k == SPREAD || has_spread(x, depth + 1)),
+            Val::Arr(xs) => xs.iter().any(|x| has_spread(x, depth + 1)),
+            _ => false,
+        }
+}
+
+fn strip(v: Val, depth: usize) -> Val {
+    match v {
+        Val::Obj(fields) if depth < 64 => Val::Obj(
+            fields
+                .into_iter()
+                .filter(|(k, _)| k != SPREAD)
+                .map(|(k, x)| (k, strip(x, depth + 1)))
+                .collect(),
+        ),
+        Val::Arr(xs) if depth < 64 => {
+            Val::Arr(xs.into_iter().map(|x| strip(x, depth + 1)).collect())
+        }
+        v => v,
+    }
+}
+
+/// A call's arguments as the linker reads them: object literals without what they spread (a
+/// call's spread arguments are [`CallSite::spread_args`]; the record a call writes names only
+/// the keys it writes itself).
+pub fn call_args(args: Vec<Val>) -> Vec<Val> {
+    if !args.iter().any(|a| has_spread(a, 0)) {
+        return args;
+    }
+    args.into_iter().map(|a| strip(a, 0)).collect()
+}
+
 /// The links of a query builder's chain that name its table by a string: Knex's
 /// `knex.insert(..).into('users')`, `knex.select(..).from('roles')`, `knex.table('users')`;
 /// Supabase's `supabase.from('posts')`; Kysely's `db.insertInto('person')`, `.replaceInto(..)`,

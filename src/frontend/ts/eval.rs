@@ -2197,10 +2197,30 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                 }
                 "spread_element" => match self.eval(c) {
-                    Val::Obj(inner) => fields.extend(inner),
-                    // A call's result spread into the literal: `{ ...found, isPaused }` with
-                    // `found` a looked-up row (a save of it writes that row back).
+                    Val::Obj(inner) => {
+                        // `{ ...wrapAll({ fns }) }` of a function in view: what it returned,
+                        // and the call itself, for what it was given.
+                        if let Some(call) =
+                            c.named_child(0).filter(|n| n.kind() == "call_expression")
+                            && let Some(cs) = self.module.functions[self.cur_fn()]
+                                .calls
+                                .iter()
+                                .rev()
+                                .find(|cs| cs.group == call.id())
+                        {
+                            let v =
+                                Val::Call(std::sync::Arc::new(cs.callee.clone()), cs.args.clone());
+                            fields.push((crate::program::SPREAD.into(), v));
+                        }
+                        fields.extend(inner)
+                    }
+                    v @ Val::Import { .. } => fields.push((crate::program::SPREAD.into(), v)),
+                    // A value spread into the literal: `{ ...found, isPaused }` with `found` a
+                    // looked-up row (a save of it writes that row back); `{ ...wrapAll({ fns })
+                    // }`, what a project function makes of the functions it is given; `{
+                    // ...fns }` of a parameter.
                     v @ (Val::Param(..) | Val::Member(..) | Val::Call(..)) => {
+                        fields.push((crate::program::SPREAD.into(), v.clone()));
                         self.spreads.entry(node.id()).or_default().push(v);
                     }
                     _ => {}
@@ -3083,7 +3103,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             root_name: c.root_name.clone(),
             path: c.path.clone(),
             hops: c.hops.clone(),
-            args: args.clone(),
+            args: crate::program::call_args(args.clone()),
             literal,
             is_new: false,
             line: call_line,
@@ -3266,7 +3286,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             root_name: c.root_name.clone(),
             path: c.path.clone(),
             hops: c.hops.clone(),
-            args,
+            args: crate::program::call_args(args),
             literal: None,
             is_new: true,
             line: line(node),

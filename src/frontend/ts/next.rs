@@ -8,6 +8,18 @@ use tree_sitter::Node;
 
 const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
 
+/// The read a test's operand is the result of.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Read {
+    /// A lookup of a row (`findOne`, `findFirst`), tested for the row.
+    Lookup,
+    /// A count (`count`, `countDocuments`, a raw `COUNT(*)`).
+    Count,
+    /// A list of rows (`repo.find(..)`, Mongoose's `Model.find(..)`), whose `.length` counts
+    /// them.
+    List,
+}
+
 impl<'t> Evaluator<'t, '_> {
     /// `req.method`, `req.method!`, `req.method ?? ''`, `req.method as string`, or a local
     /// holding it (`const method = req.method`).
@@ -482,7 +494,7 @@ impl<'t> Evaluator<'t, '_> {
     /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
     /// it read.
     fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<(String, Val)> {
-        self.read_leaf(n, false)
+        self.read_leaf(n, Read::Lookup)
     }
 
     /// A count of rows tested for none (`if (count === 0)`, `if (n > 0) throw ..`, `if (!count)`)
@@ -529,22 +541,40 @@ impl<'t> Evaluator<'t, '_> {
                     ("===" | "==", "0") | ("<", "1") | ("<=", "0") => false,
                     _ => return None,
                 };
-                let (model, _) = self.read_leaf(count, true)?;
+                let (model, _) = self.counted(count)?;
                 Some((model, found))
             }
-            _ => self.read_leaf(n, true).map(|(model, _)| (model, true)),
+            _ => self.counted(n).map(|(model, _)| (model, true)),
         }
     }
 
-    /// A binding of a read's result, or the read call: the model it read. `count`: a count's
-    /// (see [`Self::count_test`]), else a lookup's.
-    fn read_leaf(&mut self, n: Node<'t>, count: bool) -> Option<(String, Val)> {
-        let reads = |this: &Self, method: &str| {
-            if count {
-                this.catalog.is_read(method) && method.starts_with("count")
-            } else {
-                this.catalog.is_lookup(method)
+    /// What a count test counts: a count read (`prisma.user.count(..)`, a raw `COUNT(*)`), or
+    /// the length of the rows a read found (`rows.length` of `repo.find(..)`, `findMany`, a raw
+    /// `SELECT`).
+    fn counted(&mut self, n: Node<'t>) -> Option<(String, Val)> {
+        if n.kind() == "member_expression"
+            && n.child_by_field_name("property").map(|p| self.text(p)) == Some("length")
+        {
+            let rows = n.child_by_field_name("object")?;
+            // the rows of a lookup (`findAll`, `findMany`) are tested as the lookup itself is
+            if self
+                .read_leaf(rows, Read::Lookup)
+                .is_some_and(|(model, _)| !model.starts_with(HELPER_GUARD))
+            {
+                return None;
             }
+            return self.read_leaf(rows, Read::List);
+        }
+        self.read_leaf(n, Read::Count)
+    }
+
+    /// A binding of a read's result, or the read call: the model it read (see [`Read`]).
+    fn read_leaf(&mut self, n: Node<'t>, read: Read) -> Option<(String, Val)> {
+        let count = read == Read::Count;
+        let reads = |this: &Self, method: &str| match read {
+            Read::Count => this.catalog.is_read(method) && method.starts_with("count"),
+            Read::Lookup => this.catalog.is_lookup(method),
+            Read::List => this.catalog.is_list_read(method),
         };
         match n.kind() {
             "identifier" => {

@@ -414,7 +414,7 @@ impl Mounter<'_> {
                     && let Some(t) = field(&opts, "mutation")
                     && let Some(fields) = self.object_type_fields(om, t)
                 {
-                    self.graphql_js_fields(fields, (m, *line), out);
+                    self.graphql_js_fields(fields, (m, *line), d + 1, out);
                 }
             }
             Val::Obj(fields) => {
@@ -530,6 +530,11 @@ impl Mounter<'_> {
         match &v {
             Val::Obj(fields) => {
                 for (k, fv) in fields {
+                    // `{ ...orderMutations, .. }`: the members of the map spread here
+                    if k == crate::program::SPREAD {
+                        self.gql_mutation_map((m, fv), d + 1, out);
+                        continue;
+                    }
                     // `createOrder: { resolve(parent, args) {..} }`
                     let resolver = match self.res.resolve(m, fv) {
                         Resolved::Obj(om, inner) => match field(&inner, "resolve") {
@@ -624,8 +629,24 @@ impl Mounter<'_> {
     /// The mutations of a graphql-js `Mutation` type's fields: each field's `resolve` (`{ type,
     /// args, resolve }`, also through a project helper that returns its configuration), or the
     /// `mutateAndGetPayload` of graphql-relay's `mutationWithClientMutationId({ .. })`.
-    fn graphql_js_fields(&self, (m, fields): Fields, at: (ModId, u32), out: &mut Vec<Field>) {
+    fn graphql_js_fields(
+        &self,
+        (m, fields): Fields,
+        at: (ModId, u32),
+        d: usize,
+        out: &mut Vec<Field>,
+    ) {
+        if d > MAX_DEPTH {
+            return;
+        }
         for (name, fv) in fields {
+            // `fields: { ...accountMutations, .. }`: the fields of the map spread here
+            if name == crate::program::SPREAD {
+                if let Resolved::Obj(om, inner) = self.res.resolve(m, &fv) {
+                    self.graphql_js_fields((om, inner), at, d + 1, out);
+                }
+                continue;
+            }
             let (fm, fv) = self.deref_export(m, fv);
             let config = |v: &Val| match self.res.resolve(fm, v) {
                 Resolved::Obj(om, o) => ["resolve", "mutateAndGetPayload"]
@@ -668,7 +689,7 @@ impl Mounter<'_> {
                     };
                     let fields = field(opts, "fields").and_then(|f| self.fields_value(m, f));
                     if let (true, Some(fields)) = (made, fields) {
-                        self.graphql_js_fields(fields, (m, cs.line), &mut out);
+                        self.graphql_js_fields(fields, (m, cs.line), 0, &mut out);
                     }
                 }
             }
@@ -1091,7 +1112,10 @@ impl Mounter<'_> {
                         let Resolved::Obj(om, fields) = self.res.resolve(r.0, &r.1) else {
                             continue;
                         };
-                        for (name, fv) in fields {
+                        for (name, fv) in fields
+                            .into_iter()
+                            .filter(|(k, _)| k != crate::program::SPREAD)
+                        {
                             out.push(Field {
                                 name,
                                 resolver: pothos_resolve(self, (om, fv))

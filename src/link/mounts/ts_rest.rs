@@ -124,7 +124,7 @@ impl Mounter<'_> {
             return;
         };
         let prefix = normalize_path(prefix, &own);
-        for (key, cv) in &fields {
+        for (key, cv) in fields.iter().filter(|(k, _)| k != crate::program::SPREAD) {
             let dotted = if name.is_empty() {
                 key.clone()
             } else {
