@@ -223,6 +223,8 @@ pub struct Calls<'a> {
     res: &'a Resolver<'a>,
     catalog: &'a Catalog,
     memo: RefCell<HashMap<(ModId, FnId), Memo>>,
+    /// Whether a function only wraps what it is given (see [`Calls::only_wraps`]).
+    wraps: RefCell<HashMap<(ModId, FnId), bool>>,
     /// Method name -> every class method of that name, for calls on values of unknown type.
     by_name: HashMap<&'a str, Vec<(ModId, FnId)>>,
     /// Class -> the classes that extend or implement it directly.
@@ -1497,6 +1499,7 @@ impl<'a> Calls<'a> {
             res,
             catalog,
             memo: RefCell::new(HashMap::new()),
+            wraps: RefCell::new(HashMap::new()),
             by_name,
             subclasses,
             implementers,
@@ -1901,6 +1904,15 @@ impl<'a> Calls<'a> {
     /// tracing decorator `(fn) => async (...a) => fn(...a)`, `wrapAll({ fns })`)? A function
     /// that calls what it is given (`withTransaction(async (tx) => ..)`) does not.
     fn only_wraps(&self, m: ModId, f: FnId, depth: usize) -> bool {
+        if let Some(known) = self.wraps.borrow().get(&(m, f)) {
+            return *known;
+        }
+        let wraps = self.only_wraps_uncached(m, f, depth);
+        self.wraps.borrow_mut().insert((m, f), wraps);
+        wraps
+    }
+
+    fn only_wraps_uncached(&self, m: ModId, f: FnId, depth: usize) -> bool {
         let fns = &self.res.modules[m].functions;
         if depth > 4 || fns[f].returns.is_empty() {
             return false;
