@@ -49,12 +49,14 @@ pub fn text<'v>(
 }
 
 /// The text a call of project function `f` with `args` (written in module `m`, where `vars` are
-/// the local variables known to hold text) returns, when it is known at compile time.
+/// the local variables known to hold text) returns, when it is known at compile time. `self_ty`:
+/// the type the call names `f` through, which `Self` is in `f` when `f` is a blanket impl's
+/// (`OAuth2TokenEndpoint::route()`).
 pub fn call_text<'v>(
     model: &Model<'_>,
-    m: ModId,
-    imp: Option<ImplId>,
+    (m, imp): (ModId, Option<ImplId>),
     f: FnId,
+    self_ty: Option<Res>,
     args: &[Ex],
     vars: impl IntoIterator<Item = (&'v String, &'v String)>,
 ) -> Option<String> {
@@ -63,6 +65,13 @@ pub fn call_text<'v>(
         .map(|(k, v)| (k.clone(), Value::Str(v.clone())))
         .collect();
     let mut ev = Eval::new(model);
+    if let Some(ty) = self_ty
+        && model.fns[f]
+            .imp
+            .is_some_and(|i| model.impls[i].imp.blanket.is_some())
+    {
+        ev.self_ty.push(ty);
+    }
     let vals = args
         .iter()
         .map(|a| ev.expr(m, imp, a, &env, 1))
@@ -102,6 +111,10 @@ struct Eval<'m, 'a> {
     model: &'m Model<'a>,
     /// Constants and functions being evaluated: met again, they are a cycle.
     open: Vec<(ModId, String)>,
+    /// The type `Self` names in a blanket impl's method, innermost last
+    /// (`OAuth2TokenEndpoint::route()` runs `impl<T: SimpleRoute> Route for T`'s `route` with
+    /// `Self` that type).
+    self_ty: Vec<Res>,
     steps: usize,
 }
 
@@ -112,6 +125,7 @@ impl<'m, 'a> Eval<'m, 'a> {
         Eval {
             model,
             open: Vec::new(),
+            self_ty: Vec::new(),
             steps: 0,
         }
     }
@@ -174,12 +188,19 @@ impl<'m, 'a> Eval<'m, 'a> {
                 if matches!(last, "from" | "Borrowed" | "Owned") && args.len() == 1 {
                     return self.expr(m, imp, &args[0], env, depth + 1);
                 }
-                let f = self.callee(m, imp, p)?;
+                let (f, self_ty) = self.callee(m, imp, p)?;
                 let vals = args
                     .iter()
                     .map(|a| self.expr(m, imp, a, env, depth + 1))
                     .collect::<Option<Vec<_>>>()?;
-                self.call(f, vals, depth + 1)
+                if let Some(ty) = self_ty {
+                    self.self_ty.push(ty);
+                    let v = self.call(f, vals, depth + 1);
+                    self.self_ty.pop();
+                    v
+                } else {
+                    self.call(f, vals, depth + 1)
+                }
             }
             Ex::Macro {
                 path, lits, args, ..
@@ -233,7 +254,32 @@ impl<'m, 'a> Eval<'m, 'a> {
         {
             return Some(v.clone());
         }
-        match self.model.resolve(m, p) {
+        let r = match (p, imp) {
+            ([this, name], _) if this == "Self" => match self.self_ty.last() {
+                Some(ty) => Res::Assoc(Box::new(ty.clone()), name.clone()),
+                None => Res::Assoc(Box::new(self.model.impl_type(imp?)), name.clone()),
+            },
+            _ => self.model.resolve(m, p),
+        };
+        match r {
+            // `OAuth2TokenEndpoint::PATH`, `Self::PATH`: an associated constant of a type
+            Res::Assoc(ty, name) => {
+                let (i, value) = self.model.assoc_const(&ty, &name)?;
+                let key = (self.model.impls[i].module, format!("{i}::{name}"));
+                if self.open.contains(&key) {
+                    return None;
+                }
+                self.open.push(key);
+                let v = self.expr(
+                    self.model.impls[i].module,
+                    Some(i),
+                    value,
+                    &HashMap::default(),
+                    depth + 1,
+                );
+                self.open.pop();
+                v
+            }
             Res::Const(cm, name) => {
                 let key = (cm, name.clone());
                 if self.open.contains(&key) {
@@ -249,17 +295,29 @@ impl<'m, 'a> Eval<'m, 'a> {
         }
     }
 
-    /// The function a call's path names, when it is one the project defines.
-    fn callee(&self, m: ModId, imp: Option<ImplId>, p: &[String]) -> Option<FnId> {
+    /// The function a call's path names, when it is one the project defines, and the type
+    /// `Self` names in it when that is a blanket impl's.
+    fn callee(&self, m: ModId, imp: Option<ImplId>, p: &[String]) -> Option<(FnId, Option<Res>)> {
         let r = match (p.first().map(String::as_str), imp) {
             (Some("Self"), Some(i)) if p.len() == 2 => {
-                Res::Assoc(Box::new(self.model.impl_type(i)), p[1].clone())
+                let ty = self
+                    .self_ty
+                    .last()
+                    .cloned()
+                    .unwrap_or_else(|| self.model.impl_type(i));
+                Res::Assoc(Box::new(ty), p[1].clone())
             }
             _ => self.model.resolve(m, p),
         };
         match r {
-            Res::Fn(f) => Some(f),
-            Res::Assoc(ty, name) => self.model.methods_of(&ty, &name).first().copied(),
+            Res::Fn(f) => Some((f, None)),
+            Res::Assoc(ty, name) => {
+                let f = self.model.methods_of(&ty, &name).first().copied()?;
+                let blanket = self.model.fns[f]
+                    .imp
+                    .is_some_and(|i| self.model.impls[i].imp.blanket.is_some());
+                Some((f, blanket.then_some(*ty)))
+            }
             _ => None,
         }
     }

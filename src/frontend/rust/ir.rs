@@ -139,6 +139,11 @@ pub struct Impl {
     pub trait_: Option<Vec<String>>,
     /// `type Transform = IdempotencyService<S>;` and the like.
     pub assoc_types: Vec<(String, Ty)>,
+    /// `const PATH: &'static str = "/oauth2/token";`
+    pub consts: Vec<(String, Ex)>,
+    /// A blanket impl (`impl<T: SimpleRoute> Route for T`): the traits its type parameter is
+    /// bounded by, each as written. None for an impl of a named type.
+    pub blanket: Option<Vec<Vec<String>>>,
     pub fns: Vec<Func>,
     /// poem-openapi's `#[OpenApi(prefix_path = "/v1")]` (empty for a bare `#[OpenApi]`).
     pub openapi_prefix: Option<String>,

@@ -92,6 +92,8 @@ pub struct Model<'a> {
     pub fns: Vec<FnDef<'a>>,
     pub impls: Vec<ImplDef<'a>>,
     impls_by_type: HashMap<String, Vec<ImplId>>,
+    /// `impl<T: Bound> Trait for T` blocks: they give every type bounded so their methods.
+    blanket_impls: Vec<ImplId>,
     /// Types a macro makes (juniper's `#[graphql_interface] trait Block` makes `BlockValue`),
     /// known by the inherent impls the crate writes for them: no module declares a type of that
     /// name, and an inherent impl can only be of a type of the crate. The name, and the module
@@ -322,6 +324,7 @@ impl<'a> Model<'a> {
             fns: Vec::new(),
             impls: Vec::new(),
             impls_by_type: HashMap::default(),
+            blanket_impls: Vec::new(),
             macro_types: HashMap::default(),
             impls_by_trait: HashMap::default(),
             methods_by_name: HashMap::default(),
@@ -405,6 +408,9 @@ impl<'a> Model<'a> {
             model.add_tree(c, fi, &by_rel, &mut reached, test);
         }
         for (i, imp) in model.impls.iter().enumerate() {
+            if imp.imp.blanket.is_some() {
+                model.blanket_impls.push(i);
+            }
             if let Some(last) = imp.imp.self_ty.last() {
                 model.impls_by_type.entry(last.clone()).or_default().push(i);
                 if imp.imp.trait_.is_none()
@@ -1012,7 +1018,60 @@ impl<'a> Model<'a> {
                     .filter(|&f| self.fns[f].func.name == name),
             );
         }
+        if out.is_empty() {
+            // a blanket impl for the traits the type implements (`impl<T: SimpleRoute> Route
+            // for T` gives `OAuth2TokenEndpoint::route()`)
+            for i in self.blanket_for(ty) {
+                out.extend(
+                    self.impls[i]
+                        .fns
+                        .iter()
+                        .copied()
+                        .filter(|&f| self.fns[f].func.name == name),
+                );
+            }
+        }
         out
+    }
+
+    /// The blanket impls whose every bound `ty` implements.
+    pub fn blanket_for(&self, ty: &Res) -> Vec<ImplId> {
+        if self.blanket_impls.is_empty() {
+            return Vec::new();
+        }
+        let implemented: Vec<Res> = self
+            .impls_of(ty)
+            .into_iter()
+            .filter_map(|i| {
+                let imp = &self.impls[i];
+                Some(self.resolve(imp.module, imp.imp.trait_.as_ref()?))
+            })
+            .filter(|r| matches!(r, Res::Trait(..)))
+            .collect();
+        self.blanket_impls
+            .iter()
+            .copied()
+            .filter(|&i| {
+                let imp = &self.impls[i];
+                let bounds = imp.imp.blanket.as_deref().unwrap_or_default();
+                !bounds.is_empty()
+                    && bounds
+                        .iter()
+                        .all(|b| implemented.contains(&self.resolve(imp.module, b)))
+            })
+            .collect()
+    }
+
+    /// Associated constant `name` of type `ty` (`const PATH: &str = ".."` in an impl of it): the
+    /// impl and the constant's value.
+    pub fn assoc_const(&self, ty: &Res, name: &str) -> Option<(ImplId, &'a Ex)> {
+        self.impls_of(ty).into_iter().find_map(|i| {
+            let imp: &'a Impl = self.impls[i].imp;
+            imp.consts
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, e)| (i, e))
+        })
     }
 
     /// `value.name()` on a trait object or a generic bounded by the trait (`Arc<dyn Storage>`,

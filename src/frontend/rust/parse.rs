@@ -82,6 +82,34 @@ fn line_of(span: proc_macro2::Span) -> Line {
     span.start().line as Line
 }
 
+/// The trait bounds of an impl's type parameter when the impl is for that parameter itself
+/// (`impl<T: SimpleRoute> Route for T`, or `impl<T> Route for T where T: SimpleRoute`).
+fn blanket_bounds(generics: &syn::Generics, self_ty: &[String]) -> Option<Vec<Vec<String>>> {
+    let [name] = self_ty else { return None };
+    let param = generics.type_params().find(|p| p.ident == name.as_str())?;
+    let trait_paths =
+        |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+            bounds
+                .iter()
+                .filter_map(|b| match b {
+                    syn::TypeParamBound::Trait(t) => Some(path_segs(&t.path)),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+        };
+    let mut out = trait_paths(&param.bounds);
+    if let Some(w) = &generics.where_clause {
+        for p in &w.predicates {
+            if let syn::WherePredicate::Type(t) = p
+                && lower_ty(&t.bounded_ty).path == self_ty
+            {
+                out.extend(trait_paths(&t.bounds));
+            }
+        }
+    }
+    Some(out)
+}
+
 fn path_segs(p: &syn::Path) -> Vec<String> {
     p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
@@ -1366,6 +1394,7 @@ impl Lower {
                 self.idem_impl = super::keyscan::has_idem(&lower_ty(&i.self_ty).path.join("::"));
                 let mut fns = Vec::new();
                 let mut assoc_types = Vec::new();
+                let mut consts = Vec::new();
                 for it in &i.items {
                     match it {
                         syn::ImplItem::Fn(f) => {
@@ -1374,14 +1403,20 @@ impl Lower {
                         syn::ImplItem::Type(t) => {
                             assoc_types.push((t.ident.to_string(), lower_ty(&t.ty)))
                         }
+                        syn::ImplItem::Const(c) => {
+                            consts.push((c.ident.to_string(), self.expr(&c.expr)))
+                        }
                         _ => {}
                     }
                 }
                 self.idem_impl = saved;
+                let self_ty = lower_ty(&i.self_ty).path;
                 Item::Impl(Impl {
-                    self_ty: lower_ty(&i.self_ty).path,
+                    blanket: blanket_bounds(&i.generics, &self_ty),
+                    self_ty,
                     trait_: i.trait_.as_ref().map(|(p, _)| path_segs(p)),
                     assoc_types,
+                    consts,
                     fns,
                     openapi_prefix: openapi_impl_prefix(&i.attrs),
                     graphql: i.attrs.iter().find_map(|a| {

@@ -1378,9 +1378,12 @@ impl<'m, 'a> Routes<'m, 'a> {
                 .is_some_and(|t| matches!(t.last(), "String" | "str" | "Cow"))
                 && let Some(s) = consts::call_text(
                     self.model,
-                    frame.module,
-                    frame.imp,
+                    (frame.module, frame.imp),
                     f,
+                    match &r {
+                        Res::Assoc(ty, _) => Some((**ty).clone()),
+                        _ => None,
+                    },
                     args,
                     frame.vars.iter().filter_map(|(k, v)| match v {
                         V::Str(s) => Some((k, s)),
