@@ -808,7 +808,15 @@ fn made_here(e: &Ex, scope: &Scope, depth: usize) -> bool {
         "to_lowercase",
         "to_uppercase",
         "unwrap_or_default",
+        // a failure mapped, a value parsed or decoded: still what the client sent
+        "map_err",
+        "ok_or",
+        "ok_or_else",
+        "parse",
+        "to_vec",
     ];
+    // `hex::decode(&body.hash)`, `Uuid::parse_str(&body.id)`: the client's value decoded
+    const DECODES: &[&str] = &["decode", "from_hex", "from_str", "parse_str", "try_from"];
     if depth > 16 {
         return false;
     }
@@ -820,8 +828,9 @@ fn made_here(e: &Ex, scope: &Scope, depth: usize) -> bool {
         Ex::Call(f, args, _) => match &**f {
             // `Some(x)`, `String::from(x)`: the value inside
             Ex::Path(p, _)
-                if p.last()
-                    .is_some_and(|s| matches!(s.as_str(), "Some" | "from" | "Ok")) =>
+                if p.last().is_some_and(|s| {
+                    matches!(s.as_str(), "Some" | "from" | "Ok") || DECODES.contains(&s.as_str())
+                }) =>
             {
                 args.first().is_some_and(|a| made_here(a, scope, depth + 1))
             }
