@@ -109,6 +109,38 @@ pub fn sql_shifts_range(sql: &str) -> bool {
 /// `Effect::update_keys` has them: a string literal (`s:shipped`), a boolean (`b:true`), the
 /// current time (`now`); a bound parameter or an expression is not known.
 pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
+    set_assignments(sql)
+        .into_iter()
+        .map(|(column, value)| (column, sql_constant(&value)))
+        .collect()
+}
+
+/// The columns an `UPDATE .. SET` sets to a bound value alone (`balance = $1`, `name = ?`), each
+/// with that value's index (from 0, by `$n` or by the order of the `?`s).
+pub fn sql_set_binds(sql: &str) -> Vec<(String, usize)> {
+    let mut question = 0usize;
+    set_assignments(sql)
+        .into_iter()
+        .filter_map(|(column, value)| {
+            let v = value.trim();
+            let at = match v.strip_prefix('$') {
+                Some(n) => n.parse::<usize>().ok()?.checked_sub(1)?,
+                None if v == "?" => {
+                    question += 1;
+                    question - 1
+                }
+                None => {
+                    question += v.matches('?').count();
+                    return None;
+                }
+            };
+            Some((column, at))
+        })
+        .collect()
+}
+
+/// The assignments of an `UPDATE .. SET`: each column with its value as written.
+fn set_assignments(sql: &str) -> Vec<(String, String)> {
     let flat = flat(sql);
     let upper = flat.to_ascii_uppercase();
     let Some(rest) = upper.trim_start().strip_prefix("UPDATE ") else {
@@ -148,7 +180,7 @@ pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
             if column.is_empty() || !column.chars().all(|c| c.is_alphanumeric() || c == '_') {
                 return None;
             }
-            Some((column.to_string(), sql_constant(value)))
+            Some((column.to_string(), value.to_string()))
         })
         .collect()
 }

@@ -250,6 +250,11 @@ fn a_query_builders_table_and_values_are_read_alike_in_both_languages() {
 }
 
 #[test]
+fn a_field_written_from_its_own_read_value_is_relative_in_both_languages() {
+    assert_twins("express-prisma-topups", "axum-sqlx-topups");
+}
+
+#[test]
 fn a_count_tested_for_none_guards_like_a_lookup_in_both_languages() {
     assert_twins("express-count-guards", "axum-count-guards");
 }

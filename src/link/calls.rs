@@ -315,6 +315,31 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
     }
 }
 
+/// A write that sets a field to a value computed from that field of a row the code read
+/// (`update({ data: { balance: wallet.balance + amount } })`, `{ content: note.content + ' #x' }`):
+/// a read-modify-write, which a repeat applies again.
+fn read_modify_write(v: &Val, depth: usize) -> bool {
+    let reads = |field: &str, v: &Val| {
+        let parts: &[Val] = match v {
+            Val::Call(f, xs) if matches!(f.as_ref(), Val::Global(g) if g == crate::program::ARITH) => {
+                xs
+            }
+            Val::Template(parts) => parts,
+            _ => return false,
+        };
+        parts
+            .iter()
+            .any(|p| crate::program::row_field(p) == Some(field))
+    };
+    depth <= 4
+        && match v {
+            Val::Obj(fields) => fields
+                .iter()
+                .any(|(k, x)| reads(k, x) || read_modify_write(x, depth + 1)),
+            _ => false,
+        }
+}
+
 /// An options object that gives one of `keys` a value other than `false`.
 fn option_given(v: &Val, keys: &[String]) -> bool {
     match v {
@@ -2694,7 +2719,7 @@ impl<'a> Calls<'a> {
                     for e in &sub.effects {
                         let mut e = e.clone();
                         if ti < callees {
-                            Self::bind_record(m, m2, f2, &cs.args, &mut e);
+                            Self::bind_record(m, (m2, f2), cs, &mut e);
                             Self::bind_spread(m, m2, f2, &cs.args, &mut e);
                             Self::bind_url(m, m2, f2, &cs.args, &mut e);
                             if !Self::bind_method(m, m2, f2, &cs.args, &mut e)
@@ -3915,9 +3940,29 @@ impl<'a> Calls<'a> {
     /// The caller's arguments of `(m2, f2)` for a create's record and its keys: a record passed
     /// as an object shows its keys; a key the caller makes up per call (`randomUUID()`) is no
     /// longer the caller's; a parameter of the caller stays one, for its own caller.
-    fn bind_record(m: ModId, m2: ModId, f2: FnId, args: &[Val], e: &mut Effect) {
+    fn bind_record(m: ModId, (m2, f2): (ModId, FnId), cs: &CallSite, e: &mut Effect) {
+        let args = cs.args.as_slice();
+        // `{ ...found, name }` of a row the caller looked up, as `found` itself (below)
+        let loaded = |v: &Val| {
+            matches!(v, Val::Call(f, _)
+                if matches!(f.as_ref(), Val::Member(_, method) if method.starts_with("find")))
+        };
         if let Some(r) = e.data_param.take() {
+            let copies_loaded = r.path.is_empty()
+                && cs
+                    .spread_args
+                    .iter()
+                    .any(|(i, v)| *i == r.index && loaded(v));
             match bind_param(&r, m2, f2, args) {
+                Bound::Val(Val::Obj(_))
+                    if copies_loaded
+                        && e.kind == EffectKind::DbCreate
+                        && e.callee.ends_with(".save") =>
+                {
+                    e.kind = EffectKind::DbUpdate;
+                    e.label = "save of a loaded instance".into();
+                    e.data_keys = None;
+                }
                 Bound::Val(Val::Obj(fields)) => {
                     if e.data_keys.is_none() {
                         e.data_keys = Some(repeated_keys(&fields));
@@ -3927,10 +3972,10 @@ impl<'a> Calls<'a> {
                 // `this.extensions.save(extension)` of a row the caller looked up
                 // (`findOne(..)`, then a field set): a helper's `repo.save(entity)` writes it
                 // back, as it does where the lookup is in view.
-                Bound::Val(Val::Call(f, _))
+                Bound::Val(v @ Val::Call(..))
                     if e.kind == EffectKind::DbCreate
                         && e.callee.ends_with(".save")
-                        && matches!(f.as_ref(), Val::Member(_, method) if method.starts_with("find")) =>
+                        && loaded(&v) =>
                 {
                     e.kind = EffectKind::DbUpdate;
                     e.label = "save of a loaded instance".into();
@@ -4521,7 +4566,8 @@ impl<'a> Calls<'a> {
                     || cs
                         .args
                         .iter()
-                        .any(|a| has_key(a, &self.catalog.relative_update.keys, 0)))
+                        .any(|a| has_key(a, &self.catalog.relative_update.keys, 0))
+                    || cs.args.iter().any(|a| read_modify_write(a, 0)))
                 && !crate::program::conditional_update(last, &cs.args);
             let relative_fields = if relative {
                 relative_fields(&cs.args, &self.catalog.relative_update.keys)

@@ -270,6 +270,19 @@ pub fn package_spec(raw: &str) -> String {
 /// out gets a new one on every retry).
 pub const EITHER: &str = "||";
 
+/// `Val::Call` of [`Val::Global`] `ARITH` with `[a, b]`: `a + b` or `a - b` on a field of a row the
+/// code read (`wallet.balance + amount`), which a write of the same field makes relative (a
+/// read-modify-write: a repeat adds again).
+pub const ARITH: &str = "+-";
+
+/// A field of a row a call returned (`wallet.balance` with `wallet` a lookup's result).
+pub fn row_field(v: &Val) -> Option<&str> {
+    match v {
+        Val::Member(base, name) if matches!(base.as_ref(), Val::Call(..)) => Some(name),
+        _ => None,
+    }
+}
+
 /// The key under which an object literal keeps a value it spreads that another module defines
 /// (`{ ...PaymentsMod, ...userResolvers }`, imported): the linker reads the members the literal
 /// does not write itself there.

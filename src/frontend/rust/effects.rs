@@ -843,6 +843,29 @@ fn made_here(e: &Ex, scope: &Scope, depth: usize) -> bool {
     }
 }
 
+/// An `UPDATE .. SET col = $n` whose `n`-th bound value (`.bind(..)`) changes field `col` of a
+/// row the request looked up (`wallet.balance + body.amount`).
+fn read_modify_write(c: &Chain, sql: &str, scope: &Scope) -> bool {
+    let binds: Vec<&Ex> = c
+        .links
+        .iter()
+        .filter(|(name, ..)| *name == "bind")
+        .filter_map(|(_, args, _)| args.first())
+        .collect();
+    let row_field = |e: &Ex, column: &str| {
+        let e = match e {
+            Ex::Other(inner) if inner.len() == 1 => &inner[0],
+            e => e,
+        };
+        matches!(e, Ex::Field(base, f) if f == column
+            && matches!(&**base, Ex::Path(p, _) if p.len() == 1 && scope.lookups.contains_key(&p[0])))
+    };
+    crate::sql::sql_set_binds(sql).iter().any(|(column, i)| {
+        matches!(binds.get(*i), Some(Ex::Other(operands))
+            if operands.len() == 2 && operands.iter().any(|o| row_field(o, column)))
+    })
+}
+
 /// The fields of a struct literal argument whose value a call in the request made (see
 /// [`made_here`]).
 fn made_fields(c: &Chain, scope: &Scope) -> Vec<String> {
@@ -3034,6 +3057,10 @@ impl<'m, 'a> Effects<'m, 'a> {
         let target = crate::link::calls::sql_table(&s);
         match classify(&s) {
             Some((kind, upsert, relative)) => {
+                // `SET balance = $1` bound to `wallet.balance + body.amount`, `wallet` a row
+                // looked up: a read-modify-write, which a repeat applies again
+                let relative =
+                    relative || kind == EffectKind::DbUpdate && read_modify_write(&c, &s, scope);
                 // a statement built at run time whose conflict clause is a hole (see
                 // `crate::sql::open_conflict`): whether a repeat writes a second row is not known
                 let open = kind == EffectKind::DbCreate

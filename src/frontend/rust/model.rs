@@ -984,16 +984,17 @@ impl<'a> Model<'a> {
 
     /// `Type::name` or `value.name()` on a value of type `ty`: the functions it can run.
     pub fn methods_of(&self, ty: &Res, name: &str) -> Vec<FnId> {
+        let named_in = |i: ImplId| {
+            self.impls[i]
+                .fns
+                .iter()
+                .copied()
+                .filter(move |&f| self.fns[f].func.name == name)
+        };
         let mut out = Vec::new();
         let impls = self.impls_of(ty);
         for &i in &impls {
-            out.extend(
-                self.impls[i]
-                    .fns
-                    .iter()
-                    .copied()
-                    .filter(|&f| self.fns[f].func.name == name),
-            );
+            out.extend(named_in(i));
         }
         if out.is_empty() {
             // a trait's default method
@@ -1022,13 +1023,7 @@ impl<'a> Model<'a> {
             // a blanket impl for the traits the type implements (`impl<T: SimpleRoute> Route
             // for T` gives `OAuth2TokenEndpoint::route()`)
             for i in self.blanket_for(ty) {
-                out.extend(
-                    self.impls[i]
-                        .fns
-                        .iter()
-                        .copied()
-                        .filter(|&f| self.fns[f].func.name == name),
-                );
+                out.extend(named_in(i));
             }
         }
         out

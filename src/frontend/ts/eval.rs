@@ -145,9 +145,6 @@ pub struct Evaluator<'t, 'c> {
     fulfilled: Vec<(usize, Val)>,
     /// Functions made for model accessors (see `model_accessor`): calling one gives its class.
     model_accessors: Vec<FnId>,
-    /// The values object literals spread that the evaluator cannot read (`{ lnd, ...options }`),
-    /// by the literal's node (see `CallSite::spread_args`).
-    spreads: HashMap<usize, Vec<Val>>,
 }
 
 impl Evaluator<'_, '_> {
@@ -348,7 +345,6 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             chain_group: None,
             fulfilled: Vec::new(),
             model_accessors: Vec::new(),
-            spreads: HashMap::default(),
             unique_catch: false,
             failure: false,
             in_try: false,
@@ -1908,6 +1904,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     // `'/v0/' + segments.join('/')`: a string whose start is known, the rest
                     // not (a string on the left makes the whole a string).
                     ("+", l @ Val::Str(_), _) => concat(vec![l, Val::Unknown]),
+                    // `wallet.balance + Number(amount)`: a row's field changed by a value (see
+                    // `ARITH`)
+                    ("+" | "-", l, r)
+                        if crate::program::row_field(&l).is_some()
+                            || crate::program::row_field(&r).is_some() =>
+                    {
+                        Val::Call(
+                            std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
+                            vec![l, r],
+                        )
+                    }
                     // `process.env.API_PREFIX || '/api'`: the code's default, and where it comes
                     // from.
                     ("||" | "??", _, r) if env_read.is_some() && r.as_str().is_some() => {
@@ -2220,8 +2227,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     // }`, what a project function makes of the functions it is given; `{
                     // ...fns }` of a parameter.
                     v @ (Val::Param(..) | Val::Member(..) | Val::Call(..)) => {
-                        fields.push((crate::program::SPREAD.into(), v.clone()));
-                        self.spreads.entry(node.id()).or_default().push(v);
+                        fields.push((crate::program::SPREAD.into(), v));
                     }
                     _ => {}
                 },
@@ -3071,29 +3077,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let blocks = self.blocks_now();
         let open_args = arg_nodes.iter().any(|a| a.kind() == "spread_element");
         // `pay({ lnd, ...options } as any)`: the literal under a type assertion
-        let object_literal = |mut a: Node<'t>| {
-            for _ in 0..4 {
-                match a.kind() {
-                    "as_expression"
-                    | "satisfies_expression"
-                    | "parenthesized_expression"
-                    | "non_null_expression" => a = a.named_child(0)?,
-                    "object" => return Some(a),
-                    _ => return None,
-                }
-            }
-            None
-        };
-        let spread_args: Box<[(usize, Val)]> = arg_nodes
+        // What the object arguments spread that the front end cannot read (`pay({ lnd,
+        // ...options })`, `save(data)` with `data = { ...found, level }`): the argument's index
+        // and the spread value, whose keys the caller's argument shows.
+        let spread_args: Box<[(usize, Val)]> = args
             .iter()
             .enumerate()
-            .filter_map(|(i, a)| Some((i, object_literal(*a)?)))
-            .flat_map(|(i, a)| {
-                self.spreads
-                    .get(&a.id())
-                    .into_iter()
-                    .flatten()
-                    .map(move |v| (i, v.clone()))
+            .flat_map(|(i, a)| match a.plain() {
+                Val::Obj(fields) => fields
+                    .iter()
+                    .filter(|(k, v)| {
+                        k == crate::program::SPREAD
+                            && matches!(v, Val::Param(..) | Val::Member(..) | Val::Call(..))
+                    })
+                    .map(|(_, v)| (i, v.clone()))
+                    .collect::<Vec<_>>(),
+                _ => Vec::new(),
             })
             .collect();
         self.module.functions[f].calls.push(CallSite {

@@ -666,32 +666,39 @@ impl Mounter<'_> {
         }
     }
 
+    /// Every call of the tree outside tests, with its module.
+    fn tree_calls(&self) -> impl Iterator<Item = (ModId, &crate::program::CallSite)> {
+        self.modules()
+            .iter()
+            .enumerate()
+            .filter(|(_, module)| !module.is_test)
+            .flat_map(|(m, module)| {
+                module
+                    .functions
+                    .iter()
+                    .flat_map(move |facts| facts.calls.iter().map(move |cs| (m, cs)))
+            })
+    }
+
     /// graphql-js `Mutation` types no server is seen to take: `new GraphQLObjectType({ name:
     /// 'Mutation', fields })` and the project's shorthands for it.
     fn graphql_js_types(&self) -> Vec<Field> {
         let mut out = Vec::new();
-        for (m, module) in self.modules().iter().enumerate() {
-            if module.is_test {
+        for (m, cs) in self.tree_calls() {
+            let Some(Val::Obj(opts)) = cs.args.first() else {
+                continue;
+            };
+            if !matches!(field(opts, "name"), Some(Val::Str(n)) if n == "Mutation") {
                 continue;
             }
-            for facts in &module.functions {
-                for cs in &facts.calls {
-                    let Some(Val::Obj(opts)) = cs.args.first() else {
-                        continue;
-                    };
-                    if !matches!(field(opts, "name"), Some(Val::Str(n)) if n == "Mutation") {
-                        continue;
-                    }
-                    let made = if cs.is_new {
-                        self.is_graphql_js(m, &cs.callee, "GraphQLObjectType")
-                    } else {
-                        matches!(self.res.resolve(m, &cs.callee), Resolved::Func(fm, f) if self.makes_object_type(fm, f))
-                    };
-                    let fields = field(opts, "fields").and_then(|f| self.fields_value(m, f));
-                    if let (true, Some(fields)) = (made, fields) {
-                        self.graphql_js_fields(fields, (m, cs.line), 0, &mut out);
-                    }
-                }
+            let made = if cs.is_new {
+                self.is_graphql_js(m, &cs.callee, "GraphQLObjectType")
+            } else {
+                matches!(self.res.resolve(m, &cs.callee), Resolved::Func(fm, f) if self.makes_object_type(fm, f))
+            };
+            let fields = field(opts, "fields").and_then(|f| self.fields_value(m, f));
+            if let (true, Some(fields)) = (made, fields) {
+                self.graphql_js_fields(fields, (m, cs.line), 0, &mut out);
             }
         }
         out
@@ -1065,65 +1072,56 @@ impl Mounter<'_> {
     /// `builder.mutationType({ fields })` on a `SchemaBuilder` of `@pothos/core`.
     fn pothos_fields(&self) -> Vec<Field> {
         let mut out = Vec::new();
-        for (m, module) in self.modules().iter().enumerate() {
-            if module.is_test {
+        for (m, cs) in self.tree_calls() {
+            let Val::Member(builder, method) = &cs.callee else {
+                continue;
+            };
+            if !matches!(
+                method.as_str(),
+                "mutationField" | "mutationFields" | "mutationType"
+            ) {
                 continue;
             }
-            for facts in &module.functions {
-                for cs in &facts.calls {
-                    let Val::Member(builder, method) = &cs.callee else {
+            if !matches!(self.res.resolve(m, builder), Resolved::Package { spec, .. } if spec == "@pothos/core")
+            {
+                continue;
+            }
+            let at = (m, cs.line);
+            let fields_fn = match method.as_str() {
+                "mutationField" => {
+                    let (Some(Val::Str(name)), Some(f)) = (cs.args.first(), cs.args.get(1)) else {
                         continue;
                     };
-                    if !matches!(
-                        method.as_str(),
-                        "mutationField" | "mutationFields" | "mutationType"
-                    ) {
-                        continue;
+                    for r in self.returns_of(m, f) {
+                        out.push(Field {
+                            name: name.clone(),
+                            resolver: pothos_resolve(self, r).unwrap_or((m, Val::Unknown)),
+                            at,
+                        });
                     }
-                    if !matches!(self.res.resolve(m, builder), Resolved::Package { spec, .. } if spec == "@pothos/core")
-                    {
-                        continue;
-                    }
-                    let at = (m, cs.line);
-                    let fields_fn = match method.as_str() {
-                        "mutationField" => {
-                            let (Some(Val::Str(name)), Some(f)) = (cs.args.first(), cs.args.get(1))
-                            else {
-                                continue;
-                            };
-                            for r in self.returns_of(m, f) {
-                                out.push(Field {
-                                    name: name.clone(),
-                                    resolver: pothos_resolve(self, r).unwrap_or((m, Val::Unknown)),
-                                    at,
-                                });
-                            }
-                            continue;
-                        }
-                        "mutationFields" => cs.args.first().cloned(),
-                        // `mutationType({ fields })`, or `mutationType(options, fields)`.
-                        _ => self
-                            .gql_options(m, cs.args.first())
-                            .and_then(|(_, o)| field(&o, "fields").cloned())
-                            .or_else(|| cs.args.get(1).cloned()),
-                    };
-                    let Some(f) = fields_fn else { continue };
-                    for r in self.returns_of(m, &f) {
-                        let Resolved::Obj(om, fields) = self.res.resolve(r.0, &r.1) else {
-                            continue;
-                        };
-                        for (name, fv) in fields
-                            .into_iter()
-                            .filter(|(k, _)| k != crate::program::SPREAD)
-                        {
-                            out.push(Field {
-                                name,
-                                resolver: pothos_resolve(self, (om, fv))
-                                    .unwrap_or((m, Val::Unknown)),
-                                at,
-                            });
-                        }
-                    }
+                    continue;
+                }
+                "mutationFields" => cs.args.first().cloned(),
+                // `mutationType({ fields })`, or `mutationType(options, fields)`.
+                _ => self
+                    .gql_options(m, cs.args.first())
+                    .and_then(|(_, o)| field(&o, "fields").cloned())
+                    .or_else(|| cs.args.get(1).cloned()),
+            };
+            let Some(f) = fields_fn else { continue };
+            for r in self.returns_of(m, &f) {
+                let Resolved::Obj(om, fields) = self.res.resolve(r.0, &r.1) else {
+                    continue;
+                };
+                for (name, fv) in fields
+                    .into_iter()
+                    .filter(|(k, _)| k != crate::program::SPREAD)
+                {
+                    out.push(Field {
+                        name,
+                        resolver: pothos_resolve(self, (om, fv)).unwrap_or((m, Val::Unknown)),
+                        at,
+                    });
                 }
             }
         }
