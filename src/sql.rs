@@ -115,24 +115,30 @@ pub fn sql_set_values(sql: &str) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// The columns an `UPDATE .. SET` sets to a bound value alone (`balance = $1`, `name = ?`), each
-/// with that value's index (from 0, by `$n` or by the order of the `?`s).
+/// The columns an `UPDATE .. SET` sets to a bound value alone (`balance = $1`, `name = ?1`,
+/// `name = ?`), each with that value's index (from 0). Plain `?`s are counted only when each
+/// one of the statement up to the `SET`'s end is a whole assignment's value.
 pub fn sql_set_binds(sql: &str) -> Vec<(String, usize)> {
+    let assignments = set_assignments(sql);
+    let upper = flat(sql).to_ascii_uppercase();
+    let before_set = upper.find(" SET ").map_or("", |i| &upper[..i]);
+    let plain_ok = !before_set.contains('?')
+        && assignments
+            .iter()
+            .all(|(_, v)| v.trim() == "?" || !v.contains('?'));
     let mut question = 0usize;
-    set_assignments(sql)
+    assignments
         .into_iter()
         .filter_map(|(column, value)| {
             let v = value.trim();
-            let at = match v.strip_prefix('$') {
-                Some(n) => n.parse::<usize>().ok()?.checked_sub(1)?,
-                None if v == "?" => {
+            let numbered = v.strip_prefix('$').or_else(|| v.strip_prefix('?'));
+            let at = match numbered {
+                Some(n) if !n.is_empty() => n.parse::<usize>().ok()?.checked_sub(1)?,
+                _ if v == "?" && plain_ok => {
                     question += 1;
                     question - 1
                 }
-                None => {
-                    question += v.matches('?').count();
-                    return None;
-                }
+                _ => return None,
             };
             Some((column, at))
         })
@@ -477,6 +483,25 @@ mod tests {
             ]
         );
         assert!(sql_set_values("SELECT 1").is_empty());
+    }
+
+    #[test]
+    fn the_bound_value_each_set_column_takes() {
+        assert_eq!(
+            sql_set_binds("UPDATE wallets SET balance = $1, note = 'x' WHERE id = $2"),
+            vec![("balance".to_string(), 0)]
+        );
+        assert_eq!(
+            sql_set_binds("UPDATE w SET a = ?, b = ? WHERE id = ?"),
+            vec![("a".to_string(), 0), ("b".to_string(), 1)]
+        );
+        assert_eq!(
+            sql_set_binds("update w set b = ?2, a = ?1"),
+            vec![("b".to_string(), 1), ("a".to_string(), 0)]
+        );
+        // a `?` the assignments do not show alone: the plain ones cannot be counted
+        assert!(sql_set_binds("UPDATE w SET a = coalesce(?, a), b = ? WHERE id = ?").is_empty());
+        assert!(sql_set_binds("UPDATE w JOIN (SELECT ? AS x) s SET a = ?").is_empty());
         assert!(sql_inserts_if_absent(
             "insert into jobs (kind) select $1 where not exists (select 1 from jobs where kind = $1)"
         ));

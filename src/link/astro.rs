@@ -423,7 +423,14 @@ fn actions(
             }
             (_, Some((om, fields))) if depth < 8 => {
                 for (k, fv) in fields {
-                    let dotted = if name.is_empty() { k } else { format!("{name}.{k}") };
+                    // `{ ...shared, signup }`: what the spread holds sits at this level
+                    let dotted = if k == crate::program::SPREAD {
+                        name.clone()
+                    } else if name.is_empty() {
+                        k
+                    } else {
+                        format!("{name}.{k}")
+                    };
                     stack.push((dotted, om, fv, depth + 1));
                 }
             }

@@ -1929,6 +1929,11 @@ impl<'a> Calls<'a> {
     /// tracing decorator `(fn) => async (...a) => fn(...a)`, `wrapAll({ fns })`)? A function
     /// that calls what it is given (`withTransaction(async (tx) => ..)`) does not.
     fn only_wraps(&self, m: ModId, f: FnId, depth: usize) -> bool {
+        // Only answers asked from the top are kept and read: one asked deeper has less depth left,
+        // and keeping it would make answers depend on the order functions are followed in.
+        if depth > 0 {
+            return self.only_wraps_uncached(m, f, depth);
+        }
         if let Some(known) = self.wraps.borrow().get(&(m, f)) {
             return *known;
         }

@@ -149,6 +149,56 @@ thread_local! {
         const { std::cell::RefCell::new(Vec::new()) };
 }
 
+thread_local! {
+    /// Spread values left to try in the member lookup under way on this thread (see
+    /// [`SpreadBudget`]); `None` when no lookup is under way.
+    static SPREADS_LEFT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// The most spread values one member lookup tries, through every nested spread: past it, the
+/// member is not known. Spreads that spread each other would otherwise be tried exponentially.
+const MAX_SPREADS: usize = 64;
+
+/// The budget of spread values of the outermost member lookup on this thread; restored when
+/// dropped.
+struct SpreadBudget {
+    outer: bool,
+}
+
+impl SpreadBudget {
+    fn enter() -> SpreadBudget {
+        let outer = SPREADS_LEFT.with(|c| {
+            if c.get().is_none() {
+                c.set(Some(MAX_SPREADS));
+                true
+            } else {
+                false
+            }
+        });
+        SpreadBudget { outer }
+    }
+
+    /// Takes one spread value from the budget: false when none is left.
+    fn take() -> bool {
+        SPREADS_LEFT.with(|c| match c.get() {
+            Some(0) => false,
+            Some(n) => {
+                c.set(Some(n - 1));
+                true
+            }
+            None => true,
+        })
+    }
+}
+
+impl Drop for SpreadBudget {
+    fn drop(&mut self) {
+        if self.outer {
+            SPREADS_LEFT.with(|c| c.set(None));
+        }
+    }
+}
+
 /// A function's return values being followed; leaves the thread's list when dropped.
 struct Following;
 
@@ -1455,13 +1505,17 @@ impl<'m> Resolver<'m> {
             Resolved::Obj(m, fields) => match fields.iter().rev().find(|(k, _)| k == prop) {
                 Some((_, v)) => self.resolve_d(m, v, d),
                 // A member of what the literal spreads (`{ ...PaymentsMod }` imported whole).
-                None => fields
-                    .iter()
-                    .rev()
-                    .filter(|(k, _)| k == crate::program::SPREAD)
-                    .map(|(_, v)| self.spread_member(m, v, prop, d + 1))
-                    .find(|r| !matches!(r, Resolved::Opaque))
-                    .unwrap_or(Resolved::Opaque),
+                None => {
+                    let _budget = SpreadBudget::enter();
+                    fields
+                        .iter()
+                        .rev()
+                        .filter(|(k, _)| k == crate::program::SPREAD)
+                        .take_while(|_| SpreadBudget::take())
+                        .map(|(_, v)| self.spread_member(m, v, prop, d + 1))
+                        .find(|r| !matches!(r, Resolved::Opaque))
+                        .unwrap_or(Resolved::Opaque)
+                }
             },
             Resolved::Module(m) => self.export_value(m, Some(prop), d),
             // A property assigned on a function object (`request.post = (o) => ..`).
@@ -1533,10 +1587,12 @@ impl<'m> Resolver<'m> {
                 continue;
             }
             let Val::Obj(fields) = r else { continue };
+            let _budget = SpreadBudget::enter();
             for (_, sv) in fields
                 .iter()
                 .rev()
                 .filter(|(k, _)| k == crate::program::SPREAD)
+                .take_while(|_| SpreadBudget::take())
             {
                 if let Some(arg) = given(sv, f, args) {
                     let base = self.resolve_d(m, &arg, d + 1);

@@ -121,7 +121,11 @@ fn actions(
         ));
         return;
     };
-    for (name, handler) in fields {
+    // (what the object spreads from elsewhere is not read: `{ ...shared, create }`)
+    for (name, handler) in fields
+        .into_iter()
+        .filter(|(k, _)| k != crate::program::SPREAD)
+    {
         let line = match res.resolve(om, &handler) {
             Resolved::Func(fm, f) if fm == m => res.modules[fm].functions[f].line,
             _ => export_line,

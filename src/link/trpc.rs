@@ -644,7 +644,7 @@ impl<'a> Linker<'a> {
                         .args
                         .iter()
                         .zip(args)
-                        .all(|(a, (am, b))| *am == m && a == b)
+                        .all(|(a, (am, b))| *am == m && crate::program::same_call_arg(a, b))
                 {
                     return Some(((m, f, i), cs));
                 }
@@ -660,7 +660,15 @@ impl<'a> Linker<'a> {
             .functions
             .iter()
             .flat_map(|f| f.calls.iter())
-            .find(|cs| &cs.callee == callee && &cs.args == args)
+            .find(|cs| {
+                &cs.callee == callee
+                    && cs.args.len() == args.len()
+                    && cs
+                        .args
+                        .iter()
+                        .zip(args.iter())
+                        .all(|(a, b)| crate::program::same_call_arg(a, b))
+            })
             .map(|cs| cs.line)
     }
 

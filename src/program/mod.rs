@@ -275,12 +275,25 @@ pub const EITHER: &str = "||";
 /// read-modify-write: a repeat adds again).
 pub const ARITH: &str = "+-";
 
-/// A field of a row a call returned (`wallet.balance` with `wallet` a lookup's result).
+/// A field of a row a lookup returned (`wallet.balance` with `wallet` the result of
+/// `findUnique`, `findOne`, `findById`, `first`, `getOne`, ..), not of any call's result
+/// (`schema.parse(body).content` is the client's).
 pub fn row_field(v: &Val) -> Option<&str> {
-    match v {
-        Val::Member(base, name) if matches!(base.as_ref(), Val::Call(..)) => Some(name),
-        _ => None,
-    }
+    let Val::Member(base, name) = v else {
+        return None;
+    };
+    let Val::Call(callee, _) = base.as_ref() else {
+        return None;
+    };
+    let Val::Member(_, method) = callee.as_ref() else {
+        return None;
+    };
+    (method.starts_with("find")
+        || matches!(
+            method.as_str(),
+            "first" | "getOne" | "getOneOrFail" | "executeTakeFirst" | "executeTakeFirstOrThrow"
+        ))
+    .then_some(name)
 }
 
 /// The key under which an object literal keeps a value it spreads that another module defines
@@ -313,6 +326,16 @@ fn strip(v: Val, depth: usize) -> Val {
             Val::Arr(xs.into_iter().map(|x| strip(x, depth + 1)).collect())
         }
         v => v,
+    }
+}
+
+/// Is `value`, an argument as a value holds it (`Val::Call`'s), the argument `stripped` a call
+/// site keeps (see [`call_args`])?
+pub fn same_call_arg(stripped: &Val, value: &Val) -> bool {
+    if has_spread(value, 0) {
+        *stripped == strip(value.clone(), 0)
+    } else {
+        stripped == value
     }
 }
 

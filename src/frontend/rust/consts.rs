@@ -255,10 +255,9 @@ impl<'m, 'a> Eval<'m, 'a> {
             return Some(v.clone());
         }
         let r = match (p, imp) {
-            ([this, name], _) if this == "Self" => match self.self_ty.last() {
-                Some(ty) => Res::Assoc(Box::new(ty.clone()), name.clone()),
-                None => Res::Assoc(Box::new(self.model.impl_type(imp?)), name.clone()),
-            },
+            ([this, name], Some(i)) if this == "Self" => {
+                Res::Assoc(Box::new(self.self_type(i)), name.clone())
+            }
             _ => self.model.resolve(m, p),
         };
         match r {
@@ -295,17 +294,21 @@ impl<'m, 'a> Eval<'m, 'a> {
         }
     }
 
+    /// The type `Self` names in impl `i`: its own, or, in a blanket impl's method, the type the
+    /// call named it through.
+    fn self_type(&self, i: ImplId) -> Res {
+        match self.self_ty.last() {
+            Some(ty) if self.model.impls[i].imp.blanket.is_some() => ty.clone(),
+            _ => self.model.impl_type(i),
+        }
+    }
+
     /// The function a call's path names, when it is one the project defines, and the type
     /// `Self` names in it when that is a blanket impl's.
     fn callee(&self, m: ModId, imp: Option<ImplId>, p: &[String]) -> Option<(FnId, Option<Res>)> {
         let r = match (p.first().map(String::as_str), imp) {
             (Some("Self"), Some(i)) if p.len() == 2 => {
-                let ty = self
-                    .self_ty
-                    .last()
-                    .cloned()
-                    .unwrap_or_else(|| self.model.impl_type(i));
-                Res::Assoc(Box::new(ty), p[1].clone())
+                Res::Assoc(Box::new(self.self_type(i)), p[1].clone())
             }
             _ => self.model.resolve(m, p),
         };

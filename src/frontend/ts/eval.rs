@@ -1172,7 +1172,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             // `for (const key in table)`: its keys.
             (Val::Obj(fields), false) if !fields.is_empty() => {
                 let mut keys: Vec<Val> = Vec::new();
-                for (k, _) in fields.iter().take(MAX_UNROLLED) {
+                for (k, _) in fields
+                    .iter()
+                    .filter(|(k, _)| k != crate::program::SPREAD)
+                    .take(MAX_UNROLLED)
+                {
                     if !keys.iter().any(|x| x.as_str() == Some(k.as_str())) {
                         keys.push(Val::Str(k.clone()));
                     }
@@ -2985,12 +2989,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         if c.root == Val::Global("Object".into())
             && let ([p], Some(Val::Obj(fields))) = (c.path.as_slice(), args.first())
         {
+            let fields = fields.iter().filter(|(k, _)| k != crate::program::SPREAD);
             let folded = match p.as_str() {
-                "keys" => Some(fields.iter().map(|(k, _)| Val::Str(k.clone())).collect()),
-                "values" => Some(fields.iter().map(|(_, v)| v.clone()).collect()),
+                "keys" => Some(fields.map(|(k, _)| Val::Str(k.clone())).collect()),
+                "values" => Some(fields.map(|(_, v)| v.clone()).collect()),
                 "entries" => Some(
                     fields
-                        .iter()
                         .map(|(k, v)| Val::Arr(vec![Val::Str(k.clone()), v.clone()]))
                         .collect(),
                 ),

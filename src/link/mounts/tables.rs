@@ -434,11 +434,13 @@ impl crate::link::resolve::Resolver<'_> {
                     let Resolved::Obj(om, fields) = self.resolve(m, args.first()?) else {
                         return None;
                     };
+                    let fields = fields
+                        .into_iter()
+                        .filter(|(k, _)| k != crate::program::SPREAD);
                     let items = match f.as_str() {
-                        "values" => fields.into_iter().map(|(_, v)| v).collect(),
-                        "keys" => fields.into_iter().map(|(k, _)| Val::Str(k)).collect(),
+                        "values" => fields.map(|(_, v)| v).collect(),
+                        "keys" => fields.map(|(k, _)| Val::Str(k)).collect(),
                         "entries" => fields
-                            .into_iter()
                             .map(|(k, v)| Val::Arr(vec![Val::Str(k), v]))
                             .collect(),
                         _ => return None,

@@ -334,7 +334,14 @@ impl Mounter<'_> {
         };
         for facts in &self.modules()[dm].functions {
             for cs in &facts.calls {
-                if &cs.callee == callee.as_ref() && &cs.args == args {
+                if &cs.callee == callee.as_ref()
+                    && cs.args.len() == args.len()
+                    && cs
+                        .args
+                        .iter()
+                        .zip(args)
+                        .all(|(a, b)| crate::program::same_call_arg(a, b))
+                {
                     return (dm, cs.line);
                 }
             }
