@@ -3948,10 +3948,7 @@ impl<'a> Calls<'a> {
     fn bind_record(m: ModId, (m2, f2): (ModId, FnId), cs: &CallSite, e: &mut Effect) {
         let args = cs.args.as_slice();
         // `{ ...found, name }` of a row the caller looked up, as `found` itself (below)
-        let loaded = |v: &Val| {
-            matches!(v, Val::Call(f, _)
-                if matches!(f.as_ref(), Val::Member(_, method) if method.starts_with("find")))
-        };
+        let loaded = crate::program::loads_row;
         if let Some(r) = e.data_param.take() {
             let copies_loaded = r.path.is_empty()
                 && cs

@@ -1536,6 +1536,21 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// An object value, or the first object a function value returns (an options object or the
+    /// function making it: `fields: () => ({ .. })`, a tRPC context creator).
+    pub fn object_or_returned(&self, m: ModId, v: &Val) -> Option<(ModId, Vec<(String, Val)>)> {
+        match self.resolve(m, v) {
+            Resolved::Obj(om, fields) => Some((om, fields)),
+            Resolved::Func(fm, f) => self.modules[fm].functions[f].returns.iter().find_map(|r| {
+                match self.resolve(fm, r) {
+                    Resolved::Obj(om, fields) => Some((om, fields)),
+                    _ => None,
+                }
+            }),
+            _ => None,
+        }
+    }
+
     /// Member `prop` of a value an object literal spreads: of the value itself, or, for the call
     /// of a project function that hands back what it is given (`wrapAll({ fns })` returning `{
     /// ...fns, ..wrapped }`), of that argument.

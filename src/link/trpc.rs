@@ -935,19 +935,7 @@ impl<'a> Linker<'a> {
 
     /// The object a context creator (or its result) makes: the fields of `ctx`.
     fn context_fields(&self, (m, v): (ModId, &Val)) -> Option<(ModId, Vec<(String, Val)>)> {
-        match self.res.resolve(m, v) {
-            Resolved::Obj(om, fields) => Some((om, fields)),
-            Resolved::Func(fm, f) => {
-                self.res.modules[fm].functions[f]
-                    .returns
-                    .iter()
-                    .find_map(|r| match self.res.resolve(fm, r) {
-                        Resolved::Obj(om, fields) => Some((om, fields)),
-                        _ => None,
-                    })
-            }
-            _ => None,
-        }
+        self.res.object_or_returned(m, v)
     }
 
     /// What a middleware adds to the context: the `ctx` of its `next({ ctx })` calls.

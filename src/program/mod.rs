@@ -279,21 +279,21 @@ pub const ARITH: &str = "+-";
 /// `findUnique`, `findOne`, `findById`, `first`, `getOne`, ..), not of any call's result
 /// (`schema.parse(body).content` is the client's).
 pub fn row_field(v: &Val) -> Option<&str> {
-    let Val::Member(base, name) = v else {
-        return None;
-    };
-    let Val::Call(callee, _) = base.as_ref() else {
-        return None;
-    };
-    let Val::Member(_, method) = callee.as_ref() else {
-        return None;
-    };
-    (method.starts_with("find")
+    match v {
+        Val::Member(base, name) if loads_row(base) => Some(name),
+        _ => None,
+    }
+}
+
+/// The result of a call that loads rows (`findUnique`, `findOne`, `findById`, `first`,
+/// `getOne`, `executeTakeFirst`, ..).
+pub fn loads_row(v: &Val) -> bool {
+    matches!(v, Val::Call(callee, _) if matches!(callee.as_ref(), Val::Member(_, method)
+    if method.starts_with("find")
         || matches!(
             method.as_str(),
             "first" | "getOne" | "getOneOrFail" | "executeTakeFirst" | "executeTakeFirstOrThrow"
-        ))
-    .then_some(name)
+        )))
 }
 
 /// The key under which an object literal keeps a value it spreads that another module defines

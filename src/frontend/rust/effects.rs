@@ -846,12 +846,7 @@ fn made_here(e: &Ex, scope: &Scope, depth: usize) -> bool {
 /// An `UPDATE .. SET col = $n` whose `n`-th bound value (`.bind(..)`) changes field `col` of a
 /// row the request looked up (`wallet.balance + body.amount`).
 fn read_modify_write(c: &Chain, sql: &str, scope: &Scope) -> bool {
-    let binds: Vec<&Ex> = c
-        .links
-        .iter()
-        .filter(|(name, ..)| *name == "bind")
-        .filter_map(|(_, args, _)| args.first())
-        .collect();
+    let binds = Effects::binds(c);
     let row_field = |e: &Ex, column: &str| {
         let e = match e {
             Ex::Other(inner) if inner.len() == 1 => &inner[0],

@@ -608,22 +608,7 @@ impl Mounter<'_> {
     /// The fields of a graphql-js object type: its `fields` option.
     fn object_type_fields(&self, m: ModId, v: &Val) -> Option<Fields> {
         let (om, opts) = self.object_type_options(m, v)?;
-        self.fields_value(om, field(&opts, "fields")?)
-    }
-
-    /// A `fields` option: an object, or a function that returns one (`fields: () => ({ .. })`).
-    fn fields_value(&self, m: ModId, v: &Val) -> Option<Fields> {
-        match self.res.resolve(m, v) {
-            Resolved::Obj(fm, fields) => Some((fm, fields)),
-            Resolved::Func(fm, f) => self.modules()[fm].functions[f]
-                .returns
-                .iter()
-                .find_map(|r| match self.res.resolve(fm, r) {
-                    Resolved::Obj(rm, fields) => Some((rm, fields)),
-                    _ => None,
-                }),
-            _ => None,
-        }
+        self.res.object_or_returned(om, field(&opts, "fields")?)
     }
 
     /// The mutations of a graphql-js `Mutation` type's fields: each field's `resolve` (`{ type,
@@ -696,7 +681,7 @@ impl Mounter<'_> {
             } else {
                 matches!(self.res.resolve(m, &cs.callee), Resolved::Func(fm, f) if self.makes_object_type(fm, f))
             };
-            let fields = field(opts, "fields").and_then(|f| self.fields_value(m, f));
+            let fields = field(opts, "fields").and_then(|f| self.res.object_or_returned(m, f));
             if let (true, Some(fields)) = (made, fields) {
                 self.graphql_js_fields(fields, (m, cs.line), 0, &mut out);
             }
@@ -1131,15 +1116,9 @@ impl Mounter<'_> {
     /// The object a `context` option stands for: the object itself, or what the function making
     /// it returns.
     fn context_object(&self, (m, v): &(ModId, Val)) -> Option<Resolved> {
-        match self.res.resolve(*m, v) {
-            o @ Resolved::Obj(..) => Some(o),
-            Resolved::Func(fm, f) => self.modules()[fm].functions[f]
-                .returns
-                .iter()
-                .map(|r| self.res.resolve(fm, r))
-                .find(|r| matches!(r, Resolved::Obj(..))),
-            _ => None,
-        }
+        self.res
+            .object_or_returned(*m, v)
+            .map(|(om, fields)| Resolved::Obj(om, fields))
     }
 
     /// What a function value returns, each in its module.
