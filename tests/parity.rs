@@ -332,3 +332,8 @@ fn a_raw_sql_lookup_refuses_a_repeat_in_both_languages() {
 fn a_record_built_then_saved_is_protected_by_its_unique_column_in_both_languages() {
     assert_twins("express-mongoose-documents", "axum-seaorm-documents");
 }
+
+#[test]
+fn a_dispatcher_runs_the_branch_of_the_command_it_is_given_in_both_languages() {
+    assert_twins("express-command-dispatch", "axum-command-dispatch");
+}

@@ -363,10 +363,11 @@ pub struct Effect {
     #[serde(skip)]
     pub method_param: Option<Box<ParamRef>>,
     /// Link facts: the effect runs only where a parameter (or a member of one) of a function
-    /// it is reached through is truthy (`true`) or falsy (`if (options?.upsert) create(..)`):
-    /// a caller whose argument turns the test the other way does not reach it.
+    /// it is reached through passes a test (see [`ParamTest`]): truthy or falsy (`if
+    /// (options?.upsert) create(..)`), or one of an enum's variants (`match request {
+    /// Request::Pay { .. } => .. }`): a caller whose argument fails the test does not reach it.
     #[serde(skip)]
-    pub param_gate: Option<Box<(ParamRef, bool)>>,
+    pub param_gate: Option<Box<(ParamRef, ParamTest)>>,
     /// Link facts: a write through a function generic over its table (diesel's
     /// `insert_into(<T as HasTable>::table()).values(values)`): the parameter whose argument
     /// names the table (a row of a `#[diesel(table_name = ..)]` struct, a column of the table's
@@ -459,6 +460,8 @@ impl Effect {
                 kept.after_creates
                     .retain(|at| later.after_creates.contains(at));
                 kept.fails_request &= later.fails_request;
+                // Reached under two parameter tests: it runs where either passes.
+                kept.param_gate = join_gates(kept.param_gate.take(), later.param_gate.take());
             }
             same
         });
@@ -530,6 +533,60 @@ impl Effect {
             _ => !self.deduplicated,
         }
     }
+}
+
+/// The gate of an effect reached under either of two gates (see `Effect::dedup`): the variants
+/// both name when both test one parameter for variants, the one gate when they are the same,
+/// else none (it may run whatever the parameter).
+#[allow(clippy::type_complexity)]
+fn join_gates(
+    a: Option<Box<(ParamRef, ParamTest)>>,
+    b: Option<Box<(ParamRef, ParamTest)>>,
+) -> Option<Box<(ParamRef, ParamTest)>> {
+    let (mut a, b) = (a?, b?);
+    if a.0 != b.0 {
+        return None;
+    }
+    if a.1 == b.1 {
+        return Some(a);
+    }
+    match (&mut a.1, b.1) {
+        (
+            ParamTest::Variant {
+                enum_name,
+                names,
+                is: true,
+            },
+            ParamTest::Variant {
+                enum_name: e2,
+                names: n2,
+                is: true,
+            },
+        ) if *enum_name == e2 => {
+            for n in n2 {
+                if !names.contains(&n) {
+                    names.push(n);
+                }
+            }
+            names.sort();
+            Some(a)
+        }
+        _ => None,
+    }
+}
+
+/// What a gate on a parameter tests (see `Effect::param_gate`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ParamTest {
+    /// The argument is truthy (`true`) or falsy (`false`).
+    Truthy(bool),
+    /// The argument is one of the variants `names` of the enum `enum_name` (`is`), or none of
+    /// them (`!is`: a catch-all arm after arms that name them).
+    Variant {
+        enum_name: String,
+        names: Vec<String>,
+        is: bool,
+    },
 }
 
 /// Link facts: parameter `index` of function `function` of module `module`, or the member at

@@ -7,7 +7,7 @@ use super::resolve::{ModId, Resolved, Resolver};
 use crate::catalog::Catalog;
 use crate::facts::key::{Ctx, Obs, OpKind, StoreBackend, StoreOp, words};
 use crate::facts::{
-    DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, model_key,
+    DownstreamKey, Effect, EffectKind, KeyObs, KeyOrigin, Location, ParamRef, ParamTest, model_key,
 };
 use crate::program::{
     CallSite, ClassId, FnId, Found, HELPER_GUARD, KeyCall, REPOSITORY_GETTERS, TABLE_LINKS, Val,
@@ -541,7 +541,7 @@ fn bind_param(r: &ParamRef, m2: ModId, f2: FnId, args: &[Val]) -> Bound {
 }
 
 /// The parameter test a call runs under (see `CallSite::param_gate`), as link facts.
-fn param_gate(m: ModId, cs: &CallSite) -> Option<Box<(ParamRef, bool)>> {
+fn param_gate(m: ModId, cs: &CallSite) -> Option<Box<(ParamRef, ParamTest)>> {
     let g = cs.param_gate.as_deref()?;
     Some(Box::new((
         ParamRef {
@@ -550,7 +550,7 @@ fn param_gate(m: ModId, cs: &CallSite) -> Option<Box<(ParamRef, bool)>> {
             index: g.index,
             path: g.path.clone(),
         },
-        g.truthy,
+        g.test.clone(),
     )))
 }
 
@@ -563,7 +563,7 @@ fn bind_gate(m: ModId, m2: ModId, f2: FnId, cs: &CallSite, e: &mut Effect) -> bo
     let Some(gate) = e.param_gate.take() else {
         return true;
     };
-    let (r, truthy) = *gate;
+    let (r, test) = *gate;
     if r.module != m2 || r.function != f2 {
         return true;
     }
@@ -585,12 +585,35 @@ fn bind_gate(m: ModId, m2: ModId, f2: FnId, cs: &CallSite, e: &mut Effect) -> bo
                 // the caller's own parameter, or a member of one: its callers decide
                 if let Some(mut r2) = param_ref(m, &other) {
                     r2.path.extend(r.path[k..].iter().cloned());
-                    e.param_gate = Some(Box::new((r2, truthy)));
+                    e.param_gate = Some(Box::new((r2, test)));
                 }
                 return true;
             }
         };
     }
+    let truthy = match test {
+        ParamTest::Truthy(t) => t,
+        // `switch (command.type) { case 'pay': .. }`: the tag the caller's value carries
+        ParamTest::Variant { names, is, .. } => {
+            return match &v {
+                Some(Val::Str(s)) => names.contains(s) == is,
+                Some(other) => {
+                    if let Some(r2) = param_ref(m, other) {
+                        e.param_gate = Some(Box::new((
+                            r2,
+                            ParamTest::Variant {
+                                enum_name: String::new(),
+                                names,
+                                is,
+                            },
+                        )));
+                    }
+                    true
+                }
+                None => !is,
+            };
+        }
+    };
     let is_truthy = match &v {
         None => false,
         Some(Val::Bool(b)) => *b,
@@ -598,7 +621,7 @@ fn bind_gate(m: ModId, m2: ModId, f2: FnId, cs: &CallSite, e: &mut Effect) -> bo
         Some(Val::Obj(_) | Val::Arr(_) | Val::Func(_) | Val::Instance(_)) => true,
         Some(other) => {
             if let Some(r2) = param_ref(m, other) {
-                e.param_gate = Some(Box::new((r2, truthy)));
+                e.param_gate = Some(Box::new((r2, ParamTest::Truthy(truthy))));
             }
             return true;
         }

@@ -424,8 +424,8 @@ fn needs_absent_path_param(e: &Effect, module: &Module, m: ModId, f: FnId, path:
     let Some(gate) = e.param_gate.as_deref() else {
         return false;
     };
-    let (r, truthy) = gate;
-    !truthy
+    let (r, test) = gate;
+    *test == crate::facts::ParamTest::Truthy(false)
         && r.module == m
         && r.function == f
         && r.path.is_empty()

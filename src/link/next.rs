@@ -181,6 +181,19 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
         }
         return;
     }
+    // The handler hands the request and such a table to a dispatcher (`await defaultHandler(req,
+    // res, { GET: handleGET, POST: handlePOST })`, which runs the one `req.method` names).
+    if let Some((hm, table)) = dispatched_table(res, m, default) {
+        for (method, handler) in table {
+            out.push(file_route_of(
+                method,
+                &path,
+                (m, export_line),
+                (handler, hm),
+            ));
+        }
+        return;
+    }
     let mut served = methods_served(res, m, default, export_line, MUTATIONS);
     // A wrapper's method gate says which methods reach the handler: those the handler's own
     // checks tell apart keep their place, the others run its code under that method, unless the
@@ -230,24 +243,48 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
 /// function is given as the whole default export: an object literal argument whose keys are all
 /// HTTP methods (`GET`, `post`, ..). None when there is no such table.
 fn method_table(res: &Resolver, m: ModId, v: &Val) -> Option<Vec<(String, Val)>> {
-    const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
     let Val::Call(callee, args) = v.plain() else {
         return None;
     };
     if !matches!(res.resolve(m, callee), Resolved::Func(..)) {
         return None;
     }
-    let fields = args.iter().find_map(|a| match a {
-        Val::Obj(fields)
-            if !fields.is_empty()
-                && fields
-                    .iter()
-                    .all(|(k, _)| METHODS.contains(&k.to_ascii_uppercase().as_str())) =>
-        {
-            Some(fields)
+    args.iter().find_map(method_fields)
+}
+
+/// The mutation methods and handlers of a table of handlers by method that a handler gives a
+/// dispatcher together with its request (`defaultHandler(req, res, { GET: .., POST: .. })`):
+/// those are all the methods it serves, even when the table names no mutation. The table's
+/// module is the handler's. None when the handler makes no such call.
+fn dispatched_table(res: &Resolver, m: ModId, v: &Val) -> Option<(ModId, Vec<(String, Val)>)> {
+    let Resolved::Func(hm, hf) = res.resolve(m, v) else {
+        return None;
+    };
+    res.modules[hm].functions[hf].calls.iter().find_map(|cs| {
+        if !matches!(cs.args.first(), Some(Val::Param(f, 0)) if *f == hf) {
+            return None;
         }
-        _ => None,
-    })?;
+        cs.args
+            .iter()
+            .find_map(method_fields)
+            .map(|table| (hm, table))
+    })
+}
+
+/// An object literal whose keys are all HTTP methods (`{ GET: .., post: .. }`): its mutation
+/// methods, each with its value.
+fn method_fields(v: &Val) -> Option<Vec<(String, Val)>> {
+    const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+    let Val::Obj(fields) = v else {
+        return None;
+    };
+    if fields.is_empty()
+        || !fields
+            .iter()
+            .all(|(k, _)| METHODS.contains(&k.to_ascii_uppercase().as_str()))
+    {
+        return None;
+    }
     let mut out: Vec<(String, Val)> = Vec::new();
     for (k, handler) in fields {
         let method = k.to_ascii_uppercase();
@@ -358,7 +395,17 @@ pub fn methods_served(
     // Checks of a function the handler hands its request to: the routes stay where the handler
     // is written, at the line it is.
     let (hm, checks, handed) = match delegated {
-        Delegated::Own(hm2, checks) => (hm2, checks, None),
+        Delegated::Own(hm2, checks) if hm2 == m => (hm2, checks, None),
+        // A handler written in another module (`export { default } from '@ee/api/sso'`): the
+        // routes stay where they are registered, at that line.
+        Delegated::Own(_, checks) => (
+            m,
+            checks
+                .into_iter()
+                .map(|c| MethodCheck { line, ..c })
+                .collect(),
+            None,
+        ),
         Delegated::Handed(to, checks) => (
             m,
             checks

@@ -565,14 +565,15 @@ pub struct CallSite {
     pub receiver_model: Option<String>,
 }
 
-/// A test of a parameter's truthiness that decides whether a call runs: parameter `index` of
-/// function `function` (or the member at `path` of it) must be truthy (`truthy`) or falsy.
+/// A test of a parameter that decides whether a call runs: parameter `index` of function
+/// `function` (or the member at `path` of it) must pass `test` (be truthy or falsy, or be one of
+/// some string tags: `switch (command.type) { case 'pay': .. }`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParamGate {
     pub function: FnId,
     pub index: usize,
     pub path: Vec<String>,
-    pub truthy: bool,
+    pub test: crate::facts::ParamTest,
     pub line: u32,
 }
 

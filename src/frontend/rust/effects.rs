@@ -8,7 +8,7 @@ use super::model::{FnId, ImplId, ModId, Model, Res};
 use super::parse::{Visit, children, push_stmts, search};
 use crate::catalog::{Catalog, Sink, pattern_matches};
 use crate::facts::key::Obs;
-use crate::facts::{Effect, EffectKind, KeyObs, Location};
+use crate::facts::{Effect, EffectKind, KeyObs, Location, ParamTest};
 use crate::link::calls::classify_sql;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -341,6 +341,9 @@ struct Scope {
     /// Variables bound to a statement built at run time (`let sql = format!("INSERT INTO {table}
     /// ..")`): its text, the holes written `$1`, `$2`, .. (see `super::consts::format_statement`).
     built_sql: HashMap<String, String>,
+    /// Variables holding an enum variant (`let request = NodeRequest::Keysend { .. }`, `let
+    /// request = params.into()`): which, for a `match` the value reaches.
+    variants: HashMap<String, VariantVal>,
 }
 
 /// A row a variable holds from a lookup: the tables read (as `facts::model_key`s), whether
@@ -404,7 +407,19 @@ enum Guard {
     /// They run only while a parameter of the function (or a field of one) is truthy or falsy
     /// (`if notify { .. }`, `if let Some(o) = options`, `if opts.upsert`): see
     /// `Effect::param_gate`.
-    Param(Box<(crate::facts::ParamRef, bool)>),
+    Param(Box<(crate::facts::ParamRef, ParamTest)>),
+}
+
+/// The enum variants a variable may hold, as far as the code shows (see
+/// [`ParamTest::Variant`]).
+#[derive(Debug, Clone)]
+enum VariantVal {
+    /// One of these (enum, variant) pairs, the enum as written (`Self` resolved to the impl's
+    /// type).
+    Named(Vec<(String, String)>),
+    /// Converted with `.into()`: a variant a `From` impl of the enum returns (see
+    /// [`Effects::converted_variants`]).
+    Into,
 }
 
 impl Guard {
@@ -513,6 +528,7 @@ impl Scope {
             sets: HashMap::new(),
             literals: HashMap::new(),
             built_sql: HashMap::new(),
+            variants: HashMap::new(),
         }
     }
 }
@@ -1557,6 +1573,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                         mark(&mut scope.absent_selects, name, absent);
                         let made = init.as_deref().is_some_and(|e| made_here(e, scope, 0));
                         mark(&mut scope.made, name, made);
+                        match init
+                            .as_deref()
+                            .and_then(|e| self.variant_value(e, scope, 0))
+                        {
+                            Some(v) => scope.variants.insert(name.clone(), v),
+                            None => scope.variants.remove(name),
+                        };
                         scope
                             .var_effects
                             .insert(name.clone(), start..out.effects.len());
@@ -1970,6 +1993,18 @@ impl<'m, 'a> Effects<'m, 'a> {
         path: &[String],
         truthy: bool,
     ) -> Option<Guard> {
+        self.param_test(scope, var, path, ParamTest::Truthy(truthy))
+    }
+
+    /// A guard on parameter `var` (or its members `path`) passing `test`; `None` when `var`
+    /// is no parameter.
+    fn param_test(
+        &self,
+        scope: &Scope,
+        var: &str,
+        path: &[String],
+        test: ParamTest,
+    ) -> Option<Guard> {
         let index = scope.params.iter().position(|p| p == var)?;
         Some(Guard::Param(Box::new((
             crate::facts::ParamRef {
@@ -1978,7 +2013,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 index,
                 path: path.to_vec(),
             },
-            truthy,
+            test,
         ))))
     }
 
@@ -2173,7 +2208,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         let Some(gate) = e.param_gate.take() else {
             return true;
         };
-        let (r, truthy) = *gate;
+        let (r, test) = *gate;
         let Some(v) = self.argument(f, &r, site) else {
             return true;
         };
@@ -2191,6 +2226,55 @@ impl<'m, 'a> Effects<'m, 'a> {
                 _ => break,
             }
         }
+        // the caller's own parameter: its callers decide
+        let hand_on = |e: &mut Effect, name: &str, test: ParamTest| {
+            if let (Some(index), Some(caller)) =
+                (scope.params.iter().position(|x| x == name), scope.func)
+            {
+                e.param_gate = Some(Box::new((
+                    crate::facts::ParamRef {
+                        module: scope.module,
+                        function: caller,
+                        index,
+                        path: r.path[k..].to_vec(),
+                    },
+                    test,
+                )));
+            }
+        };
+        let truthy = match test {
+            ParamTest::Truthy(truthy) => truthy,
+            ParamTest::Variant {
+                enum_name,
+                names,
+                is,
+            } => {
+                if k < r.path.len() {
+                    return true;
+                }
+                if let Ex::Path(p, _) = v
+                    && let [name] = p.as_slice()
+                    && scope.params.contains(name)
+                    && !scope.variants.contains_key(name)
+                {
+                    hand_on(
+                        e,
+                        name,
+                        ParamTest::Variant {
+                            enum_name,
+                            names,
+                            is,
+                        },
+                    );
+                    return true;
+                }
+                let Some(held) = self.arg_variants(v, &enum_name, scope) else {
+                    return true;
+                };
+                let named = held.iter().filter(|x| names.contains(x)).count();
+                return if is { named > 0 } else { named < held.len() };
+            }
+        };
         let holds = match v {
             // nothing there, nor any field of it
             Ex::Path(p, _) if p.len() == 1 && p[0] == "None" => false,
@@ -2203,25 +2287,256 @@ impl<'m, 'a> Effects<'m, 'a> {
                 true
             }
             Ex::Path(p, _) if p.len() == 1 => {
-                // the caller's own parameter: its callers decide
-                if let (Some(index), Some(caller)) =
-                    (scope.params.iter().position(|x| *x == p[0]), scope.func)
-                {
-                    e.param_gate = Some(Box::new((
-                        crate::facts::ParamRef {
-                            module: scope.module,
-                            function: caller,
-                            index,
-                            path: r.path[k..].to_vec(),
-                        },
-                        truthy,
-                    )));
-                }
+                hand_on(e, &p[0], ParamTest::Truthy(truthy));
                 return true;
             }
             _ => return true,
         };
         holds == truthy
+    }
+
+    /// The one method a call on a value of unknown type can run, of the methods of its name:
+    /// the only one whose parameters take the arguments' types where the code shows them (`handle.node.call(request)` with `request: NodeRequest` runs
+    /// `LightningNode::call(&self, request: NodeRequest)`, not `AdminService::call(&self,
+    /// request: AdminRequest)`). At least one argument's type must be a type of the project.
+    fn typed_candidate(&self, cands: &[FnId], args: &[Ex], scope: &Scope) -> Option<FnId> {
+        let known: Vec<(usize, Res)> = args
+            .iter()
+            .enumerate()
+            .filter_map(|(i, a)| match self.type_of(a, scope, 0)? {
+                t @ Res::Type(..) => Some((i, t)),
+                _ => None,
+            })
+            .collect();
+        if known.is_empty() || cands.len() > 64 {
+            return None;
+        }
+        let mut fits = cands.iter().copied().filter(|&f| {
+            let def = &self.model.fns[f];
+            let params: Vec<&Param> = def
+                .func
+                .params
+                .iter()
+                .filter(|p| p.name != "self")
+                .collect();
+            params.len() == args.len()
+                && known.iter().all(|(i, t)| {
+                    params[*i].ty.as_ref().is_some_and(|pt| {
+                        self.resolve_ty(pt, def.module, def.imp).as_ref() == Some(t)
+                    })
+                })
+        });
+        let fits: Vec<FnId> = fits.by_ref().take(8).collect();
+        if let [one] = fits.as_slice() {
+            return Some(*one);
+        }
+        // Methods of one type: its inherent one is what a call runs (`impl Service<Req> for
+        // Node { fn call(..) { this.call(req) } }` beside `impl Node { fn call(..) }`).
+        let imps: Vec<&super::model::ImplDef> = fits
+            .iter()
+            .map(|&f| self.model.fns[f].imp.map(|i| &self.model.impls[i]))
+            .collect::<Option<_>>()?;
+        let ty = &imps.first()?.imp.self_ty;
+        if imps.iter().any(|i| i.imp.self_ty != *ty) {
+            return None;
+        }
+        let mut inherent = fits
+            .iter()
+            .zip(&imps)
+            .filter(|(_, i)| i.imp.trait_.is_none())
+            .map(|(f, _)| *f);
+        let first = inherent.next()?;
+        inherent.next().is_none().then_some(first)
+    }
+
+    /// A `match` of a variable on an enum's variants: on a variable known to hold some of them,
+    /// the arms that can take them; on a parameter, every arm, its effects gated on the
+    /// variants its pattern names (a caller passing another variant does not reach them).
+    fn variant_arms(&self, m: &VariantMatch, scope: &mut Scope, out: &mut Summary) {
+        if let Some(s) = m.parts.first() {
+            self.walk(s, scope, out, false);
+        }
+        let enum_name = if m.enum_name == "Self" {
+            match scope.imp.map(|i| self.model.impl_type(i)) {
+                Some(Res::Type(_, t)) => t,
+                _ => m.enum_name.clone(),
+            }
+        } else {
+            m.enum_name.clone()
+        };
+        let held = self.arg_variants(&Ex::Path(vec![m.var.clone()], m.line), &enum_name, scope);
+        let at = self.location(scope.module, m.line);
+        // the variants an arm before names, without a guard: a catch-all does not take them
+        let mut earlier: Vec<String> = Vec::new();
+        for (i, arm) in m.arms.iter().enumerate() {
+            let runs = match (&held, arm) {
+                (None, _) => true,
+                (Some(h), Some(names)) => h.iter().any(|x| names.contains(x)),
+                (Some(h), None) => h.iter().any(|x| !earlier.contains(x)),
+            };
+            if runs && let Some(part) = m.parts.get(i + 1) {
+                let start = out.effects.len();
+                self.walk(part, scope, out, false);
+                let test = ParamTest::Variant {
+                    enum_name: enum_name.clone(),
+                    names: arm.clone().unwrap_or_else(|| earlier.clone()),
+                    is: arm.is_some(),
+                };
+                if held.is_none()
+                    && (arm.is_some() || !earlier.is_empty())
+                    && let Some(g) = self.param_test(scope, &m.var, &[], test)
+                {
+                    g.apply(&mut out.effects[start..], &at);
+                }
+            }
+            if let Some(names) = arm
+                && !m.guarded.get(i).copied().unwrap_or(false)
+            {
+                earlier.extend(names.iter().cloned());
+            }
+        }
+    }
+
+    /// The variants of enum `enum_name` an argument may be (see [`VariantVal`]); `None` when
+    /// the code does not show.
+    fn arg_variants(&self, v: &Ex, enum_name: &str, scope: &Scope) -> Option<Vec<String>> {
+        match self.variant_value(v, scope, 0)? {
+            VariantVal::Named(pairs) => {
+                let names: Vec<String> = pairs
+                    .into_iter()
+                    .filter(|(e, _)| e == enum_name)
+                    .map(|(_, n)| n)
+                    .collect();
+                (!names.is_empty()).then_some(names)
+            }
+            VariantVal::Into => self.converted_variants(enum_name, scope.func?),
+        }
+    }
+
+    /// The variants `.into()` may make of a value in function `f`: those the `From` impls of
+    /// the enum return for the types `f` names (its parameters' and its `let`s' annotations:
+    /// `let params: Result<KeysendParams, _> = ..; .. params.into()`). `None` when it names
+    /// none of them.
+    fn converted_variants(&self, enum_name: &str, f: FnId) -> Option<Vec<String>> {
+        let func = self.model.fns[f].func;
+        let mut named: HashSet<&str> = HashSet::new();
+        for p in &func.params {
+            if let Some(t) = &p.ty {
+                named.extend(t.all().into_iter().map(Ty::last));
+            }
+        }
+        let mut lets: Vec<&Ty> = Vec::new();
+        annotated(&func.body, &mut lets);
+        for t in lets {
+            named.extend(t.all().into_iter().map(Ty::last));
+        }
+        let mut out: Vec<String> = Vec::new();
+        for i in self.model.from_impls(enum_name) {
+            let imp = &self.model.impls[i];
+            for &g in &imp.fns {
+                let from = self.model.fns[g].func;
+                if from.name != "from"
+                    || !from
+                        .params
+                        .first()
+                        .and_then(|p| p.ty.as_ref())
+                        .is_some_and(|t| named.contains(t.last()))
+                {
+                    continue;
+                }
+                let mut scope = Scope::new(imp.module, Some(i), Some(g));
+                scope.params = vec![];
+                let last = match from.body.last() {
+                    Some(Stmt::Expr(e, _)) => Some(e),
+                    _ => None,
+                };
+                match last.and_then(|e| self.variant_value(e, &scope, 0)) {
+                    Some(VariantVal::Named(pairs)) => {
+                        for (e, n) in pairs {
+                            if e == enum_name && !out.contains(&n) {
+                                out.push(n);
+                            }
+                        }
+                    }
+                    _ => return None,
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    }
+
+    /// The enum variants a value may be: a variant written out (`NodeRequest::Keysend { .. }`,
+    /// `Command::Stop`, `Msg::Text(..)`), wrapped in `Ok`/`Some`/`Box::new`, a variable holding
+    /// one, `.into()`, or the arms of a `match`/`if` producing them (arms that fail aside).
+    fn variant_value(&self, e: &Ex, scope: &Scope, depth: usize) -> Option<VariantVal> {
+        if depth > 8 {
+            return None;
+        }
+        let named = |p: &[String]| -> Option<VariantVal> {
+            let n = p.len();
+            if n < 2 || !p[n - 1].starts_with(|c: char| c.is_ascii_uppercase()) {
+                return None;
+            }
+            let enum_name = if p[n - 2] == "Self" {
+                match scope.imp.map(|i| self.model.impl_type(i)) {
+                    Some(Res::Type(_, t)) => t,
+                    _ => return None,
+                }
+            } else {
+                p[n - 2].clone()
+            };
+            Some(VariantVal::Named(vec![(enum_name, p[n - 1].clone())]))
+        };
+        match bare(e) {
+            Ex::Struct(p, ..) => named(p),
+            Ex::Path(p, _) if p.len() == 1 => scope.variants.get(&p[0]).cloned(),
+            Ex::Path(p, _) => named(p),
+            Ex::Call(callee, args, _) => match &**callee {
+                Ex::Path(p, _)
+                    if matches!(p.as_slice(), [o] if o == "Ok" || o == "Some")
+                        || p.ends_with(&["Box".to_string(), "new".to_string()]) =>
+                {
+                    self.variant_value(args.first()?, scope, depth + 1)
+                }
+                Ex::Path(p, _) => named(p),
+                _ => None,
+            },
+            Ex::Method(_, name, args, _) if name == "into" && args.is_empty() => {
+                Some(VariantVal::Into)
+            }
+            Ex::Method(recv, name, args, _) if name == "clone" && args.is_empty() => {
+                self.variant_value(recv, scope, depth + 1)
+            }
+            Ex::Block(stmts) => match stmts.last()? {
+                Stmt::Expr(e, _) => self.variant_value(e, scope, depth + 1),
+                _ => None,
+            },
+            // a `match` or `if`: what its arms produce, those that fail aside
+            Ex::Other(parts) if parts.len() >= 2 => self.arms_variants(&parts[1..], scope, depth),
+            Ex::Variants(m) => self.arms_variants(&m.parts[1..], scope, depth),
+            Ex::Gate { parts, .. } => self.arms_variants(parts.get(1..)?, scope, depth),
+            Ex::FieldTest(t) => self.arms_variants(t.parts.get(1..)?, scope, depth),
+            _ => None,
+        }
+    }
+
+    fn arms_variants(&self, arms: &[Ex], scope: &Scope, depth: usize) -> Option<VariantVal> {
+        let mut pairs: Vec<(String, String)> = Vec::new();
+        let mut into = false;
+        for a in arms {
+            if matches!(a, Ex::Failure(_)) {
+                continue;
+            }
+            match self.variant_value(a, scope, depth + 1)? {
+                VariantVal::Named(p) => pairs.extend(p),
+                VariantVal::Into => into = true,
+            }
+        }
+        match (into, pairs.is_empty()) {
+            (true, true) => Some(VariantVal::Into),
+            (false, false) => Some(VariantVal::Named(pairs)),
+            _ => None,
+        }
     }
 
     /// Arguments: a function passed by name is followed (a callback), then each is walked.
@@ -2240,6 +2555,10 @@ impl<'m, 'a> Effects<'m, 'a> {
 
     fn walk(&self, e: &Ex, scope: &mut Scope, out: &mut Summary, in_chain: bool) {
         match e {
+            Ex::Variants(m) => {
+                self.variant_arms(m, scope, out);
+                return;
+            }
             Ex::Block(stmts) => {
                 self.stmts(stmts, scope, out);
                 return;
@@ -2399,14 +2718,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                     self.follow_impls(&impls, out, scope, site);
                     called.extend(impls);
                 }
+                // (a name every other type has, `call`, `get`: only where the arguments'
+                // types pick the method)
                 if called.is_empty()
                     && !matches!(ty, Some(Res::Ext(_)))
-                    && !GENERIC_METHODS.contains(&name.as_str())
                     && let Some(cands) = self.model.methods_by_name.get(name.as_str())
-                    && cands.len() == 1
+                    && let Some((f, speculative)) = match cands.as_slice() {
+                        [one] if !GENERIC_METHODS.contains(&name.as_str()) => Some((*one, true)),
+                        // the arguments' types single it out: what the call runs
+                        _ => self.typed_candidate(cands, args, scope).map(|f| (f, false)),
+                    }
                 {
-                    self.follow(cands[0], true, out, scope, site);
-                    called.push(cands[0]);
+                    self.follow(f, speculative, out, scope, site);
+                    called.push(f);
                 }
                 let followed = !called.is_empty();
                 // `token.save(&pool)` on a project type none of whose code in view defines
@@ -3473,6 +3797,36 @@ fn bare(e: &Ex) -> &Ex {
         }
     }
     e
+}
+
+/// The type annotations of the `let`s in `stmts`, blocks inside included.
+fn annotated<'a>(stmts: &'a [Stmt], out: &mut Vec<&'a Ty>) {
+    let mut stack: Vec<&Ex> = Vec::new();
+    for s in stmts {
+        if let Stmt::Let { ty: Some(t), .. } = s
+            && out.len() < 256
+        {
+            out.push(t);
+        }
+    }
+    push_stmts(stmts, &mut stack);
+    let mut seen = 0;
+    while let Some(e) = stack.pop() {
+        seen += 1;
+        if seen > 100_000 {
+            break;
+        }
+        if let Ex::Block(inner) = e {
+            for s in inner.iter() {
+                if let Stmt::Let { ty: Some(t), .. } = s
+                    && out.len() < 256
+                {
+                    out.push(t);
+                }
+            }
+        }
+        children(e, &mut stack);
+    }
 }
 
 /// An HTTP client call whose method is a write (`request(Method::POST, ..)`).

@@ -49,8 +49,8 @@ pub enum Item {
         fields: Vec<(String, Ty)>,
         /// A SeaORM model (`#[derive(DeriveEntityModel)]`): its `#[sea_orm(..)]` attributes.
         entity: Option<Box<EntityAttrs>>,
-        /// A type alias without generic parameters: the type it names
-        /// (`type BoxDB = Box<dyn Database>;`).
+        /// A type alias: the type it names (`type BoxDB = Box<dyn Database>;`); of a generic
+        /// alias, the type at its head, without arguments.
         alias: Option<Ty>,
         /// axum-extra's `#[derive(TypedPath)] #[typed_path("/users/{id}")]`: the path a typed
         /// route whose handler takes this type is registered at.
@@ -278,6 +278,24 @@ pub struct FieldTest {
     pub parts: Vec<Ex>,
 }
 
+/// A `match` of a local variable (or parameter) on the variants of an enum (`match request {
+/// NodeRequest::Keysend { .. } => .., NodeRequest::OpenChannels { .. } => .., _ => .. }`): each
+/// arm runs only when the value is one of the variants its pattern names.
+#[derive(Debug)]
+pub struct VariantMatch {
+    pub var: String,
+    /// The enum as the patterns name it (`NodeRequest`, `Self`).
+    pub enum_name: String,
+    /// The variants each arm's pattern names (`A | B` names two); `None` for a catch-all arm
+    /// (`_`, a binding), which runs for every variant no arm before it names.
+    pub arms: Vec<Option<Vec<String>>>,
+    /// Each arm has a guard (`A::B { .. } if ..`): it may not run for the variants it names.
+    pub guarded: Vec<bool>,
+    /// The lowered scrutinee, then each arm (its guard and body), in order.
+    pub parts: Vec<Ex>,
+    pub line: Line,
+}
+
 #[derive(Debug)]
 pub enum Ex {
     /// A string literal.
@@ -333,6 +351,8 @@ pub enum Ex {
     FieldTest(Box<FieldTest>),
     /// `a = b`
     Assign(Box<Ex>, Box<Ex>),
+    /// `match` on a local variable by the variants of an enum: see [`VariantMatch`].
+    Variants(Box<VariantMatch>),
     /// Anything else, with its sub-expressions (control flow, operators, …).
     Other(Vec<Ex>),
 }

@@ -544,7 +544,7 @@ fn mutations_only(model: &Model, fns: &[model::FnId], closures: &[&ir::Ex]) -> b
 /// (`id: Option<Path<Uuid>>` on `/menus/{id}`): the router matched the path's parameters, so
 /// the branch never runs (see `link::needs_absent_path_param`, its TypeScript twin).
 fn needs_absent_path(model: &Model, f: FnId, e: &crate::facts::Effect, path: &str) -> bool {
-    let Some((r, false)) = e.param_gate.as_deref() else {
+    let Some((r, crate::facts::ParamTest::Truthy(false))) = e.param_gate.as_deref() else {
         return false;
     };
     let def = &model.fns[f];

@@ -729,10 +729,27 @@ impl<'a> Model<'a> {
     }
 
     /// Does the crate of `m` depend on `package` (by its code or package name)?
+    /// Whether module `m`'s crate depends on `package`, itself or through a crate of the
+    /// project it depends on (an `entity` crate that re-exports `sea_orm` for the others).
     pub fn depends_on(&self, m: ModId, package: &str) -> bool {
         let p = norm(package);
-        let c = self.crate_of(m);
-        c.deps.contains_key(&p) || c.deps.values().any(|v| *v == p)
+        let mut seen = vec![self.modules[m].krate];
+        let mut i = 0;
+        while i < seen.len() && i < 64 {
+            let c = &self.crates[seen[i]];
+            if c.deps.contains_key(&p) || c.deps.values().any(|v| *v == p) {
+                return true;
+            }
+            for dep in c.deps.values() {
+                if let Some(k) = self.crates.iter().position(|x| x.name == *dep)
+                    && !seen.contains(&k)
+                {
+                    seen.push(k);
+                }
+            }
+            i += 1;
+        }
+        false
     }
 
     /// The package an external crate name stands for in module `m`'s crate.
@@ -1136,6 +1153,17 @@ impl<'a> Model<'a> {
             }
             _ => Res::Unknown,
         }
+    }
+
+    /// The `impl From<T> for E` blocks of enum (or type) `e` (its last path segment).
+    pub fn from_impls(&self, e: &str) -> Vec<ImplId> {
+        self.impls_by_trait
+            .get("From")
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&i| self.impls[i].imp.self_ty.last().is_some_and(|t| t == e))
+            .collect()
     }
 
     pub fn impl_type(&self, i: ImplId) -> Res {

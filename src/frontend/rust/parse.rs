@@ -951,6 +951,77 @@ fn match_test(
     })))
 }
 
+/// The variants each arm of a `match` names (`None` for a catch-all).
+type ArmVariants = Vec<Option<Vec<String>>>;
+
+/// A `match` of a local variable on an enum's variants (see [`VariantMatch`]): the variable, the
+/// enum as written, and the variants each arm names (`None` for a catch-all). None when the
+/// scrutinee is no plain variable, an arm's pattern is anything else (a literal, a tuple,
+/// `Some`/`Ok`/`Err`), or no arm names a variant.
+fn variant_arms(m: &syn::ExprMatch) -> Option<(String, String, ArmVariants)> {
+    fn names(
+        p: &syn::Pat,
+        enum_name: &mut Option<String>,
+        out: &mut Vec<String>,
+        depth: usize,
+    ) -> bool {
+        let path = match p {
+            _ if depth > 16 => return false,
+            syn::Pat::Or(o) => return o.cases.iter().all(|c| names(c, enum_name, out, depth + 1)),
+            syn::Pat::Paren(x) => return names(&x.pat, enum_name, out, depth + 1),
+            syn::Pat::Reference(x) => return names(&x.pat, enum_name, out, depth + 1),
+            syn::Pat::Struct(x) if x.qself.is_none() => &x.path,
+            syn::Pat::TupleStruct(x) if x.qself.is_none() => &x.path,
+            syn::Pat::Path(x) if x.qself.is_none() => &x.path,
+            _ => return false,
+        };
+        let n = path.segments.len();
+        if n < 2 {
+            return false;
+        }
+        let e = path.segments[n - 2].ident.to_string();
+        if enum_name.get_or_insert_with(|| e.clone()) != &e {
+            return false;
+        }
+        out.push(path.segments[n - 1].ident.to_string());
+        true
+    }
+    let mut tested = &*m.expr;
+    loop {
+        tested = match tested {
+            Expr::Paren(p) => &p.expr,
+            Expr::Reference(r) => &r.expr,
+            Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => &u.expr,
+            _ => break,
+        };
+    }
+    let Expr::Path(p) = tested else { return None };
+    if p.qself.is_some() || p.path.segments.len() != 1 {
+        return None;
+    }
+    let var = p.path.segments[0].ident.to_string();
+    let mut enum_name = None;
+    let mut arms = Vec::with_capacity(m.arms.len());
+    for arm in &m.arms {
+        let pat = match &arm.pat {
+            syn::Pat::Guard(g) => &*g.pat,
+            p => p,
+        };
+        match pat {
+            syn::Pat::Wild(_) => arms.push(None),
+            syn::Pat::Ident(i) if i.subpat.is_none() => arms.push(None),
+            _ => {
+                let mut out = Vec::new();
+                if !names(pat, &mut enum_name, &mut out, 0) {
+                    return None;
+                }
+                arms.push(Some(out));
+            }
+        }
+    }
+    Some((var, enum_name?, arms))
+}
+
 /// A test of a field of a local variable an `if` makes, as `Effect::state_guard` writes it, and
 /// how it is joined to the rest of the condition (see [`FieldTest::any`]): `order.status !=
 /// "paid"` (`ne:paid`), `order.status == Status::Paid` (`eq:Status.Paid`),
@@ -1270,7 +1341,12 @@ fn entity_attrs(s: &syn::ItemStruct) -> Option<EntityAttrs> {
         l.tokens
             .clone()
             .into_iter()
-            .any(|t| matches!(&t, TokenTree::Ident(i) if i == "DeriveEntityModel"))
+            .any(|t| {
+                // SeaORM's expanded entity format derives the active model on its own
+                // (`#[derive(DeriveModel, DeriveActiveModel)] pub struct Model`, beside a
+                // `#[derive(DeriveEntity)] pub struct Entity`): the same generated types.
+                matches!(&t, TokenTree::Ident(i) if i == "DeriveEntityModel" || i == "DeriveActiveModel")
+            })
     });
     if !derives_model {
         return None;
@@ -1489,7 +1565,17 @@ impl Lower {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
-                alias: s.generics.params.is_empty().then(|| lower_ty(&s.ty)),
+                // A generic alias (`type SimpleArcChannelManager<M, T> = ChannelManager<Arc<M>,
+                // Arc<T>>`) names the type at its head; its arguments name the alias's
+                // parameters, so they are dropped.
+                alias: Some(if s.generics.params.is_empty() {
+                    lower_ty(&s.ty)
+                } else {
+                    Ty {
+                        path: lower_ty(&s.ty).path,
+                        args: vec![],
+                    }
+                }),
                 typed_path: None,
                 diesel_table: None,
             },
@@ -1914,6 +2000,31 @@ impl Lower {
                         match_test(m, &mut arms, line_of(m.match_token.span), &mut scrutinee)
                 {
                     return test;
+                }
+                if !unique && let Some((var, enum_name, pats)) = variant_arms(m) {
+                    // each arm's guard and body as one part
+                    let mut parts = vec![scrutinee.unwrap_or(Ex::Other(vec![]))];
+                    let mut lowered = arms.into_iter();
+                    for arm in &m.arms {
+                        let first = lowered.next().unwrap_or(Ex::Other(vec![]));
+                        parts.push(if matches!(arm.pat, syn::Pat::Guard(_)) {
+                            Ex::Other(vec![first, lowered.next().unwrap_or(Ex::Other(vec![]))])
+                        } else {
+                            first
+                        });
+                    }
+                    return Ex::Variants(Box::new(VariantMatch {
+                        var,
+                        enum_name,
+                        arms: pats,
+                        guarded: m
+                            .arms
+                            .iter()
+                            .map(|a| matches!(a.pat, syn::Pat::Guard(_)))
+                            .collect(),
+                        parts,
+                        line: line_of(m.match_token.span),
+                    }));
                 }
                 let scrutinee = scrutinee.unwrap_or(Ex::Other(vec![]));
                 let mut v = vec![if unique {
@@ -2508,6 +2619,7 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
         Ex::List(v) | Ex::Other(v) | Ex::Gate { parts: v, .. } => stack.extend(v.iter()),
         Ex::Struct(_, v, _) => stack.extend(v.iter()),
         Ex::FieldTest(t) => stack.extend(t.parts.iter()),
+        Ex::Variants(v) => stack.extend(v.parts.iter()),
         Ex::Caught(e) | Ex::Failure(e) => stack.push(e),
         Ex::Assign(a, b) => {
             stack.push(a);

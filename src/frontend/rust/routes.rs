@@ -1141,6 +1141,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             // `match`/`if` arms: the routers they build are one router (each configuration's
             // routes exist), route lists are one list
             Ex::FieldTest(t) => self.branches(&t.parts, frame),
+            Ex::Variants(v) => self.branches(&v.parts, frame),
             Ex::Other(children)
             | Ex::Gate {
                 parts: children, ..

@@ -3,6 +3,7 @@
 
 use super::FieldExt;
 use super::eval::{Evaluator, line};
+use crate::facts::ParamTest;
 use crate::program::*;
 use tree_sitter::Node;
 
@@ -330,11 +331,18 @@ impl<'t> Evaluator<'t, '_> {
         let gated = |truthy: bool| {
             saved_gate.clone().or_else(|| {
                 gate.clone()
-                    .map(|(function, index, path, positive)| ParamGate {
+                    .map(|(function, index, path, tag, positive)| ParamGate {
                         function,
                         index,
                         path,
-                        truthy: positive == truthy,
+                        test: match tag {
+                            Some(t) => ParamTest::Variant {
+                                enum_name: String::new(),
+                                names: vec![t],
+                                is: positive == truthy,
+                            },
+                            None => ParamTest::Truthy(positive == truthy),
+                        },
                         line: at,
                     })
             })
@@ -438,14 +446,21 @@ impl<'t> Evaluator<'t, '_> {
     }
 
     /// A condition that tests a parameter (or a member of one) for truthiness: `options?.upsert`,
-    /// `!notify`, `(flags.dryRun)`: the function, the parameter, the members, and whether the
-    /// condition holds when the value is truthy. Only names and member accesses: nothing that
-    /// calls.
+    /// `!notify`, `(flags.dryRun)`, or against a string tag (`command.type === 'pay'`): the
+    /// function, the parameter, the members, the tag, and whether the condition holds when the
+    /// value is truthy (is the tag). Only names and member accesses: nothing that calls.
+    #[allow(clippy::type_complexity)]
     fn param_test(
         &mut self,
         n: Node<'t>,
         depth: usize,
-    ) -> Option<(crate::program::FnId, usize, Vec<String>, bool)> {
+    ) -> Option<(
+        crate::program::FnId,
+        usize,
+        Vec<String>,
+        Option<String>,
+        bool,
+    )> {
         if depth > 8 {
             return None;
         }
@@ -454,8 +469,35 @@ impl<'t> Evaluator<'t, '_> {
                 self.param_test(n.named_child(0)?, depth + 1)
             }
             "unary_expression" if n.field("operator").is_some_and(|o| self.text(o) == "!") => {
-                let (f, i, path, positive) = self.param_test(n.field("argument")?, depth + 1)?;
-                Some((f, i, path, !positive))
+                let (f, i, path, tag, positive) =
+                    self.param_test(n.field("argument")?, depth + 1)?;
+                if tag.is_some() {
+                    return None;
+                }
+                Some((f, i, path, tag, !positive))
+            }
+            "binary_expression" => {
+                let op = n.field("operator").map(|o| self.text(o))?;
+                let positive = match op {
+                    "===" | "==" => true,
+                    "!==" | "!=" => false,
+                    _ => return None,
+                };
+                let (l, r) = (n.field("left")?, n.field("right")?);
+                let (side, lit) = if r.kind() == "string" {
+                    (l, r)
+                } else if l.kind() == "string" {
+                    (r, l)
+                } else {
+                    return None;
+                };
+                let Val::Str(tag) = self.eval(lit) else {
+                    return None;
+                };
+                let (f, i, path, None, true) = self.param_test(side, depth + 1)? else {
+                    return None;
+                };
+                Some((f, i, path, Some(tag), positive))
             }
             "identifier" | "member_expression" => {
                 let mut cur = n;
@@ -477,7 +519,7 @@ impl<'t> Evaluator<'t, '_> {
                     match v {
                         Val::Param(f, i) => {
                             path.reverse();
-                            return Some((f, i, path, true));
+                            return Some((f, i, path, None, true));
                         }
                         Val::Member(inner, p) => {
                             path.push(p);
@@ -971,9 +1013,20 @@ impl<'t> Evaluator<'t, '_> {
         };
         let on_method = self.is_method_ref(inner);
         self.eval(value);
+        // `switch (command.type) { case 'pay': .. }` on a parameter: each case runs only where
+        // a caller's value carries its tag (see `CallSite::param_gate`).
+        let tagged = match self.param_test(inner, 0) {
+            Some((f, i, path, None, true)) if !on_method => Some((f, i, path)),
+            _ => None,
+        };
+        let saved_gate = self.param_gate.clone();
         let mut cursor = body.walk();
         let cases: Vec<Node<'t>> = body.named_children(&mut cursor).collect();
         let mut pending: Vec<String> = Vec::new();
+        // the tags of the cases so far, and those waiting for a body (`case 'a': case 'b': ..`)
+        let mut tags: Vec<String> = Vec::new();
+        let mut waiting: Vec<String> = Vec::new();
+        let mut default = false;
         for case in cases {
             let label = case
                 .child_by_field_name("value")
@@ -981,6 +1034,20 @@ impl<'t> Evaluator<'t, '_> {
             if on_method && let Some(m) = &label {
                 self.record_check(std::slice::from_ref(m), line(case), false, false);
                 pending.push(m.clone());
+            }
+            let tag = match case.child_by_field_name("value") {
+                Some(v) if v.kind() == "string" => match self.eval(v) {
+                    Val::Str(s) => Some(Some(s)),
+                    _ => None,
+                },
+                Some(_) => None,
+                // `default:`
+                None => Some(None),
+            };
+            match &tag {
+                Some(Some(t)) => waiting.push(t.clone()),
+                Some(None) => default = true,
+                None => {}
             }
             let mut c2 = case.walk();
             let stmts: Vec<Node<'t>> = case.children_by_field_name("body", &mut c2).collect();
@@ -992,10 +1059,53 @@ impl<'t> Evaluator<'t, '_> {
             } else {
                 self.branch.clone()
             };
+            // A case whose label is no string literal leaves its body ungated; a case's tag
+            // says more than a test around the `switch`.
+            self.param_gate = match (&tagged, &tag) {
+                (Some((function, index, path)), Some(_)) => Some(ParamGate {
+                    function: *function,
+                    index: *index,
+                    path: path.clone(),
+                    test: if default {
+                        ParamTest::Variant {
+                            enum_name: String::new(),
+                            names: tags.clone(),
+                            is: false,
+                        }
+                    } else {
+                        ParamTest::Variant {
+                            enum_name: String::new(),
+                            names: waiting.clone(),
+                            is: true,
+                        }
+                    },
+                    line: line(case),
+                }),
+                _ => saved_gate.clone(),
+            };
+            // A body that does not leave falls through: the next case's body runs for these
+            // tags too.
+            let falls = stmts.last().is_some_and(|st| {
+                !matches!(
+                    st.kind(),
+                    "break_statement"
+                        | "return_statement"
+                        | "throw_statement"
+                        | "continue_statement"
+                ) && !exits(*st, self.src)
+            });
+            let these = waiting.clone();
+            tags.append(&mut waiting);
+            if falls {
+                waiting = these;
+            } else {
+                default = false;
+            }
             for st in stmts {
                 self.walk_under(st, branch.clone());
             }
         }
+        self.param_gate = saved_gate;
     }
 }
 
