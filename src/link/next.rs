@@ -255,20 +255,38 @@ fn method_table(res: &Resolver, m: ModId, v: &Val) -> Option<Vec<(String, Val)>>
 /// The mutation methods and handlers of a table of handlers by method that a handler gives a
 /// dispatcher together with its request (`defaultHandler(req, res, { GET: .., POST: .. })`):
 /// those are all the methods it serves, even when the table names no mutation. The table's
-/// module is the handler's. None when the handler makes no such call.
+/// module is the handler's. None when the handler makes no such call to a project function, or
+/// makes other calls too (what it does itself would be lost).
 fn dispatched_table(res: &Resolver, m: ModId, v: &Val) -> Option<(ModId, Vec<(String, Val)>)> {
     let Resolved::Func(hm, hf) = res.resolve(m, v) else {
         return None;
     };
-    res.modules[hm].functions[hf].calls.iter().find_map(|cs| {
-        if !matches!(cs.args.first(), Some(Val::Param(f, 0)) if *f == hf) {
+    let calls = &res.modules[hm].functions[hf].calls;
+    let (cs, table) = calls.iter().find_map(|cs| {
+        if !matches!(cs.args.first(), Some(Val::Param(f, 0)) if *f == hf)
+            || !matches!(res.resolve(hm, &cs.callee), Resolved::Func(..))
+        {
             return None;
         }
-        cs.args
+        Some((cs, cs.args.iter().find_map(method_fields)?))
+    })?;
+    // A handler that does more than dispatch keeps its own reading (what it does itself would
+    // be lost); calls of a factory that returns a handler (`POST: withSetupLink(handlePOST)`)
+    // build the table's entries.
+    let builds_entry = |c: &crate::program::CallSite| match res.resolve(hm, &c.callee) {
+        Resolved::Func(m2, f2) => res.modules[m2].functions[f2]
+            .returns
             .iter()
-            .find_map(method_fields)
-            .map(|table| (hm, table))
-    })
+            .any(|r| matches!(r, Val::Func(_))),
+        _ => false,
+    };
+    if calls
+        .iter()
+        .any(|c| !std::ptr::eq(c, cs) && !builds_entry(c))
+    {
+        return None;
+    }
+    Some((hm, table))
 }
 
 /// An object literal whose keys are all HTTP methods (`{ GET: .., post: .. }`): its mutation

@@ -418,8 +418,8 @@ enum VariantVal {
     /// type).
     Named(Vec<(String, String)>),
     /// Converted with `.into()`: a variant a `From` impl of the enum returns (see
-    /// [`Effects::converted_variants`]).
-    Into,
+    /// [`Effects::converted_variants`]), from the type named when the receiver's is known.
+    Into(Option<String>),
 }
 
 impl Guard {
@@ -1083,13 +1083,14 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// The project type, trait or outside type `ty` names, through wrappers (`Arc<..>`,
     /// `web::Data<..>`) and type aliases (`type AppData = web::Data<Arc<Data>>`).
     fn resolve_ty(&self, ty: &Ty, m: ModId, imp: Option<ImplId>) -> Option<Res> {
-        let (mut t, mut m) = (ty, m);
+        use std::borrow::Cow;
+        let (mut t, mut m): (Cow<Ty>, ModId) = (Cow::Borrowed(ty), m);
         for _ in 0..8 {
             for _ in 0..8 {
                 if TRANSPARENT.contains(&t.last())
                     && let Some(a) = t.args.first()
                 {
-                    t = a;
+                    t = Cow::Owned(a.clone());
                     continue;
                 }
                 break;
@@ -1102,7 +1103,32 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             match self.model.resolve(m, &t.path) {
                 Res::Type(m2, name) => match self.model.modules[m2].aliases.get(&name) {
-                    Some(aliased) => (t, m) = (aliased, m2),
+                    // a generic alias with the arguments of its use filled in: one that
+                    // wraps a parameter (`type CoreResult<T> = Result<T, CoreError>`) is the
+                    // argument, named where the alias is used
+                    Some(aliased) if !t.args.is_empty() => {
+                        let mut head: &Ty = aliased;
+                        while TRANSPARENT.contains(&head.last())
+                            && let Some(a) = head.args.first()
+                        {
+                            head = a;
+                        }
+                        let param = match head.path.as_slice() {
+                            [one] => one
+                                .strip_prefix('$')
+                                .and_then(|n| n.parse::<usize>().ok())
+                                .and_then(|i| t.args.get(i)),
+                            _ => None,
+                        };
+                        if let Some(arg) = param {
+                            t = Cow::Owned(arg.clone());
+                        } else {
+                            let mut filled = (*aliased).clone();
+                            fill_params(&mut filled, &t.args, 0);
+                            (t, m) = (Cow::Owned(filled), m2);
+                        }
+                    }
+                    Some(aliased) => (t, m) = (Cow::Borrowed(*aliased), m2),
                     None => return Some(Res::Type(m2, name)),
                 },
                 r @ (Res::Trait(..) | Res::Ext(_)) => return Some(r),
@@ -1573,8 +1599,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                         mark(&mut scope.absent_selects, name, absent);
                         let made = init.as_deref().is_some_and(|e| made_here(e, scope, 0));
                         mark(&mut scope.made, name, made);
+                        // (only a name bound once: what it holds is what this `let` says)
+                        let once = scope
+                            .func
+                            .is_some_and(|f| !self.model.fns[f].func.rebound.contains(name));
                         match init
                             .as_deref()
+                            .filter(|_| once)
                             .and_then(|e| self.variant_value(e, scope, 0))
                         {
                             Some(v) => scope.variants.insert(name.clone(), v),
@@ -2006,10 +2037,11 @@ impl<'m, 'a> Effects<'m, 'a> {
         test: ParamTest,
     ) -> Option<Guard> {
         let index = scope.params.iter().position(|p| p == var)?;
+        let function = scope.func?;
         Some(Guard::Param(Box::new((
             crate::facts::ParamRef {
                 module: scope.module,
-                function: scope.func?,
+                function,
                 index,
                 path: path.to_vec(),
             },
@@ -2365,6 +2397,11 @@ impl<'m, 'a> Effects<'m, 'a> {
             m.enum_name.clone()
         };
         let held = self.arg_variants(&Ex::Path(vec![m.var.clone()], m.line), &enum_name, scope);
+        // a parameter a `let` binds again (`let command = upgrade(command)`) may no longer hold
+        // the caller's value: its arms are not gated on it
+        let shadowed = scope
+            .func
+            .is_some_and(|f| self.model.fns[f].func.shadowed.contains(&m.var));
         let at = self.location(scope.module, m.line);
         // the variants an arm before names, without a guard: a catch-all does not take them
         let mut earlier: Vec<String> = Vec::new();
@@ -2383,6 +2420,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     is: arm.is_some(),
                 };
                 if held.is_none()
+                    && !shadowed
                     && (arm.is_some() || !earlier.is_empty())
                     && let Some(g) = self.param_test(scope, &m.var, &[], test)
                 {
@@ -2409,7 +2447,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     .collect();
                 (!names.is_empty()).then_some(names)
             }
-            VariantVal::Into => self.converted_variants(enum_name, scope.func?),
+            VariantVal::Into(from) => {
+                self.converted_variants(enum_name, from.as_deref(), scope.func?)
+            }
         }
     }
 
@@ -2417,7 +2457,12 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// the enum return for the types `f` names (its parameters' and its `let`s' annotations:
     /// `let params: Result<KeysendParams, _> = ..; .. params.into()`). `None` when it names
     /// none of them.
-    fn converted_variants(&self, enum_name: &str, f: FnId) -> Option<Vec<String>> {
+    fn converted_variants(
+        &self,
+        enum_name: &str,
+        from: Option<&str>,
+        f: FnId,
+    ) -> Option<Vec<String>> {
         let func = self.model.fns[f].func;
         let mut named: HashSet<&str> = HashSet::new();
         for p in &func.params {
@@ -2430,18 +2475,42 @@ impl<'m, 'a> Effects<'m, 'a> {
         for t in lets {
             named.extend(t.all().into_iter().map(Ty::last));
         }
+        // The receiver's type when known; else the one type with a `From` impl the function
+        // names (of several, not known which).
+        let impls = self.model.from_impls(enum_name);
+        let source = |g: FnId| {
+            let from = self.model.fns[g].func;
+            (from.name == "from")
+                .then(|| {
+                    from.params
+                        .first()
+                        .and_then(|p| p.ty.as_ref())
+                        .map(Ty::last)
+                })
+                .flatten()
+        };
+        let wanted: Vec<&str> = match from {
+            Some(t) => vec![t],
+            None => {
+                let mut sources: Vec<&str> = impls
+                    .iter()
+                    .flat_map(|&i| self.model.impls[i].fns.iter().filter_map(|&g| source(g)))
+                    .filter(|t| named.contains(t))
+                    .collect();
+                sources.sort_unstable();
+                sources.dedup();
+                if sources.len() != 1 {
+                    return None;
+                }
+                sources
+            }
+        };
         let mut out: Vec<String> = Vec::new();
-        for i in self.model.from_impls(enum_name) {
+        for i in impls {
             let imp = &self.model.impls[i];
             for &g in &imp.fns {
                 let from = self.model.fns[g].func;
-                if from.name != "from"
-                    || !from
-                        .params
-                        .first()
-                        .and_then(|p| p.ty.as_ref())
-                        .is_some_and(|t| named.contains(t.last()))
-                {
+                if !source(g).is_some_and(|t| wanted.contains(&t)) {
                     continue;
                 }
                 let mut scope = Scope::new(imp.module, Some(i), Some(g));
@@ -2501,8 +2570,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                 Ex::Path(p, _) => named(p),
                 _ => None,
             },
-            Ex::Method(_, name, args, _) if name == "into" && args.is_empty() => {
-                Some(VariantVal::Into)
+            Ex::Method(recv, name, args, _) if name == "into" && args.is_empty() => {
+                let from = match self.type_of(recv, scope, 0) {
+                    Some(Res::Type(_, t)) => Some(t),
+                    _ => None,
+                };
+                Some(VariantVal::Into(from))
             }
             Ex::Method(recv, name, args, _) if name == "clone" && args.is_empty() => {
                 self.variant_value(recv, scope, depth + 1)
@@ -2512,7 +2585,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                 _ => None,
             },
             // a `match` or `if`: what its arms produce, those that fail aside
-            Ex::Other(parts) if parts.len() >= 2 => self.arms_variants(&parts[1..], scope, depth),
+            // (two parts are an operator or an index, not branches)
+            Ex::Other(parts) if parts.len() >= 3 => self.arms_variants(&parts[1..], scope, depth),
             Ex::Variants(m) => self.arms_variants(&m.parts[1..], scope, depth),
             Ex::Gate { parts, .. } => self.arms_variants(parts.get(1..)?, scope, depth),
             Ex::FieldTest(t) => self.arms_variants(t.parts.get(1..)?, scope, depth),
@@ -2522,19 +2596,23 @@ impl<'m, 'a> Effects<'m, 'a> {
 
     fn arms_variants(&self, arms: &[Ex], scope: &Scope, depth: usize) -> Option<VariantVal> {
         let mut pairs: Vec<(String, String)> = Vec::new();
-        let mut into = false;
+        let mut into: Option<Option<String>> = None;
         for a in arms {
             if matches!(a, Ex::Failure(_)) {
                 continue;
             }
             match self.variant_value(a, scope, depth + 1)? {
                 VariantVal::Named(p) => pairs.extend(p),
-                VariantVal::Into => into = true,
+                // conversions of two types: not known which
+                VariantVal::Into(from) => match &into {
+                    Some(f) if *f != from => into = Some(None),
+                    _ => into = Some(from),
+                },
             }
         }
         match (into, pairs.is_empty()) {
-            (true, true) => Some(VariantVal::Into),
-            (false, false) => Some(VariantVal::Named(pairs)),
+            (Some(from), true) => Some(VariantVal::Into(from)),
+            (None, false) => Some(VariantVal::Named(pairs)),
             _ => None,
         }
     }
@@ -3797,6 +3875,24 @@ fn bare(e: &Ex) -> &Ex {
         }
     }
     e
+}
+
+/// A generic alias's type with its parameters (`$0`, `$1`, ..) replaced by the arguments of a
+/// use of it; a parameter the use leaves out stays as it is (and resolves to nothing).
+fn fill_params(t: &mut Ty, args: &[Ty], depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    if let [one] = t.path.as_slice()
+        && let Some(i) = one.strip_prefix('$').and_then(|n| n.parse::<usize>().ok())
+        && let Some(a) = args.get(i)
+    {
+        *t = a.clone();
+        return;
+    }
+    for a in &mut t.args {
+        fill_params(a, args, depth + 1);
+    }
 }
 
 /// The type annotations of the `let`s in `stmts`, blocks inside included.

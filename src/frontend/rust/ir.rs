@@ -49,8 +49,8 @@ pub enum Item {
         fields: Vec<(String, Ty)>,
         /// A SeaORM model (`#[derive(DeriveEntityModel)]`): its `#[sea_orm(..)]` attributes.
         entity: Option<Box<EntityAttrs>>,
-        /// A type alias: the type it names (`type BoxDB = Box<dyn Database>;`); of a generic
-        /// alias, the type at its head, without arguments.
+        /// A type alias: the type it names (`type BoxDB = Box<dyn Database>;`); in a generic
+        /// alias's, its parameters are written `$0`, `$1`, .. (`Result<$0, EmailError>`).
         alias: Option<Ty>,
         /// axum-extra's `#[derive(TypedPath)] #[typed_path("/users/{id}")]`: the path a typed
         /// route whose handler takes this type is registered at.
@@ -184,6 +184,13 @@ pub struct Func {
     pub key_calls: Vec<super::keyscan::KeyCallCtx>,
     /// Retry loops and closures passed to retry wrappers in the body.
     pub retry_spans: Vec<RetrySpan>,
+    /// Names the function binds more than once (a parameter or `let` shadowed, a name a
+    /// pattern binds again in a `match` arm, a closure or a loop) or assigns to: what such a
+    /// name holds at one place is not what its first binding says.
+    pub rebound: Vec<String>,
+    /// Parameters a `let` binds again or an assignment replaces (`let command =
+    /// upgrade(command)`): past that, the name no longer holds the caller's value.
+    pub shadowed: Vec<String>,
 }
 
 /// Lines of a retry construct: a loop that counts attempts, or a closure given to a retry

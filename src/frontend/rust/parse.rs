@@ -55,6 +55,8 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
                 retry_spans: Vec::new(),
                 idem_lines: text.lines().map(super::keyscan::has_idem).collect(),
                 idem_impl: false,
+                bound: Vec::new(),
+                let_bound: Vec::new(),
             };
             ir.items = lower.items(&file.items);
         }
@@ -951,6 +953,47 @@ fn match_test(
     })))
 }
 
+/// Does a variant pattern test more than the variant: a sub-pattern that is no plain binding,
+/// `_` or `..` (`Cmd::Pay(Mode::Test)`, `Cmd::Pay { live: true, .. }`, `Cmd::Pay(Some(x))`)?
+fn refutable_inside(p: &syn::Pat, depth: usize) -> bool {
+    fn irrefutable(p: &syn::Pat, depth: usize) -> bool {
+        match p {
+            _ if depth > 16 => false,
+            syn::Pat::Wild(_) | syn::Pat::Rest(_) => true,
+            syn::Pat::Ident(i) => i.subpat.is_none(),
+            syn::Pat::Reference(r) => irrefutable(&r.pat, depth + 1),
+            syn::Pat::Paren(r) => irrefutable(&r.pat, depth + 1),
+            syn::Pat::Type(t) => irrefutable(&t.pat, depth + 1),
+            syn::Pat::Tuple(t) => t.elems.iter().all(|e| irrefutable(e, depth + 1)),
+            _ => false,
+        }
+    }
+    match p {
+        _ if depth > 16 => true,
+        syn::Pat::Or(o) => o.cases.iter().any(|c| refutable_inside(c, depth + 1)),
+        syn::Pat::Paren(x) => refutable_inside(&x.pat, depth + 1),
+        syn::Pat::Reference(x) => refutable_inside(&x.pat, depth + 1),
+        syn::Pat::TupleStruct(t) => !t.elems.iter().all(|e| irrefutable(e, 0)),
+        syn::Pat::Struct(t) => !t.fields.iter().all(|f| irrefutable(&f.pat, 0)),
+        _ => false,
+    }
+}
+
+/// The generic parameters `params` of an alias written `$0`, `$1`, .. in the type it names.
+fn number_params(t: &mut Ty, params: &[String], depth: usize) {
+    if depth > 32 {
+        return;
+    }
+    if let [one] = t.path.as_slice()
+        && let Some(i) = params.iter().position(|p| p == one)
+    {
+        t.path = vec![format!("${i}")];
+    }
+    for a in &mut t.args {
+        number_params(a, params, depth + 1);
+    }
+}
+
 /// The variants each arm of a `match` names (`None` for a catch-all).
 type ArmVariants = Vec<Option<Vec<String>>>;
 
@@ -1388,6 +1431,11 @@ struct Lower {
     idem_lines: Vec<bool>,
     /// Inside an `impl` of a type named for idempotency (`impl Default for IdempotencySet`).
     idem_impl: bool,
+    /// The names bound by patterns (`let`, `match` arms, closures, loops) and assigned to in
+    /// the function being lowered, each time it happens (see `Func::rebound`).
+    bound: Vec<String>,
+    /// Of those, the ones a `let` statement binds or an assignment replaces.
+    let_bound: Vec<String>,
 }
 
 /// Words that name retrying in a loop header or a wrapper's name.
@@ -1565,16 +1613,17 @@ impl Lower {
                 name: s.ident.to_string(),
                 fields: vec![],
                 entity: None,
-                // A generic alias (`type SimpleArcChannelManager<M, T> = ChannelManager<Arc<M>,
-                // Arc<T>>`) names the type at its head; its arguments name the alias's
-                // parameters, so they are dropped.
-                alias: Some(if s.generics.params.is_empty() {
-                    lower_ty(&s.ty)
-                } else {
-                    Ty {
-                        path: lower_ty(&s.ty).path,
-                        args: vec![],
-                    }
+                // A generic alias (`type EmailResult<T> = Result<T, EmailError>`) with its
+                // parameters written `$0`, `$1`, ..: a use of it fills them in.
+                alias: Some({
+                    let params: Vec<String> = s
+                        .generics
+                        .type_params()
+                        .map(|p| p.ident.to_string())
+                        .collect();
+                    let mut t = lower_ty(&s.ty);
+                    number_params(&mut t, &params, 0);
+                    t
                 }),
                 typed_path: None,
                 diesel_table: None,
@@ -1593,7 +1642,7 @@ impl Lower {
         block: Option<&syn::Block>,
         in_test: bool,
     ) -> Func {
-        let params = sig
+        let params: Vec<Param> = sig
             .inputs
             .iter()
             .map(|a| match a {
@@ -1610,7 +1659,27 @@ impl Lower {
             syn::ReturnType::Default => None,
         };
         let outer_spans = std::mem::take(&mut self.retry_spans);
+        let outer_bound = std::mem::take(&mut self.bound);
+        let outer_let_bound = std::mem::take(&mut self.let_bound);
         let mut body = block.map(|b| self.block(b)).unwrap_or_default();
+        let bound = std::mem::replace(&mut self.bound, outer_bound);
+        let let_bound = std::mem::replace(&mut self.let_bound, outer_let_bound);
+        let shadowed: Vec<String> = params
+            .iter()
+            .filter(|p| p.name != "self" && let_bound.contains(&p.name))
+            .map(|p| p.name.clone())
+            .collect();
+        let rebound = {
+            let mut seen: std::collections::HashSet<&str> =
+                params.iter().map(|p: &Param| p.name.as_str()).collect();
+            let mut twice: Vec<String> = Vec::new();
+            for n in &bound {
+                if !seen.insert(n.as_str()) && !twice.contains(n) {
+                    twice.push(n.clone());
+                }
+            }
+            twice
+        };
         // The function's value is its last expression: an error there is the function's.
         if let Some(syn::Stmt::Expr(tail, None)) = block.and_then(|b| b.stmts.last())
             && returns_its_error(tail)
@@ -1637,6 +1706,8 @@ impl Lower {
             body,
             is_test: in_test || is_test_attr(attrs),
             builds_routes: false,
+            rebound,
+            shadowed,
         };
         f.builds_routes = builds_routes(&f);
         f
@@ -1708,6 +1779,8 @@ impl Lower {
                 syn::Stmt::Local(l) => {
                     let mut names = Vec::new();
                     pat_names(&l.pat, &mut names, 0);
+                    self.bound.extend(names.iter().cloned());
+                    self.let_bound.extend(names.iter().cloned());
                     let ty = match &l.pat {
                         syn::Pat::Type(t) => Some(lower_ty(&t.ty)),
                         _ => None,
@@ -1852,6 +1925,9 @@ impl Lower {
             Expr::MethodCall(m) => self.method_chain(m),
             Expr::Macro(m) => self.mac(&m.mac),
             Expr::Closure(c) => {
+                for p in &c.inputs {
+                    pat_names(p, &mut self.bound, 0);
+                }
                 let params = c
                     .inputs
                     .iter()
@@ -1893,6 +1969,7 @@ impl Lower {
                 let c = self.expr(&f.expr);
                 let mut names = Vec::new();
                 pat_names(&f.pat, &mut names, 0);
+                self.bound.extend(names.iter().cloned());
                 let mut body = vec![Stmt::Let {
                     names,
                     ty: None,
@@ -1976,6 +2053,7 @@ impl Lower {
                 let mut arms = Vec::with_capacity(m.arms.len() * 2);
                 let mut unique = false;
                 for arm in &m.arms {
+                    pat_names(&arm.pat, &mut self.bound, 0);
                     unique |= pat_names_unique(&arm.pat, 0);
                     if let syn::Pat::Guard(g) = &arm.pat {
                         arms.push(self.expr(&g.guard));
@@ -2017,10 +2095,14 @@ impl Lower {
                         var,
                         enum_name,
                         arms: pats,
+                        // an arm whose pattern can fail inside the variant
+                        // (`Cmd::Pay(Mode::Test)`) may not take all of it
                         guarded: m
                             .arms
                             .iter()
-                            .map(|a| matches!(a.pat, syn::Pat::Guard(_)))
+                            .map(|a| {
+                                matches!(a.pat, syn::Pat::Guard(_)) || refutable_inside(&a.pat, 0)
+                            })
                             .collect(),
                         parts,
                         line: line_of(m.match_token.span),
@@ -2039,6 +2121,7 @@ impl Lower {
                 // `if let Some(x) = e`: binds like a `let`
                 let mut names = Vec::new();
                 pat_names(&l.pat, &mut names, 0);
+                self.bound.extend(names.iter().cloned());
                 Ex::Block(vec![Stmt::Let {
                     names,
                     ty: None,
@@ -2077,6 +2160,14 @@ impl Lower {
                 Ex::Struct(path_segs(&s.path).into(), v.into(), names)
             }
             Expr::Assign(a) => {
+                if let Expr::Path(p) = &*a.left
+                    && let Some(i) = p.path.get_ident()
+                {
+                    // assigned: bound again
+                    self.bound.push(i.to_string());
+                    self.bound.push(i.to_string());
+                    self.let_bound.push(i.to_string());
+                }
                 Ex::Assign(Box::new(self.expr(&a.left)), Box::new(self.expr(&a.right)))
             }
             Expr::Binary(b) => Ex::Other(vec![self.expr(&b.left), self.expr(&b.right)]),
@@ -2651,6 +2742,49 @@ mod tests {
             ))
             .is_some()
         );
+    }
+
+    #[test]
+    fn a_match_on_a_variable_by_enum_variants_is_read_arm_by_arm() {
+        let m = |src: &str| match syn::parse_str::<Expr>(src).unwrap() {
+            Expr::Match(m) => m,
+            _ => unreachable!(),
+        };
+        let (var, enum_name, arms) = variant_arms(&m(
+            "match command { Cmd::Pay { .. } | Cmd::Tip(_) => a(), Cmd::Stop => b(), _ => c() }",
+        ))
+        .unwrap();
+        assert_eq!((var.as_str(), enum_name.as_str()), ("command", "Cmd"));
+        assert_eq!(
+            arms,
+            vec![
+                Some(vec!["Pay".to_string(), "Tip".to_string()]),
+                Some(vec!["Stop".to_string()]),
+                None
+            ]
+        );
+        // not a variable, `Some`/`Ok`, or two enums: no
+        assert!(variant_arms(&m("match f() { Cmd::Pay => a(), _ => b() }")).is_none());
+        assert!(variant_arms(&m("match x { Some(y) => a(), None => b() }")).is_none());
+        assert!(variant_arms(&m("match x { A::B => a(), C::D => b() }")).is_none());
+        // a sub-pattern that can fail does not take the whole variant
+        let arm = |src: &str| m(src).arms[0].pat.clone();
+        assert!(refutable_inside(
+            &arm("match c { Cmd::Pay(Mode::Test) => a(), _ => b() }"),
+            0
+        ));
+        assert!(refutable_inside(
+            &arm("match c { Cmd::Pay { live: true, .. } => a(), _ => b() }"),
+            0
+        ));
+        assert!(!refutable_inside(
+            &arm("match c { Cmd::Pay { live, .. } => a(), _ => b() }"),
+            0
+        ));
+        assert!(!refutable_inside(
+            &arm("match c { Cmd::Pay(_, x) => a(), _ => b() }"),
+            0
+        ));
     }
 
     #[test]
