@@ -1067,9 +1067,14 @@ impl<'t> Evaluator<'t, '_> {
                     index: *index,
                     path: path.clone(),
                     test: if default {
+                        // not a tag of a case before, save those falling into it
                         ParamTest::Variant {
                             enum_name: String::new(),
-                            names: tags.clone(),
+                            names: tags
+                                .iter()
+                                .filter(|t| !waiting.contains(t))
+                                .cloned()
+                                .collect(),
                             is: false,
                         }
                     } else {
