@@ -99,10 +99,8 @@ pub fn link_ts(
 ) -> Linked {
     let mut res = Resolver::new(modules, root).with_generated_clients(prisma_clients);
     crate::trace_phase("ts resolver");
-    let (mut routes, mut diagnostics, mounted, bindings) = mounts::Mounter::new(&res, config)
-        .with_docs(docs)
-        .with_catalog(catalog)
-        .routes();
+    let (mut routes, mut diagnostics, mounted, bindings) =
+        mounts::Mounter::new(&res, config).with_docs(docs).routes();
     crate::trace_phase("ts mounts");
     // What GraphQL servers pass their resolvers (the context) is bound like tRPC's.
     res.bind_params(bindings);

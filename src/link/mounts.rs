@@ -356,8 +356,6 @@ pub struct Mounter<'a> {
     made_args: std::cell::RefCell<BTreeMap<(ModId, u64), Vec<Val>>>,
     /// The repository's API documents, for spec-first routers (see `spec`).
     docs: Option<&'a crate::facts::doc::ApiDocs>,
-    /// The catalogue, for library handlers that serve only some methods (`[[served_methods]]`).
-    catalog: Option<&'a crate::catalog::Catalog>,
 }
 
 /// A parameter of a function (module, function, index) and what the framework passes it.
@@ -367,12 +365,6 @@ impl<'a> Mounter<'a> {
     /// The repository's API documents, read by spec-first routers.
     pub fn with_docs(mut self, docs: &'a crate::facts::doc::ApiDocs) -> Self {
         self.docs = Some(docs);
-        self
-    }
-
-    /// The catalogue, read for the methods a library's handler serves.
-    pub fn with_catalog(mut self, catalog: &'a crate::catalog::Catalog) -> Self {
-        self.catalog = Some(catalog);
         self
     }
 
@@ -412,7 +404,6 @@ impl<'a> Mounter<'a> {
             gql_next: Vec::new(),
             made_args: Default::default(),
             docs: None,
-            catalog: None,
         };
         mounter.add_foreign_items();
         mounter.add_param_items();
@@ -1612,7 +1603,7 @@ impl<'a> Mounter<'a> {
         self.graphql_routes();
         let gql_next = std::mem::take(&mut self.gql_next);
         self.routes.extend(
-            super::next::routes(self.res, self.catalog)
+            super::next::routes(self.res)
                 .into_iter()
                 .filter(|r| !gql_next.contains(&(r.handler_module, r.path.clone()))),
         );

@@ -107,7 +107,7 @@ impl FileRoute {
     }
 }
 
-pub fn routes(res: &Resolver, catalog: Option<&crate::catalog::Catalog>) -> Vec<RawRoute> {
+pub fn routes(res: &Resolver) -> Vec<RawRoute> {
     let mut out = Vec::new();
     for (m, module) in res.modules.iter().enumerate() {
         if module.is_test {
@@ -115,7 +115,7 @@ pub fn routes(res: &Resolver, catalog: Option<&crate::catalog::Catalog>) -> Vec<
         }
         server_actions(res, m, &mut out);
         match file_route(res, &module.file) {
-            Some(FileRoute::Pages(path)) => pages_handler(res, catalog, m, path, &mut out),
+            Some(FileRoute::Pages(path)) => pages_handler(res, m, path, &mut out),
             Some(FileRoute::App(path)) => {
                 for method in APP_METHODS {
                     let Some(handler) = module.export(method) else {
@@ -166,13 +166,7 @@ fn file_route_of(
 /// its check, or every mutation method at the `export default` line when there is no check (unlike
 /// the other handlers for every method, which are listed once as `POST`: the labelled corpus
 /// counts a pages handler under each method).
-fn pages_handler(
-    res: &Resolver,
-    catalog: Option<&crate::catalog::Catalog>,
-    m: ModId,
-    path: String,
-    out: &mut Vec<RawRoute>,
-) {
+fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>) {
     let module = &res.modules[m];
     let Some(default) = module.export("default").or(module.cjs_whole.as_ref()) else {
         return;
@@ -196,21 +190,6 @@ fn pages_handler(
                 &path,
                 (m, export_line),
                 (handler, hm),
-            ));
-        }
-        return;
-    }
-    // A library's route handler that serves known methods (`[[served_methods]]`): Auth.js /
-    // NextAuth's (`export default NextAuth(options)`, or a handler of the project's that hands
-    // it its request, `return NextAuth(req, res, options)`, testing no method itself) answers
-    // `GET` and `POST`.
-    if let Some(methods) = catalog.and_then(|c| library_handler(res, c, m, default)) {
-        for method in methods {
-            out.push(file_route_of(
-                method,
-                &path,
-                (m, export_line),
-                (default.clone(), m),
             ));
         }
         return;
@@ -271,43 +250,6 @@ fn method_table(res: &Resolver, m: ModId, v: &Val) -> Option<Vec<(String, Val)>>
         return None;
     }
     args.iter().find_map(method_fields)
-}
-
-/// The mutation methods a library's handler serves (`[[served_methods]]` in the catalogue)
-/// when it is the default export or what a handler without method checks of its own hands its
-/// request to.
-fn library_handler(
-    res: &Resolver,
-    catalog: &crate::catalog::Catalog,
-    m: ModId,
-    v: &Val,
-) -> Option<Vec<String>> {
-    let of = |m: ModId, callee: &Val| {
-        let (spec, name, path) = res.origin(m, callee)?;
-        let served = catalog.served_methods(&spec, path.last().or(name.as_ref())?)?;
-        Some(
-            served
-                .iter()
-                .filter(|s| MUTATIONS.contains(&s.as_str()))
-                .cloned()
-                .collect::<Vec<_>>(),
-        )
-    };
-    if let Val::Call(callee, _) = v.plain() {
-        return of(m, callee);
-    }
-    let Resolved::Func(hm, hf) = res.resolve(m, v) else {
-        return None;
-    };
-    let f = &res.modules[hm].functions[hf];
-    if !f.method_checks.is_empty() {
-        return None;
-    }
-    f.calls.iter().find_map(|cs| {
-        matches!(cs.args.first(), Some(Val::Param(p, 0)) if *p == hf)
-            .then(|| of(hm, &cs.callee))
-            .flatten()
-    })
 }
 
 /// The mutation methods and handlers of a table of handlers by method that a handler gives a

@@ -215,6 +215,12 @@ const GENERIC_METHODS: &[&str] = &[
     "flush",
 ];
 
+/// Of those, the verbs that name work a project's method does (`wallet.run(cmd)`,
+/// `service.create(dto)`) rather than a container's or a conversion's.
+const WORK_METHODS: &[&str] = &[
+    "send", "execute", "run", "call", "save", "create", "update", "delete", "handle", "apply",
+];
+
 /// Wrappers a value of type `T` is reached through: `Option<T>`, `web::Data<T>`, `Arc<T>`, …
 const TRANSPARENT: &[&str] = &[
     "Option",
@@ -2603,9 +2609,9 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             match self.variant_value(a, scope, depth + 1)? {
                 VariantVal::Named(p) => pairs.extend(p),
-                // conversions of two types: not known which
+                // conversions of two types (or of one not known): not known which
                 VariantVal::Into(from) => match &into {
-                    Some(f) if *f != from => into = Some(None),
+                    Some(f) if *f != from => return None,
                     _ => into = Some(from),
                 },
             }
@@ -2825,6 +2831,28 @@ impl<'m, 'a> Effects<'m, 'a> {
                         format!(
                             "`{}` (a method no code in view defines)",
                             name_in_text(recv, name)
+                        ),
+                        self.location(scope.module, *line),
+                    ));
+                }
+                // `wallet.run(cmd)` on a value whose type the code does not show, where several
+                // methods of the project have that name and one of them writes: which runs is
+                // not known, and said so, so the endpoint is not read as having no effect.
+                if !followed
+                    && !matched
+                    && !matches!(ty, Some(Res::Type(..) | Res::Trait(..) | Res::Ext(_)))
+                    && (!GENERIC_METHODS.contains(&name.as_str())
+                        || WORK_METHODS.contains(&name.as_str()))
+                    && out.unfollowed.len() < 8
+                    && let Some(cands) = self.model.methods_by_name.get(name.as_str())
+                    && (2..=16).contains(&cands.len())
+                    && cands.iter().any(|&f| !self.summary(f).effects.is_empty())
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (one of {} methods of that name; the receiver's type is not shown)",
+                            name_in_text(recv, name),
+                            cands.len()
                         ),
                         self.location(scope.module, *line),
                     ));

@@ -953,6 +953,16 @@ fn match_test(
     })))
 }
 
+/// Does a `let` pattern bind a name `mut` (`let mut command = ..`, `let (mut a, b) = ..`)?
+fn pat_is_mut(p: &syn::Pat) -> bool {
+    match p {
+        syn::Pat::Ident(i) => i.mutability.is_some(),
+        syn::Pat::Type(t) => pat_is_mut(&t.pat),
+        syn::Pat::Tuple(t) => t.elems.iter().any(pat_is_mut),
+        _ => false,
+    }
+}
+
 /// Does a variant pattern test more than the variant: a sub-pattern that is no plain binding,
 /// `_` or `..` (`Cmd::Pay(Mode::Test)`, `Cmd::Pay { live: true, .. }`, `Cmd::Pay(Some(x))`)?
 fn refutable_inside(p: &syn::Pat, depth: usize) -> bool {
@@ -1666,7 +1676,9 @@ impl Lower {
         let let_bound = std::mem::replace(&mut self.let_bound, outer_let_bound);
         let shadowed: Vec<String> = params
             .iter()
-            .filter(|p| p.name != "self" && let_bound.contains(&p.name))
+            .filter(|p| {
+                p.name != "self" && (let_bound.contains(&p.name) || bound.contains(&p.name))
+            })
             .map(|p| p.name.clone())
             .collect();
         let rebound = {
@@ -1781,6 +1793,10 @@ impl Lower {
                     pat_names(&l.pat, &mut names, 0);
                     self.bound.extend(names.iter().cloned());
                     self.let_bound.extend(names.iter().cloned());
+                    // a `let mut` may hold something else later: bound again
+                    if pat_is_mut(&l.pat) {
+                        self.bound.extend(names.iter().cloned());
+                    }
                     let ty = match &l.pat {
                         syn::Pat::Type(t) => Some(lower_ty(&t.ty)),
                         _ => None,
@@ -2135,7 +2151,17 @@ impl Lower {
             Expr::Try(t) => self.expr(&t.expr),
             Expr::Paren(p) => self.expr(&p.expr),
             Expr::Group(g) => self.expr(&g.expr),
-            Expr::Reference(r) => self.expr(&r.expr),
+            Expr::Reference(r) => {
+                // `&mut command`: what it holds may be replaced through the reference
+                if r.mutability.is_some()
+                    && let Expr::Path(p) = &*r.expr
+                    && let Some(i) = p.path.get_ident()
+                {
+                    self.bound.push(i.to_string());
+                    self.bound.push(i.to_string());
+                }
+                self.expr(&r.expr)
+            }
             Expr::RawAddr(r) => self.expr(&r.expr),
             Expr::Cast(c) => self.expr(&c.expr),
             Expr::Unary(u) => match u.op {

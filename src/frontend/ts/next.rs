@@ -1027,6 +1027,7 @@ impl<'t> Evaluator<'t, '_> {
         let mut tags: Vec<String> = Vec::new();
         let mut waiting: Vec<String> = Vec::new();
         let mut default = false;
+        let mut open = false;
         for case in cases {
             let label = case
                 .child_by_field_name("value")
@@ -1047,7 +1048,9 @@ impl<'t> Evaluator<'t, '_> {
             match &tag {
                 Some(Some(t)) => waiting.push(t.clone()),
                 Some(None) => default = true,
-                None => {}
+                // a label that is no string literal (`case TYPES.GIFT:`): the body it reaches
+                // runs for a tag not known
+                None => open = true,
             }
             let mut c2 = case.walk();
             let stmts: Vec<Node<'t>> = case.children_by_field_name("body", &mut c2).collect();
@@ -1062,7 +1065,7 @@ impl<'t> Evaluator<'t, '_> {
             // A case whose label is no string literal leaves its body ungated; a case's tag
             // says more than a test around the `switch`.
             self.param_gate = match (&tagged, &tag) {
-                (Some((function, index, path)), Some(_)) => Some(ParamGate {
+                (Some((function, index, path)), Some(_)) if !open => Some(ParamGate {
                     function: *function,
                     index: *index,
                     path: path.clone(),
@@ -1105,6 +1108,7 @@ impl<'t> Evaluator<'t, '_> {
                 waiting = these;
             } else {
                 default = false;
+                open = false;
             }
             for st in stmts {
                 self.walk_under(st, branch.clone());
