@@ -410,28 +410,13 @@ pub fn methods_served(
         Resolved::Func(hm, hf) => delegated_checks(res, hm, hf, 0),
         _ => Delegated::Own(m, vec![]),
     };
-    // Checks of a function the handler hands its request to: the routes stay where the handler
-    // is written, at the line it is.
+    // Checks of a handler written in another module (`export { default } from '@ee/api/sso'`)
+    // or of a function it hands its request to: the routes stay where they are registered, at
+    // that line.
     let (hm, checks, handed) = match delegated {
         Delegated::Own(hm2, checks) if hm2 == m => (hm2, checks, None),
-        // A handler written in another module (`export { default } from '@ee/api/sso'`): the
-        // routes stay where they are registered, at that line.
-        Delegated::Own(_, checks) => (
-            m,
-            checks
-                .into_iter()
-                .map(|c| MethodCheck { line, ..c })
-                .collect(),
-            None,
-        ),
-        Delegated::Handed(to, checks) => (
-            m,
-            checks
-                .into_iter()
-                .map(|c| MethodCheck { line, ..c })
-                .collect(),
-            Some(to),
-        ),
+        Delegated::Own(_, checks) => (m, at_line(checks, line), None),
+        Delegated::Handed(to, checks) => (m, at_line(checks, line), Some(to)),
     };
     let served = |method: &str, module: ModId, line: u32, branch: Option<String>| Served {
         method: method.to_string(),
@@ -483,6 +468,14 @@ pub fn methods_served(
         }
     }
     out
+}
+
+/// Method checks moved to the line of the registration they are read for.
+fn at_line(checks: Vec<MethodCheck>, line: u32) -> Vec<MethodCheck> {
+    checks
+        .into_iter()
+        .map(|c| MethodCheck { line, ..c })
+        .collect()
 }
 
 /// The mutation methods a handler registered for every method is listed under (`router.all`,

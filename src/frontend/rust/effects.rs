@@ -2394,14 +2394,9 @@ impl<'m, 'a> Effects<'m, 'a> {
         if let Some(s) = m.parts.first() {
             self.walk(s, scope, out, false);
         }
-        let enum_name = if m.enum_name == "Self" {
-            match scope.imp.map(|i| self.model.impl_type(i)) {
-                Some(Res::Type(_, t)) => t,
-                _ => m.enum_name.clone(),
-            }
-        } else {
-            m.enum_name.clone()
-        };
+        let enum_name = self
+            .enum_named(&m.enum_name, scope)
+            .unwrap_or_else(|| m.enum_name.clone());
         let held = self.arg_variants(&Ex::Path(vec![m.var.clone()], m.line), &enum_name, scope);
         // a parameter a `let` binds again (`let command = upgrade(command)`) may no longer hold
         // the caller's value: its arms are not gated on it
@@ -2438,6 +2433,18 @@ impl<'m, 'a> Effects<'m, 'a> {
             {
                 earlier.extend(names.iter().cloned());
             }
+        }
+    }
+
+    /// An enum as a pattern or a path names it: `Self` is the type of the impl the code is in
+    /// (`None` outside one).
+    fn enum_named(&self, name: &str, scope: &Scope) -> Option<String> {
+        if name != "Self" {
+            return Some(name.to_string());
+        }
+        match self.model.impl_type(scope.imp?) {
+            Res::Type(_, t) => Some(t),
+            _ => None,
         }
     }
 
@@ -2552,14 +2559,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             if n < 2 || !p[n - 1].starts_with(|c: char| c.is_ascii_uppercase()) {
                 return None;
             }
-            let enum_name = if p[n - 2] == "Self" {
-                match scope.imp.map(|i| self.model.impl_type(i)) {
-                    Some(Res::Type(_, t)) => t,
-                    _ => return None,
-                }
-            } else {
-                p[n - 2].clone()
-            };
+            let enum_name = self.enum_named(&p[n - 2], scope)?;
             Some(VariantVal::Named(vec![(enum_name, p[n - 1].clone())]))
         };
         match bare(e) {
