@@ -12,7 +12,8 @@ For every truth file whose checkout is present at DIR/OWNER__NAME, runs
 - high_precision: of the labelled endpoints reported critical or high, the share labelled within
   one severity level (what a reviewer of the findings sees);
 - misses: endpoints labelled medium or worse that were reported none or not at all, and of those
-  the labelled criticals;
+  the labelled criticals; `silent`: the misses reported idempotent by nature (a claim of safety
+  where the tool saw nothing, rather than an honest `unknown`);
 then the totals over all repositories.
 """
 import argparse
@@ -89,6 +90,10 @@ def score(truth, report):
     s["misses"] = sorted((k, want[k].get("expected_severity"), got[k].get("severity") if k in got else "absent")
                          for k in want if RANK.get(want[k].get("expected_severity"), 0) >= 2
                          and (k not in got or RANK.get(got[k].get("severity"), 0) == 0))
+    # Of the misses, those reported as idempotent by nature: a claim of safety where a reviewer
+    # sees a harmful repeat (the worst failure), not an honest `unknown`.
+    s["silent"] = sum(1 for m in s["misses"]
+                      if m[0] in got and got[m[0]].get("classification") == "idempotent_by_nature")
     s["critical"] = sum(1 for k in want if want[k].get("expected_severity") == "critical")
     s["critical_missed"] = sum(1 for m in s["misses"] if m[1] == "critical")
     return s
@@ -100,7 +105,8 @@ def line(name, s):
     hp = s["loud_ok"] / s["loud"] if s["loud"] else 1.0
     return (f"{name}: recall={rec:.3f} precision={prec:.3f} "
             f"high_precision={hp:.3f} ({s['loud_ok']}/{s['loud']}) "
-            f"misses={len(s['misses'])} critical_missed={s['critical_missed']}/{s['critical']}")
+            f"misses={len(s['misses'])} critical_missed={s['critical_missed']}/{s['critical']} "
+            f"silent={s['silent']}")
 
 
 def main():
