@@ -429,6 +429,110 @@ impl Catalog {
     }
 }
 
+/// Method names that write where they are sent, whatever the package: a call of one on a
+/// package no sink covers is a write the audit does not know the effect of (see
+/// [`Catalog::covers_package`]). Not `send` nor `execute`: a client runs any command through
+/// them, reads as well as writes (`s3.send(new GetObjectCommand(..))`).
+pub const PACKAGE_WRITES: &[&str] = &[
+    "create",
+    "createMany",
+    "insert",
+    "insertOne",
+    "insertMany",
+    "bulkCreate",
+    "bulkWrite",
+    "save",
+    "update",
+    "updateOne",
+    "updateMany",
+    "upsert",
+    "destroy",
+    "publish",
+    "enqueue",
+    "charge",
+    "pay",
+    "payout",
+    "transfer",
+    "refund",
+    "capture",
+    "mutate",
+    "trigger",
+    "sendEmail",
+    "sendMail",
+    "sendMessage",
+    "sendSms",
+    "post",
+    "put",
+    "patch",
+    // Rust's spelling
+    "send_email",
+    "send_mail",
+    "send_message",
+    "send_sms",
+];
+
+/// A module of Node's own (`fs`, `node:crypto`, `fs/promises`): not a package the catalogue
+/// would list.
+pub fn node_builtin(spec: &str) -> bool {
+    const BUILTINS: &[&str] = &[
+        "assert",
+        "buffer",
+        "child_process",
+        "cluster",
+        "crypto",
+        "dgram",
+        "dns",
+        "events",
+        "fs",
+        "http",
+        "http2",
+        "https",
+        "net",
+        "os",
+        "path",
+        "perf_hooks",
+        "process",
+        "querystring",
+        "readline",
+        "stream",
+        "string_decoder",
+        "timers",
+        "tls",
+        "url",
+        "util",
+        "v8",
+        "vm",
+        "worker_threads",
+        "zlib",
+    ];
+    let spec = spec.strip_prefix("node:").unwrap_or(spec);
+    let base = spec.split('/').next().unwrap_or(spec);
+    BUILTINS.contains(&base)
+}
+
+/// A package of the web framework itself, or a subpath import of the project's own
+/// (`#server/db`, from package.json `imports`): no SDK whose writes the catalogue would list.
+pub fn framework_package(spec: &str) -> bool {
+    spec.starts_with('#')
+        || spec == "next"
+        || spec.starts_with("next/")
+        || spec.starts_with("@nestjs/")
+        || spec.starts_with("@trpc/")
+        || spec == "react"
+        || spec.starts_with("react/")
+        || spec.starts_with("react-dom")
+}
+
+impl Catalog {
+    /// Does a sink of `lang` name package `spec`? A call of such a package that no sink matches
+    /// is one the catalogue knows to write nothing worth reporting.
+    pub fn covers_package(&self, lang: Lang, spec: &str) -> bool {
+        self.sinks
+            .iter()
+            .any(|s| s.lang == lang && s.packages.iter().any(|p| package_matches(p, spec)))
+    }
+}
+
 impl Sink {
     /// Checks the entry and compiles its `roots` globs. The error names the sink and the field.
     pub fn prepare(&mut self) -> Result<(), String> {

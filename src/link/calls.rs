@@ -2649,6 +2649,31 @@ impl<'a> Calls<'a> {
                     out.unfollowed
                         .push((format!("`{}`", cs.text), self.location(m, cs.line)));
                 }
+                // A method named for a write, of a package no sink of the catalogue covers (an
+                // SDK it does not know: `client.messages.create(..)`, `insert(..).execute(db)`):
+                // what the call does is not known, not nothing.
+                if own.len() == own_before
+                    && out.unfollowed.len() < 8
+                    && let [(Resolved::Package { spec, .. }, _)] = &targets[..]
+                    && cs
+                        .path
+                        .last()
+                        .is_some_and(|p| crate::catalog::PACKAGE_WRITES.contains(&p.as_str()))
+                    && !crate::catalog::node_builtin(spec)
+                    && !crate::catalog::framework_package(spec)
+                    && !self.catalog.covers_package(crate::catalog::Lang::Ts, spec)
+                    // (a class's own factory, `PDFDocument.create()`, `Schema.create(..)`, makes
+                    // a value: the write is a method of a client the package made)
+                    && !(matches!(cs.root, Val::Import { .. }) && cs.path.len() == 1)
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a method of `{spec}`, a package the catalogue does not know)",
+                            cs.text
+                        ),
+                        self.location(m, cs.line),
+                    ));
+                }
                 let callees = targets.len();
                 // A project function that runs what it is handed inside a `try` whose `catch`
                 // answers a unique violation (`uniqueError(() => insert(..), 'taken')`).
@@ -2677,7 +2702,13 @@ impl<'a> Calls<'a> {
                 // `Object.keys(handlers)`, `JSON.stringify(config)`: the language's own
                 // functions that read what they are given run none of its functions.
                 let inert = inert_builtin(&cs.callee);
-                for a in cs.args.iter().filter(|_| !inert) {
+                // A project function that only wraps what it is given (`createWorkerHandler(
+                // executeEmail)`, a tracing decorator) runs none of it here: the function it
+                // hands back runs it, where that one is called or to whatever it is given.
+                let wraps = matches!(targets.first(), Some((Resolved::Func(wm, w), _))
+                    if cs.args.iter().any(|a| matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)))
+                        && self.only_wraps(*wm, *w, 0));
+                for a in cs.args.iter().filter(|_| !inert && !wraps) {
                     if let Val::Func(af) = a
                         && inside.contains(af)
                     {
@@ -2689,7 +2720,14 @@ impl<'a> Calls<'a> {
                     if matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)) {
                         let r = self.res.resolve(m, a);
                         let func = matches!(r, Resolved::Func(..));
-                        targets.push((r, false));
+                        // (a library known to run none of what it is given as it is: a queue's
+                        // worker handed its processor)
+                        if !(func
+                            && library
+                            && only.is_some_and(|f| !f.iter().any(|p| p.is_empty())))
+                        {
+                            targets.push((r, false));
+                        }
                         if func {
                             continue;
                         }
@@ -3927,7 +3965,12 @@ impl<'a> Calls<'a> {
     /// keys are parameters: the caller's arguments say more (see `bind_record`).
     fn record_params(m: ModId, cs: &CallSite) -> RecordParams {
         match Self::record(cs) {
-            Some(obj) => (None, key_params(m, obj)),
+            // `data: { ...input, role: 'member' }`: the caller's object says the keys `input`
+            // brings (see `bind_record`; the front end keeps the spread in `spread_args`)
+            Some(obj) => (
+                cs.spread_args.iter().find_map(|(_, v)| param_ref(m, v)),
+                key_params(m, obj),
+            ),
             None => {
                 let first = cs.args.first();
                 let inner = match first {
@@ -3989,8 +4032,12 @@ impl<'a> Calls<'a> {
                     e.data_keys = None;
                 }
                 Bound::Val(Val::Obj(fields)) => {
-                    if e.data_keys.is_none() {
-                        e.data_keys = Some(repeated_keys(&fields));
+                    // (the keys of a record that spreads the parameter join its own)
+                    let keys = e.data_keys.get_or_insert_with(Vec::new);
+                    for k in repeated_keys(&fields) {
+                        if !keys.contains(&k) {
+                            keys.push(k);
+                        }
                     }
                     e.key_params.extend(key_params(m, &fields));
                 }

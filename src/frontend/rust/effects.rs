@@ -217,6 +217,93 @@ const GENERIC_METHODS: &[&str] = &[
 
 /// Of those, the verbs that name work a project's method does (`wallet.run(cmd)`,
 /// `service.create(dto)`) rather than a container's or a conversion's.
+/// Method names that write where they are sent, on a value of a crate no sink covers (see
+/// `catalog::PACKAGE_WRITES`; the names a Rust hasher or map also has, `update` and `insert`,
+/// left out, and a builder's `send`/`execute`, which runs reads as well).
+const RUST_WRITES: &[&str] = &[
+    "create",
+    "save",
+    "upsert",
+    "publish",
+    "enqueue",
+    "charge",
+    "pay",
+    "payout",
+    "transfer",
+    "refund",
+    "capture",
+    "mutate",
+    "trigger",
+    "send_email",
+    "send_mail",
+    "send_message",
+    "send_sms",
+    "post",
+    "put",
+    "patch",
+];
+
+/// Crates whose values live in the process (channels, maps, caches, hashers, the web framework
+/// itself): a `send` or `create` on one of them writes nowhere a retry would notice.
+const IN_PROCESS_CRATES: &[&str] = &[
+    "tokio",
+    "tokio_stream",
+    "futures",
+    "futures_util",
+    "futures_channel",
+    "crossbeam",
+    "crossbeam_channel",
+    "flume",
+    "async_channel",
+    "async_broadcast",
+    "kanal",
+    "postage",
+    "dashmap",
+    "moka",
+    "lru",
+    "quick_cache",
+    "cached",
+    "indexmap",
+    "hashbrown",
+    "parking_lot",
+    "serde_json",
+    "bytes",
+    "http",
+    "tracing",
+    "log",
+    "metrics",
+    "prometheus",
+    "opentelemetry",
+    "sha2",
+    "sha1",
+    "hmac",
+    "md5",
+    "digest",
+    "blake3",
+    "ring",
+    "rand",
+    "uuid",
+    "chrono",
+    "time",
+    "axum",
+    "actix_web",
+    "actix",
+    "rocket",
+    "tower",
+    "tera",
+    "askama",
+    "handlebars",
+    "minijinja",
+    "async_graphql",
+    "juniper",
+    "arc_swap",
+    "cel_interpreter",
+    "fs_err",
+    "cap_std",
+    "actix_web_flash_messages",
+    "multipart",
+];
+
 const WORK_METHODS: &[&str] = &[
     "send", "execute", "run", "call", "save", "create", "update", "delete", "handle", "apply",
 ];
@@ -1176,8 +1263,17 @@ impl<'m, 'a> Effects<'m, 'a> {
             {
                 Some(Res::Type(m, "Model".into()))
             }
+            // a struct written out, of the project's, or of a crate a sink names (`Mailgun {
+            // api_key, .. }`; another crate's, an entity crate out of view, is matched by name)
             Ex::Struct(p, ..) => match self.resolve(p, scope) {
                 r @ Res::Type(..) => Some(r),
+                Res::Ext(full)
+                    if full.first().is_some_and(|c| {
+                        self.sinks.iter().any(|(_, pk)| pk.contains(&norm(c)))
+                    }) =>
+                {
+                    Some(Res::Ext(full))
+                }
                 _ => None,
             },
             Ex::Call(func, _, _) => {
@@ -2856,6 +2952,27 @@ impl<'m, 'a> Effects<'m, 'a> {
                         ),
                         self.location(scope.module, *line),
                     ));
+                }
+                // A method named for a write, on a chain rooted at a crate no sink of the
+                // catalogue covers (an SDK it does not know: `github.issues(..).create(title)
+                // .send()`): what the call does is not known, not nothing.
+                if !in_chain && !followed && !matched && out.unfollowed.len() < 8 {
+                    let c = self.chain(e, scope);
+                    if let Some(o) = c.origin.as_deref().map(norm)
+                        && !matches!(o.as_str(), "std" | "core" | "alloc")
+                        && !IN_PROCESS_CRATES.contains(&o.as_str())
+                        && self.model.crate_of(scope.module).deps.contains_key(&o)
+                        && !self.sinks.iter().any(|(_, pk)| pk.contains(&o))
+                        && c.links.iter().any(|(n, ..)| RUST_WRITES.contains(n))
+                    {
+                        out.unfollowed.push((
+                            format!(
+                                "`{}` (a method of crate `{o}`, which the catalogue does not know)",
+                                c.text
+                            ),
+                            self.location(scope.module, *line),
+                        ));
+                    }
                 }
                 let start = out.effects.len();
                 self.walk(recv, scope, out, true);

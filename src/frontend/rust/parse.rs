@@ -2030,7 +2030,15 @@ impl Lower {
                 }
                 let mut v = vec![cond, then];
                 v.extend(otherwise);
-                let exit = block_exit(&i.then_branch);
+                // `if !acquired { continue; }` in a loop leaves the rest of its block as a
+                // `return` leaves the function's
+                let exit = block_exit(&i.then_branch).or_else(|| {
+                    matches!(
+                        i.then_branch.stmts.last(),
+                        Some(syn::Stmt::Expr(Expr::Continue(_) | Expr::Break(_), _))
+                    )
+                    .then_some(false)
+                });
                 let line = line_of(i.if_token.span);
                 if let Some((var, failed_when_true)) = gate_test(&i.cond, 0) {
                     Ex::Gate {

@@ -1950,6 +1950,19 @@ impl<'m, 'a> Routes<'m, 'a> {
                 let prefix = self.prefix_of(&prefix, args.first(), m, line, name);
                 match self.expr(&args[1], frame) {
                     V::Handle(c) => self.absorb(h, c, (&prefix.0, prefix.1)),
+                    // a router or service of the project's that is not read (a trait's method on
+                    // a generic, a `tower::Service` of its own): its endpoints are missing, and
+                    // that is said rather than passed over
+                    V::Unknown | V::Instance(..) => {
+                        self.diagnostics.insert(Diagnostic::new(
+                            self.model.file_of(m),
+                            line,
+                            format!(
+                                "the router or service given to `{name}` at `{}` could not be read: the endpoints it serves are missing from this audit",
+                                normalize_path(&prefix.0)
+                            ),
+                        ));
+                    }
                     v => self.library_service(h, &v, (prefix.0, prefix.1), m, line),
                 }
             }

@@ -3084,18 +3084,33 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         // What the object arguments spread that the front end cannot read (`pay({ lnd,
         // ...options })`, `save(data)` with `data = { ...found, level }`): the argument's index
         // and the spread value, whose keys the caller's argument shows.
+        // (also the record of a create's `data`/`create` field: `prisma.user.create({ data: {
+        // ...input, role } })`)
+        let spread_of = |fields: &[(String, Val)]| -> Vec<Val> {
+            fields
+                .iter()
+                .filter(|(k, v)| {
+                    k == crate::program::SPREAD
+                        && matches!(v, Val::Param(..) | Val::Member(..) | Val::Call(..))
+                })
+                .map(|(_, v)| v.clone())
+                .collect()
+        };
         let spread_args: Box<[(usize, Val)]> = args
             .iter()
             .enumerate()
             .flat_map(|(i, a)| match a.plain() {
-                Val::Obj(fields) => fields
-                    .iter()
-                    .filter(|(k, v)| {
-                        k == crate::program::SPREAD
-                            && matches!(v, Val::Param(..) | Val::Member(..) | Val::Call(..))
-                    })
-                    .map(|(_, v)| (i, v.clone()))
-                    .collect::<Vec<_>>(),
+                Val::Obj(fields) => {
+                    let mut found = spread_of(fields);
+                    for (k, v) in fields {
+                        if (k == "data" || k == "create")
+                            && let Val::Obj(inner) = v.plain()
+                        {
+                            found.extend(spread_of(inner));
+                        }
+                    }
+                    found.into_iter().map(|v| (i, v)).collect::<Vec<_>>()
+                }
                 _ => Vec::new(),
             })
             .collect();

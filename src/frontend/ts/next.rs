@@ -393,8 +393,13 @@ impl<'t> Evaluator<'t, '_> {
         }
         // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed;
         // after `if (!row) return ..;` only when it found the row; after `if (!claimed) return`,
-        // only once.
-        let leaves = consequence.is_some_and(|c| exits(c, self.src));
+        // only once. In a block, `continue` and `break` leave what follows as well (`for (..) {
+        // if (!(await redis.set(k, 1, { NX: true }))) continue; credit(..) }`).
+        let in_block = node.parent().is_some_and(|p| p.kind() == "statement_block");
+        let leaves = consequence.is_some_and(|c| {
+            exits(c, self.src)
+                || (in_block && ends_in(c, &["continue_statement", "break_statement"], self.src))
+        });
         // `if (res.changes !== 1) throw ..` in the function's own body: every run that loses
         // the claim fails the function, so its callers go on once.
         if let Some(((what, at), true)) = claim
@@ -622,6 +627,18 @@ impl<'t> Evaluator<'t, '_> {
             "identifier" => {
                 let name = self.text(n).to_string();
                 let row = self.lookup(&name);
+                // A row reshaped into a literal (`return { ...user, avatarUrl: user.avatar_url
+                // }` of a helper, seen where it is called): the row it spreads.
+                let row = match &row {
+                    Val::Obj(fields) => fields
+                        .iter()
+                        .find(|(k, v)| {
+                            k == crate::program::SPREAD
+                                && matches!(v, Val::Member(..) | Val::Call(..))
+                        })
+                        .map_or(row.clone(), |(_, v)| v.clone()),
+                    _ => row,
+                };
                 // `const count = Number(rows[0].count)` after `const { rows } = await
                 // pool.query('SELECT COUNT(*) AS count FROM ..')`: the rows a raw count found.
                 if count && let Some(table) = raw_count(&row) {
@@ -720,7 +737,11 @@ impl<'t> Evaluator<'t, '_> {
                         }
                         m => m.name_it_goes_by(),
                     };
-                    return name.map(|m| (m, row.clone()));
+                    // (a module's function named like a read, `users.findAccount(..)` of a
+                    // `require`d module, names no model: what it returned, below)
+                    if let Some(m) = name {
+                        return Some((m, row.clone()));
+                    }
                 }
                 // What a project function returned (`const row = await selectByEmail(..)`):
                 // the linker knows whether that function only looks rows up.
