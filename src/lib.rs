@@ -166,6 +166,8 @@ pub fn collect_facts_with(
         files.into_iter().partition(|f| f.lang.is_ts());
     let prisma_clients =
         frontend::schema::prisma_client_dirs(&schema_files.iter().collect::<Vec<_>>());
+    let generated_queries =
+        frontend::rust::generated_sql::collect(&schema_files.iter().collect::<Vec<_>>());
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
     let (
         (mut endpoints, ts_diagnostics, model_constraints, mut clients),
@@ -199,7 +201,7 @@ pub fn collect_facts_with(
                 linked.clients,
             )
         },
-        || frontend::rust::analyze(rust_files, root, catalog, config),
+        || frontend::rust::analyze(rust_files, root, catalog, config, &generated_queries),
     );
     diagnostics.extend(ts_diagnostics);
     endpoints.extend(rust_endpoints);

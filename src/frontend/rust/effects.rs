@@ -1046,13 +1046,21 @@ pub struct Effects<'m, 'a> {
     cut: std::cell::Cell<Option<FnId>>,
     /// The project's functions that return a value made per call (see [`fresh_makers`]).
     makers: Rc<HashSet<String>>,
+    /// The statements of queries a build step generates functions for (see `generated_sql`).
+    queries: &'m super::generated_sql::Queries,
 }
 
 impl<'m, 'a> Effects<'m, 'a> {
-    pub fn new(model: &'m Model<'a>, catalog: &'m Catalog, call_depth: Option<u32>) -> Self {
+    pub fn new(
+        model: &'m Model<'a>,
+        catalog: &'m Catalog,
+        call_depth: Option<u32>,
+        queries: &'m super::generated_sql::Queries,
+    ) -> Self {
         Effects {
             model,
             catalog,
+            queries,
             sinks: catalog
                 .sinks
                 .iter()
@@ -3547,6 +3555,24 @@ impl<'m, 'a> Effects<'m, 'a> {
             {
                 sql = Some((s, *line));
             }
+        }
+        // a query whose function a build step generates from a SQL file (cornucopia's
+        // `queries::teams::insert_team().bind(&client, ..)`): the statement that file names
+        // (its module is included from the build's output: a path into no code in view, of
+        // this crate, of another crate of the workspace, or named through a `use` of one)
+        if sql.is_none()
+            && !self.queries.is_empty()
+            && c.origin.as_deref().is_none_or(|o| {
+                let o = norm(o);
+                self.model.crates.iter().any(|k| k.name == o)
+                    || !self.model.crate_of(scope.module).deps.contains_key(&o)
+            })
+        {
+            sql = c.segs.windows(2).find_map(|w| {
+                self.queries
+                    .get(&(w[0].clone(), w[1].clone()))
+                    .map(|s| (s.clone(), c.line))
+            });
         }
         let Some((s, line)) = sql else {
             // a diesel read (`favorites::table.filter(..).count().first(conn)`): a create of

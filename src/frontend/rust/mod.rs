@@ -7,6 +7,7 @@
 pub mod client;
 pub mod consts;
 pub mod effects;
+pub mod generated_sql;
 pub mod graphql;
 pub mod ir;
 pub mod keyscan;
@@ -46,6 +47,7 @@ pub fn analyze(
     root: &Path,
     catalog: &Catalog,
     config: &Config,
+    queries: &generated_sql::Queries,
 ) -> (
     Vec<Endpoint>,
     Vec<Diagnostic>,
@@ -87,7 +89,7 @@ pub fn analyze(
     let (mutations, more) = graphql::entries(&model, &entries);
     entries.extend(mutations);
     diagnostics.extend(more);
-    let fx = Effects::new(&model, catalog, config.call_depth);
+    let fx = Effects::new(&model, catalog, config.call_depth, queries);
     let cleanups = cleanups(&model);
     let mut seen = HashSet::new();
     let mut endpoints = Vec::new();
