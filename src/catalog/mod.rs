@@ -432,17 +432,16 @@ impl Catalog {
 /// Method names that write where they are sent, whatever the package: a call of one on a
 /// package no sink covers is a write the audit does not know the effect of (see
 /// [`Catalog::covers_package`]). Not `send` nor `execute`: a client runs any command through
-/// them, reads as well as writes (`s3.send(new GetObjectCommand(..))`).
+/// them, reads as well as writes (`s3.send(new GetObjectCommand(..))`); nor `insert`, `update`,
+/// `save` or `capture`, which in-process values have too (a hasher's `update`, a CRDT's
+/// `insert`, a session cookie's or a PDF's `save`, an analytics `capture`).
 pub const PACKAGE_WRITES: &[&str] = &[
     "create",
     "createMany",
-    "insert",
     "insertOne",
     "insertMany",
     "bulkCreate",
     "bulkWrite",
-    "save",
-    "update",
     "updateOne",
     "updateMany",
     "upsert",
@@ -454,7 +453,6 @@ pub const PACKAGE_WRITES: &[&str] = &[
     "payout",
     "transfer",
     "refund",
-    "capture",
     "mutate",
     "trigger",
     "sendEmail",

@@ -2663,8 +2663,11 @@ impl<'a> Calls<'a> {
                     && !crate::catalog::framework_package(spec)
                     && !self.catalog.covers_package(crate::catalog::Lang::Ts, spec)
                     // (a class's own factory, `PDFDocument.create()`, `Schema.create(..)`, makes
-                    // a value: the write is a method of a client the package made)
-                    && !(matches!(cs.root, Val::Import { .. }) && cs.path.len() == 1)
+                    // a value: the write is a method of a client the package made; a client a
+                    // project module exports, `pusher.trigger(..)`, is no factory)
+                    && !(cs.path.len() == 1
+                        && cs.path[0] == "create"
+                        && matches!(self.res.resolve(m, &cs.root), Resolved::Package { .. }))
                 {
                     out.unfollowed.push((
                         format!(
@@ -2705,9 +2708,23 @@ impl<'a> Calls<'a> {
                 // A project function that only wraps what it is given (`createWorkerHandler(
                 // executeEmail)`, a tracing decorator) runs none of it here: the function it
                 // hands back runs it, where that one is called or to whatever it is given.
-                let wraps = matches!(targets.first(), Some((Resolved::Func(wm, w), _))
-                    if cs.args.iter().any(|a| matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)))
-                        && self.only_wraps(*wm, *w, 0));
+                // (every candidate such a wrapper, and handing back a bare function only: one it
+                // hands back in an object or array, `{ run: (x) => handler(x) }`, is not
+                // followed from there)
+                let wraps = cs
+                    .args
+                    .iter()
+                    .any(|a| matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)))
+                    && targets.iter().all(|(t, _)| match t {
+                        Resolved::Func(wm, w) => {
+                            let def = &self.res.modules[*wm].functions[*w];
+                            def.returns
+                                .iter()
+                                .all(|r| matches!(r, Val::Func(g) if def.children.contains(g)))
+                                && self.only_wraps(*wm, *w, 0)
+                        }
+                        _ => false,
+                    });
                 for a in cs.args.iter().filter(|_| !inert && !wraps) {
                     if let Val::Func(af) = a
                         && inside.contains(af)
@@ -3966,11 +3983,20 @@ impl<'a> Calls<'a> {
     fn record_params(m: ModId, cs: &CallSite) -> RecordParams {
         match Self::record(cs) {
             // `data: { ...input, role: 'member' }`: the caller's object says the keys `input`
-            // brings (see `bind_record`; the front end keeps the spread in `spread_args`)
-            Some(obj) => (
-                cs.spread_args.iter().find_map(|(_, v)| param_ref(m, v)),
-                key_params(m, obj),
-            ),
+            // brings (see `bind_record`; the front end keeps the spread in `spread_args`), unless
+            // the record also writes a value made per call (`slug: uuid()`), which may be what
+            // it writes over the caller's
+            Some(obj) => {
+                let inner = matches!(cs.args.iter().find(|a| matches!(a, Val::Obj(_))),
+                    Some(Val::Obj(fields)) if fields.iter().any(|(k, _)| k == "data" || k == "create"));
+                let spread = cs
+                    .spread_args
+                    .iter()
+                    .filter(|(i, _)| (*i == crate::program::RECORD_SPREAD) == inner)
+                    .find_map(|(_, v)| param_ref(m, v))
+                    .filter(|_| !obj.iter().any(|(_, v)| made_per_call(v)));
+                (spread, key_params(m, obj))
+            }
             None => {
                 let first = cs.args.first();
                 let inner = match first {

@@ -301,6 +301,11 @@ pub fn loads_row(v: &Val) -> bool {
 /// does not write itself there.
 pub const SPREAD: &str = "...";
 
+/// The index [`CallSite::spread_args`] gives a value spread into the record of a create's `data`
+/// (or an upsert's `create`) field, `prisma.user.create({ data: { ...input, role } })`, rather
+/// than into an argument itself.
+pub const RECORD_SPREAD: usize = usize::MAX;
+
 /// Does `v` hold an object that keeps a [`SPREAD`]?
 fn has_spread(v: &Val, depth: usize) -> bool {
     depth < 64

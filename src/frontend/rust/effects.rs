@@ -218,11 +218,10 @@ const GENERIC_METHODS: &[&str] = &[
 /// Of those, the verbs that name work a project's method does (`wallet.run(cmd)`,
 /// `service.create(dto)`) rather than a container's or a conversion's.
 /// Method names that write where they are sent, on a value of a crate no sink covers (see
-/// `catalog::PACKAGE_WRITES`; the names a Rust hasher or map also has, `update` and `insert`,
-/// left out, and a builder's `send`/`execute`, which runs reads as well).
+/// `catalog::PACKAGE_WRITES`: the names in-process values also have, `update`, `insert`, `save`,
+/// `capture`, left out, and a builder's `send`/`execute`, which runs reads as well).
 const RUST_WRITES: &[&str] = &[
     "create",
-    "save",
     "upsert",
     "publish",
     "enqueue",
@@ -231,7 +230,6 @@ const RUST_WRITES: &[&str] = &[
     "payout",
     "transfer",
     "refund",
-    "capture",
     "mutate",
     "trigger",
     "send_email",
@@ -302,6 +300,10 @@ const IN_PROCESS_CRATES: &[&str] = &[
     "cap_std",
     "actix_web_flash_messages",
     "multipart",
+    "tower_sessions",
+    "actix_session",
+    "axum_sessions",
+    "rust_xlsxwriter",
 ];
 
 const WORK_METHODS: &[&str] = &[
@@ -2908,6 +2910,22 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
                 // (a name every other type has, `call`, `get`: only where the arguments'
                 // types pick the method)
+                // A project's trait implemented for a crate's type (`impl Deliver for Mailgun`):
+                // its method, on a value of that type.
+                if called.is_empty()
+                    && let Some(Res::Ext(full)) = &ty
+                    && let Some(cands) = self.model.methods_by_name.get(name.as_str())
+                {
+                    for &f in cands {
+                        let own = self.model.fns[f]
+                            .imp
+                            .is_some_and(|i| self.model.impls[i].imp.self_ty.last() == full.last());
+                        if own {
+                            self.follow(f, false, out, scope, site);
+                            called.push(f);
+                        }
+                    }
+                }
                 if called.is_empty()
                     && !matches!(ty, Some(Res::Ext(_)))
                     && let Some(cands) = self.model.methods_by_name.get(name.as_str())

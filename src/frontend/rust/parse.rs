@@ -57,6 +57,7 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
                 idem_impl: false,
                 bound: Vec::new(),
                 let_bound: Vec::new(),
+                loops: Vec::new(),
             };
             ir.items = lower.items(&file.items);
         }
@@ -1446,6 +1447,10 @@ struct Lower {
     bound: Vec<String>,
     /// Of those, the ones a `let` statement binds or an assignment replaces.
     let_bound: Vec<String>,
+    /// The loops around what is being lowered, innermost last: whether each goes over the items
+    /// of a collection (`for x in xs`), rather than around a condition or a counter (`loop`,
+    /// `while`, `for attempt in 0..5`), where a `continue` tries again.
+    loops: Vec<bool>,
 }
 
 /// Words that name retrying in a loop header or a wrapper's name.
@@ -1972,12 +1977,18 @@ impl Lower {
             Expr::TryBlock(b) => Ex::Block(self.block(&b.block)),
             Expr::Loop(l) => {
                 self.retry_loop(e, &l.body.to_token_stream().to_string());
-                Ex::Other(vec![Ex::Block(self.block(&l.body))])
+                self.loops.push(false);
+                let body = self.block(&l.body);
+                self.loops.pop();
+                Ex::Other(vec![Ex::Block(body)])
             }
             Expr::While(w) => {
                 self.retry_loop(e, &w.cond.to_token_stream().to_string());
                 let c = self.expr(&w.cond);
-                Ex::Other(vec![c, Ex::Block(self.block(&w.body))])
+                self.loops.push(false);
+                let body = self.block(&w.body);
+                self.loops.pop();
+                Ex::Other(vec![c, Ex::Block(body)])
             }
             Expr::ForLoop(f) => {
                 let header = format!("{} {}", f.pat.to_token_stream(), f.expr.to_token_stream());
@@ -1997,7 +2008,9 @@ impl Lower {
                     fields: struct_fields(&f.pat),
                     fails: false,
                 }];
+                self.loops.push(!matches!(&*f.expr, Expr::Range(_)));
                 body.extend(self.block(&f.body));
+                self.loops.pop();
                 Ex::Other(vec![c, Ex::Block(body)])
             }
             Expr::If(i) => {
@@ -2032,11 +2045,17 @@ impl Lower {
                 v.extend(otherwise);
                 // `if !acquired { continue; }` in a loop leaves the rest of its block as a
                 // `return` leaves the function's
+                // (a `continue` only in a loop over a collection's items, and one that names no
+                // outer loop: elsewhere it tries again)
+                let over_items = self.loops.last() == Some(&true);
                 let exit = block_exit(&i.then_branch).or_else(|| {
-                    matches!(
-                        i.then_branch.stmts.last(),
-                        Some(syn::Stmt::Expr(Expr::Continue(_) | Expr::Break(_), _))
-                    )
+                    match i.then_branch.stmts.last() {
+                        Some(syn::Stmt::Expr(Expr::Break(_), _)) => true,
+                        Some(syn::Stmt::Expr(Expr::Continue(c), _)) => {
+                            over_items && c.label.is_none()
+                        }
+                        _ => false,
+                    }
                     .then_some(false)
                 });
                 let line = line_of(i.if_token.span);

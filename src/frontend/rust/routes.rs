@@ -171,6 +171,21 @@ const STATIC_SERVICES: &[&str] = &[
     "MemoryServe",
     "SpaRouter",
 ];
+/// A service built from one that answers reads only (`ServeDir::new(dist)
+/// .not_found_service(ServeFile::new(index))`): the chain's first call names it.
+fn names_static_service(e: &Ex) -> bool {
+    let mut cur = e;
+    for _ in 0..64 {
+        cur = match cur {
+            Ex::Method(recv, ..) => recv,
+            Ex::Call(f, ..) => f,
+            Ex::Path(p, _) => return p.iter().any(|s| STATIC_SERVICES.contains(&s.as_str())),
+            _ => return false,
+        };
+    }
+    false
+}
+
 /// Items of a known list a `for` loop's body is evaluated for.
 const MAX_LOOP_ITEMS: usize = 64;
 
@@ -1953,7 +1968,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                     // a router or service of the project's that is not read (a trait's method on
                     // a generic, a `tower::Service` of its own): its endpoints are missing, and
                     // that is said rather than passed over
-                    V::Unknown | V::Instance(..) => {
+                    V::Unknown | V::Instance(..) if !names_static_service(&args[1]) => {
                         self.diagnostics.insert(Diagnostic::new(
                             self.model.file_of(m),
                             line,
@@ -1963,6 +1978,7 @@ impl<'m, 'a> Routes<'m, 'a> {
                             ),
                         ));
                     }
+                    V::Unknown | V::Instance(..) => {}
                     v => self.library_service(h, &v, (prefix.0, prefix.1), m, line),
                 }
             }

@@ -3101,15 +3101,21 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             .enumerate()
             .flat_map(|(i, a)| match a.plain() {
                 Val::Obj(fields) => {
-                    let mut found = spread_of(fields);
+                    let mut found: Vec<(usize, Val)> =
+                        spread_of(fields).into_iter().map(|v| (i, v)).collect();
+                    // (kept apart from the argument's own: at `crate::program::RECORD_SPREAD`)
                     for (k, v) in fields {
                         if (k == "data" || k == "create")
                             && let Val::Obj(inner) = v.plain()
                         {
-                            found.extend(spread_of(inner));
+                            found.extend(
+                                spread_of(inner)
+                                    .into_iter()
+                                    .map(|v| (crate::program::RECORD_SPREAD, v)),
+                            );
                         }
                     }
-                    found.into_iter().map(|v| (i, v)).collect::<Vec<_>>()
+                    found
                 }
                 _ => Vec::new(),
             })

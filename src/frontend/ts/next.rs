@@ -395,10 +395,14 @@ impl<'t> Evaluator<'t, '_> {
         // after `if (!row) return ..;` only when it found the row; after `if (!claimed) return`,
         // only once. In a block, `continue` and `break` leave what follows as well (`for (..) {
         // if (!(await redis.set(k, 1, { NX: true }))) continue; credit(..) }`).
+        // (`continue` only in a loop over a collection: in `while (true)` or a counted loop it
+        // tries the same claim again, and what follows runs once that succeeds)
         let in_block = node.parent().is_some_and(|p| p.kind() == "statement_block");
+        let over_items = in_block && in_loop_over_items(node);
         let leaves = consequence.is_some_and(|c| {
             exits(c, self.src)
-                || (in_block && ends_in(c, &["continue_statement", "break_statement"], self.src))
+                || (in_block && ends_in(c, &["break_statement"], self.src))
+                || (over_items && ends_in(c, &["continue_statement"], self.src))
         });
         // `if (res.changes !== 1) throw ..` in the function's own body: every run that loses
         // the claim fails the function, so its callers go on once.
@@ -1193,6 +1197,27 @@ fn ends_in(node: Node, kinds: &[&str], src: &str) -> bool {
             .is_some_and(|p| src.get(p.byte_range()) == Some("throw")),
         k => kinds.contains(&k),
     }
+}
+
+/// The nearest loop around `node` (in its function) goes over the items of a collection
+/// (`for (const x of xs)`, `for (const k in o)`), not around a condition or a counter.
+fn in_loop_over_items(node: Node) -> bool {
+    let mut cur = node.parent();
+    while let Some(n) = cur {
+        match n.kind() {
+            "for_in_statement" => return true,
+            "for_statement" | "while_statement" | "do_statement" => return false,
+            "function_declaration"
+            | "function_expression"
+            | "arrow_function"
+            | "method_definition"
+            | "generator_function_declaration"
+            | "generator_function" => return false,
+            _ => {}
+        }
+        cur = n.parent();
+    }
+    false
 }
 
 /// A statement that leaves the function: `return`/`throw`, or a block ending in one.
