@@ -429,9 +429,9 @@ impl Catalog {
     }
 }
 
-/// Method names that write where they are sent, whatever the package: a call of one on a
-/// package no sink covers is a write the audit does not know the effect of (see
-/// [`Catalog::covers_package`]). Not `send` nor `execute`: a client runs any command through
+/// Method names that write where they are sent, whatever the package or crate (both languages'
+/// spellings): a call of one on a package no sink covers is a write the audit does not know the
+/// effect of (see [`Catalog::covers_package`]). Not `send` nor `execute`: a client runs any command through
 /// them, reads as well as writes (`s3.send(new GetObjectCommand(..))`); nor `insert`, `update`,
 /// `save` or `capture`, which in-process values have too (a hasher's `update`, a CRDT's
 /// `insert`, a session cookie's or a PDF's `save`, an analytics `capture`).

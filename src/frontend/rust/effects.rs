@@ -215,32 +215,6 @@ const GENERIC_METHODS: &[&str] = &[
     "flush",
 ];
 
-/// Of those, the verbs that name work a project's method does (`wallet.run(cmd)`,
-/// `service.create(dto)`) rather than a container's or a conversion's.
-/// Method names that write where they are sent, on a value of a crate no sink covers (see
-/// `catalog::PACKAGE_WRITES`: the names in-process values also have, `update`, `insert`, `save`,
-/// `capture`, left out, and a builder's `send`/`execute`, which runs reads as well).
-const RUST_WRITES: &[&str] = &[
-    "create",
-    "upsert",
-    "publish",
-    "enqueue",
-    "charge",
-    "pay",
-    "payout",
-    "transfer",
-    "refund",
-    "mutate",
-    "trigger",
-    "send_email",
-    "send_mail",
-    "send_message",
-    "send_sms",
-    "post",
-    "put",
-    "patch",
-];
-
 /// Crates whose values live in the process (channels, maps, caches, hashers, the web framework
 /// itself): a `send` or `create` on one of them writes nowhere a retry would notice.
 const IN_PROCESS_CRATES: &[&str] = &[
@@ -306,6 +280,8 @@ const IN_PROCESS_CRATES: &[&str] = &[
     "rust_xlsxwriter",
 ];
 
+/// Of those, the verbs that name work a project's method does (`wallet.run(cmd)`,
+/// `service.create(dto)`) rather than a container's or a conversion's.
 const WORK_METHODS: &[&str] = &[
     "send", "execute", "run", "call", "save", "create", "update", "delete", "handle", "apply",
 ];
@@ -2989,7 +2965,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                         && !IN_PROCESS_CRATES.contains(&o.as_str())
                         && self.model.crate_of(scope.module).deps.contains_key(&o)
                         && !self.sinks.iter().any(|(_, pk)| pk.contains(&o))
-                        && c.links.iter().any(|(n, ..)| RUST_WRITES.contains(n))
+                        && c.links
+                            .iter()
+                            .any(|(n, ..)| crate::catalog::PACKAGE_WRITES.contains(n))
                     {
                         out.unfollowed.push((
                             format!(
