@@ -1255,7 +1255,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 r @ Res::Type(..) => Some(r),
                 Res::Ext(full)
                     if full.first().is_some_and(|c| {
-                        self.sinks.iter().any(|(_, pk)| pk.contains(&norm(c)))
+                        let c = norm(c);
+                        let package = self.model.crate_of(scope.module).deps.get(&c);
+                        self.sinks.iter().any(|(_, pk)| {
+                            pk.contains(&c) || package.is_some_and(|p| pk.contains(p))
+                        })
                     }) =>
                 {
                     Some(Res::Ext(full))
@@ -2963,8 +2967,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                     if let Some(o) = c.origin.as_deref().map(norm)
                         && !matches!(o.as_str(), "std" | "core" | "alloc")
                         && !IN_PROCESS_CRATES.contains(&o.as_str())
-                        && self.model.crate_of(scope.module).deps.contains_key(&o)
-                        && !self.sinks.iter().any(|(_, pk)| pk.contains(&o))
+                        && let Some(package) = self.model.crate_of(scope.module).deps.get(&o)
+                        // (a dependency renamed in Cargo.toml is its package to the catalogue)
+                        && !self
+                            .sinks
+                            .iter()
+                            .any(|(_, pk)| pk.contains(&o) || pk.contains(package))
+                        && !IN_PROCESS_CRATES.contains(&package.as_str())
                         && c.links
                             .iter()
                             .any(|(n, ..)| crate::catalog::PACKAGE_WRITES.contains(n))
