@@ -431,8 +431,9 @@ impl Catalog {
 
 /// Method names that write where they are sent, whatever the package or crate (both languages'
 /// spellings): a call of one on a package no sink covers is a write the audit does not know the
-/// effect of (see [`Catalog::covers_package`]). Not `send` nor `execute`: a client runs any command through
-/// them, reads as well as writes (`s3.send(new GetObjectCommand(..))`); nor `insert`, `update`,
+/// effect of (see [`Catalog::covers_package`]). Not `send` nor `execute`: a client runs any
+/// command through them, reads as well as writes (`s3.send(new GetObjectCommand(..))`); nor
+/// `insert`, `update`,
 /// `save` or `capture`, which in-process values have too (a hasher's `update`, a CRDT's
 /// `insert`, a session cookie's or a PDF's `save`, an analytics `capture`).
 pub const PACKAGE_WRITES: &[&str] = &[
@@ -527,7 +528,7 @@ impl Catalog {
     pub fn covers_package(&self, lang: Lang, spec: &str) -> bool {
         self.sinks
             .iter()
-            .any(|s| s.lang == lang && s.packages.iter().any(|p| package_matches(p, spec)))
+            .any(|s| s.lang == lang && s.origin_matches(spec))
     }
 }
 

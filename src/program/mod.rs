@@ -306,6 +306,17 @@ pub const SPREAD: &str = "...";
 /// than into an argument itself.
 pub const RECORD_SPREAD: usize = usize::MAX;
 
+/// The values an object literal spreads that the front end could not enumerate (`{ ...input }`
+/// of a parameter, a member or a call's result), in order.
+pub fn spread_values(fields: &[(String, Val)]) -> impl Iterator<Item = &Val> {
+    fields
+        .iter()
+        .filter(|(k, v)| {
+            k == SPREAD && matches!(v, Val::Param(..) | Val::Member(..) | Val::Call(..))
+        })
+        .map(|(_, v)| v)
+}
+
 /// Does `v` hold an object that keeps a [`SPREAD`]?
 fn has_spread(v: &Val, depth: usize) -> bool {
     depth < 64

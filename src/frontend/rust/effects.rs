@@ -1230,6 +1230,16 @@ impl<'m, 'a> Effects<'m, 'a> {
         self.resolve_ty(t, *m, None)
     }
 
+    /// Does a sink of the catalogue name the crate module `m` calls `code` (by that name, or by
+    /// its package's when Cargo.toml renames the dependency)?
+    fn sink_crate(&self, m: ModId, code: &str) -> bool {
+        let package = self.model.crate_of(m).deps.get(code);
+        self.sinks.iter().any(|(_, pk)| {
+            pk.iter()
+                .any(|p| p == code || package.is_some_and(|pkg| p == pkg))
+        })
+    }
+
     /// The type of an expression, where cheap to know.
     fn type_of(&self, e: &Ex, scope: &Scope, depth: usize) -> Option<Res> {
         if depth > 12 {
@@ -1254,13 +1264,9 @@ impl<'m, 'a> Effects<'m, 'a> {
             Ex::Struct(p, ..) => match self.resolve(p, scope) {
                 r @ Res::Type(..) => Some(r),
                 Res::Ext(full)
-                    if full.first().is_some_and(|c| {
-                        let c = norm(c);
-                        let package = self.model.crate_of(scope.module).deps.get(&c);
-                        self.sinks.iter().any(|(_, pk)| {
-                            pk.contains(&c) || package.is_some_and(|p| pk.contains(p))
-                        })
-                    }) =>
+                    if full
+                        .first()
+                        .is_some_and(|c| self.sink_crate(scope.module, &norm(c))) =>
                 {
                     Some(Res::Ext(full))
                 }
@@ -2968,11 +2974,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                         && !matches!(o.as_str(), "std" | "core" | "alloc")
                         && !IN_PROCESS_CRATES.contains(&o.as_str())
                         && let Some(package) = self.model.crate_of(scope.module).deps.get(&o)
-                        // (a dependency renamed in Cargo.toml is its package to the catalogue)
-                        && !self
-                            .sinks
-                            .iter()
-                            .any(|(_, pk)| pk.contains(&o) || pk.contains(package))
+                        && !self.sink_crate(scope.module, &o)
                         && !IN_PROCESS_CRATES.contains(&package.as_str())
                         && c.links
                             .iter()

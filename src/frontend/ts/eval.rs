@@ -3086,32 +3086,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         // and the spread value, whose keys the caller's argument shows.
         // (also the record of a create's `data`/`create` field: `prisma.user.create({ data: {
         // ...input, role } })`)
-        let spread_of = |fields: &[(String, Val)]| -> Vec<Val> {
-            fields
-                .iter()
-                .filter(|(k, v)| {
-                    k == crate::program::SPREAD
-                        && matches!(v, Val::Param(..) | Val::Member(..) | Val::Call(..))
-                })
-                .map(|(_, v)| v.clone())
-                .collect()
-        };
+        use crate::program::spread_values;
         let spread_args: Box<[(usize, Val)]> = args
             .iter()
             .enumerate()
             .flat_map(|(i, a)| match a.plain() {
                 Val::Obj(fields) => {
                     let mut found: Vec<(usize, Val)> =
-                        spread_of(fields).into_iter().map(|v| (i, v)).collect();
+                        spread_values(fields).map(|v| (i, v.clone())).collect();
                     // (kept apart from the argument's own: at `crate::program::RECORD_SPREAD`)
                     for (k, v) in fields {
                         if (k == "data" || k == "create")
                             && let Val::Obj(inner) = v.plain()
                         {
                             found.extend(
-                                spread_of(inner)
-                                    .into_iter()
-                                    .map(|v| (crate::program::RECORD_SPREAD, v)),
+                                spread_values(inner)
+                                    .map(|v| (crate::program::RECORD_SPREAD, v.clone())),
                             );
                         }
                     }

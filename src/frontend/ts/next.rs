@@ -393,10 +393,10 @@ impl<'t> Evaluator<'t, '_> {
         }
         // `if (existing) return ..;` / `throw`: what follows runs only when the lookup missed;
         // after `if (!row) return ..;` only when it found the row; after `if (!claimed) return`,
-        // only once. In a block, `continue` and `break` leave what follows as well (`for (..) {
-        // if (!(await redis.set(k, 1, { NX: true }))) continue; credit(..) }`).
-        // (`continue` only in a loop over a collection: in `while (true)` or a counted loop it
-        // tries the same claim again, and what follows runs once that succeeds)
+        // only once. In a block, `break` leaves what follows as well, and so does `continue` in a
+        // loop over a collection (`for (const p of payments) { if (!(await redis.set(k, 1, { NX:
+        // true }))) continue; credit(..) }`); in `while (true)` or a counted loop it tries the
+        // same claim again, and what follows runs once that succeeds.
         let in_block = node.parent().is_some_and(|p| p.kind() == "statement_block");
         let over_items = in_block && in_loop_over_items(node);
         let leaves = consequence.is_some_and(|c| {
@@ -634,13 +634,9 @@ impl<'t> Evaluator<'t, '_> {
                 // A row reshaped into a literal (`return { ...user, avatarUrl: user.avatar_url
                 // }` of a helper, seen where it is called): the row it spreads.
                 let row = match &row {
-                    Val::Obj(fields) => fields
-                        .iter()
-                        .find(|(k, v)| {
-                            k == crate::program::SPREAD
-                                && matches!(v, Val::Member(..) | Val::Call(..))
-                        })
-                        .map_or(row.clone(), |(_, v)| v.clone()),
+                    Val::Obj(fields) => crate::program::spread_values(fields)
+                        .find(|v| !matches!(v, Val::Param(..)))
+                        .map_or(row.clone(), Val::clone),
                     _ => row,
                 };
                 // `const count = Number(rows[0].count)` after `const { rows } = await
