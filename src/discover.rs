@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 /// Files larger than this are skipped with a diagnostic.
 pub const MAX_FILE_BYTES: u64 = 2 * 1024 * 1024;
+/// More NUL bytes than this make a file binary; fewer are stray ones in a text (see `read_text`).
+const MAX_STRAY_NULS: usize = 8;
 
 /// Folders that only ever hold vendored code, tool caches or build output, never the
 /// application's source: skipped wherever they are (unless `include` names them).
@@ -345,8 +347,14 @@ fn read_text(root: &Path, path: &Path) -> Result<(String, String), Diagnostic> {
             .and_then(|f| f.take(MAX_FILE_BYTES).read_to_end(&mut bytes))
             .map_err(|e| skip(format!("skipped: cannot read ({e})")))?;
     }
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    // A binary file has NUL bytes throughout; a source file may have a stray one (a comment
+    // that quotes a NUL, `(ID3 tags pad with \0)`), which is read as a space: the parsers end
+    // their input at a NUL, and the offsets and lines stay where they were.
+    if bytes.iter().filter(|&&b| b == 0).count() > MAX_STRAY_NULS {
         return Err(skip("skipped: binary file".into()));
+    }
+    for b in bytes.iter_mut().filter(|b| **b == 0) {
+        *b = b' ';
     }
     let text = String::from_utf8(bytes).map_err(|e| {
         skip(format!(

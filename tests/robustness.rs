@@ -9,10 +9,11 @@ fn hostile_tree_audits_to_completion_with_diagnostics() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     fs::create_dir_all(root.join("src/vendor")).unwrap();
-    // A healthy app that must still be found.
+    // A healthy app that must still be found, with a stray NUL byte in a comment (a text file
+    // all the same: it is read with the NUL as a space).
     fs::write(
         root.join("src/app.js"),
-        "const express = require('express');\nconst { PrismaClient } = require('@prisma/client');\nconst prisma = new PrismaClient();\nconst app = express();\napp.post('/notes', async (req, res) => {\n  res.json(await prisma.note.create({ data: req.body }));\n});\n",
+        "const express = require('express');\nconst { PrismaClient } = require('@prisma/client');\nconst prisma = new PrismaClient();\nconst app = express();\n// strips \0 padding from bodies\napp.post('/notes', async (req, res) => {\n  res.json(await prisma.note.create({ data: req.body }));\n});\n",
     )
     .unwrap();
     // Registration look-alikes with missing arguments (once a panic in the front end).
@@ -38,7 +39,11 @@ fn hostile_tree_audits_to_completion_with_diagnostics() {
     // Not UTF-8.
     fs::write(root.join("src/latin1.js"), b"const s = '\xe9t\xe9';\n").unwrap();
     // Binary.
-    fs::write(root.join("src/blob.js"), b"\x00\x01\x02binary").unwrap();
+    fs::write(
+        root.join("src/blob.js"),
+        [&[0u8, 1, 2, 0, 0, 0][..]; 16].concat(),
+    )
+    .unwrap();
     // 50,000-deep nested expressions, one level a line so they are not taken for minified code.
     let depth = 50_000;
     fs::write(
@@ -94,6 +99,7 @@ fn hostile_tree_audits_to_completion_with_diagnostics() {
     assert!(has("src/vendor/small.js", "minified"), "{diags:#?}");
     assert!(has("src/latin1.js", "UTF-8"), "{diags:#?}");
     assert!(has("src/blob.js", "binary"), "{diags:#?}");
+    assert!(!has("src/app.js", "binary"), "{diags:#?}");
     for deep in ["src/deep.js", "src/deep_calls.js", "src/deep_arrays.ts"] {
         assert!(has(deep, "nested deeper"), "{diags:#?}");
     }
