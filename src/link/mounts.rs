@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 mod dirs;
 mod graphql;
 mod nest;
+mod openapi;
 mod spec;
 mod tables;
 mod ts_rest;
@@ -406,6 +407,7 @@ impl<'a> Mounter<'a> {
             docs: None,
         };
         mounter.add_foreign_items();
+        mounter.add_openapi_items();
         mounter.add_param_items();
         mounter
     }
