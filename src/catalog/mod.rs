@@ -470,6 +470,95 @@ pub const PACKAGE_WRITES: &[&str] = &[
     "send_sms",
 ];
 
+/// Verbs a method named for a write of stored state begins with, followed by what it writes
+/// (`createInvoice`, `insert_user`, `deleteMembers`, `publishEvent`): see [`names_a_write`].
+const WRITE_VERBS: &[&str] = &[
+    "create", "insert", "update", "upsert", "save", "persist", "delete", "remove", "destroy",
+    "publish", "enqueue", "charge", "refund", "invite", "send",
+];
+
+/// What a verb of [`WRITE_VERBS`] makes or sends when it is no write: a value in process
+/// (`createHash`, `createQueryBuilder`, `createLogger`), a response (`sendStatus`,
+/// `sendFile`), a listener (`removeListener`), a header (`removeHeader`).
+const NOT_WRITTEN: &[&str] = &[
+    "Element",
+    "Context",
+    "Hash",
+    "Hmac",
+    "Cipheriv",
+    "Decipheriv",
+    "ReadStream",
+    "Stream",
+    "Server",
+    "Logger",
+    "Client",
+    "Router",
+    "App",
+    "QueryBuilder",
+    "Builder",
+    "Transport",
+    "Url",
+    "SignedUrl",
+    "SignedUploadUrl",
+    "Schema",
+    "Error",
+    "Proxy",
+    "Caller",
+    "Connection",
+    "Pool",
+    "Instance",
+    "Reader",
+    "Writer",
+    "Parser",
+    "Handler",
+    "Factory",
+    "Queue",
+    "Worker",
+    "Token",
+    "Id",
+    "Slug",
+    "Status",
+    "File",
+    "Response",
+    "Header",
+    "Headers",
+    "Json",
+    "Listener",
+    "Listeners",
+    "AllListeners",
+    "EventListener",
+    "Cookie",
+    "Query",
+];
+
+/// Is `name` a method named for a write of stored state: one of [`PACKAGE_WRITES`] (not
+/// `destroy`, which a stream, a socket or a session has too), or a verb of
+/// [`WRITE_VERBS`] followed by what it writes (`createInvoice`, `insert_user`) unless that is
+/// a value in process (`createHash`, `sendStatus`)? Used for calls on values the audit cannot
+/// see into (`c.var.api.highlights.create(body)`, `collections.orders.insertOne(doc)`): what
+/// such a call does is not known, not nothing.
+pub fn names_a_write(name: &str) -> bool {
+    if PACKAGE_WRITES.contains(&name) {
+        return name != "destroy";
+    }
+    WRITE_VERBS.iter().any(|v| {
+        name.strip_prefix(v).is_some_and(|rest| {
+            let rest = rest.strip_prefix('_').unwrap_or(rest);
+            let written = match rest.chars().next() {
+                Some(c) if c.is_ascii_uppercase() => rest,
+                Some(c) if c.is_ascii_lowercase() && name.as_bytes()[v.len()] == b'_' => rest,
+                _ => return false,
+            };
+            // the noun the verb takes, first word: `createQueryBuilder` → `Query` is not
+            // enough, the whole rest is compared, and its camel-case tail
+            !NOT_WRITTEN.iter().any(|n| {
+                written.eq_ignore_ascii_case(n)
+                    || written.strip_suffix(n).is_some_and(|head| !head.is_empty())
+            })
+        })
+    })
+}
+
 /// A module of Node's own (`fs`, `node:crypto`, `fs/promises`): not a package the catalogue
 /// would list.
 pub fn node_builtin(spec: &str) -> bool {

@@ -2677,6 +2677,24 @@ impl<'a> Calls<'a> {
                         self.location(m, cs.line),
                     ));
                 }
+                // A method named for a write on a value the code does not show (a context
+                // variable a middleware sets, `c.var.api.highlights.create(body)`; an object of
+                // collections a helper assembled, `collections.orders.insertOne(doc)`): what the
+                // call does is not known, not nothing.
+                if own.len() == own_before
+                    && out.unfollowed.len() < 8
+                    && matches!(targets[..], [(Resolved::Opaque, _)])
+                    && !matches!(cs.root, Val::Global(_))
+                    && cs
+                        .path
+                        .last()
+                        .is_some_and(|p| crate::catalog::names_a_write(p))
+                {
+                    out.unfollowed.push((
+                        format!("`{}` (a method of a value the code does not show)", cs.text),
+                        self.location(m, cs.line),
+                    ));
+                }
                 let callees = targets.len();
                 // A project function that runs what it is handed inside a `try` whose `catch`
                 // answers a unique violation (`uniqueError(() => insert(..), 'taken')`).

@@ -2965,6 +2965,25 @@ impl<'m, 'a> Effects<'m, 'a> {
                         self.location(scope.module, *line),
                     ));
                 }
+                // A method named for a write on a value whose type the code does not show and
+                // that no method of the project is named for (`state.store.create_invoice(..)`
+                // on a field of a type from a macro): what the call does is not known, not
+                // nothing.
+                if !followed
+                    && !matched
+                    && ty.is_none()
+                    && out.unfollowed.len() < 8
+                    && crate::catalog::names_a_write(name)
+                    && !self.model.methods_by_name.contains_key(name.as_str())
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a method of a value whose type the code does not show)",
+                            name_in_text(recv, name)
+                        ),
+                        self.location(scope.module, *line),
+                    ));
+                }
                 // A method named for a write, on a chain rooted at a crate no sink of the
                 // catalogue covers (an SDK it does not know: `github.issues(..).create(title)
                 // .send()`): what the call does is not known, not nothing.
