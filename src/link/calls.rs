@@ -2767,6 +2767,18 @@ impl<'a> Calls<'a> {
                             continue;
                         }
                     }
+                    // A table of functions handed to a library whose call this function returns
+                    // (`return injectArguments({ saveOrganization, .. }, { db })`): the library
+                    // hands them back, bound or wrapped, and each runs where a member of the
+                    // result is called, not here.
+                    if library
+                        && self.res.modules[m].functions[f].returns.iter().any(
+                            |r| matches!(r, Val::Call(c, xs) if **c == cs.callee && *xs == cs.args),
+                        )
+                        && self.res.function_table(m, a, 0).is_some()
+                    {
+                        continue;
+                    }
                     let mut carried = Vec::new();
                     self.carried_functions(m, a, ("", false), 0, &mut carried);
                     for (path, m2, g, made) in carried {

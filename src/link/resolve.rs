@@ -140,6 +140,8 @@ pub struct Resolver<'m> {
     drizzle_tables: std::sync::OnceLock<FxHashMap<String, String>>,
 }
 
+/// Most functions an object is read for as a table of them (see [`Resolver::function_table`]).
+const MAX_TABLE_FUNCTIONS: usize = 256;
 const MAX_DEPTH: usize = 24;
 
 thread_local! {
@@ -999,10 +1001,32 @@ impl<'m> Resolver<'m> {
                 }
                 let base = self.resolve_d(m, inner, d);
                 match self.member_of(base, prop, d) {
-                    // `LndService().payInvoice` where the factory returns `wrapAll({ fns })`
-                    Resolved::Opaque if matches!(inner.as_ref(), Val::Call(..)) => {
-                        self.handed_member(m, inner, prop, d + 1)
+                    // `LndService().payInvoice` where the factory returns `wrapAll({ fns })`;
+                    // `repo.saveOrganization` where it returns a package's call handed a table
+                    // of functions (`injectArguments({ saveOrganization, .. }, { db })`)
+                    r @ (Resolved::Opaque | Resolved::Package { .. })
+                        if matches!(inner.as_ref(), Val::Call(..)) =>
+                    {
+                        match self.handed_member(m, inner, prop, d + 1) {
+                            Resolved::Opaque => r,
+                            found => found,
+                        }
                     }
+                    // `repo.saveOrg(..)` on a parameter declared `repo: OrgRepo`, with `type
+                    // OrgRepo = ReturnType<typeof createOrgRepo>`: a member of what the function
+                    // returns
+                    Resolved::Opaque => match self.typed_param_made(m, inner, d + 1) {
+                        Some((am, made)) => {
+                            let base = self.resolve_d(am, &made, d + 1);
+                            match self.member_of(base, prop, d + 1) {
+                                Resolved::Opaque | Resolved::Package { .. } => {
+                                    self.handed_member(am, &made, prop, d + 1)
+                                }
+                                found => found,
+                            }
+                        }
+                        None => Resolved::Opaque,
+                    },
                     r => r,
                 }
             }
@@ -1576,8 +1600,20 @@ impl<'m> Resolver<'m> {
         let Val::Call(callee, args) = v else {
             return Resolved::Opaque;
         };
-        let Resolved::Func(m2, f) = self.resolve_d(m, callee, d + 1) else {
-            return Resolved::Opaque;
+        let (m2, f) = match self.resolve_d(m, callee, d + 1) {
+            Resolved::Func(m2, f) => (m2, f),
+            // a package's function handed a table of functions gives them back, bound or
+            // wrapped (`injectArguments({ saveOrganization, .. }, { db })`)
+            Resolved::Package { .. } => {
+                return match args.first().and_then(|a| self.function_table(m, a, d + 1)) {
+                    Some((tm, fields)) => fields
+                        .iter()
+                        .find(|(k, _)| k == prop)
+                        .map_or(Resolved::Opaque, |(_, v)| self.resolve_d(tm, v, d + 1)),
+                    None => Resolved::Opaque,
+                };
+            }
+            _ => return Resolved::Opaque,
         };
         let Some(_following) = Following::enter(self, m2, f) else {
             return Resolved::Opaque;
@@ -1619,6 +1655,83 @@ impl<'m> Resolver<'m> {
             }
         }
         Resolved::Opaque
+    }
+
+    /// The call a parameter's declared type names the result of (`repo: OrgRepo` with `type
+    /// OrgRepo = ReturnType<typeof createOrgRepo>`, here or imported; `{ repo }: { repo: OrgRepo
+    /// }`): `createOrgRepo()`, in the module that declares the alias.
+    fn typed_param_made(&self, m: ModId, v: &Val, d: usize) -> Option<(ModId, Val)> {
+        if d > MAX_DEPTH {
+            return None;
+        }
+        let mut path = Vec::new();
+        let mut cur = v;
+        let (f, i) = loop {
+            match cur {
+                Val::Param(f, i) => break (*f, *i),
+                Val::Member(inner, p) if path.len() < 4 => {
+                    path.push(p.as_str());
+                    cur = inner;
+                }
+                _ => return None,
+            }
+        };
+        let (_, declared) = self.modules[m]
+            .functions
+            .get(f)?
+            .param_types
+            .iter()
+            .find(|(k, _)| *k == i)?;
+        let mut t = declared;
+        for p in path.iter().rev() {
+            let Val::Obj(fields) = t else {
+                return None;
+            };
+            t = &fields.iter().find(|(k, _)| k == p)?.1;
+        }
+        let Val::TypeRef(named) = t else {
+            return None;
+        };
+        self.alias_made(m, named, 0)
+    }
+
+    /// The call a type alias stands for (`ReturnType<typeof f>` is recorded as `f()`): the alias
+    /// itself, or the one a module exports under an imported name.
+    fn alias_made(&self, m: ModId, v: &Val, depth: usize) -> Option<(ModId, Val)> {
+        match v {
+            Val::Call(..) => Some((m, v.clone())),
+            Val::Import {
+                spec,
+                name: Some(name),
+            } if depth < 4 => {
+                let t = self.resolve_spec(m, spec)?;
+                let (_, exported) = self.modules[t].exports.iter().find(|(n, _)| n == name)?;
+                self.alias_made(t, exported, depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    /// An object of functions only, at least two (`{ saveOrganization, getOrganizationById }`):
+    /// a table of methods, which a package it is handed wraps or registers rather than runs.
+    pub fn function_table(
+        &self,
+        m: ModId,
+        v: &Val,
+        d: usize,
+    ) -> Option<(ModId, Vec<(String, Val)>)> {
+        if d > MAX_DEPTH {
+            return None;
+        }
+        let Resolved::Obj(om, fields) = self.resolve_d(m, v, d + 1) else {
+            return None;
+        };
+        let table = (2..=MAX_TABLE_FUNCTIONS).contains(&fields.len())
+            && fields.iter().all(|(k, fv)| {
+                k != crate::program::SPREAD
+                    && matches!(self.resolve_d(om, fv, d + 1), Resolved::Func(..))
+            });
+        table.then_some((om, fields))
     }
 
     /// The table a Drizzle table value names: `pgTable("users", {..})` itself, or a binding of one

@@ -964,6 +964,10 @@ pub struct FnFacts {
     /// `User`, an object type `{ provider: LightningProvider }` as an object of type
     /// references): what a call of it holds where its returned values cannot be followed.
     pub return_type: Option<Val>,
+    /// The types parameters declare where they name what a function returns (`repo: OrgRepo`
+    /// with `type OrgRepo = ReturnType<typeof createOrgRepo>`, also as a field of an object type
+    /// `{ repo }: { repo: OrgRepo }`): (index, the declared type as a value).
+    pub param_types: Vec<(usize, Val)>,
     /// Functions defined inside this one; their bodies count as part of it.
     pub children: Vec<FnId>,
     /// Registrations on a router that arrives as parameter `usize`.

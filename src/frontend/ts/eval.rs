@@ -690,9 +690,62 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     fn hoist(&mut self, block: Node<'t>) {
         let mut cursor = block.walk();
         let children: Vec<Node<'t>> = block.named_children(&mut cursor).collect();
-        for stmt in children {
+        for &stmt in &children {
             self.hoist_stmt(stmt);
         }
+        // (after the functions, which an alias may name before they are declared)
+        for stmt in children {
+            let decl = match stmt.kind() {
+                "export_statement" => stmt.field("declaration"),
+                _ => Some(stmt),
+            };
+            if let Some(d) = decl.filter(|d| d.kind() == "type_alias_declaration") {
+                self.return_type_alias(d);
+            }
+        }
+    }
+
+    /// `type OrgRepo = ReturnType<typeof createOrgRepo>` (or `Awaited<..>` of one): the alias
+    /// names what a call of the function returns, so a parameter declared with it holds that
+    /// (`{ orgRepo }: { orgRepo: OrgRepo }`, and where the alias is imported). Types and values
+    /// have names of their own: a value of the same name keeps it.
+    fn return_type_alias(&mut self, decl: Node<'t>) {
+        let (Some(name), Some(value)) = (decl.field("name"), decl.field("value")) else {
+            return;
+        };
+        let name = self.text(name).to_string();
+        if self.scopes[self.cur].vars.contains_key(&name) {
+            return;
+        }
+        let mut ty = value;
+        let mut function = None;
+        for _ in 0..4 {
+            if ty.kind() != "generic_type" {
+                break;
+            }
+            let (Some(generic), Some(arg)) = (
+                ty.named_child(0),
+                ty.field("type_arguments").and_then(|a| a.named_child(0)),
+            ) else {
+                break;
+            };
+            match self.text(generic) {
+                "Awaited" => ty = arg,
+                "ReturnType" if arg.kind() == "type_query" => {
+                    function = arg
+                        .named_child(0)
+                        .filter(|t| t.kind() == "identifier")
+                        .map(|t| self.text(t).to_string());
+                    break;
+                }
+                _ => break,
+            }
+        }
+        let Some(function) = function else {
+            return;
+        };
+        let made = Val::Call(std::sync::Arc::new(self.lookup(&function)), Vec::new());
+        self.declare(&name, Binding::Val(made));
     }
 
     fn hoist_stmt(&mut self, stmt: Node<'t>) {
@@ -1326,6 +1379,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.pattern_names(pattern, &mut names);
                 for n in names {
                     self.decls.insert((scope, n), Decl::Param(id, i));
+                }
+                if let Some(t) = p.field("type") {
+                    let declared = self.declared_type(t, 0);
+                    if names_alias_or_import(&declared) {
+                        self.module.functions[id].param_types.push((i, declared));
+                    }
                 }
                 self.bind_pattern(pattern, value, scope);
             }
@@ -3583,5 +3642,16 @@ mod tests {
         );
         assert_eq!(string_method(&Val::Unknown, "trim", &[], None), None);
         assert_eq!(string_method(&s("a"), "padEnd", &[], None), None);
+    }
+}
+
+/// A declared type that may name what a function returns: an alias made here
+/// (`ReturnType<typeof f>`, a call of `f`), an imported type, or an object type with one.
+fn names_alias_or_import(v: &Val) -> bool {
+    match v {
+        Val::TypeRef(inner) => matches!(inner.as_ref(), Val::Call(..) | Val::Import { .. }),
+        Val::Call(..) => true,
+        Val::Obj(fields) => fields.iter().any(|(_, f)| names_alias_or_import(f)),
+        _ => false,
     }
 }
