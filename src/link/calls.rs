@@ -4624,7 +4624,14 @@ impl<'a> Calls<'a> {
                 && !sink.packages.is_empty()
                 && !self.res.declares(m, &sink.packages)
             {
-                undeclared_skipped.set(true);
+                // (the second pass, over the sinks of packages no manifest declares, only where
+                // one of them could match the call)
+                if cs.is_new
+                    || this_class.is_some()
+                    || sink.call_matches(&cs.path, &cs.hops).is_some()
+                {
+                    undeclared_skipped.set(true);
+                }
                 continue;
             }
             let matched = if cs.is_new {

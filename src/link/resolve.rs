@@ -408,6 +408,18 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// The folder of the package module `m` is in: the nearest folder above it that holds a
+    /// package.json (the tree's root when none does).
+    pub fn package_root(&self, m: ModId) -> &str {
+        let mut dir = parent_dir(&self.modules[m].file);
+        loop {
+            if dir.is_empty() || self.manifests.contains_key(dir) {
+                return dir;
+            }
+            dir = parent_dir(dir);
+        }
+    }
+
     /// The folder of the workspace package named `name` (its package.json's `name`).
     pub fn package_dir(&self, name: &str) -> Option<&str> {
         self.packages.get(name).map(String::as_str)
@@ -1011,6 +1023,12 @@ impl<'m> Resolver<'m> {
                             Resolved::Opaque => r,
                             found => found,
                         }
+                    }
+                    // `Discussion.add(..)` on a Mongoose model whose schema loads a class
+                    // (`schema.loadClass(DiscussionClass)`) or declares the static
+                    // (`schema.static('add', fn)`): that function
+                    r @ Resolved::Package { .. } if matches!(&r, Resolved::Package { spec, .. } if spec == "mongoose") => {
+                        self.model_static(m, inner, prop, d + 1).unwrap_or(r)
                     }
                     // `repo.saveOrg(..)` on a parameter declared `repo: OrgRepo`, with `type
                     // OrgRepo = ReturnType<typeof createOrgRepo>`: a member of what the function
@@ -1655,6 +1673,72 @@ impl<'m> Resolver<'m> {
             }
         }
         Resolved::Opaque
+    }
+
+    /// A static of the Mongoose model `v` names (`mongoose.model('Discussion', schema)`, here or
+    /// imported): a static method of a class the schema loads (`schema.loadClass(C)`,
+    /// mongoosejs.com/docs/advanced_schemas.html) or one it declares
+    /// (`schema.static('add', fn)`).
+    fn model_static(&self, m: ModId, v: &Val, prop: &str, d: usize) -> Option<Resolved> {
+        if d > MAX_DEPTH {
+            return None;
+        }
+        let (mut t, mut made) = (m, v.clone());
+        for _ in 0..8 {
+            match &made {
+                Val::Import {
+                    spec,
+                    name: Some(name),
+                } => {
+                    let target = self.resolve_spec(t, spec)?;
+                    made = self.modules[target].export(name)?.clone();
+                    t = target;
+                }
+                Val::Import { spec, name: None } => {
+                    let target = self.resolve_spec(t, spec)?;
+                    made = self.modules[target]
+                        .export("default")
+                        .or(self.modules[target].cjs_whole.as_ref())?
+                        .clone();
+                    t = target;
+                }
+                _ => break,
+            }
+        }
+        let Val::Call(callee, args) = &made else {
+            return None;
+        };
+        let models = matches!(
+            self.resolve_d(t, callee, d + 1),
+            Resolved::Package { spec, name, path }
+                if spec == "mongoose" && path.last().or(name.as_ref()).is_some_and(|n| n == "model")
+        );
+        let schema = args.get(1).filter(|_| models)?;
+        for facts in &self.modules[t].functions {
+            for cs in &facts.calls {
+                let Val::Member(on, method) = &cs.callee else {
+                    continue;
+                };
+                if on.as_ref() != schema {
+                    continue;
+                }
+                match (method.as_str(), cs.args.as_slice()) {
+                    ("loadClass", [class, ..]) => {
+                        if let Resolved::Class(cm, c) = self.resolve_d(t, class, d + 1) {
+                            let r = self.class_member(cm, c, prop, d + 1);
+                            if matches!(r, Resolved::Func(..)) {
+                                return Some(r);
+                            }
+                        }
+                    }
+                    ("static", [Val::Str(name), f, ..]) if name == prop => {
+                        return Some(self.resolve_d(t, f, d + 1));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        None
     }
 
     /// The call a parameter's declared type names the result of (`repo: OrgRepo` with `type

@@ -16,9 +16,11 @@ use crate::link::resolve::{ModId, Resolved};
 use crate::program::{RouterItem, Val};
 use std::sync::Arc;
 
-/// Operation keys a path module may export, as express-openapi reads them (any case).
+/// Operation keys a path module may export, as express-openapi reads them: lower or upper case,
+/// and `del` for DELETE.
 const METHODS: &[&str] = &[
-    "get", "post", "put", "patch", "delete", "del", "head", "options",
+    "get", "post", "put", "patch", "delete", "del", "head", "options", "GET", "POST", "PUT",
+    "PATCH", "DELETE", "HEAD", "OPTIONS",
 ];
 /// Most path modules one `initialize` call is read for.
 const MAX_MODULES: usize = 1024;
@@ -70,16 +72,17 @@ impl Mounter<'_> {
             return;
         };
         let file = self.modules()[m].file.clone();
-        let (base, base_read) = match field("apiDoc") {
-            Some(doc) => self.openapi_base(om, doc),
-            None => (String::new(), false),
+        let (bases, base_read) = match field("apiDoc") {
+            Some(doc) => self.openapi_bases(om, doc),
+            None => (vec![String::new()], false),
         };
         let mut specs: Vec<(String, ModId)> = Vec::new();
         let mut unread = false;
         match field("paths") {
-            Some(paths) => self.path_specs(om, paths, &mut specs, &mut unread),
+            Some(paths) => self.path_specs(om, paths, &mut specs, &mut unread, 0),
             None => unread = true,
         }
+        let cut = specs.len() > MAX_MODULES;
         let mut added = 0;
         for (path, t) in specs.into_iter().take(MAX_MODULES) {
             for (method, value, at) in self.operations(t) {
@@ -97,21 +100,23 @@ impl Mounter<'_> {
                     (None, Resolved::Func(fm, f)) if fm == t => self.modules()[t].functions[f].line,
                     (None, _) => self.modules()[t].export_line("default").unwrap_or(1),
                 };
-                let full = format!(
-                    "{}/{}",
-                    base.trim_end_matches('/'),
-                    path.trim_start_matches('/')
-                );
-                let item = RouterItem::route(
-                    Val::Str(method),
-                    Val::Str(full.clone()),
-                    full,
-                    middleware,
-                    handler,
-                    at,
-                );
-                self.items.entry(key).or_default().push((t, item));
-                added += 1;
+                for base in &bases {
+                    let full = format!(
+                        "{}/{}",
+                        base.trim_end_matches('/'),
+                        path.trim_start_matches('/')
+                    );
+                    let item = RouterItem::route(
+                        Val::Str(method.clone()),
+                        Val::Str(full.clone()),
+                        full,
+                        middleware.clone(),
+                        handler.clone(),
+                        at,
+                    );
+                    self.items.entry(key).or_default().push((t, item));
+                    added += 1;
+                }
             }
         }
         let mut notes = Vec::new();
@@ -120,10 +125,18 @@ impl Mounter<'_> {
                 "the API document's base path could not be read: the paths start at the app's root",
             );
         }
-        if unread {
+        if unread && field("paths").is_some() {
             notes.push(
                 "some of `paths` could not be read: operations registered from it are missing",
             );
+        }
+        if field("operations").is_some() {
+            notes.push(
+                "the handlers `operations` gives by operationId are served at the API document's paths, which are not read: those operations are missing",
+            );
+        }
+        if cut {
+            notes.push("more path modules than are read: the rest are missing");
         }
         self.diagnostics.push(Diagnostic::new(
             file,
@@ -139,11 +152,12 @@ impl Mounter<'_> {
         ));
     }
 
-    /// `apiDoc.basePath`, or the path of `apiDoc.servers[0].url`; and whether it was read (an
-    /// API document with neither has its paths at the root).
-    fn openapi_base(&self, m: ModId, doc: &Val) -> (String, bool) {
+    /// The paths an API document serves its operations under: OpenAPI 2's `basePath`; the path
+    /// of each of OpenAPI 3's `servers` (its `basePath` is not read); the root when the document
+    /// names none. And whether they were read.
+    fn openapi_bases(&self, m: ModId, doc: &Val) -> (Vec<String>, bool) {
         let Resolved::Obj(dm, fields) = self.resolve(m, doc) else {
-            return (String::new(), false);
+            return (vec![String::new()], false);
         };
         let field = |name: &str| {
             fields
@@ -151,45 +165,65 @@ impl Mounter<'_> {
                 .find(|(k, _)| k == name)
                 .map(|(_, v)| v.clone())
         };
-        if let Some(b) = field("basePath") {
-            return match self.strings(dm, &b).as_deref() {
-                Some([one]) => (one.clone(), true),
-                _ => (String::new(), false),
+        if field("openapi").is_none() {
+            return match field("basePath") {
+                Some(b) => match self.strings(dm, &b).as_deref() {
+                    Some([one]) => (vec![one.clone()], true),
+                    _ => (vec![String::new()], false),
+                },
+                None => (vec![String::new()], true),
             };
         }
         let Some(servers) = field("servers") else {
-            return (String::new(), true);
+            return (vec![String::new()], true);
         };
-        let first = self
-            .res
-            .array(dm, &servers)
-            .and_then(|(sm, items)| Some((sm, items.into_iter().next()?)));
-        let url = first.and_then(|(sm, s)| match self.resolve(sm, &s) {
-            Resolved::Obj(sm, f) => f
-                .iter()
-                .find(|(k, _)| k == "url")
-                .and_then(|(_, u)| self.strings(sm, u))
-                .and_then(|v| v.into_iter().next()),
-            _ => None,
-        });
-        match url {
-            Some(u) => {
-                let path = match u.split_once("://") {
-                    Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]).to_string(),
-                    None => u,
-                };
-                (path, true)
+        let Some((sm, items)) = self.res.array(dm, &servers) else {
+            return (vec![String::new()], false);
+        };
+        let mut out = Vec::new();
+        for s in items.iter().take(8) {
+            let url = match self.resolve(sm, s) {
+                Resolved::Obj(om, f) => f
+                    .iter()
+                    .find(|(k, _)| k == "url")
+                    .and_then(|(_, u)| self.strings(om, u))
+                    .and_then(|v| v.into_iter().next()),
+                _ => None,
+            };
+            let Some(u) = url else {
+                return (vec![String::new()], false);
+            };
+            let path = match u.split_once("://") {
+                Some((_, rest)) => rest.find('/').map_or("", |i| &rest[i..]).to_string(),
+                None => u,
+            };
+            if !out.contains(&path) {
+                out.push(path);
             }
-            None => (String::new(), false),
         }
+        if out.is_empty() {
+            out.push(String::new());
+        }
+        (out, true)
     }
 
     /// The (path, module) pairs `paths` names.
-    fn path_specs(&self, m: ModId, paths: &Val, out: &mut Vec<(String, ModId)>, unread: &mut bool) {
+    fn path_specs(
+        &self,
+        m: ModId,
+        paths: &Val,
+        out: &mut Vec<(String, ModId)>,
+        unread: &mut bool,
+        depth: usize,
+    ) {
+        if depth > 8 {
+            *unread = true;
+            return;
+        }
         match paths {
             Val::Arr(items) => {
                 for i in items {
-                    self.path_specs(m, i, out, unread);
+                    self.path_specs(m, i, out, unread, depth + 1);
                 }
             }
             // `routes.map((r) => ({ path: .., module: require(..) }))`
@@ -217,7 +251,7 @@ impl Mounter<'_> {
                         }
                     };
                     let spec = substitute(&ret, *f, &Val::Str(s));
-                    self.path_specs(m, &spec, out, unread);
+                    self.path_specs(m, &spec, out, unread, depth + 1);
                 }
             }
             Val::Obj(fields) => {
@@ -229,19 +263,41 @@ impl Mounter<'_> {
                     _ => *unread = true,
                 }
             }
-            v => match self.strings(m, v) {
-                Some(dirs) => {
-                    for d in dirs {
-                        self.dir_specs(m, &d, out, unread);
-                    }
+            v => {
+                let here = self.modules()[m]
+                    .file
+                    .rsplit_once('/')
+                    .map_or("", |(d, _)| d)
+                    .to_string();
+                // `path.resolve(__dirname, 'api')`: a directory of the tree
+                if matches!(v, Val::Call(..) | Val::Global(_))
+                    && let Some(dir) = self.dir_value(m, v, &here, 0)
+                {
+                    self.dir_specs(m, &format!("/{dir}"), out, unread);
+                    return;
                 }
-                None => match self.resolve(m, v) {
-                    Resolved::Obj(om, fields) => {
-                        self.path_specs(om, &Val::Obj(fields), out, unread)
+                match self.strings(m, v) {
+                    Some(dirs) => {
+                        for d in dirs {
+                            self.dir_specs(m, &d, out, unread);
+                        }
                     }
-                    _ => *unread = true,
-                },
-            },
+                    None => match self.resolve(m, v) {
+                        Resolved::Obj(om, fields) => {
+                            self.path_specs(om, &Val::Obj(fields), out, unread, depth + 1)
+                        }
+                        // a list the module keeps in a variable or imports
+                        _ => match self.res.array(m, v) {
+                            Some((am, items)) => {
+                                for i in items.iter().take(MAX_MODULES) {
+                                    self.path_specs(am, i, out, unread, depth + 1);
+                                }
+                            }
+                            _ => *unread = true,
+                        },
+                    },
+                }
+            }
         }
     }
 
@@ -260,26 +316,22 @@ impl Mounter<'_> {
         }
     }
 
-    /// The path modules of directory `dir` (relative to the package the initializing module is
-    /// in, where the service starts, or else to the module's own directory), each with its path.
+    /// The path modules of directory `dir`, relative to the working directory the service starts
+    /// in: the package the initializing module is in (else that module's own directory).
     fn dir_specs(&self, m: ModId, dir: &str, out: &mut Vec<(String, ModId)>, unread: &mut bool) {
         let file = &self.modules()[m].file;
         let here = file.rsplit_once('/').map_or("", |(d, _)| d);
-        let mut roots: Vec<String> = Vec::new();
-        let mut d = here;
-        loop {
-            roots.push(d.to_string());
-            match d.rsplit_once('/') {
-                Some((up, _)) => d = up,
-                None if !d.is_empty() => d = "",
-                None => break,
-            }
-        }
         let rel = dir.trim_start_matches("./").trim_end_matches('/');
-        for root in roots {
-            let Some(full) = crate::paths::join(&root, rel) else {
-                continue;
-            };
+        // (an absolute directory, `path.resolve(__dirname, 'api')`, is already from the root)
+        let candidates: Vec<Option<String>> = if dir.starts_with("./") || !dir.starts_with('/') {
+            vec![
+                crate::paths::join(self.res.package_root(m), rel),
+                crate::paths::join(here, rel),
+            ]
+        } else {
+            vec![Some(dir.trim_start_matches('/').to_string())]
+        };
+        for full in candidates.into_iter().flatten() {
             let prefix = format!("{full}/");
             let mut any = false;
             for (t, module) in self.modules().iter().enumerate() {
@@ -304,40 +356,37 @@ impl Mounter<'_> {
         *unread = true;
     }
 
-    /// The operations a path module exports: (method, operation, the line of its export when
-    /// it is a named one).
+    /// The operations a path module exports, as express-openapi reads it (`module.default ||
+    /// module`): (method, operation, the line of its export when it is a named one).
     fn operations(&self, t: ModId) -> Vec<(String, Val, Option<u32>)> {
         let module = &self.modules()[t];
         let mut out = Vec::new();
-        let line = |name: &str| module.export_line(name).unwrap_or(1);
-        for (name, v) in &module.exports {
-            if METHODS.contains(&name.to_ascii_lowercase().as_str()) {
-                out.push((method_of(name), v.clone(), Some(line(name))));
-            }
-        }
-        if !out.is_empty() {
-            return out;
-        }
-        let Some(whole) = module.export("default").or(module.cjs_whole.as_ref()) else {
-            return out;
-        };
-        let fields = match self.resolve(t, whole) {
-            Resolved::Obj(_, fields) => fields,
-            Resolved::Func(fm, f) if fm == t => {
-                match self.modules()[fm].functions[f]
-                    .returns
-                    .first()
-                    .map(|r| self.resolve(fm, r))
-                {
-                    Some(Resolved::Obj(_, fields)) => fields,
-                    _ => return out,
+        if let Some(whole) = module.export("default").or(module.cjs_whole.as_ref()) {
+            let fields = match self.resolve(t, whole) {
+                Resolved::Obj(_, fields) => fields,
+                Resolved::Func(fm, f) if fm == t => {
+                    match self.modules()[fm].functions[f]
+                        .returns
+                        .first()
+                        .map(|r| self.resolve(fm, r))
+                    {
+                        Some(Resolved::Obj(_, fields)) => fields,
+                        _ => return out,
+                    }
+                }
+                _ => return out,
+            };
+            for (name, v) in fields {
+                if METHODS.contains(&name.as_str()) {
+                    out.push((method_of(&name), v, None));
                 }
             }
-            _ => return out,
-        };
-        for (name, v) in fields {
-            if METHODS.contains(&name.to_ascii_lowercase().as_str()) {
-                out.push((method_of(&name), v, None));
+            return out;
+        }
+        for (name, v) in &module.exports {
+            if METHODS.contains(&name.as_str()) {
+                let line = module.export_line(name).unwrap_or(1);
+                out.push((method_of(name), v.clone(), Some(line)));
             }
         }
         out
@@ -346,9 +395,9 @@ impl Mounter<'_> {
 
 /// The route method an operation key stands for (`del` is `delete`).
 fn method_of(key: &str) -> String {
-    match key.to_ascii_lowercase().as_str() {
+    match key {
         "del" => "delete".into(),
-        k => k.into(),
+        k => k.to_ascii_lowercase(),
     }
 }
 
