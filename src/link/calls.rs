@@ -2685,10 +2685,7 @@ impl<'a> Calls<'a> {
                     && out.unfollowed.len() < 8
                     && matches!(targets[..], [(Resolved::Opaque, _)])
                     && !matches!(cs.root, Val::Global(_))
-                    && cs
-                        .path
-                        .last()
-                        .is_some_and(|p| crate::catalog::names_a_write(p))
+                    && matches!(&cs.callee, Val::Member(_, p) if crate::catalog::names_a_write(p))
                 {
                     out.unfollowed.push((
                         format!("`{}` (a method of a value the code does not show)", cs.text),
