@@ -1683,28 +1683,7 @@ impl<'m> Resolver<'m> {
         if d > MAX_DEPTH {
             return None;
         }
-        let (mut t, mut made) = (m, v.clone());
-        for _ in 0..8 {
-            match &made {
-                Val::Import {
-                    spec,
-                    name: Some(name),
-                } => {
-                    let target = self.resolve_spec(t, spec)?;
-                    made = self.modules[target].export(name)?.clone();
-                    t = target;
-                }
-                Val::Import { spec, name: None } => {
-                    let target = self.resolve_spec(t, spec)?;
-                    made = self.modules[target]
-                        .export("default")
-                        .or(self.modules[target].cjs_whole.as_ref())?
-                        .clone();
-                    t = target;
-                }
-                _ => break,
-            }
-        }
+        let (t, made) = self.written_value(m, v);
         let Val::Call(callee, args) = &made else {
             return None;
         };
@@ -1776,24 +1755,46 @@ impl<'m> Resolver<'m> {
         let Val::TypeRef(named) = t else {
             return None;
         };
-        self.alias_made(m, named, 0)
+        self.alias_made(m, named)
     }
 
     /// The call a type alias stands for (`ReturnType<typeof f>` is recorded as `f()`): the alias
     /// itself, or the one a module exports under an imported name.
-    fn alias_made(&self, m: ModId, v: &Val, depth: usize) -> Option<(ModId, Val)> {
-        match v {
-            Val::Call(..) => Some((m, v.clone())),
-            Val::Import {
-                spec,
-                name: Some(name),
-            } if depth < 4 => {
-                let t = self.resolve_spec(m, spec)?;
-                let (_, exported) = self.modules[t].exports.iter().find(|(n, _)| n == name)?;
-                self.alias_made(t, exported, depth + 1)
+    fn alias_made(&self, m: ModId, v: &Val) -> Option<(ModId, Val)> {
+        let (t, made) = self.written_value(m, v);
+        matches!(made, Val::Call(..)).then_some((t, made))
+    }
+
+    /// A value through the imports that name it: the module and the value as written there (an
+    /// import of a module whole is its default export, or what it exports whole).
+    pub fn written_value(&self, m: ModId, v: &Val) -> (ModId, Val) {
+        let (mut t, mut made) = (m, v.clone());
+        for _ in 0..MAX_DEPTH {
+            let next = match &made {
+                Val::Import {
+                    spec,
+                    name: Some(name),
+                } => self
+                    .resolve_spec(t, spec)
+                    .and_then(|target| Some((target, self.modules[target].export(name)?.clone()))),
+                Val::Import { spec, name: None } => self.resolve_spec(t, spec).and_then(|target| {
+                    let module = &self.modules[target];
+                    Some((
+                        target,
+                        module
+                            .export("default")
+                            .or(module.cjs_whole.as_ref())?
+                            .clone(),
+                    ))
+                }),
+                _ => None,
+            };
+            match next {
+                Some(n) => (t, made) = n,
+                None => break,
             }
-            _ => None,
         }
+        (t, made)
     }
 
     /// An object of functions only, at least two (`{ saveOrganization, getOrganizationById }`):

@@ -3512,6 +3512,17 @@ fn awaited(n: Option<Node>) -> bool {
     false
 }
 
+/// A declared type that may name what a function returns: an alias made here
+/// (`ReturnType<typeof f>`, a call of `f`), an imported type, or an object type with one.
+fn names_alias_or_import(v: &Val) -> bool {
+    match v {
+        Val::TypeRef(inner) => matches!(inner.as_ref(), Val::Call(..) | Val::Import { .. }),
+        Val::Call(..) => true,
+        Val::Obj(fields) => fields.iter().any(|(_, f)| names_alias_or_import(f)),
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::catalog::Catalog;
@@ -3642,16 +3653,5 @@ mod tests {
         );
         assert_eq!(string_method(&Val::Unknown, "trim", &[], None), None);
         assert_eq!(string_method(&s("a"), "padEnd", &[], None), None);
-    }
-}
-
-/// A declared type that may name what a function returns: an alias made here
-/// (`ReturnType<typeof f>`, a call of `f`), an imported type, or an object type with one.
-fn names_alias_or_import(v: &Val) -> bool {
-    match v {
-        Val::TypeRef(inner) => matches!(inner.as_ref(), Val::Call(..) | Val::Import { .. }),
-        Val::Call(..) => true,
-        Val::Obj(fields) => fields.iter().any(|(_, f)| names_alias_or_import(f)),
-        _ => false,
     }
 }
