@@ -138,6 +138,9 @@ pub struct Resolver<'m> {
     star_mods: Vec<std::sync::OnceLock<Vec<ModId>>>,
     /// Every Drizzle table a module exports: its name in the code → its SQL name, read once.
     drizzle_tables: std::sync::OnceLock<FxHashMap<String, String>>,
+    /// Hono context variables: each name a middleware sets (`c.set('db', drizzle(..))`) with the
+    /// values set, in the modules that set them.
+    context_vars: std::sync::OnceLock<FxHashMap<String, Vec<(ModId, Val)>>>,
 }
 
 /// Most functions an object is read for as a table of them (see [`Resolver::function_table`]).
@@ -282,6 +285,7 @@ impl<'m> Resolver<'m> {
             params: FxHashMap::default(),
             depth_cut: Mutex::new(None),
             drizzle_tables: std::sync::OnceLock::new(),
+            context_vars: std::sync::OnceLock::new(),
             manifest_problems: Mutex::new(Vec::new()),
             specs: Mutex::new(FxHashMap::default()),
             star_mods: (0..modules.len())
@@ -1030,6 +1034,13 @@ impl<'m> Resolver<'m> {
                     r @ Resolved::Package { .. } if matches!(&r, Resolved::Package { spec, .. } if spec == "mongoose") => {
                         self.model_static(m, inner, prop, d + 1).unwrap_or(r)
                     }
+                    // `c.var.db` in a Hono handler: what a middleware set (`c.set('db', ..)`)
+                    Resolved::Opaque
+                        if matches!(inner.as_ref(), Val::Member(c, v)
+                            if v == "var" && matches!(c.as_ref(), Val::Param(_, 0))) =>
+                    {
+                        self.context_var(prop, d + 1)
+                    }
                     // `repo.saveOrg(..)` on a parameter declared `repo: OrgRepo`, with `type
                     // OrgRepo = ReturnType<typeof createOrgRepo>`: a member of what the function
                     // returns
@@ -1054,6 +1065,15 @@ impl<'m> Resolver<'m> {
                     && !args.is_empty() =>
             {
                 self.resolve_d(m, &args[0], d)
+            }
+            // `c.get('db')` in a Hono handler: what a middleware set
+            Val::Call(callee, args)
+                if matches!(callee.as_ref(), Val::Member(c, g)
+                    if g == "get" && matches!(c.as_ref(), Val::Param(_, 0)))
+                    && let [Val::Str(var)] = args.as_slice()
+                    && !matches!(self.context_var(var, d + 1), Resolved::Opaque) =>
+            {
+                self.context_var(var, d + 1)
             }
             Val::Call(callee, args) => {
                 // `sequelize.define('User', attributes)` on a Sequelize instance that arrived as a
@@ -1673,6 +1693,39 @@ impl<'m> Resolver<'m> {
             }
         }
         Resolved::Opaque
+    }
+
+    /// The value a Hono middleware sets for the context variable `name` (`c.set('db', ..)`,
+    /// read as `c.var.db` or `c.get('db')`, hono.dev/docs/api/context#set-get): when every
+    /// middleware that sets it sets the same thing.
+    fn context_var(&self, name: &str, d: usize) -> Resolved {
+        let vars = self.context_vars.get_or_init(|| {
+            let mut out: FxHashMap<String, Vec<(ModId, Val)>> = FxHashMap::default();
+            for (m, module) in self.modules.iter().enumerate() {
+                if module.is_test || !self.declares(m, &["hono".to_string()]) {
+                    continue;
+                }
+                for facts in &module.functions {
+                    for cs in &facts.calls {
+                        if let (Val::Member(c, set), [Val::Str(var), value]) =
+                            (&cs.callee, cs.args.as_slice())
+                            && set == "set"
+                            && matches!(c.as_ref(), Val::Param(_, 0))
+                        {
+                            let values = out.entry(var.clone()).or_default();
+                            if values.len() < 8 && !values.iter().any(|(_, v)| v == value) {
+                                values.push((m, value.clone()));
+                            }
+                        }
+                    }
+                }
+            }
+            out
+        });
+        match vars.get(name).map(Vec::as_slice) {
+            Some([(vm, v)]) => self.resolve_d(*vm, v, d + 1),
+            _ => Resolved::Opaque,
+        }
     }
 
     /// A static of the Mongoose model `v` names (`mongoose.model('Discussion', schema)`, here or
