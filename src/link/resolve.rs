@@ -1731,7 +1731,7 @@ impl<'m> Resolver<'m> {
     /// A static of the Mongoose model `v` names (`mongoose.model('Discussion', schema)`, here or
     /// imported): a static method of a class the schema loads (`schema.loadClass(C)`,
     /// mongoosejs.com/docs/advanced_schemas.html) or one it declares
-    /// (`schema.static('add', fn)`).
+    /// (`schema.static('add', fn)`, `schema.statics.add = fn`).
     fn model_static(&self, m: ModId, v: &Val, prop: &str, d: usize) -> Option<Resolved> {
         if d > MAX_DEPTH {
             return None;
@@ -1746,6 +1746,13 @@ impl<'m> Resolver<'m> {
                 if spec == "mongoose" && path.last().or(name.as_ref()).is_some_and(|n| n == "model")
         );
         let schema = args.get(1).filter(|_| models)?;
+        if let Some((_, _, f)) = self.modules[t]
+            .statics
+            .iter()
+            .find(|(holder, name, _)| holder == schema && name == prop)
+        {
+            return Some(self.resolve_d(t, f, d + 1));
+        }
         for facts in &self.modules[t].functions {
             for cs in &facts.calls {
                 let Val::Member(on, method) = &cs.callee else {

@@ -1191,6 +1191,10 @@ pub struct Module {
     /// with the expression as written. Where such a value is wanted as a string and cannot be
     /// read, the linker takes the fallback (and says so). At most [`MAX_FALLBACKS`].
     pub fallbacks: Vec<Fallback>,
+    /// Functions assigned as statics of a value the module holds (Mongoose's
+    /// `schema.statics.findByEmail = fn`): (the value, the name, the function). At most
+    /// [`MAX_FALLBACKS`].
+    pub statics: Vec<(Val, String, Val)>,
 }
 
 /// Most fallbacks a module notes.
@@ -1239,6 +1243,7 @@ impl Module {
         self.export_lines.shrink_to_fit();
         self.foreign_items.shrink_to_fit();
         self.fallbacks.shrink_to_fit();
+        self.statics.shrink_to_fit();
     }
 
     /// The `new X(..)` call on `line` (a [`Val::New`] names it so), with its arguments.

@@ -2392,6 +2392,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 } else {
                     self.eval(left);
                     self.write_field(object, &prop, &v);
+                    // `schema.statics.findByEmail = async function (..) {..}`
+                    if let Some(o) = object.filter(|o| o.kind() == "member_expression")
+                        && o.field("property")
+                            .is_some_and(|p| self.text(p) == "statics")
+                        && let Some(holder) = o.field("object")
+                        && matches!(v, Val::Func(_))
+                        && self.module.statics.len() < crate::program::MAX_FALLBACKS
+                    {
+                        let holder = self.eval(holder);
+                        self.module.statics.push((holder, prop.clone(), v.clone()));
+                    }
                     match (
                         object
                             .filter(|o| o.kind() == "identifier")
