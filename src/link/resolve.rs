@@ -1825,19 +1825,9 @@ impl<'m> Resolver<'m> {
         matches!(made, Val::Call(..)).then_some((t, made))
     }
 
-    /// A value through the imports that name it: the module and the value as written there. A
-    /// default import of a CommonJS module is what it exports whole, a member of a namespace
-    /// import the export of that name, and an import of a module whole (`require('./x')`) its
-    /// default export or what it exports whole.
+    /// A value through the imports that name it: the module and the value as written there (an
+    /// import of a module whole is its default export, or what it exports whole).
     pub fn written_value(&self, m: ModId, v: &Val) -> (ModId, Val) {
-        let export_of = |t: ModId, name: &str| {
-            let module = &self.modules[t];
-            match module.export(name) {
-                Some(v) => Some((t, v.clone())),
-                None if name == "default" => module.cjs_whole.clone().map(|v| (t, v)),
-                None => None,
-            }
-        };
         let (mut t, mut made) = (m, v.clone());
         for _ in 0..MAX_DEPTH {
             let next = match &made {
@@ -1846,16 +1836,17 @@ impl<'m> Resolver<'m> {
                     name: Some(name),
                 } => self
                     .resolve_spec(t, spec)
-                    .and_then(|target| export_of(target, name)),
-                Val::Import { spec, name: None } => self
-                    .resolve_spec(t, spec)
-                    .and_then(|target| export_of(target, "default")),
-                Val::Member(inner, name) => match inner.as_ref() {
-                    Val::Import { spec, name: None } => self
-                        .resolve_spec(t, spec)
-                        .and_then(|target| export_of(target, name)),
-                    _ => None,
-                },
+                    .and_then(|target| Some((target, self.modules[target].export(name)?.clone()))),
+                Val::Import { spec, name: None } => self.resolve_spec(t, spec).and_then(|target| {
+                    let module = &self.modules[target];
+                    Some((
+                        target,
+                        module
+                            .export("default")
+                            .or(module.cjs_whole.as_ref())?
+                            .clone(),
+                    ))
+                }),
                 _ => None,
             };
             match next {

@@ -31,7 +31,7 @@
 use super::{Mounter, RawRoute, code, normalize_path};
 use crate::facts::{Diagnostic, Protocol};
 use crate::link::resolve::{ModId, Resolved, Resolver};
-use crate::program::{DecoratorFacts, FnId, Val};
+use crate::program::{DecoratorFacts, FnId, Module, Val};
 use std::collections::{BTreeMap, BTreeSet};
 
 const DEFAULT_PATH: &str = "/graphql";
@@ -128,8 +128,31 @@ struct Field {
 
 impl Mounter<'_> {
     /// Follows imports to the value exported (`import { resolvers } from './resolvers'`).
-    pub(super) fn deref_export(&self, m: ModId, v: Val) -> (ModId, Val) {
-        self.res.written_value(m, &v)
+    pub(super) fn deref_export(&self, mut m: ModId, mut v: Val) -> (ModId, Val) {
+        for _ in 0..MAX_DEPTH {
+            let next = match &v {
+                Val::Import {
+                    spec,
+                    name: Some(name),
+                } => self
+                    .res
+                    .resolve_spec(m, spec)
+                    .and_then(|t| export_of(&self.modules()[t], name).map(|v| (t, v.clone()))),
+                Val::Member(inner, name) => match inner.as_ref() {
+                    Val::Import { spec, name: None } => self
+                        .res
+                        .resolve_spec(m, spec)
+                        .and_then(|t| export_of(&self.modules()[t], name).map(|v| (t, v.clone()))),
+                    _ => None,
+                },
+                _ => None,
+            };
+            match next {
+                Some(n) => (m, v) = n,
+                None => break,
+            }
+        }
+        (m, v)
     }
 
     /// The `new X(..)` call a value is (a server made in this file or exported from another).
@@ -1255,6 +1278,14 @@ fn mutation_name(d: &DecoratorFacts) -> Option<String> {
 
 fn field<'v>(fields: &'v [(String, Val)], name: &str) -> Option<&'v Val> {
     fields.iter().rev().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+fn export_of<'m>(module: &'m Module, name: &str) -> Option<&'m Val> {
+    match module.export(name) {
+        Some(v) => Some(v),
+        None if name == "default" => module.cjs_whole.as_ref(),
+        None => None,
+    }
 }
 
 #[cfg(test)]
