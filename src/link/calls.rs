@@ -1256,6 +1256,13 @@ fn drizzle_select(cs: &CallSite) -> bool {
         )
 }
 
+/// Supabase's (PostgREST's) and Knex's `.from('t').select(..)`: a read of the table the chain
+/// names (see `program::from_select_read`), found by the link of the chain that selects.
+fn from_select(cs: &CallSite) -> bool {
+    let n = cs.path.len();
+    n >= 2 && cs.path[n - 1] == "select" && cs.path[n - 2] == "from"
+}
+
 fn find_or_create(looked_up: &str, updated: &HashSet<String>, e: &mut Effect) {
     if e.kind == EffectKind::DbCreate
         && !e.upsert
@@ -2465,6 +2472,7 @@ impl<'a> Calls<'a> {
                         && !list
                         && (method.is_some_and(|l| self.catalog.is_lookup(l))
                             || drizzle_select(cs)
+                            || from_select(cs)
                             || self.raw_select(cs).is_some_and(|q| !selects_count(q)))
                         && !looks_up_fresh(cs)
                     {
@@ -3923,6 +3931,10 @@ impl<'a> Calls<'a> {
         // A raw `SELECT … FROM t` reads `t`.
         if let Some(sql) = self.raw_select(cs) {
             return Some(sql_table(sql));
+        }
+        // `supabase.from('t').select(..)`: the table is the chain's (`group_table`).
+        if from_select(cs) {
+            return Some(None);
         }
         // Drizzle's `db.select().from(users)`: a read of the table (a lookup of its rows).
         if drizzle_select(cs) {

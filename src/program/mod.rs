@@ -409,6 +409,41 @@ pub fn chain_table(v: &Val) -> Option<String> {
     None
 }
 
+/// Links of a query builder's chain that make it a write: a chain with one of them is no read.
+const CHAIN_WRITES: &[&str] = &["insert", "upsert", "update", "delete", "del"];
+
+/// A read through a query builder that names its table with `.from('t')` and then selects:
+/// Supabase's (PostgREST's) `supabase.from('t').select(..).eq(..).single()` and Knex's
+/// `knex.from('t').select(..).where(..)`, with no write link in the chain. The table, and
+/// whether the chain answers one row (Supabase's `.single()`/`.maybeSingle()`, Knex's
+/// `.first()`) rather than a list of rows.
+/// (<https://supabase.com/docs/reference/javascript/select>,
+/// <https://knexjs.org/guide/query-builder.html#from>)
+pub fn from_select_read(v: &Val) -> Option<(String, bool)> {
+    let mut cur = v;
+    let (mut table, mut selects, mut single) = (None, false, false);
+    for _ in 0..32 {
+        let Val::Call(callee, args) = cur else {
+            break;
+        };
+        let Val::Member(obj, link) = callee.as_ref() else {
+            break;
+        };
+        match link.as_str() {
+            "from" => match args.as_slice() {
+                [Val::Str(t)] => table = Some(t.clone()),
+                _ => return None,
+            },
+            "select" => selects = true,
+            "single" | "maybeSingle" | "first" => single = true,
+            l if CHAIN_WRITES.contains(&l) => return None,
+            _ => {}
+        }
+        cur = obj;
+    }
+    table.filter(|_| selects).map(|t| (t, single))
+}
+
 /// Objection's query builder (`Person.query().where(..).first()`, `this.models.Person
 /// .query(trx)`, `person.$query()`): the value `query()` or `$query()` is called on.
 pub fn query_receiver(v: &Val) -> Option<&Val> {

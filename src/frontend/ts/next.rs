@@ -665,6 +665,9 @@ impl<'t> Evaluator<'t, '_> {
                 if !count && let Some(table) = drizzle_select_from(query) {
                     return Some((table, row.clone()));
                 }
+                if let Some(table) = from_select(query, read) {
+                    return Some((table, row.clone()));
+                }
                 // A raw `SELECT … FROM account WHERE …` through a SQL tag or client
                 // (`sql\`select id from account where email = ${email}\``, `pool.query('SELECT
                 // ..', [..])`): a lookup of its table.
@@ -750,6 +753,18 @@ impl<'t> Evaluator<'t, '_> {
                 }
                 None
             }
+            // `if (existing.data)` after `const existing = await supabase.from('t').select()
+            // ..single()`: the row Supabase answers in `data`.
+            "member_expression" => {
+                let o = n.child_by_field_name("object")?;
+                let p = n.child_by_field_name("property")?;
+                if o.kind() != "identifier" || self.text(p) != "data" {
+                    return None;
+                }
+                let answer = self.lookup(self.text(o));
+                let row = Val::Member(std::sync::Arc::new(answer), "data".to_string());
+                from_select(&row, read).map(|table| (table, row))
+            }
             "call_expression" => {
                 let f = n.child_by_field_name("function")?;
                 let Some(p) = f.child_by_field_name("property") else {
@@ -829,6 +844,34 @@ impl<'t> Evaluator<'t, '_> {
                 let nullish = |this: &Self, x: Node| {
                     matches!(x.kind(), "null" | "undefined") || this.text(x) == "undefined"
                 };
+                // `rows && rows.length > 0`, `!rows || rows.length === 0`: a test that the value
+                // is there, before the test of what it holds, says no more than that test (a
+                // list read answers `null` only when it failed).
+                let (lt, lf) = self.lookup_polarity(l, depth + 1);
+                let there = match (op, l.kind()) {
+                    ("&&", "identifier") => Some(l),
+                    ("||", "unary_expression")
+                        if n.child_by_field_name("operator").is_some()
+                            && l.child_by_field_name("operator").map(|o| self.text(o))
+                                == Some("!") =>
+                    {
+                        l.child_by_field_name("argument")
+                            .filter(|a| a.kind() == "identifier")
+                    }
+                    _ => None,
+                };
+                if (lt, lf) == (None, None)
+                    && let Some(x) = there
+                {
+                    let name = self.text(x);
+                    let tested = self.text(r);
+                    if [".", "?."]
+                        .iter()
+                        .any(|s| tested.starts_with(&format!("{name}{s}")))
+                    {
+                        return self.lookup_polarity(r, depth + 1);
+                    }
+                }
                 match op {
                     "&&" => {
                         let (lt, _) = self.lookup_polarity(l, depth + 1);
@@ -1006,6 +1049,13 @@ impl<'t> Evaluator<'t, '_> {
             if matches!(n.kind(), "arrow_function" | "function_expression") {
                 continue;
             }
+            // a count inside the condition (`rows && rows.length > 0`)
+            if n != cond
+                && n.kind() == "binary_expression"
+                && let Some((model, _)) = self.count_test(n, 0)
+            {
+                return Some((model, Val::Unknown));
+            }
             if let Some(found) = self.is_lookup_leaf(n) {
                 // a lookup the front end sees is taken before what a function returned
                 if !found.0.starts_with(HELPER_GUARD) {
@@ -1148,6 +1198,22 @@ fn with(rows: &[Found], row: &Option<Found>) -> Vec<Found> {
         out.push(r.clone());
     }
     out
+}
+
+/// A read of a table through a query builder's `.from('t')` and `.select(..)` (see
+/// `program::from_select_read`) that answers what `read` asks: one row (Supabase's `.single()`,
+/// answered in `data`) for a lookup, the rows for a list. Never a count.
+fn from_select(v: &Val, read: Read) -> Option<String> {
+    let answer = match v {
+        Val::Member(inner, d) if d == "data" => inner.as_ref(),
+        v => v,
+    };
+    let (table, single) = crate::program::from_select_read(answer)?;
+    match read {
+        Read::Lookup if single => Some(table),
+        Read::List if !single => Some(table),
+        _ => None,
+    }
 }
 
 /// The table a Drizzle select chain reads: `db.select().from(users).where(..).limit(1)` →
