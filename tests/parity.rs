@@ -337,3 +337,8 @@ fn a_record_built_then_saved_is_protected_by_its_unique_column_in_both_languages
 fn a_dispatcher_runs_the_branch_of_the_command_it_is_given_in_both_languages() {
     assert_twins("express-command-dispatch", "axum-command-dispatch");
 }
+
+#[test]
+fn a_create_that_reaches_no_known_write_is_unknown_in_both_languages() {
+    assert_twins("express-repository-stores", "axum-repository-stores");
+}

@@ -645,6 +645,12 @@ pub fn names_a_write(name: &str) -> bool {
     })
 }
 
+/// Is `name` a method named for creating a stored record (`create`, `insertOne`, `createUser`,
+/// `insert_token`): one of [`names_a_write`] whose verb is `create` or `insert`.
+pub fn names_a_create(name: &str) -> bool {
+    names_a_write(name) && (name.starts_with("create") || name.starts_with("insert"))
+}
+
 /// A module of Node's own (`fs`, `node:crypto`, `fs/promises`): not a package the catalogue
 /// would list.
 pub fn node_builtin(spec: &str) -> bool {
@@ -867,6 +873,30 @@ mod tests {
             "delete",
         ] {
             assert!(!names_a_write(n), "{n}");
+        }
+    }
+
+    #[test]
+    fn creates_are_the_writes_that_make_a_record() {
+        for w in [
+            "create",
+            "createUser",
+            "create_invoice",
+            "insertOne",
+            "insert_notification",
+        ] {
+            assert!(names_a_create(w), "{w}");
+        }
+        // a map's `insert`, a value made in process, and writes of another kind
+        for n in [
+            "insert",
+            "createHash",
+            "create_router",
+            "updateUser",
+            "save",
+            "sendEmail",
+        ] {
+            assert!(!names_a_create(n), "{n}");
         }
     }
 

@@ -1765,6 +1765,15 @@ impl<'a> Calls<'a> {
         };
         let declared = match recv {
             Val::TypeRef(t) => t.name_it_goes_by(),
+            // a parameter declared with the interface (`routes(apiKeys: ApiKeyRepository)`)
+            Val::Param(pf, i) => self.res.modules[m]
+                .functions
+                .get(*pf)
+                .and_then(|def| def.param_types.iter().find(|(k, _)| k == i))
+                .and_then(|(_, t)| match t {
+                    Val::TypeRef(t) => t.name_it_goes_by(),
+                    _ => None,
+                }),
             // `const provider = registry.getProvider(t)`, declared `: LightningProvider`
             Val::Call(callee, _) => match returned(callee) {
                 Some(Val::TypeRef(t)) => t.name_it_goes_by(),
@@ -2820,6 +2829,11 @@ impl<'a> Calls<'a> {
                     HashSet::new()
                 };
                 let mut refusing: Option<(&'static str, Location)> = None;
+                let async_callee = targets[..callees].iter().any(|(t, _)| {
+                    matches!(t, Resolved::Func(m2, f2)
+                        if self.res.modules[*m2].functions[*f2].is_async)
+                });
+                let unfollowed_before = out.unfollowed.len();
                 for (ti, (t, speculative)) in targets.into_iter().enumerate() {
                     let Resolved::Func(m2, f2) = t else { continue };
                     if m2 == m && inside.contains(&f2) {
@@ -3019,6 +3033,26 @@ impl<'a> Calls<'a> {
                     out.signature_checks
                         .extend(sub.signature_checks.iter().cloned());
                     out.unfollowed.extend(sub.unfollowed.iter().cloned());
+                }
+                // An `async` method named for a create (`repository.create(entity)`) followed
+                // into the project's own code, which reaches no write the catalogue knows (a
+                // `Map` the process keeps, a store it does not know): a create nothing here
+                // judges, not nothing. (A synchronous one builds a value in process:
+                // `createCatcher(..)`, `createDurationRecorder(..)`.)
+                if async_callee
+                    && own.len() == own_before
+                    && out.effects.len() == out_before
+                    && out.unfollowed.len() == unfollowed_before
+                    && out.unfollowed.len() < 8
+                    && matches!(&cs.callee, Val::Member(_, p) if crate::catalog::names_a_create(p))
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a method named for a create, whose code reaches no write the catalogue knows)",
+                            cs.text
+                        ),
+                        self.location(m, cs.line),
+                    ));
                 }
                 // What this call deleted through the functions it reached: later creates of
                 // the same model replace the set.

@@ -984,6 +984,8 @@ pub struct KeySeen {
 pub struct FnFacts {
     pub name: String,
     pub line: u32,
+    /// Declared `async`: its work waits on something outside the process.
+    pub is_async: bool,
     pub class: Option<ClassId>,
     pub calls: Vec<CallSite>,
     /// (header name as written, line) for every read of an idempotency-key header.

@@ -294,6 +294,8 @@ const TRANSPARENT: &[&str] = &[
     "Arc",
     "Rc",
     "Data",
+    // actix-web's `web::ThinData` extractor (application data without the `Arc`)
+    "ThinData",
     "State",
     "Extension",
     "Json",
@@ -2874,6 +2876,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             Ex::Method(recv, name, args, line) => {
                 let before = out.effects.len();
+                let unfollowed_before = out.unfollowed.len();
                 if !in_chain {
                     self.sink_check(e, scope, out);
                 }
@@ -2925,6 +2928,25 @@ impl<'m, 'a> Effects<'m, 'a> {
                     called.push(f);
                 }
                 let followed = !called.is_empty();
+                // An `async` method named for a create (`state.repository.create(entity)`)
+                // followed into the project's own code, which reaches no write the catalogue
+                // knows (a map the process keeps, a store it does not know): a create nothing
+                // here judges, not nothing. (A synchronous one builds a value in process:
+                // `create_path(..)`, `create_recorder(..)`.)
+                if called.iter().any(|&f| self.model.fns[f].func.is_async)
+                    && out.effects.len() == before
+                    && out.unfollowed.len() == unfollowed_before
+                    && out.unfollowed.len() < 8
+                    && crate::catalog::names_a_create(name)
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a method named for a create, whose code reaches no write the catalogue knows)",
+                            name_in_text(recv, name)
+                        ),
+                        self.location(scope.module, *line),
+                    ));
+                }
                 // `token.save(&pool)` on a project type none of whose code in view defines
                 // `save` (a derive or a macro of the project's own made it): a write not
                 // followed, and said so, so the endpoint is not read as having none.

@@ -170,6 +170,8 @@ pub struct RouteAttr {
 pub struct Func {
     pub name: String,
     pub line: Line,
+    /// `async fn`: its work waits on something outside the process.
+    pub is_async: bool,
     pub route_attrs: Vec<RouteAttr>,
     pub params: Vec<Param>,
     pub ret: Option<Ty>,

@@ -991,6 +991,84 @@ fn refutable_inside(p: &syn::Pat, depth: usize) -> bool {
 }
 
 /// The generic parameters `params` of an alias written `$0`, `$1`, .. in the type it names.
+/// Traits that say what a type can do besides its own methods (`Send`, `Clone`, `Debug`): no
+/// bound a method call is read through.
+const MARKER_TRAITS: &[&str] = &[
+    "Send",
+    "Sync",
+    "Sized",
+    "Unpin",
+    "Clone",
+    "Copy",
+    "Debug",
+    "Display",
+    "Default",
+    "Eq",
+    "PartialEq",
+    "Ord",
+    "PartialOrd",
+    "Hash",
+    "Serialize",
+    "Deserialize",
+    "Any",
+];
+
+/// Each type parameter of `generics` bounded by a trait of its own (in its declaration or a
+/// `where` clause), with the first such bound (`K: ApiKeyRepository + Send` → `ApiKeyRepository`).
+fn param_bounds(generics: &syn::Generics) -> Vec<(String, Ty)> {
+    let first = |bounds: &syn::punctuated::Punctuated<syn::TypeParamBound, syn::Token![+]>| {
+        bounds.iter().find_map(|b| match b {
+            syn::TypeParamBound::Trait(t)
+                if t.path
+                    .segments
+                    .last()
+                    .is_some_and(|l| !MARKER_TRAITS.contains(&l.ident.to_string().as_str())) =>
+            {
+                Some(Ty {
+                    path: path_segs(&t.path),
+                    args: vec![],
+                })
+            }
+            _ => None,
+        })
+    };
+    let mut out: Vec<(String, Ty)> = Vec::new();
+    for p in generics.type_params() {
+        if let Some(t) = first(&p.bounds) {
+            out.push((p.ident.to_string(), t));
+        }
+    }
+    if let Some(w) = &generics.where_clause {
+        for pred in &w.predicates {
+            if let syn::WherePredicate::Type(t) = pred
+                && let [name] = lower_ty(&t.bounded_ty).path.as_slice()
+                && !out.iter().any(|(n, _)| n == name)
+                && let Some(b) = first(&t.bounds)
+            {
+                out.push((name.clone(), b));
+            }
+        }
+    }
+    out
+}
+
+/// `t` with each type parameter of `bounds` written as its bound.
+fn bind_params(t: &mut Ty, bounds: &[(String, Ty)], depth: usize) {
+    if depth > 32 || bounds.is_empty() {
+        return;
+    }
+    if let [one] = t.path.as_slice()
+        && t.args.is_empty()
+        && let Some((_, b)) = bounds.iter().find(|(p, _)| p == one)
+    {
+        *t = b.clone();
+        return;
+    }
+    for a in &mut t.args {
+        bind_params(a, bounds, depth + 1);
+    }
+}
+
 fn number_params(t: &mut Ty, params: &[String], depth: usize) {
     if depth > 32 {
         return;
@@ -1598,11 +1676,19 @@ impl Lower {
             },
             syn::Item::Struct(s) => Item::Type {
                 name: s.ident.to_string(),
-                fields: s
-                    .fields
-                    .iter()
-                    .filter_map(|f| Some((f.ident.as_ref()?.to_string(), lower_ty(&f.ty))))
-                    .collect(),
+                fields: {
+                    // A field of a type parameter bounded by a trait (`struct AppState<K:
+                    // ApiKeyRepository> { keys: Arc<K> }`) holds a value of that trait.
+                    let bounds = param_bounds(&s.generics);
+                    s.fields
+                        .iter()
+                        .filter_map(|f| {
+                            let mut t = lower_ty(&f.ty);
+                            bind_params(&mut t, &bounds, 0);
+                            Some((f.ident.as_ref()?.to_string(), t))
+                        })
+                        .collect()
+                },
                 entity: entity_attrs(s).map(Box::new),
                 alias: None,
                 typed_path: typed_path(&s.attrs),
@@ -1717,6 +1803,7 @@ impl Lower {
             key_calls,
             name: sig.ident.to_string(),
             line: line_of(sig.ident.span()),
+            is_async: sig.asyncness.is_some(),
             route_attrs: route_attrs(attrs),
             params,
             ret,

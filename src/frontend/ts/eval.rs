@@ -1286,9 +1286,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         } else {
             class.or(self.scopes[self.cur].this_class)
         };
+        // `async f(..)`, `async (..) =>`, `public async f(..)`: the word before the parameters
+        let is_async = self
+            .text(node)
+            .split('(')
+            .next()
+            .is_some_and(|head| head.split_whitespace().any(|w| w == "async"));
         self.module.functions.push(FnFacts {
             name,
             line: line(node),
+            is_async,
             class,
             body_block: node
                 .field("body")
