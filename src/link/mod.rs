@@ -397,11 +397,18 @@ pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
         .map(|((at, call), eps)| {
             let n = eps.len();
             let shown: Vec<&str> = eps.iter().take(3).map(String::as_str).collect();
+            // A call whose note says why it is not judged (`x.create` (a method named for a
+            // create, ..)) needs no list of the reasons a call may not be followed.
+            let why = if call.ends_with(')') {
+                "is not judged"
+            } else {
+                "could not be followed (a callee computed at run time, a function no source in view defines, a handler that resolves to nothing, or a call deeper than `call_depth`)"
+            };
             Diagnostic::new(
                 at.file.clone(),
                 at.line,
                 format!(
-                    "{call} could not be followed (a callee computed at run time, a function no source in view defines, a handler that resolves to nothing, or a call deeper than `call_depth`): {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
+                    "{call} {why}: {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
                     if n == 1 { "" } else { "s" },
                     shown.join(", "),
                     if n > 3 { ", …" } else { "" },
