@@ -2440,6 +2440,8 @@ impl<'a> Calls<'a> {
                 };
                 if let Some(t) = self.read_of(m, cs)
                     && !matches!(self.res.resolve(m, &cs.callee), Resolved::Func(..))
+                    // `.from(t).select(..)` names its table by a string (`group_table`)
+                    && (!from_select(cs) || group_table.contains_key(&cs.group))
                 {
                     let t = group_table.get(&cs.group).cloned().map(Some).unwrap_or(t);
                     // a MongoDB collection read as the effects' targets are (below)
@@ -3044,7 +3046,11 @@ impl<'a> Calls<'a> {
                     && out.effects.len() == out_before
                     && out.unfollowed.len() == unfollowed_before
                     && out.unfollowed.len() < 8
-                    && matches!(&cs.callee, Val::Member(_, p) if crate::catalog::names_a_create(p))
+                    && cs
+                        .path
+                        .last()
+                        .or(Some(&cs.root_name))
+                        .is_some_and(|p| crate::catalog::names_a_create(p))
                 {
                     out.unfollowed.push((
                         format!(

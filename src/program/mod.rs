@@ -416,12 +416,13 @@ const CHAIN_WRITES: &[&str] = &["insert", "upsert", "update", "delete", "del"];
 /// Supabase's (PostgREST's) `supabase.from('t').select(..).eq(..).single()` and Knex's
 /// `knex.from('t').select(..).where(..)`, with no write link in the chain. The table, and
 /// whether the chain answers one row (Supabase's `.single()`/`.maybeSingle()`, Knex's
-/// `.first()`) rather than a list of rows.
+/// `.first()`) rather than a list of rows: `Some(true)` for Knex's `.first()`, which answers the
+/// row itself, `Some(false)` for Supabase's, which answers it in `data`, `None` for a list.
 /// (<https://supabase.com/docs/reference/javascript/select>,
 /// <https://knexjs.org/guide/query-builder.html#from>)
-pub fn from_select_read(v: &Val) -> Option<(String, bool)> {
+pub fn from_select_read(v: &Val) -> Option<(String, Option<bool>)> {
     let mut cur = v;
-    let (mut table, mut selects, mut single) = (None, false, false);
+    let (mut table, mut selects, mut single) = (None, false, None);
     for _ in 0..32 {
         let Val::Call(callee, args) = cur else {
             break;
@@ -435,7 +436,8 @@ pub fn from_select_read(v: &Val) -> Option<(String, bool)> {
                 _ => return None,
             },
             "select" => selects = true,
-            "single" | "maybeSingle" | "first" => single = true,
+            "single" | "maybeSingle" => single = single.or(Some(false)),
+            "first" => single = Some(true),
             l if CHAIN_WRITES.contains(&l) => return None,
             _ => {}
         }

@@ -990,10 +990,22 @@ fn refutable_inside(p: &syn::Pat, depth: usize) -> bool {
     }
 }
 
-/// The generic parameters `params` of an alias written `$0`, `$1`, .. in the type it names.
 /// Traits that say what a type can do besides its own methods (`Send`, `Clone`, `Debug`): no
 /// bound a method call is read through.
 const MARKER_TRAITS: &[&str] = &[
+    "AsRef",
+    "AsMut",
+    "Borrow",
+    "Into",
+    "From",
+    "ToString",
+    "Fn",
+    "FnMut",
+    "FnOnce",
+    "Error",
+    "Future",
+    "Iterator",
+    "IntoIterator",
     "Send",
     "Sync",
     "Sized",
@@ -1069,6 +1081,7 @@ fn bind_params(t: &mut Ty, bounds: &[(String, Ty)], depth: usize) {
     }
 }
 
+/// The generic parameters `params` of an alias written `$0`, `$1`, .. in the type it names.
 fn number_params(t: &mut Ty, params: &[String], depth: usize) {
     if depth > 32 {
         return;

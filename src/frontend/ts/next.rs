@@ -851,9 +851,7 @@ impl<'t> Evaluator<'t, '_> {
                 let there = match (op, l.kind()) {
                     ("&&", "identifier") => Some(l),
                     ("||", "unary_expression")
-                        if n.child_by_field_name("operator").is_some()
-                            && l.child_by_field_name("operator").map(|o| self.text(o))
-                                == Some("!") =>
+                        if l.child_by_field_name("operator").map(|o| self.text(o)) == Some("!") =>
                     {
                         l.child_by_field_name("argument")
                             .filter(|a| a.kind() == "identifier")
@@ -874,12 +872,10 @@ impl<'t> Evaluator<'t, '_> {
                 }
                 match op {
                     "&&" => {
-                        let (lt, _) = self.lookup_polarity(l, depth + 1);
                         let (rt, _) = self.lookup_polarity(r, depth + 1);
                         (both(lt, rt), None)
                     }
                     "||" => {
-                        let (_, lf) = self.lookup_polarity(l, depth + 1);
                         let (_, rf) = self.lookup_polarity(r, depth + 1);
                         (None, both(lf, rf))
                     }
@@ -1041,20 +1037,23 @@ impl<'t> Evaluator<'t, '_> {
         let mut stack = vec![cond];
         let mut budget = 64;
         let mut helper = None;
+        let mut count = None;
         while let Some(n) = stack.pop() {
             budget -= 1;
             if budget == 0 {
-                return helper;
+                return count.or(helper);
             }
             if matches!(n.kind(), "arrow_function" | "function_expression") {
                 continue;
             }
-            // a count inside the condition (`rows && rows.length > 0`)
+            // a count inside the condition (`rows && rows.length > 0`), taken when no lookup is
+            // there
             if n != cond
                 && n.kind() == "binary_expression"
+                && count.is_none()
                 && let Some((model, _)) = self.count_test(n, 0)
             {
-                return Some((model, Val::Unknown));
+                count = Some((model, Val::Unknown));
             }
             if let Some(found) = self.is_lookup_leaf(n) {
                 // a lookup the front end sees is taken before what a function returned
@@ -1067,7 +1066,7 @@ impl<'t> Evaluator<'t, '_> {
             let mut cursor = n.walk();
             stack.extend(n.named_children(&mut cursor));
         }
-        helper
+        count.or(helper)
     }
 
     pub(super) fn walk_switch(&mut self, node: Node<'t>) {
@@ -1204,11 +1203,17 @@ fn with(rows: &[Found], row: &Option<Found>) -> Vec<Found> {
 /// `program::from_select_read`) that answers what `read` asks: one row (Supabase's `.single()`,
 /// answered in `data`) for a lookup, the rows for a list. Never a count.
 fn from_select(v: &Val, read: Read) -> Option<String> {
-    let answer = match v {
-        Val::Member(inner, d) if d == "data" => inner.as_ref(),
-        v => v,
+    let (answer, in_data) = match v {
+        Val::Member(inner, d) if d == "data" => (inner.as_ref(), true),
+        v => (v, false),
     };
     let (table, single) = crate::program::from_select_read(answer)?;
+    // Supabase answers `{ data, error }`, always there: its row is `data`; Knex's `.first()`
+    // answers the row itself.
+    let single = match single {
+        Some(first) => first || in_data,
+        None => false,
+    };
     match read {
         Read::Lookup if single => Some(table),
         Read::List if !single => Some(table),
