@@ -83,6 +83,10 @@ pub struct Provider {
     /// authorization code), so what runs after the call runs once.
     #[serde(default)]
     pub single_use: bool,
+    /// Calls that complete what this call made when the same request makes them too (a
+    /// PaymentIntent confirmed by the request that created it): then the entry does not hold.
+    #[serde(default)]
+    pub unless_request_calls: Vec<String>,
 }
 
 /// Functions by name: a write made on behalf of one of these is bookkeeping; a publish made
@@ -473,20 +477,28 @@ impl Harm {
         Self::http_method(callee, args).filter(|m| self.idempotent_methods.contains(m))
     }
 
-    /// The first `[[provider]]` entry whose call and conditions hold.
+    /// The first `[[provider]]` entry whose call and conditions hold; `request_calls` are the
+    /// other calls the same request makes (see [`Provider::unless_request_calls`]), each as
+    /// [`call_path`] gives it.
     pub fn provider_for(
         &self,
         callee: &str,
         args: &[(String, Option<String>)],
         made: &[String],
+        request_calls: &[String],
     ) -> Option<&Provider> {
         // The pattern is a run of the call's segments: a chain may go on after the call
         // (`Refund::create(..).map_err(..)`, `.then(..)`).
-        let callee = format!(".{}.", call_path(callee));
+        let runs = |path: &str, c: &str| format!(".{path}.").contains(&format!(".{c}."));
+        let path = call_path(callee);
         self.providers.iter().find(|p| {
-            p.calls.iter().any(|c| callee.contains(&format!(".{c}.")))
+            p.calls.iter().any(|c| runs(&path, c))
                 && p.all.iter().all(|c| c.holds_made(args, made))
                 && (p.any.is_empty() || p.any.iter().any(|c| c.holds_made(args, made)))
+                && !p
+                    .unless_request_calls
+                    .iter()
+                    .any(|c| request_calls.iter().any(|r| runs(r, c)))
         })
     }
 }
@@ -732,38 +744,38 @@ mod tests {
             .provider_for(
                 "stripe.oauth.token",
                 &args(&[("grant_type", Some("authorization_code"))]),
-                &[],
+                &[], &[],
             )
             .unwrap();
         assert!(connect.single_use);
         let setup = args(&[("mode", Some("setup")), ("customer", None)]);
         assert_eq!(
-            h.provider_for("stripe.checkout.sessions.create", &setup, &[])
+            h.provider_for("stripe.checkout.sessions.create", &setup, &[], &[])
                 .unwrap()
                 .id,
             "stripe-checkout-setup"
         );
         let pay = args(&[("mode", Some("payment"))]);
         assert_eq!(
-            h.provider_for("stripe.checkout.sessions.create", &pay, &[])
+            h.provider_for("stripe.checkout.sessions.create", &pay, &[], &[])
                 .unwrap()
                 .impact,
             Impact::Pending
         );
         assert!(
-            h.provider_for("stripe.paymentIntents.create", &pay, &[])
+            h.provider_for("stripe.paymentIntents.create", &pay, &[], &[])
                 .is_none()
         );
         let full = args(&[("charge", None)]);
         assert_eq!(
-            h.provider_for("stripe.refunds.create", &full, &[])
+            h.provider_for("stripe.refunds.create", &full, &[], &[])
                 .unwrap()
                 .impact,
             Impact::Read
         );
         let partial = args(&[("charge", None), ("amount", None)]);
         assert!(
-            h.provider_for("stripe.refunds.create", &partial, &[])
+            h.provider_for("stripe.refunds.create", &partial, &[], &[])
                 .is_none()
         );
     }
@@ -781,7 +793,7 @@ mod tests {
         let h = Harm::builtin().unwrap();
         let full = args(&[("payment_intent", None)]);
         assert!(
-            h.provider_for("Refund::create(&client, params)", &full, &[])
+            h.provider_for("Refund::create(&client, params)", &full, &[], &[])
                 .is_some()
         );
     }
@@ -790,13 +802,13 @@ mod tests {
     fn an_invoice_the_request_fetched_is_not_the_one_the_client_sent() {
         let h = Harm::builtin().unwrap();
         let sent = args(&[("lnd", None), ("request", None)]);
-        let paid = h.provider_for("pay({ lnd, request })", &sent, &[]);
+        let paid = h.provider_for("pay({ lnd, request })", &sent, &[], &[]);
         assert_eq!(paid.map(|p| p.impact.as_str()), Some("read"));
-        let fetched = h.provider_for("pay({ lnd, request })", &sent, &["request".to_string()]);
+        let fetched = h.provider_for("pay({ lnd, request })", &sent, &["request".to_string()], &[]);
         assert!(fetched.is_none());
         let keysend = args(&[("lnd", None), ("destination", None)]);
         assert!(
-            h.provider_for("pay({ lnd, destination })", &keysend, &[])
+            h.provider_for("pay({ lnd, destination })", &keysend, &[], &[])
                 .is_none()
         );
     }

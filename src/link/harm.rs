@@ -3,7 +3,7 @@
 //! both languages, after linking, so a TypeScript and a Rust endpoint that reach the same kind of
 //! call with the same arguments get the same verdict.
 
-use crate::catalog::harm::Harm;
+use crate::catalog::harm::{Harm, call_path};
 use crate::facts::{DownstreamKey, Effect, EffectKind, Endpoint, Impact, Location};
 
 /// What the endpoint's name says the caller asks for.
@@ -114,6 +114,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
         let sign_in = signs_in(ep, harm);
         let receiver = ep.is_webhook_receiver();
         let deletes = deletes_its_target(ep);
+        let calls = request_calls(ep);
         for e in &mut ep.side_effects {
             let mut impact = e.sink_impact.unwrap_or_else(|| Impact::of_kind(e.kind));
             let mut detail: Option<String> = None;
@@ -156,11 +157,11 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 impact = Impact::Record;
             }
             if let Some(p) = harm
-                .provider_for(&e.callee, &e.args, &e.made_args)
+                .provider_for(&e.callee, &e.args, &e.made_args, &calls)
                 .or_else(|| {
                     e.package_call
                         .as_deref()
-                        .and_then(|c| harm.provider_for(c, &e.args, &e.made_args))
+                        .and_then(|c| harm.provider_for(c, &e.args, &e.made_args, &calls))
                 })
             {
                 impact = p.impact;
@@ -374,21 +375,35 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             e.impact = impact;
             e.impact_detail = detail;
         }
-        single_use_checks(ep, harm);
+        single_use_checks(ep, harm, &calls);
     }
+}
+
+/// Every call an endpoint's effects make, as a member path in either language (the call as
+/// written and the package call it resolves to).
+fn request_calls(ep: &Endpoint) -> Vec<String> {
+    let mut calls: Vec<String> = ep
+        .side_effects
+        .iter()
+        .flat_map(|e| std::iter::once(&e.callee).chain(e.package_call.as_ref()))
+        .map(|c| call_path(c))
+        .collect();
+    calls.sort();
+    calls.dedup();
+    calls
 }
 
 /// A call to a service that accepts what the request sends once (a captcha token, an OAuth
 /// authorization code), made before other effects on every path: a retry of the same request
 /// is refused there, so those effects run once. The service refuses the second use itself, so
 /// two concurrent retries do not both pass.
-fn single_use_checks(ep: &mut Endpoint, harm: &Harm) {
+fn single_use_checks(ep: &mut Endpoint, harm: &Harm, calls: &[String]) {
     let checks: Vec<(Location, String)> = ep
         .side_effects
         .iter()
         .filter(|e| e.kind == EffectKind::ExternalCall && !e.on_failure)
         .filter_map(|e| {
-            let (detail, id) = match harm.provider_for(&e.callee, &e.args, &e.made_args) {
+            let (detail, id) = match harm.provider_for(&e.callee, &e.args, &e.made_args, calls) {
                 Some(p) => (p.single_use.then_some(&p.detail)?, &p.id),
                 None => {
                     let h = harm.http_for(e.url.as_deref(), &e.args)?;
