@@ -342,3 +342,8 @@ fn a_dispatcher_runs_the_branch_of_the_command_it_is_given_in_both_languages() {
 fn a_create_that_reaches_no_known_write_is_unknown_in_both_languages() {
     assert_twins("express-repository-stores", "axum-repository-stores");
 }
+
+#[test]
+fn a_store_given_as_a_bounded_type_parameter_runs_its_implementations_in_both_languages() {
+    assert_twins("express-generic-stores", "axum-generic-stores");
+}

@@ -744,7 +744,8 @@ mod tests {
             .provider_for(
                 "stripe.oauth.token",
                 &args(&[("grant_type", Some("authorization_code"))]),
-                &[], &[],
+                &[],
+                &[],
             )
             .unwrap();
         assert!(connect.single_use);
@@ -804,7 +805,12 @@ mod tests {
         let sent = args(&[("lnd", None), ("request", None)]);
         let paid = h.provider_for("pay({ lnd, request })", &sent, &[], &[]);
         assert_eq!(paid.map(|p| p.impact.as_str()), Some("read"));
-        let fetched = h.provider_for("pay({ lnd, request })", &sent, &["request".to_string()], &[]);
+        let fetched = h.provider_for(
+            "pay({ lnd, request })",
+            &sent,
+            &["request".to_string()],
+            &[],
+        );
         assert!(fetched.is_none());
         let keysend = args(&[("lnd", None), ("destination", None)]);
         assert!(

@@ -101,6 +101,22 @@ fn package_exports(v: Option<&serde_json::Value>) -> Vec<(String, String)> {
     }
 }
 
+/// The source a package entry in a build folder was compiled from, when the build is not in the
+/// tree (`./lib/core-index.js` → `src/core-index`, `dist/index.d.ts` → `src/index`): the
+/// compiler's `outDir` mirrors its `rootDir`, by convention `src`.
+fn built_to_source(target: &str) -> Option<String> {
+    let t = target.trim_start_matches("./");
+    let (dir, rest) = t.split_once('/')?;
+    if !matches!(dir, "lib" | "dist" | "build" | "out" | "esm" | "cjs") {
+        return None;
+    }
+    let stem = [".d.ts", ".d.mts", ".d.cts", ".js", ".mjs", ".cjs"]
+        .iter()
+        .find_map(|ext| rest.strip_suffix(ext))
+        .unwrap_or(rest);
+    Some(format!("src/{stem}"))
+}
+
 pub struct Resolver<'m> {
     pub modules: &'m [Module],
     by_file: FxHashMap<&'m str, ModId>,
@@ -537,7 +553,15 @@ impl<'m> Resolver<'m> {
                 {
                     if let Some(name) = v.get("name").and_then(|n| n.as_str()) {
                         out.insert(name.to_string(), dir.to_string());
-                        let map = package_exports(v.get("exports"));
+                        let mut map = package_exports(v.get("exports"));
+                        // Without `exports`, the entry its manifest names (`main: lib/index.js`).
+                        if map.is_empty()
+                            && let Some(entry) = ["types", "typings", "module", "main"]
+                                .iter()
+                                .find_map(|k| v.get(*k).and_then(|e| e.as_str()))
+                        {
+                            map.push((".".to_string(), entry.to_string()));
+                        }
                         if !map.is_empty() {
                             exports.insert(name.to_string(), map);
                         }
@@ -788,7 +812,12 @@ impl<'m> Resolver<'m> {
                     None if *key == want => target.clone(),
                     None => continue,
                 };
-                if let Some(m) = join(dir, &target).and_then(|p| self.file_candidates(&p)) {
+                if let Some(m) = join(dir, &target)
+                    .and_then(|p| self.file_candidates(&p))
+                    .or_else(|| {
+                        join(dir, &built_to_source(&target)?).and_then(|p| self.file_candidates(&p))
+                    })
+                {
                     return Some(m);
                 }
             }
@@ -1805,17 +1834,67 @@ impl<'m> Resolver<'m> {
             .param_types
             .iter()
             .find(|(k, _)| *k == i)?;
-        let mut t = declared;
+        let (mut tm, mut t) = (m, declared.clone());
         for p in path.iter().rev() {
-            let Val::Obj(fields) = t else {
-                return None;
-            };
-            t = &fields.iter().find(|(k, _)| k == p)?.1;
+            (tm, t) = self.type_field(tm, &t, p, 0)?;
         }
         let Val::TypeRef(named) = t else {
             return None;
         };
-        self.alias_made(m, named)
+        self.alias_made(tm, &named)
+    }
+
+    /// The declared type of field `p` of a value of type `t` (written in module `m`): a field
+    /// of an object type, or of an interface or object type alias `t` names (`modules: Modules`
+    /// with `interface Modules { orders: OrdersModule }`), here or imported, through the types
+    /// it extends or intersects.
+    fn type_field(&self, m: ModId, t: &Val, p: &str, d: usize) -> Option<(ModId, Val)> {
+        if d > 8 {
+            return None;
+        }
+        match t {
+            Val::Obj(fields) => fields
+                .iter()
+                .find(|(k, _)| k == p)
+                .map(|(_, v)| (m, v.clone())),
+            Val::TypeRef(named) => {
+                let (sm, name) = match named.as_ref() {
+                    Val::Global(n) => (m, n.clone()),
+                    v @ Val::Import { name: Some(n), .. } => {
+                        // the module that declares it: where the import leads, through
+                        // re-exports of that name and `export *`
+                        let (sm, _) = self.written_value(m, v);
+                        let target = match v {
+                            Val::Import { spec, .. } if sm == m => self.resolve_spec(m, spec)?,
+                            _ => sm,
+                        };
+                        (self.shape_module(target, n, 0)?, n.clone())
+                    }
+                    _ => return None,
+                };
+                let parts = self.modules[sm].type_shape(&name)?;
+                parts
+                    .iter()
+                    .find_map(|part| self.type_field(sm, part, p, d + 1))
+            }
+            _ => None,
+        }
+    }
+
+    /// The module, `m` or one it re-exports whole (`export * from './modules'`), that declares
+    /// the type shape `name`.
+    fn shape_module(&self, m: ModId, name: &str, d: usize) -> Option<ModId> {
+        if self.modules[m].type_shape(name).is_some() {
+            return Some(m);
+        }
+        if d > 4 {
+            return None;
+        }
+        self.modules[m]
+            .star_exports
+            .iter()
+            .filter_map(|spec| self.resolve_spec(m, spec))
+            .find_map(|t| self.shape_module(t, name, d + 1))
     }
 
     /// The call a type alias stands for (`ReturnType<typeof f>` is recorded as `f()`): the alias
@@ -1836,7 +1915,7 @@ impl<'m> Resolver<'m> {
                     name: Some(name),
                 } => self
                     .resolve_spec(t, spec)
-                    .and_then(|target| Some((target, self.modules[target].export(name)?.clone()))),
+                    .and_then(|target| self.named_export(target, name, 0)),
                 Val::Import { spec, name: None } => self.resolve_spec(t, spec).and_then(|target| {
                     let module = &self.modules[target];
                     Some((
@@ -1855,6 +1934,28 @@ impl<'m> Resolver<'m> {
             }
         }
         (t, made)
+    }
+
+    /// What module `m` exports as `name`, as written there: its own export, or one a module it
+    /// re-exports whole exports (`export * from './module/configureOrdersModule.ts'`).
+    fn named_export(&self, m: ModId, name: &str, d: usize) -> Option<(ModId, Val)> {
+        let module = &self.modules[m];
+        if let Some(v) = module.export(name) {
+            return Some((m, v.clone()));
+        }
+        if d > 4 || module.star_exports.is_empty() {
+            return None;
+        }
+        let subs = self.star_mods[m].get_or_init(|| {
+            module
+                .star_exports
+                .iter()
+                .filter_map(|spec| self.resolve_spec(m, spec))
+                .filter(|sub| *sub != m)
+                .collect()
+        });
+        subs.iter()
+            .find_map(|&sub| self.named_export(sub, name, d + 1))
     }
 
     /// An object of functions only, at least two (`{ saveOrganization, getOrganizationById }`):

@@ -1234,6 +1234,24 @@ pub struct Module {
     /// `schema.statics.findByEmail = fn`): (the value, the name, the function). At most
     /// [`MAX_FALLBACKS`].
     pub statics: Vec<(Val, String, Val)>,
+    /// Interfaces and object type aliases (`interface Modules { orders: OrdersModule }`, `type
+    /// Context = Core & { userId?: string }`), by name: the parts of each, an object type's
+    /// fields with their declared types, or a type it extends or intersects. At most
+    /// [`MAX_TYPE_SHAPES`].
+    pub type_shapes: Vec<(String, Vec<Val>)>,
+}
+
+/// Most type shapes a module notes.
+pub const MAX_TYPE_SHAPES: usize = 256;
+
+impl Module {
+    /// The parts of the interface or object type alias `name` this module declares.
+    pub fn type_shape(&self, name: &str) -> Option<&[Val]> {
+        self.type_shapes
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, parts)| parts.as_slice())
+    }
 }
 
 /// Most fallbacks a module notes.

@@ -414,6 +414,9 @@ struct Scope {
     /// Variables bound to a statement built at run time (`let sql = format!("INSERT INTO {table}
     /// ..")`): its text, the holes written `$1`, `$2`, .. (see `super::consts::format_statement`).
     built_sql: HashMap<String, String>,
+    /// Variables bound to a URL written in place (`let url = format!("{}/v2/checkout/orders",
+    /// base)`): its text as written, for an HTTP call given the variable.
+    urls: HashMap<String, String>,
     /// Variables holding an enum variant (`let request = NodeRequest::Keysend { .. }`, `let
     /// request = params.into()`): which, for a `match` the value reaches.
     variants: HashMap<String, VariantVal>,
@@ -601,6 +604,7 @@ impl Scope {
             sets: HashMap::new(),
             literals: HashMap::new(),
             built_sql: HashMap::new(),
+            urls: HashMap::new(),
             variants: HashMap::new(),
         }
     }
@@ -971,17 +975,33 @@ fn made_fields(c: &Chain, scope: &Scope) -> Vec<String> {
 }
 
 /// The URL an HTTP call is made to, as written: the first string literal of its calls (a
-/// `format!` gives its literal parts).
-fn call_url(c: &Chain) -> Option<String> {
+/// `format!` gives its literal parts), or the URL a local variable it is given was bound to.
+fn call_url(c: &Chain, scope: &Scope) -> Option<String> {
     c.root_args
         .iter()
         .chain(c.links.iter().flat_map(|(_, a, _)| a.iter()))
         .find_map(|a| match a {
             Ex::Lit(s) => Some(s.clone()),
             Ex::Macro { lits, .. } if !lits.is_empty() => Some(lits.join("")),
+            Ex::Path(p, _) if p.len() == 1 => scope.urls.get(&p[0]).cloned(),
             _ => None,
         })
         .or_else(|| c.lits.first().cloned())
+}
+
+/// A URL written as a literal or a `format!` whose text has a path (`"https://api.x.com/v1"`,
+/// `format!("{}/v2/checkout/orders", base)`), as [`call_url`] reads one in place.
+fn written_url(e: &Ex) -> Option<String> {
+    let text = match e {
+        Ex::Lit(s) => s.clone(),
+        Ex::Macro { path, lits, .. }
+            if path.last().is_some_and(|l| l == "format") && !lits.is_empty() =>
+        {
+            lits.join("")
+        }
+        _ => return None,
+    };
+    (text.contains("://") || text.starts_with('/') || text.contains("}/")).then_some(text)
 }
 
 struct Chain<'e> {
@@ -1743,6 +1763,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                                 scope.built_sql.insert(name.clone(), text)
                             }
                             _ => scope.built_sql.remove(name),
+                        };
+                        match init.as_deref().and_then(written_url) {
+                            Some(url) => scope.urls.insert(name.clone(), url),
+                            None => scope.urls.remove(name),
                         };
                         match init
                             .as_ref()
@@ -3557,7 +3581,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 sink_impact: sink.impact,
                 args: arg_fields(&c),
                 made_args: made_fields(&c, scope).into(),
-                url: call_url(&c),
+                url: call_url(&c, scope),
                 fails_request: true,
                 update_keys: match &c.root_var {
                     Some(v) if matches!(sink.kind, EffectKind::DbUpdate | EffectKind::DbCreate) => {

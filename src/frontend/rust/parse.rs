@@ -1768,6 +1768,18 @@ impl Lower {
                 syn::FnArg::Typed(t) => param_of(&t.pat, Some(&t.ty)),
             })
             .collect();
+        // A parameter of a type parameter bounded by a trait (`fn add<S: TokenStore>(
+        // Extension(store): Extension<Arc<S>>)`) holds a value of that trait.
+        let bounds = param_bounds(&sig.generics);
+        let params: Vec<Param> = params
+            .into_iter()
+            .map(|mut p| {
+                if let Some(t) = &mut p.ty {
+                    bind_params(t, &bounds, 0);
+                }
+                p
+            })
+            .collect();
         let ret = match &sig.output {
             syn::ReturnType::Type(_, t) => Some(lower_ty(t)),
             syn::ReturnType::Default => None,

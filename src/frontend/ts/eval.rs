@@ -702,6 +702,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             if let Some(d) = decl.filter(|d| d.kind() == "type_alias_declaration") {
                 self.return_type_alias(d);
             }
+            if let Some(d) = decl
+                .filter(|d| matches!(d.kind(), "interface_declaration" | "type_alias_declaration"))
+            {
+                self.type_shape(d);
+            }
         }
     }
 
@@ -746,6 +751,65 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         };
         let made = Val::Call(std::sync::Arc::new(self.lookup(&function)), Vec::new());
         self.declare(&name, Binding::Val(made));
+    }
+
+    /// `interface Modules extends Base { orders: OrdersModule }` or `type Context = Core & {
+    /// userId?: string }`: its parts (see `program::Module::type_shapes`), for a parameter
+    /// declared with it whose members are called.
+    fn type_shape(&mut self, decl: Node<'t>) {
+        if self.module.type_shapes.len() >= crate::program::MAX_TYPE_SHAPES {
+            return;
+        }
+        let Some(name) = decl.field("name") else {
+            return;
+        };
+        let name = self.text(name).to_string();
+        let mut parts = Vec::new();
+        if decl.kind() == "interface_declaration" {
+            let mut cursor = decl.walk();
+            let heritage: Vec<Node<'t>> = decl
+                .named_children(&mut cursor)
+                .filter(|c| c.kind() == "extends_type_clause")
+                .collect();
+            for h in heritage {
+                let mut c = h.walk();
+                let bases: Vec<Node<'t>> = h.named_children(&mut c).take(8).collect();
+                for b in bases {
+                    let t = self.type_ref(b);
+                    if !matches!(t, Val::Unknown) {
+                        parts.push(t);
+                    }
+                }
+            }
+            if let Some(body) = decl.field("body") {
+                let fields = self.declared_type(body, 0);
+                parts.push(fields);
+            }
+        } else if let Some(value) = decl.field("value") {
+            let mut stack = vec![value];
+            while let Some(t) = stack.pop() {
+                if parts.len() >= 8 {
+                    break;
+                }
+                match t.kind() {
+                    "intersection_type" => {
+                        let mut c = t.walk();
+                        let mut items: Vec<Node<'t>> = t.named_children(&mut c).collect();
+                        items.reverse();
+                        stack.extend(items);
+                    }
+                    "object_type" => parts.push(self.declared_type(t, 0)),
+                    "type_identifier" | "nested_type_identifier" | "generic_type" => {
+                        parts.push(self.type_ref(t))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        parts.retain(|p| !matches!(p, Val::Unknown));
+        if !parts.is_empty() {
+            self.module.type_shapes.push((name, parts));
+        }
     }
 
     fn hoist_stmt(&mut self, stmt: Node<'t>) {
@@ -1346,6 +1410,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 .named_children(&mut cursor)
                 .filter(|p| p.field("pattern").is_none_or(|pat| pat.kind() != "this"))
                 .collect();
+            // A type parameter with a constraint (`<S extends TokenStore>(store: S)`): a
+            // parameter of that type holds a value of the constraint.
+            let constraints: Vec<(&str, Node<'t>)> = node
+                .field("type_parameters")
+                .map(|tp| {
+                    let mut c = tp.walk();
+                    tp.named_children(&mut c)
+                        .filter_map(|t| {
+                            let name = self.text(t.field("name")?);
+                            let bound = t.field("constraint")?.named_child(0)?;
+                            Some((name, bound))
+                        })
+                        .take(16)
+                        .collect()
+                })
+                .unwrap_or_default();
             for (i, p) in list.into_iter().enumerate() {
                 let pattern = p.field("pattern").unwrap_or(p);
                 self.param_decorators(p, id, i);
@@ -1388,8 +1468,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     self.decls.insert((scope, n), Decl::Param(id, i));
                 }
                 if let Some(t) = p.field("type") {
+                    let t = t
+                        .named_child(0)
+                        .filter(|n| n.kind() == "type_identifier")
+                        .and_then(|n| {
+                            let name = self.text(n);
+                            constraints
+                                .iter()
+                                .find(|(p, _)| *p == name)
+                                .map(|(_, b)| *b)
+                        })
+                        .unwrap_or(t);
                     let declared = self.declared_type(t, 0);
-                    if names_alias_or_import(&declared) {
+                    // (or an interface or object type this module declares)
+                    let local_shape = matches!(&declared, Val::TypeRef(t)
+                        if matches!(t.as_ref(), Val::Global(n) if self.module.type_shape(n).is_some()));
+                    if names_alias_or_import(&declared) || local_shape {
                         self.module.functions[id].param_types.push((i, declared));
                     }
                 }
@@ -1458,7 +1552,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     None => Val::Unknown,
                 }
             }
-            "object_type" => {
+            "object_type" | "interface_body" => {
                 let mut cursor = annotation.walk();
                 let members: Vec<Node<'t>> = annotation.named_children(&mut cursor).collect();
                 let mut fields = Vec::new();
@@ -1961,11 +2055,28 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "binary_expression" => {
                 let op = node.field("operator").map(|o| self.text(o)).unwrap_or("");
                 let left = node.field("left");
+                // `found?._id || (await create(..))._id`, `row ?? (await insert(..))`: the
+                // right side runs only when the lookup on the left found nothing (a
+                // get-or-create, as `if (!row) { create }`).
+                let missed = left.filter(|_| matches!(op, "||" | "??")).and_then(|n| {
+                    let (model, _) = self.is_lookup_guard(n)?;
+                    let (when_true, when_false) = self.lookup_polarity(n, 0);
+                    let missed = match when_false {
+                        Some(found) => !found,
+                        None => when_true != Some(false),
+                    };
+                    missed.then_some(model)
+                });
                 let l = left.map(|n| self.eval(n)).unwrap_or(Val::Unknown);
+                let saved_guard = self.guarded.clone();
+                if missed.is_some() {
+                    self.guarded = missed;
+                }
                 let r = node
                     .field("right")
                     .map(|n| self.eval(n))
                     .unwrap_or(Val::Unknown);
+                self.guarded = saved_guard;
                 let env_read = left.filter(|n| self.reads_environment(*n));
                 match (op, l, r) {
                     // String concatenation (`'/api' + path`, `base + '/x'`): what a template

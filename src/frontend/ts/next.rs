@@ -281,6 +281,14 @@ impl<'t> Evaluator<'t, '_> {
         } else {
             (None, None)
         };
+        // A condition that reads the row without saying whether it was found (a field compared,
+        // `limit.count >= 10`; the row handed to a predicate, `helper.isEmpty(form.fields)`)
+        // guards nothing.
+        let (guard, row) = if guard.is_some() && (when_true, when_false) == (None, None) {
+            (None, None)
+        } else {
+            (guard, row)
+        };
         // A branch runs when the lookup missed if the condition says so, or, when it does not say,
         // unless the other branch is the one that runs when it missed (`!row && flag`).
         let missed = |this: Option<bool>, other: Option<bool>| match this {
@@ -778,6 +786,17 @@ impl<'t> Evaluator<'t, '_> {
                         .then(|| (format!("{HELPER_GUARD}{}", self.text(p)), Val::Unknown));
                 }
                 let o = f.child_by_field_name("object")?;
+                // `helper.isValid(x)`, `validator.isEmail(x)`: a predicate of an imported
+                // module or a global tests a value, it looks nothing up.
+                if self.text(p).starts_with("is")
+                    && o.kind() == "identifier"
+                    && matches!(
+                        self.lookup(self.text(o)),
+                        Val::Import { .. } | Val::Global(_)
+                    )
+                {
+                    return None;
+                }
                 // The call is evaluated with the condition: its row is not bound to a name here.
                 if o.kind() == "this" {
                     let c = self.this_class()?;
@@ -807,7 +826,11 @@ impl<'t> Evaluator<'t, '_> {
     /// Whether the row was found when the condition is true, and when it is false (`None`: the
     /// condition does not say). `existing` → (found, missing); `!parent` → (missing, found);
     /// `!parent || parent.archived` is false only when the row was found.
-    fn lookup_polarity(&mut self, n: Node<'t>, depth: usize) -> (Option<bool>, Option<bool>) {
+    pub(super) fn lookup_polarity(
+        &mut self,
+        n: Node<'t>,
+        depth: usize,
+    ) -> (Option<bool>, Option<bool>) {
         fn both(a: Option<bool>, b: Option<bool>) -> Option<bool> {
             match (a, b) {
                 (Some(x), Some(y)) => (x == y).then_some(x),
@@ -870,6 +893,11 @@ impl<'t> Evaluator<'t, '_> {
                         return self.lookup_polarity(r, depth + 1);
                     }
                 }
+                // `rows.length > 0` of a lookup's rows (`findMany`, `findAll`): found when it
+                // holds, as a count's test is.
+                if let Some(found) = self.length_test(op, l, r) {
+                    return (Some(found), Some(!found));
+                }
                 match op {
                     "&&" => {
                         let (rt, _) = self.lookup_polarity(r, depth + 1);
@@ -895,6 +923,44 @@ impl<'t> Evaluator<'t, '_> {
             }
             _ if self.is_lookup_leaf(n).is_some() => (Some(true), Some(false)),
             _ => (None, None),
+        }
+    }
+
+    /// `rows.length > 0` (`=== 0`, `>= 1`, `< 1`, either way round) of the rows a lookup
+    /// found: whether the condition holds when a row was found.
+    fn length_test(&mut self, op: &str, l: Node<'t>, r: Node<'t>) -> Option<bool> {
+        let (len, number, flipped) = if r.kind() == "number" {
+            (l, self.text(r), false)
+        } else if l.kind() == "number" {
+            (r, self.text(l), true)
+        } else {
+            return None;
+        };
+        if len.kind() != "member_expression"
+            || len.child_by_field_name("property").map(|p| self.text(p)) != Some("length")
+        {
+            return None;
+        }
+        let rows = len.child_by_field_name("object")?;
+        // node-postgres answers `{ rows }`: `existing.rows.length`
+        let rows = match rows.child_by_field_name("property") {
+            Some(p) if rows.kind() == "member_expression" && self.text(p) == "rows" => {
+                rows.child_by_field_name("object")?
+            }
+            _ => rows,
+        };
+        self.is_lookup_leaf(rows)?;
+        let op = match (flipped, op) {
+            (true, ">") => "<",
+            (true, "<") => ">",
+            (true, ">=") => "<=",
+            (true, "<=") => ">=",
+            (_, o) => o,
+        };
+        match (op, number) {
+            (">", "0") | (">=", "1") | ("!==" | "!=", "0") => Some(true),
+            ("===" | "==", "0") | ("<", "1") | ("<=", "0") => Some(false),
+            _ => None,
         }
     }
 
@@ -1030,7 +1096,7 @@ impl<'t> Evaluator<'t, '_> {
 
     /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
     /// the model it read, and the row's value (`Unknown` for a call in the condition itself).
-    fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<(String, Val)> {
+    pub(super) fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<(String, Val)> {
         if let Some((model, _)) = self.count_test(cond, 0) {
             return Some((model, Val::Unknown));
         }
