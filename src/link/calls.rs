@@ -3156,7 +3156,11 @@ impl<'a> Calls<'a> {
                         find_or_create(&candidate, &updated, e);
                         e.lookup_locked |=
                             e.find_or_create && locked_here.contains(&model_key(&candidate));
-                        if e.find_or_create {
+                        // (a create of another model, found or created behind a guard of its
+                        // own, says nothing of this lookup)
+                        if e.find_or_create
+                            && e.target.as_deref().map(model_key) == Some(model_key(&candidate))
+                        {
                             matched.get_or_insert(candidate);
                         }
                     }

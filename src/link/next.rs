@@ -175,7 +175,7 @@ fn pages_handler(res: &Resolver, m: ModId, path: String, out: &mut Vec<RawRoute>
     // A table of handlers by method handed to a project function (`withMiddlewares({ POST:
     // createRoute(..), GET: .. })`, which calls the one `req.method` names): each mutation
     // method of the table is a route, its handler the table's value.
-    if let Some(table) = method_table(res, m, default) {
+    if let Some(table) = method_table(res, m, default).or_else(|| method_chain(default)) {
         for (method, handler) in table {
             out.push(file_route_of(method, &path, (m, export_line), (handler, m)));
         }
@@ -289,28 +289,90 @@ fn dispatched_table(res: &Resolver, m: ModId, v: &Val) -> Option<(ModId, Vec<(St
     Some((hm, table))
 }
 
-/// An object literal whose keys are all HTTP methods (`{ GET: .., post: .. }`): its mutation
-/// methods, each with its value.
+const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
+/// An object literal whose keys are all HTTP methods (`{ GET: .., post: .. }`), or that names
+/// some in capitals beside other settings (`{ url, GET: { handle }, POST: { auth, handle } }`):
+/// its mutation methods, each with its handler (a method's value, or the one function a
+/// method's settings object holds).
 fn method_fields(v: &Val) -> Option<Vec<(String, Val)>> {
-    const METHODS: &[&str] = &["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
     let Val::Obj(fields) = v else {
         return None;
     };
-    if fields.is_empty()
-        || !fields
-            .iter()
-            .all(|(k, _)| METHODS.contains(&k.to_ascii_uppercase().as_str()))
-    {
+    let all = fields
+        .iter()
+        .all(|(k, _)| METHODS.contains(&k.to_ascii_uppercase().as_str()));
+    let capitals = fields.iter().any(|(k, _)| METHODS.contains(&k.as_str()));
+    if fields.is_empty() || !(all || capitals) {
         return None;
     }
     let mut out: Vec<(String, Val)> = Vec::new();
     for (k, handler) in fields {
-        let method = k.to_ascii_uppercase();
+        let method = if all {
+            k.to_ascii_uppercase()
+        } else {
+            k.clone()
+        };
         if MUTATIONS.contains(&method.as_str()) && !out.iter().any(|(m2, _)| *m2 == method) {
-            out.push((method, handler.clone()));
+            out.push((method, settings_handler(handler)));
         }
     }
     Some(out)
+}
+
+/// A method's handler as a table gives it: the value, or the one function of a settings object
+/// (`{ auth: true, handle: async (..) => .. }`).
+fn settings_handler(v: &Val) -> Val {
+    if let Val::Obj(fields) = v {
+        let mut funcs = fields.iter().filter(|(_, f)| matches!(f, Val::Func(_)));
+        if let (Some((_, f)), None) = (funcs.next(), funcs.next()) {
+            return f.clone();
+        }
+    }
+    v.clone()
+}
+
+/// A default export built as a chain of routes by method (next-connect's `nc().use(mw)
+/// .get(h).post(h)`, a builder's `createRoute().GET({..}).handler(h).POST({..}).handler(h)
+/// .toNextApiHandler()`): each mutation method of the chain with its handler, the function the
+/// link is given or, when it is given none, the one the `.handler(..)` after it is. None when
+/// the chain names no method.
+fn method_chain(v: &Val) -> Option<Vec<(String, Val)>> {
+    let mut out: Vec<(String, Val)> = Vec::new();
+    let mut named = false;
+    let mut then_handler: Option<Val> = None;
+    let mut cur = v.plain();
+    for _ in 0..64 {
+        let Val::Call(callee, args) = cur else {
+            break;
+        };
+        let Val::Member(recv, link) = callee.as_ref() else {
+            break;
+        };
+        let func = args
+            .iter()
+            .rev()
+            .find(|a| matches!(a, Val::Func(_)))
+            .cloned();
+        let method = link.to_ascii_uppercase();
+        if METHODS.contains(&method.as_str()) {
+            named = true;
+            let handler = func.or_else(|| then_handler.take());
+            if let Some(h) = handler
+                && MUTATIONS.contains(&method.as_str())
+                && !out.iter().any(|(m2, _)| *m2 == method)
+            {
+                out.push((method, h));
+            }
+            then_handler = None;
+        } else {
+            then_handler = (link == "handler").then_some(func).flatten();
+        }
+        cur = recv.plain();
+    }
+    // (the links were read from the last to the first)
+    out.reverse();
+    named.then_some(out)
 }
 
 /// The methods a project wrapper lets through to the handler it wraps: `withApi(handler, {
@@ -451,7 +513,14 @@ pub fn methods_served(
     } else {
         &positive
     };
-    if list.is_empty() {
+    // Checks that only answer other methods and leave (`if (req.method === 'OPTIONS') return
+    // res.status(200).end()`, a CORS preflight): every mutation goes on to the rest, as if
+    // unchecked.
+    let others_only = negative.is_empty()
+        && positive
+            .iter()
+            .all(|c| c.exits && c.methods.iter().all(|m| !MUTATIONS.contains(&m.as_str())));
+    if list.is_empty() || others_only {
         for method in unchecked {
             out.push(served(method, m, line, Some(method.to_string())));
         }

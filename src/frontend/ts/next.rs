@@ -361,7 +361,8 @@ impl<'t> Evaluator<'t, '_> {
         let (scopes, mark) = (self.scope_count(), self.assigned.len());
         match check {
             Some((methods, false)) => {
-                self.record_check(&methods, line(cond), false, false);
+                let leaves = consequence.is_some_and(|c| exits(c, self.src));
+                self.record_check(&methods, line(cond), false, leaves);
                 others = Some(self.methods_except(&methods));
                 if let Some(c) = consequence {
                     self.walk_under(c, Some(methods));
