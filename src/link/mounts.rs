@@ -238,10 +238,12 @@ fn route_mentions_param(item: &RouterItem, f: FnId) -> bool {
         } => {
             mentions_param(method, f)
                 || mentions_param(paths, f)
-                || written_at
-                    .as_ref()
-                    .and_then(|w| w.handler.as_ref())
-                    .is_some_and(|h| mentions_param(h, f))
+                || written_at.as_ref().is_some_and(|w| {
+                    w.handler.as_ref().is_some_and(|h| mentions_param(h, f))
+                        || w.route.as_ref().is_some_and(|(_, method, paths)| {
+                            mentions_param(method, f) || mentions_param(paths, f)
+                        })
+                })
         }
         _ => false,
     }
@@ -730,7 +732,7 @@ impl<'a> Mounter<'a> {
         at: (usize, u32),
     ) -> Vec<(ModId, RouterItem)> {
         if im != tm {
-            return vec![(im, item.clone())];
+            return vec![(im, self.carry_route(item, tm, tf, args, m))];
         }
         if let RouterItem::Use {
             path,
@@ -769,6 +771,7 @@ impl<'a> Mounter<'a> {
                         module: at.0,
                         line: at.1,
                         handler: None,
+                        route: None,
                     }),
                 },
             )];
@@ -791,6 +794,19 @@ impl<'a> Mounter<'a> {
                 .unwrap_or_else(|| v.clone())
         };
         let (method2, paths2) = (subst(method), subst(paths));
+        // Read in another module and still naming the caller's own parameters: kept as the
+        // call gives them, for the calls above to make (see `WrittenAt::route`).
+        let carried = (m != im
+            && [method, paths].iter().any(|v| {
+                mentions_param(v, tf) && self.passed_value(v, tf, args, (m, im)).is_none()
+            }))
+        .then(|| {
+            (
+                m,
+                replace_params(method, tf, args),
+                replace_params(paths, tf, args),
+            )
+        });
         // A handler the call passes: read where the call is.
         let (mut handler2, mut passed) = (handler.clone(), None);
         // A handler the call passes, possibly wrapped by the helper (`this.withErrors(h)`); not
@@ -832,13 +848,25 @@ impl<'a> Mounter<'a> {
         }
         // The route's method, path or handler comes from this call: the call is where it is
         // written (also when what it passes cannot be read).
-        let from_call = handler_passed || [method, paths].iter().any(|v| mentions_param(v, tf));
-        let written_at = if from_call {
+        // A route whose handler is the helper's own and whose path alone the call gives
+        // (`loadMediaEndpoint(app, version)` registering several routes under `/api/${version}`)
+        // stays where the helper writes it: the call would stand for all of them at one line.
+        let written_at = if handler_passed {
             Some(WrittenAt {
                 module: at.0,
                 line: at.1,
                 handler: passed.or_else(|| written_at.as_ref().and_then(|w| w.handler.clone())),
+                route: carried,
             })
+        } else if carried.is_some() {
+            let mut w = written_at.clone().unwrap_or(WrittenAt {
+                module: im,
+                line: *line,
+                handler: None,
+                route: None,
+            });
+            w.route = carried;
+            Some(w)
         } else {
             written_at.clone()
         };
@@ -895,6 +923,39 @@ impl<'a> Mounter<'a> {
             stack.extend(functions[h].children.iter().copied());
         }
         handed
+    }
+
+    /// A registration of another module whose method and path the calls that made it carry
+    /// (see [`WrittenAt::route`]), as this call of `tf` (module `tm`) makes them: the
+    /// parameters of `tf` they name replaced by this call's arguments, read as strings where
+    /// they can be, kept in the caller's module `m` otherwise.
+    fn carry_route(
+        &self,
+        item: &RouterItem,
+        tm: ModId,
+        tf: FnId,
+        args: &[Val],
+        m: ModId,
+    ) -> RouterItem {
+        let mut item = item.clone();
+        if let RouterItem::Route {
+            written_at: Some(w),
+            ..
+        } = &mut item
+            && let Some((rm, method, paths)) = &mut w.route
+            && *rm == tm
+            && (mentions_param(method, tf) || mentions_param(paths, tf))
+        {
+            let made = |v: &Val| {
+                self.passed_value(v, tf, args, (m, tm))
+                    .unwrap_or_else(|| replace_params(v, tf, args))
+            };
+            let (method2, paths2) = (made(method), made(paths));
+            *method = method2;
+            *paths = paths2;
+            *rm = m;
+        }
+        item
     }
 
     /// A value of a registration in function `tf` (module `im`) as a call in module `m` makes it:
@@ -1907,6 +1968,19 @@ impl<'a> Mounter<'a> {
                     let (at_module, at_line) = written_at
                         .as_ref()
                         .map_or((m, line), |w| (w.module, w.line));
+                    // The method and path the calls that made the route give, where they read
+                    // as strings.
+                    let (method, paths) = match written_at.as_ref().and_then(|w| w.route.as_ref()) {
+                        Some((rm, rmethod, rpaths)) => {
+                            let read = |v: &Val, own: Val| {
+                                self.strings(*rm, v).map_or(own, |list| {
+                                    Val::Arr(list.into_iter().map(Val::Str).collect())
+                                })
+                            };
+                            (read(rmethod, method), read(rpaths, paths))
+                        }
+                        None => (method, paths),
+                    };
                     let handler = match written_at.and_then(|w| w.handler.map(|h| (w.module, h))) {
                         Some(passed) => passed,
                         None => (m, handler),

@@ -823,6 +823,11 @@ pub struct WrittenAt {
     pub module: usize,
     pub line: u32,
     pub handler: Option<Val>,
+    /// The route's method and path as the calls that made it give them, read in the module
+    /// given first, when they still name a parameter of the function calling the helper
+    /// (`loadMediaEndpoint(app, version)` in `loadAPI(app, version)`, itself called as
+    /// `loadAPI(app, 'v1')` from another file): made at each call above, round by round.
+    pub route: Option<(usize, Val, Val)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

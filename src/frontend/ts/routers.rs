@@ -43,6 +43,17 @@ fn path_like(v: &Val) -> bool {
     }
     match v {
         Val::Arr(items) => !items.is_empty() && items.iter().all(path_like),
+        // `/api/${version}/media`, `${base}/addbalance/`: a path with pieces the caller gives
+        // (read where the function is called), its first piece a path or an interpolated base
+        // followed by one.
+        Val::Template(parts) => match parts.first() {
+            Some(first @ (Val::Str(_) | Val::Template(_))) => path_like(first),
+            Some(_) => parts
+                .get(1)
+                .and_then(Val::as_str)
+                .is_some_and(|s| s.starts_with('/')),
+            None => false,
+        },
         _ => false,
     }
 }

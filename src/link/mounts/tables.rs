@@ -117,6 +117,26 @@ impl Mounter<'_> {
             return Vec::new();
         }
         let file = self.modules()[at].file.clone();
+        // A list of paths some of which read (`[`${base}/mirror`, '/mirror']`): those, and
+        // the rest listed at the router's root as below.
+        let mut out = Vec::new();
+        if let (Some(methods), None, Val::Arr(items)) = (&direct.0, &direct.1, paths) {
+            let (known, unknown): (Vec<&Val>, Vec<&Val>) =
+                items.iter().partition(|p| self.strings(m, p).is_some());
+            if !known.is_empty() && !unknown.is_empty() {
+                let known = Val::Arr(known.into_iter().cloned().collect());
+                out.push(Instance {
+                    methods: methods.clone(),
+                    paths: self
+                        .strings_at_in(m, &known, (at, line), &what)
+                        .unwrap_or_default(),
+                    handler: (handler.0, handler.1.clone()),
+                    middleware: middleware.iter().map(|v| (m, v.clone())).collect(),
+                    complete: true,
+                    written_at: None,
+                });
+            }
+        }
         // A path that cannot be read: listed at the router's root, the part that is known.
         if let (Some(methods), None) = &direct {
             self.diagnostics.push(Diagnostic::new(
@@ -126,14 +146,15 @@ impl Mounter<'_> {
                     "route path `{path_text}` is not statically known: the route is listed at its router's path, marked `path_complete: false`"
                 ),
             ));
-            return vec![Instance {
+            out.push(Instance {
                 methods: methods.clone(),
                 paths: vec![String::new()],
                 handler: (handler.0, handler.1.clone()),
                 middleware: middleware.iter().map(|v| (m, v.clone())).collect(),
                 complete: false,
                 written_at: None,
-            }];
+            });
+            return out;
         }
         // Route modules of a directory the module lists, each naming its route in its file name.
         if direct.1.is_none()

@@ -385,6 +385,7 @@ impl Mounter<'_> {
                         module: hm,
                         line: hline,
                         handler: Some(hv),
+                        route: None,
                     }),
                 },
             ));
