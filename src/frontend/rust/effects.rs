@@ -1180,6 +1180,16 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
     }
 
+    /// Whether `ty` (written in module `m`) is one of the [`TRANSPARENT`] wrappers, also
+    /// under a name its import gives it (`use tokio::sync::MutexGuard as TokioMutexGuard`).
+    fn transparent(&self, ty: &Ty, m: ModId) -> bool {
+        TRANSPARENT.contains(&ty.last())
+            || (ty.path.len() == 1
+                && !ty.args.is_empty()
+                && matches!(self.model.resolve(m, &ty.path),
+                    Res::Ext(p) if p.last().is_some_and(|l| TRANSPARENT.contains(&l.as_str()))))
+    }
+
     /// A type, through `Option`/`Arc`/`web::Data`/… wrappers.
     /// The project type, trait or outside type `ty` names, through wrappers (`Arc<..>`,
     /// `web::Data<..>`) and type aliases (`type AppData = web::Data<Arc<Data>>`).
@@ -1188,7 +1198,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         let (mut t, mut m): (Cow<Ty>, ModId) = (Cow::Borrowed(ty), m);
         for _ in 0..8 {
             for _ in 0..8 {
-                if TRANSPARENT.contains(&t.last())
+                if self.transparent(&t, m)
                     && let Some(a) = t.args.first()
                 {
                     t = Cow::Owned(a.clone());
@@ -3232,12 +3242,16 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// The chain ending at `e`: its root and method links, innermost first.
     fn chain<'e>(&self, e: &'e Ex, scope: &Scope) -> Chain<'e> {
         let mut links: Vec<(&'e str, &'e [Ex], Line)> = Vec::new();
+        // each link's call, the chain up to it
+        let mut calls: Vec<&'e Ex> = Vec::new();
         let mut cur = e;
         while let Ex::Method(recv, name, args, line) = cur {
             links.push((name.as_str(), args.as_slice(), *line));
+            calls.push(cur);
             cur = recv;
         }
         links.reverse();
+        calls.reverse();
         let mut c = Chain {
             origin: None,
             segs: vec![],
@@ -3386,12 +3400,32 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             _ => {}
         }
-        for (name, _, line) in &c.links {
-            c.segs.push(name.to_string());
+        // A project value whose method hands out a client of a crate a sink names
+        // (`self.get_rgb_wallet().send_btc(..)`, the getter returning `MutexGuard<'_, Wallet>`):
+        // the chain goes on from that client, as it would from a variable holding it.
+        let mut from = 0;
+        if c.origin.is_none() && c.entity.is_none() && c.links.len() >= 2 {
+            for (i, call) in calls[..calls.len() - 1].iter().enumerate() {
+                if let Some(Res::Ext(p)) = self.type_of(call, scope, 0)
+                    && p.first()
+                        .is_some_and(|k| self.sink_crate(scope.module, &norm(k)))
+                {
+                    c.origin = p.first().cloned();
+                    c.segs = p[1..].to_vec();
+                    from = i + 1;
+                    break;
+                }
+            }
+        }
+        for (k, (name, _, line)) in c.links.iter().enumerate() {
             if c.line == 0 {
                 c.line = *line;
             }
             c.text.push_str(&format!(".{name}()"));
+            if k < from {
+                continue;
+            }
+            c.segs.push(name.to_string());
         }
         c
     }
