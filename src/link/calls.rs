@@ -675,6 +675,10 @@ fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
         .collect()
 }
 
+/// Methods of a subclass that a base class's method runs as its steps (see
+/// `Calls::template_steps`).
+type Steps = Vec<(ModId, FnId)>;
+
 /// How a model held by a field of a base class is named until a subclass says which it is
 /// (`this.MongooseModel`).
 const THIS_FIELD: &str = "this.";
@@ -1724,12 +1728,62 @@ impl<'a> Calls<'a> {
         out
     }
 
+    /// A base class's method called on an instance of a subclass (`this.createApiKeyUseCase
+    /// .execute(..)`, `execute` written in `AbstractUseCase`, the field a `CreateApiKeyUseCase`):
+    /// the subclass's methods that method calls on `this` and the base class only declares
+    /// (`await this.implementation(input)` of a template method): they run with it.
+    fn template_steps(&self, m: ModId, callee: &Val, resolved: &Resolved) -> Vec<(ModId, FnId)> {
+        let (Resolved::Func(bm, bf), Val::Member(recv, _)) = (resolved, callee) else {
+            return vec![];
+        };
+        let Some(bc) = self.res.modules[*bm].functions[*bf].class else {
+            return vec![];
+        };
+        let (Resolved::Instance(sm, sc) | Resolved::Class(sm, sc)) = self.res.resolve(m, recv)
+        else {
+            return vec![];
+        };
+        self.steps_of((*bm, *bf), bc, (sm, sc))
+    }
+
+    /// The methods of class `(sm, sc)` that method `(bm, bf)` of its base class `bc` calls on
+    /// `this` and `bc` only declares (see [`Self::template_steps`]).
+    fn steps_of(
+        &self,
+        (bm, bf): (ModId, FnId),
+        bc: ClassId,
+        (sm, sc): (ModId, ClassId),
+    ) -> Vec<(ModId, FnId)> {
+        if (sm, sc) == (bm, bc) {
+            return vec![];
+        }
+        let mut out = Vec::new();
+        for cs in &self.res.modules[bm].functions[bf].calls {
+            let Val::Member(_, name) = &cs.callee else {
+                continue;
+            };
+            if this_call(cs) != Some(bc)
+                || !matches!(self.res.resolve(bm, &cs.callee), Resolved::Opaque)
+            {
+                continue;
+            }
+            let own = Val::Member(std::sync::Arc::new(Val::This(Some(sc))), name.clone());
+            if let Resolved::Func(m2, f2) = self.res.resolve(sm, &own)
+                && !out.contains(&(m2, f2))
+                && out.len() < 8
+            {
+                out.push((m2, f2));
+            }
+        }
+        out
+    }
+
     /// The methods that implement `recv.prop(..)` when `recv` is an instance of a class that
     /// declares `prop` without a body (an abstract class): the method of that name in each class
     /// extending or implementing it, at any depth, the nearest one on each branch.
-    fn overrides(&self, m: ModId, callee: &Val) -> Vec<(ModId, FnId)> {
+    fn overrides(&self, m: ModId, callee: &Val) -> (Vec<(ModId, FnId)>, Steps) {
         let Val::Member(recv, prop) = callee else {
-            return vec![];
+            return (vec![], vec![]);
         };
         let (Resolved::Instance(bm, bc) | Resolved::Class(bm, bc)) = self.res.resolve(m, recv)
         else {
@@ -1750,14 +1804,14 @@ impl<'a> Calls<'a> {
             }
         }
         out.sort();
-        out
+        (out, vec![])
     }
 
     /// The methods that implement `recv.prop(..)` when `recv` is declared with an interface's
     /// type only (`constructor(private folders: FoldersRepository)`, the field a factory fills
     /// with `new PrismaFoldersRepository()`): the method of that name in each class that
     /// `implements` an interface of that name.
-    fn implementations(&self, m: ModId, recv: &Val, prop: &str) -> Vec<(ModId, FnId)> {
+    fn implementations(&self, m: ModId, recv: &Val, prop: &str) -> (Vec<(ModId, FnId)>, Steps) {
         // What a call of a project function holds, by the type it declares it returns.
         let returned = |callee: &Val| match self.res.resolve(m, callee) {
             Resolved::Func(fm, ff) => self.res.modules[fm].functions[ff].return_type.clone(),
@@ -1804,7 +1858,7 @@ impl<'a> Calls<'a> {
             _ => None,
         };
         let Some(name) = declared else {
-            return vec![];
+            return (vec![], vec![]);
         };
         let classes: Vec<(ModId, ClassId)> =
             self.implementers.get(&name).cloned().unwrap_or_default();
@@ -1828,13 +1882,28 @@ impl<'a> Calls<'a> {
         };
         let real: Vec<(ModId, ClassId)> = classes.iter().copied().filter(|c| !double(c)).collect();
         let chosen = if real.is_empty() { classes } else { real };
-        let mut out: Vec<(ModId, FnId)> = chosen
-            .into_iter()
-            .filter_map(|(cm, cc)| Some((cm, self.res.modules[cm].classes[cc].method(prop)?)))
-            .collect();
+        // The class's own method, or the one it inherits (a use case whose `execute` its
+        // abstract base writes), with the steps that method leaves to the class.
+        let mut out: Vec<(ModId, FnId)> = Vec::new();
+        let mut steps: Vec<(ModId, FnId)> = Vec::new();
+        for (cm, cc) in chosen {
+            if let Some(f) = self.res.modules[cm].classes[cc].method(prop) {
+                out.push((cm, f));
+                continue;
+            }
+            let own = Val::Member(std::sync::Arc::new(Val::This(Some(cc))), prop.to_string());
+            if let Resolved::Func(bm, bf) = self.res.resolve(cm, &own)
+                && let Some(bc) = self.res.modules[bm].functions[bf].class
+            {
+                out.push((bm, bf));
+                steps.extend(self.steps_of((bm, bf), bc, (cm, cc)));
+            }
+        }
         out.sort();
         out.dedup();
-        out
+        steps.sort();
+        steps.dedup();
+        (out, steps)
     }
 
     pub fn location(&self, m: ModId, line: u32) -> Location {
@@ -2614,16 +2683,26 @@ impl<'a> Calls<'a> {
                 }
                 let mut targets: Vec<(Resolved, bool)> =
                     vec![(self.res.resolve(m, &cs.callee), false)];
+                targets.extend(
+                    self.template_steps(m, &cs.callee, &targets[0].0)
+                        .into_iter()
+                        .map(|(m2, f2)| (Resolved::Func(m2, f2), false)),
+                );
                 if matches!(targets[0].0, Resolved::Opaque) {
                     // A method an abstract class only declares runs in its subclasses (a Nest
                     // provider injected by its abstract class): each override, speculative
                     // when there are several.
-                    let overrides = self.overrides(m, &cs.callee);
+                    let (overrides, steps) = self.overrides(m, &cs.callee);
                     if !overrides.is_empty() {
                         let several = overrides.len() > 1;
                         targets = overrides
                             .into_iter()
                             .map(|(m2, f2)| (Resolved::Func(m2, f2), several))
+                            .chain(
+                                steps
+                                    .into_iter()
+                                    .map(|(m2, f2)| (Resolved::Func(m2, f2), several)),
+                            )
                             .collect();
                     } else {
                         // A call through a registry the project fills from the objects it
@@ -2691,6 +2770,31 @@ impl<'a> Calls<'a> {
                     out.unfollowed.push((
                         format!(
                             "`{}` (a method of `{spec}`, a package the catalogue does not know)",
+                            cs.text
+                        ),
+                        self.location(m, cs.line),
+                    ));
+                }
+                // A method named for a write that no sink of a package the catalogue covers
+                // has, on that package's object: one the project adds to it (TypeORM's
+                // `getRepository(Group).extend({ saveNewOrUpdatedGroup(..) { .. } })`, known
+                // by the repository type it is declared with): not known, not nothing.
+                if own.len() == own_before
+                    && out.unfollowed.len() < 8
+                    && let [(Resolved::Package { spec, .. }, _)] = &targets[..]
+                    && self.catalog.covers_package(crate::catalog::Lang::Ts, spec)
+                    && let Some(name) = cs.path.last()
+                    && crate::catalog::names_a_write(name)
+                    && !crate::catalog::PACKAGE_WRITES.contains(&name.as_str())
+                    && !self.catalog.sinks.iter().any(|k| {
+                        k.lang == crate::catalog::Lang::Ts
+                            && k.origin_matches(spec)
+                            && k.calls.iter().any(|c| c.rsplit('.').next() == Some(name))
+                    })
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a method `{spec}` does not have, added by the project)",
                             cs.text
                         ),
                         self.location(m, cs.line),

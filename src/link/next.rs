@@ -513,13 +513,16 @@ pub fn methods_served(
     } else {
         &positive
     };
-    // Checks that only answer other methods and leave (`if (req.method === 'OPTIONS') return
-    // res.status(200).end()`, a CORS preflight): every mutation goes on to the rest, as if
-    // unchecked.
+    // Checks that only answer a preflight and leave (`if (req.method === 'OPTIONS') return
+    // res.status(200).end()`, CORS): every mutation goes on to the rest, as if unchecked. (A
+    // `GET` branch that returns is the handler's own work: the others reach nothing.)
     let others_only = negative.is_empty()
-        && positive
-            .iter()
-            .all(|c| c.exits && c.methods.iter().all(|m| !MUTATIONS.contains(&m.as_str())));
+        && positive.iter().all(|c| {
+            c.exits
+                && c.methods
+                    .iter()
+                    .all(|m| matches!(m.as_str(), "OPTIONS" | "HEAD"))
+        });
     if list.is_empty() || others_only {
         for method in unchecked {
             out.push(served(method, m, line, Some(method.to_string())));

@@ -1045,6 +1045,24 @@ impl<'m> Resolver<'m> {
                     return Resolved::Env(super::display(v));
                 }
                 let base = self.resolve_d(m, inner, d);
+                // A member of what a getter hands out (`this.db.usersRepository.save(..)`,
+                // `get usersRepository() { return this._usersRepository; }`): a member of its
+                // value.
+                let base = match base {
+                    Resolved::Func(m2, f2) => self.getter_value(m2, f2, d).unwrap_or(base),
+                    b => b,
+                };
+                // A value known only by the interface or object type it is declared with
+                // (`protected _dbContext: IGlobalDatabaseContext`, `interface
+                // IGlobalDatabaseContext { usersRepository: Repository<User> }`): its member
+                // is what that type declares the member to be.
+                if matches!(base, Resolved::Opaque)
+                    && let Some((tm, t)) = self.declared_type(m, inner)
+                    && let Some((fm, ft)) = self.type_field(tm, &t, prop, 0)
+                    && matches!(ft, Val::TypeRef(_))
+                {
+                    return self.resolve_d(fm, &ft, d + 1);
+                }
                 match self.member_of(base, prop, d) {
                     // `LndService().payInvoice` where the factory returns `wrapAll({ fns })`;
                     // `repo.saveOrganization` where it returns a package's call handed a table
@@ -1416,6 +1434,26 @@ impl<'m> Resolver<'m> {
                 Resolved::Opaque
             }
         }
+    }
+
+    /// What a class's getter returns, when `f` is one (unknown when it returns several values
+    /// or one this tree does not resolve: a member of it is not a member of the function).
+    fn getter_value(&self, m: ModId, f: FnId, d: usize) -> Option<Resolved> {
+        let def = &self.modules[m].functions[f];
+        let c = def.class?;
+        let class = &self.modules[m].classes[c];
+        let name = def.name.rsplit('.').next().unwrap_or(&def.name);
+        if !class.getters.iter().any(|g| g == name) {
+            return None;
+        }
+        let Some(_following) = Following::enter(self, m, f) else {
+            return Some(Resolved::Opaque);
+        };
+        let out = match &def.returns[..] {
+            [r] => self.resolve_d(m, r, d + 1),
+            _ => Resolved::Opaque,
+        };
+        Some(out)
     }
 
     fn class_member(&self, m: ModId, c: ClassId, prop: &str, d: usize) -> Resolved {
@@ -1844,6 +1882,31 @@ impl<'m> Resolver<'m> {
         self.alias_made(tm, &named)
     }
 
+    /// The type a value is declared with, where the code says it: a type annotation itself, a
+    /// field of `this` declared with one, a parameter's type.
+    fn declared_type(&self, m: ModId, v: &Val) -> Option<(ModId, Val)> {
+        match v {
+            Val::TypeRef(_) => Some((m, v.clone())),
+            Val::Member(this, f) => match this.as_ref() {
+                Val::This(Some(c)) => self.modules[m].classes[*c]
+                    .fields
+                    .iter()
+                    .rev()
+                    .find(|(n, t)| n == f && matches!(t, Val::TypeRef(_)))
+                    .map(|(_, t)| (m, t.clone())),
+                _ => None,
+            },
+            Val::Param(f, i) => self.modules[m]
+                .functions
+                .get(*f)?
+                .param_types
+                .iter()
+                .find(|(k, t)| k == i && matches!(t, Val::TypeRef(_)))
+                .map(|(_, t)| (m, t.clone())),
+            _ => None,
+        }
+    }
+
     /// The declared type of field `p` of a value of type `t` (written in module `m`): a field
     /// of an object type, or of an interface or object type alias `t` names (`modules: Modules`
     /// with `interface Modules { orders: OrdersModule }`), here or imported, through the types
@@ -2056,7 +2119,14 @@ impl<'m> Resolver<'m> {
         {
             return Some((spec, name, path));
         }
-        match self.resolve(m, v) {
+        let resolved = match self.resolve(m, v) {
+            // a getter's value (`get usersRepository() { return this._usersRepository }`)
+            Resolved::Func(m2, f2) => self
+                .getter_value(m2, f2, 0)
+                .unwrap_or(Resolved::Func(m2, f2)),
+            r => r,
+        };
+        match resolved {
             Resolved::Package { spec, name, path } => Some((spec, name, path)),
             Resolved::Instance(m2, c) | Resolved::Class(m2, c) => {
                 let mut cur = (m2, c);

@@ -1601,6 +1601,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     }
                     return Val::TypeRef(std::sync::Arc::new(v));
                 }
+                // `Repository<User> & IUserRepository` (a TypeORM repository extended with the
+                // project's methods): the first type it names.
+                "intersection_type" => {
+                    let mut cursor = n.walk();
+                    let parts: Vec<Node<'t>> = n.named_children(&mut cursor).take(8).collect();
+                    return parts
+                        .into_iter()
+                        .map(|p| self.type_ref(p))
+                        .find(|t| !matches!(t, Val::Unknown))
+                        .unwrap_or(Val::Unknown);
+                }
                 _ => return Val::Unknown,
             }
         }
