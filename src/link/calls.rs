@@ -676,8 +676,12 @@ fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
 }
 
 /// Methods of a subclass that a base class's method runs as its steps (see
-/// `Calls::template_steps`).
-type Steps = Vec<(ModId, FnId)>;
+/// `Calls::template_steps`), and whether they come from more than one class (then each is one
+/// candidate of several).
+type Steps = (Vec<(ModId, FnId)>, bool);
+
+/// Most steps one call's candidate classes give.
+const MAX_STEPS: usize = 32;
 
 /// How a model held by a field of a base class is named until a subclass says which it is
 /// (`this.MongooseModel`).
@@ -1783,7 +1787,7 @@ impl<'a> Calls<'a> {
     /// extending or implementing it, at any depth, the nearest one on each branch.
     fn overrides(&self, m: ModId, callee: &Val) -> (Vec<(ModId, FnId)>, Steps) {
         let Val::Member(recv, prop) = callee else {
-            return (vec![], vec![]);
+            return (vec![], (vec![], false));
         };
         let (Resolved::Instance(bm, bc) | Resolved::Class(bm, bc)) = self.res.resolve(m, recv)
         else {
@@ -1804,7 +1808,7 @@ impl<'a> Calls<'a> {
             }
         }
         out.sort();
-        (out, vec![])
+        (out, (vec![], false))
     }
 
     /// The methods that implement `recv.prop(..)` when `recv` is declared with an interface's
@@ -1858,7 +1862,7 @@ impl<'a> Calls<'a> {
             _ => None,
         };
         let Some(name) = declared else {
-            return (vec![], vec![]);
+            return (vec![], (vec![], false));
         };
         let classes: Vec<(ModId, ClassId)> =
             self.implementers.get(&name).cloned().unwrap_or_default();
@@ -1886,6 +1890,7 @@ impl<'a> Calls<'a> {
         // abstract base writes), with the steps that method leaves to the class.
         let mut out: Vec<(ModId, FnId)> = Vec::new();
         let mut steps: Vec<(ModId, FnId)> = Vec::new();
+        let mut stepping = 0;
         for (cm, cc) in chosen {
             if let Some(f) = self.res.modules[cm].classes[cc].method(prop) {
                 out.push((cm, f));
@@ -1896,14 +1901,19 @@ impl<'a> Calls<'a> {
                 && let Some(bc) = self.res.modules[bm].functions[bf].class
             {
                 out.push((bm, bf));
-                steps.extend(self.steps_of((bm, bf), bc, (cm, cc)));
+                let own_steps = self.steps_of((bm, bf), bc, (cm, cc));
+                if !own_steps.is_empty() && steps.len() < MAX_STEPS {
+                    stepping += 1;
+                    steps.extend(own_steps);
+                }
             }
         }
         out.sort();
         out.dedup();
         steps.sort();
         steps.dedup();
-        (out, steps)
+        // (one inherited method run by several classes: each class's steps are one candidate)
+        (out, (steps, stepping > 1))
     }
 
     pub fn location(&self, m: ModId, line: u32) -> Location {
@@ -2692,9 +2702,9 @@ impl<'a> Calls<'a> {
                     // A method an abstract class only declares runs in its subclasses (a Nest
                     // provider injected by its abstract class): each override, speculative
                     // when there are several.
-                    let (overrides, steps) = self.overrides(m, &cs.callee);
+                    let (overrides, (steps, steps_of_several)) = self.overrides(m, &cs.callee);
                     if !overrides.is_empty() {
-                        let several = overrides.len() > 1;
+                        let several = overrides.len() > 1 || steps_of_several;
                         targets = overrides
                             .into_iter()
                             .map(|(m2, f2)| (Resolved::Func(m2, f2), several))

@@ -349,24 +349,25 @@ fn method_chain(v: &Val) -> Option<Vec<(String, Val)>> {
         let Val::Member(recv, link) = callee.as_ref() else {
             break;
         };
+        // the handler: the last argument that is neither a path nor options (a function, an
+        // imported one, a wrapped one)
         let func = args
             .iter()
             .rev()
-            .find(|a| matches!(a, Val::Func(_)))
+            .find(|a| !matches!(a, Val::Str(_) | Val::Obj(_) | Val::Template(_)))
             .cloned();
         let method = link.to_ascii_uppercase();
         if METHODS.contains(&method.as_str()) {
             named = true;
-            let handler = func.or_else(|| then_handler.take());
-            if let Some(h) = handler
-                && MUTATIONS.contains(&method.as_str())
-                && !out.iter().any(|(m2, _)| *m2 == method)
-            {
-                out.push((method, h));
+            // (a method given no handler the chain shows is still served: its handler is
+            // unknown, not absent)
+            let handler = func.or_else(|| then_handler.take()).unwrap_or(Val::Unknown);
+            if MUTATIONS.contains(&method.as_str()) && !out.iter().any(|(m2, _)| *m2 == method) {
+                out.push((method, handler));
             }
             then_handler = None;
-        } else {
-            then_handler = (link == "handler").then_some(func).flatten();
+        } else if link == "handler" {
+            then_handler = func;
         }
         cur = recv.plain();
     }

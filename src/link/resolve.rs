@@ -1887,13 +1887,27 @@ impl<'m> Resolver<'m> {
     fn declared_type(&self, m: ModId, v: &Val) -> Option<(ModId, Val)> {
         match v {
             Val::TypeRef(_) => Some((m, v.clone())),
+            // a field of the class or of a class it extends
             Val::Member(this, f) => match this.as_ref() {
-                Val::This(Some(c)) => self.modules[m].classes[*c]
-                    .fields
-                    .iter()
-                    .rev()
-                    .find(|(n, t)| n == f && matches!(t, Val::TypeRef(_)))
-                    .map(|(_, t)| (m, t.clone())),
+                Val::This(Some(c)) => {
+                    let (mut cm, mut cc) = (m, *c);
+                    for _ in 0..8 {
+                        let class = &self.modules[cm].classes[cc];
+                        if let Some((_, t)) = class
+                            .fields
+                            .iter()
+                            .rev()
+                            .find(|(n, t)| n == f && matches!(t, Val::TypeRef(_)))
+                        {
+                            return Some((cm, t.clone()));
+                        }
+                        match class.extends.as_ref().map(|e| self.resolve(cm, e)) {
+                            Some(Resolved::Class(m2, c2)) => (cm, cc) = (m2, c2),
+                            _ => return None,
+                        }
+                    }
+                    None
+                }
                 _ => None,
             },
             Val::Param(f, i) => self.modules[m]

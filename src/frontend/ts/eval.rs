@@ -1602,14 +1602,24 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     return Val::TypeRef(std::sync::Arc::new(v));
                 }
                 // `Repository<User> & IUserRepository` (a TypeORM repository extended with the
-                // project's methods): the first type it names.
+                // project's methods): the package's type it names, else the first type.
                 "intersection_type" => {
                     let mut cursor = n.walk();
                     let parts: Vec<Node<'t>> = n.named_children(&mut cursor).take(8).collect();
-                    return parts
+                    let types: Vec<Val> = parts
                         .into_iter()
                         .map(|p| self.type_ref(p))
-                        .find(|t| !matches!(t, Val::Unknown))
+                        .filter(|t| !matches!(t, Val::Unknown))
+                        .collect();
+                    let of_package = |t: &Val| {
+                        matches!(t, Val::TypeRef(i) if matches!(i.as_ref(),
+                            Val::Import { spec, .. } if crate::program::is_package_spec(spec)))
+                    };
+                    return types
+                        .iter()
+                        .find(|t| of_package(t))
+                        .or(types.first())
+                        .cloned()
                         .unwrap_or(Val::Unknown);
                 }
                 _ => return Val::Unknown,

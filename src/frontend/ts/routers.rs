@@ -433,7 +433,14 @@ impl<'t> Evaluator<'t, '_> {
                 }
                 // On an instance of a class of another file (`new Router(..)`), any string: a
                 // router class the project writes may take its paths without a leading `/`.
-                let plausible = path_like(&args[0])
+                // (a path built from pieces is a route's only when a handler follows it, not a
+                // body: `http.post(`${base}/notify`, body)` is a client's request)
+                let handler_last = args.last().is_some_and(|h| {
+                    matches!(h, Val::Func(_) | Val::Import { .. } | Val::Call(..))
+                        || matches!(h, Val::Member(..) if is_import_rooted(h))
+                });
+                let plausible = (path_like(&args[0])
+                    && (!matches!(args[0], Val::Template(_)) || handler_last))
                     || (matches!(receiver, Val::New(..)) && args[0].as_str().is_some());
                 let target = self.target(&receiver, plausible)?;
                 let (mut paths, mut rest) = (args[0].clone(), &args[1..]);
