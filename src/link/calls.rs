@@ -4664,7 +4664,11 @@ impl<'a> Calls<'a> {
         let mut assembled = matches!(self.res.resolve(m, &v), Resolved::Assembled(_));
         for i in 1..cs.path.len().min(first_hop + 1) {
             v = Val::Member(std::sync::Arc::new(v), cs.path[i - 1].clone());
-            if self.res.origin(m, &v).is_some() {
+            // (a getter handing out a client, read as a value before the chain calls anything:
+            // `this.db.usersRepository.save(..)`; not one the chain calls, `this.knex('t')`)
+            if self.res.origin(m, &v).is_some()
+                || (i < first_hop && self.res.getter_of_package(m, &v))
+            {
                 return Some(shifted(v, i));
             }
             if assembled && named.is_none() {

@@ -1436,6 +1436,13 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// Whether `v` is a getter whose value is a package's (`get usersRepository() { return
+    /// this._usersRepository }`, the field a TypeORM repository): read as a value, not called.
+    pub fn getter_of_package(&self, m: ModId, v: &Val) -> bool {
+        matches!(self.resolve(m, v), Resolved::Func(m2, f2)
+            if matches!(self.getter_value(m2, f2, 0), Some(Resolved::Package { .. })))
+    }
+
     /// What a class's getter returns, when `f` is one (unknown when it returns several values
     /// or one this tree does not resolve: a member of it is not a member of the function).
     fn getter_value(&self, m: ModId, f: FnId, d: usize) -> Option<Resolved> {
@@ -2133,14 +2140,7 @@ impl<'m> Resolver<'m> {
         {
             return Some((spec, name, path));
         }
-        let resolved = match self.resolve(m, v) {
-            // a getter's value (`get usersRepository() { return this._usersRepository }`)
-            Resolved::Func(m2, f2) => self
-                .getter_value(m2, f2, 0)
-                .unwrap_or(Resolved::Func(m2, f2)),
-            r => r,
-        };
-        match resolved {
+        match self.resolve(m, v) {
             Resolved::Package { spec, name, path } => Some((spec, name, path)),
             Resolved::Instance(m2, c) | Resolved::Class(m2, c) => {
                 let mut cur = (m2, c);
