@@ -1415,15 +1415,7 @@ impl<'m> Resolver<'m> {
                 if n == "default" && module.exports.is_empty() && module.star_exports.is_empty() {
                     return Resolved::Opaque;
                 }
-                let subs = self.star_mods[target].get_or_init(|| {
-                    module
-                        .star_exports
-                        .iter()
-                        .filter_map(|spec| self.resolve_spec(target, spec))
-                        .filter(|sub| *sub != target)
-                        .collect()
-                });
-                for &sub in subs {
+                for &sub in self.star_subs(target) {
                     if d < MAX_DEPTH {
                         match self.export_value(sub, Some(n), d + 1) {
                             Resolved::Opaque => continue,
@@ -1974,11 +1966,21 @@ impl<'m> Resolver<'m> {
         if d > 4 {
             return None;
         }
-        self.modules[m]
-            .star_exports
+        self.star_subs(m)
             .iter()
-            .filter_map(|spec| self.resolve_spec(m, spec))
-            .find_map(|t| self.shape_module(t, name, d + 1))
+            .find_map(|&t| self.shape_module(t, name, d + 1))
+    }
+
+    /// The modules `m` re-exports whole (`export * from '..'`), resolved once.
+    fn star_subs(&self, m: ModId) -> &[ModId] {
+        self.star_mods[m].get_or_init(|| {
+            self.modules[m]
+                .star_exports
+                .iter()
+                .filter_map(|spec| self.resolve_spec(m, spec))
+                .filter(|sub| *sub != m)
+                .collect()
+        })
     }
 
     /// The call a type alias stands for (`ReturnType<typeof f>` is recorded as `f()`): the alias
@@ -2030,15 +2032,8 @@ impl<'m> Resolver<'m> {
         if d > 4 || module.star_exports.is_empty() {
             return None;
         }
-        let subs = self.star_mods[m].get_or_init(|| {
-            module
-                .star_exports
-                .iter()
-                .filter_map(|spec| self.resolve_spec(m, spec))
-                .filter(|sub| *sub != m)
-                .collect()
-        });
-        subs.iter()
+        self.star_subs(m)
+            .iter()
             .find_map(|&sub| self.named_export(sub, name, d + 1))
     }
 

@@ -1219,7 +1219,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     // argument, named where the alias is used
                     Some(aliased) if !t.args.is_empty() => {
                         let mut head: &Ty = aliased;
-                        while TRANSPARENT.contains(&head.last())
+                        while self.transparent(head, m2)
                             && let Some(a) = head.args.first()
                         {
                             head = a;
