@@ -170,8 +170,8 @@ pub fn collect_facts_with(
         frontend::rust::generated_sql::collect(&schema_files.iter().collect::<Vec<_>>());
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
     let (
-        (mut endpoints, ts_diagnostics, model_constraints, mut clients),
-        (rust_endpoints, rust_diagnostics, rust_constraints, rust_clients),
+        (mut endpoints, ts_diagnostics, model_constraints, ts_sql, mut clients),
+        (rust_endpoints, rust_diagnostics, rust_constraints, rust_sql, rust_clients),
     ) = rayon::join(
         || {
             let parsed: Vec<_> = ts_files
@@ -198,6 +198,7 @@ pub fn collect_facts_with(
                 linked.endpoints,
                 diagnostics,
                 linked.constraints,
+                linked.schema_sql,
                 linked.clients,
             )
         },
@@ -208,6 +209,9 @@ pub fn collect_facts_with(
     diagnostics.extend(rust_diagnostics);
     trace_phase("joined");
     let (mut constraints, more) = frontend::schema::analyze(&schema_files);
+    diagnostics.extend(more);
+    let (in_code, more) = frontend::schema::sql::code_constraints(&[ts_sql, rust_sql].concat());
+    constraints.extend(in_code);
     diagnostics.extend(more);
     constraints.extend(model_constraints);
     constraints.extend(rust_constraints);

@@ -271,7 +271,11 @@ fn sql_insert_bound(sql: &str) -> Option<Vec<(String, String, Option<usize>)>> {
         sql_insert_columns(sql)?
             .into_iter()
             .map(|(column, value)| {
-                let bound = if let Some(n) = value.strip_prefix('$') {
+                // `$1` (PostgreSQL), `?1` (SQLite's numbered parameters)
+                let numbered = value
+                    .strip_prefix('$')
+                    .or_else(|| value.strip_prefix('?').filter(|n| !n.is_empty()));
+                let bound = if let Some(n) = numbered {
                     n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
                 } else if value == "?" {
                     next += 1;
@@ -348,6 +352,25 @@ pub fn starts_with_write(text: &str) -> bool {
         ["INSERT", "UPDATE", "DELETE", "REPLACE"]
             .iter()
             .any(|k| first.eq_ignore_ascii_case(k))
+    })
+}
+
+/// Does the text hold a statement that changes the schema (`CREATE TABLE`, `CREATE UNIQUE
+/// INDEX`, `ALTER TABLE`, a drop of a table or an index)? A string written in code that does is
+/// read as a migration (see `frontend::schema::sql::code_constraints`).
+pub fn has_schema_statement(text: &str) -> bool {
+    let upper = flat(text).to_ascii_uppercase();
+    [
+        "CREATE TABLE ",
+        "CREATE UNIQUE INDEX ",
+        "CREATE INDEX ",
+        "ALTER TABLE ",
+        "DROP TABLE ",
+        "DROP INDEX ",
+    ]
+    .iter()
+    .any(|k| {
+        upper.starts_with(k) || upper.contains(&format!(" {k}")) || upper.contains(&format!(";{k}"))
     })
 }
 
@@ -648,10 +671,18 @@ pub fn sql_equality_binds(sql: &str) -> Vec<usize> {
                 .next()
                 .and_then(|n| n.parse::<usize>().ok())
                 .and_then(|n| n.checked_sub(1)),
-            '?' => {
-                question += 1;
-                Some(question - 1)
-            }
+            // `?1` (SQLite's numbered parameters), else `?` in order
+            '?' => match sql[i + 1..]
+                .split(|c: char| !c.is_ascii_digit())
+                .next()
+                .and_then(|n| n.parse::<usize>().ok())
+            {
+                Some(n) => n.checked_sub(1),
+                None => {
+                    question += 1;
+                    Some(question - 1)
+                }
+            },
             _ => None,
         };
         let Some(at) = placeholder else { continue };

@@ -347,3 +347,10 @@ fn a_create_that_reaches_no_known_write_is_unknown_in_both_languages() {
 fn a_store_given_as_a_bounded_type_parameter_runs_its_implementations_in_both_languages() {
     assert_twins("express-generic-stores", "axum-generic-stores");
 }
+
+/// A schema written in code (`execute_batch("CREATE TABLE ..")`, `db.exec(`CREATE TABLE ..`)`)
+/// gives its constraints as a migration file would.
+#[test]
+fn a_schema_written_in_code_constrains_alike_in_both_languages() {
+    assert_twins("express-sqlite-schema", "axum-rusqlite-schema");
+}

@@ -869,6 +869,14 @@ impl KeyTest {
     }
 }
 
+/// A schema statement written in code (a string a migration or a start-up routine runs):
+/// where it is and its text as written, `${..}` holes included.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaSql {
+    pub location: Location,
+    pub text: String,
+}
+
 /// A unique constraint declared in a schema, an ORM model or a migration.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, schemars::JsonSchema)]
 pub struct UniqueConstraint {

@@ -3097,7 +3097,35 @@ impl<'a> Calls<'a> {
                             Some(l) => l.clone(),
                             None => cs.root_name.clone(),
                         };
-                        for n in [called, name.clone()] {
+                        // The fields of an object literal it answers that name what it looks
+                        // up (`return { invitation }` of a lookup of `organization_invitations`):
+                        // a guard on one is a guard on its lookups too. Not another field (`{
+                        // auth, body, error }` of a request parser that loads the session).
+                        let names_lookup = |f: &str| {
+                            let f = model_key(f);
+                            f.len() > 2
+                                && sub_lookups.iter().any(|l| {
+                                    let l = model_key(l);
+                                    let l = l.strip_suffix("table").unwrap_or(&l);
+                                    let l = model_key(l);
+                                    l == f || l.ends_with(&f)
+                                })
+                        };
+                        let fields: Vec<&String> = self.res.modules[m2].functions[f2]
+                            .returns
+                            .iter()
+                            .flat_map(|r| match r {
+                                Val::Obj(fields) => fields.iter().map(|(k, _)| k).collect(),
+                                _ => Vec::new(),
+                            })
+                            .filter(|k| names_lookup(k))
+                            .collect();
+                        let names = [called, name.clone()];
+                        let guards = names.iter().flat_map(|n| {
+                            std::iter::once(n.clone())
+                                .chain(fields.iter().map(move |f| format!("{n}.{f}")))
+                        });
+                        for n in guards {
                             let known = guard_alias
                                 .entry(model_key(&format!("{HELPER_GUARD}{n}")))
                                 .or_default();

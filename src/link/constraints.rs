@@ -7,7 +7,8 @@
 
 use super::resolve::{ModId, Resolved, Resolver};
 use crate::facts::{
-    EffectKind, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint, model_key,
+    EffectKind, Endpoint, Location, Mechanism, MechanismKind, SchemaSql, UniqueConstraint,
+    model_key,
 };
 use crate::program::{CallSite, DecoratorFacts, Module, Val};
 use std::collections::BTreeMap;
@@ -196,9 +197,16 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
     }
 }
 
-/// A constraint on a row's own id alone (`id`, `uuid`, `_id`): the primary key of most tables.
+/// A constraint on a row's own id alone (`id`, `uuid`, `_id`): the primary key of most tables;
+/// or on a value a create makes up for the row by its nature (a share link's `token`, an API
+/// key's `key_hash`, a `secret`, a `nonce`): a new one each call unless the request is seen to
+/// send it.
 fn lone_id(c: &UniqueConstraint) -> bool {
-    matches!(c.columns.as_slice(), [col] if matches!(col.to_ascii_lowercase().as_str(), "id" | "uuid" | "_id"))
+    matches!(c.columns.as_slice(), [col] if matches!(
+        col.replace(['_', '-'], "").to_ascii_lowercase().as_str(),
+        "id" | "uuid" | "guid" | "token" | "tokenhash" | "secret" | "secrethash" | "keyhash"
+            | "nonce" | "salt" | "apikey" | "accesstoken" | "refreshtoken"
+    ))
 }
 
 fn truthy(v: Option<&Val>) -> bool {
@@ -258,6 +266,8 @@ struct Collector<'a> {
     class_name: String,
     res: &'a Resolver<'a>,
     out: Vec<UniqueConstraint>,
+    /// Schema statements written as strings (`queryRunner.query(`CREATE UNIQUE INDEX ..`)`).
+    sql: Vec<SchemaSql>,
 }
 
 impl Collector<'_> {
@@ -348,6 +358,18 @@ impl Collector<'_> {
     }
 
     fn call(&mut self, m: ModId, cs: &CallSite) {
+        // A migration's `queryRunner.query(`CREATE UNIQUE INDEX ..`)`, `knex.raw(..)`, Drizzle's
+        // `sql`ALTER TABLE ..``: read as a migration's statements are.
+        if let Some(text) = cs
+            .literal
+            .as_ref()
+            .filter(|t| crate::sql::has_schema_statement(t))
+        {
+            self.sql.push(SchemaSql {
+                location: self.site(m, cs.line),
+                text: text.clone(),
+            });
+        }
         // `pgTable(...)` called bare has no member path: its name is the root.
         let last = cs
             .path
@@ -1014,11 +1036,14 @@ fn on_columns(v: &Val) -> Vec<String> {
 }
 
 /// Every unique constraint the TypeScript/JavaScript models and migrations declare.
-pub fn from_modules(res: &Resolver) -> Vec<UniqueConstraint> {
+/// The constraints the ORM models of the modules declare, and the schema statements their code
+/// runs as strings (read with the SQL migrations, see `frontend::schema`).
+pub fn from_modules(res: &Resolver) -> (Vec<UniqueConstraint>, Vec<SchemaSql>) {
     let mut c = Collector {
         class_name: String::new(),
         res,
         out: Vec::new(),
+        sql: Vec::new(),
     };
     for (m, module) in res.modules.iter().enumerate() {
         if module.is_test {
@@ -1026,12 +1051,17 @@ pub fn from_modules(res: &Resolver) -> Vec<UniqueConstraint> {
         }
         collect_module(&mut c, m, module);
     }
-    c.out
+    (c.out, c.sql)
 }
 
 fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
     // A migration's `down` undoes its `up`: only `up` says what the schema becomes.
-    for facts in module.functions.iter().filter(|f| f.name != "down") {
+    // (a class's method is named `Class.method`: `CreateUsers1700000000000.down`)
+    let undoes = |name: &str| {
+        let own = name.rsplit('.').next().unwrap_or(name);
+        matches!(own, "down" | "revert" | "rollback")
+    };
+    for facts in module.functions.iter().filter(|f| !undoes(&f.name)) {
         // `super.init(attrs, { sequelize })` in a model class's `static init`: that class's.
         c.class_name = facts
             .class

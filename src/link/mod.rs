@@ -81,6 +81,8 @@ pub struct Linked {
     pub diagnostics: Vec<Diagnostic>,
     /// The unique constraints their ORM models declare.
     pub constraints: Vec<UniqueConstraint>,
+    /// Schema statements the code runs as strings (migrations written in TypeScript).
+    pub schema_sql: Vec<crate::facts::SchemaSql>,
     /// Requests client code sends with an idempotency key.
     pub clients: Vec<ClientRequest>,
 }
@@ -211,6 +213,7 @@ pub fn link_ts(
                         .map(|e| request_message_id(e, catalog)),
                 );
                 request_keys(&mut effects[before..], m, f);
+                dto_keys(&res, &mut effects[before..], m, f);
                 content_hashes.extend(s.content_hashes.iter().cloned());
                 if let Some(first) = s.key_reads.first() {
                     if key_reads.is_empty() {
@@ -364,7 +367,7 @@ pub fn link_ts(
     crate::trace_phase("ts endpoints");
     let mut reached = calls.reached();
     reached.extend(handlers);
-    let constraints = constraints::from_modules(&res);
+    let (constraints, schema_sql) = constraints::from_modules(&res);
     crate::trace_phase("ts constraints");
     let clients = clients::from_modules(&res, &reached);
     diagnostics.extend(res.take_manifest_problems());
@@ -372,6 +375,7 @@ pub fn link_ts(
         endpoints,
         diagnostics,
         constraints,
+        schema_sql,
         clients,
     }
 }
@@ -579,6 +583,37 @@ fn request_keys(effects: &mut [Effect], m: usize, f: usize) {
             .map(|(k, _)| k.clone())
             .chain(e.fixed_keys.iter().cloned())
             .collect();
+    }
+}
+
+/// A create whose record is (or spreads) the handler's own parameter, `prisma.team.create({ data:
+/// { ...args.data, workspace: { connect: { id } } } })` with `@Args() args: TeamCreateArgs`: the
+/// fields the parameter's declared type (a DTO class, an interface) gives are keys the request
+/// supplies.
+fn dto_keys(res: &Resolver, effects: &mut [Effect], m: usize, f: usize) {
+    for e in effects.iter_mut() {
+        let Some(r) = e
+            .data_param
+            .as_ref()
+            .filter(|r| r.module == m && r.function == f)
+        else {
+            continue;
+        };
+        if e.kind != crate::facts::EffectKind::DbCreate {
+            continue;
+        }
+        let Some(fields) = res.param_fields(m, f, r.index, &r.path) else {
+            continue;
+        };
+        let keys = e.data_keys.get_or_insert_with(Vec::new);
+        for k in fields {
+            if !keys.contains(&k) {
+                keys.push(k.clone());
+            }
+            if !e.request_keys.contains(&k) {
+                e.request_keys.push(k);
+            }
+        }
     }
 }
 

@@ -1881,6 +1881,105 @@ impl<'m> Resolver<'m> {
         self.alias_made(tm, &named)
     }
 
+    /// The fields of parameter `index` of `(m, f)` by its declared type, at `path` within it
+    /// (`args: TeamCreateArgs` at `data`: the fields of `TeamCreateInput`): a class's declared
+    /// fields (a DTO, with those of the classes it extends), or an interface's or object type's.
+    /// None where the type is not in view.
+    pub fn param_fields(
+        &self,
+        m: ModId,
+        f: FnId,
+        index: usize,
+        path: &[String],
+    ) -> Option<Vec<String>> {
+        let (_, t) = self.modules[m]
+            .functions
+            .get(f)?
+            .param_types
+            .iter()
+            .find(|(k, _)| *k == index)?;
+        let (mut tm, mut t) = (m, t.clone());
+        for seg in path {
+            (tm, t) = self.field_type(tm, &t, seg)?;
+        }
+        self.fields_of_type(tm, &t, 0)
+    }
+
+    /// The class a type annotation names, then the classes it extends (see
+    /// [`Self::class_chain`]).
+    fn type_classes(&self, m: ModId, t: &Val) -> Vec<(ModId, ClassId)> {
+        let Val::TypeRef(inner) = t else {
+            return Vec::new();
+        };
+        match self.resolve(m, inner) {
+            Resolved::Class(cm, c) => self.class_chain(cm, c).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The declared type of field `p` of a value of type `t`: a class's field, or as
+    /// [`Self::type_field`] reads an interface or object type.
+    fn field_type(&self, m: ModId, t: &Val, p: &str) -> Option<(ModId, Val)> {
+        let classes = self.type_classes(m, t);
+        if classes.is_empty() {
+            return self.type_field(m, t, p, 0);
+        }
+        classes.iter().find_map(|&(cm, c)| {
+            self.modules[cm].classes[c]
+                .fields
+                .iter()
+                .rev()
+                .find(|(n, t)| n == p && matches!(t, Val::TypeRef(_) | Val::Obj(_)))
+                .map(|(_, t)| (cm, t.clone()))
+        })
+    }
+
+    /// The names of the fields a value of type `t` carries (see [`Self::param_fields`]).
+    fn fields_of_type(&self, m: ModId, t: &Val, d: usize) -> Option<Vec<String>> {
+        if d > 8 {
+            return None;
+        }
+        let classes = self.type_classes(m, t);
+        if !classes.is_empty() {
+            let mut out: Vec<String> = Vec::new();
+            for (cm, c) in classes {
+                for (n, _) in &self.modules[cm].classes[c].fields {
+                    if !out.contains(n) {
+                        out.push(n.clone());
+                    }
+                }
+            }
+            return (!out.is_empty()).then_some(out);
+        }
+        match t {
+            Val::Obj(fields) => Some(fields.iter().map(|(k, _)| k.clone()).collect()),
+            Val::TypeRef(named) => {
+                let (sm, name) = match named.as_ref() {
+                    Val::Global(n) => (m, n.clone()),
+                    v @ Val::Import { name: Some(n), .. } => {
+                        let (sm, _) = self.written_value(m, v);
+                        let target = match v {
+                            Val::Import { spec, .. } if sm == m => self.resolve_spec(m, spec)?,
+                            _ => sm,
+                        };
+                        (self.shape_module(target, n, 0)?, n.clone())
+                    }
+                    _ => return None,
+                };
+                let mut out: Vec<String> = Vec::new();
+                for part in self.modules[sm].type_shape(&name)? {
+                    for n in self.fields_of_type(sm, part, d + 1).unwrap_or_default() {
+                        if !out.contains(&n) {
+                            out.push(n);
+                        }
+                    }
+                }
+                (!out.is_empty()).then_some(out)
+            }
+            _ => None,
+        }
+    }
+
     /// The type a value is declared with, where the code says it: a type annotation itself, a
     /// field of `this` declared with one, a parameter's type.
     fn declared_type(&self, m: ModId, v: &Val) -> Option<(ModId, Val)> {
@@ -1929,9 +2028,10 @@ impl<'m> Resolver<'m> {
             return None;
         }
         match t {
+            // (a field whose type is not read says nothing of its members)
             Val::Obj(fields) => fields
                 .iter()
-                .find(|(k, _)| k == p)
+                .find(|(k, v)| k == p && !matches!(v, Val::Unknown))
                 .map(|(_, v)| (m, v.clone())),
             Val::TypeRef(named) => {
                 let (sm, name) = match named.as_ref() {

@@ -2196,8 +2196,28 @@ impl<'m, 'a> Effects<'m, 'a> {
             return binds;
         }
         let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
+        // rusqlite's `conn.execute("INSERT ..", params![a, b])` (also a tuple, an array, or the
+        // values one by one): what follows the statement in the method's arguments.
+        let in_link = || {
+            c.links.iter().find_map(|(_, args, _)| {
+                let i = args.iter().position(|a| matches!(a, Ex::Lit(_)))?;
+                let rest = &args[i + 1..];
+                Some(match rest {
+                    [Ex::Macro { path, args, .. }]
+                        if path
+                            .last()
+                            .is_some_and(|m| m == "params" || m == "named_params") =>
+                    {
+                        args.iter().filter(|a| !matches!(a, Ex::Lit(_))).collect()
+                    }
+                    [Ex::List(items)] => items.iter().collect(),
+                    _ => rest.iter().collect::<Vec<&Ex>>(),
+                })
+            })
+        };
         match sql_at {
             Some(i) => c.root_args[i + 1..].iter().collect(),
+            None if c.macro_args.is_empty() => in_link().unwrap_or_default(),
             // `query!("INSERT .. VALUES (?, ?)", email, code)`
             None => c
                 .macro_args

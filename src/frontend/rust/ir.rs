@@ -10,6 +10,8 @@ pub struct FileIr {
     /// Relative to the scanned root, `/`-separated.
     pub rel: String,
     pub items: Vec<Item>,
+    /// Schema statements its string literals hold (see [`super::schema_sql`]).
+    pub schema_sql: Vec<crate::facts::SchemaSql>,
 }
 
 #[derive(Debug)]

@@ -15,13 +15,15 @@ pub mod model;
 pub mod nesting;
 pub mod parse;
 pub mod routes;
+pub mod schema_sql;
 pub mod seaorm;
 
 use crate::catalog::Catalog;
 use crate::config::Config;
 use crate::discover::RustFile;
 use crate::facts::{
-    ClientRequest, Diagnostic, Endpoint, Location, Mechanism, MechanismKind, UniqueConstraint,
+    ClientRequest, Diagnostic, Endpoint, Location, Mechanism, MechanismKind, SchemaSql,
+    UniqueConstraint,
 };
 use effects::{Effects, Summary};
 use model::{FnId, Model, Res};
@@ -39,21 +41,27 @@ const EXTRACTOR_TRAITS: &[&str] = &[
     "FromRequestAsync",
 ];
 
+/// What [`analyze`] finds: endpoints, diagnostics, constraints, schema statements written as
+/// strings, and client requests.
+pub type Analysis = (
+    Vec<Endpoint>,
+    Vec<Diagnostic>,
+    Vec<UniqueConstraint>,
+    Vec<SchemaSql>,
+    Vec<ClientRequest>,
+);
+
 /// Audits the Rust files of one tree: its endpoints, what could not be read, the unique
-/// constraints its ORM models and migrations declare, and the requests its client code sends with
-/// an idempotency key. Each file's text is dropped once it is parsed.
+/// constraints its ORM models and migrations declare, the schema statements its code holds as
+/// strings, and the requests its client code sends with an idempotency key. Each file's text is
+/// dropped once it is parsed.
 pub fn analyze(
     files: Vec<RustFile>,
     root: &Path,
     catalog: &Catalog,
     config: &Config,
     queries: &generated_sql::Queries,
-) -> (
-    Vec<Endpoint>,
-    Vec<Diagnostic>,
-    Vec<UniqueConstraint>,
-    Vec<ClientRequest>,
-) {
+) -> Analysis {
     let parsed: Vec<_> = files
         .into_par_iter()
         .map(|f| {
@@ -63,13 +71,16 @@ pub fn analyze(
                 || ir::FileIr {
                     rel: f.rel.clone(),
                     items: Vec::new(),
+                    schema_sql: Vec::new(),
                 },
             )
         })
         .collect();
     let mut irs = Vec::with_capacity(parsed.len());
     let mut diagnostics = Vec::new();
-    for (ir, d) in parsed {
+    let mut schema_sql = Vec::new();
+    for (mut ir, d) in parsed {
+        schema_sql.append(&mut ir.schema_sql);
         irs.push(ir);
         diagnostics.extend(d);
     }
@@ -251,7 +262,7 @@ pub fn analyze(
     drop(fx);
     drop(model);
     irs.into_par_iter().for_each(drop);
-    (endpoints, diagnostics, constraints, clients)
+    (endpoints, diagnostics, constraints, schema_sql, clients)
 }
 
 /// Containers that keep keys in the process's memory.

@@ -36,6 +36,7 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
     let mut ir = FileIr {
         rel: rel.to_string(),
         items: Vec::new(),
+        schema_sql: Vec::new(),
     };
     if let Some((line, why)) = too_deep(text) {
         return (
@@ -60,6 +61,7 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
                 loops: Vec::new(),
             };
             ir.items = lower.items(&file.items);
+            ir.schema_sql = super::schema_sql::collect(rel, &file);
         }
         Err(e) => {
             let line = e.span().start().line as u32;
@@ -117,7 +119,7 @@ fn path_segs(p: &syn::Path) -> Vec<String> {
     p.segments.iter().map(|s| s.ident.to_string()).collect()
 }
 
-fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
+pub(super) fn is_test_attr(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| {
         let p = a.path();
         let last = p

@@ -4,7 +4,7 @@
 //! and renames of later migrations. A statement the parser cannot read is a diagnostic.
 
 use crate::discover::SourceFile;
-use crate::facts::{Diagnostic, Location, UniqueConstraint};
+use crate::facts::{Diagnostic, Location, SchemaSql, UniqueConstraint};
 use sqlparser::ast::{
     AlterTableOperation, ColumnDef, ColumnOption, CreateIndex, CreateTable, Expr, IndexColumn,
     ObjectName, ObjectType, Statement, TableConstraint,
@@ -476,6 +476,96 @@ fn is_down_migration(rel: &str) -> bool {
         || flyway_undo
 }
 
+/// Does a statement change the schema: `CREATE [UNIQUE] INDEX`, `CREATE TABLE`, `ALTER TABLE`,
+/// a drop of a table or an index? Leading comments are skipped.
+fn is_schema_statement(stmt: &str) -> bool {
+    let mut rest = stmt.trim_start();
+    while let Some(after) = rest.strip_prefix("--") {
+        rest = after
+            .split_once('\n')
+            .map(|(_, r)| r)
+            .unwrap_or("")
+            .trim_start();
+    }
+    let words: Vec<String> = rest
+        .split_whitespace()
+        .take(4)
+        .map(|w| w.to_ascii_uppercase())
+        .collect();
+    let w = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
+    match (w(0), w(1)) {
+        ("CREATE", "TABLE") | ("ALTER", "TABLE") | ("DROP", "TABLE") | ("DROP", "INDEX") => true,
+        ("CREATE", "INDEX") | ("CREATE", "UNIQUE") => w(1) == "INDEX" || w(2) == "INDEX",
+        _ => false,
+    }
+}
+
+/// A template's holes (`${table}`) as a name the parser reads, so the statement around them is
+/// read; a constraint on a table whose name is a hole names no model anyone writes.
+fn fill_holes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("${") {
+        out.push_str(&rest[..at]);
+        match rest[at..].find('}') {
+            Some(end) => {
+                out.push_str("hole");
+                rest = &rest[at + end + 1..];
+            }
+            None => {
+                rest = &rest[at..];
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Schema statements written in code (a TypeORM migration's `queryRunner.query(`CREATE UNIQUE
+/// INDEX ..`)`, `knex.raw(..)`, Drizzle's `sql`..``, rusqlite's `execute_batch("CREATE TABLE
+/// ..")`), applied in path and line order as migrations are: the constraints that remain. Only
+/// statements that change the schema are read; one that cannot be read is a diagnostic, once per
+/// file.
+pub fn code_constraints(
+    statements_in_code: &[SchemaSql],
+) -> (Vec<UniqueConstraint>, Vec<Diagnostic>) {
+    let mut schema = Schema::default();
+    let mut diagnostics = Vec::new();
+    let mut sorted: Vec<&SchemaSql> = statements_in_code.iter().collect();
+    sorted.sort_by(|a, b| (&a.location, &a.text).cmp(&(&b.location, &b.text)));
+    sorted.dedup_by(|a, b| a.location == b.location && a.text == b.text);
+    let mut failed_in: Option<String> = None;
+    for s in sorted {
+        let Ok(stmts) = statements(&fill_holes(&s.text)) else {
+            continue;
+        };
+        for (text, line) in stmts.into_iter().filter(|(t, _)| is_schema_statement(t)) {
+            let here = Location::new(s.location.file.clone(), s.location.line + line - 1);
+            match parse_one(&text) {
+                Ok(parsed) => {
+                    for st in &parsed {
+                        schema.apply(st, &here);
+                    }
+                }
+                Err(e) if failed_in.as_deref() != Some(here.file.as_str()) => {
+                    failed_in = Some(here.file.clone());
+                    diagnostics.push(Diagnostic::new(
+                        here.file.clone(),
+                        here.line,
+                        format!(
+                            "SQL statement not read: {}; its constraints are not known",
+                            crate::facts::one_line(&e, 120)
+                        ),
+                    ));
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    (schema.remaining(), diagnostics)
+}
+
 /// Applies every migration in path order and returns the constraints that remain.
 pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnostic>) {
     let mut schema = Schema::default();
@@ -532,28 +622,36 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
             ));
         }
     }
-    let mut out = Vec::new();
-    for table in schema.tables.values() {
-        for u in &table.uniques {
-            let generated = !u.columns.is_empty()
-                && u.columns
-                    .iter()
-                    .all(|c| table.generated.iter().any(|g| key(g) == key(c)));
-            out.push(UniqueConstraint {
-                // A serial, `AUTOINCREMENT` or defaulted key is the database's unless the insert
-                // names it (`INSERT INTO settings (id) VALUES (1)`): then it conflicts as any key.
-                defaulted: generated,
-                model: table.name.clone(),
-                aliases: vec![],
-                generated,
-                columns: u.columns.clone(),
-                partial: u.partial,
-                source: "sql",
-                location: u.location.clone(),
-            });
+    (schema.remaining(), diagnostics)
+}
+
+impl Schema {
+    /// The constraints of the tables as the statements applied so far left them.
+    fn remaining(&self) -> Vec<UniqueConstraint> {
+        let schema = self;
+        let mut out = Vec::new();
+        for table in schema.tables.values() {
+            for u in &table.uniques {
+                let generated = !u.columns.is_empty()
+                    && u.columns
+                        .iter()
+                        .all(|c| table.generated.iter().any(|g| key(g) == key(c)));
+                out.push(UniqueConstraint {
+                    // A serial, `AUTOINCREMENT` or defaulted key is the database's unless the insert
+                    // names it (`INSERT INTO settings (id) VALUES (1)`): then it conflicts as any key.
+                    defaulted: generated,
+                    model: table.name.clone(),
+                    aliases: vec![],
+                    generated,
+                    columns: u.columns.clone(),
+                    partial: u.partial,
+                    source: "sql",
+                    location: u.location.clone(),
+                });
+            }
         }
+        out
     }
-    (out, diagnostics)
 }
 
 #[cfg(test)]

@@ -753,6 +753,38 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.declare(&name, Binding::Val(made));
     }
 
+    /// The fields of an interface's body or an object type: each with its declared type, a field
+    /// of a type not read (`email: string`) as unknown, so that the shape says which fields a
+    /// value of it carries (a DTO spread into a record writes them).
+    fn shape_fields(&mut self, body: Node<'t>) -> Val {
+        let typed = match self.declared_type(body, 0) {
+            Val::Obj(fields) => fields,
+            _ => Vec::new(),
+        };
+        let mut cursor = body.walk();
+        let members: Vec<Node<'t>> = body.named_children(&mut cursor).collect();
+        let mut fields = Vec::new();
+        for m in members.into_iter().take(32) {
+            if m.kind() != "property_signature" {
+                continue;
+            }
+            let Some(name) = m.field("name") else {
+                continue;
+            };
+            let name = self.text(name).to_string();
+            let v = typed
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map_or(Val::Unknown, |(_, v)| v.clone());
+            fields.push((name, v));
+        }
+        if fields.is_empty() {
+            Val::Unknown
+        } else {
+            Val::Obj(fields)
+        }
+    }
+
     /// `interface Modules extends Base { orders: OrdersModule }` or `type Context = Core & {
     /// userId?: string }`: its parts (see `program::Module::type_shapes`), for a parameter
     /// declared with it whose members are called.
@@ -782,8 +814,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             if let Some(body) = decl.field("body") {
-                let fields = self.declared_type(body, 0);
-                parts.push(fields);
+                parts.push(self.shape_fields(body));
             }
         } else if let Some(value) = decl.field("value") {
             let mut stack = vec![value];
@@ -798,7 +829,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         items.reverse();
                         stack.extend(items);
                     }
-                    "object_type" => parts.push(self.declared_type(t, 0)),
+                    "object_type" => parts.push(self.shape_fields(t)),
                     "type_identifier" | "nested_type_identifier" | "generic_type" => {
                         parts.push(self.type_ref(t))
                     }

@@ -755,10 +755,34 @@ impl<'t> Evaluator<'t, '_> {
                         return Some((m, row.clone()));
                     }
                 }
-                // What a project function returned (`const row = await selectByEmail(..)`):
-                // the linker knows whether that function only looks rows up.
-                if !count && let Val::Call(callee, _) = &row {
-                    return self.helper_named(callee).map(|h| (h, row.clone()));
+                // What a project function returned (`const row = await selectByEmail(..)`),
+                // or a field of it (`const { invitation } = await getInvitation(..)` of a
+                // function that answers `{ invitation }`): the linker knows whether that
+                // function only looks rows up.
+                let (returned, field) = match &row {
+                    Val::Member(inner, f) => (inner.as_ref(), Some(f)),
+                    v => (v, None),
+                };
+                if !count && let Val::Call(callee, _) = returned {
+                    // (a field only of a function's answer, not of a method chain's:
+                    // `const { data } = await supabase.from(..).select()` is read above)
+                    // and only as a lookup's row, not as rows counted (`validFormats.length`)
+                    let counted = n.parent().is_some_and(|p| {
+                        p.kind() == "member_expression"
+                            && p.child_by_field_name("property").map(|x| self.text(x))
+                                == Some("length")
+                    });
+                    if field.is_some()
+                        && (read != Read::Lookup
+                            || field.is_some_and(|f| NOT_A_ROW.contains(&f.as_str()))
+                            || counted
+                            || !matches!(callee.as_ref(), Val::Func(_) | Val::Import { .. }))
+                    {
+                        return None;
+                    }
+                    return self
+                        .helper_named(callee)
+                        .map(|h| (helper_field(h, field), row.clone()));
                 }
                 None
             }
@@ -767,8 +791,29 @@ impl<'t> Evaluator<'t, '_> {
             "member_expression" => {
                 let o = n.child_by_field_name("object")?;
                 let p = n.child_by_field_name("property")?;
-                if o.kind() != "identifier" || self.text(p) != "data" {
+                if o.kind() != "identifier" {
                     return None;
+                }
+                // `if (result.invitation)` after `const result = await getInvitation(..)`: a
+                // field of what a project function returned (as above)
+                if self.text(p) != "data" {
+                    let answer = self.lookup(self.text(o));
+                    let field = self.text(p).to_string();
+                    return match &answer {
+                        Val::Call(callee, _)
+                            if read == Read::Lookup
+                                && !NOT_A_ROW.contains(&field.as_str())
+                                && field != "length"
+                                && matches!(callee.as_ref(), Val::Func(_) | Val::Import { .. }) =>
+                        {
+                            self.helper_named(callee).map(|h| {
+                                let row =
+                                    Val::Member(std::sync::Arc::new(answer.clone()), field.clone());
+                                (helper_field(h, Some(&field)), row)
+                            })
+                        }
+                        _ => None,
+                    };
                 }
                 let answer = self.lookup(self.text(o));
                 let row = Val::Member(std::sync::Arc::new(answer), "data".to_string());
@@ -1398,6 +1443,24 @@ fn raw_count(v: &Val) -> Option<String> {
         .then(|| crate::link::calls::sql_table(&text))
         .flatten()
 }
+
+/// The guard name of a field of what a project function returned (`fn:getInvitation.invitation`
+/// for `const { invitation } = await getInvitation(..)`): the linker reads it as a lookup only
+/// where that function answers an object literal with the field, named for what it looks up
+/// (see `HELPER_GUARD`).
+fn helper_field(guard: String, field: Option<&String>) -> String {
+    match field {
+        Some(f) => format!("{guard}.{f}"),
+        None => guard,
+    }
+}
+
+/// Fields of a function's answer that report on the call, not a row it found (`const { auth,
+/// body, error } = await parseRequest(..); if (error) ..`): a test of one is no lookup guard.
+const NOT_A_ROW: &[&str] = &[
+    "error", "errors", "err", "success", "ok", "valid", "invalid", "status", "message", "auth",
+    "body", "data", "result", "response", "headers", "query", "params", "count", "total",
+];
 
 #[cfg(test)]
 mod tests {
