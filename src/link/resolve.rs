@@ -1934,6 +1934,24 @@ impl<'m> Resolver<'m> {
         })
     }
 
+    /// The module that declares the interface or object type a type annotation names (written
+    /// in `m`), and its name: where the import leads, through re-exports of that name and
+    /// `export *`.
+    fn shape_named(&self, m: ModId, named: &Val) -> Option<(ModId, String)> {
+        match named {
+            Val::Global(n) => Some((m, n.clone())),
+            v @ Val::Import { name: Some(n), .. } => {
+                let (sm, _) = self.written_value(m, v);
+                let target = match v {
+                    Val::Import { spec, .. } if sm == m => self.resolve_spec(m, spec)?,
+                    _ => sm,
+                };
+                Some((self.shape_module(target, n, 0)?, n.clone()))
+            }
+            _ => None,
+        }
+    }
+
     /// The names of the fields a value of type `t` carries (see [`Self::param_fields`]).
     fn fields_of_type(&self, m: ModId, t: &Val, d: usize) -> Option<Vec<String>> {
         if d > 8 {
@@ -1954,18 +1972,7 @@ impl<'m> Resolver<'m> {
         match t {
             Val::Obj(fields) => Some(fields.iter().map(|(k, _)| k.clone()).collect()),
             Val::TypeRef(named) => {
-                let (sm, name) = match named.as_ref() {
-                    Val::Global(n) => (m, n.clone()),
-                    v @ Val::Import { name: Some(n), .. } => {
-                        let (sm, _) = self.written_value(m, v);
-                        let target = match v {
-                            Val::Import { spec, .. } if sm == m => self.resolve_spec(m, spec)?,
-                            _ => sm,
-                        };
-                        (self.shape_module(target, n, 0)?, n.clone())
-                    }
-                    _ => return None,
-                };
+                let (sm, name) = self.shape_named(m, named)?;
                 let mut out: Vec<String> = Vec::new();
                 for part in self.modules[sm].type_shape(&name)? {
                     for n in self.fields_of_type(sm, part, d + 1).unwrap_or_default() {
@@ -2034,20 +2041,7 @@ impl<'m> Resolver<'m> {
                 .find(|(k, v)| k == p && !matches!(v, Val::Unknown))
                 .map(|(_, v)| (m, v.clone())),
             Val::TypeRef(named) => {
-                let (sm, name) = match named.as_ref() {
-                    Val::Global(n) => (m, n.clone()),
-                    v @ Val::Import { name: Some(n), .. } => {
-                        // the module that declares it: where the import leads, through
-                        // re-exports of that name and `export *`
-                        let (sm, _) = self.written_value(m, v);
-                        let target = match v {
-                            Val::Import { spec, .. } if sm == m => self.resolve_spec(m, spec)?,
-                            _ => sm,
-                        };
-                        (self.shape_module(target, n, 0)?, n.clone())
-                    }
-                    _ => return None,
-                };
+                let (sm, name) = self.shape_named(m, named)?;
                 let parts = self.modules[sm].type_shape(&name)?;
                 parts
                     .iter()
