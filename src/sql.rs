@@ -677,7 +677,11 @@ pub fn sql_equality_binds(sql: &str) -> Vec<usize> {
                 .next()
                 .and_then(|n| n.parse::<usize>().ok())
             {
-                Some(n) => n.checked_sub(1),
+                // (a bare `?` after `?N` is N + 1)
+                Some(n) => {
+                    question = question.max(n);
+                    n.checked_sub(1)
+                }
                 None => {
                     question += 1;
                     Some(question - 1)

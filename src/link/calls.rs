@@ -3101,15 +3101,12 @@ impl<'a> Calls<'a> {
                         // up (`return { invitation }` of a lookup of `organization_invitations`):
                         // a guard on one is a guard on its lookups too. Not another field (`{
                         // auth, body, error }` of a request parser that loads the session).
-                        let names_lookup = |f: &str| {
+                        // (each field guards only as the lookups it is named for)
+                        let named_by = |f: &str, l: &str| {
                             let f = model_key(f);
-                            f.len() > 2
-                                && sub_lookups.iter().any(|l| {
-                                    let l = model_key(l);
-                                    let l = l.strip_suffix("table").unwrap_or(&l);
-                                    let l = model_key(l);
-                                    l == f || l.ends_with(&f)
-                                })
+                            let l = model_key(l);
+                            let l = model_key(l.strip_suffix("table").unwrap_or(&l));
+                            f.len() > 2 && (l == f || l.ends_with(&f))
                         };
                         let fields: Vec<&String> = self.res.modules[m2].functions[f2]
                             .returns
@@ -3118,20 +3115,25 @@ impl<'a> Calls<'a> {
                                 Val::Obj(fields) => fields.iter().map(|(k, _)| k).collect(),
                                 _ => Vec::new(),
                             })
-                            .filter(|k| names_lookup(k))
                             .collect();
-                        let names = [called, name.clone()];
-                        let guards = names.iter().flat_map(|n| {
-                            std::iter::once(n.clone())
-                                .chain(fields.iter().map(move |f| format!("{n}.{f}")))
-                        });
-                        for n in guards {
-                            let known = guard_alias
-                                .entry(model_key(&format!("{HELPER_GUARD}{n}")))
-                                .or_default();
-                            for l in &sub_lookups {
-                                if !known.contains(l) {
-                                    known.push(l.clone());
+                        for n in [called, name.clone()] {
+                            let whole = std::iter::once((n.clone(), None));
+                            let parts = fields.iter().map(|f| (format!("{n}.{f}"), Some(*f)));
+                            for (guard, field) in whole.chain(parts) {
+                                let looked_up: Vec<&String> = sub_lookups
+                                    .iter()
+                                    .filter(|l| field.is_none_or(|f| named_by(f, l)))
+                                    .collect();
+                                if looked_up.is_empty() {
+                                    continue;
+                                }
+                                let known = guard_alias
+                                    .entry(model_key(&format!("{HELPER_GUARD}{guard}")))
+                                    .or_default();
+                                for l in looked_up {
+                                    if !known.contains(l) {
+                                        known.push(l.clone());
+                                    }
                                 }
                             }
                         }

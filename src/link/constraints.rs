@@ -10,7 +10,7 @@ use crate::facts::{
     EffectKind, Endpoint, Location, Mechanism, MechanismKind, SchemaSql, UniqueConstraint,
     model_key,
 };
-use crate::program::{CallSite, DecoratorFacts, Module, Val};
+use crate::program::{CallSite, DecoratorFacts, FnId, Module, Val};
 use std::collections::BTreeMap;
 
 /// Does the create's data supply column `c`? Relations count (`author: { connect }` for `authorId`).
@@ -1056,12 +1056,27 @@ pub fn from_modules(res: &Resolver) -> (Vec<UniqueConstraint>, Vec<SchemaSql>) {
 
 fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
     // A migration's `down` undoes its `up`: only `up` says what the schema becomes.
-    // (a class's method is named `Class.method`: `CreateUsers1700000000000.down`)
+    // (a class's method is named `Class.method`: `CreateUsers1700000000000.down`), and the
+    // functions nested in it (`queryRunner.manager.transaction(async (m) => ..)`)
     let undoes = |name: &str| {
         let own = name.rsplit('.').next().unwrap_or(name);
         matches!(own, "down" | "revert" | "rollback")
     };
-    for facts in module.functions.iter().filter(|f| !undoes(&f.name)) {
+    let mut undoing: Vec<FnId> = (0..module.functions.len())
+        .filter(|&f| undoes(&module.functions[f].name))
+        .collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(f) = undoing.pop() {
+        if seen.insert(f) {
+            undoing.extend(module.functions[f].children.iter().copied());
+        }
+    }
+    for (_, facts) in module
+        .functions
+        .iter()
+        .enumerate()
+        .filter(|(f, _)| !seen.contains(f))
+    {
         // `super.init(attrs, { sequelize })` in a model class's `static init`: that class's.
         c.class_name = facts
             .class

@@ -588,8 +588,9 @@ fn request_keys(effects: &mut [Effect], m: usize, f: usize) {
 
 /// A create whose record is (or spreads) the handler's own parameter, `prisma.team.create({ data:
 /// { ...args.data, workspace: { connect: { id } } } })` with `@Args() args: TeamCreateArgs`: the
-/// fields the parameter's declared type (a DTO class, an interface) gives are keys the request
-/// supplies.
+/// fields the parameter's declared type (a DTO class, an interface) gives are keys the record
+/// writes. Not keys the request is known to send (a field may be optional, `id?: string` of a
+/// generated input): a key a column default fills is not matched through them, nor a row's id.
 fn dto_keys(res: &Resolver, effects: &mut [Effect], m: usize, f: usize) {
     for e in effects.iter_mut() {
         let Some(r) = e
@@ -607,11 +608,12 @@ fn dto_keys(res: &Resolver, effects: &mut [Effect], m: usize, f: usize) {
         };
         let keys = e.data_keys.get_or_insert_with(Vec::new);
         for k in fields {
-            if !keys.contains(&k) {
-                keys.push(k.clone());
-            }
-            if !e.request_keys.contains(&k) {
-                e.request_keys.push(k);
+            let id = matches!(
+                k.to_ascii_lowercase().as_str(),
+                "id" | "_id" | "uuid" | "guid"
+            );
+            if !id && !keys.contains(&k) {
+                keys.push(k);
             }
         }
     }

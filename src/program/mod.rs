@@ -1241,8 +1241,9 @@ pub struct Module {
     pub statics: Vec<(Val, String, Val)>,
     /// Interfaces and object type aliases (`interface Modules { orders: OrdersModule }`, `type
     /// Context = Core & { userId?: string }`), by name: the parts of each, an object type's
-    /// fields with their declared types, or a type it extends or intersects. At most
-    /// [`MAX_TYPE_SHAPES`].
+    /// fields with their declared types (unknown where the type is not read: `email: string`),
+    /// or a type it extends or intersects. At most [`MAX_TYPE_SHAPES`] with a field of a type
+    /// read, and as many more whose fields are all of types not read.
     pub type_shapes: Vec<(String, Vec<Val>)>,
 }
 

@@ -2203,12 +2203,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let i = args.iter().position(|a| matches!(a, Ex::Lit(_)))?;
                 let rest = &args[i + 1..];
                 Some(match rest {
+                    // every positional value, literals too (`params!["note", &id]`)
                     [Ex::Macro { path, args, .. }]
-                        if path
-                            .last()
-                            .is_some_and(|m| m == "params" || m == "named_params") =>
+                        if path.last().is_some_and(|m| m == "params") =>
                     {
-                        args.iter().filter(|a| !matches!(a, Ex::Lit(_))).collect()
+                        args.iter().collect()
+                    }
+                    // bound by name, not by position
+                    [Ex::Macro { path, .. }]
+                        if path.last().is_some_and(|m| m == "named_params") =>
+                    {
+                        Vec::new()
                     }
                     [Ex::List(items)] => items.iter().collect(),
                     _ => rest.iter().collect::<Vec<&Ex>>(),

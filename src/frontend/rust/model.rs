@@ -276,7 +276,7 @@ fn workspace_deps(manifests: &[(String, toml::Value)]) -> HashMap<String, String
     out
 }
 
-fn is_test_path(rel: &str) -> bool {
+pub(super) fn is_test_path(rel: &str) -> bool {
     let dirs: Vec<&str> = rel.split('/').collect();
     dirs[..dirs.len() - 1]
         .iter()

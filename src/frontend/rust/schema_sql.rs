@@ -15,8 +15,12 @@ const MAX_MACRO_DEPTH: usize = 6;
 /// The most statements one file contributes.
 const MAX_PER_FILE: usize = 512;
 
-/// The schema statements the string literals of a parsed file hold.
+/// The schema statements the string literals of a parsed file hold; none in test files
+/// (`tests/`, `benches/`).
 pub fn collect(rel: &str, file: &syn::File) -> Vec<SchemaSql> {
+    if super::model::is_test_path(rel) {
+        return Vec::new();
+    }
     let mut v = Strings {
         rel,
         undoing: 0,
@@ -51,8 +55,25 @@ impl Strings<'_> {
     }
 
     fn tokens(&mut self, tokens: TokenStream, depth: usize) {
+        // (what follows an undoing name, `.down(..)` or `down: ..`, is not read)
+        let mut skip_next = false;
+        let mut after_undo = false;
         for t in tokens {
+            if skip_next {
+                skip_next = false;
+                after_undo = false;
+                continue;
+            }
             match t {
+                TokenTree::Ident(i) => {
+                    after_undo = undoes(&i.to_string());
+                    continue;
+                }
+                TokenTree::Punct(p) if after_undo && p.as_char() == ':' => {
+                    skip_next = true;
+                    continue;
+                }
+                TokenTree::Group(_) if after_undo => {}
                 TokenTree::Group(g) if depth < MAX_MACRO_DEPTH => {
                     self.tokens(g.stream(), depth + 1)
                 }
@@ -64,6 +85,7 @@ impl Strings<'_> {
                 }
                 _ => {}
             }
+            after_undo = false;
         }
     }
 
@@ -107,6 +129,27 @@ impl<'ast> Visit<'ast> for Strings<'_> {
     fn visit_macro(&mut self, m: &'ast syn::Macro) {
         self.tokens(m.tokens.clone(), 0);
     }
+
+    // Doc comments are string attributes: prose, not statements run.
+    fn visit_attribute(&mut self, _: &'ast syn::Attribute) {}
+
+    // `M::up("..").down("CREATE UNIQUE INDEX ..")` (rusqlite_migration): the receiver is read,
+    // the undoing call's arguments are not.
+    fn visit_expr_method_call(&mut self, c: &'ast syn::ExprMethodCall) {
+        if undoes(&c.method.to_string()) {
+            self.visit_expr(&c.receiver);
+        } else {
+            syn::visit::visit_expr_method_call(self, c);
+        }
+    }
+
+    // `Migration { up: "..", down: "DROP INDEX .." }`
+    fn visit_field_value(&mut self, f: &'ast syn::FieldValue) {
+        let undo = matches!(&f.member, syn::Member::Named(n) if undoes(&n.to_string()));
+        if !undo {
+            syn::visit::visit_field_value(self, f);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -119,6 +162,14 @@ mod tests {
             .into_iter()
             .map(|s| (s.location.line, s.text.trim().to_string()))
             .collect()
+    }
+
+    #[test]
+    fn nothing_from_test_files() {
+        let file =
+            syn::parse_file(r#"fn setup() { let _ = "CREATE UNIQUE INDEX i ON t (a)"; }"#).unwrap();
+        assert!(collect("tests/common/mod.rs", &file).is_empty());
+        assert_eq!(collect("src/db.rs", &file).len(), 1);
     }
 
     #[test]
@@ -135,12 +186,19 @@ pub fn init(conn: &Connection) {
 impl MigrationTrait for Migration {
     async fn down(&self, m: &SchemaManager) { m.execute_unprepared("DROP INDEX keys_name").await; }
 }
+/// CREATE UNIQUE INDEX docs_only ON notes (body);
+fn migrations() -> Vec<M> {
+    vec![M::up("CREATE INDEX a ON t (x)").down("CREATE UNIQUE INDEX b ON t (y)")]
+}
+const STEPS: &[Step] = &[Step { up: "CREATE TABLE s (k TEXT)", down: "CREATE UNIQUE INDEX c ON s (k)" }];
 #[cfg(test)]
 mod tests { fn t() { let _ = "CREATE TABLE scratch (a INT UNIQUE)"; } }
 "##;
         let got = statements(src);
         let lines: Vec<u32> = got.iter().map(|(l, _)| *l).collect();
-        assert_eq!(lines, vec![2, 4, 7], "{got:?}");
+        assert_eq!(lines, vec![2, 4, 7, 15, 17], "{got:?}");
+        assert!(got[3].1.starts_with("CREATE INDEX a"), "{got:?}");
+        assert!(got[4].1.starts_with("CREATE TABLE s"), "{got:?}");
         assert!(got[1].1.starts_with("CREATE UNIQUE INDEX"));
         assert!(got[2].1.starts_with("ALTER TABLE teams"));
     }

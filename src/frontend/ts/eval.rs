@@ -789,7 +789,9 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     /// userId?: string }`: its parts (see `program::Module::type_shapes`), for a parameter
     /// declared with it whose members are called.
     fn type_shape(&mut self, decl: Node<'t>) {
-        if self.module.type_shapes.len() >= crate::program::MAX_TYPE_SHAPES {
+        // (shapes whose fields are all of types not read count apart: they say only which
+        // fields a value carries, and must not crowd out the shapes that type services)
+        if self.module.type_shapes.len() >= 2 * crate::program::MAX_TYPE_SHAPES {
             return;
         }
         let Some(name) = decl.field("name") else {
@@ -838,7 +840,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
         }
         parts.retain(|p| !matches!(p, Val::Unknown));
-        if !parts.is_empty() {
+        let typed = |parts: &[Val]| {
+            parts.iter().any(|p| match p {
+                Val::Obj(fields) => fields.iter().any(|(_, v)| !matches!(v, Val::Unknown)),
+                _ => true,
+            })
+        };
+        let kind = typed(&parts);
+        let same_kind = self
+            .module
+            .type_shapes
+            .iter()
+            .filter(|(_, p)| typed(p) == kind)
+            .count();
+        if !parts.is_empty() && same_kind < crate::program::MAX_TYPE_SHAPES {
             self.module.type_shapes.push((name, parts));
         }
     }
@@ -3736,6 +3751,30 @@ mod tests {
             "{:?}",
             schedule.callee
         );
+    }
+
+    #[test]
+    fn shapes_of_untyped_fields_do_not_crowd_out_typed_ones() {
+        let mut text: String = (0..300)
+            .map(|i| format!("export interface Dto{i} {{ a: string; b: number }}\n"))
+            .collect();
+        text.push_str("import { OrdersModule } from './orders';\n");
+        text.push_str("export interface Modules { orders: OrdersModule }\n");
+        let file = SourceFile {
+            rel: "src/modules.ts".into(),
+            lang: Lang::TypeScript,
+            text,
+        };
+        let (module, _) = super::super::analyze_file(&file, &Catalog::builtin().unwrap());
+        assert!(
+            module.type_shape("Modules").is_some(),
+            "the typed shape is kept"
+        );
+        assert!(
+            module.type_shape("Dto0").is_some(),
+            "an untyped one names its fields"
+        );
+        assert!(module.type_shapes.len() <= 2 * crate::program::MAX_TYPE_SHAPES);
     }
 
     /// The value exported as `name` by `text`.
