@@ -15,6 +15,10 @@ const MAX_MACRO_DEPTH: usize = 6;
 /// The most statements one file contributes.
 const MAX_PER_FILE: usize = 512;
 
+/// How deep expressions and types are walked: a 100,000-long method chain is flat for the parser
+/// but deep as a tree, and a schema string sits near the top of its statement.
+const MAX_WALK_DEPTH: usize = 96;
+
 /// The schema statements the string literals of a parsed file hold; none in test files
 /// (`tests/`, `benches/`).
 pub fn collect(rel: &str, file: &syn::File) -> Vec<SchemaSql> {
@@ -24,6 +28,7 @@ pub fn collect(rel: &str, file: &syn::File) -> Vec<SchemaSql> {
     let mut v = Strings {
         rel,
         undoing: 0,
+        depth: 0,
         out: Vec::new(),
     };
     v.visit_file(file);
@@ -34,6 +39,8 @@ struct Strings<'a> {
     rel: &'a str,
     /// Inside a function that undoes a migration: its statements drop what `up` made.
     undoing: usize,
+    /// Expressions and types being walked, nested (see [`MAX_WALK_DEPTH`]).
+    depth: usize,
     out: Vec<SchemaSql>,
 }
 
@@ -106,6 +113,22 @@ impl Strings<'_> {
 }
 
 impl<'ast> Visit<'ast> for Strings<'_> {
+    fn visit_expr(&mut self, e: &'ast syn::Expr) {
+        if self.depth < MAX_WALK_DEPTH {
+            self.depth += 1;
+            syn::visit::visit_expr(self, e);
+            self.depth -= 1;
+        }
+    }
+
+    fn visit_type(&mut self, t: &'ast syn::Type) {
+        if self.depth < MAX_WALK_DEPTH {
+            self.depth += 1;
+            syn::visit::visit_type(self, t);
+            self.depth -= 1;
+        }
+    }
+
     fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
         if !super::parse::is_test_attr(&m.attrs) {
             syn::visit::visit_item_mod(self, m);
