@@ -589,8 +589,8 @@ fn request_keys(effects: &mut [Effect], m: usize, f: usize) {
 /// A create whose record is (or spreads) the handler's own parameter, `prisma.team.create({ data:
 /// { ...args.data, workspace: { connect: { id } } } })` with `@Args() args: TeamCreateArgs`: the
 /// fields the parameter's declared type (a DTO class, an interface) gives are keys the record
-/// writes. Not keys the request is known to send (a field may be optional, `id?: string` of a
-/// generated input): a key a column default fills is not matched through them, nor a row's id.
+/// writes from the request. Not a row's id (`id?: string` of a generated input is optional, and
+/// the column's default fills it).
 fn dto_keys(res: &Resolver, effects: &mut [Effect], m: usize, f: usize) {
     for e in effects.iter_mut() {
         let Some(r) = e
@@ -606,14 +606,19 @@ fn dto_keys(res: &Resolver, effects: &mut [Effect], m: usize, f: usize) {
         let Some(fields) = res.param_fields(m, f, r.index, &r.path) else {
             continue;
         };
-        let keys = e.data_keys.get_or_insert_with(Vec::new);
         for k in fields {
-            let id = matches!(
+            if matches!(
                 k.to_ascii_lowercase().as_str(),
                 "id" | "_id" | "uuid" | "guid"
-            );
-            if !id && !keys.contains(&k) {
-                keys.push(k);
+            ) {
+                continue;
+            }
+            let keys = e.data_keys.get_or_insert_with(Vec::new);
+            if !keys.contains(&k) {
+                keys.push(k.clone());
+            }
+            if !e.request_keys.contains(&k) {
+                e.request_keys.push(k);
             }
         }
     }
