@@ -1712,6 +1712,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                             g.apply(&mut out.effects[start..], &at);
                         }
                     }
+                    // `let (private_key, public_key) = generate_keypair();`: each part of a
+                    // value made per call is made per call
+                    if names.len() > 1 {
+                        let made = init.as_deref().is_some_and(|e| fresh(e, scope));
+                        for name in names {
+                            mark(&mut scope.fresh, name, made);
+                        }
+                    }
                     if names.len() == 1 {
                         let name = &names[0];
                         match lookup {
@@ -2332,6 +2340,22 @@ impl<'m, 'a> Effects<'m, 'a> {
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative && !certain.contains(&e.kind);
+            // A column the callee binds from a parameter to which this call passes a value it
+            // makes (`create_project(conn, &input, &public_key)` after `let (_, public_key) =
+            // generate_keypair()`): a retry writes a new one, which conflicts with nothing.
+            for (col, r) in std::mem::take(&mut e.key_params) {
+                let Some(arg) = self.argument(f, &r, site) else {
+                    continue;
+                };
+                if fresh(arg, scope) {
+                    if let Some(keys) = &mut e.data_keys {
+                        keys.retain(|k| *k != col);
+                    }
+                    e.request_keys.retain(|k| *k != col);
+                } else if let Some(r2) = self.param_of(arg, scope) {
+                    e.key_params.push((col, r2));
+                }
+            }
             // A value this call makes (`insert_user(db, Uuid::new_v4(), ..)`) may be what the
             // callee's create is keyed on: its keys are no longer known to be the request's.
             if site.fresh_args {
@@ -3777,6 +3801,20 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let data_keys = (kind == EffectKind::DbCreate)
                     .then(|| self.inserted_keys(&c, &s, scope))
                     .flatten();
+                // the columns bound to a parameter (`VALUES ($1, ..)` with `.bind(code)`): a
+                // caller that passes a value it makes per call writes a new one there
+                let key_params = match (&data_keys, kind) {
+                    (Some(_), EffectKind::DbCreate) => {
+                        let binds = Self::binds(&c);
+                        crate::sql::sql_insert_binds(&s)
+                            .into_iter()
+                            .filter_map(|(col, i)| {
+                                Some((col, self.param_of(binds.get(i)?, scope)?))
+                            })
+                            .collect()
+                    }
+                    _ => Vec::new(),
+                };
                 // `INSERT INTO t .. SELECT .. WHERE NOT EXISTS (..)`: only what is not there.
                 let find_or_create =
                     kind == EffectKind::DbCreate && crate::sql::sql_inserts_if_absent(&s);
@@ -3786,6 +3824,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     // again (values a caller makes are dropped where the create is followed)
                     request_keys: data_keys.clone().unwrap_or_default(),
                     data_keys,
+                    key_params,
                     update_keys: match kind {
                         EffectKind::DbUpdate => crate::sql::sql_set_values(&s),
                         EffectKind::DbCreate => crate::sql::sql_insert_values(&s),
