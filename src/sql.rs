@@ -355,23 +355,42 @@ pub fn starts_with_write(text: &str) -> bool {
     })
 }
 
-/// Does the text hold a statement that changes the schema (`CREATE TABLE`, `CREATE UNIQUE
-/// INDEX`, `ALTER TABLE`, a drop of a table or an index)? A string written in code that does is
-/// read as a migration (see `frontend::schema::sql::code_constraints`).
+/// The statements that change a schema, as their first words.
+const SCHEMA_CHANGES: &[&str] = &[
+    "CREATE TABLE ",
+    "CREATE UNIQUE INDEX ",
+    "CREATE INDEX ",
+    "ALTER TABLE ",
+    "DROP TABLE ",
+    "DROP INDEX ",
+];
+
+/// Does a statement change the schema (`CREATE TABLE`, `CREATE [UNIQUE] INDEX`, `ALTER TABLE`, a
+/// drop of a table or an index)? Leading `--` comments are skipped.
+pub fn starts_with_schema_change(stmt: &str) -> bool {
+    let mut rest = stmt.trim_start();
+    while let Some(after) = rest.strip_prefix("--") {
+        rest = after.split_once('\n').map_or("", |(_, r)| r).trim_start();
+    }
+    let upper = flat(rest).to_ascii_uppercase() + " ";
+    SCHEMA_CHANGES.iter().any(|k| upper.starts_with(k))
+}
+
+/// Does the text hold a statement that changes the schema (see [`starts_with_schema_change`])?
+/// A string written in code that does is read as a migration (see
+/// `frontend::schema::sql::code_constraints`).
 pub fn has_schema_statement(text: &str) -> bool {
     let upper = flat(text).to_ascii_uppercase();
-    [
-        "CREATE TABLE ",
-        "CREATE UNIQUE INDEX ",
-        "CREATE INDEX ",
-        "ALTER TABLE ",
-        "DROP TABLE ",
-        "DROP INDEX ",
-    ]
-    .iter()
-    .any(|k| {
+    SCHEMA_CHANGES.iter().any(|k| {
         upper.starts_with(k) || upper.contains(&format!(" {k}")) || upper.contains(&format!(";{k}"))
     })
+}
+
+/// Is a function named for undoing a migration (`down`, `revert`, `rollback`, `undo`; a class's
+/// method as `Class.down`)? What it runs is not the schema.
+pub fn undoes_migration(name: &str) -> bool {
+    let own = name.rsplit(['.', ':']).next().unwrap_or(name);
+    matches!(own, "down" | "revert" | "rollback" | "undo")
 }
 
 /// Does an `INSERT` write only what is missing (`INSERT INTO t .. SELECT .. WHERE NOT EXISTS

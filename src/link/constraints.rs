@@ -1058,12 +1058,8 @@ fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
     // A migration's `down` undoes its `up`: only `up` says what the schema becomes.
     // (a class's method is named `Class.method`: `CreateUsers1700000000000.down`), and the
     // functions nested in it (`queryRunner.manager.transaction(async (m) => ..)`)
-    let undoes = |name: &str| {
-        let own = name.rsplit('.').next().unwrap_or(name);
-        matches!(own, "down" | "revert" | "rollback")
-    };
     let mut undoing: Vec<FnId> = (0..module.functions.len())
-        .filter(|&f| undoes(&module.functions[f].name))
+        .filter(|&f| crate::sql::undoes_migration(&module.functions[f].name))
         .collect();
     let mut seen = std::collections::HashSet::new();
     while let Some(f) = undoing.pop() {

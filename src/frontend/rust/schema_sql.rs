@@ -44,10 +44,6 @@ struct Strings<'a> {
     out: Vec<SchemaSql>,
 }
 
-fn undoes(name: &str) -> bool {
-    matches!(name, "down" | "revert" | "rollback" | "undo")
-}
-
 impl Strings<'_> {
     fn string(&mut self, value: String, line: usize) {
         if self.undoing == 0
@@ -73,7 +69,7 @@ impl Strings<'_> {
             }
             match t {
                 TokenTree::Ident(i) => {
-                    after_undo = undoes(&i.to_string());
+                    after_undo = crate::sql::undoes_migration(&i.to_string());
                     continue;
                 }
                 TokenTree::Punct(p) if after_undo && p.as_char() == ':' => {
@@ -105,7 +101,7 @@ impl Strings<'_> {
         if super::parse::is_test_attr(attrs) {
             return;
         }
-        let undo = undoes(&name.to_string());
+        let undo = crate::sql::undoes_migration(&name.to_string());
         self.undoing += usize::from(undo);
         walk(self);
         self.undoing -= usize::from(undo);
@@ -159,7 +155,7 @@ impl<'ast> Visit<'ast> for Strings<'_> {
     // `M::up("..").down("CREATE UNIQUE INDEX ..")` (rusqlite_migration): the receiver is read,
     // the undoing call's arguments are not.
     fn visit_expr_method_call(&mut self, c: &'ast syn::ExprMethodCall) {
-        if undoes(&c.method.to_string()) {
+        if crate::sql::undoes_migration(&c.method.to_string()) {
             self.visit_expr(&c.receiver);
         } else {
             syn::visit::visit_expr_method_call(self, c);
@@ -168,7 +164,7 @@ impl<'ast> Visit<'ast> for Strings<'_> {
 
     // `Migration { up: "..", down: "DROP INDEX .." }`
     fn visit_field_value(&mut self, f: &'ast syn::FieldValue) {
-        let undo = matches!(&f.member, syn::Member::Named(n) if undoes(&n.to_string()));
+        let undo = matches!(&f.member, syn::Member::Named(n) if crate::sql::undoes_migration(&n.to_string()));
         if !undo {
             syn::visit::visit_field_value(self, f);
         }

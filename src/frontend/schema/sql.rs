@@ -476,30 +476,6 @@ fn is_down_migration(rel: &str) -> bool {
         || flyway_undo
 }
 
-/// Does a statement change the schema: `CREATE [UNIQUE] INDEX`, `CREATE TABLE`, `ALTER TABLE`,
-/// a drop of a table or an index? Leading comments are skipped.
-fn is_schema_statement(stmt: &str) -> bool {
-    let mut rest = stmt.trim_start();
-    while let Some(after) = rest.strip_prefix("--") {
-        rest = after
-            .split_once('\n')
-            .map(|(_, r)| r)
-            .unwrap_or("")
-            .trim_start();
-    }
-    let words: Vec<String> = rest
-        .split_whitespace()
-        .take(4)
-        .map(|w| w.to_ascii_uppercase())
-        .collect();
-    let w = |i: usize| words.get(i).map(String::as_str).unwrap_or("");
-    match (w(0), w(1)) {
-        ("CREATE", "TABLE") | ("ALTER", "TABLE") | ("DROP", "TABLE") | ("DROP", "INDEX") => true,
-        ("CREATE", "INDEX") | ("CREATE", "UNIQUE") => w(1) == "INDEX" || w(2) == "INDEX",
-        _ => false,
-    }
-}
-
 /// A template's holes (`${table}`) as a name the parser reads, so the statement around them is
 /// read; a constraint on a table whose name is a hole names no model anyone writes.
 fn fill_holes(text: &str) -> String {
@@ -535,35 +511,43 @@ pub fn code_constraints(
     let mut sorted: Vec<&SchemaSql> = statements_in_code.iter().collect();
     sorted.sort_by(|a, b| (&a.location, &a.text).cmp(&(&b.location, &b.text)));
     sorted.dedup_by(|a, b| a.location == b.location && a.text == b.text);
-    let mut failed_in: Option<String> = None;
-    for s in sorted {
-        let Ok(stmts) = statements(&fill_holes(&s.text)) else {
-            continue;
-        };
-        for (text, line) in stmts.into_iter().filter(|(t, _)| is_schema_statement(t)) {
-            let here = Location::new(s.location.file.clone(), s.location.line + line - 1);
-            match parse_one(&text) {
-                Ok(parsed) => {
-                    for st in &parsed {
-                        schema.apply(st, &here);
-                    }
-                }
-                Err(e) if failed_in.as_deref() != Some(here.file.as_str()) => {
-                    failed_in = Some(here.file.clone());
-                    diagnostics.push(Diagnostic::new(
-                        here.file.clone(),
-                        here.line,
-                        format!(
-                            "SQL statement not read: {}; its constraints are not known",
-                            crate::facts::one_line(&e, 120)
-                        ),
-                    ));
-                }
-                Err(_) => {}
-            }
+    // (one file's strings together, for one diagnostic a file)
+    for file in sorted.chunk_by(|a, b| a.location.file == b.location.file) {
+        let rel = &file[0].location.file;
+        let mut failed = Vec::new();
+        for s in file {
+            let Ok(stmts) = statements(&fill_holes(&s.text)) else {
+                continue;
+            };
+            let stmts = stmts
+                .into_iter()
+                .filter(|(t, _)| crate::sql::starts_with_schema_change(t))
+                .map(|(t, line)| (t, s.location.line + line - 1))
+                .collect();
+            failed.extend(schema.read(rel, stmts));
         }
+        diagnostics.extend(unread(rel, &failed));
     }
     (schema.remaining(), diagnostics)
+}
+
+/// The diagnostic for the statements of a file that could not be read: the first, and how many
+/// more.
+fn unread(rel: &str, failed: &[(u32, String)]) -> Option<Diagnostic> {
+    let (line, e) = failed.first()?;
+    let more = if failed.len() > 1 {
+        format!(" (and {} more statements)", failed.len() - 1)
+    } else {
+        String::new()
+    };
+    Some(Diagnostic::new(
+        rel,
+        *line,
+        format!(
+            "SQL statement not read: {}{more}; its constraints are not known",
+            crate::facts::one_line(e, 120)
+        ),
+    ))
 }
 
 /// Applies every migration in path order and returns the constraints that remain.
@@ -587,7 +571,6 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
                 continue;
             }
         };
-        let mut failed: Vec<(u32, String)> = Vec::new();
         let mut expanded: Vec<(String, u32)> = Vec::new();
         for (text, line) in stmts {
             match do_block_statements(&text, line) {
@@ -595,42 +578,35 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
                 None => expanded.push((text, line)),
             }
         }
-        for (text, line) in expanded {
-            let here = Location::new(f.rel.clone(), line);
-            match parse_one(&text) {
-                Ok(parsed) => {
-                    for s in &parsed {
-                        schema.apply(s, &here);
-                    }
-                }
-                Err(e) => failed.push((line, e)),
-            }
-        }
-        if let Some((line, e)) = failed.first() {
-            let more = if failed.len() > 1 {
-                format!(" (and {} more statements)", failed.len() - 1)
-            } else {
-                String::new()
-            };
-            diagnostics.push(Diagnostic::new(
-                f.rel.clone(),
-                *line,
-                format!(
-                    "SQL statement not read: {}{more}; its constraints are not known",
-                    crate::facts::one_line(&e.to_string(), 120)
-                ),
-            ));
-        }
+        let failed = schema.read(&f.rel, expanded);
+        diagnostics.extend(unread(&f.rel, &failed));
     }
     (schema.remaining(), diagnostics)
 }
 
 impl Schema {
+    /// Applies statements of file `rel` (each with its line) in order: those that could not be
+    /// parsed, with the parser's error.
+    fn read(&mut self, rel: &str, statements: Vec<(String, u32)>) -> Vec<(u32, String)> {
+        let mut failed = Vec::new();
+        for (text, line) in statements {
+            let here = Location::new(rel, line);
+            match parse_one(&text) {
+                Ok(parsed) => {
+                    for s in &parsed {
+                        self.apply(s, &here);
+                    }
+                }
+                Err(e) => failed.push((line, e)),
+            }
+        }
+        failed
+    }
+
     /// The constraints of the tables as the statements applied so far left them.
     fn remaining(&self) -> Vec<UniqueConstraint> {
-        let schema = self;
         let mut out = Vec::new();
-        for table in schema.tables.values() {
+        for table in self.tables.values() {
             for u in &table.uniques {
                 let generated = !u.columns.is_empty()
                     && u.columns
