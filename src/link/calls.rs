@@ -3097,11 +3097,10 @@ impl<'a> Calls<'a> {
                             Some(l) => l.clone(),
                             None => cs.root_name.clone(),
                         };
-                        // The fields of an object literal it answers that name what it looks
-                        // up (`return { invitation }` of a lookup of `organization_invitations`):
-                        // a guard on one is a guard on its lookups too. Not another field (`{
-                        // auth, body, error }` of a request parser that loads the session).
-                        // (each field guards only as the lookups it is named for)
+                        // A field of an object literal it answers guards as the lookups the
+                        // field is named for (`return { invitation }` after a lookup of
+                        // `organization_invitations`), and no other (`{ auth, body, error }`
+                        // of a request parser that loads the session).
                         let named_by = |f: &str, l: &str| {
                             let f = model_key(f);
                             let l = model_key(l);
