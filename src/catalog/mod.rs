@@ -148,6 +148,34 @@ pub struct ServedMethods {
     pub methods: Vec<String>,
 }
 
+/// A package module whose import serves a webhook controller of the package's own, which checks
+/// the provider's signature and runs the methods the project marks with the package's decorator
+/// (`@golevelup/nestjs-stripe`: `StripeModule.forRoot(StripeModule, { webhookConfig })` serves
+/// `POST /stripe/webhook` and runs each `@StripeWebhookHandler(type)` method). From
+/// `rules/webhooks.toml` `[[controller]]`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PackageController {
+    pub id: String,
+    pub package: String,
+    /// The module's export (`StripeModule`) and the static calls that import it (`forRoot`).
+    pub module: String,
+    pub calls: Vec<String>,
+    pub method: String,
+    pub path: String,
+    /// The option without which the package serves no webhooks (where the code shows the
+    /// options).
+    pub requires_option: String,
+    /// The dotted path of the option that sets the controller's prefix, and its default.
+    pub prefix_option: String,
+    pub default_prefix: String,
+    /// The method decorator (an export of the package) that marks the handlers it runs.
+    pub handler_decorator: String,
+    /// The receiver's signature check, as reports name it.
+    pub label: String,
+    pub docs: String,
+}
+
 /// A library call that runs only the callbacks at some field paths of the options it is given
 /// (`getServerSession(req, res, authOptions)` runs `callbacks.session` and `callbacks.jwt`).
 #[derive(Debug, Clone, Deserialize)]
@@ -231,6 +259,8 @@ pub struct Catalog {
     pub key_options: Vec<String>,
     pub served_methods: Vec<ServedMethods>,
     pub runs_only: Vec<RunsOnly>,
+    /// Webhook controllers packages serve (`rules/webhooks.toml` `[[controller]]`).
+    pub controllers: Vec<PackageController>,
     /// Fields that carry a published message's id (`messageId`, `event_id`).
     pub message_id_fields: Vec<String>,
     /// The harm model (`rules/harm.toml`).
@@ -256,6 +286,8 @@ struct DedupModels {
 struct WebhooksFile {
     #[serde(default)]
     provider: Vec<Sink>,
+    #[serde(default)]
+    controller: Vec<PackageController>,
     #[serde(default)]
     signature_headers: Names,
     #[serde(default)]
@@ -332,6 +364,7 @@ impl Catalog {
             key_options: Vec::new(),
             served_methods: sinks.served_methods,
             runs_only: sinks.runs_only,
+            controllers: webhooks.controller,
             message_id_fields: sinks.message_ids.fields,
             harm: harm::Harm::builtin()?,
         };
@@ -380,6 +413,28 @@ impl Catalog {
         options.sort();
         options.dedup();
         self.key_options = options;
+    }
+
+    /// The webhook controller a call `module.call(..)` of package `spec` serves
+    /// (`StripeModule.forRootAsync` of `@golevelup/nestjs-stripe`).
+    pub fn package_controller(
+        &self,
+        spec: &str,
+        module: &str,
+        call: &str,
+    ) -> Option<&PackageController> {
+        self.controllers.iter().find(|c| {
+            package_matches(&c.package, spec)
+                && c.module == module
+                && c.calls.iter().any(|x| x == call)
+        })
+    }
+
+    /// The webhook controller whose handlers decorator `name` of package `spec` marks.
+    pub fn controller_of_decorator(&self, spec: &str, name: &str) -> Option<&PackageController> {
+        self.controllers
+            .iter()
+            .find(|c| package_matches(&c.package, spec) && c.handler_decorator == name)
     }
 
     /// The methods a library handler serves, when `export` of package `spec` is one that

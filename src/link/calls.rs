@@ -4578,6 +4578,42 @@ impl<'a> Calls<'a> {
         out
     }
 
+    /// A package's webhook controller (see `frontend::ts::nest::package_controller_call`): its
+    /// route's handler is the package's decorator (`StripeWebhookHandler` of
+    /// `@golevelup/nestjs-stripe`), and what runs is every method of the project's classes
+    /// that decorator marks, each for its event's type.
+    pub fn package_controller(
+        &self,
+        v: &Val,
+    ) -> Option<(&crate::catalog::PackageController, Vec<(ModId, FnId)>)> {
+        let Val::Import {
+            spec,
+            name: Some(name),
+        } = v
+        else {
+            return None;
+        };
+        let entry = self.catalog.controller_of_decorator(spec, name)?;
+        let mut out = Vec::new();
+        for (m, module) in self.res.modules.iter().enumerate() {
+            if module.is_test {
+                continue;
+            }
+            for class in &module.classes {
+                for (f, decorators) in &class.method_decorators {
+                    if decorators.iter().any(|d| {
+                        matches!(&d.callee, Val::Import { spec: s, name: Some(n) }
+                            if crate::catalog::package_matches(&entry.package, s)
+                                && *n == entry.handler_decorator)
+                    }) {
+                        out.push((m, *f));
+                    }
+                }
+            }
+        }
+        Some((entry, out))
+    }
+
     /// A route handler made by a package that does not serve `method` and answers it itself
     /// (next-auth's handler on a PUT).
     pub fn library_handler_refuses(&self, m: ModId, v: &Val, method: &str) -> bool {

@@ -140,6 +140,13 @@ pub fn link_ts(
     let mut endpoints = Vec::new();
     // Handlers summarised per method are not memoised: they are server code too.
     let mut handlers = std::collections::HashSet::new();
+    // A package's webhook controller imported by several modules is served once (Nest
+    // registers one controller class): the first import, in file order, places it.
+    let mut served = std::collections::HashSet::new();
+    routes.retain(|r| {
+        calls.package_controller(&r.handler).is_none()
+            || served.insert((r.method.clone(), r.path.clone()))
+    });
     for route in routes {
         // A bug met while linking one route costs that route, not the audit.
         let file = route
@@ -167,6 +174,22 @@ pub fn link_ts(
             for (pm, pv) in parts {
                 match res.resolve(pm, pv) {
                     Resolved::Func(m, f) => funcs.push((m, f, false)),
+                    // A package's own webhook controller: it checks the provider's signature,
+                    // then runs the methods the project marks for it.
+                    _ if let Some((entry, marked)) = calls.package_controller(pv) => {
+                        effects.push(Effect {
+                            kind: EffectKind::WebhookReceiver,
+                            callee: entry.package.clone(),
+                            label: entry.label.clone(),
+                            location: here.clone(),
+                            ..Effect::default()
+                        });
+                        handler.get_or_insert((
+                            format!("the webhook controller of {}", entry.package),
+                            Some(here.clone()),
+                        ));
+                        funcs.extend(marked.into_iter().map(|(m, f)| (m, f, true)));
+                    }
                     _ => {
                         let d = display(pv);
                         let d = match (&route.handler_name, &handler) {
@@ -237,6 +260,11 @@ pub fn link_ts(
                         Some(Location::new(modules[m].file.clone(), facts.line)),
                     ));
                 }
+            }
+            // (Handlers of a package's controller share what they call: each effect once.)
+            if calls.package_controller(&route.handler).is_some() {
+                let mut seen = std::collections::BTreeSet::new();
+                effects.retain(|e| seen.insert((e.kind, e.callee.clone(), e.location.clone())));
             }
             let (handler, handler_location) =
                 handler.unwrap_or_else(|| ("unresolved".into(), None));

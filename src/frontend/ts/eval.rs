@@ -3269,6 +3269,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return c;
         }
         self.nest_bootstrap_call(&c, &args, node);
+        self.package_controller_call(&c, &args, node);
         let registered = match c.computed.take() {
             Some((receiver, key)) => self.computed_call(&c, receiver, key, &args, &arg_nodes, node),
             None => self.router_call(&c, &args, &arg_nodes, node),

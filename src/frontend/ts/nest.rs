@@ -277,6 +277,91 @@ impl<'t> Evaluator<'t, '_> {
         }
     }
 
+    /// `StripeModule.forRoot(StripeModule, { webhookConfig })` of `@golevelup/nestjs-stripe` (a
+    /// `[[controller]]` of `rules/webhooks.toml`): the package's own webhook controller, a Nest
+    /// controller at the option's prefix (its default where the options the code shows do not
+    /// set it) whose one route runs the methods the package's decorator marks. The route's
+    /// handler is that decorator, which the linker reads as those methods.
+    pub(super) fn package_controller_call(
+        &mut self,
+        c: &super::eval::Chain,
+        args: &[Val],
+        node: Node<'t>,
+    ) {
+        let Val::Member(module, call) = &c.val else {
+            return;
+        };
+        let Val::Import {
+            spec,
+            name: Some(export),
+        } = module.as_ref()
+        else {
+            return;
+        };
+        let Some(entry) = self.catalog.package_controller(spec, export, call) else {
+            return;
+        };
+        // The options: the object given (`forRoot(StripeModule, { .. })`), or what a factory
+        // written here returns (`forRootAsync({ useFactory: () => ({ .. }) })`).
+        // Where they are all in view and none configures webhooks, the import is the client's
+        // only.
+        let mut options: Vec<Val> = Vec::new();
+        let mut in_view = true;
+        for a in args {
+            match crate::program::field(a, "useFactory") {
+                Some(Val::Func(f)) => {
+                    options.extend(self.module.functions[f].returns.iter().cloned())
+                }
+                Some(_) => in_view = false,
+                None if matches!(a, Val::Obj(_)) => options.push(a.clone()),
+                // (`forRoot(StripeModule, ..)` names the module first)
+                None if matches!(a, Val::Import { .. }) => {}
+                None => in_view = false,
+            }
+        }
+        if in_view
+            && !options
+                .iter()
+                .any(|o| crate::program::field(o, &entry.requires_option).is_some())
+        {
+            return;
+        }
+        let prefix = options
+            .iter()
+            .find_map(|o| {
+                entry
+                    .prefix_option
+                    .split('.')
+                    .try_fold(o.clone(), |v, k| crate::program::field(&v, k))
+            })
+            .unwrap_or_else(|| Val::Str(entry.default_prefix.clone()));
+        let l = line(node);
+        let name = format!("{export} webhook controller");
+        if self
+            .module
+            .routers
+            .iter()
+            .any(|r| r.line == l && r.name == name)
+        {
+            return;
+        }
+        let mut router = RouterFacts::new(RouterKind::NestController, "nestjs", l);
+        router.name = name;
+        router.prefixes.push(prefix);
+        router.items.push(RouterItem::route(
+            Val::Str(entry.method.clone()),
+            Val::Str(entry.path.clone()),
+            String::new(),
+            Vec::new(),
+            Val::Import {
+                spec: spec.clone(),
+                name: Some(entry.handler_decorator.clone()),
+            },
+            l,
+        ));
+        self.module.routers.push(router);
+    }
+
     /// `app.setGlobalPrefix`, `app.enableVersioning`, `app.useGlobalInterceptors` in a bootstrap.
     pub(super) fn nest_bootstrap_call(
         &mut self,
