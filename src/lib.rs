@@ -233,6 +233,18 @@ pub fn collect_facts_with(
             continue;
         }
         link::complete_mechanisms(&ep.side_effects, &mut ep.mechanisms, handler);
+        // What was reached repeats harmlessly, but a call on the way could not be followed: what
+        // the endpoint does is not known, so no claim that a repeat changes nothing (where that
+        // claim is the only mechanism: a key or a constraint says more).
+        if ep.unfollowed.is_some()
+            && ep
+                .mechanisms
+                .iter()
+                .all(|m| m.kind == facts::MechanismKind::Natural)
+        {
+            ep.mechanisms
+                .retain(|m| m.kind != facts::MechanismKind::Natural);
+        }
     }
     diagnostics.extend(link::unfollowed_diagnostics(&endpoints));
     link::key_tests::apply(&mut endpoints, &key_tests);

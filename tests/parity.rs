@@ -354,3 +354,11 @@ fn a_store_given_as_a_bounded_type_parameter_runs_its_implementations_in_both_la
 fn a_schema_written_in_code_constrains_alike_in_both_languages() {
     assert_twins("express-sqlite-schema", "axum-rusqlite-schema");
 }
+
+/// What is reached repeats harmlessly, but a call to a service the code does not show
+/// (`req.app.locals.billing`, a trait no code in view implements) could not be followed: no
+/// claim of safety in either language.
+#[test]
+fn an_unread_service_beside_an_absolute_update_is_unknown_in_both_languages() {
+    assert_twins("express-unread-service", "axum-unread-service");
+}

@@ -411,22 +411,26 @@ pub fn link_ts(
 /// One diagnostic per call that could not be followed, for the endpoints that reach nothing else:
 /// their classification is `unknown`.
 pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
-    let mut by_call: std::collections::BTreeMap<(&Location, &str), Vec<String>> =
+    // (with whether every endpoint of the call reaches nothing at all)
+    let mut by_call: std::collections::BTreeMap<(&Location, &str), (Vec<String>, bool)> =
         std::collections::BTreeMap::new();
     for ep in endpoints {
+        // Nothing reached, or only what a repeat leaves unchanged (no mechanism claimed).
         if let Some((call, at)) = &ep.unfollowed
-            && ep.side_effects.is_empty()
+            && (ep.side_effects.is_empty()
+                || ep.mechanisms.is_empty() && ep.repeated_effects().is_empty())
             && ep.is_mutation()
         {
-            by_call
+            let (eps, bare) = by_call
                 .entry((at, call.as_str()))
-                .or_default()
-                .push(ep.label());
+                .or_insert_with(|| (Vec::new(), true));
+            eps.push(ep.label());
+            *bare &= ep.side_effects.is_empty();
         }
     }
     by_call
         .into_iter()
-        .map(|((at, call), eps)| {
+        .map(|((at, call), (eps, bare))| {
             let n = eps.len();
             let shown: Vec<&str> = eps.iter().take(3).map(String::as_str).collect();
             // A call whose note says why it is not judged (`x.create` (a method named for a
@@ -440,8 +444,9 @@ pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
                 at.file.clone(),
                 at.line,
                 format!(
-                    "{call} {why}: {n} endpoint{} reaching nothing else ({}{}) {} classified `unknown`, not idempotent by nature",
+                    "{call} {why}: {n} endpoint{} reaching nothing {} ({}{}) {} classified `unknown`, not idempotent by nature",
                     if n == 1 { "" } else { "s" },
+                    if bare { "else" } else { "else a repeat would change" },
                     shown.join(", "),
                     if n > 3 { ", …" } else { "" },
                     if n == 1 { "is" } else { "are" },

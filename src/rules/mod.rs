@@ -101,8 +101,8 @@ pub enum Classification {
     IdempotentWithKey,
     IdempotentByConstraint,
     NotIdempotent,
-    /// Nothing was reached, but a call on the handler's path could not be followed: the tool
-    /// does not know what the endpoint does.
+    /// Nothing was reached that a repeat harms, but a call on the handler's path could not be
+    /// followed: the tool does not know what the endpoint does.
     Unknown,
 }
 
@@ -138,7 +138,7 @@ pub fn classify(ep: &Endpoint) -> Classification {
         Classification::IdempotentByConstraint
     } else if ep.has_mechanism(MechanismKind::Natural) {
         Classification::IdempotentByNature
-    } else if ep.side_effects.is_empty() && ep.unfollowed.is_some() {
+    } else if ep.unfollowed.is_some() {
         Classification::Unknown
     } else {
         Classification::NotIdempotent

@@ -3048,9 +3048,31 @@ impl<'m, 'a> Effects<'m, 'a> {
                         self.location(scope.module, *line),
                     ));
                 }
+                // `state.billing.create_usage_record(..)` on a trait object (or a bounded
+                // generic) of a trait no code in view implements: what runs is not known, not
+                // nothing.
+                // (The trait's own declaration has no body to run.)
+                if !matched
+                    && let Some(Res::Trait(..)) = &ty
+                    && out.unfollowed.len() < 8
+                    && (crate::catalog::names_a_write(name)
+                        || WORK_METHODS.contains(&name.as_str()))
+                    && called
+                        .iter()
+                        .all(|&f| self.model.fns[f].func.body.is_empty())
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a method of a trait no code in view implements)",
+                            name_in_text(recv, name)
+                        ),
+                        self.location(scope.module, *line),
+                    ));
+                }
                 // `wallet.run(cmd)` on a value whose type the code does not show, where several
                 // methods of the project have that name and one of them writes: which runs is
                 // not known, and said so, so the endpoint is not read as having no effect.
+                // (Past 16 such methods, only a name that says it writes: `add` is everyone's.)
                 if !followed
                     && !matched
                     && !matches!(ty, Some(Res::Type(..) | Res::Trait(..) | Res::Ext(_)))
@@ -3058,7 +3080,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                         || WORK_METHODS.contains(&name.as_str()))
                     && out.unfollowed.len() < 8
                     && let Some(cands) = self.model.methods_by_name.get(name.as_str())
-                    && (2..=16).contains(&cands.len())
+                    && (cands.len() >= 2
+                        && (cands.len() <= 16 || crate::catalog::names_a_write(name)))
                     && cands.iter().any(|&f| !self.summary(f).effects.is_empty())
                 {
                     out.unfollowed.push((
