@@ -4939,7 +4939,8 @@ impl<'a> Calls<'a> {
                         .iter()
                         .any(|a| has_key(a, &self.catalog.relative_update.keys, 0))
                     || cs.args.iter().any(|a| read_modify_write(a, 0)))
-                && !crate::program::conditional_update(last, &cs.args);
+                && !crate::program::conditional_update(last, &cs.args)
+                || cs.saves_grown;
             let relative_fields = if relative {
                 relative_fields(&cs.args, &self.catalog.relative_update.keys)
             } else {

@@ -272,7 +272,9 @@ pub const EITHER: &str = "||";
 
 /// `Val::Call` of [`Val::Global`] `ARITH` with `[a, b]`: `a + b` or `a - b` on a field of a row the
 /// code read (`wallet.balance + amount`), which a write of the same field makes relative (a
-/// read-modify-write: a repeat adds again).
+/// read-modify-write: a repeat adds again). Also a row's list grown (`[...row.tags, tag]`,
+/// `row.tags.concat(tag)`: the list and what is added) and a row's flag turned over
+/// (`!row.enabled`: the flag alone).
 pub const ARITH: &str = "+-";
 
 /// A field of a row a lookup returned (`wallet.balance` with `wallet` the result of
@@ -616,6 +618,10 @@ pub struct CallSite {
     /// entity (`this.users.save(..)` with `@InjectRepository(User) users: Repository<User>`):
     /// that entity, which names what the call reads or writes.
     pub receiver_model: Option<String>,
+    /// A `save` of a row (its receiver or an argument) whose list the code grew after reading it
+    /// (`product.reviews.push(review); product.save()`, `issue.comments = [...issue.comments,
+    /// comment]; repo.save(issue)`): a read-modify-write, which a repeat grows again.
+    pub saves_grown: bool,
 }
 
 /// A test of a parameter that decides whether a call runs: parameter `index` of function

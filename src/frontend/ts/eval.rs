@@ -71,6 +71,14 @@ pub(super) struct Chain {
 /// [`Evaluator::join_branches`]): the last write stands, as it does without a join.
 const MAX_JOINED: usize = 512;
 
+/// The most grown row fields an evaluator keeps (see [`Evaluator::grown`]).
+const MAX_GROWN: usize = 64;
+
+/// A value made from a row's field the code read (see [`crate::program::ARITH`]).
+fn is_arith(v: &Val) -> bool {
+    matches!(v, Val::Call(g, _) if matches!(g.as_ref(), Val::Global(n) if n == crate::program::ARITH))
+}
+
 pub struct Evaluator<'t, 'c> {
     pub(super) src: &'t str,
     pub(super) module: Module,
@@ -112,6 +120,10 @@ pub struct Evaluator<'t, 'c> {
     /// the request to its app (`app.fetch(req, env, ctx)`): the function and the prefix the
     /// clients' paths carry, which the app's routes do not.
     pub(super) stripped_prefix: Option<(FnId, String)>,
+    /// Fields of rows a lookup returned whose list the code grew (`row.tags.push(tag)`,
+    /// `row.tags = [...row.tags, tag]`): what reads them after holds a value made from the one
+    /// read (see `crate::program::ARITH`). Bounded by [`MAX_GROWN`].
+    grown: Vec<(FnId, Val)>,
     /// Names the module binds to its CommonJS exports object (`const helpers = module.exports;`):
     /// each `helpers.name = value` exports `name`, as `module.exports.name = value` does.
     exports_aliases: Vec<String>,
@@ -352,6 +364,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: None,
             guarded: None,
             stripped_prefix: None,
+            grown: Vec::new(),
             exports_aliases: Vec::new(),
             alias_functions: HashMap::default(),
             assigned: Vec::new(),
@@ -2098,14 +2111,43 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let mut cursor = node.walk();
                 let items: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 let mut out = Vec::new();
+                let mut grows_row = false;
                 for item in items.into_iter().filter(|i| i.kind() != "comment") {
                     let spread = item.kind() == "spread_element";
                     match self.eval(item) {
                         Val::Arr(inner) if spread => out.extend(inner),
-                        v => out.push(v),
+                        v => {
+                            grows_row |=
+                                spread && (crate::program::row_field(&v).is_some() || is_arith(&v));
+                            out.push(v)
+                        }
                     }
                 }
+                // `[...issue.comments, comment]`: a row's list with more in it, a value made
+                // from the one read (see `ARITH`).
+                if grows_row {
+                    return Val::Call(
+                        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
+                        out,
+                    )
+                    .pruned(MAX_VAL_NODES);
+                }
                 Val::Arr(out).pruned(MAX_VAL_NODES)
+            }
+            // `!user.notificationsEnabled`: a row's flag turned over, a value made from the one
+            // read (see `ARITH`); a repeat turns it back.
+            "unary_expression"
+                if node.field("operator").is_some_and(|o| self.text(o) == "!")
+                    && let Some(arg) = node.field("argument") =>
+            {
+                let v = self.eval(arg);
+                match crate::program::row_field(&v) {
+                    Some(_) => Val::Call(
+                        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
+                        vec![v],
+                    ),
+                    None => Val::Unknown,
+                }
             }
             "object" => self.eval_object(node).pruned(MAX_VAL_NODES),
             k if is_function(k) => {
@@ -2118,7 +2160,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             "call_expression" => self.eval_call(node).val,
             "new_expression" => self.eval_new(node).val,
-            "member_expression" | "subscript_expression" => self.chain(node).val,
+            "member_expression" | "subscript_expression" => {
+                let v = self.chain(node).val;
+                let f = self.cur_fn();
+                match self.grown.iter().any(|(g, x)| *g == f && *x == v) {
+                    true => Val::Call(
+                        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
+                        vec![v],
+                    ),
+                    false => v,
+                }
+            }
             "binary_expression" => {
                 let op = node.field("operator").map(|o| self.text(o)).unwrap_or("");
                 let left = node.field("left");
@@ -2543,6 +2595,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             && let Some(prefix) = self.stripped(right)
         {
             self.stripped_prefix = Some((self.cur_fn(), prefix));
+        }
+        // `issue.comments = [...issue.comments, comment]`: the row's list grown.
+        if left.kind() == "member_expression" && is_arith(&v) && self.grown.len() < MAX_GROWN {
+            let target = self.chain(left).val;
+            let here = self.cur_fn();
+            if matches!(&target, Val::Member(base, _) if crate::program::loads_row(base))
+                && !self.grown.iter().any(|(g, x)| *g == here && *x == target)
+            {
+                self.grown.push((here, target));
+            }
         }
         match left.kind() {
             "member_expression" => {
@@ -3260,6 +3322,19 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 return c;
             }
         }
+        // `wallet.history.concat(entry)`: a row's list with more in it (see `ARITH`).
+        if let Val::Member(recv, method) = &c.val
+            && method == "concat"
+            && crate::program::row_field(recv).is_some()
+        {
+            let mut parts = vec![(**recv).clone()];
+            parts.extend(args.iter().cloned());
+            c.val = Val::Call(
+                std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
+                parts,
+            );
+            return c;
+        }
         // `base.replace(/\/$/, '')`, `prefix.trim()` on a known string (or an environment read's
         // default): the string it gives.
         if let Val::Member(recv, method) = &c.val
@@ -3366,6 +3441,28 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 _ => Vec::new(),
             })
             .collect();
+        // `row.tags.push(tag)`: the row's list grown; `row.save()`, `repo.save(row)` after it.
+        let grows = |v: &Val| matches!(v, Val::Member(base, _) if crate::program::loads_row(base));
+        let here = self.cur_fn();
+        if let Val::Member(recv, m) = &c.val
+            && matches!(m.as_str(), "push" | "unshift")
+            && grows(recv)
+            && self.grown.len() < MAX_GROWN
+            && !self
+                .grown
+                .iter()
+                .any(|(g, x)| *g == here && x == recv.as_ref())
+        {
+            self.grown.push((here, (**recv).clone()));
+        }
+        let saves_grown = c.path.last().is_some_and(|p| p == "save")
+            && self.grown.iter().any(|(g, x)| match x {
+                Val::Member(base, _) if *g == here => {
+                    matches!(&c.val, Val::Member(r, _) if r == base)
+                        || args.iter().any(|a| a == base.as_ref())
+                }
+                _ => false,
+            });
         self.module.functions[f].calls.push(CallSite {
             spread_args,
             callee: c.val.clone(),
@@ -3394,6 +3491,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: self.branch.clone(),
             arg_keys,
             receiver_model: c.model.clone(),
+            saves_grown,
         });
         if let Some(v) = registered {
             c.val = v;
@@ -3577,6 +3675,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: self.branch.clone(),
             arg_keys: Vec::new(),
             receiver_model: c.model.clone(),
+            saves_grown: false,
         });
         let val = match &c.val {
             Val::Class(k) => Val::Instance(*k),
