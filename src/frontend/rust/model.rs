@@ -787,18 +787,39 @@ impl<'a> Model<'a> {
                 _ => return None,
             }
         };
-        let module = &self.modules[parent];
+        self.value_in(parent, name, 0, &mut Vec::new())
+    }
+
+    /// The function (or type or constant) `name` of module `m`: defined there, brought in by a
+    /// `use` of that name, or by a glob (`pub use super::{create_place::*}` in a prelude,
+    /// where module `create_place` defines function `create_place`), globs read once each and
+    /// at most four deep.
+    fn value_in(&self, m: ModId, name: &str, depth: usize, seen: &mut Vec<ModId>) -> Option<Res> {
+        if depth > 4 || seen.contains(&m) {
+            return None;
+        }
+        seen.push(m);
+        let module = &self.modules[m];
         if let Some(&f) = module.fns.get(name) {
             return Some(Res::Fn(f));
         }
-        module
+        let named = module
             .uses
             .iter()
             .filter(|u| u.alias == name)
-            .find_map(|u| match self.resolve_d(parent, &u.path, 1) {
+            .find_map(|u| match self.resolve_d(m, &u.path, 1) {
                 r @ (Res::Fn(_) | Res::Type(..) | Res::Const(..)) => Some(r),
                 _ => None,
-            })
+            });
+        if named.is_some() {
+            return named;
+        }
+        module.uses.iter().filter(|u| u.alias == "*").find_map(|u| {
+            match self.resolve_d(m, &u.path, 1) {
+                Res::Mod(g) => self.value_in(g, name, depth + 1, seen),
+                _ => None,
+            }
+        })
     }
 
     fn resolve_d(&self, m: ModId, segs: &[String], depth: usize) -> Res {
