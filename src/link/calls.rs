@@ -4940,7 +4940,10 @@ impl<'a> Calls<'a> {
                         .any(|a| has_key(a, &self.catalog.relative_update.keys, 0))
                     || cs.args.iter().any(|a| read_modify_write(a, 0)))
                 && !crate::program::conditional_update(last, &cs.args)
-                || cs.saves_grown;
+                // (TypeORM keeps a relation's rows in a join table: a loaded row added again is
+                // kept once)
+                || cs.saves_grown == Some(false)
+                || cs.saves_grown == Some(true) && !sink.id.starts_with("typeorm");
             let relative_fields = if relative {
                 relative_fields(&cs.args, &self.catalog.relative_update.keys)
             } else {

@@ -620,8 +620,10 @@ pub struct CallSite {
     pub receiver_model: Option<String>,
     /// A `save` of a row (its receiver or an argument) whose list the code grew after reading it
     /// (`product.reviews.push(review); product.save()`, `issue.comments = [...issue.comments,
-    /// comment]; repo.save(issue)`): a read-modify-write, which a repeat grows again.
-    pub saves_grown: bool,
+    /// comment]; repo.save(issue)`): a read-modify-write, which a repeat grows again; `true`
+    /// when all it added are rows the code loaded (`term.labels.push(label)` with `label`
+    /// found), which an ORM that keeps a relation as a join table (TypeORM) keeps once.
+    pub saves_grown: Option<bool>,
 }
 
 /// A test of a parameter that decides whether a call runs: parameter `index` of function

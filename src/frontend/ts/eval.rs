@@ -79,6 +79,22 @@ fn is_arith(v: &Val) -> bool {
     matches!(v, Val::Call(g, _) if matches!(g.as_ref(), Val::Global(n) if n == crate::program::ARITH))
 }
 
+/// The list a membership test reads: `row.tags` of `row.tags.includes(t)` and of
+/// `row.seasons.map((s) => s.n).includes(n)`.
+fn tested_list(v: &Val) -> &Val {
+    let mut v = v;
+    for _ in 0..4 {
+        match v {
+            Val::Call(f, _) => match f.as_ref() {
+                Val::Member(inner, m) if matches!(m.as_str(), "map" | "filter") => v = inner,
+                _ => break,
+            },
+            _ => break,
+        }
+    }
+    v
+}
+
 pub struct Evaluator<'t, 'c> {
     pub(super) src: &'t str,
     pub(super) module: Module,
@@ -122,8 +138,13 @@ pub struct Evaluator<'t, 'c> {
     pub(super) stripped_prefix: Option<(FnId, String)>,
     /// Fields of rows a lookup returned whose list the code grew (`row.tags.push(tag)`,
     /// `row.tags = [...row.tags, tag]`): what reads them after holds a value made from the one
-    /// read (see `crate::program::ARITH`). Bounded by [`MAX_GROWN`].
-    grown: Vec<(FnId, Val)>,
+    /// read (see `crate::program::ARITH`); and whether all it added are rows the code loaded.
+    /// Bounded by [`MAX_GROWN`].
+    grown: Vec<(FnId, Val, bool)>,
+    /// Row fields whose list the code tests for an item (`row.tags.includes(tag)`,
+    /// `row.hooks.find((h) => h.url === url)`, also through a `map` or `filter` of it): what it
+    /// adds then is what the list lacks, a set's add, which a repeat does not grow.
+    tested: Vec<Val>,
     /// Names the module binds to its CommonJS exports object (`const helpers = module.exports;`):
     /// each `helpers.name = value` exports `name`, as `module.exports.name = value` does.
     exports_aliases: Vec<String>,
@@ -365,6 +386,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             guarded: None,
             stripped_prefix: None,
             grown: Vec::new(),
+            tested: Vec::new(),
             exports_aliases: Vec::new(),
             alias_functions: HashMap::default(),
             assigned: Vec::new(),
@@ -2111,21 +2133,30 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 let mut cursor = node.walk();
                 let items: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
                 let mut out = Vec::new();
-                let mut grows_row = false;
+                let mut lists = Vec::new();
                 for item in items.into_iter().filter(|i| i.kind() != "comment") {
                     let spread = item.kind() == "spread_element";
                     match self.eval(item) {
                         Val::Arr(inner) if spread => out.extend(inner),
                         v => {
-                            grows_row |=
-                                spread && (crate::program::row_field(&v).is_some() || is_arith(&v));
+                            if spread && (crate::program::row_field(&v).is_some() || is_arith(&v)) {
+                                lists.push(out.len());
+                            }
                             out.push(v)
                         }
                     }
                 }
                 // `[...issue.comments, comment]`: a row's list with more in it, a value made
-                // from the one read (see `ARITH`).
-                if grows_row {
+                // from the one read (see `ARITH`; and [`Evaluator::grows_list`]).
+                let added: Vec<Val> = out
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| !lists.contains(i))
+                    .map(|(_, v)| v.clone())
+                    .collect();
+                if lists.iter().any(|&i| {
+                    is_arith(&out[i]) && !added.is_empty() || self.grows_list(&out[i], &added)
+                }) {
                     return Val::Call(
                         std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
                         out,
@@ -2163,7 +2194,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "member_expression" | "subscript_expression" => {
                 let v = self.chain(node).val;
                 let f = self.cur_fn();
-                match self.grown.iter().any(|(g, x)| *g == f && *x == v) {
+                match self.grown.iter().any(|(g, x, _)| *g == f && *x == v) {
                     true => Val::Call(
                         std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
                         vec![v],
@@ -2579,6 +2610,15 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         .then_some(prefix)
     }
 
+    /// Whether adding `added` to `list`, a field of a row the code read, grows it: the list
+    /// is the row's, something is added, and the code did not test the list for it first.
+    fn grows_list(&self, list: &Val, added: &[Val]) -> bool {
+        // (a test in a callback counts: `items.filter((i) => !row.tags.includes(i))`)
+        crate::program::row_field(list).is_some()
+            && !added.is_empty()
+            && !self.tested.iter().any(|x| x == list)
+    }
+
     fn eval_assignment(&mut self, node: Node<'t>) -> Val {
         let (Some(left), Some(right)) = (node.field("left"), node.field("right")) else {
             return Val::Unknown;
@@ -2600,10 +2640,20 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         if left.kind() == "member_expression" && is_arith(&v) && self.grown.len() < MAX_GROWN {
             let target = self.chain(left).val;
             let here = self.cur_fn();
+            let rows_only = match &v {
+                Val::Call(_, parts) => parts
+                    .iter()
+                    .filter(|p| **p != target)
+                    .all(crate::program::loads_row),
+                _ => false,
+            };
             if matches!(&target, Val::Member(base, _) if crate::program::loads_row(base))
-                && !self.grown.iter().any(|(g, x)| *g == here && *x == target)
+                && !self
+                    .grown
+                    .iter()
+                    .any(|(g, x, _)| *g == here && *x == target)
             {
-                self.grown.push((here, target));
+                self.grown.push((here, target, rows_only));
             }
         }
         match left.kind() {
@@ -3325,7 +3375,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         // `wallet.history.concat(entry)`: a row's list with more in it (see `ARITH`).
         if let Val::Member(recv, method) = &c.val
             && method == "concat"
-            && crate::program::row_field(recv).is_some()
+            && self.grows_list(recv, &args)
         {
             let mut parts = vec![(**recv).clone()];
             parts.extend(args.iter().cloned());
@@ -3442,27 +3492,46 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             })
             .collect();
         // `row.tags.push(tag)`: the row's list grown; `row.save()`, `repo.save(row)` after it.
-        let grows = |v: &Val| matches!(v, Val::Member(base, _) if crate::program::loads_row(base));
         let here = self.cur_fn();
         if let Val::Member(recv, m) = &c.val
+            && matches!(
+                m.as_str(),
+                "includes" | "find" | "findIndex" | "some" | "indexOf" | "has"
+            )
+            && let list = tested_list(recv)
+            && crate::program::row_field(list).is_some()
+            && self.tested.len() < MAX_GROWN
+        {
+            self.tested.push(list.clone());
+        }
+        if let Val::Member(recv, m) = &c.val
             && matches!(m.as_str(), "push" | "unshift")
-            && grows(recv)
+            && self.grows_list(recv, &args)
             && self.grown.len() < MAX_GROWN
             && !self
                 .grown
                 .iter()
-                .any(|(g, x)| *g == here && x == recv.as_ref())
+                .any(|(g, x, _)| *g == here && x == recv.as_ref())
         {
-            self.grown.push((here, (**recv).clone()));
+            let rows_only = args.iter().all(crate::program::loads_row);
+            self.grown.push((here, (**recv).clone(), rows_only));
         }
-        let saves_grown = c.path.last().is_some_and(|p| p == "save")
-            && self.grown.iter().any(|(g, x)| match x {
-                Val::Member(base, _) if *g == here => {
-                    matches!(&c.val, Val::Member(r, _) if r == base)
-                        || args.iter().any(|a| a == base.as_ref())
-                }
-                _ => false,
-            });
+        // (all the saved row's grown lists added loaded rows only, or not)
+        let saves_grown = match c.path.last().map(String::as_str) {
+            Some("save") => self
+                .grown
+                .iter()
+                .filter(|(g, x, _)| match x {
+                    Val::Member(base, _) if *g == here => {
+                        matches!(&c.val, Val::Member(r, _) if r == base)
+                            || args.iter().any(|a| a == base.as_ref())
+                    }
+                    _ => false,
+                })
+                .map(|(_, _, rows)| *rows)
+                .reduce(|a, b| a && b),
+            _ => None,
+        };
         self.module.functions[f].calls.push(CallSite {
             spread_args,
             callee: c.val.clone(),
@@ -3675,7 +3744,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             branch: self.branch.clone(),
             arg_keys: Vec::new(),
             receiver_model: c.model.clone(),
-            saves_grown: false,
+            saves_grown: None,
         });
         let val = match &c.val {
             Val::Class(k) => Val::Instance(*k),
