@@ -362,3 +362,10 @@ fn a_schema_written_in_code_constrains_alike_in_both_languages() {
 fn an_unread_service_beside_an_absolute_update_is_unknown_in_both_languages() {
     assert_twins("express-unread-service", "axum-unread-service");
 }
+
+/// An update that sets a column from its own value (a flag turned over, a count added to)
+/// repeats on a retry; one that sets the request's value does not.
+#[test]
+fn an_update_from_the_value_it_replaces_is_relative_in_both_languages() {
+    assert_twins("express-prisma-relative-sets", "axum-diesel-relative-sets");
+}

@@ -3592,9 +3592,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 continue;
             }
             let relative = sink.kind == EffectKind::DbUpdate
-                && c.segs
+                && (c
+                    .segs
                     .iter()
-                    .any(|s| self.catalog.relative_update.calls.contains(s));
+                    .any(|s| self.catalog.relative_update.calls.contains(s))
+                    || diesel_relative(&c));
             let target = table_of(&c, &self.model.modules[scope.module].uses)
                 .or_else(|| c.entity.clone())
                 .or_else(|| {
@@ -4126,6 +4128,37 @@ fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
             other => column(other).into_iter().collect(),
         })
         .collect()
+}
+
+/// A diesel update that sets a column from its own value: `.set(count.eq(count - 1))` (an
+/// operator on the column), `.set(blocked.eq(!self.blocked))` (the field of that name of a row
+/// the code holds, turned over or changed): a repeat changes it again
+/// (https://docs.rs/diesel/latest/diesel/query_builder/struct.UpdateStatement.html#method.set).
+fn diesel_relative(c: &Chain<'_>) -> bool {
+    let own = |e: &Ex, column: &str| match e {
+        Ex::Path(p, _) => p.last().is_some_and(|l| l == column),
+        Ex::Field(_, f) => f == column,
+        _ => false,
+    };
+    let relative = |e: &Ex| match e {
+        Ex::Method(col, name, args, _) if name == "eq" && args.len() == 1 => {
+            match (&**col, &args[0]) {
+                (Ex::Path(p, _), Ex::Other(parts)) => p
+                    .last()
+                    .is_some_and(|column| parts.iter().any(|x| own(x, column))),
+                _ => false,
+            }
+        }
+        _ => false,
+    };
+    c.links
+        .iter()
+        .filter(|(n, ..)| *n == "set")
+        .flat_map(|(_, args, _)| args.iter())
+        .any(|a| match a {
+            Ex::List(items) => items.iter().any(relative),
+            other => relative(other),
+        })
 }
 
 /// A constant as `Effect::update_keys` writes it (see [`set_value`]).
