@@ -2154,8 +2154,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .filter(|(i, _)| !lists.contains(i))
                     .map(|(_, v)| v.clone())
                     .collect();
+                // (A copy, `[...row.images]`, is made to be changed: pushed to, spliced.)
                 if lists.iter().any(|&i| {
-                    is_arith(&out[i]) && !added.is_empty() || self.grows_list(&out[i], &added)
+                    is_arith(&out[i])
+                        || self.grows_list(&out[i], &added)
+                        || added.is_empty() && self.grows_list(&out[i], &[Val::Unknown])
                 }) {
                     return Val::Call(
                         std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
