@@ -4991,6 +4991,12 @@ impl<'a> Calls<'a> {
                 && cs.args.iter().all(|a| matches!(a, Val::Obj(_) | Val::Unknown))
                 && !cs.args.iter().any(|a| matches!(a, Val::Obj(f) if !f.is_empty() && !f.iter().any(|(k, _)| matches!(k.as_str(), "transaction" | "validate" | "session" | "fields" | "hooks"))))
                 && !freshly_built(&cs.root)
+                // TypeORM's `Entity.create({..})` / `repo.create({..})` makes an instance and
+                // stores nothing (https://typeorm.io/docs/working-with-entity-manager/repository-api):
+                // its `save()` inserts it.
+                && !(sink.id.starts_with("typeorm")
+                    && matches!(&cs.root, Val::Call(f, _)
+                        if matches!(f.as_ref(), Val::Member(_, c) if c == "create")))
             {
                 EffectKind::DbUpdate
             } else {
