@@ -369,3 +369,10 @@ fn an_unread_service_beside_an_absolute_update_is_unknown_in_both_languages() {
 fn an_update_from_the_value_it_replaces_is_relative_in_both_languages() {
     assert_twins("express-prisma-relative-sets", "axum-diesel-relative-sets");
 }
+
+/// A key-value write under a key made per call (`paste:${randomUUID()}`, `format!("paste:{id}")`
+/// with a new UUID) stores a new record on every call; under a key the request names, the same.
+#[test]
+fn a_write_under_a_key_made_per_call_is_a_create_in_both_languages() {
+    assert_twins("express-redis-keys", "axum-redis-keys");
+}

@@ -51,6 +51,15 @@ pub struct Sink {
     /// request tests it (`frontend::ts::claims`), and the call is no effect.
     #[serde(default)]
     pub claim_option: Vec<String>,
+    /// A key-value write whose first argument is the key (`redis.set(key, value)`): a key made
+    /// per call (`session:${randomUUID()}`) names a new record on every call, a create.
+    #[serde(default)]
+    pub keyed: bool,
+    /// The root is an object whose methods are called (TypeORM's `manager`, `tx`), never a
+    /// function: a chain whose root is called (Knex's `trx('users').insert(..)`) is not this
+    /// sink's.
+    #[serde(default)]
+    pub root_is_object: bool,
     #[serde(default)]
     pub write_method: bool,
     /// The call before the matched ones names the model it writes (prisma-client-rust's

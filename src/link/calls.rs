@@ -4855,6 +4855,9 @@ impl<'a> Calls<'a> {
             if !by_origin && !by_name {
                 continue;
             }
+            if sink.root_is_object && cs.hops.first() == Some(&0) {
+                continue;
+            }
             if declared_only
                 && !by_origin
                 && !sink.packages.is_empty()
@@ -4932,18 +4935,18 @@ impl<'a> Calls<'a> {
             };
             // A conditional update that moves rows out of its own filter changes nothing when
             // run again, whatever its change does.
-            let relative = sink.kind == EffectKind::DbUpdate
+            let relative = (sink.kind == EffectKind::DbUpdate
                 && (self.catalog.relative_update.calls.iter().any(|c| c == last)
                     || cs
                         .args
                         .iter()
                         .any(|a| has_key(a, &self.catalog.relative_update.keys, 0))
                     || cs.args.iter().any(|a| read_modify_write(a, 0)))
-                && !crate::program::conditional_update(last, &cs.args)
-                // (TypeORM keeps a relation's rows in a join table: a loaded row added again is
-                // kept once)
-                || cs.saves_grown == Some(false)
-                || cs.saves_grown == Some(true) && !sink.id.starts_with("typeorm");
+                && !crate::program::conditional_update(last, &cs.args))
+                // A `save` of a row whose list was grown (TypeORM keeps a relation's rows in a
+                // join table: a loaded row added again is kept once).
+                || (cs.saves_grown == Some(false)
+                    || cs.saves_grown == Some(true) && !sink.id.starts_with("typeorm"));
             let relative_fields = if relative {
                 relative_fields(&cs.args, &self.catalog.relative_update.keys)
             } else {
@@ -4999,6 +5002,8 @@ impl<'a> Calls<'a> {
                         if matches!(f.as_ref(), Val::Member(_, c) if c == "create")))
             {
                 EffectKind::DbUpdate
+            } else if sink.keyed && cs.args.first().is_some_and(made_per_call) {
+                EffectKind::DbCreate
             } else {
                 sink.kind
             };
@@ -5040,7 +5045,9 @@ impl<'a> Calls<'a> {
                 callee: cs.text.clone(),
                 package_call,
                 // A create sink's `save()` that writes back a loaded instance.
-                label: if kind != sink.kind {
+                label: if kind == EffectKind::DbCreate && kind != sink.kind {
+                    format!("{label} under a key made per call")
+                } else if kind != sink.kind {
                     "save of a loaded instance".into()
                 } else {
                     per_call_label(label, per_call, unless_missing)

@@ -685,7 +685,17 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
                 _ => false,
             },
             Ex::Method(_, name, _, _) => FRESH_METHODS.contains(&name.as_str()),
-            Ex::Macro { path, .. } => path.last().is_some_and(|m| m == "nanoid"),
+            // (`format!("paste:{id}")` names what it captures in its string: see
+            // https://doc.rust-lang.org/std/fmt/#named-parameters)
+            Ex::Macro { path, lits, .. } => {
+                path.last().is_some_and(|m| m == "nanoid")
+                    || path.last().is_some_and(|m| m == "format")
+                        && lits.first().is_some_and(|l| {
+                            super::parse::captured_names(l)
+                                .iter()
+                                .any(|n| scope.fresh.contains(n) || scope.created.contains(n))
+                        })
+            }
             _ => false,
         };
         if hit { Visit::Found } else { Visit::Enter }
@@ -3049,7 +3059,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ));
                 }
                 // `state.billing.create_usage_record(..)` on a trait object (or a bounded
-                // generic) of a trait no code in view implements: what runs is not known, not
+                // generic) of a trait with no implementation the audit can read (none in view, or
+                // one a macro writes): what runs is not known, not
                 // nothing.
                 // (The trait's own declaration has no body to run.)
                 if !matched
@@ -3063,7 +3074,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 {
                     out.unfollowed.push((
                         format!(
-                            "`{}` (a method of a trait no code in view implements)",
+                            "`{}` (a method of a trait with no implementation the audit can read)",
                             name_in_text(recv, name)
                         ),
                         self.location(scope.module, *line),
@@ -3665,17 +3676,29 @@ impl<'m, 'a> Effects<'m, 'a> {
             } else {
                 None
             };
+            // `con.set(format!("session:{}", Uuid::new_v4()), ..)`: a key made per call names a
+            // new record on every call.
+            let kind = match sink.keyed
+                && c.links
+                    .iter()
+                    .find(|(n, ..)| sink.calls.iter().any(|p| p == n))
+                    .and_then(|(_, args, _)| args.first())
+                    .is_some_and(|k| fresh(k, scope))
+            {
+                true => EffectKind::DbCreate,
+                false => sink.kind,
+            };
             out.effects.push(Effect {
                 find_or_create,
                 prechecked,
                 downstream_key: downstream.as_ref().map(|d| d.0),
                 downstream_key_expression: downstream.map(|d| d.1).filter(|t| !t.is_empty()),
-                kind: sink.kind,
+                kind,
                 callee: c.text.clone(),
-                label: if sink.label.is_empty() {
-                    sink.id.clone()
-                } else {
-                    sink.label.clone()
+                label: match (sink.label.is_empty(), kind != sink.kind) {
+                    (true, _) => sink.id.clone(),
+                    (false, false) => sink.label.clone(),
+                    (false, true) => format!("{} under a key made per call", sink.label),
                 },
                 location,
                 upsert: sink.upsert || keyed_save,
@@ -4130,22 +4153,21 @@ fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// A diesel update that sets a column from its own value: `.set(count.eq(count - 1))` (an
-/// operator on the column), `.set(blocked.eq(!self.blocked))` (the field of that name of a row
-/// the code holds, turned over or changed): a repeat changes it again
+/// A diesel update that sets a column from its own value: `.set(posts::count.eq(posts::count -
+/// 1))` (an operator on the column, named as the `eq` names it), `.set(blocked.eq(!row.blocked))`
+/// (the field of that name of a value the code holds, turned over): a repeat changes it again
 /// (https://docs.rs/diesel/latest/diesel/query_builder/struct.UpdateStatement.html#method.set).
 fn diesel_relative(c: &Chain<'_>) -> bool {
-    let own = |e: &Ex, column: &str| match e {
-        Ex::Path(p, _) => p.last().is_some_and(|l| l == column),
-        Ex::Field(_, f) => f == column,
-        _ => false,
-    };
     let relative = |e: &Ex| match e {
         Ex::Method(col, name, args, _) if name == "eq" && args.len() == 1 => {
             match (&**col, &args[0]) {
-                (Ex::Path(p, _), Ex::Other(parts)) => p
-                    .last()
-                    .is_some_and(|column| parts.iter().any(|x| own(x, column))),
+                // the column itself, named as the `eq` names it (`posts::reports + 1`), in an
+                // operation; or a field of that name of a value the code holds, turned over
+                // (`!row.blocked`: the field is the operation's only operand)
+                (Ex::Path(p, _), Ex::Other(parts)) => {
+                    (p.len() >= 2 && parts.iter().any(|x| matches!(x, Ex::Path(q, _) if q == p)))
+                        || matches!(parts.as_slice(), [Ex::Field(_, f)] if p.last() == Some(f))
+                }
                 _ => false,
             }
         }

@@ -2886,8 +2886,40 @@ pub fn children<'a>(e: &'a Ex, stack: &mut Vec<&'a Ex>) {
     }
 }
 
+/// The identifiers a format string captures (`{id}`, `{id:?}`, `{user_id:>8}`), in order, each
+/// once; not `{}`, `{0}`, `{{`.
+pub(super) fn captured_names(fmt: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = fmt;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if let Some(after) = rest.strip_prefix('{') {
+            rest = after;
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            && !out.iter().any(|n| n == name)
+            && out.len() < 16
+        {
+            out.push(name.to_string());
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_format_string_captures_its_named_arguments() {
+        assert_eq!(
+            super::captured_names("paste:{id}:{id}/{user_id:?} {} {0} {{lit}} {w:>8}"),
+            ["id", "user_id", "w"]
+        );
+    }
+
     use super::*;
 
     #[test]

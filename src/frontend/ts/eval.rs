@@ -71,12 +71,21 @@ pub(super) struct Chain {
 /// [`Evaluator::join_branches`]): the last write stands, as it does without a join.
 const MAX_JOINED: usize = 512;
 
-/// The most grown row fields an evaluator keeps (see [`Evaluator::grown`]).
+/// The most grown (and tested) row fields an evaluator keeps a function (see
+/// [`Evaluator::grown`]).
 const MAX_GROWN: usize = 64;
 
 /// A value made from a row's field the code read (see [`crate::program::ARITH`]).
 fn is_arith(v: &Val) -> bool {
     matches!(v, Val::Call(g, _) if matches!(g.as_ref(), Val::Global(n) if n == crate::program::ARITH))
+}
+
+/// The value [`crate::program::ARITH`] marks: made from `parts`, one of them a row's field.
+fn arith(parts: Vec<Val>) -> Val {
+    Val::Call(
+        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
+        parts,
+    )
 }
 
 /// The list a membership test reads: `row.tags` of `row.tags.includes(t)` and of
@@ -142,9 +151,12 @@ pub struct Evaluator<'t, 'c> {
     /// Bounded by [`MAX_GROWN`].
     grown: Vec<(FnId, Val, bool)>,
     /// Row fields whose list the code tests for an item (`row.tags.includes(tag)`,
-    /// `row.hooks.find((h) => h.url === url)`, also through a `map` or `filter` of it): what it
-    /// adds then is what the list lacks, a set's add, which a repeat does not grow.
-    tested: Vec<Val>,
+    /// `row.hooks.find((h) => h.url === url)`, also through a `map` or `filter` of it) or
+    /// replaces (`row.devices = row.devices.filter(..)`): what it adds then is what the list
+    /// lacks, a set's add or a replacement, which a repeat does not grow. Both lists are kept
+    /// by the handler-level function ([`Evaluator::top_fn`]), so a test or a push in a callback
+    /// counts.
+    tested: Vec<(FnId, Val)>,
     /// Names the module binds to its CommonJS exports object (`const helpers = module.exports;`):
     /// each `helpers.name = value` exports `name`, as `module.exports.name = value` does.
     exports_aliases: Vec<String>,
@@ -2102,7 +2114,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         match node.kind() {
             "identifier" | "shorthand_property_identifier" => {
                 let name = self.text(node).to_string();
-                self.lookup(&name)
+                let v = self.lookup(&name);
+                // (a copy of a row's list, grown: `images.push(url)` after `[...row.images]`)
+                match &v {
+                    Val::Arr(items) if items.len() == 1 => self.read_grown(v),
+                    _ => v,
+                }
             }
             "this" => Val::This(self.scopes[self.cur].this_class),
             "string" => Val::Str(self.string_value(node)),
@@ -2154,17 +2171,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .filter(|(i, _)| !lists.contains(i))
                     .map(|(_, v)| v.clone())
                     .collect();
-                // (A copy, `[...row.images]`, is made to be changed: pushed to, spliced.)
+                // (A copy alone, `[...row.images]`, is an array of the list: it grows when
+                // pushed to.)
                 if lists.iter().any(|&i| {
-                    is_arith(&out[i])
-                        || self.grows_list(&out[i], &added)
-                        || added.is_empty() && self.grows_list(&out[i], &[Val::Unknown])
+                    is_arith(&out[i]) && !added.is_empty() || self.grows_list(&out[i], &added)
                 }) {
-                    return Val::Call(
-                        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
-                        out,
-                    )
-                    .pruned(MAX_VAL_NODES);
+                    return arith(out).pruned(MAX_VAL_NODES);
                 }
                 Val::Arr(out).pruned(MAX_VAL_NODES)
             }
@@ -2176,10 +2188,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             {
                 let v = self.eval(arg);
                 match crate::program::row_field(&v) {
-                    Some(_) => Val::Call(
-                        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
-                        vec![v],
-                    ),
+                    Some(_) => arith(vec![v]),
                     None => Val::Unknown,
                 }
             }
@@ -2196,14 +2205,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "new_expression" => self.eval_new(node).val,
             "member_expression" | "subscript_expression" => {
                 let v = self.chain(node).val;
-                let f = self.cur_fn();
-                match self.grown.iter().any(|(g, x, _)| *g == f && *x == v) {
-                    true => Val::Call(
-                        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
-                        vec![v],
-                    ),
-                    false => v,
-                }
+                self.read_grown(v)
             }
             "binary_expression" => {
                 let op = node.field("operator").map(|o| self.text(o)).unwrap_or("");
@@ -2527,7 +2529,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
                 "shorthand_property_identifier" => {
                     let key = self.text(c).to_string();
-                    let v = self.lookup(&key);
+                    let v = self.eval(c);
                     fields.push((key, v));
                 }
                 "method_definition" => {
@@ -2616,10 +2618,51 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     /// Whether adding `added` to `list`, a field of a row the code read, grows it: the list
     /// is the row's, something is added, and the code did not test the list for it first.
     fn grows_list(&self, list: &Val, added: &[Val]) -> bool {
-        // (a test in a callback counts: `items.filter((i) => !row.tags.includes(i))`)
+        let here = self.top_fn();
         crate::program::row_field(list).is_some()
             && !added.is_empty()
-            && !self.tested.iter().any(|x| x == list)
+            && !self.tested.iter().any(|(g, x)| *g == here && x == list)
+    }
+
+    /// The function of the outermost scope below the module's around the code evaluated: a
+    /// callback's handler.
+    fn top_fn(&self) -> FnId {
+        let mut s = self.cur;
+        for _ in 0..self.scopes.len() {
+            match self.scopes[s].parent {
+                Some(p) if self.scopes[p].owner != 0 => s = p,
+                _ => break,
+            }
+        }
+        self.scopes[s].owner
+    }
+
+    /// Notes that `list` (or a copy of it) grew, with whether all it gained are loaded rows.
+    fn mark_grown(&mut self, list: Val, rows_only: bool) {
+        let here = self.top_fn();
+        let mine = self.grown.iter().filter(|(g, _, _)| *g == here);
+        if mine.clone().count() < MAX_GROWN && !mine.into_iter().any(|(_, x, _)| *x == list) {
+            self.grown.push((here, list, rows_only));
+        }
+    }
+
+    /// What reads a grown list (see [`Evaluator::grown`]) holds a value made from the one read.
+    fn read_grown(&self, v: Val) -> Val {
+        let here = self.top_fn();
+        match (self.grown.iter().any(|(g, x, _)| *g == here && *x == v), v) {
+            // (a copy stands for the list it copies)
+            (true, Val::Arr(items)) => arith(items),
+            (true, v) => arith(vec![v]),
+            (false, v) => v,
+        }
+    }
+
+    fn mark_tested(&mut self, list: Val) {
+        let here = self.top_fn();
+        let mine = self.tested.iter().filter(|(g, _)| *g == here);
+        if mine.clone().count() < MAX_GROWN && !mine.into_iter().any(|(_, x)| *x == list) {
+            self.tested.push((here, list));
+        }
     }
 
     fn eval_assignment(&mut self, node: Node<'t>) -> Val {
@@ -2639,24 +2682,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         {
             self.stripped_prefix = Some((self.cur_fn(), prefix));
         }
-        // `issue.comments = [...issue.comments, comment]`: the row's list grown.
-        if left.kind() == "member_expression" && is_arith(&v) && self.grown.len() < MAX_GROWN {
+        // `issue.comments = [...issue.comments, comment]`, `row.archived = !row.archived`: the
+        // row's field made from itself; `row.devices = row.devices.filter(..)`, any other value:
+        // replaced, so what is added after replaces too.
+        if left.kind() == "member_expression" {
             let target = self.chain(left).val;
-            let here = self.cur_fn();
-            let rows_only = match &v {
-                Val::Call(_, parts) => parts
-                    .iter()
-                    .filter(|p| **p != target)
-                    .all(crate::program::loads_row),
-                _ => false,
-            };
-            if matches!(&target, Val::Member(base, _) if crate::program::loads_row(base))
-                && !self
-                    .grown
-                    .iter()
-                    .any(|(g, x, _)| *g == here && *x == target)
-            {
-                self.grown.push((here, target, rows_only));
+            if crate::program::row_field(&target).is_some() {
+                match &v {
+                    Val::Call(_, parts) if is_arith(&v) && parts.contains(&target) => {
+                        // (a list grown by loaded rows only, which a join table keeps once)
+                        let others: Vec<&Val> = parts.iter().filter(|p| **p != target).collect();
+                        let rows_only = !others.is_empty()
+                            && others.iter().all(|p| crate::program::loads_row(p));
+                        self.mark_grown(target, rows_only);
+                    }
+                    _ => self.mark_tested(target),
+                }
             }
         }
         match left.kind() {
@@ -3382,10 +3423,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         {
             let mut parts = vec![(**recv).clone()];
             parts.extend(args.iter().cloned());
-            c.val = Val::Call(
-                std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
-                parts,
-            );
+            c.val = arith(parts);
             return c;
         }
         // `base.replace(/\/$/, '')`, `prefix.trim()` on a known string (or an environment read's
@@ -3495,7 +3533,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             })
             .collect();
         // `row.tags.push(tag)`: the row's list grown; `row.save()`, `repo.save(row)` after it.
-        let here = self.cur_fn();
+        let here = self.top_fn();
         if let Val::Member(recv, m) = &c.val
             && matches!(
                 m.as_str(),
@@ -3503,21 +3541,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             )
             && let list = tested_list(recv)
             && crate::program::row_field(list).is_some()
-            && self.tested.len() < MAX_GROWN
         {
-            self.tested.push(list.clone());
+            self.mark_tested(list.clone());
         }
         if let Val::Member(recv, m) = &c.val
-            && matches!(m.as_str(), "push" | "unshift")
-            && self.grows_list(recv, &args)
-            && self.grown.len() < MAX_GROWN
-            && !self
-                .grown
-                .iter()
-                .any(|(g, x, _)| *g == here && x == recv.as_ref())
+            && matches!(m.as_str(), "push" | "unshift" | "splice")
         {
-            let rows_only = args.iter().all(crate::program::loads_row);
-            self.grown.push((here, (**recv).clone(), rows_only));
+            let rows_only = !args.is_empty() && args.iter().all(crate::program::loads_row);
+            match recv.as_ref() {
+                // `row.tags.push(tag)`
+                list if m != "splice" && self.grows_list(list, &args) => {
+                    self.mark_grown(list.clone(), rows_only)
+                }
+                // `images.push(url)` with `images = [...row.images]`: the copy grown
+                Val::Arr(items)
+                    if items.len() == 1 && m != "splice" && self.grows_list(&items[0], &args) =>
+                {
+                    self.mark_grown((**recv).clone(), rows_only)
+                }
+                _ => {}
+            }
         }
         // (all the saved row's grown lists added loaded rows only, or not)
         let saves_grown = match c.path.last().map(String::as_str) {

@@ -308,9 +308,20 @@ impl<'t> Evaluator<'t, '_> {
         let mut options: Vec<Val> = Vec::new();
         let mut in_view = true;
         for a in args {
+            // (`useClass: StripeConfig`, `useExisting`: options a class gives)
+            if ["useClass", "useExisting"]
+                .iter()
+                .any(|k| crate::program::field(a, k).is_some())
+            {
+                in_view = false;
+            }
             match crate::program::field(a, "useFactory") {
                 Some(Val::Func(f)) => {
-                    options.extend(self.module.functions[f].returns.iter().cloned())
+                    let returns = &self.module.functions[f].returns;
+                    // (`(config) => config.get('stripe')`: not a literal)
+                    in_view &=
+                        !returns.is_empty() && returns.iter().all(|r| matches!(r, Val::Obj(_)));
+                    options.extend(returns.iter().cloned())
                 }
                 Some(_) => in_view = false,
                 None if matches!(a, Val::Obj(_)) => options.push(a.clone()),
