@@ -4132,55 +4132,49 @@ fn set_value(rhs: &Ex) -> Option<Option<String>> {
     Some(args.first().and_then(constant_value))
 }
 
-/// What a diesel update's `.set(..)` writes: `deleted.eq(true)`, `(status.eq("done"),
-/// updated_at.eq(now))`, each column with its constant (see [`constant_value`]).
-fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
-    let column = |e: &Ex| match e {
-        Ex::Method(col, name, args, _) if name == "eq" && args.len() == 1 => match &**col {
-            Ex::Path(p, _) => p.last().map(|k| (k.clone(), constant_value(&args[0]))),
+/// The assignments of a diesel update's `.set(..)`: each `column.eq(value)` (alone or in a
+/// tuple), as the column's path and the value.
+fn diesel_assignments<'e>(c: &Chain<'e>) -> impl Iterator<Item = (&'e [String], &'e Ex)> {
+    fn one(e: &Ex) -> Option<(&[String], &Ex)> {
+        match e {
+            Ex::Method(col, name, args, _) if name == "eq" && args.len() == 1 => match &**col {
+                Ex::Path(p, _) => Some((p.as_slice(), &args[0])),
+                _ => None,
+            },
             _ => None,
-        },
-        _ => None,
-    };
+        }
+    }
     c.links
         .iter()
         .filter(|(n, ..)| *n == "set")
         .flat_map(|(_, args, _)| args.iter())
         .flat_map(|a| match a {
-            Ex::List(items) => items.iter().filter_map(column).collect::<Vec<_>>(),
-            other => column(other).into_iter().collect(),
+            Ex::List(items) => items.iter().filter_map(one).collect::<Vec<_>>(),
+            other => one(other).into_iter().collect(),
         })
+}
+
+/// What a diesel update's `.set(..)` writes: `deleted.eq(true)`, `(status.eq("done"),
+/// updated_at.eq(now))`, each column with its constant (see [`constant_value`]).
+fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
+    diesel_assignments(c)
+        .filter_map(|(p, value)| p.last().map(|k| (k.clone(), constant_value(value))))
         .collect()
 }
 
 /// A diesel update that sets a column from its own value: `.set(posts::count.eq(posts::count -
 /// 1))` (an operator on the column, named as the `eq` names it), `.set(blocked.eq(!row.blocked))`
-/// (the field of that name of a value the code holds, turned over): a repeat changes it again
+/// (the field of that name of a value the code holds, turned over, the operation's only
+/// operand): a repeat changes it again
 /// (https://docs.rs/diesel/latest/diesel/query_builder/struct.UpdateStatement.html#method.set).
 fn diesel_relative(c: &Chain<'_>) -> bool {
-    let relative = |e: &Ex| match e {
-        Ex::Method(col, name, args, _) if name == "eq" && args.len() == 1 => {
-            match (&**col, &args[0]) {
-                // the column itself, named as the `eq` names it (`posts::reports + 1`), in an
-                // operation; or a field of that name of a value the code holds, turned over
-                // (`!row.blocked`: the field is the operation's only operand)
-                (Ex::Path(p, _), Ex::Other(parts)) => {
-                    (p.len() >= 2 && parts.iter().any(|x| matches!(x, Ex::Path(q, _) if q == p)))
-                        || matches!(parts.as_slice(), [Ex::Field(_, f)] if p.last() == Some(f))
-                }
-                _ => false,
-            }
+    diesel_assignments(c).any(|(p, value)| match value {
+        Ex::Other(parts) => {
+            (p.len() >= 2 && parts.iter().any(|x| matches!(x, Ex::Path(q, _) if q == p)))
+                || matches!(parts.as_slice(), [Ex::Field(_, f)] if p.last() == Some(f))
         }
         _ => false,
-    };
-    c.links
-        .iter()
-        .filter(|(n, ..)| *n == "set")
-        .flat_map(|(_, args, _)| args.iter())
-        .any(|a| match a {
-            Ex::List(items) => items.iter().any(relative),
-            other => relative(other),
-        })
+    })
 }
 
 /// A constant as `Effect::update_keys` writes it (see [`set_value`]).
