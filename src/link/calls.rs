@@ -837,6 +837,18 @@ fn is_model_registration(callee: &Val) -> bool {
 }
 
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
+/// A key-value write that gives the key a time to live (`setex`, `set(k, v, 'EX', 60)`, `{ EX:
+/// 60 }`, `expire`): a session, a one-time code, a cache entry that lapses, not a record kept.
+fn expires(method: &str, args: &[Val]) -> bool {
+    const TTL: &[&str] = &["EX", "PX", "EXAT", "PXAT", "ex", "px"];
+    matches!(method, "setex" | "setEx" | "psetex" | "expire")
+        || args.iter().any(|a| match a {
+            Val::Str(s) => TTL.contains(&s.as_str()),
+            Val::Obj(fields) => fields.iter().any(|(k, _)| TTL.contains(&k.as_str())),
+            _ => false,
+        })
+}
+
 fn freshly_built(v: &Val) -> bool {
     match v {
         Val::New(..) | Val::Instance(_) => true,
@@ -5002,7 +5014,10 @@ impl<'a> Calls<'a> {
                         if matches!(f.as_ref(), Val::Member(_, c) if c == "create")))
             {
                 EffectKind::DbUpdate
-            } else if sink.keyed && cs.args.first().is_some_and(made_per_call) {
+            } else if sink.keyed
+                && cs.args.first().is_some_and(crate::program::fresh_random)
+                && !expires(last, &cs.args)
+            {
                 EffectKind::DbCreate
             } else {
                 sink.kind

@@ -3678,10 +3678,15 @@ impl<'m, 'a> Effects<'m, 'a> {
             };
             // `con.set(format!("session:{}", Uuid::new_v4()), ..)`: a key made per call names a
             // new record on every call.
+            // (Not one given a time to live, `set_ex`, `expire`: a session or a cache entry
+            // that lapses.)
             let kind = match sink.keyed
                 && c.links
                     .iter()
                     .find(|(n, ..)| sink.calls.iter().any(|p| p == n))
+                    .filter(|(n, ..)| {
+                        !matches!(*n, "set_ex" | "pset_ex" | "set_options" | "expire")
+                    })
                     .and_then(|(_, args, _)| args.first())
                     .is_some_and(|k| fresh(k, scope))
             {
