@@ -320,11 +320,9 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
 /// a read-modify-write, which a repeat applies again.
 fn read_modify_write(v: &Val, depth: usize) -> bool {
     let reads = |field: &str, v: &Val| {
-        let parts: &[Val] = match v {
-            Val::Call(f, xs) if matches!(f.as_ref(), Val::Global(g) if g == crate::program::ARITH) => {
-                xs
-            }
-            Val::Template(parts) => parts,
+        let parts: &[Val] = match (crate::program::arith_parts(v), v) {
+            (Some(xs), _) => xs,
+            (None, Val::Template(parts)) => parts,
             _ => return false,
         };
         parts

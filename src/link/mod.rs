@@ -415,10 +415,10 @@ pub fn unfollowed_diagnostics(endpoints: &[Endpoint]) -> Vec<Diagnostic> {
     let mut by_call: std::collections::BTreeMap<(&Location, &str), (Vec<String>, bool)> =
         std::collections::BTreeMap::new();
     for ep in endpoints {
-        // Nothing reached, or only what a repeat leaves unchanged (no mechanism claimed).
+        // Nothing reached, or what was reached leaves it `unknown` (see `rules::classify`).
         if let Some((call, at)) = &ep.unfollowed
             && (ep.side_effects.is_empty()
-                || ep.mechanisms.is_empty() && ep.repeated_effects().is_empty())
+                || crate::rules::classify(ep) == crate::rules::Classification::Unknown)
             && ep.is_mutation()
         {
             let (eps, bare) = by_call

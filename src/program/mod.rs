@@ -277,6 +277,19 @@ pub const EITHER: &str = "||";
 /// (`!row.enabled`: the flag alone).
 pub const ARITH: &str = "+-";
 
+/// The value [`ARITH`] marks: made from `parts`, one of them a row's field.
+pub fn arith(parts: Vec<Val>) -> Val {
+    Val::Call(std::sync::Arc::new(Val::Global(ARITH.into())), parts)
+}
+
+/// What [`arith`] made: the parts it was made from.
+pub fn arith_parts(v: &Val) -> Option<&[Val]> {
+    match v {
+        Val::Call(f, parts) if matches!(f.as_ref(), Val::Global(g) if g == ARITH) => Some(parts),
+        _ => None,
+    }
+}
+
 /// A field of a row a lookup returned (`wallet.balance` with `wallet` the result of
 /// `findUnique`, `findOne`, `findById`, `first`, `getOne`, ..), not of any call's result
 /// (`schema.parse(body).content` is the client's).

@@ -77,15 +77,7 @@ const MAX_GROWN: usize = 64;
 
 /// A value made from a row's field the code read (see [`crate::program::ARITH`]).
 fn is_arith(v: &Val) -> bool {
-    matches!(v, Val::Call(g, _) if matches!(g.as_ref(), Val::Global(n) if n == crate::program::ARITH))
-}
-
-/// The value [`crate::program::ARITH`] marks: made from `parts`, one of them a row's field.
-fn arith(parts: Vec<Val>) -> Val {
-    Val::Call(
-        std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
-        parts,
-    )
+    crate::program::arith_parts(v).is_some()
 }
 
 /// The list a membership test reads: `row.tags` of `row.tags.includes(t)` and of
@@ -2176,7 +2168,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 if lists.iter().any(|&i| {
                     is_arith(&out[i]) && !added.is_empty() || self.grows_list(&out[i], &added)
                 }) {
-                    return arith(out).pruned(MAX_VAL_NODES);
+                    return crate::program::arith(out).pruned(MAX_VAL_NODES);
                 }
                 Val::Arr(out).pruned(MAX_VAL_NODES)
             }
@@ -2188,7 +2180,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             {
                 let v = self.eval(arg);
                 match crate::program::row_field(&v) {
-                    Some(_) => arith(vec![v]),
+                    Some(_) => crate::program::arith(vec![v]),
                     None => Val::Unknown,
                 }
             }
@@ -2246,10 +2238,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         if crate::program::row_field(&l).is_some()
                             || crate::program::row_field(&r).is_some() =>
                     {
-                        Val::Call(
-                            std::sync::Arc::new(Val::Global(crate::program::ARITH.into())),
-                            vec![l, r],
-                        )
+                        crate::program::arith(vec![l, r])
                     }
                     // `process.env.API_PREFIX || '/api'`: the code's default, and where it comes
                     // from.
@@ -2651,8 +2640,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let here = self.top_fn();
         match (self.grown.iter().any(|(g, x, _)| *g == here && *x == v), v) {
             // (a copy stands for the list it copies)
-            (true, Val::Arr(items)) => arith(items),
-            (true, v) => arith(vec![v]),
+            (true, Val::Arr(items)) => crate::program::arith(items),
+            (true, v) => crate::program::arith(vec![v]),
             (false, v) => v,
         }
     }
@@ -3423,7 +3412,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         {
             let mut parts = vec![(**recv).clone()];
             parts.extend(args.iter().cloned());
-            c.val = arith(parts);
+            c.val = crate::program::arith(parts);
             return c;
         }
         // `base.replace(/\/$/, '')`, `prefix.trim()` on a known string (or an environment read's
