@@ -52,6 +52,11 @@ pub(crate) fn display(v: &Val) -> String {
             .unwrap_or_else(|| spec.rsplit('/').next().unwrap_or(spec).to_string()),
         Val::Global(g) => g.clone(),
         Val::Call(callee, _) => format!("{}(…)", display(callee)),
+        Val::Str(s) => format!("'{s}'"),
+        Val::Arr(items) => format!(
+            "[{}]",
+            items.iter().map(display).collect::<Vec<_>>().join(", ")
+        ),
         _ => String::new(),
     }
 }

@@ -2752,7 +2752,25 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 }
             }
             "identifier" => {
-                if let Some(i) = self.find(&left_text) {
+                // `export let Config: Configuration;` set in a constructor from what it is handed
+                // (`Config = config ?? GetConfig()`): a value nothing here says more about than
+                // the declared type does not replace it.
+                // (also declared further down the module, not yet read)
+                let declared = |b: Option<&Binding<'t>>| {
+                    let typed = match b {
+                        Some(Binding::Val(Val::TypeRef(_))) => true,
+                        Some(Binding::Lazy(d)) => {
+                            d.kind() == "variable_declarator"
+                                && d.field("value").is_none()
+                                && d.field("type").is_some()
+                        }
+                        _ => false,
+                    };
+                    typed && matches!(v, Val::Param(..) | Val::Unknown)
+                };
+                if let Some(i) = self.find(&left_text)
+                    && !declared(self.scopes[i].vars.get(&left_text))
+                {
                     self.set_in(i, &left_text, v.clone());
                     self.assigned.push((i, left_text.clone(), v.clone()));
                 }

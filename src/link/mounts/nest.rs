@@ -665,7 +665,13 @@ impl Mounter<'_> {
                 };
                 // Every part of the controller's paths was read.
                 let mut complete = global_read;
-                let versioning = bootstrap.and_then(|b| b.versioning.clone());
+                // The default version is read where the bootstrap wrote it (`defaultVersion:
+                // Config.defaultVersion` names an import of `main.ts`).
+                let versioning = boot.zip(bootstrap).and_then(|(bm, b)| {
+                    b.versioning
+                        .clone()
+                        .map(|(prefix, default)| (prefix, default.map(|d| (bm, d))))
+                });
                 let interceptors: Vec<(ModId, Val)> = match (boot, bootstrap) {
                     (Some(bm), Some(b)) => b.interceptors.iter().map(|v| (bm, v.clone())).collect(),
                     _ => Vec::new(),
@@ -738,10 +744,11 @@ impl Mounter<'_> {
                             match version
                                 .clone()
                                 .or_else(|| router.version.clone())
+                                .map(|v| (m, v))
                                 .or_else(|| default.clone())
                             {
                                 None => vec![String::new()],
-                                Some(v) => match self.version_segments(m, &v, vprefix) {
+                                Some((vm, v)) => match self.version_segments(vm, &v, vprefix) {
                                     Some(vs) if !vs.is_empty() => vs,
                                     _ => {
                                         self.diagnostics.push(Diagnostic::new(
