@@ -1123,6 +1123,10 @@ impl<'m> Resolver<'m> {
                 self.context_var(var, d + 1)
             }
             Val::Call(callee, args) => {
+                // tRPC's server-side caller: the router whose procedures it runs.
+                if let Some(parts) = self.trpc_caller(m, callee, d) {
+                    return Resolved::Assembled(parts);
+                }
                 // `sequelize.define('User', attributes)` on a Sequelize instance that arrived as a
                 // parameter (`module.exports = (sequelize) => sequelize.define(...)`) is a model.
                 if let (Val::Member(_, p), [Val::Str(_), Val::Obj(_), ..]) =
@@ -2082,6 +2086,71 @@ impl<'m> Resolver<'m> {
     fn alias_made(&self, m: ModId, v: &Val) -> Option<(ModId, Val)> {
         let (t, made) = self.written_value(m, v);
         matches!(made, Val::Call(..)).then_some((t, made))
+    }
+
+    /// tRPC's server-side caller (https://trpc.io/docs/server/server-side-calls): `callee` is
+    /// `t.createCallerFactory(appRouter)` (or a name it is bound to) or v10's
+    /// `appRouter.createCaller`, so its call is the router, each procedure a function of it:
+    /// `createCaller(ctx).notes.create(input)` runs that procedure's resolver.
+    fn trpc_caller(&self, m: ModId, callee: &Val, d: usize) -> Option<Vec<(String, Part)>> {
+        if d > MAX_DEPTH {
+            return None;
+        }
+        if let Val::Member(router, p) = callee
+            && p == "createCaller"
+        {
+            return self.trpc_router_parts(m, router, 0);
+        }
+        let (t, made) = self.written_value(m, callee);
+        let Val::Call(factory, args) = &made else {
+            return None;
+        };
+        let named = |v: &Val| matches!(v, Val::Member(_, p) | Val::Import { name: Some(p), .. } if p == "createCallerFactory");
+        if !named(factory) {
+            return None;
+        }
+        self.trpc_router_parts(t, args.first()?, 0)
+    }
+
+    /// A tRPC router's fields, each nested router an object of its own: a call of a router
+    /// function (`router({..})`, `t.router({..})`, `createTRPCRouter({..})`) on an object, or a
+    /// plain object of procedures (v11).
+    fn trpc_router_parts(&self, m: ModId, v: &Val, depth: usize) -> Option<Vec<(String, Part)>> {
+        if depth > 8 {
+            return None;
+        }
+        let (t, made) = self.written_value(m, v);
+        let fields = match &made {
+            Val::Call(callee, args) => {
+                let router_fn = match callee.as_ref() {
+                    Val::Member(_, p) | Val::Import { name: Some(p), .. } => p,
+                    Val::Global(p) => p,
+                    _ => return None,
+                };
+                if !router_fn.to_ascii_lowercase().contains("router") {
+                    return None;
+                }
+                match args.as_slice() {
+                    [Val::Obj(fields)] => fields,
+                    _ => return None,
+                }
+            }
+            Val::Obj(fields) if depth > 0 => fields,
+            _ => return None,
+        };
+        Some(
+            fields
+                .iter()
+                .take(256)
+                .map(|(k, fv)| {
+                    let part = match self.trpc_router_parts(t, fv, depth + 1) {
+                        Some(inner) => Part::Obj(inner),
+                        None => Part::Val(t, fv.clone()),
+                    };
+                    (k.clone(), part)
+                })
+                .collect(),
+        )
     }
 
     /// A value through the imports that name it: the module and the value as written there (an
