@@ -815,7 +815,10 @@ impl Sink {
                     })
             })
     }
+    /// Does the receiver's name match `roots`? A private or internal field (`this.#db`,
+    /// `this._db`) goes by its name without the mark.
     pub fn root_matches(&self, name: &str) -> bool {
+        let name = name.trim_start_matches(['#', '_']);
         !name.is_empty() && self.roots_set.as_ref().is_some_and(|s| s.is_match(name))
     }
     /// Does the member path after the root match one of `calls`? `hops` are the path lengths at

@@ -136,6 +136,10 @@ pub struct Resolver<'m> {
     /// Folders of Nuxt projects, for Nuxt's `~` / `@` (source folder) and `~~` / `@@` (root)
     /// aliases.
     nuxt_roots: Vec<String>,
+    /// The `alias` entries of each Nuxt project's `nuxt.config` (`'#db':
+    /// fileURLToPath(new URL('./server/database/', import.meta.url))`): (project folder, alias,
+    /// target folder relative to the tree's root).
+    nuxt_aliases: Vec<(String, String, String)>,
     /// Folders a Prisma schema generates its client into (`generator { output = .. }`).
     prisma_clients: Vec<String>,
     /// What a framework passes for a parameter of a function it calls (a tRPC resolver's or
@@ -297,6 +301,7 @@ impl<'m> Resolver<'m> {
             manifests: std::collections::BTreeMap::new(),
             auto_imports: Vec::new(),
             nuxt_roots: Vec::new(),
+            nuxt_aliases: Vec::new(),
             prisma_clients: Vec::new(),
             params: FxHashMap::default(),
             depth_cut: Mutex::new(None),
@@ -310,6 +315,7 @@ impl<'m> Resolver<'m> {
         };
         (r.packages, r.manifests, r.package_exports) = r.workspace_packages();
         (r.auto_imports, r.nuxt_roots) = r.server_auto_imports();
+        r.nuxt_aliases = r.nuxt_config_aliases();
         // every tsconfig that applies to a module is read now, so one that cannot be read is a
         // diagnostic whether or not an import needs it
         let mut dirs: Vec<&str> = modules.iter().map(|m| parent_dir(&m.file)).collect();
@@ -385,6 +391,40 @@ impl<'m> Resolver<'m> {
             }
         }
         (out, nuxt_roots)
+    }
+
+    /// The aliases each `nuxt.config` declares (https://nuxt.com/docs/api/nuxt-config#alias):
+    /// an entry's first string (`'./server/database/'` in `fileURLToPath(new URL(..,
+    /// import.meta.url))` or `resolve(__dirname, '..')`), read from the config's folder.
+    fn nuxt_config_aliases(&self) -> Vec<(String, String, String)> {
+        let mut out = Vec::new();
+        for module in self.modules {
+            let (dir, name) = module.file.rsplit_once('/').unwrap_or(("", &module.file));
+            if !name.starts_with("nuxt.config.") {
+                continue;
+            }
+            let Some(config) = module.export("default") else {
+                continue;
+            };
+            let opts = match config {
+                Val::Obj(_) => Some(config),
+                Val::Call(_, args) => args.iter().find(|a| matches!(a, Val::Obj(_))),
+                _ => None,
+            };
+            let Some(Val::Obj(aliases)) = opts.and_then(|o| crate::program::field(o, "alias")) else {
+                continue;
+            };
+            for (alias, v) in aliases.iter().take(64) {
+                let Some(target) = first_string(module, v, 0) else {
+                    continue;
+                };
+                let target = target.trim_end_matches('/');
+                if let Some(path) = join(dir, target).filter(|_| target.starts_with('.')) {
+                    out.push((dir.to_string(), alias.clone(), path));
+                }
+            }
+        }
+        out
     }
 
     /// A name Nitro auto-imports into module `m`'s server folder: the module and export.
@@ -781,6 +821,31 @@ impl<'m> Resolver<'m> {
                 {
                     return Some(m);
                 }
+            }
+        }
+        // Nuxt's `#server` and `#shared` (the root's `server/` and `shared/`), and the aliases
+        // its configuration declares.
+        let configured = self.nuxt_aliases.iter().filter_map(|(root, alias, target)| {
+            let rest = spec.strip_prefix(alias.as_str())?;
+            (rest.is_empty() || rest.starts_with('/')).then_some((root, target.clone(), rest))
+        });
+        let builtin = ["#server", "#shared"].into_iter().filter_map(|alias| {
+            let rest = spec.strip_prefix(alias)?;
+            let root = self
+                .nuxt_roots
+                .iter()
+                .filter(|d| d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
+                .max_by_key(|d| d.len())?;
+            let target = join(root, &alias[1..])?;
+            (rest.is_empty() || rest.starts_with('/')).then_some((root, target, rest))
+        });
+        for (root, target, rest) in configured.chain(builtin) {
+            if !(root.is_empty() || dir == root.as_str() || dir.starts_with(&format!("{root}/"))) {
+                continue;
+            }
+            let path = format!("{target}{rest}");
+            if let Some(m) = self.file_candidates(&path) {
+                return Some(m);
             }
         }
         // Workspace packages: `@org/pkg` or `@org/pkg/sub` inside this tree.
@@ -2314,5 +2379,25 @@ impl<'m> Resolver<'m> {
             }
             _ => None,
         }
+    }
+}
+
+/// The first string a value is made of: itself, a call's first string argument
+/// (`resolve(__dirname, './x')`), or that of the `new` it makes (`new URL('./x', import.meta.url)`,
+/// whose arguments are the module's call at that line).
+fn first_string(module: &Module, v: &Val, depth: usize) -> Option<String> {
+    if depth > 4 {
+        return None;
+    }
+    match v {
+        Val::Str(s) => Some(s.clone()),
+        Val::Call(_, args) => args.iter().find_map(|a| first_string(module, a, depth + 1)),
+        Val::New(_, line) => module
+            .functions
+            .iter()
+            .flat_map(|f| &f.calls)
+            .find(|c| c.is_new && c.line == *line)
+            .and_then(|c| c.args.iter().find_map(|a| first_string(module, a, depth + 1))),
+        _ => None,
     }
 }

@@ -2116,10 +2116,31 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "this" => Val::This(self.scopes[self.cur].this_class),
             "string" => Val::Str(self.string_value(node)),
             "template_string" => self.eval_template(node),
+            // `nullObject as never as DBServiceType`, `{} as Services`: a value that says nothing
+            // of itself (a placeholder filled in later) is what its cast names.
+            "as_expression" => {
+                let v = match node.named_child(0) {
+                    Some(c) => self.eval(c),
+                    None => Val::Unknown,
+                };
+                let placeholder = match &v {
+                    Val::Unknown => true,
+                    Val::Obj(fields) => fields.is_empty(),
+                    Val::New(ctor, _) => matches!(ctor.as_ref(), Val::Global(g) if g == "Proxy"),
+                    _ => false,
+                };
+                let cast = node
+                    .named_child(1)
+                    .filter(|t| matches!(t.kind(), "type_identifier" | "nested_type_identifier" | "generic_type"))
+                    .map(|t| self.type_ref(t));
+                match cast {
+                    Some(t @ Val::TypeRef(_)) if placeholder => t,
+                    _ => v,
+                }
+            }
             "parenthesized_expression"
             | "await_expression"
             | "non_null_expression"
-            | "as_expression"
             | "satisfies_expression"
             | "spread_element" => match node.named_child(0) {
                 Some(c) => self.eval(c),
