@@ -347,6 +347,11 @@ pub struct Effect {
     /// (`values` in `createWithCtx(ctx, values)`): the caller's argument shows its keys.
     #[serde(skip)]
     pub data_param: Option<ParamRef>,
+    /// Link facts: what an update writes is a parameter of a function (`updateUser(filter,
+    /// update)` running `User.updateOne(filter, update)`, or `data: update`): the caller's
+    /// argument may be relative (`{ $inc: { credits: 5 } }`).
+    #[serde(skip)]
+    pub update_param: Option<ParamRef>,
     /// Link facts: a parameter the sink's argument object spreads (`pay({ lnd, ...options })`):
     /// the caller's argument shows the keys `args` lacks.
     #[serde(skip)]

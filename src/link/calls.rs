@@ -463,6 +463,19 @@ pub fn looks_like_signature_check(name: &str) -> bool {
 
 /// The parameter a value is, or the member of one it is: `props` → (props, []), `props.id` →
 /// (props, [id]).
+/// The parameter an update's change is (`Model.updateOne(filter, update)`), or that its options
+/// write (`update({ where, data: update })`): the arguments after the first.
+fn update_param(m: ModId, args: &[Val]) -> Option<ParamRef> {
+    args.iter().skip(1).chain(args.first()).find_map(|a| match a {
+        Val::Obj(fields) => fields
+            .iter()
+            .filter(|(k, _)| matches!(k.as_str(), "data" | "update" | "$set"))
+            .find_map(|(_, v)| param_ref(m, v)),
+        Val::Param(..) => param_ref(m, a),
+        _ => None,
+    })
+}
+
 fn param_ref(m: ModId, v: &Val) -> Option<ParamRef> {
     let mut path = Vec::new();
     let mut cur = v;
@@ -2977,6 +2990,7 @@ impl<'a> Calls<'a> {
                     for e in &sub.effects {
                         let mut e = e.clone();
                         if ti < callees {
+                            self.bind_update(m, (m2, f2), cs, &mut e);
                             Self::bind_record(m, (m2, f2), cs, &mut e);
                             Self::bind_spread(m, m2, f2, &cs.args, &mut e);
                             Self::bind_url(m, m2, f2, &cs.args, &mut e);
@@ -2987,6 +3001,7 @@ impl<'a> Calls<'a> {
                             }
                         } else {
                             e.data_param = None;
+                            e.update_param = None;
                             e.key_params.clear();
                             e.param_gate = None;
                         }
@@ -4273,6 +4288,24 @@ impl<'a> Calls<'a> {
     /// The caller's arguments of `(m2, f2)` for a create's record and its keys: a record passed
     /// as an object shows its keys; a key the caller makes up per call (`randomUUID()`) is no
     /// longer the caller's; a parameter of the caller stays one, for its own caller.
+    /// An update whose change is a parameter (`updateUser(filter, update)`): the caller's
+    /// argument says whether it is relative (`{ $inc: { credits: 5 } }`, `{ $push: .. }`,
+    /// Prisma's `{ increment: 1 }`), or is a parameter of the caller in turn.
+    fn bind_update(&self, m: ModId, (m2, f2): (ModId, FnId), cs: &CallSite, e: &mut Effect) {
+        let Some(r) = e.update_param.take() else {
+            return;
+        };
+        let keys = &self.catalog.relative_update.keys;
+        match bind_param(&r, m2, f2, &cs.args) {
+            Bound::Val(v) if has_key(&v, keys, 0) => {
+                e.relative = true;
+                e.relative_fields = relative_fields(std::slice::from_ref(&v), keys);
+            }
+            Bound::Val(v) => e.update_param = param_ref(m, &v),
+            Bound::Unknown => {}
+        }
+    }
+
     fn bind_record(m: ModId, (m2, f2): (ModId, FnId), cs: &CallSite, e: &mut Effect) {
         let args = cs.args.as_slice();
         // `{ ...found, name }` of a row the caller looked up, as `found` itself (below)
@@ -5076,6 +5109,9 @@ impl<'a> Calls<'a> {
                     None => Self::data_keys(cs),
                 },
                 data_param: Self::record_params(m, cs).0.filter(|_| built.is_none()),
+                update_param: (kind == EffectKind::DbUpdate && !relative)
+                    .then(|| update_param(m, &cs.args))
+                    .flatten(),
                 spread_param: cs
                     .spread_args
                     .iter()
