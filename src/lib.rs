@@ -168,6 +168,14 @@ pub fn collect_facts_with(
         frontend::schema::prisma_client_dirs(&schema_files.iter().collect::<Vec<_>>());
     let generated_queries =
         frontend::rust::generated_sql::collect(&schema_files.iter().collect::<Vec<_>>());
+    // The functions the project's SQL defines: what a call of one does (`supabase.rpc('f')`,
+    // `SELECT f($1)`).
+    let db_functions = sql::database_functions(
+        schema_files
+            .iter()
+            .filter(|f| f.lang == discover::Lang::Sql)
+            .map(|f| f.text.as_str()),
+    );
     // The TypeScript/JavaScript pipeline and the Rust front end run side by side.
     let (
         (mut endpoints, ts_diagnostics, model_constraints, ts_sql, mut clients),
@@ -190,7 +198,15 @@ pub fn collect_facts_with(
             }
             progress.phase("linking");
             trace_phase("ts parsed");
-            let linked = link::link_ts(&modules, root, catalog, config, &prisma_clients, &api_docs);
+            let linked = link::link_ts(
+                &modules,
+                root,
+                catalog,
+                config,
+                &prisma_clients,
+                &api_docs,
+                &db_functions,
+            );
             modules.into_par_iter().for_each(drop);
             diagnostics.extend(linked.diagnostics);
             trace_phase("ts linked");

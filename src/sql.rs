@@ -844,3 +844,152 @@ fn placeholders_compared_for_equality() {
         vec![0, 2]
     );
 }
+
+/// The functions and procedures a project's SQL defines (`CREATE [OR REPLACE] FUNCTION
+/// [schema.]name(..) .. AS $$ body $$`, a `$tag$` or a single-quoted body), by lower-cased name
+/// without its schema, each with its body. A later definition of a name replaces an earlier one
+/// (migrations redefine functions in order).
+pub fn database_functions<'t>(texts: impl Iterator<Item = &'t str>) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for text in texts {
+        let lower = text.to_ascii_lowercase();
+        let mut from = 0;
+        while let Some(at) = lower[from..].find("create").map(|i| from + i) {
+            from = at + 6;
+            let Some((name, body, end)) = function_at(text, &lower, from) else {
+                continue;
+            };
+            from = end;
+            out.retain(|(n, _)| *n != name);
+            out.push((name, body));
+            if out.len() >= 4096 {
+                return out;
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// After `CREATE`: `[OR REPLACE] FUNCTION|PROCEDURE name(..) .. AS <body>`: the name, the body
+/// and where the body ends.
+fn function_at(text: &str, lower: &str, from: usize) -> Option<(String, String, usize)> {
+    let rest = lower[from..].trim_start();
+    let rest = rest
+        .strip_prefix("or replace")
+        .map_or(rest, |r| r.trim_start());
+    let rest = rest
+        .strip_prefix("function")
+        .or_else(|| rest.strip_prefix("procedure"))?;
+    if !rest.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let name_at = lower.len() - rest.trim_start().len();
+    let paren = name_at + lower[name_at..].find('(')?;
+    let name = lower[name_at..paren]
+        .trim()
+        .rsplit('.')
+        .next()?
+        .trim_matches('"')
+        .to_string();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return None;
+    }
+    // The body: the first dollar-quoted string (`$$ .. $$`, `$body$ .. $body$`) or quoted
+    // string after the signature, before the statement ends.
+    let mut i = paren;
+    let bytes = lower.as_bytes();
+    while i < bytes.len() {
+        match bytes[i] {
+            b'$' => {
+                let close = lower[i + 1..].find('$')? + i + 1;
+                let tag = &text[i..=close];
+                if !tag[1..tag.len() - 1]
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_')
+                {
+                    i += 1;
+                    continue;
+                }
+                let start = close + 1;
+                let end = start + text[start..].find(tag)?;
+                return Some((name, text[start..end].to_string(), end + tag.len()));
+            }
+            b'\'' => {
+                let start = i + 1;
+                let end = start + text[start..].find('\'')?;
+                return Some((name, text[start..end].to_string(), end + 1));
+            }
+            b';' => return None,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The functions a statement calls (`SELECT top_up($1, $2)`, `CALL archive(..)`, `PERFORM
+/// notify(..)`): each identifier followed by `(`, lower-cased, without its schema.
+pub fn called_functions(sql: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut word = String::new();
+    // the identifier just read, kept over the spaces after it
+    let mut last: Option<String> = None;
+    for c in sql.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
+            last = None;
+            word.push(c.to_ascii_lowercase());
+            continue;
+        }
+        if !word.is_empty() {
+            last = Some(std::mem::take(&mut word));
+        }
+        if c.is_whitespace() {
+            continue;
+        }
+        if c == '('
+            && let Some(w) = last.take()
+        {
+            let name = w.rsplit('.').next().unwrap_or(&w).to_string();
+            if !name.is_empty() && !out.contains(&name) && out.len() < 32 {
+                out.push(name);
+            }
+        }
+        last = None;
+    }
+    out
+}
+
+#[cfg(test)]
+mod function_tests {
+    use super::*;
+
+    #[test]
+    fn reads_function_bodies() {
+        let sql = "create or replace function public.top_up_usage_credits(p_org uuid, p_amount int)\n\
+            returns void language plpgsql security definer as $$\n\
+            begin\n  insert into usage_credit_grants (org_id, amount) values (p_org, p_amount);\nend;\n$$;\n\
+            CREATE FUNCTION touch() RETURNS trigger AS $body$ BEGIN NEW.updated_at = now(); RETURN NEW; END; $body$ LANGUAGE plpgsql;\n\
+            create function add(a int, b int) returns int as 'select a + b' language sql;\n\
+            create table t (id int);";
+        let fns = database_functions(std::iter::once(sql));
+        let names: Vec<&str> = fns.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["add", "top_up_usage_credits", "touch"]);
+        assert!(fns[1].1.contains("insert into usage_credit_grants"));
+        assert_eq!(fns[0].1, "select a + b");
+        // a later definition replaces an earlier one
+        let again = database_functions(
+            ["create function f() returns void as $$ insert into a values (1) $$;",
+             "create or replace function f() returns void as $$ update a set x = 1 $$;"]
+            .into_iter(),
+        );
+        assert_eq!(again.len(), 1);
+        assert!(again[0].1.contains("update a"));
+    }
+
+    #[test]
+    fn finds_called_functions() {
+        assert_eq!(called_functions("SELECT public.top_up($1, $2)"), ["top_up"]);
+        assert_eq!(called_functions("select * from grant_credits ($1)"), ["grant_credits"]);
+        assert!(called_functions("SELECT id FROM users WHERE id = $1").is_empty());
+    }
+}

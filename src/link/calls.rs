@@ -244,6 +244,8 @@ pub struct Calls<'a> {
     truncated: std::cell::Cell<bool>,
     /// The first function not followed because calls went deeper than `max_depth`.
     cut: std::cell::Cell<Option<(ModId, FnId)>>,
+    /// The functions the project's SQL defines, by lower-cased name: their bodies.
+    db_functions: HashMap<String, String>,
 }
 
 /// Calls followed when the configuration does not say: deep enough for real services, shallow
@@ -1591,7 +1593,55 @@ impl<'a> Calls<'a> {
             implementers,
             registry: std::cell::OnceCell::new(),
             listeners: std::cell::OnceCell::new(),
+            db_functions: HashMap::new(),
         }
+    }
+
+    /// The functions the project's SQL defines (see [`crate::sql::database_functions`]).
+    pub fn with_db_functions(mut self, functions: &[(String, String)]) -> Self {
+        self.db_functions = functions.iter().cloned().collect();
+        self
+    }
+
+    /// What a database function does (`CREATE FUNCTION .. AS $$ .. INSERT .. $$`), read as raw
+    /// SQL is: a create that is no upsert first, then a relative update, then its first write;
+    /// the functions its statements call in turn, two levels down.
+    fn db_function_effect(&self, name: &str, depth: usize) -> Option<(EffectKind, bool, bool)> {
+        if depth > 2 {
+            return None;
+        }
+        let body = self.db_functions.get(name)?;
+        let rank = |(kind, upsert, relative): (EffectKind, bool, bool)| match kind {
+            EffectKind::DbCreate if !upsert => 3,
+            EffectKind::DbUpdate if relative => 2,
+            _ => 1,
+        };
+        let mut best: Option<(EffectKind, bool, bool)> = None;
+        for stmt in body.split(';').take(256) {
+            let found = classify_sql(stmt).or_else(|| {
+                crate::sql::called_functions(stmt)
+                    .iter()
+                    .filter(|f| *f != name)
+                    .find_map(|f| self.db_function_effect(f, depth + 1))
+            });
+            if let Some(c) = found
+                && best.is_none_or(|b| rank(c) > rank(b))
+            {
+                best = Some(c);
+            }
+        }
+        best
+    }
+
+    /// The database function a statement calls (`SELECT top_up($1, $2)`) that the project
+    /// defines and that writes: its name and what it does.
+    fn sql_function_effect(&self, sql: &str) -> Option<(String, (EffectKind, bool, bool))> {
+        if self.db_functions.is_empty() {
+            return None;
+        }
+        crate::sql::called_functions(sql)
+            .into_iter()
+            .find_map(|f| self.db_function_effect(&f, 0).map(|e| (f, e)))
     }
 
     /// The functions a project registers under `field.member` in an object it hands to a call or
@@ -2602,6 +2652,14 @@ impl<'a> Calls<'a> {
                     }
                 }
                 let prepared = prepared_binds.get(&cs.group).copied().unwrap_or(&[]);
+                if out.unfollowed.len() < 8
+                    && let Some(name) = self.unread_rpc(m, cs)
+                {
+                    out.unfollowed.push((
+                        format!("`{}` (the database function `{name}`, whose definition is not in view)", cs.text),
+                        self.location(m, cs.line),
+                    ));
+                }
                 for mut e in self.effects_of(m, cs, prepared) {
                     // The front end read the key this call passes from the syntax: it knows a
                     // domain id and a key derived from the inbound one.
@@ -4805,6 +4863,22 @@ impl<'a> Calls<'a> {
         let mut out = Vec::new();
         let origin = self.res.origin(m, &cs.root);
         let location = self.location(m, cs.line);
+        // supabase-js's `rpc('fn', args)` (https://supabase.com/docs/reference/javascript/rpc)
+        // runs a database function: what its body does.
+        if let Some(name) = supabase_rpc(cs, origin.as_ref().map(|o| o.0.as_str()))
+            && let Some((kind, upsert, relative)) = self.db_function_effect(&name, 0)
+        {
+            out.push(Effect {
+                kind,
+                callee: cs.text.clone(),
+                label: format!("database function `{name}`"),
+                location,
+                upsert,
+                relative,
+                ..Effect::default()
+            });
+            return out;
+        }
         // `prisma.order.create` → `order`; `Order.create` → `Order`; `this.create` in a method of
         // class `Order` → `Order` (the caller may call it on a subclass: see `rebind_this`).
         let this_class = this_call(cs).map(|c| self.res.modules[m].classes[c].name.clone());
@@ -5181,7 +5255,16 @@ impl<'a> Calls<'a> {
                 .unwrap_or(cs.root_name.as_str());
             let is_sql_call = self.catalog.sql.calls.iter().any(|c| c == last)
                 || self.catalog.sql.tags.iter().any(|t| t == last);
-            if let Some((kind, upsert, relative)) = is_sql_call.then(|| classify_sql(sql)).flatten()
+            // (or a database function it calls: `SELECT top_up($1, $2)`)
+            let function = match is_sql_call.then(|| classify_sql(sql)).flatten() {
+                Some(_) => None,
+                None if is_sql_call => self.sql_function_effect(sql),
+                None => None,
+            };
+            if let Some((kind, upsert, relative)) = is_sql_call
+                .then(|| classify_sql(sql))
+                .flatten()
+                .or(function.as_ref().map(|(_, e)| *e))
             {
                 // an upsert matched on a value made per call (`[req.body.id || uuidv4(), name]`)
                 // matches nothing on a retry
@@ -5262,6 +5345,8 @@ impl<'a> Calls<'a> {
                     callee: cs.text.clone(),
                     label: if open_conflict {
                         crate::sql::OPEN_CONFLICT.into()
+                    } else if let Some((name, _)) = &function {
+                        format!("database function `{name}`")
                     } else {
                         per_call_label("raw SQL", per_call, unless_missing)
                     },
@@ -5278,12 +5363,37 @@ impl<'a> Calls<'a> {
                     } else {
                         vec![]
                     },
-                    target: sql_table(sql),
+                    target: if function.is_some() {
+                        None
+                    } else {
+                        sql_table(sql)
+                    },
                     ..Effect::default()
                 });
             }
         }
         out
+    }
+
+    /// A supabase-js `rpc('fn')` whose function the project's SQL does not define: what it does
+    /// is not known.
+    fn unread_rpc(&self, m: ModId, cs: &CallSite) -> Option<String> {
+        let origin = self.res.origin(m, &cs.root);
+        let name = supabase_rpc(cs, origin.as_ref().map(|o| o.0.as_str()))?;
+        (!self.db_functions.contains_key(&name)).then_some(name)
+    }
+}
+
+/// The database function a supabase-js `rpc('fn', ..)` call runs, lower-cased.
+fn supabase_rpc(cs: &CallSite, origin: Option<&str>) -> Option<String> {
+    if cs.path.last().map(String::as_str) != Some("rpc") {
+        return None;
+    }
+    let supabase = origin.is_some_and(|spec| spec.starts_with("@supabase/"))
+        || cs.root_name.to_ascii_lowercase().contains("supabase");
+    match cs.args.first() {
+        Some(Val::Str(name)) if supabase => Some(name.to_ascii_lowercase()),
+        _ => None,
     }
 }
 

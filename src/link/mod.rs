@@ -103,6 +103,7 @@ pub fn link_ts(
     config: &Config,
     prisma_clients: &[String],
     docs: &crate::facts::doc::ApiDocs,
+    db_functions: &[(String, String)],
 ) -> Linked {
     let mut res = Resolver::new(modules, root).with_generated_clients(prisma_clients);
     crate::trace_phase("ts resolver");
@@ -137,7 +138,7 @@ pub fn link_ts(
     }
     let res = res;
     crate::trace_phase("ts trpc");
-    let mut calls = Calls::new(&res, catalog);
+    let mut calls = Calls::new(&res, catalog).with_db_functions(db_functions);
     if let Some(depth) = config.call_depth {
         calls = calls.with_max_depth(depth as usize);
     }
