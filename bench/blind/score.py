@@ -26,8 +26,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # a parameter as frameworks write it (`{id}`, `:id`, `[id]`, `[...slug]`, `<id>`), or a catch-all
-# segment (`/files/*`, Hono's and Express's wildcard)
-PARAM = re.compile(r"\{[^}]*\}|:[A-Za-z_][A-Za-z0-9_]*\??|\[\[?\.{0,3}[^\]]*\]\]?|<[^>]+>|(?<=/)\*(?=/|$)")
+# segment (`/files/*`, Hono's and Express's wildcard); not the name of a server action
+# (`action:addToCart`), whose colon follows a word
+PARAM = re.compile(r"\{[^}]*\}|(?<![A-Za-z0-9_]):[A-Za-z_][A-Za-z0-9_]*\??|\[\[?\.{0,3}[^\]]*\]\]?|<[^>]+>|(?<=/)\*(?=/|$)")
 RANK = {"none": 0, "inverse": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 MUTATIONS = ("POST", "PUT", "PATCH", "DELETE")
 
