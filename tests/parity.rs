@@ -376,3 +376,11 @@ fn an_update_from_the_value_it_replaces_is_relative_in_both_languages() {
 fn a_write_under_a_key_made_per_call_is_a_create_in_both_languages() {
     assert_twins("express-redis-keys", "axum-redis-keys");
 }
+
+#[test]
+fn a_duplicate_whose_failure_ends_the_handler_stops_what_follows_in_both_languages() {
+    assert_twins(
+        "express-prisma-rethrown-duplicates",
+        "axum-sqlx-rethrown-duplicates",
+    );
+}

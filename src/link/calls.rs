@@ -49,6 +49,10 @@ pub struct Summary {
     /// `DELETE`, in its body or in a call of its body whose failure it lets through): what the
     /// claim is and where it is tested. What a caller does after such a call runs once.
     pub refuses_unless: Option<(&'static str, Location)>,
+    /// The function throws when a lookup of the model found its row (in its body, or in a call
+    /// of its body whose failure it lets through): the model and where it is tested. What a
+    /// caller does after such a call runs only when the lookup missed.
+    pub refuses_found: Option<(String, Location)>,
 }
 
 /// Drops the repeats of `v`, keeping each value where it first appears.
@@ -2431,7 +2435,7 @@ impl<'a> Calls<'a> {
             let mut saved_built: Vec<Val> = Vec::new();
             // Effects of calls that run only when a lookup missed: (own?, index, model looked up,
             // the test that throws when it finds the row).
-            let mut guarded: Vec<(bool, usize, String, Option<u32>)> = Vec::new();
+            let mut guarded: Vec<(bool, usize, String, Option<Location>)> = Vec::new();
             for (_, line) in &facts.key_reads {
                 out.key_reads.push(self.location(m, *line));
             }
@@ -2492,12 +2496,25 @@ impl<'a> Calls<'a> {
                 })
                 .map(|c| (c.group, c.args.as_slice()))
                 .collect();
+            // (a `.catch` whose handler only throws again catches nothing)
             let catch_groups: HashSet<usize> = facts
                 .calls
                 .iter()
                 .filter(|c| c.path.last().is_some_and(|p| p == "catch"))
                 .map(|c| c.group)
+                .filter(|g| !facts.rethrow_catches.contains(g))
                 .collect();
+            // A call's blocks as far as its failure goes: out of the `try`s around it whose
+            // `catch` only throws again.
+            let escaped = |blocks: &'a [usize]| -> &'a [usize] {
+                let mut b = blocks;
+                while let [rest @ .., last] = b
+                    && facts.rethrow_blocks.contains(last)
+                {
+                    b = rest;
+                }
+                b
+            };
             // Creates made so far whose failure fails this function: (blocks, line, location).
             let mut creates_here: Vec<(&[usize], u32, Location)> = Vec::new();
             // Calls so far to functions that throw unless they win a claim, whose failure fails
@@ -2508,12 +2525,38 @@ impl<'a> Calls<'a> {
             {
                 out.refuses_unless = Some((what, self.location(m, at)));
             }
+            if g == f
+                && let Some((model, at)) = &facts.refuses_found
+            {
+                out.refuses_found = Some((model.clone(), self.location(m, *at)));
+            }
+            // A call directly in the function's body (in no block of its own), which runs on
+            // every call of it.
+            let in_body = |cs: &CallSite| {
+                cs.blocks.is_empty()
+                    || (facts.body_block.is_some() && cs.blocks.last().copied() == facts.body_block)
+            };
+            // Calls so far to functions that throw when their lookup finds the row, whose
+            // failure fails this function: (blocks, line, the model, where it is tested).
+            let mut refusals_here: Vec<(&[usize], u32, String, Location)> = Vec::new();
             // Creates of a promise chain's earlier links whose failure rejects the chain:
             // (group, path of the link, location). A `.then(cb)` after them runs `cb` only when
             // they succeeded, whatever a `.catch(..)` at the end of the chain does.
             let mut chain_creates: Vec<(usize, &[String], Location)> = Vec::new();
             let inherited: Vec<Location> = callback_after.get(&g).cloned().unwrap_or_default();
             for cs in &facts.calls {
+                // The lookup a call runs behind: its own test (`if (found) throw`), else a call
+                // before it of a function that throws when its lookup finds the row.
+                let call_guard = cs
+                    .guarded
+                    .clone()
+                    .map(|g| (g, cs.refused.map(|l| self.location(m, l))))
+                    .or_else(|| {
+                        refusals_here
+                            .iter()
+                            .rfind(|(blocks, line, ..)| *line < cs.line && cs.blocks.starts_with(blocks))
+                            .map(|(_, _, model, at)| (model.clone(), Some(at.clone())))
+                    });
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
                     && !branch.iter().any(|b| b == method)
                 {
@@ -2764,8 +2807,8 @@ impl<'a> Calls<'a> {
                     if replaces_set(&e) {
                         deleted.push(e.target.clone());
                     }
-                    if let Some(g) = &cs.guarded {
-                        guarded.push((true, own.len(), g.clone(), cs.refused));
+                    if let Some((g, at)) = call_guard.clone() {
+                        guarded.push((true, own.len(), g, at));
                     }
                     for g in &cs.found {
                         found.push((true, own.len(), g, cs));
@@ -3026,6 +3069,7 @@ impl<'a> Calls<'a> {
                     HashSet::new()
                 };
                 let mut refusing: Option<(&'static str, Location)> = None;
+                let mut refusing_found: Option<(String, Location)> = None;
                 let async_callee = targets[..callees].iter().any(|(t, _)| {
                     matches!(t, Resolved::Func(m2, f2)
                         if self.res.modules[*m2].functions[*f2].is_async)
@@ -3039,6 +3083,9 @@ impl<'a> Calls<'a> {
                     let sub = self.summary(m2, f2);
                     if ti < callees && !speculative && refusing.is_none() {
                         refusing = sub.refuses_unless.clone();
+                    }
+                    if ti < callees && !speculative && refusing_found.is_none() {
+                        refusing_found = sub.refuses_found.clone();
                     }
                     let name = self.res.modules[m2].functions[f2].name.clone();
                     let caught = caught_groups.contains(&cs.group) || (answered && ti >= callees);
@@ -3119,8 +3166,8 @@ impl<'a> Calls<'a> {
                         }
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
-                        if let Some(g) = &cs.guarded {
-                            guarded.push((false, out.effects.len(), g.clone(), cs.refused));
+                        if let Some((g, at)) = call_guard.clone() {
+                            guarded.push((false, out.effects.len(), g, at));
                         }
                         for g in &cs.found {
                             found.push((false, out.effects.len(), g, cs));
@@ -3331,7 +3378,7 @@ impl<'a> Calls<'a> {
                     }
                     e.runs_after(&after);
                     if e.orders_what_follows() && creates_here.len() < 64 {
-                        creates_here.push((&cs.blocks[..], cs.line, e.location.clone()));
+                        creates_here.push((escaped(&cs.blocks[..]), cs.line, e.location.clone()));
                     }
                 }
                 if fails_here
@@ -3339,13 +3386,25 @@ impl<'a> Calls<'a> {
                     && claims_here.len() < 64
                 {
                     // Directly in the function's body: the function throws in turn.
-                    if g == f
-                        && facts.body_block.is_some()
-                        && cs.blocks.last().copied() == facts.body_block
-                    {
+                    if g == f && in_body(cs) {
                         out.refuses_unless.get_or_insert_with(|| claim.clone());
                     }
                     claims_here.push((&cs.blocks[..], cs.line, claim));
+                }
+                if fails_here
+                    && let Some((model, at)) = refusing_found
+                    && refusals_here.len() < 64
+                {
+                    // Directly in the function's body: the function throws in turn.
+                    if g == f && in_body(cs) {
+                        out.refuses_found
+                            .get_or_insert_with(|| (model.clone(), at.clone()));
+                    }
+                    // (the helper's lookup is this function's, for the creates after it)
+                    if lookups_here.len() < 256 {
+                        lookups_here.push((model.clone(), Vec::new()));
+                    }
+                    refusals_here.push((escaped(&cs.blocks[..]), cs.line, model, at));
                 }
             }
             let updated: HashSet<String> = own[own_start..]
@@ -3402,7 +3461,7 @@ impl<'a> Calls<'a> {
                     if e.refused_by.is_none()
                         && let Some(at) = refused
                     {
-                        e.refused_by = Some(self.location(m, at));
+                        e.refused_by = Some(at);
                     }
                     created_when_missed.push((
                         model_key(&model),

@@ -1075,6 +1075,17 @@ pub struct FnFacts {
     /// The function throws unless it wins a claim (`if (res.changes !== 1) throw ..` after a
     /// `DELETE`, in its own body): what the claim is and the line of the test.
     pub refuses_unless: Option<(&'static str, u32)>,
+    /// The body blocks of its `try`s whose `catch` only throws again: a failure in one leaves
+    /// the `try`, so what follows the `try` runs only when the calls in it succeeded.
+    pub rethrow_blocks: Vec<usize>,
+    /// The function throws when a lookup of its own body found the row (`const found = await
+    /// prisma.user.findFirst(..); if (found) throw new ConflictError()`, a helper
+    /// `assertEmailFree(email)`): the model and the test's line. What a caller does after it runs
+    /// only when the lookup missed.
+    pub refuses_found: Option<(String, u32)>,
+    /// The chains of its `.catch(handler)` calls whose handler only throws again (`create(..)
+    /// .catch((e) => { throw new Conflict() })`): the chain still fails the function.
+    pub rethrow_catches: Vec<usize>,
     /// A `try` of the function's own has a `catch` that recognises a unique violation: a
     /// function it is handed and runs there (`uniqueError(() => insert(..), 'taken')`) has its
     /// duplicates answered.

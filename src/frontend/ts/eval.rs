@@ -1188,6 +1188,12 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             !t.contains("throw") && !t.contains("return")
         }) && !finally_throws;
         if let Some(body) = node.field("body") {
+            if rethrows && handler.is_some() {
+                let f = self.cur_fn();
+                if self.module.functions[f].rethrow_blocks.len() < 64 {
+                    self.module.functions[f].rethrow_blocks.push(body.id());
+                }
+            }
             let saved = (self.unique_catch, self.in_try, self.swallowed);
             self.unique_catch |= catches;
             self.in_try |= handler.is_some() && !rethrows;
@@ -3517,6 +3523,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     .map(str::to_string)
             });
         let f = self.cur_fn();
+        // `.catch((e) => { throw new Conflict() })`: a handler that only throws again.
+        if c.path.last().is_some_and(|p| p == "catch")
+            && arg_nodes.first().is_some_and(|a| {
+                let t = self.text(*a);
+                t.contains("throw") && !t.contains("return")
+            })
+            && self.module.functions[f].rethrow_catches.len() < 64
+        {
+            self.module.functions[f].rethrow_catches.push(group);
+        }
         let text = self.short_text(callee);
         let call_line = line(callee.field("property").unwrap_or(callee));
         self.keys_at_call(&c, &args, &arg_nodes, node, call_line);

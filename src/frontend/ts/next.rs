@@ -438,6 +438,19 @@ impl<'t> Evaluator<'t, '_> {
         } else {
             saved_gate.clone()
         };
+        // `if (found) throw ..` in the function's own body: every run that finds the row fails
+        // the function, so its callers go on only when the lookup missed.
+        if let Some(model) = &missed_when_false
+            && leaves
+            && consequence.is_some_and(|c| throws(c, self.src))
+            && !model.starts_with(crate::program::HELPER_GUARD)
+        {
+            let f = self.cur_fn();
+            let facts = &mut self.module.functions[f];
+            if facts.body_block.is_some() && node.parent().map(|p| p.id()) == facts.body_block {
+                facts.refuses_found.get_or_insert((model.clone(), line(cond)));
+            }
+        }
         let inner_guard = self.block_guard.take().filter(|_| presence);
         self.refused = match &missed_when_false {
             Some(_) if leaves && consequence.is_some_and(|c| throws(c, self.src)) => {
