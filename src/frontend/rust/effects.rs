@@ -1168,7 +1168,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         for p in params {
             if p.name == "self" {
                 if let Some(i) = scope.imp {
-                    scope.vars.insert("self".into(), self.model.impl_type(i));
+                    scope.vars.insert("self".into(), self.self_type(i));
                 }
                 continue;
             }
@@ -1188,6 +1188,20 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
             }
         }
+    }
+
+    /// What `self` is in the methods of impl `i`: the impl's type; in a blanket impl
+    /// (`impl<T: JobRepository + ?Sized> JobRepositoryExt for T`), a value of the trait its
+    /// type parameter is bounded by, whose methods `self.schedule(..)` runs.
+    fn self_type(&self, i: ImplId) -> Res {
+        let imp = &self.model.impls[i];
+        imp.imp
+            .blanket
+            .iter()
+            .flatten()
+            .map(|b| self.model.resolve(imp.module, b))
+            .find(|r| matches!(r, Res::Trait(..)))
+            .unwrap_or_else(|| self.model.impl_type(i))
     }
 
     /// Whether `ty` (written in module `m`) is one of the [`TRANSPARENT`] wrappers, also
@@ -1369,12 +1383,25 @@ impl<'m, 'a> Effects<'m, 'a> {
                 match &t {
                     // a trait object's method (`locator.integration()` on `Arc<dyn
                     // ServiceLocator>`): the type the trait declares it returns
+                    // (a supertrait's method on a trait object: `repo.user_email()` on `Box<dyn
+                    // Repository>` where `trait Repository: RepositoryAccess`)
                     Res::Type(..) | Res::Trait(..) => {
                         let fns = self.model.methods_of(&t, name);
-                        fns.first().and_then(|&f| self.ret_type(f))
+                        fns.first()
+                            .copied()
+                            .or_else(|| self.model.trait_method(&t, name))
+                            .and_then(|f| self.ret_type(f))
                     }
-                    // a value from an external crate keeps that crate as its origin
-                    Res::Ext(p) => p.first().map(|c| Res::Ext(vec![c.clone()])),
+                    // A project trait's method implemented for a crate's type (an extension
+                    // trait: `impl ContextExt for async_graphql::Context<'_> { fn state(&self)
+                    // -> &BoxState { .. } }`): the type that impl declares it returns. Any other
+                    // value from an external crate keeps that crate as its origin.
+                    Res::Ext(p) => self
+                        .model
+                        .methods_of(&t, name)
+                        .first()
+                        .and_then(|&f| self.ret_type(f))
+                        .or_else(|| p.first().map(|c| Res::Ext(vec![c.clone()]))),
                     _ => None,
                 }
             }
@@ -3025,8 +3052,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 // followed into the project's own code, which reaches no write the catalogue
                 // knows (a map the process keeps, a store it does not know): a create nothing
                 // here judges, not nothing. (A synchronous one builds a value in process:
-                // `create_path(..)`, `create_recorder(..)`.)
-                if called.iter().any(|&f| self.model.fns[f].func.is_async)
+                // `create_path(..)`, `create_recorder(..)`. Nor a factory: given nothing, it
+                // returns a trait object, `repository_factory.create()` → `Box<dyn
+                // Repository>`, whose methods the calls on it are followed into.)
+                let factory = args.is_empty()
+                    && !called.is_empty()
+                    && called
+                        .iter()
+                        .all(|&f| matches!(self.ret_type(f), Some(Res::Trait(..))));
+                if !factory
+                    && called.iter().any(|&f| self.model.fns[f].func.is_async)
                     && out.effects.len() == before
                     && out.unfollowed.len() == unfollowed_before
                     && out.unfollowed.len() < 8

@@ -1072,6 +1072,30 @@ impl<'a> Model<'a> {
         if self.blanket_impls.is_empty() {
             return Vec::new();
         }
+        // A trait object or a bounded generic implements its trait and the supertraits: an
+        // extension trait's blanket impl (`impl<T: JobRepository + ?Sized> JobRepositoryExt for
+        // T`) gives it its methods. Bounds outside the project (`Send`, `Sized`) say nothing of
+        // which impl it is.
+        if let Res::Trait(..) = ty {
+            let implemented = self.supertraits(ty);
+            return self
+                .blanket_impls
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let imp = &self.impls[i];
+                    let bounds: Vec<Res> = imp
+                        .imp
+                        .blanket
+                        .iter()
+                        .flatten()
+                        .map(|b| self.resolve(imp.module, b))
+                        .filter(|r| matches!(r, Res::Trait(..)))
+                        .collect();
+                    !bounds.is_empty() && bounds.iter().all(|b| implemented.contains(b))
+                })
+                .collect();
+        }
         let implemented: Vec<Res> = self
             .impls_of(ty)
             .into_iter()
@@ -1130,6 +1154,45 @@ impl<'a> Model<'a> {
             i += 1;
         }
         vec![]
+    }
+
+    /// The declaration of method `name` a trait object or a bounded generic of trait `ty`
+    /// answers to: the trait's own, else a supertrait's (`dyn Repository` where `trait
+    /// Repository: RepositoryAccess` declares `user_email`), breadth first. What it declares it
+    /// returns is what the call returns, whichever impl runs.
+    pub fn trait_method(&self, ty: &Res, name: &str) -> Option<FnId> {
+        self.supertraits(ty).into_iter().find_map(|t| {
+            let Res::Trait(tm, tn) = t else { return None };
+            self.modules[tm]
+                .traits
+                .get(&tn)
+                .into_iter()
+                .flatten()
+                .copied()
+                .find(|&f| self.fns[f].func.name == name)
+        })
+    }
+
+    /// Trait `ty` and its supertraits in the project, breadth first, each once (none for
+    /// anything but a trait).
+    pub fn supertraits(&self, ty: &Res) -> Vec<Res> {
+        if !matches!(ty, Res::Trait(..)) {
+            return Vec::new();
+        }
+        let mut queue = vec![ty.clone()];
+        let mut i = 0;
+        while i < queue.len() && queue.len() < 32 {
+            if let Res::Trait(tm, tn) = queue[i].clone() {
+                for s in self.modules[tm].trait_supers.get(&tn).into_iter().flatten() {
+                    let r = self.resolve(tm, s);
+                    if matches!(r, Res::Trait(..)) && !queue.contains(&r) {
+                        queue.push(r);
+                    }
+                }
+            }
+            i += 1;
+        }
+        queue
     }
 
     fn own_implementations(&self, ty: &Res, name: &str) -> Vec<FnId> {
