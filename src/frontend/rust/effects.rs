@@ -1178,13 +1178,44 @@ impl<'m, 'a> Effects<'m, 'a> {
                 } else {
                     ty.clone()
                 };
-                match self.resolve_ty(&ty, scope.module, scope.imp) {
+                let r = self.resolve_ty(&ty, scope.module, scope.imp);
+                if !p.fields.is_empty() {
+                    if let Some(r) = r {
+                        self.bind_fields(&r, &p.fields, scope);
+                    }
+                    continue;
+                }
+                match r {
                     Some(r) => {
                         scope.vars.insert(p.name.clone(), r);
                     }
                     None => {
                         scope.names.insert(p.name.clone(), ty.last().to_string());
                     }
+                }
+            }
+        }
+    }
+
+    /// The names a struct pattern binds (`CallContext { mut repo, clock, .. }`, the struct of
+    /// type `ty`): each has the type its field declares (as written, when it does not resolve).
+    fn bind_fields(&self, ty: &Res, fields: &[(String, String)], scope: &mut Scope) {
+        let Res::Type(m, name) = ty else { return };
+        let Some(declared) = self.model.modules[*m].fields.get(name) else {
+            return;
+        };
+        for (field, bound) in fields {
+            scope.vars.remove(bound);
+            scope.names.remove(bound);
+            let Some((_, t)) = declared.iter().find(|(n, _)| n == field) else {
+                continue;
+            };
+            match self.resolve_ty(t, *m, None) {
+                Some(r) => {
+                    scope.vars.insert(bound.clone(), r);
+                }
+                None => {
+                    scope.names.insert(bound.clone(), t.last().to_string());
                 }
             }
         }
@@ -1667,6 +1698,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ty,
                     init,
                     diverge,
+                    fields,
                     ..
                 } => {
                     let start = out.effects.len();
@@ -1900,6 +1932,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                             (None, None) => {
                                 scope.vars.remove(&names[0]);
                             }
+                        }
+                    }
+                    // `let CallContext { mut repo, .. } = ctx;`: each name has its field's type
+                    if !fields.is_empty() {
+                        let t = ty
+                            .as_ref()
+                            .and_then(|t| self.resolve_ty(t, scope.module, scope.imp))
+                            .or_else(|| init.as_deref().and_then(|e| self.type_of(e, scope, 0)));
+                        for (_, bound) in fields {
+                            scope.vars.remove(bound);
+                        }
+                        if let Some(t) = t {
+                            self.bind_fields(&t, fields, scope);
                         }
                     }
                 }
