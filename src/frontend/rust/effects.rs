@@ -311,6 +311,13 @@ const TRANSPARENT: &[&str] = &[
     "LemmyResult",
     "Pin",
     "ApubData",
+    // a value made once, on first use (`static CLIENT: Lazy<reqwest::Client>`,
+    // `OnceLock<T>`): once_cell's and std's cells
+    "Lazy",
+    "LazyLock",
+    "LazyCell",
+    "OnceLock",
+    "OnceCell",
 ];
 
 /// Methods that set a header (downstream keys), not read one.
@@ -1304,6 +1311,28 @@ impl<'m, 'a> Effects<'m, 'a> {
         None
     }
 
+    /// The type of a `static` a path names (`SMTP_CLIENT`, `crate::config::SMTP_CLIENT`), as
+    /// declared, through the cells and wrappers that hold it (`Lazy<Option<AsyncSmtpTransport<
+    /// Tokio1Executor>>>` is a lettre transport): a type of the project, or of a crate the code
+    /// depends on (not `std`'s atomics and maps, nor a primitive).
+    fn static_type(&self, p: &[String], scope: &Scope) -> Option<Res> {
+        let Res::Const(m, name) = self.resolve(p, scope) else {
+            return None;
+        };
+        let ty = self.model.modules[m].static_types.get(&name)?;
+        match self.resolve_ty(ty, m, None)? {
+            r @ (Res::Type(..) | Res::Trait(..)) => Some(r),
+            Res::Ext(full)
+                if full
+                    .first()
+                    .is_some_and(|c| self.model.crate_of(m).deps.contains_key(&norm(c))) =>
+            {
+                Some(Res::Ext(full))
+            }
+            _ => None,
+        }
+    }
+
     fn ret_type(&self, f: FnId) -> Option<Res> {
         let def = &self.model.fns[f];
         let ty = def.func.ret.as_ref()?;
@@ -1333,7 +1362,10 @@ impl<'m, 'a> Effects<'m, 'a> {
             return None;
         }
         match e {
-            Ex::Path(p, _) if p.len() == 1 => scope.vars.get(&p[0]).cloned(),
+            Ex::Path(p, _) if p.len() == 1 && scope.vars.contains_key(&p[0]) => {
+                scope.vars.get(&p[0]).cloned()
+            }
+            Ex::Path(p, _) => self.static_type(p, scope),
             Ex::Field(b, f) => {
                 let t = self.type_of(b, scope, depth + 1)?;
                 self.field_type(&t, f)
@@ -1382,7 +1414,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     _ => None,
                 }
             }
-            Ex::Method(recv, name, _, _) => {
+            Ex::Method(recv, name, args, _) => {
                 let t = self.type_of(recv, scope, depth + 1)?;
                 if matches!(
                     name.as_str(),
@@ -1408,6 +1440,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                         | "wrap_err"
                         | "unwrap_or_else"
                         | "unwrap_or_default"
+                        // a cell's value, made on first use (`OnceLock`, `OnceCell`, `Lazy`)
+                        | "get_or_init"
+                        | "get_or_try_init"
+                        | "force"
+                        | "wait"
                 ) {
                     return Some(t);
                 }
@@ -1416,12 +1453,15 @@ impl<'m, 'a> Effects<'m, 'a> {
                     // ServiceLocator>`): the type the trait declares it returns
                     // (a supertrait's method on a trait object: `repo.user_email()` on `Box<dyn
                     // Repository>` where `trait Repository: RepositoryAccess`)
+                    // (a `get()` the type does not define is its cell's: `STORE.get()` on a
+                    // `static STORE: OnceLock<Store>`)
                     Res::Type(..) | Res::Trait(..) => {
                         let fns = self.model.methods_of(&t, name);
-                        fns.first()
-                            .copied()
-                            .or_else(|| self.model.trait_method(&t, name))
-                            .and_then(|f| self.ret_type(f))
+                        match fns.first().copied().or_else(|| self.model.trait_method(&t, name)) {
+                            Some(f) => self.ret_type(f),
+                            None if name == "get" && args.is_empty() => Some(t),
+                            None => None,
+                        }
                     }
                     // A project trait's method implemented for a crate's type (an extension
                     // trait: `impl ContextExt for async_graphql::Context<'_> { fn state(&self)

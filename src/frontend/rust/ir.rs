@@ -41,6 +41,9 @@ pub enum Item {
     Const {
         name: String,
         value: Ex,
+        /// A `static`'s declared type (`Lazy<Option<AsyncSmtpTransport<Tokio1Executor>>>`):
+        /// what a use of it elsewhere holds.
+        ty: Option<Ty>,
     },
     /// `macro_rules! name { (..) => { .. }; .. }`.
     MacroRules(Box<MacroRules>),

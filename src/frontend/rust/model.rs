@@ -44,6 +44,8 @@ pub struct Module<'a> {
     /// Each trait's supertraits, as written.
     pub trait_supers: HashMap<String, Vec<Vec<String>>>,
     pub consts: HashMap<String, &'a Ex>,
+    /// The declared types of the statics defined here.
+    pub static_types: HashMap<String, &'a Ty>,
     /// The axum-extra typed paths of the types defined here (`#[typed_path("/users/{id}")]`).
     pub typed_paths: HashMap<String, &'a str>,
     /// The diesel tables of the types defined here (`#[diesel(table_name = users)]`).
@@ -561,6 +563,7 @@ impl<'a> Model<'a> {
             traits: HashMap::default(),
             trait_supers: HashMap::default(),
             consts: HashMap::default(),
+            static_types: HashMap::default(),
             typed_paths: HashMap::default(),
             diesel_tables: HashMap::default(),
             uses: Vec::new(),
@@ -624,8 +627,11 @@ impl<'a> Model<'a> {
                     }
                 }
             }
-            Item::Const { name, value } => {
+            Item::Const { name, value, ty } => {
                 self.modules[m].consts.insert(name.clone(), value);
+                if let Some(t) = ty {
+                    self.modules[m].static_types.insert(name.clone(), t);
+                }
             }
             Item::Type {
                 name,

@@ -1693,10 +1693,12 @@ impl Lower {
             syn::Item::Const(c) => Item::Const {
                 name: c.ident.to_string(),
                 value: self.expr(&c.expr),
+                ty: None,
             },
             syn::Item::Static(s) => Item::Const {
                 name: s.ident.to_string(),
                 value: self.expr(&s.expr),
+                ty: Some(lower_ty(&s.ty)),
             },
             syn::Item::Struct(s) => Item::Type {
                 name: s.ident.to_string(),
