@@ -427,7 +427,43 @@ struct Scope {
     /// Variables holding an enum variant (`let request = NodeRequest::Keysend { .. }`, `let
     /// request = params.into()`): which, for a `match` the value reaches.
     variants: HashMap<String, VariantVal>,
+    /// Variables holding a prepared statement (`let mut stmt = conn.prepare_cached(ADD_LINK)?`):
+    /// what it runs when it is run (`stmt.execute(..)`, `client.execute(&stmt, ..)`).
+    prepared: HashMap<String, Prepared>,
+    /// The line of the `prepare` a `let` being walked binds: it runs where the variable is run.
+    deferred_prepare: Option<Line>,
 }
+
+/// A statement prepared and kept in a variable: its SQL, where and how it was prepared, and
+/// whether the walk has seen it run.
+struct Prepared {
+    sql: String,
+    line: Line,
+    callee: String,
+    run: std::cell::Cell<bool>,
+}
+
+/// rusqlite's `Connection::prepare` and `prepare_cached` (and tokio-postgres's
+/// `Client::prepare`): a statement made to be run later.
+const PREPARES: &[&str] = &["prepare", "prepare_cached"];
+
+/// The methods that run a prepared statement: rusqlite's `Statement` (`execute`, `insert`,
+/// `query_row`, `query_map`, ..), or tokio-postgres's `Client` given the statement.
+const STATEMENT_RUNS: &[&str] = &[
+    "execute",
+    "insert",
+    "query",
+    "query_row",
+    "query_one",
+    "query_opt",
+    "query_map",
+    "query_and_then",
+    "exists",
+    "raw_execute",
+    "raw_query",
+    "query_raw",
+    "execute_raw",
+];
 
 /// A row a variable holds from a lookup: the tables read (as `facts::model_key`s), whether
 /// they were read with a lock, and the fields the lookup's filter fixes to constants.
@@ -613,6 +649,8 @@ impl Scope {
             built_sql: HashMap::new(),
             urls: HashMap::new(),
             variants: HashMap::new(),
+            prepared: HashMap::new(),
+            deferred_prepare: None,
         }
     }
 }
@@ -1044,8 +1082,33 @@ struct Chain<'e> {
     /// What a SeaORM `ActiveModel { .. }` literal the chain starts from sets, as
     /// `Effect::update_keys` has it.
     written: Vec<(String, Option<String>)>,
+    /// The arguments a prepared statement is run with (`stmt.execute(params![..])`,
+    /// `client.execute(&stmt, &[..])` after the statement): the values it binds.
+    run_args: Option<&'e [Ex]>,
     line: Line,
     text: String,
+}
+
+impl<'e> Chain<'e> {
+    /// A chain with nothing read yet, written `text`.
+    fn blank(text: String, line: Line) -> Self {
+        Chain {
+            origin: None,
+            segs: vec![],
+            root_name: String::new(),
+            lits: vec![],
+            links: vec![],
+            root_args: &[],
+            macro_args: &[],
+            entity: None,
+            record: None,
+            root_var: None,
+            written: vec![],
+            run_args: None,
+            line,
+            text,
+        }
+    }
 }
 
 pub struct Effects<'m, 'a> {
@@ -1146,6 +1209,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             });
         }
         self.stmts(&def.func.body, &mut scope, &mut out);
+        self.unrun_statements(&scope, &mut out);
         finish(&mut out);
         let s = Rc::new(out);
         self.depth.set(self.depth.get() - 1);
@@ -1167,6 +1231,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             self.bind_params(params, &mut scope);
             self.walk(body, &mut scope, &mut out, false);
         }
+        self.unrun_statements(&scope, &mut out);
         finish(&mut out);
         out
     }
@@ -1749,6 +1814,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .as_deref()
                         .and_then(joined_futures)
                         .filter(|futures| names.len() > 1 && futures.len() == names.len());
+                    // `let mut stmt = conn.prepare_cached(SQL)?;`: the statement runs where
+                    // `stmt` is run
+                    let prepared = init
+                        .as_deref()
+                        .filter(|_| names.len() == 1)
+                        .and_then(|e| self.prepared_statement(e, scope));
                     if let Some(futures) = joined {
                         for (name, future) in names.iter().zip(futures) {
                             let mark = Mark::of(out);
@@ -1759,7 +1830,30 @@ impl<'m, 'a> Effects<'m, 'a> {
                             };
                         }
                     } else if let Some(e) = init {
+                        let outer = scope.deferred_prepare.take();
+                        scope.deferred_prepare = prepared.as_ref().map(|p| p.1);
                         self.walk(e, scope, out, false);
+                        scope.deferred_prepare = outer;
+                    }
+                    for name in names.iter() {
+                        if let Some(p) = scope.prepared.remove(name) {
+                            // an earlier statement of that name, never run: judged where it was
+                            // prepared
+                            let mut gone = Scope::new(scope.module, scope.imp, scope.func);
+                            gone.prepared.insert(name.clone(), p);
+                            self.unrun_statements(&gone, out);
+                        }
+                    }
+                    if let Some((sql, line, callee)) = prepared {
+                        scope.prepared.insert(
+                            names[0].clone(),
+                            Prepared {
+                                sql,
+                                line,
+                                callee,
+                                run: std::cell::Cell::new(false),
+                            },
+                        );
                     }
                     // `let exists = existing.is_some();`: whether the lookup found its row
                     let tested = match init.as_deref() {
@@ -2325,29 +2419,30 @@ impl<'m, 'a> Effects<'m, 'a> {
         if !binds.is_empty() {
             return binds;
         }
-        let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
         // rusqlite's `conn.execute("INSERT ..", params![a, b])` (also a tuple, an array, or the
         // values one by one): what follows the statement in the method's arguments.
+        let positional = |rest: &'c [Ex]| -> Vec<&'c Ex> {
+            match rest {
+                // every positional value, literals too (`params!["note", &id]`)
+                [Ex::Macro { path, args, .. }] if path.last().is_some_and(|m| m == "params") => {
+                    args.iter().collect()
+                }
+                // bound by name, not by position
+                [Ex::Macro { path, .. }] if path.last().is_some_and(|m| m == "named_params") => {
+                    Vec::new()
+                }
+                [Ex::List(items)] => items.iter().collect(),
+                _ => rest.iter().collect(),
+            }
+        };
+        if let Some(args) = c.run_args {
+            return positional(args);
+        }
+        let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
         let in_link = || {
             c.links.iter().find_map(|(_, args, _)| {
                 let i = args.iter().position(|a| matches!(a, Ex::Lit(_)))?;
-                let rest = &args[i + 1..];
-                Some(match rest {
-                    // every positional value, literals too (`params!["note", &id]`)
-                    [Ex::Macro { path, args, .. }]
-                        if path.last().is_some_and(|m| m == "params") =>
-                    {
-                        args.iter().collect()
-                    }
-                    // bound by name, not by position
-                    [Ex::Macro { path, .. }]
-                        if path.last().is_some_and(|m| m == "named_params") =>
-                    {
-                        Vec::new()
-                    }
-                    [Ex::List(items)] => items.iter().collect(),
-                    _ => rest.iter().collect::<Vec<&Ex>>(),
-                })
+                Some(positional(&args[i + 1..]))
             })
         };
         match sql_at {
@@ -3456,19 +3551,8 @@ impl<'m, 'a> Effects<'m, 'a> {
         links.reverse();
         calls.reverse();
         let mut c = Chain {
-            origin: None,
-            segs: vec![],
-            root_name: String::new(),
-            lits: vec![],
             links,
-            root_args: &[],
-            macro_args: &[],
-            entity: None,
-            record: None,
-            root_var: None,
-            written: vec![],
-            line: 0,
-            text: String::new(),
+            ..Chain::blank(String::new(), 0)
         };
         let from_type = |c: &mut Chain, t: Option<Res>| {
             if let Some(Res::Ext(p)) = t {
@@ -3650,8 +3734,63 @@ impl<'m, 'a> Effects<'m, 'a> {
         c.entity.filter(|_| finds)
     }
 
+    /// The statement an argument gives, as written, or the text of a constant it names
+    /// (`sqlx::query(UPSERT_SET)` with `const UPSERT_SET: &str = "INSERT .."`), or of one built
+    /// at run time (`sqlx::query(&sql)` after `let sql = format!(..)`).
+    fn statement(&self, e: &Ex, scope: &Scope) -> Option<String> {
+        match e {
+            Ex::Lit(s) => Some(s.clone()),
+            Ex::Path(p, _) if p.len() == 1 && scope.built_sql.contains_key(&p[0]) => {
+                scope.built_sql.get(&p[0]).cloned()
+            }
+            Ex::Path(..) => super::consts::text(self.model, scope.module, scope.imp, e, []),
+            _ => None,
+        }
+    }
+
+    /// A statement prepared to be run later (`conn.prepare_cached(queries::ADD_LINK)?`, `let
+    /// Ok(stmt) = tx.prepare(SQL) else { .. }`, through `.unwrap()`, `.map_err(..)`, ..): its
+    /// SQL and the `prepare`'s line. Only text that reads as SQL.
+    fn prepared_statement(&self, e: &Ex, scope: &Scope) -> Option<(String, Line, String)> {
+        let mut cur = bare(e);
+        for _ in 0..8 {
+            let Ex::Method(recv, name, args, line) = cur else {
+                return None;
+            };
+            if PREPARES.contains(&name.as_str()) {
+                let sql = self.statement(args.first()?, scope)?;
+                let is_sql =
+                    classify(&sql).is_some() || crate::link::calls::is_select(&sql);
+                return is_sql.then(|| (sql, *line, self.chain(cur, scope).text));
+            }
+            if !matches!(
+                name.as_str(),
+                "unwrap" | "expect" | "map_err" | "context" | "with_context" | "wrap_err" | "ok"
+            ) {
+                return None;
+            }
+            cur = bare(recv);
+        }
+        None
+    }
+
+    /// The prepared statements of a walk that were never seen run (handed to a function, kept
+    /// for later): each is judged where it was prepared, so a write is not lost.
+    fn unrun_statements(&self, scope: &Scope, out: &mut Summary) {
+        let mut unrun: Vec<&Prepared> = scope
+            .prepared
+            .values()
+            .filter(|p| !p.run.get() && classify(&p.sql).is_some())
+            .collect();
+        unrun.sort_by_key(|p| p.line);
+        for p in unrun {
+            let c = Chain::blank(p.callee.clone(), p.line);
+            self.sql_effect(&c, &p.sql, p.line, scope, out);
+        }
+    }
+
     fn sink_check(&self, e: &Ex, scope: &Scope, out: &mut Summary) {
-        let c = self.chain(e, scope);
+        let mut c = self.chain(e, scope);
         if c.segs.is_empty() {
             return;
         }
@@ -3857,17 +3996,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             || (c.segs.len() == c.links.len() + 1
                 && self.catalog.sql.calls.iter().any(|x| x == root_last));
         let mut sql: Option<(String, Line)> = None;
-        // the statement as written, or the text of a constant it names
-        // (`sqlx::query(UPSERT_SET)` with `const UPSERT_SET: &str = "INSERT .."`)
-        let statement = |e: &Ex| match e {
-            Ex::Lit(s) => Some(s.clone()),
-            // a statement built at run time (`sqlx::query(&sql)` after `let sql = format!(..)`)
-            Ex::Path(p, _) if p.len() == 1 && scope.built_sql.contains_key(&p[0]) => {
-                scope.built_sql.get(&p[0]).cloned()
-            }
-            Ex::Path(..) => super::consts::text(self.model, scope.module, scope.imp, e, []),
-            _ => None,
-        };
+        let statement = |e: &Ex| self.statement(e, scope);
         if sql_root {
             sql = c
                 .lits
@@ -3875,6 +4004,51 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .cloned()
                 .or_else(|| c.root_args.first().and_then(statement))
                 .map(|s| (s, c.line));
+        }
+        // A prepared statement runs where it is run (`conn.prepare_cached(SQL)?.execute(params)`,
+        // `stmt.execute(params)` on a variable holding one, tokio-postgres's
+        // `client.execute(&stmt, &[..])`), with the values given there; one a `let` keeps is
+        // judged where the variable is run.
+        if sql.is_none() {
+            let prepared_var = |e: &Ex| match bare(e) {
+                Ex::Path(p, _) if p.len() == 1 => scope.prepared.get(&p[0]),
+                _ => None,
+            };
+            let run_after = |from: usize| {
+                c.links[from..]
+                    .iter()
+                    .find(|(n, ..)| STATEMENT_RUNS.contains(n))
+                    .map(|(_, args, line)| (*args, *line))
+            };
+            if let Some((i, s)) = c.links.iter().enumerate().find_map(|(i, (n, args, _))| {
+                PREPARES
+                    .contains(n)
+                    .then(|| args.first().and_then(statement))
+                    .flatten()
+                    .map(|s| (i, s))
+            }) {
+                match run_after(i + 1) {
+                    Some((args, line)) => {
+                        sql = Some((s, line));
+                        c.run_args = Some(args);
+                    }
+                    None if scope.deferred_prepare == Some(c.links[i].2) => return,
+                    None => sql = Some((s, c.links[i].2)),
+                }
+            } else if let Some(p) = c.root_var.as_deref().and_then(|v| scope.prepared.get(v))
+                && let Some((args, line)) = run_after(0)
+            {
+                p.run.set(true);
+                sql = Some((p.sql.clone(), line));
+                c.run_args = Some(args);
+            } else if let Some((p, args, line)) = c.links.iter().find_map(|(n, args, line)| {
+                let p = prepared_var(args.first()?)?;
+                STATEMENT_RUNS.contains(n).then_some((p, &args[1..], *line))
+            }) {
+                p.run.set(true);
+                sql = Some((p.sql.clone(), line));
+                c.run_args = Some(args);
+            }
         }
         for (name, args, line) in &c.links {
             if sql.is_none()
@@ -3950,6 +4124,12 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             return;
         };
+        self.sql_effect(&c, &s, line, scope, out);
+    }
+
+    /// What a statement run by chain `c` at `line` does: a write of its table (of the kind its
+    /// SQL says, with what it binds), or a read a later create of that table follows.
+    fn sql_effect(&self, c: &Chain<'_>, s: &str, line: Line, scope: &Scope, out: &mut Summary) {
         let target = crate::link::calls::sql_table(&s);
         match classify(&s) {
             Some((kind, upsert, relative)) => {
