@@ -20,6 +20,10 @@ pub struct Crate {
     pub name: String,
     /// Dependencies by the name code uses, mapped to their package name (both `-` → `_`).
     pub deps: HashMap<String, String>,
+    /// Of those, the path dependencies (`o2_enterprise = { path = "src/enterprise/o2_enterprise"
+    /// }`, directly or through `[workspace.dependencies]`) whose directory holds no source in the
+    /// checkout: code of the project's that the audit cannot read.
+    pub absent_deps: HashSet<String>,
     /// Integration tests and benches: their routers are test fixtures.
     pub is_test: bool,
 }
@@ -169,6 +173,8 @@ struct Manifest {
     lib_path: Option<String>,
     bin_paths: Vec<String>,
     deps: HashMap<String, String>,
+    /// The path dependencies: the name code uses, and the directory (from the scanned root).
+    path_deps: Vec<(String, String)>,
 }
 
 fn dep_tables(v: &toml::Value) -> Vec<&toml::value::Table> {
@@ -224,6 +230,7 @@ fn read_manifest(
     v: &toml::Value,
     dir: &str,
     workspace: &HashMap<String, String>,
+    workspace_paths: &HashMap<String, String>,
 ) -> Option<Manifest> {
     let name = v.get("package")?.get("name")?.as_str()?.to_string();
     let mut m = Manifest {
@@ -254,9 +261,38 @@ fn read_manifest(
                 .or_else(|| workspace.get(&norm(key)).cloned())
                 .unwrap_or_else(|| norm(key));
             m.deps.insert(norm(key), package);
+            let path = match spec.get("path").and_then(|p| p.as_str()) {
+                Some(p) => Some(join(dir, p)),
+                None if spec.get("workspace").and_then(|w| w.as_bool()) == Some(true) => {
+                    workspace_paths.get(&norm(key)).cloned()
+                }
+                None => None,
+            };
+            if let Some(path) = path {
+                m.path_deps.push((norm(key), path));
+            }
         }
     }
     Some(m)
+}
+
+/// `[workspace.dependencies]` path dependencies: code name -> directory from the scanned root.
+fn workspace_paths(manifests: &[(String, toml::Value)]) -> HashMap<String, String> {
+    let mut out = HashMap::default();
+    for (dir, v) in manifests {
+        if let Some(t) = v
+            .get("workspace")
+            .and_then(|w| w.get("dependencies"))
+            .and_then(|d| d.as_table())
+        {
+            for (key, spec) in t {
+                if let Some(p) = spec.get("path").and_then(|p| p.as_str()) {
+                    out.insert(norm(key), join(dir, p));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `[workspace.dependencies]` renames: code name -> package name.
@@ -314,10 +350,19 @@ impl<'a> Model<'a> {
             .filter_map(|d| Some((d.clone(), manifest_toml(root, d, &mut diagnostics)?)))
             .collect();
         let workspace = workspace_deps(&tomls);
+        let paths = workspace_paths(&tomls);
         let manifests: Vec<Manifest> = tomls
             .iter()
-            .filter_map(|(d, v)| read_manifest(v, d, &workspace))
+            .filter_map(|(d, v)| read_manifest(v, d, &workspace, &paths))
             .collect();
+        // (a directory holds source when a file in view is under it)
+        let absent = |m: &Manifest| -> HashSet<String> {
+            m.path_deps
+                .iter()
+                .filter(|(_, dir)| dirs.binary_search(dir).is_err())
+                .map(|(name, _)| name.clone())
+                .collect()
+        };
 
         let mut model = Model {
             files,
@@ -381,6 +426,7 @@ impl<'a> Model<'a> {
                 model.crates.push(Crate {
                     name: code_name.clone(),
                     deps: deps.clone(),
+                    absent_deps: absent(m),
                     is_test,
                 });
                 let c = model.crates.len() - 1;
@@ -403,6 +449,7 @@ impl<'a> Model<'a> {
             model.crates.push(Crate {
                 name: pkg.map(|m| norm(&m.name)).unwrap_or_default(),
                 deps: pkg.map(|m| m.deps.clone()).unwrap_or_default(),
+                absent_deps: pkg.map(absent).unwrap_or_default(),
                 is_test: is_test_path(&f.rel),
             });
             let c = model.crates.len() - 1;
@@ -1071,6 +1118,74 @@ impl<'a> Model<'a> {
             }
         }
         out
+    }
+
+    /// A call of path `p` in module `m` into the project's own code that the audit cannot read:
+    /// a function of a path dependency whose directory is not in the checkout
+    /// (`o2_enterprise::enterprise::actions::register_app(..)`), or one another crate of the
+    /// project has no code in view for (a stub standing in for a private crate), named directly
+    /// or through a `use`. The crate, and the path in full. Only a path to a function
+    /// (`krate::module::function`, every segment after the crate in lower case), not a type's
+    /// associated function, nor a crate from a registry, nor a module of the crate's own that a
+    /// build step writes (`crate::prisma::..`, read by the names its calls use).
+    pub fn unreadable_fn(&self, m: ModId, p: &[String]) -> Option<(String, Vec<String>)> {
+        let head = p.first()?;
+        let mut full: Vec<String> = p.to_vec();
+        if let Some(u) = self.modules[m]
+            .uses
+            .iter()
+            .find(|u| u.alias == *head && !(u.path.len() == 1 && u.path[0] == u.alias))
+        {
+            full = u.path.clone();
+            full.extend(p[1..].iter().cloned());
+        }
+        let lower = |s: &String| s.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+        let own = self.crate_of(m).name.clone();
+        // (a re-export on the way, `pub use o2_enterprise::enterprise::datasets;` in a crate in
+        // view, is followed to the crate it names)
+        let mut ctx = m;
+        for _ in 0..4 {
+            if full.len() < 2 || !full[1..].iter().all(lower) {
+                return None;
+            }
+            if self.crate_of(ctx).absent_deps.contains(&full[0]) {
+                return Some((full[0].clone(), full));
+            }
+            let root = match self.resolve(ctx, &full[..1]) {
+                Res::Mod(root)
+                    if self.modules[root].parent.is_none()
+                        && self.crates[self.modules[root].krate].name != own =>
+                {
+                    root
+                }
+                _ => return None,
+            };
+            if self.resolve(ctx, &full) != Res::Unknown {
+                return None;
+            }
+            // the module where the path stops resolving, and the name it does not find there
+            let (mut at, mut i) = (root, 1);
+            while i + 1 < full.len() {
+                match self.resolve(ctx, &full[..=i]) {
+                    Res::Mod(x) => (at, i) = (x, i + 1),
+                    _ => break,
+                }
+            }
+            let reexport = self.modules[at].uses.iter().find(|u| {
+                u.alias == full[i]
+                    && u.path.len() > 1
+                    && !matches!(u.path[0].as_str(), "crate" | "self" | "super")
+            });
+            match reexport {
+                Some(u) => {
+                    let mut next = u.path.clone();
+                    next.extend(full[i + 1..].iter().cloned());
+                    (full, ctx) = (next, at);
+                }
+                None => return Some((self.crates[self.modules[root].krate].name.clone(), full)),
+            }
+        }
+        None
     }
 
     /// The blanket impls whose every bound `ty` implements.
