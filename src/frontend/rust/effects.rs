@@ -1547,7 +1547,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                     // `static STORE: OnceLock<Store>`)
                     Res::Type(..) | Res::Trait(..) => {
                         let fns = self.model.methods_of(&t, name);
-                        match fns.first().copied().or_else(|| self.model.trait_method(&t, name)) {
+                        match fns
+                            .first()
+                            .copied()
+                            .or_else(|| self.model.trait_method(&t, name))
+                        {
                             Some(f) => self.ret_type(f),
                             None if name == "get" && args.is_empty() => Some(t),
                             None => None,
@@ -3181,9 +3185,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                         && matches!(r, Res::Unknown | Res::Ext(_))
                         && let Some((krate, full)) = self.model.unreadable_fn(scope.module, p)
                         && !full.last().is_some_and(|f| named_for_a_read(f))
-                        && !full.windows(2).any(|w| {
-                            self.queries.contains_key(&(w[0].clone(), w[1].clone()))
-                        })
+                        && !full
+                            .windows(2)
+                            .any(|w| self.queries.contains_key(&(w[0].clone(), w[1].clone())))
                     {
                         out.unfollowed.push((
                             format!(
@@ -3809,8 +3813,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             };
             if PREPARES.contains(&name.as_str()) {
                 let sql = self.statement(args.first()?, scope)?;
-                let is_sql =
-                    classify(&sql).is_some() || crate::link::calls::is_select(&sql);
+                let is_sql = classify(&sql).is_some() || crate::link::calls::is_select(&sql);
                 return is_sql.then(|| (sql, *line, self.chain(cur, scope).text));
             }
             if !matches!(
@@ -4180,21 +4183,21 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// What a statement run by chain `c` at `line` does: a write of its table (of the kind its
     /// SQL says, with what it binds), or a read a later create of that table follows.
     fn sql_effect(&self, c: &Chain<'_>, s: &str, line: Line, scope: &Scope, out: &mut Summary) {
-        let target = crate::link::calls::sql_table(&s);
-        match classify(&s) {
+        let target = crate::link::calls::sql_table(s);
+        match classify(s) {
             Some((kind, upsert, relative)) => {
                 // `SET balance = $1` bound to `wallet.balance + body.amount`, `wallet` a row
                 // looked up: a read-modify-write, which a repeat applies again
                 let relative =
-                    relative || kind == EffectKind::DbUpdate && read_modify_write(&c, &s, scope);
+                    relative || kind == EffectKind::DbUpdate && read_modify_write(c, s, scope);
                 // a statement built at run time whose conflict clause is a hole (see
                 // `crate::sql::open_conflict`): whether a repeat writes a second row is not known
                 let open = kind == EffectKind::DbCreate
-                    && crate::sql::open_conflict(&s)
+                    && crate::sql::open_conflict(s)
                     && scope.built_sql.values().any(|b| *b == s);
                 // an upsert matched on a value made per call matches nothing on a retry
                 let (per_call, unless_missing) = if upsert && !open {
-                    self.conflict_bound_fresh(&c, &s, scope)
+                    self.conflict_bound_fresh(c, s, scope)
                 } else {
                     (false, false)
                 };
@@ -4202,14 +4205,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let prechecked = kind == EffectKind::DbCreate
                     && target.as_ref().is_some_and(|t| out.reads.contains(t));
                 let data_keys = (kind == EffectKind::DbCreate)
-                    .then(|| self.inserted_keys(&c, &s, scope))
+                    .then(|| self.inserted_keys(c, s, scope))
                     .flatten();
                 // the columns bound to a parameter (`VALUES ($1, ..)` with `.bind(code)`): a
                 // caller that passes a value it makes per call writes a new one there
                 let key_params = match (&data_keys, kind) {
                     (Some(_), EffectKind::DbCreate) => {
-                        let binds = Self::binds(&c);
-                        crate::sql::sql_insert_binds(&s)
+                        let binds = Self::binds(c);
+                        crate::sql::sql_insert_binds(s)
                             .into_iter()
                             .filter_map(|(col, i)| {
                                 Some((col, self.param_of(binds.get(i)?, scope)?))
@@ -4220,7 +4223,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 };
                 // `INSERT INTO t .. SELECT .. WHERE NOT EXISTS (..)`: only what is not there.
                 let find_or_create =
-                    kind == EffectKind::DbCreate && crate::sql::sql_inserts_if_absent(&s);
+                    kind == EffectKind::DbCreate && crate::sql::sql_inserts_if_absent(s);
                 out.effects.push(Effect {
                     find_or_create,
                     // the columns bound to what this request does not make: a repeat sends them
@@ -4229,8 +4232,8 @@ impl<'m, 'a> Effects<'m, 'a> {
                     data_keys,
                     key_params,
                     update_keys: match kind {
-                        EffectKind::DbUpdate => crate::sql::sql_set_values(&s),
-                        EffectKind::DbCreate => crate::sql::sql_insert_values(&s),
+                        EffectKind::DbUpdate => crate::sql::sql_set_values(s),
+                        EffectKind::DbCreate => crate::sql::sql_insert_values(s),
                         _ => vec![],
                     },
                     kind,
@@ -4245,7 +4248,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     upsert,
                     upsert_unless_missing: unless_missing,
                     relative,
-                    shifts_range: relative && crate::sql::sql_shifts_range(&s),
+                    shifts_range: relative && crate::sql::sql_shifts_range(s),
                     prechecked,
                     target,
                     fails_request: true,
@@ -4254,14 +4257,14 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             // `SELECT .. FROM t WHERE key = $1` bound to a value this request just made
             // (`Uuid::new_v4()`): it never finds an earlier run's row, so it guards nothing.
-            None if crate::link::calls::is_select(&s) && self.selects_by_fresh(&c, &s, scope) => {}
+            None if crate::link::calls::is_select(s) && self.selects_by_fresh(c, s, scope) => {}
             // `SELECT .. FROM t`: a read that a later create of `t` follows
-            None if crate::link::calls::is_select(&s) => {
-                if crate::sql::sql_locks(&s) {
+            None if crate::link::calls::is_select(s) => {
+                if crate::sql::sql_locks(s) {
                     out.locked_reads.extend(target.clone());
                 }
                 out.reads.extend(target);
-                out.read_filters.extend(crate::sql::sql_where_constants(&s));
+                out.read_filters.extend(crate::sql::sql_where_constants(s));
             }
             None => {}
         }
