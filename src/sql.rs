@@ -930,13 +930,18 @@ fn function_at(text: &str, lower: &str, from: usize) -> Option<(String, String, 
 /// The functions a statement calls (`SELECT top_up($1, $2)`, `CALL archive(..)`, `PERFORM
 /// notify(..)`): each identifier followed by `(`, lower-cased, without its schema.
 pub fn called_functions(sql: &str) -> Vec<String> {
+    // (a table's name before its column list is no call: `INSERT INTO t (a)`, `REFERENCES t (id)`)
+    const TABLE_BEFORE: &[&str] = &["into", "table", "references", "update", "on", "exists"];
     let mut out = Vec::new();
     let mut word = String::new();
-    // the identifier just read, kept over the spaces after it
+    // the identifier just read, kept over the spaces after it, and the one before it
     let mut last: Option<String> = None;
+    let mut before: Option<String> = None;
     for c in sql.chars() {
         if c.is_ascii_alphanumeric() || c == '_' || c == '.' {
-            last = None;
+            if let Some(l) = last.take() {
+                before = Some(l);
+            }
             word.push(c.to_ascii_lowercase());
             continue;
         }
@@ -948,6 +953,7 @@ pub fn called_functions(sql: &str) -> Vec<String> {
         }
         if c == '('
             && let Some(w) = last.take()
+            && !before.as_deref().is_some_and(|b| TABLE_BEFORE.contains(&b))
         {
             let name = w.rsplit('.').next().unwrap_or(&w).to_string();
             if !name.is_empty() && !out.contains(&name) && out.len() < 32 {
@@ -955,6 +961,7 @@ pub fn called_functions(sql: &str) -> Vec<String> {
             }
         }
         last = None;
+        before = None;
     }
     out
 }
@@ -978,8 +985,10 @@ mod function_tests {
         assert_eq!(fns[0].1, "select a + b");
         // a later definition replaces an earlier one
         let again = database_functions(
-            ["create function f() returns void as $$ insert into a values (1) $$;",
-             "create or replace function f() returns void as $$ update a set x = 1 $$;"]
+            [
+                "create function f() returns void as $$ insert into a values (1) $$;",
+                "create or replace function f() returns void as $$ update a set x = 1 $$;",
+            ]
             .into_iter(),
         );
         assert_eq!(again.len(), 1);
@@ -989,7 +998,14 @@ mod function_tests {
     #[test]
     fn finds_called_functions() {
         assert_eq!(called_functions("SELECT public.top_up($1, $2)"), ["top_up"]);
-        assert_eq!(called_functions("select * from grant_credits ($1)"), ["grant_credits"]);
+        assert_eq!(
+            called_functions("select * from grant_credits ($1)"),
+            ["grant_credits"]
+        );
         assert!(called_functions("SELECT id FROM users WHERE id = $1").is_empty());
+        assert_eq!(
+            called_functions("insert into grants (org, amount) values (grant_id($1), 2)"),
+            ["values", "grant_id"]
+        );
     }
 }

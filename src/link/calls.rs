@@ -248,8 +248,9 @@ pub struct Calls<'a> {
     truncated: std::cell::Cell<bool>,
     /// The first function not followed because calls went deeper than `max_depth`.
     cut: std::cell::Cell<Option<(ModId, FnId)>>,
-    /// The functions the project's SQL defines, by lower-cased name: their bodies.
-    db_functions: HashMap<String, String>,
+    /// The functions the project's SQL defines, by lower-cased name: what each does, when it
+    /// writes (see [`Calls::with_db_functions`]).
+    db_functions: HashMap<String, Option<(EffectKind, bool, bool)>>,
 }
 
 /// Calls followed when the configuration does not say: deep enough for real services, shallow
@@ -472,14 +473,17 @@ pub fn looks_like_signature_check(name: &str) -> bool {
 /// The parameter an update's change is (`Model.updateOne(filter, update)`), or that its options
 /// write (`update({ where, data: update })`): the arguments after the first.
 fn update_param(m: ModId, args: &[Val]) -> Option<ParamRef> {
-    args.iter().skip(1).chain(args.first()).find_map(|a| match a {
-        Val::Obj(fields) => fields
-            .iter()
-            .filter(|(k, _)| matches!(k.as_str(), "data" | "update" | "$set"))
-            .find_map(|(_, v)| param_ref(m, v)),
-        Val::Param(..) => param_ref(m, a),
-        _ => None,
-    })
+    args.iter()
+        .skip(1)
+        .chain(args.first())
+        .find_map(|a| match a {
+            Val::Obj(fields) => fields
+                .iter()
+                .filter(|(k, _)| matches!(k.as_str(), "data" | "update" | "$set"))
+                .find_map(|(_, v)| param_ref(m, v)),
+            Val::Param(..) => param_ref(m, a),
+            _ => None,
+        })
 }
 
 fn param_ref(m: ModId, v: &Val) -> Option<ParamRef> {
@@ -1601,40 +1605,25 @@ impl<'a> Calls<'a> {
         }
     }
 
-    /// The functions the project's SQL defines (see [`crate::sql::database_functions`]).
+    /// The functions the project's SQL defines (see [`crate::sql::database_functions`]), each
+    /// judged once: what its body does, read as raw SQL is (a create that is no upsert first,
+    /// then a relative update, then its first write), the functions its statements call in
+    /// turn, two levels down.
     pub fn with_db_functions(mut self, functions: &[(String, String)]) -> Self {
-        self.db_functions = functions.iter().cloned().collect();
+        let bodies: HashMap<&str, &str> = functions
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_str()))
+            .collect();
+        let mut memo: HashMap<String, Option<(EffectKind, bool, bool)>> = HashMap::new();
+        for (name, _) in functions {
+            db_function_effect(&bodies, name, 0, &mut memo);
+        }
+        self.db_functions = memo;
         self
     }
 
-    /// What a database function does (`CREATE FUNCTION .. AS $$ .. INSERT .. $$`), read as raw
-    /// SQL is: a create that is no upsert first, then a relative update, then its first write;
-    /// the functions its statements call in turn, two levels down.
-    fn db_function_effect(&self, name: &str, depth: usize) -> Option<(EffectKind, bool, bool)> {
-        if depth > 2 {
-            return None;
-        }
-        let body = self.db_functions.get(name)?;
-        let rank = |(kind, upsert, relative): (EffectKind, bool, bool)| match kind {
-            EffectKind::DbCreate if !upsert => 3,
-            EffectKind::DbUpdate if relative => 2,
-            _ => 1,
-        };
-        let mut best: Option<(EffectKind, bool, bool)> = None;
-        for stmt in body.split(';').take(256) {
-            let found = classify_sql(stmt).or_else(|| {
-                crate::sql::called_functions(stmt)
-                    .iter()
-                    .filter(|f| *f != name)
-                    .find_map(|f| self.db_function_effect(f, depth + 1))
-            });
-            if let Some(c) = found
-                && best.is_none_or(|b| rank(c) > rank(b))
-            {
-                best = Some(c);
-            }
-        }
-        best
+    fn db_function_effect(&self, name: &str) -> Option<(EffectKind, bool, bool)> {
+        self.db_functions.get(name).copied().flatten()
     }
 
     /// The database function a statement calls (`SELECT top_up($1, $2)`) that the project
@@ -1645,7 +1634,7 @@ impl<'a> Calls<'a> {
         }
         crate::sql::called_functions(sql)
             .into_iter()
-            .find_map(|f| self.db_function_effect(&f, 0).map(|e| (f, e)))
+            .find_map(|f| self.db_function_effect(&f).map(|e| (f, e)))
     }
 
     /// The functions a project registers under `field.member` in an object it hands to a call or
@@ -2554,7 +2543,9 @@ impl<'a> Calls<'a> {
                     .or_else(|| {
                         refusals_here
                             .iter()
-                            .rfind(|(blocks, line, ..)| *line < cs.line && cs.blocks.starts_with(blocks))
+                            .rfind(|(blocks, line, ..)| {
+                                *line < cs.line && cs.blocks.starts_with(blocks)
+                            })
                             .map(|(_, _, model, at)| (model.clone(), Some(at.clone())))
                     });
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
@@ -3069,7 +3060,7 @@ impl<'a> Calls<'a> {
                     HashSet::new()
                 };
                 let mut refusing: Option<(&'static str, Location)> = None;
-                let mut refusing_found: Option<(String, Location)> = None;
+                let mut refusing_found: Option<(String, Location, Vec<(String, String)>)> = None;
                 let async_callee = targets[..callees].iter().any(|(t, _)| {
                     matches!(t, Resolved::Func(m2, f2)
                         if self.res.modules[*m2].functions[*f2].is_async)
@@ -3085,7 +3076,12 @@ impl<'a> Calls<'a> {
                         refusing = sub.refuses_unless.clone();
                     }
                     if ti < callees && !speculative && refusing_found.is_none() {
-                        refusing_found = sub.refuses_found.clone();
+                        // (with what its lookups filter on: a filter the create writes otherwise
+                        // misses the row on a retry)
+                        refusing_found = sub
+                            .refuses_found
+                            .clone()
+                            .map(|(model, at)| (model, at, sub.lookup_filters.clone()));
                     }
                     let name = self.res.modules[m2].functions[f2].name.clone();
                     let caught = caught_groups.contains(&cs.group) || (answered && ti >= callees);
@@ -3392,7 +3388,7 @@ impl<'a> Calls<'a> {
                     claims_here.push((&cs.blocks[..], cs.line, claim));
                 }
                 if fails_here
-                    && let Some((model, at)) = refusing_found
+                    && let Some((model, at, filter)) = refusing_found
                     && refusals_here.len() < 64
                 {
                     // Directly in the function's body: the function throws in turn.
@@ -3402,7 +3398,7 @@ impl<'a> Calls<'a> {
                     }
                     // (the helper's lookup is this function's, for the creates after it)
                     if lookups_here.len() < 256 {
-                        lookups_here.push((model.clone(), Vec::new()));
+                        lookups_here.push((model.clone(), filter));
                     }
                     refusals_here.push((escaped(&cs.blocks[..]), cs.line, model, at));
                 }
@@ -4925,7 +4921,7 @@ impl<'a> Calls<'a> {
         // supabase-js's `rpc('fn', args)` (https://supabase.com/docs/reference/javascript/rpc)
         // runs a database function: what its body does.
         if let Some(name) = supabase_rpc(cs, origin.as_ref().map(|o| o.0.as_str()))
-            && let Some((kind, upsert, relative)) = self.db_function_effect(&name, 0)
+            && let Some((kind, upsert, relative)) = self.db_function_effect(&name)
         {
             out.push(Effect {
                 kind,
@@ -5441,6 +5437,45 @@ impl<'a> Calls<'a> {
         let name = supabase_rpc(cs, origin.as_ref().map(|o| o.0.as_str()))?;
         (!self.db_functions.contains_key(&name)).then_some(name)
     }
+}
+
+/// What database function `name` does (see [`Calls::with_db_functions`]), memoised in `memo`
+/// (a function being judged counts as writing nothing there, so a cycle ends).
+fn db_function_effect(
+    bodies: &HashMap<&str, &str>,
+    name: &str,
+    depth: usize,
+    memo: &mut HashMap<String, Option<(EffectKind, bool, bool)>>,
+) -> Option<(EffectKind, bool, bool)> {
+    if let Some(known) = memo.get(name) {
+        return *known;
+    }
+    let body = bodies.get(name)?;
+    if depth > 2 {
+        return None;
+    }
+    memo.insert(name.to_string(), None);
+    let rank = |(kind, upsert, relative): (EffectKind, bool, bool)| match kind {
+        EffectKind::DbCreate if !upsert => 3,
+        EffectKind::DbUpdate if relative => 2,
+        _ => 1,
+    };
+    let mut best: Option<(EffectKind, bool, bool)> = None;
+    for stmt in body.split(';').take(256) {
+        let found = classify_sql(stmt).or_else(|| {
+            crate::sql::called_functions(stmt)
+                .iter()
+                .filter(|f| f.as_str() != name)
+                .find_map(|f| db_function_effect(bodies, f, depth + 1, memo))
+        });
+        if let Some(c) = found
+            && best.is_none_or(|b| rank(c) > rank(b))
+        {
+            best = Some(c);
+        }
+    }
+    memo.insert(name.to_string(), best);
+    best
 }
 
 /// The database function a supabase-js `rpc('fn', ..)` call runs, lower-cased.

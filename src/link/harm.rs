@@ -154,8 +154,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
             // A call given an idempotency key is one its author knows to write: the service is
             // asked to dedup it.
             if impact == Impact::Unknown
-                && e
-                    .downstream_key
+                && e.downstream_key
                     .is_some_and(|k| k != crate::facts::DownstreamKey::Missing)
             {
                 impact = Impact::Record;

@@ -411,7 +411,8 @@ impl<'m> Resolver<'m> {
                 Val::Call(_, args) => args.iter().find(|a| matches!(a, Val::Obj(_))),
                 _ => None,
             };
-            let Some(Val::Obj(aliases)) = opts.and_then(|o| crate::program::field(o, "alias")) else {
+            let Some(Val::Obj(aliases)) = opts.and_then(|o| crate::program::field(o, "alias"))
+            else {
                 continue;
             };
             for (alias, v) in aliases.iter().take(64) {
@@ -825,10 +826,13 @@ impl<'m> Resolver<'m> {
         }
         // Nuxt's `#server` and `#shared` (the root's `server/` and `shared/`), and the aliases
         // its configuration declares.
-        let configured = self.nuxt_aliases.iter().filter_map(|(root, alias, target)| {
-            let rest = spec.strip_prefix(alias.as_str())?;
-            (rest.is_empty() || rest.starts_with('/')).then_some((root, target.clone(), rest))
-        });
+        let configured = self
+            .nuxt_aliases
+            .iter()
+            .filter_map(|(root, alias, target)| {
+                let rest = spec.strip_prefix(alias.as_str())?;
+                (rest.is_empty() || rest.starts_with('/')).then_some((root, target.clone(), rest))
+            });
         let builtin = ["#server", "#shared"].into_iter().filter_map(|alias| {
             let rest = spec.strip_prefix(alias)?;
             let root = self
@@ -2397,7 +2401,11 @@ fn first_string(module: &Module, v: &Val, depth: usize) -> Option<String> {
             .iter()
             .flat_map(|f| &f.calls)
             .find(|c| c.is_new && c.line == *line)
-            .and_then(|c| c.args.iter().find_map(|a| first_string(module, a, depth + 1))),
+            .and_then(|c| {
+                c.args
+                    .iter()
+                    .find_map(|a| first_string(module, a, depth + 1))
+            }),
         _ => None,
     }
 }

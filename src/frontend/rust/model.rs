@@ -117,6 +117,9 @@ pub struct Model<'a> {
     pub macros: HashMap<String, Vec<(ModId, &'a MacroRules)>>,
     /// Manifests that are there but could not be read.
     pub diagnostics: Vec<Diagnostic>,
+    /// Each crate's dependencies, its own and those of the project's crates it depends on,
+    /// by code and package name: built on first use (see [`Model::depends_on`]).
+    dependency_closure: std::sync::OnceLock<Vec<std::collections::HashSet<String>>>,
 }
 
 type LookupKey = (ModId, String, bool, bool);
@@ -335,6 +338,7 @@ impl<'a> Model<'a> {
             entities: Vec::new(),
             macros: HashMap::default(),
             diagnostics,
+            dependency_closure: std::sync::OnceLock::new(),
         };
         let mut reached: HashSet<usize> = HashSet::default();
         // (crate, root file)
@@ -732,24 +736,37 @@ impl<'a> Model<'a> {
     /// Whether module `m`'s crate depends on `package`, itself or through a crate of the
     /// project it depends on (an `entity` crate that re-exports `sea_orm` for the others).
     pub fn depends_on(&self, m: ModId, package: &str) -> bool {
-        let p = norm(package);
-        let mut seen = vec![self.modules[m].krate];
-        let mut i = 0;
-        while i < seen.len() && i < 64 {
-            let c = &self.crates[seen[i]];
-            if c.deps.contains_key(&p) || c.deps.values().any(|v| *v == p) {
-                return true;
-            }
-            for dep in c.deps.values() {
-                if let Some(k) = self.crates.iter().position(|x| x.name == *dep)
-                    && !seen.contains(&k)
-                {
-                    seen.push(k);
-                }
-            }
-            i += 1;
-        }
-        false
+        let closure = self.dependency_closure.get_or_init(|| {
+            let by_name: HashMap<&str, usize> = self
+                .crates
+                .iter()
+                .enumerate()
+                .map(|(k, c)| (c.name.as_str(), k))
+                .collect();
+            (0..self.crates.len())
+                .map(|start| {
+                    let mut names = std::collections::HashSet::new();
+                    let mut seen = vec![start];
+                    let mut i = 0;
+                    while i < seen.len() && i < 64 {
+                        for (code, dep) in &self.crates[seen[i]].deps {
+                            names.insert(code.clone());
+                            names.insert(dep.clone());
+                            if let Some(&k) = by_name.get(dep.as_str())
+                                && !seen.contains(&k)
+                            {
+                                seen.push(k);
+                            }
+                        }
+                        i += 1;
+                    }
+                    names
+                })
+                .collect()
+        });
+        closure
+            .get(self.modules[m].krate)
+            .is_some_and(|names| names.contains(&norm(package)))
     }
 
     /// The package an external crate name stands for in module `m`'s crate.

@@ -1187,8 +1187,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             let t = self.text(h);
             !t.contains("throw") && !t.contains("return")
         }) && !finally_throws;
+        // A `catch` whose body always ends by throwing (not one that throws only for other
+        // errors: `if (e.code !== 'P2002') throw e` lets a duplicate through).
+        let always_throws = handler
+            .and_then(|h| h.field("body"))
+            .is_some_and(|b| super::next::throws(b, self.src));
         if let Some(body) = node.field("body") {
-            if rethrows && handler.is_some() {
+            if always_throws {
                 let f = self.cur_fn();
                 if self.module.functions[f].rethrow_blocks.len() < 64 {
                     self.module.functions[f].rethrow_blocks.push(body.id());
@@ -2122,22 +2127,27 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             "this" => Val::This(self.scopes[self.cur].this_class),
             "string" => Val::Str(self.string_value(node)),
             "template_string" => self.eval_template(node),
-            // `nullObject as never as DBServiceType`, `{} as Services`: a value that says nothing
-            // of itself (a placeholder filled in later) is what its cast names.
+            // `nullObject as never as DBServiceType`: a value that says nothing of itself (a
+            // placeholder replaced later) is what its cast names.
             "as_expression" => {
                 let v = match node.named_child(0) {
                     Some(c) => self.eval(c),
                     None => Val::Unknown,
                 };
+                // (not `{} as T`: an object filled in afterwards is what it is filled with)
                 let placeholder = match &v {
                     Val::Unknown => true,
-                    Val::Obj(fields) => fields.is_empty(),
                     Val::New(ctor, _) => matches!(ctor.as_ref(), Val::Global(g) if g == "Proxy"),
                     _ => false,
                 };
                 let cast = node
                     .named_child(1)
-                    .filter(|t| matches!(t.kind(), "type_identifier" | "nested_type_identifier" | "generic_type"))
+                    .filter(|t| {
+                        matches!(
+                            t.kind(),
+                            "type_identifier" | "nested_type_identifier" | "generic_type"
+                        )
+                    })
                     .map(|t| self.type_ref(t));
                 match cast {
                     Some(t @ Val::TypeRef(_)) if placeholder => t,
@@ -2795,8 +2805,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     };
                     typed && matches!(v, Val::Param(..) | Val::Unknown)
                 };
+                // (a module's variable: a local one keeps what it is given, for the links a
+                // parameter makes)
                 if let Some(i) = self.find(&left_text)
-                    && !declared(self.scopes[i].vars.get(&left_text))
+                    && !(i == 0 && declared(self.scopes[i].vars.get(&left_text)))
                 {
                     self.set_in(i, &left_text, v.clone());
                     self.assigned.push((i, left_text.clone(), v.clone()));
@@ -3525,10 +3537,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let f = self.cur_fn();
         // `.catch((e) => { throw new Conflict() })`: a handler that only throws again.
         if c.path.last().is_some_and(|p| p == "catch")
-            && arg_nodes.first().is_some_and(|a| {
-                let t = self.text(*a);
-                t.contains("throw") && !t.contains("return")
-            })
+            && arg_nodes
+                .first()
+                .and_then(|a| a.field("body"))
+                .is_some_and(|b| super::next::throws(b, self.src))
             && self.module.functions[f].rethrow_catches.len() < 64
         {
             self.module.functions[f].rethrow_catches.push(group);

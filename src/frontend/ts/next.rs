@@ -445,10 +445,28 @@ impl<'t> Evaluator<'t, '_> {
             && consequence.is_some_and(|c| throws(c, self.src))
             && !model.starts_with(crate::program::HELPER_GUARD)
         {
+            // (and every call reaches the test: no `return` before it)
+            let mut before = node.prev_named_sibling();
+            let mut returns_before = false;
+            let mut seen = 0;
+            while let Some(b) = before {
+                seen += 1;
+                if seen > 256 {
+                    returns_before = true;
+                    break;
+                }
+                returns_before |= self.text(b).contains("return");
+                before = b.prev_named_sibling();
+            }
             let f = self.cur_fn();
             let facts = &mut self.module.functions[f];
-            if facts.body_block.is_some() && node.parent().map(|p| p.id()) == facts.body_block {
-                facts.refuses_found.get_or_insert((model.clone(), line(cond)));
+            if !returns_before
+                && facts.body_block.is_some()
+                && node.parent().map(|p| p.id()) == facts.body_block
+            {
+                facts
+                    .refuses_found
+                    .get_or_insert((model.clone(), line(cond)));
             }
         }
         let inner_guard = self.block_guard.take().filter(|_| presence);
@@ -1418,7 +1436,7 @@ fn exits(node: Node, src: &str) -> bool {
 }
 
 /// The statement ends by throwing: a request that takes it fails.
-fn throws(node: Node, src: &str) -> bool {
+pub(super) fn throws(node: Node, src: &str) -> bool {
     ends_in(node, &["throw_statement"], src)
 }
 
