@@ -55,6 +55,10 @@ pub struct Summary {
     pub refuses_found: Option<(String, Location)>,
 }
 
+/// A callee that throws when its lookup finds the row: the model, where it is tested, and the
+/// constants its lookups filter on.
+type Refusal = (String, Location, Vec<(String, String)>);
+
 /// Drops the repeats of `v`, keeping each value where it first appears.
 fn keep_first<T: std::hash::Hash + Eq + Clone>(v: &mut Vec<T>) {
     let mut seen = HashSet::with_capacity(v.len());
@@ -3060,7 +3064,7 @@ impl<'a> Calls<'a> {
                     HashSet::new()
                 };
                 let mut refusing: Option<(&'static str, Location)> = None;
-                let mut refusing_found: Option<(String, Location, Vec<(String, String)>)> = None;
+                let mut refusing_found: Option<Refusal> = None;
                 let async_callee = targets[..callees].iter().any(|(t, _)| {
                     matches!(t, Resolved::Func(m2, f2)
                         if self.res.modules[*m2].functions[*f2].is_async)
