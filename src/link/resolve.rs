@@ -393,6 +393,14 @@ impl<'m> Resolver<'m> {
         (out, nuxt_roots)
     }
 
+    /// The Nuxt project folder nearest above `dir`.
+    fn nuxt_root(&self, dir: &str) -> Option<&String> {
+        self.nuxt_roots
+            .iter()
+            .filter(|d| in_folder(dir, d))
+            .max_by_key(|d| d.len())
+    }
+
     /// The aliases each `nuxt.config` declares (https://nuxt.com/docs/api/nuxt-config#alias):
     /// an entry's first string (`'./server/database/'` in `fileURLToPath(new URL(..,
     /// import.meta.url))` or `resolve(__dirname, '..')`), read from the config's folder.
@@ -788,10 +796,7 @@ impl<'m> Resolver<'m> {
             && let Some(root) = self
                 .manifests
                 .iter()
-                .filter(|(d, deps)| {
-                    deps.iter().any(|x| x == "@sveltejs/kit")
-                        && (d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
-                })
+                .filter(|(d, deps)| deps.iter().any(|x| x == "@sveltejs/kit") && in_folder(dir, d))
                 .map(|(d, _)| d)
                 .max_by_key(|d| d.len())
             && let Some(m) =
@@ -804,11 +809,7 @@ impl<'m> Resolver<'m> {
         if let Some((alias, rest)) = ["~~/", "@@/", "~/", "@/"]
             .iter()
             .find_map(|a| spec.strip_prefix(a).map(|r| (*a, r)))
-            && let Some(root) = self
-                .nuxt_roots
-                .iter()
-                .filter(|d| d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
-                .max_by_key(|d| d.len())
+            && let Some(root) = self.nuxt_root(dir)
         {
             let bases: &[&str] = if alias.len() == 3 {
                 &[""]
@@ -835,16 +836,12 @@ impl<'m> Resolver<'m> {
             });
         let builtin = ["#server", "#shared"].into_iter().filter_map(|alias| {
             let rest = spec.strip_prefix(alias)?;
-            let root = self
-                .nuxt_roots
-                .iter()
-                .filter(|d| d.is_empty() || dir == d.as_str() || dir.starts_with(&format!("{d}/")))
-                .max_by_key(|d| d.len())?;
+            let root = self.nuxt_root(dir)?;
             let target = join(root, &alias[1..])?;
             (rest.is_empty() || rest.starts_with('/')).then_some((root, target, rest))
         });
         for (root, target, rest) in configured.chain(builtin) {
-            if !(root.is_empty() || dir == root.as_str() || dir.starts_with(&format!("{root}/"))) {
+            if !in_folder(dir, root) {
                 continue;
             }
             let path = format!("{target}{rest}");
@@ -2408,4 +2405,11 @@ fn first_string(module: &Module, v: &Val, depth: usize) -> Option<String> {
             }),
         _ => None,
     }
+}
+
+/// Is folder `dir` (relative to the root) `folder` or inside it (`""` is the root)?
+fn in_folder(dir: &str, folder: &str) -> bool {
+    folder.is_empty()
+        || dir == folder
+        || dir.strip_prefix(folder).is_some_and(|r| r.starts_with('/'))
 }
