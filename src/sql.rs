@@ -795,9 +795,12 @@ pub fn written_outside_filter(
     written: &[(String, Option<String>)],
 ) -> bool {
     filter.iter().any(|(f, want)| {
-        written
-            .iter()
-            .any(|(w, got)| field_key(w) == field_key(f) && got.as_ref().is_some_and(|g| g != want))
+        written.iter().any(|(w, got)| {
+            field_key(w) == field_key(f)
+                && got
+                    .as_ref()
+                    .is_some_and(|g| g != want && !g.starts_with("v:"))
+        })
     })
 }
 

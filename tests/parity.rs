@@ -384,3 +384,11 @@ fn a_duplicate_whose_failure_ends_the_handler_stops_what_follows_in_both_languag
         "axum-sqlx-rethrown-duplicates",
     );
 }
+
+/// A change guard: the effect runs only when the row's field differs from the value the request
+/// writes there (`ticket.priority !== priority`, then the update that sets it); a retry finds the
+/// row holding it. Compared with a value the update does not write there, nothing is guarded.
+#[test]
+fn a_test_against_the_value_the_request_writes_guards_a_retry_in_both_languages() {
+    assert_twins("express-change-guards", "axum-change-guards");
+}

@@ -308,7 +308,9 @@ pub struct Effect {
     /// (`f:ne:pending`: the effect runs where `row.status !== 'pending'` is false).
     pub state_guard: Option<(Vec<String>, String, String, Location)>,
     /// Link facts: for an update, the fields it sets (`data`, `$set`, the values object), each
-    /// with the value written when it is a constant (`s:paid`, `b:true`, `now`, `m:Status.Paid`).
+    /// with the value written when it is a constant (`s:paid`, `b:true`, `now`, `m:Status.Paid`)
+    /// or a value the request holds, by its name (`v:priority` for `body.priority`); `*` with
+    /// `v:*` when a whole value is written (`data: dto`: each field into its column).
     #[serde(skip)]
     pub update_keys: Vec<(String, Option<String>)>,
     /// Runs only while a row is in a state this request changes (`if (order.status !==

@@ -825,10 +825,46 @@ fn lookup_filter(cs: &CallSite) -> Vec<(String, String)> {
 /// The fields an update sets: Prisma's `data`, MongoDB's `$set`, the values object of TypeORM's
 /// `update(criteria, values)` or Sequelize's `update(values, { where })`; for a create, what its
 /// record holds.
-fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
+fn update_keys(cs: &CallSite, kind: EffectKind) -> Vec<(String, Option<String>)> {
+    let written = |v: &Val| constant(v).or_else(|| value_name(v));
+    // Which argument holds the values: of an update given two, the second (MongoDB's and
+    // Mongoose's `updateOne(filter, update)`, `findByIdAndUpdate(id, update)`, TypeORM's
+    // `update(criteria, values)`), unless it is Sequelize's options (`update(values, { where })`,
+    // `instance.update(values, { transaction })`); a create's record is its first.
+    const OPTIONS: &[&str] = &[
+        "where",
+        "transaction",
+        "fields",
+        "silent",
+        "hooks",
+        "returning",
+        "validate",
+        "logging",
+    ];
+    let options = |v: &Val| match v {
+        Val::Obj(o) => !o.is_empty() && o.iter().all(|(k, _)| OPTIONS.contains(&k.as_str())),
+        _ => false,
+    };
+    let values: Vec<&Val> = match cs.args.as_slice() {
+        [a, b, ..] if kind == EffectKind::DbUpdate && !options(b) => {
+            // (knex's `update('status', value)`: a column and its value)
+            if matches!(a, Val::Str(_)) {
+                return vec![];
+            }
+            vec![b]
+        }
+        args => args.iter().take(2).collect(),
+    };
     let mut out = Vec::new();
-    for a in cs.args.iter().take(2) {
-        let Val::Obj(fields) = a else { continue };
+    for a in values {
+        let Val::Obj(fields) = a else {
+            // `update(id, dto)`: a value the request holds, written whole (each of its fields
+            // into the column of that name).
+            if kind == EffectKind::DbUpdate && whole_value(a) && cs.args.len() >= 2 {
+                out.push(("*".into(), Some("v:*".into())));
+            }
+            continue;
+        };
         if fields.iter().any(|(k, _)| k == "where") && !fields.iter().any(|(k, _)| k == "data") {
             continue;
         }
@@ -837,13 +873,30 @@ fn update_keys(cs: &CallSite) -> Vec<(String, Option<String>)> {
             .find(|(k, _)| matches!(k.as_str(), "data" | "$set" | "set" | "values"));
         match inner {
             Some((_, Val::Obj(data))) => {
-                out.extend(data.iter().map(|(k, v)| (k.clone(), constant(v))))
+                out.extend(data.iter().map(|(k, v)| (k.clone(), written(v))))
             }
+            // `data: dto`, `$set: body`: every field of a value the request holds.
+            Some((_, v)) if whole_value(v) => out.push(("*".into(), Some("v:*".into()))),
             Some(_) => {}
-            None => out.extend(fields.iter().map(|(k, v)| (k.clone(), constant(v)))),
+            None => out.extend(fields.iter().map(|(k, v)| (k.clone(), written(v)))),
         }
     }
     out
+}
+
+/// A written value by the name the request gives it (`body.priority`, `dto.assigneeId`): `v:priority`,
+/// as a state guard's test names the value it compares (see `guards::holds`).
+fn value_name(v: &Val) -> Option<String> {
+    match v {
+        Val::Member(_, n) if !n.is_empty() && n != "length" => Some(format!("v:{n}")),
+        _ => None,
+    }
+}
+
+/// A whole value the request holds (a parameter, a field of one): what an update given it writes
+/// is each of its fields, into the column of that name.
+fn whole_value(v: &Val) -> bool {
+    param_index(v).is_some()
 }
 
 /// The keys of a record whose values a retry sends again: not a value made up for this request
@@ -2778,7 +2831,7 @@ impl<'a> Calls<'a> {
                             Some((_, Some(keys))) => {
                                 keys.iter().map(|k| (k.clone(), None)).collect()
                             }
-                            _ => update_keys(cs),
+                            _ => update_keys(cs, e.kind),
                         };
                         if !keys.is_empty() || e.update_keys.is_empty() {
                             e.update_keys = keys;

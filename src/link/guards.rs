@@ -6,7 +6,10 @@
 //!
 //! The guard holds only when the value the update writes is a constant (a literal, the current
 //! time, an enum member) that turns the test the other way: `if (!user.password) return` before
-//! an update that sets a new password guards nothing.
+//! an update that sets a new password guards nothing. Or when the test compares the field with
+//! a value the request holds and the update writes that same value there (`if (ticket.priority
+//! !== priority) notify(..)` on an endpoint that sets `priority`; `data: dto` writes `dto.x`
+//! into `x`): the retry finds the row already holding it.
 
 use crate::facts::{EffectKind, Endpoint, model_key};
 
@@ -14,13 +17,18 @@ use crate::facts::{EffectKind, Endpoint, model_key};
 /// `falsy`, `eq:LIT`, `ne:LIT`); `None` when it cannot be told.
 fn holds(test: &str, value: &str) -> Option<bool> {
     let truthy = match value.split_once(':') {
-        Some(("s", s)) => !s.is_empty(),
-        Some(("b", b)) => b == "true",
-        Some(("m", _)) => true,
-        _ if value == "now" => true,
-        _ => return None,
+        Some(("s", s)) => Some(!s.is_empty()),
+        Some(("b", b)) => Some(b == "true"),
+        Some(("m", _)) => Some(true),
+        _ if value == "now" => Some(true),
+        _ => None,
     };
     let equals = |lit: &str| -> Option<bool> {
+        // A value the request holds equals only itself as far as the code shows: the same
+        // name written where it was compared. Against a constant it may or may not.
+        if lit.starts_with("v:") || value.starts_with("v:") {
+            return (lit.eq_ignore_ascii_case(value)).then_some(true);
+        }
         match value.split_once(':') {
             Some(("s", s)) => Some(s == lit),
             Some(("b", b)) => Some(b == lit),
@@ -30,8 +38,8 @@ fn holds(test: &str, value: &str) -> Option<bool> {
         }
     };
     match test.split_once(':') {
-        None if test == "truthy" => Some(truthy),
-        None if test == "falsy" => Some(!truthy),
+        None if test == "truthy" => truthy,
+        None if test == "falsy" => truthy.map(|t| !t),
         Some(("eq", lit)) => equals(lit),
         Some(("ne", lit)) => equals(lit).map(|e| !e),
         _ => None,
@@ -71,7 +79,15 @@ pub fn apply(endpoints: &mut [Endpoint]) {
             let runs = runs == "t";
             let field_key = field.to_ascii_lowercase();
             if let Some((model, _, _, update)) = sets.iter().find(|(m, f, v, _)| {
-                models.contains(m) && *f == field_key && holds(test, v) == Some(!runs)
+                // (`*`: a whole value written, its field of this name into this column)
+                let v = if f == "*" {
+                    format!("v:{field}")
+                } else if *f == field_key {
+                    v.clone()
+                } else {
+                    return false;
+                };
+                models.contains(m) && holds(test, &v) == Some(!runs)
             }) {
                 e.state_guarded = Some(format!(
                     "`{field}` of the `{model}` row, tested at {at}, which the request sets ({update})"
@@ -98,5 +114,12 @@ mod tests {
             Some(true)
         );
         assert_eq!(holds("truthy", "x"), None);
+        // `if (t.priority !== priority) notify` and `data: { priority }`: a retry skips it.
+        assert_eq!(holds("ne:v:priority", "v:priority"), Some(false));
+        // compared with what the request sent, written a constant: not known.
+        assert_eq!(holds("eq:v:status", "s:closed"), None);
+        assert_eq!(holds("ne:v:status", "v:state"), None);
+        assert_eq!(holds("ne:closed", "v:status"), None);
+        assert_eq!(holds("truthy", "v:status"), None);
     }
 }

@@ -449,7 +449,7 @@ fn moved_fields(e: &Effect) -> Vec<String> {
     if e.relative_fields.is_empty() {
         e.update_keys
             .iter()
-            .filter(|(_, v)| v.is_none())
+            .filter(|(_, v)| v.as_deref().is_none_or(|v| v.starts_with("v:")))
             .map(|(k, _)| k.clone())
             .collect()
     } else {

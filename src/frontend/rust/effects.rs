@@ -3879,7 +3879,20 @@ impl<'m, 'a> Effects<'m, 'a> {
                     data_keys,
                     key_params,
                     update_keys: match kind {
-                        EffectKind::DbUpdate => crate::sql::sql_set_values(&s),
+                        EffectKind::DbUpdate => {
+                            // (a column set to a bound value: that value, by its name)
+                            let binds = Self::binds(&c);
+                            let bound = crate::sql::sql_set_binds(&s);
+                            let mut keys = crate::sql::sql_set_values(&s);
+                            for (column, value) in keys.iter_mut().filter(|(_, v)| v.is_none()) {
+                                *value = bound
+                                    .iter()
+                                    .find(|(c, _)| c == column)
+                                    .and_then(|(_, i)| binds.get(*i))
+                                    .and_then(|b| written_value(b));
+                            }
+                            keys
+                        }
                         EffectKind::DbCreate => crate::sql::sql_insert_values(&s),
                         _ => vec![],
                     },
@@ -4134,7 +4147,53 @@ fn set_value(rhs: &Ex) -> Option<Option<String>> {
     if p.last().is_none_or(|l| l != "Set") {
         return None;
     }
-    Some(args.first().and_then(constant_value))
+    Some(args.first().and_then(written_value))
+}
+
+/// What an update writes into a column, as `Effect::update_keys` has it: a constant (see
+/// [`constant_value`]), or a value the request holds by its name (`body.priority`,
+/// `&payload.status`, `input.title.clone()`: `v:priority`), which a state guard's test may
+/// compare the row's field with.
+fn written_value(e: &Ex) -> Option<String> {
+    fn name(e: &Ex, depth: usize) -> Option<String> {
+        if depth > 8 {
+            return None;
+        }
+        match e {
+            Ex::Other(inner) if inner.len() == 1 => name(&inner[0], depth + 1),
+            Ex::Field(_, f) if !f.is_empty() && !f.starts_with(|c: char| c.is_ascii_digit()) => {
+                Some(f.clone())
+            }
+            Ex::Path(p, _)
+                if p.len() == 1 && p[0].starts_with(|c: char| c.is_ascii_lowercase()) =>
+            {
+                Some(p[0].clone())
+            }
+            Ex::Method(recv, m, args, _)
+                if args.is_empty()
+                    && matches!(
+                        m.as_str(),
+                        "clone"
+                            | "to_string"
+                            | "to_owned"
+                            | "as_str"
+                            | "as_ref"
+                            | "as_deref"
+                            | "into"
+                    ) =>
+            {
+                name(recv, depth + 1)
+            }
+            Ex::Call(f, args, _)
+                if args.len() == 1
+                    && matches!(&**f, Ex::Path(p, _) if p.last().is_some_and(|l| l == "Some")) =>
+            {
+                name(&args[0], depth + 1)
+            }
+            _ => None,
+        }
+    }
+    constant_value(e).or_else(|| name(e, 0).map(|n| format!("v:{n}")))
 }
 
 /// The assignments of a diesel update's `.set(..)`: each `column.eq(value)` (alone or in a
@@ -4163,7 +4222,7 @@ fn diesel_assignments<'e>(c: &Chain<'e>) -> impl Iterator<Item = (&'e [String], 
 /// updated_at.eq(now))`, each column with its constant (see [`constant_value`]).
 fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
     diesel_assignments(c)
-        .filter_map(|(p, value)| p.last().map(|k| (k.clone(), constant_value(value))))
+        .filter_map(|(p, value)| p.last().map(|k| (k.clone(), written_value(value))))
         .collect()
 }
 
@@ -4836,8 +4895,10 @@ mod tests {
             set("ActiveValue::Set(Status::Done)"),
             Some(Some("m:Status.Done".into()))
         );
-        // a value the request sent is no constant; anything but `Set(..)` sets nothing
-        assert_eq!(set("Set(body.accepted)"), Some(None));
+        // a value the request sent is no constant, but known by its name (a state guard may
+        // compare the row's field with it); anything but `Set(..)` sets nothing
+        assert_eq!(set("Set(body.accepted)"), Some(Some("v:accepted".into())));
+        assert_eq!(set("Set(format!(\"{}\", x))"), Some(None));
         assert_eq!(set("NotSet"), None);
     }
 

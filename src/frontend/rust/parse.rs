@@ -797,6 +797,39 @@ fn test_constant(e: &Expr) -> Option<String> {
     }
 }
 
+/// The name of a value a field is compared with (`priority`, `body.priority`,
+/// `input.status.as_str()`, `&payload.assignee_id`): the variable or the last field.
+fn value_name(e: &Expr, depth: usize) -> Option<String> {
+    if depth > 8 {
+        return None;
+    }
+    match e {
+        Expr::Paren(p) => value_name(&p.expr, depth + 1),
+        Expr::Reference(r) => value_name(&r.expr, depth + 1),
+        Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => value_name(&u.expr, depth + 1),
+        Expr::MethodCall(m)
+            if m.args.is_empty()
+                && matches!(
+                    m.method.to_string().as_str(),
+                    "as_str" | "as_ref" | "as_deref" | "to_string" | "clone" | "to_owned"
+                ) =>
+        {
+            value_name(&m.receiver, depth + 1)
+        }
+        Expr::Field(f) => match &f.member {
+            syn::Member::Named(n) => Some(n.to_string()),
+            syn::Member::Unnamed(_) => None,
+        },
+        Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+            let n = p.path.segments[0].ident.to_string();
+            // (`None`, a constant's SCREAMING name: not a request's value)
+            n.starts_with(|c: char| c.is_ascii_lowercase() || c == '_')
+                .then_some(n)
+        }
+        _ => None,
+    }
+}
+
 /// How an arm's body leaves the function, as [`block_exit`].
 fn arm_exit(e: &Expr) -> Option<bool> {
     match e {
@@ -1193,9 +1226,16 @@ fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
                 single(&u.expr, depth + 1).map(|(v, f, t)| (v, f, flip(&t)))
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
+                // The other side a constant, or a value the request holds by its name
+                // (`ticket.priority != body.priority`: `v:priority`), the row's field on the left
+                // when both are fields.
+                let compared = |e: &Expr| {
+                    test_constant(e).or_else(|| value_name(e, 0).map(|n| format!("v:{n}")))
+                };
                 let ((var, name), value) = match (test_field(&b.left), test_field(&b.right)) {
-                    (Some(f), None) => (f, test_constant(&b.right)?),
-                    (None, Some(f)) => (f, test_constant(&b.left)?),
+                    (Some(f), None) => (f, compared(&b.right)?),
+                    (None, Some(f)) => (f, compared(&b.left)?),
+                    (Some(f), Some(_)) => (f, compared(&b.right)?),
                     _ => return None,
                 };
                 let op = if matches!(b.op, syn::BinOp::Eq(_)) {

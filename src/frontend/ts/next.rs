@@ -1104,34 +1104,65 @@ impl<'t> Evaluator<'t, '_> {
                                 "string" => Some(this.string_value(x)),
                                 "null" | "undefined" => Some("null".into()),
                                 "true" | "false" | "number" => Some(this.text(x).to_string()),
-                                // `OrderStatus.Paid`: an enum member stands for one value.
-                                "member_expression" => Some(this.text(x).to_string()),
+                                // `OrderStatus.Paid`, `constants.PAID`: an enum member
+                                // stands for one value (`body.status` is what a request sent).
+                                "member_expression" if enum_like(x, this.src) => {
+                                    Some(this.text(x).to_string())
+                                }
                                 _ => None,
                             }
                         };
-                        let (side, lit) = match (self.state_test(l, depth + 1), literal(self, r)) {
-                            (Some(s), Some(lit)) => (s, lit),
-                            _ => (self.state_test(r, depth + 1)?, literal(self, l)?),
+                        // Or a value the request holds (`ticket.priority !== priority`,
+                        // `t.email !== body.email`), by its name: `v:priority`. A retry finds
+                        // the row holding it when the request writes that value there.
+                        let compared = |this: &mut Self, x: Node<'t>| -> Option<String> {
+                            literal(this, x).or_else(|| {
+                                if this.state_test(x, depth + 1).is_some() {
+                                    return None;
+                                }
+                                value_name(x, this.src).map(|n| format!("v:{n}"))
+                            })
                         };
+                        let (side, lit) = match (self.state_test(l, depth + 1), compared(self, r)) {
+                            (Some(s), Some(lit)) => (s, lit),
+                            _ => (self.state_test(r, depth + 1)?, compared(self, l)?),
+                        };
+                        // (a combination only as tree-sitter reads `a && row!.f !== v`, see
+                        // below: `a && (row.f !== v)`)
                         let (model, field, test, combo) = side;
-                        if test != "truthy" || combo.is_some() {
+                        if test != "truthy" {
                             return None;
                         }
                         let kind = if op.starts_with('!') { "ne" } else { "eq" };
-                        Some((model, field, format!("{kind}:{lit}"), None))
+                        Some((model, field, format!("{kind}:{lit}"), combo))
                     }
                     _ => None,
                 }
             }
             "member_expression" => {
-                let obj = n.child_by_field_name("object")?;
+                let mut obj = n.child_by_field_name("object")?;
+                // (`issue!.priority`: the row, asserted present)
+                let mut combo = None;
+                if obj.kind() == "non_null_expression" {
+                    obj = obj.named_child(0)?;
+                    // tree-sitter-typescript reads `priority && issue!.priority` as `(priority &&
+                    // issue)!.priority`: the row is the right operand, and the test is joined
+                    // to the left one as written.
+                    if obj.kind() == "binary_expression"
+                        && let Some((op @ ("&&" | "||"), _, right)) = self.binary(obj)
+                        && right.kind() == "identifier"
+                    {
+                        combo = Some(if op == "&&" { "&&" } else { "||" });
+                        obj = right;
+                    }
+                }
                 let field = self.text(n.child_by_field_name("property")?).to_string();
                 // `row.status`, not `row.items.length`.
                 if obj.kind() != "identifier" || field == "length" || field == "id" {
                     return None;
                 }
                 let (model, _) = self.is_lookup_leaf(obj)?;
-                Some((model, field, "truthy".into(), None))
+                Some((model, field, "truthy".into(), combo))
             }
             _ => None,
         }
@@ -1492,6 +1523,43 @@ const NOT_A_ROW: &[&str] = &[
     "error", "errors", "err", "success", "ok", "valid", "invalid", "status", "message", "auth",
     "body", "data", "result", "response", "headers", "query", "params", "count", "total",
 ];
+
+/// The name of a value a condition compares a row's field with, when it is one the request holds
+/// (`priority`, `body.email`, `dto.assigneeId!`, `input?.status`): the identifier or the last
+/// property. Not a call's result, nor `this`.
+fn value_name(node: Node, src: &str) -> Option<String> {
+    let mut n = node;
+    for _ in 0..8 {
+        match n.kind() {
+            "parenthesized_expression" | "non_null_expression" => n = n.named_child(0)?,
+            "identifier" => {
+                let t = src.get(n.byte_range())?;
+                return (t != "undefined").then(|| t.to_string());
+            }
+            "member_expression" => {
+                let p = n.child_by_field_name("property")?;
+                if p.kind() != "property_identifier" {
+                    return None;
+                }
+                return src.get(p.byte_range()).map(str::to_string);
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// `OrderStatus.Paid`, `Role.ADMIN`, `constants.PAID`: a member of a capitalised object or a
+/// constant-cased member, as an enum's or a constants module's.
+fn enum_like(node: Node, src: &str) -> bool {
+    let text = |n: Option<Node>| n.and_then(|n| src.get(n.byte_range())).unwrap_or("");
+    let object = text(node.child_by_field_name("object"));
+    let property = text(node.child_by_field_name("property"));
+    let last_object = object.rsplit('.').next().unwrap_or("");
+    last_object.starts_with(|c: char| c.is_ascii_uppercase())
+        || (property.chars().any(|c| c.is_ascii_uppercase())
+            && !property.chars().any(|c| c.is_ascii_lowercase()))
+}
 
 #[cfg(test)]
 mod tests {
