@@ -172,3 +172,59 @@ mod tests {
         assert!(!intent_name("once"));
     }
 }
+
+/// The variables an example environment file (`.env.example`) sets, in order: `KEY=value` lines,
+/// `export KEY=value`, values in single or double quotes, a `#` comment after an unquoted value.
+/// A value that refers to another (`${BASE}/api`) or is empty is left out: what it expands to
+/// would depend on the machine's environment, and an audit's output must not. (Not the
+/// `dotenvy` crate: it expands references from the process's environment.)
+pub fn dotenv(text: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in text.lines().take(10_000) {
+        let line = line.trim();
+        let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
+        if line.starts_with('#') {
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim();
+        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let value = value.trim();
+        let value = match value.chars().next() {
+            Some(q @ ('"' | '\'')) => match value[1..].find(q) {
+                Some(end) => &value[1..1 + end],
+                None => continue,
+            },
+            _ => value.split(" #").next().unwrap_or("").trim(),
+        };
+        if value.is_empty() || value.contains('$') {
+            continue;
+        }
+        match out.iter_mut().find(|(k, _)| k == key) {
+            Some(slot) => slot.1 = value.to_string(),
+            None => out.push((key.to_string(), value.to_string())),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+#[test]
+fn reads_an_example_environment_file() {
+    let vars = dotenv(
+        "# API\nAPI_PREFIX=/api\nexport API_VERSION=\"/v1\" \nEMPTY=\nBASE=${HOST}/x\nNAME='a b' # c\nPORT=3000 # the port\nAPI_PREFIX=/api2\n",
+    );
+    assert_eq!(
+        vars,
+        vec![
+            ("API_PREFIX".to_string(), "/api2".to_string()),
+            ("API_VERSION".to_string(), "/v1".to_string()),
+            ("NAME".to_string(), "a b".to_string()),
+            ("PORT".to_string(), "3000".to_string()),
+        ]
+    );
+}

@@ -122,7 +122,7 @@ pub fn config_str(res: &Resolver, m: ModId, fields: &[(String, Val)], path: &[&s
     if rest.is_empty() {
         return match res.resolve(m, v) {
             Resolved::Str(s) => ConfigStr::Literal(s),
-            Resolved::Default { value, var } => ConfigStr::EnvDefault { value, var },
+            Resolved::Default { value, var, .. } => ConfigStr::EnvDefault { value, var },
             _ => ConfigStr::Unreadable,
         };
     }

@@ -64,6 +64,28 @@ pub(crate) fn display(v: &Val) -> String {
 /// Is `var`, the source of a [`Resolved::Default`], a read of the environment (`process.env.X`,
 /// `import.meta.env.X`, `Bun.env.X`, `Deno.env.get('X')`, `env('X')`), rather than another value
 /// the code gives a literal fallback (`config.server.basePath || ''`)?
+/// The variable an environment read names: `process.env.API_PREFIX`, `process.env['API_PREFIX']`,
+/// `import.meta.env.BASE`, `Bun.env.X`, `Deno.env.get('X')`, `env('X')`.
+pub(crate) fn env_name(var: &str) -> Option<&str> {
+    let ident = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    for p in ["process.env", "import.meta.env", "Bun.env"] {
+        if let Some(rest) = var.strip_prefix(p) {
+            let name = rest.strip_prefix('.').or_else(|| {
+                rest.strip_prefix('[')
+                    .and_then(|r| r.strip_suffix(']'))
+                    .map(|r| r.trim_matches(['\'', '"', '`']))
+            })?;
+            return ident(name).then_some(name);
+        }
+    }
+    if !reads_environment(var) {
+        return None;
+    }
+    let (_, arg) = var.split_once('(')?;
+    let name = arg.trim_end_matches(')').trim_matches(['\'', '"']);
+    ident(name).then_some(name)
+}
+
 pub(crate) fn reads_environment(var: &str) -> bool {
     ["process.env", "import.meta.env", "Bun.env", "Deno.env"]
         .iter()

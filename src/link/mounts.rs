@@ -1063,11 +1063,12 @@ impl<'a> Mounter<'a> {
         let Some(p) = path else {
             return Some(vec![String::new()]);
         };
-        if let Some(s) = self.strings_at(m, p, line, &format!("the prefix {}", code(path_text))) {
-            return Some(s);
-        }
+        // (what `[[mount]]` says first: the project's word over a default or an example file)
         if let Some(configured) = self.configured(m, line, path_text) {
             return Some(vec![configured]);
+        }
+        if let Some(s) = self.strings_at(m, p, line, &format!("the prefix {}", code(path_text))) {
+            return Some(s);
         }
         if let Some(what) = what {
             self.unknown_prefix(m, line, what, p, path_text);
@@ -1434,12 +1435,13 @@ impl<'a> Mounter<'a> {
     }
 
     /// [`Self::strings`], noting in `env` each environment read whose default was taken
-    /// (`process.env.API_PREFIX || '/api'`): (the read, the default).
+    /// (`process.env.API_PREFIX || '/api'`): (the read, the default, the example environment file
+    /// that gave it).
     fn strings_noting(
         &self,
         m: ModId,
         v: &Val,
-        env: &mut Vec<(String, String)>,
+        env: &mut Vec<(String, String, Option<String>)>,
     ) -> Option<Vec<String>> {
         match v {
             Val::Str(s) => Some(vec![s.clone()]),
@@ -1468,8 +1470,12 @@ impl<'a> Mounter<'a> {
             Val::Unknown => None,
             other => match self.resolve_str(m, other) {
                 Resolved::Str(s) => Some(vec![s]),
-                Resolved::Default { value, var } => {
-                    env.push((var, value.clone()));
+                Resolved::Default {
+                    value,
+                    var,
+                    example,
+                } => {
+                    env.push((var, value.clone(), example));
                     Some(vec![value])
                 }
                 _ => None,
@@ -1493,9 +1499,13 @@ impl<'a> Mounter<'a> {
     ) -> Option<Vec<String>> {
         let mut env = Vec::new();
         let out = self.strings_noting(m, v, &mut env)?;
-        for (var, value) in env {
+        for (var, value, example) in env {
             let file = self.modules()[at].file.clone();
-            let message = if super::reads_environment(&var) {
+            let message = if let Some(example) = example {
+                format!(
+                    "{what} reads `{var}` from the environment: its routes are listed under `{value}`, the value `{example}` gives it, which the deployment may change"
+                )
+            } else if super::reads_environment(&var) {
                 format!(
                     "{what} reads `{var}` from the environment: its routes are listed under the code's default `{value}`, which the deployment may change"
                 )
@@ -1735,19 +1745,20 @@ impl<'a> Mounter<'a> {
                 let mut prefixes: Vec<String> = Vec::new();
                 for p in router.prefixes.clone() {
                     let text = super::display(&p);
+                    if let Some(configured) = self.configured(m, line, &text) {
+                        prefixes.push(configured);
+                        continue;
+                    }
                     match self.strings_at(m, &p, line, &format!("the prefix of `{name}`")) {
                         Some(list) => prefixes.extend(list),
-                        None => match self.configured(m, line, &text) {
-                            Some(configured) => prefixes.push(configured),
-                            None => {
-                                let what = format!("{} with its own prefix", self.describe(key));
-                                self.unknown_prefix(m, line, &what, &p, &text);
-                                let was = std::mem::replace(&mut self.incomplete, true);
-                                self.walk_items(key, prefix, inherited, stack, framework);
-                                self.incomplete = was;
-                                return;
-                            }
-                        },
+                        None => {
+                            let what = format!("{} with its own prefix", self.describe(key));
+                            self.unknown_prefix(m, line, &what, &p, &text);
+                            let was = std::mem::replace(&mut self.incomplete, true);
+                            self.walk_items(key, prefix, inherited, stack, framework);
+                            self.incomplete = was;
+                            return;
+                        }
                     }
                 }
                 (framework, prefixes)

@@ -29,10 +29,13 @@ pub enum Resolved {
     Router(ModId, RouterId),
     Obj(ModId, Vec<(String, Val)>),
     Str(String),
-    /// A string the environment may set, and the code's default for it (`process.env.X || 'x'`).
+    /// A string the environment may set, and the code's default for it (`process.env.X || 'x'`),
+    /// or the value an example environment file of the project gives it (`example`: that file,
+    /// `.env.example`), which then wins over the code's default.
     Default {
         value: String,
         var: String,
+        example: Option<String>,
     },
     Module(ModId),
     /// An object the linker put together from values written in several modules (a tRPC
@@ -117,11 +120,21 @@ fn built_to_source(target: &str) -> Option<String> {
     Some(format!("src/{stem}"))
 }
 
+/// An example environment file: its path and the variables it sets (see
+/// [`Resolver::env_example`]).
+type EnvFile = std::sync::Arc<(String, Vec<(String, String)>)>;
+
+/// An environment read a string was taken from: the read as written, and the example
+/// environment file that gave its value.
+type EnvRead = (String, Option<String>);
+
 pub struct Resolver<'m> {
     pub modules: &'m [Module],
     by_file: FxHashMap<&'m str, ModId>,
     root: &'m Path,
     tsconfigs: Mutex<HashMap<String, Option<std::sync::Arc<TsConfig>>>>,
+    /// Each folder's example environment file (see [`Resolver::env_example`]), read once.
+    env_files: Mutex<HashMap<String, Option<EnvFile>>>,
     /// Workspace package name -> its folder, from every package.json in the tree.
     packages: HashMap<String, String>,
     /// Workspace package name -> its `exports` map: (subpath, target), both relative to its
@@ -296,6 +309,7 @@ impl<'m> Resolver<'m> {
             by_file,
             root,
             tsconfigs: Mutex::new(HashMap::new()),
+            env_files: Mutex::new(HashMap::new()),
             packages: HashMap::new(),
             package_exports: HashMap::new(),
             manifests: std::collections::BTreeMap::new(),
@@ -475,6 +489,58 @@ impl<'m> Resolver<'m> {
             }
             dir = parent_dir(dir);
         }
+    }
+
+    /// The value the project's example environment file gives the variable an environment read
+    /// names (`process.env.API_PREFIX`, `import.meta.env.BASE`, `env('API_PREFIX')`): the nearest
+    /// such file in the folders from module `m`'s up to the tree's root (`.env.example`,
+    /// `.example.env`, `.env.sample`, `.env.template`, `.env.dist`, `.env.defaults`), where the
+    /// variable is set. That file documents what a deployment sets, so its value wins over the
+    /// code's fallback; a diagnostic still says the deployment may set another.
+    fn env_example(&self, m: ModId, var: &str) -> Option<Resolved> {
+        let name = super::env_name(var)?;
+        let mut dir = parent_dir(&self.modules[m].file);
+        for _ in 0..64 {
+            if let Some((file, vars)) = self.env_file(dir).as_deref()
+                && let Some((_, value)) = vars.iter().find(|(k, _)| k == name)
+            {
+                return Some(Resolved::Default {
+                    value: value.clone(),
+                    var: var.to_string(),
+                    example: Some(file.clone()),
+                });
+            }
+            if dir.is_empty() {
+                break;
+            }
+            dir = parent_dir(dir);
+        }
+        None
+    }
+
+    /// The example environment file of folder `dir` and the variables it sets, read once.
+    fn env_file(&self, dir: &str) -> Option<EnvFile> {
+        const NAMES: [&str; 8] = [
+            ".env.example",
+            ".example.env",
+            ".env.sample",
+            ".sample.env",
+            ".env.template",
+            ".env.dist",
+            ".env.defaults",
+            "env.example",
+        ];
+        let mut memo = self.env_files.lock().ok()?;
+        if let Some(found) = memo.get(dir) {
+            return found.clone();
+        }
+        let found = NAMES.iter().find_map(|n| {
+            let rel = join(dir, n)?;
+            let text = crate::paths::read_in_root(self.root, &rel).ok()??;
+            Some(std::sync::Arc::new((rel, crate::text::dotenv(&text))))
+        });
+        memo.insert(dir.to_string(), found.clone());
+        found
     }
 
     /// The folder of the package module `m` is in: the nearest folder above it that holds a
@@ -1034,10 +1100,19 @@ impl<'m> Resolver<'m> {
     fn resolve_str_d(&self, m: ModId, v: &Val, depth: usize) -> Resolved {
         match self.resolve_d(m, v, depth) {
             r @ (Resolved::Opaque | Resolved::Package { .. } | Resolved::Env(_)) => {
+                // (a value the project's example environment file gives the variable first)
+                let read = match &r {
+                    Resolved::Env(var) => Some(var.clone()),
+                    _ => self.modules[m].fallback(v).map(|f| f.expr.clone()),
+                };
+                if let Some(ex) = read.and_then(|var| self.env_example(m, &var)) {
+                    return ex;
+                }
                 match self.modules[m].fallback(v) {
                     Some(f) => Resolved::Default {
                         value: f.literal.clone(),
                         var: f.expr.clone(),
+                        example: None,
                     },
                     None => r,
                 }
@@ -1074,25 +1149,39 @@ impl<'m> Resolver<'m> {
                 for p in parts {
                     match self.resolve_str_d(m, p, d) {
                         Resolved::Str(s) => text.push_str(&s),
-                        Resolved::Default { value, var } => {
+                        Resolved::Default {
+                            value,
+                            var,
+                            example,
+                        } => {
                             text.push_str(&value);
-                            env.get_or_insert(var);
+                            env.get_or_insert((var, example));
                         }
                         _ => return Resolved::Opaque,
                     }
                 }
                 match env {
-                    Some(var) => Resolved::Default { value: text, var },
+                    Some((var, example)) => Resolved::Default {
+                        value: text,
+                        var,
+                        example,
+                    },
                     None => Resolved::Str(text),
                 }
             }
-            Val::EnvDefault { var, value } => match self.resolve_d(m, value, d) {
-                Resolved::Str(s) | Resolved::Default { value: s, .. } => Resolved::Default {
-                    value: s,
-                    var: var.clone(),
-                },
-                r => r,
-            },
+            Val::EnvDefault { var, value } => {
+                if let Some(r) = self.env_example(m, var) {
+                    return r;
+                }
+                match self.resolve_d(m, value, d) {
+                    Resolved::Str(s) | Resolved::Default { value: s, .. } => Resolved::Default {
+                        value: s,
+                        var: var.clone(),
+                        example: None,
+                    },
+                    r => r,
+                }
+            }
             Val::Import { spec, name } => match self.resolve_spec(m, spec) {
                 Some(target) => self.export_value(target, name.as_deref(), d),
                 None => Resolved::Package {
@@ -1380,7 +1469,7 @@ impl<'m> Resolver<'m> {
         if !names_param(r, f) || d > MAX_DEPTH {
             return None;
         }
-        let piece = |v: &Val| -> Option<(String, Option<String>)> {
+        let piece = |v: &Val| -> Option<(String, Option<EnvRead>)> {
             let r = match v {
                 Val::Param(pf, i) if *pf == f => {
                     self.resolve_str_d(m, crate::program::argument(args, *i)?, d + 1)
@@ -1392,6 +1481,7 @@ impl<'m> Resolver<'m> {
                                 Resolved::Default {
                                     value: s,
                                     var: var.clone(),
+                                    example: None,
                                 }
                             }
                             _ => return None,
@@ -1403,7 +1493,11 @@ impl<'m> Resolver<'m> {
             };
             match r {
                 Resolved::Str(s) => Some((s, None)),
-                Resolved::Default { value, var } => Some((value, Some(var))),
+                Resolved::Default {
+                    value,
+                    var,
+                    example,
+                } => Some((value, Some((var, example)))),
                 _ => None,
             }
         };
@@ -1420,7 +1514,11 @@ impl<'m> Resolver<'m> {
             }
         }
         Some(match env {
-            Some(var) => Resolved::Default { value: text, var },
+            Some((var, example)) => Resolved::Default {
+                value: text,
+                var,
+                example,
+            },
             None => Resolved::Str(text),
         })
     }

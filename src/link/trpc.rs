@@ -1033,7 +1033,7 @@ impl<'a> Linker<'a> {
         (m, line): (ModId, u32),
     ) -> Option<Endpoint> {
         let v = field(&opts.1, name)?;
-        if let Resolved::Default { value, var } = self.res.resolve(opts.0, v) {
+        if let Resolved::Default { value, var, .. } = self.res.resolve(opts.0, v) {
             let source = if super::reads_environment(&var) {
                 "from the environment"
             } else {

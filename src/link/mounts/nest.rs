@@ -265,7 +265,7 @@ impl Mounter<'_> {
                 let module = &self.modules()[factory.module];
                 return Some(ConfigValue {
                     value,
-                    env: env.into_iter().next().map(|(var, _)| var),
+                    env: env.into_iter().next().map(|(var, ..)| var),
                     source: format!(
                         "`{}` ({}:{})",
                         key.join("."),
@@ -294,6 +294,10 @@ impl Mounter<'_> {
         };
         let (line, text) = (b.global_prefix_line, code(&b.global_prefix_text));
         let what = format!("the global prefix {text}");
+        // (what `[[mount]]` says first: the project's word over a default or an example file)
+        if let Some(configured) = self.configured(bm, line, &b.global_prefix_text) {
+            return (configured, true);
+        }
         if let Some(list) = self.strings_at(bm, g, line, &what) {
             return (list.into_iter().next().unwrap_or_default(), true);
         }
@@ -310,9 +314,6 @@ impl Mounter<'_> {
                 ));
             }
             return (c.value, true);
-        }
-        if let Some(configured) = self.configured(bm, line, &b.global_prefix_text) {
-            return (configured, true);
         }
         self.diagnostics.push(Diagnostic::new(
             file.clone(),
