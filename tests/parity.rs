@@ -392,3 +392,11 @@ fn a_duplicate_whose_failure_ends_the_handler_stops_what_follows_in_both_languag
 fn a_test_against_the_value_the_request_writes_guards_a_retry_in_both_languages() {
     assert_twins("express-change-guards", "axum-change-guards");
 }
+
+/// An insert that skips a row already there (`onConflictDoNothing().returning()`, diesel's
+/// `on_conflict_do_nothing()`), its outcome tested before the email: only the request that wrote
+/// the row goes on, in both languages; untested, the email repeats.
+#[test]
+fn a_tested_insert_that_skips_existing_rows_is_a_claim_in_both_languages() {
+    assert_twins("express-drizzle-insert-claims", "axum-diesel-insert-claims");
+}

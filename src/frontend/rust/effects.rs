@@ -1691,6 +1691,27 @@ impl<'m, 'a> Effects<'m, 'a> {
                     if let Some(e) = diverge {
                         let start = out.effects.len();
                         self.walk(e, scope, out, false);
+                        // `let Some(entry) = inserted else { return .. }` on what an insert that
+                        // skips an existing row returned (`.on_conflict_do_nothing()
+                        // .get_result(c).optional()?`): the `else` leaves, so what follows runs
+                        // once, for the request that wrote the row.
+                        let claim = match init.as_deref() {
+                            Some(Ex::Path(p, _)) if p.len() == 1 => {
+                                scope.claims.get(&p[0]).copied()
+                            }
+                            Some(i) => claim_of(i),
+                            None => None,
+                        };
+                        if !matches!(**e, Ex::Failure(_))
+                            && claimed_from.is_none()
+                            && let Some(what) = claim
+                        {
+                            let at = self.location(
+                                scope.module,
+                                e.line().max(init.as_deref().map_or(0, Ex::line)),
+                            );
+                            claimed_from = Some((out.effects.len(), what, at, false));
+                        }
                         // `let Some(row) = lookup(..)? else { insert(..); .. }`: the `else` runs
                         // when the lookup found nothing, a create of its table there is a
                         // find-or-create (an `Ok(..)` pattern's `else` is the failure path).

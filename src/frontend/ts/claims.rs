@@ -102,6 +102,32 @@ pub fn claim_call(v: &Val) -> Option<&'static str> {
     None
 }
 
+/// The claim an insert that skips an existing row makes when what it returns is tested.
+const INSERTS_IF_ABSENT: &str = "an insert that skips a row already there (`ON CONFLICT DO NOTHING`), the rows it returns tested";
+
+/// A query builder's insert that skips a row already there and answers the rows it wrote:
+/// Drizzle's `db.insert(t).values(v).onConflictDoNothing().returning()`
+/// (https://orm.drizzle.team/docs/insert#on-conflict-do-nothing), Knex's
+/// `knex(t).insert(v).onConflict(c).ignore().returning(..)`, Kysely's and TypeORM's
+/// `.orIgnore()`. A retry's insert returns no row: only one request gets past a test of them.
+fn inserts_if_absent(v: &Val) -> bool {
+    let (mut skips, mut inserts) = (false, false);
+    let mut cur = v;
+    for _ in 0..32 {
+        let Val::Call(callee, _) = cur else { break };
+        let Val::Member(inner, method) = callee.as_ref() else {
+            break;
+        };
+        match method.as_str() {
+            "onConflictDoNothing" | "ignore" | "orIgnore" => skips = true,
+            "insert" | "insertInto" => inserts = true,
+            _ => {}
+        }
+        cur = inner;
+    }
+    skips && inserts
+}
+
 impl<'t> Evaluator<'t, '_> {
     /// A value a condition tests: a claim's result, or the count of rows it changed.
     fn claim_value(&mut self, n: Node<'t>, depth: usize) -> Option<&'static str> {
@@ -114,16 +140,27 @@ impl<'t> Evaluator<'t, '_> {
             }
             "member_expression" => {
                 let p = n.child_by_field_name("property")?;
+                let object = n.child_by_field_name("object")?;
+                // `inserted.length === 0`: the rows an insert that skips existing ones wrote
+                if self.text(p) == "length" && object.kind() == "identifier" {
+                    let v = self.lookup(self.text(object));
+                    return inserts_if_absent(&v).then_some(INSERTS_IF_ABSENT);
+                }
                 if !COUNTS.contains(&self.text(p)) {
                     return None;
                 }
-                self.claim_value(n.child_by_field_name("object")?, depth + 1)
+                self.claim_value(object, depth + 1)
             }
             "identifier" => {
                 let name = self.text(n).to_string();
                 let v = self.lookup(&name);
                 match &v {
                     Val::Member(inner, m) if COUNTS.contains(&m.as_str()) => claim_call(inner),
+                    // `const [row] = await db.insert(t).values(v).onConflictDoNothing()
+                    // .returning(); if (!row) return`: the row it wrote, if any
+                    Val::Member(inner, m) if m == "0" && inserts_if_absent(inner) => {
+                        Some(INSERTS_IF_ABSENT)
+                    }
                     _ => claim_call(&v),
                 }
             }
