@@ -665,6 +665,10 @@ fn dto_keys(res: &Resolver, effects: &mut [Effect], m: usize, f: usize) {
             continue;
         }
         let Some(fields) = res.param_fields(m, f, r.index, &r.path) else {
+            // (`data: { ...req.body, ownerId }`: the fields the client sends are not in view,
+            // so any column may come from them, as when the record is `req.body` whole; a
+            // natural key's constraint is then taken as written)
+            e.data_keys = None;
             continue;
         };
         for k in fields {
