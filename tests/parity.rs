@@ -400,3 +400,11 @@ fn a_test_against_the_value_the_request_writes_guards_a_retry_in_both_languages(
 fn a_tested_insert_that_skips_existing_rows_is_a_claim_in_both_languages() {
     assert_twins("express-drizzle-insert-claims", "axum-diesel-insert-claims");
 }
+
+/// A one-time row consumed by a delete that fails when the row is gone (Prisma's `delete`, `P2025`;
+/// `DELETE .. RETURNING` read with sqlx's `fetch_one`, `RowNotFound`): what follows runs once in
+/// both languages; a count-answering delete, or one whose failure is dropped, guards nothing.
+#[test]
+fn a_delete_that_fails_when_the_row_is_gone_consumes_it_in_both_languages() {
+    assert_twins("express-prisma-consumed-rows", "axum-sqlx-consumed-rows");
+}

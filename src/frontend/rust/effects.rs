@@ -3870,6 +3870,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                     (false, false)
                 };
                 let upsert = upsert && !per_call && !open;
+                // `DELETE .. RETURNING ..` read as one row (sqlx's `fetch_one`, an error
+                // `RowNotFound` when nothing was deleted; tokio-postgres's `query_one`): a claim
+                // its statement's `?` tests (see `claim_call`), as Prisma's `delete` is.
+                if kind == EffectKind::DbDelete
+                    && c.links
+                        .iter()
+                        .any(|(n, ..)| matches!(&**n, "fetch_one" | "query_one"))
+                {
+                    out.claim_calls.push((
+                        "a `DELETE` read as one row (`fetch_one`), an error when the row is already gone",
+                        self.location(scope.module, line),
+                    ));
+                }
                 let prechecked = kind == EffectKind::DbCreate
                     && target.as_ref().is_some_and(|t| out.reads.contains(t));
                 let data_keys = (kind == EffectKind::DbCreate)

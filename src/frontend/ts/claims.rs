@@ -128,7 +128,104 @@ fn inserts_if_absent(v: &Val) -> bool {
     skips && inserts
 }
 
+/// The claim a delete that fails when its row is gone makes, its failure failing the request.
+pub const DELETES_OR_FAILS: &str =
+    "a Prisma `delete` (it throws `P2025` when the row is already gone, failing the request)";
+
 impl<'t> Evaluator<'t, '_> {
+    /// A statement deleting one row with Prisma's `delete({ where })`, which throws `P2025` when
+    /// the row is not there (https://www.prisma.io/docs/orm/reference/prisma-client-reference#delete),
+    /// the failure caught nowhere in the function (no enclosing `try`, no `.catch`): a retry
+    /// fails there, so what follows runs once, for the request that deleted the row.
+    pub(super) fn deletes_or_fails(&mut self, stmt: Node<'t>) -> bool {
+        let expr = match stmt.kind() {
+            "expression_statement" => stmt.named_child(0),
+            "lexical_declaration" | "variable_declaration" => {
+                let mut cursor = stmt.walk();
+                let decls: Vec<Node<'t>> = stmt.named_children(&mut cursor).collect();
+                match decls.as_slice() {
+                    [d] if d.kind() == "variable_declarator" => d.child_by_field_name("value"),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(mut e) = expr else { return false };
+        for _ in 0..4 {
+            match e.kind() {
+                "await_expression" | "parenthesized_expression" => match e.named_child(0) {
+                    Some(inner) => e = inner,
+                    None => return false,
+                },
+                _ => break,
+            }
+        }
+        if e.kind() != "call_expression" {
+            return false;
+        }
+        let Some(f) = e.child_by_field_name("function") else {
+            return false;
+        };
+        // `prisma.invite.delete(..)`, `tx.invite.delete(..)`: a model's delegate, not a Map's
+        let on_model = f.kind() == "member_expression"
+            && f.child_by_field_name("property")
+                .is_some_and(|p| self.text(p) == "delete")
+            && f.child_by_field_name("object")
+                .is_some_and(|o| o.kind() == "member_expression");
+        let filter = e
+            .child_by_field_name("arguments")
+            .and_then(|a| a.named_child(0))
+            .filter(|a| a.kind() == "object")
+            .and_then(|o| {
+                let mut cursor = o.walk();
+                let pairs: Vec<Node<'t>> = o.named_children(&mut cursor).collect();
+                pairs.into_iter().find_map(|p| {
+                    (p.kind() == "pair"
+                        && p.child_by_field_name("key")
+                            .is_some_and(|k| self.text(k) == "where"))
+                    .then(|| p.child_by_field_name("value"))
+                    .flatten()
+                })
+            });
+        let Some(filter) = filter.filter(|_| on_model) else {
+            return false;
+        };
+        // Keyed on what the request names (`{ token: req.params.token }`), not on a row it
+        // looked up (`{ id: current.id }`): that row's delete is judged with its lookup (a key
+        // rotated is found again on a retry).
+        if filter.kind() == "object" {
+            let mut cursor = filter.walk();
+            let values: Vec<Node<'t>> = filter
+                .named_children(&mut cursor)
+                .filter_map(|p| p.child_by_field_name("value"))
+                .collect();
+            for v in values {
+                if v.kind() == "member_expression"
+                    && let Some(o) = v.child_by_field_name("object")
+                    && o.kind() == "identifier"
+                    && self.is_lookup_leaf(o).is_some()
+                {
+                    return false;
+                }
+            }
+        }
+        // (its failure reaches the caller: no `try` around it in this function)
+        let mut cur = stmt.parent();
+        while let Some(n) = cur {
+            match n.kind() {
+                "try_statement" => return false,
+                "function_declaration"
+                | "function_expression"
+                | "arrow_function"
+                | "method_definition"
+                | "function" => break,
+                _ => {}
+            }
+            cur = n.parent();
+        }
+        true
+    }
+
     /// A value a condition tests: a claim's result, or the count of rows it changed.
     fn claim_value(&mut self, n: Node<'t>, depth: usize) -> Option<&'static str> {
         if depth > 8 {

@@ -1037,6 +1037,27 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// The statements of a block, in order; after a delete that fails when its row is gone
+    /// (see `deletes_or_fails`), what follows runs once.
+    fn walk_block(&mut self, node: Node<'t>) {
+        let mut cursor = node.walk();
+        let children: Vec<Node<'t>> = node.named_children(&mut cursor).collect();
+        for child in children {
+            self.walk(child);
+            if self.claimed.is_none() && self.deletes_or_fails(child) {
+                let what = super::claims::DELETES_OR_FAILS;
+                self.claimed = Some((what, line(child)));
+                // in the function's own body: every run that finds no row fails the function,
+                // so its callers go on once
+                let f = self.cur_fn();
+                let facts = &mut self.module.functions[f];
+                if facts.body_block == Some(node.id()) {
+                    facts.refuses_unless.get_or_insert((what, line(child)));
+                }
+            }
+        }
+    }
+
     fn walk(&mut self, node: Node<'t>) {
         if self.depth > MAX_DEPTH {
             self.too_deep.get_or_insert(line(node));
@@ -1116,7 +1137,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.blocks.push(node.id());
                 self.blocks_shared = None;
                 self.hoist(node);
-                self.walk_children(node);
+                self.walk_block(node);
                 self.blocks.pop();
                 self.blocks_shared = None;
                 // What a presence test around the block needs (`if (dto.email) { .. }`).
@@ -1606,7 +1627,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             if body.kind() == "statement_block" {
                 self.module.functions[id].use_server = self.has_directive(body, "use server");
                 self.hoist(body);
-                self.walk_children(body);
+                self.walk_block(body);
             } else {
                 let v = self.eval(body).pruned(MAX_VAL_NODES);
                 self.module.functions[id].returns.push(v);

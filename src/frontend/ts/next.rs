@@ -584,7 +584,7 @@ impl<'t> Evaluator<'t, '_> {
 
     /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
     /// it read.
-    fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<(String, Val)> {
+    pub(super) fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<(String, Val)> {
         self.read_leaf(n, Read::Lookup)
     }
 
