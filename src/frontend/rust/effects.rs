@@ -1142,10 +1142,13 @@ pub struct Effects<'m, 'a> {
     /// The Rust sinks, each with its package names as Cargo writes them in code (`-` → `_`).
     sinks: Vec<(&'m Sink, Vec<String>)>,
     memo: RefCell<HashMap<FnId, Memo>>,
+    /// Summaries cut by the depth bound, by function and the depth left when it was entered
+    /// (see [`Effects::summary`]).
+    cut_memo: RefCell<HashMap<(FnId, usize), Rc<Summary>>>,
     /// How many calls deep to follow (`call_depth` in retrysafe.toml), as the linker does.
     max_depth: usize,
     depth: std::cell::Cell<usize>,
-    /// A summary computed under the depth bound is incomplete: not memoised.
+    /// Whether the summary under way was cut by the depth bound somewhere below it.
     truncated: std::cell::Cell<bool>,
     /// The first function not followed because calls went deeper than `max_depth`.
     cut: std::cell::Cell<Option<FnId>>,
@@ -1173,6 +1176,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .map(|s| (s, s.packages.iter().map(|p| norm(p)).collect()))
                 .collect(),
             memo: RefCell::new(HashMap::new()),
+            cut_memo: RefCell::new(HashMap::new()),
             max_depth: call_depth.map_or(crate::link::calls::DEFAULT_CALL_DEPTH, |d| d as usize),
             depth: std::cell::Cell::new(0),
             truncated: std::cell::Cell::new(false),
@@ -1190,6 +1194,11 @@ impl<'m, 'a> Effects<'m, 'a> {
         Location::new(self.model.file_of(m), line)
     }
 
+    /// What function `f` does, memoised. A summary that the depth bound cut somewhere below is
+    /// incomplete, and what it holds depends on how many calls deep were left when `f` was
+    /// entered and on nothing else: it is kept by function and that depth, so a function
+    /// reached by many paths is walked once per depth at most, not once per path (which is
+    /// exponential in a large, deep call graph). A complete summary serves every depth.
     pub fn summary(&self, f: FnId) -> Rc<Summary> {
         match self.memo.borrow().get(&f) {
             Some(Memo::Done(s)) => return s.clone(),
@@ -1210,6 +1219,11 @@ impl<'m, 'a> Effects<'m, 'a> {
                 )],
                 ..Summary::default()
             });
+        }
+        let left = self.max_depth - self.depth.get();
+        if let Some(s) = self.cut_memo.borrow().get(&(f, left)) {
+            self.truncated.set(true);
+            return s.clone();
         }
         let outer_truncated = self.truncated.replace(false);
         self.memo.borrow_mut().insert(f, Memo::Busy);
@@ -1240,6 +1254,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         self.depth.set(self.depth.get() - 1);
         if self.truncated.get() {
             self.memo.borrow_mut().remove(&f);
+            self.cut_memo.borrow_mut().insert((f, left), s.clone());
         } else {
             self.memo.borrow_mut().insert(f, Memo::Done(s.clone()));
         }
