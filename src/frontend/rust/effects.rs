@@ -389,6 +389,11 @@ struct Scope {
     params: Vec<String>,
     /// The project's functions that return a value made per call (see [`fresh_makers`]).
     makers: Rc<HashSet<String>>,
+    /// The names of the project's functions (a call given a generator that is one of them is a
+    /// write or a lookup of the project's, not a value made from it, unless it is a maker).
+    own_fns: Rc<HashSet<String>>,
+    /// Variables holding a generator of random values (see [`rng_param`]).
+    rngs: HashSet<String>,
     vars: HashMap<String, Res>,
     /// Type names as written for variables whose type did not resolve (derive-generated
     /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
@@ -653,6 +658,8 @@ impl Scope {
             func,
             params: Vec::new(),
             makers: Rc::default(),
+            own_fns: Rc::default(),
+            rngs: HashSet::new(),
             vars: HashMap::new(),
             names: HashMap::new(),
             records: HashMap::new(),
@@ -696,6 +703,54 @@ const FRESH_CALLS: &[&str] = &[
     "rng",
 ];
 const FRESH_METHODS: &[&str] = &["gen", "gen_range", "random", "random_range", "sample"];
+
+/// A type of random generator (`RngCore`, `CryptoRngCore`, `StdRng`, `OsRng`, `ThreadRng`, a
+/// project's `BoxRng`), by its name.
+fn rng_type(name: &str) -> bool {
+    name.contains("Rng")
+}
+
+/// A parameter (or a field a struct pattern binds) that holds a random generator: by its type
+/// (`rng: &mut (dyn RngCore + Send)`, `mut rng: BoxRng`, `impl Rng`) or, for a generic one
+/// (`rng: &mut R`), by its name (`rng`, `csprng`, `id_rng`).
+fn rng_param(name: &str, ty: Option<&Ty>) -> bool {
+    ty.is_some_and(|t| t.all().iter().any(|t| rng_type(t.last())))
+        || name == "rng"
+        || name.ends_with("_rng")
+        || name == "csprng"
+}
+
+/// The parameters of a function that hold a random generator.
+fn rng_params(params: &[Param]) -> HashSet<String> {
+    params
+        .iter()
+        .filter(|p| p.fields.is_empty() && rng_param(&p.name, p.ty.as_ref()))
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// A random generator as a value: a variable holding one (`&mut rng`), or a generator type that
+/// is its own value (`OsRng`, `rand::rngs::OsRng`). The generator itself is not a value made per
+/// call (a function given `&mut rng` may write the caller's data); what is made from it is.
+fn is_rng(e: &Ex, scope: &Scope) -> bool {
+    match bare(e) {
+        Ex::Path(p, _) if p.len() == 1 && scope.rngs.contains(&p[0]) => true,
+        Ex::Path(p, _) => p
+            .last()
+            .is_some_and(|l| rng_type(l) && l.starts_with(char::is_uppercase)),
+        _ => false,
+    }
+}
+
+/// A value made from a random generator given to the call that makes it:
+/// `Ulid::from_datetime_with_rng(clock.now(), &mut rng)`, `Alphanumeric.sample_string(&mut rng,
+/// 32)`, `TokenType::AccessToken.generate(&mut rng)`. Not a call of one of the project's
+/// functions that only takes the generator along (`repo.user().add(&mut rng, &clock, username)`
+/// writes a row keyed on what the caller sent), unless that function is a maker itself.
+fn made_with_rng(name: &str, args: &[Ex], scope: &Scope) -> bool {
+    args.iter().any(|a| is_rng(a, scope))
+        && (scope.makers.contains(name) || !scope.own_fns.contains(name))
+}
 
 /// A call being followed: its line and the name called, and whether an argument holds a value
 /// the caller makes per request.
@@ -745,16 +800,21 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
                     Visit::Skip
                 };
             }
-            Ex::Call(f, _, _) => match &**f {
+            Ex::Call(f, args, _) => match &**f {
                 Ex::Path(p, _) => {
                     let last = p.last().map(String::as_str).unwrap_or("");
                     FRESH_CALLS.contains(&last)
                         || (last == "new" && p.iter().any(|s| s == "Ulid" || s == "Nanoid"))
                         || scope.makers.contains(last)
+                        || made_with_rng(last, args, scope)
                 }
                 _ => false,
             },
-            Ex::Method(_, name, _, _) => FRESH_METHODS.contains(&name.as_str()),
+            Ex::Method(recv, name, args, _) => {
+                FRESH_METHODS.contains(&name.as_str())
+                    || is_rng(recv, scope)
+                    || made_with_rng(name, args, scope)
+            }
             // (`format!("paste:{id}")` names what it captures in its string: see
             // https://doc.rust-lang.org/std/fmt/#named-parameters)
             Ex::Macro { path, lits, .. } => {
@@ -776,7 +836,7 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
 /// String { let uuid = Uuid::new_v4(); format!("{prefix}_{uuid}") }`): their last expression is
 /// such a value. By name; not constructors and conversions (`new`, `from`, `default`), whose
 /// value is more than an id.
-fn fresh_makers(model: &Model) -> HashSet<String> {
+fn fresh_makers(model: &Model, own_fns: &Rc<HashSet<String>>) -> HashSet<String> {
     let mut out = HashSet::new();
     for def in &model.fns {
         let name = def.func.name.as_str();
@@ -790,6 +850,8 @@ fn fresh_makers(model: &Model) -> HashSet<String> {
             continue;
         };
         let mut scope = Scope::new(def.module, def.imp, None);
+        scope.own_fns = own_fns.clone();
+        scope.rngs = rng_params(&def.func.params);
         for st in &def.func.body {
             match st {
                 Stmt::Let {
@@ -1154,6 +1216,8 @@ pub struct Effects<'m, 'a> {
     cut: std::cell::Cell<Option<FnId>>,
     /// The project's functions that return a value made per call (see [`fresh_makers`]).
     makers: Rc<HashSet<String>>,
+    /// The names of the project's functions.
+    own_fns: Rc<HashSet<String>>,
     /// The statements of queries a build step generates functions for (see `generated_sql`).
     queries: &'m super::generated_sql::Queries,
 }
@@ -1165,6 +1229,8 @@ impl<'m, 'a> Effects<'m, 'a> {
         call_depth: Option<u32>,
         queries: &'m super::generated_sql::Queries,
     ) -> Self {
+        let own_fns: Rc<HashSet<String>> =
+            Rc::new(model.fns.iter().map(|d| d.func.name.clone()).collect());
         Effects {
             model,
             catalog,
@@ -1181,7 +1247,8 @@ impl<'m, 'a> Effects<'m, 'a> {
             depth: std::cell::Cell::new(0),
             truncated: std::cell::Cell::new(false),
             cut: std::cell::Cell::new(None),
-            makers: Rc::new(fresh_makers(model)),
+            makers: Rc::new(fresh_makers(model, &own_fns)),
+            own_fns,
         }
     }
 
@@ -1230,6 +1297,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         self.depth.set(self.depth.get() + 1);
         let mut scope = Scope::new(def.module, def.imp, Some(f));
         scope.makers = self.makers.clone();
+        scope.own_fns = self.own_fns.clone();
         self.bind_params(&def.func.params, &mut scope);
         scope.params = def
             .func
@@ -1266,6 +1334,7 @@ impl<'m, 'a> Effects<'m, 'a> {
     pub fn closure_summary(&self, module: ModId, imp: Option<ImplId>, ex: &Ex) -> Summary {
         let mut scope = Scope::new(module, imp, None);
         scope.makers = self.makers.clone();
+        scope.own_fns = self.own_fns.clone();
         let mut out = Summary::default();
         if let Ex::Closure { params, body, .. } = ex {
             self.bind_params(params, &mut scope);
@@ -1278,6 +1347,11 @@ impl<'m, 'a> Effects<'m, 'a> {
 
     fn bind_params(&self, params: &[Param], scope: &mut Scope) {
         for p in params {
+            mark(
+                &mut scope.rngs,
+                &p.name,
+                p.fields.is_empty() && rng_param(&p.name, p.ty.as_ref()),
+            );
             if p.name == "self" {
                 if let Some(i) = scope.imp {
                     scope.vars.insert("self".into(), self.self_type(i));
@@ -1322,6 +1396,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             let Some((_, t)) = declared.iter().find(|(n, _)| n == field) else {
                 continue;
             };
+            mark(&mut scope.rngs, bound, rng_param(field, Some(t)));
             match self.resolve_ty(t, *m, None) {
                 Some(r) => {
                     scope.vars.insert(bound.clone(), r);
