@@ -535,3 +535,51 @@ fn app(client: Arc<Client>) -> Router {
     assert_eq!(line_of("/teams"), Some(7));
     assert_eq!(line_of("/audit"), Some(21));
 }
+
+/// A call graph deeper than the call depth, where every function is reached by many paths (two
+/// functions per level, each calling both of the next level: 2^n paths to level n). Followed
+/// once per function and depth left, it is audited at once; followed once per path, it would
+/// not finish. The cut at the depth bound is still reported, and what lies above it is found.
+#[test]
+fn a_deep_call_graph_of_many_paths_is_followed_once_per_function() {
+    let mut code = String::from(
+        "use axum::{extract::State, routing::post, Router};\nuse sqlx::PgPool;\n\nasync fn create(State(db): State<PgPool>) {\n    a1(&db).await;\n    b1(&db).await;\n}\n\n",
+    );
+    let levels = 64;
+    for i in 1..=levels {
+        for f in ["a", "b"] {
+            code.push_str(&format!("async fn {f}{i}(db: &PgPool) {{\n"));
+            if i == 1 && f == "a" {
+                code.push_str("    sqlx::query(\"INSERT INTO notes (body) VALUES ('x')\").execute(db).await.unwrap();\n");
+            }
+            if i < levels {
+                code.push_str(&format!(
+                    "    a{}(db).await;\n    b{}(db).await;\n",
+                    i + 1,
+                    i + 1
+                ));
+            }
+            code.push_str("}\n\n");
+        }
+    }
+    code.push_str("fn app(db: PgPool) -> Router {\n    Router::new().route(\"/notes\", post(create)).with_state(db)\n}\n");
+    let dir = tree(&[("Cargo.toml", AXUM_TOML), ("src/main.rs", &code)]);
+    let report = common::json_report(dir.path());
+    let endpoint = &report["endpoints"].as_array().unwrap()[0];
+    assert_eq!(
+        common::kinds(&endpoint["side_effects"]),
+        strs(&["db_create"])
+    );
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"]
+                .as_str()
+                .unwrap()
+                .contains("calls were followed 48 deep")),
+        "{:#?}",
+        report["diagnostics"]
+    );
+}
