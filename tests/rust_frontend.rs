@@ -460,3 +460,126 @@ fn third() -> impl Sized {
         "{messages:?}"
     );
 }
+
+/// tokio-postgres runs a prepared statement given to the client (`client.execute(&stmt,
+/// &[..])`, `client.query_one(&stmt, ..)`): the SQL given to `prepare` is judged there, with the
+/// values bound after the statement; a statement nothing is seen running is judged where it was
+/// prepared.
+#[test]
+fn tokio_postgres_prepared_statements_run_where_they_are_given() {
+    let dir = tree(&[
+        (
+            "Cargo.toml",
+            "[package]\nname = \"svc\"\nversion = \"0.1.0\"\n\n[dependencies]\naxum = \"0.8\"\ntokio-postgres = \"0.7\"\nuuid = \"1\"\n",
+        ),
+        (
+            "src/main.rs",
+            r#"use axum::{extract::State, routing::{post, put}, Router};
+use std::sync::Arc;
+use tokio_postgres::Client;
+
+async fn create(State(client): State<Arc<Client>>, name: String) {
+    let stmt = client.prepare("INSERT INTO teams (id, name) VALUES ($1, $2)").await.unwrap();
+    client.execute(&stmt, &[&uuid::Uuid::new_v4(), &name]).await.unwrap();
+}
+
+async fn rename(State(client): State<Arc<Client>>, name: String) {
+    let stmt = client.prepare("UPDATE teams SET name = $1 WHERE id = $2").await.unwrap();
+    let _ = client.query_opt(&stmt, &[&name, &1i64]).await;
+}
+
+async fn count(State(client): State<Arc<Client>>) {
+    let stmt = client.prepare("SELECT count(*) FROM teams").await.unwrap();
+    let _ = client.query_one(&stmt, &[]).await;
+}
+
+async fn kept(State(client): State<Arc<Client>>, name: String) {
+    let stmt = client.prepare("INSERT INTO audit (name) VALUES ($1)").await.unwrap();
+    run_later(stmt, name);
+}
+
+fn run_later(_stmt: tokio_postgres::Statement, _name: String) {}
+
+fn app(client: Arc<Client>) -> Router {
+    Router::new()
+        .route("/teams", post(create))
+        .route("/teams/rename", put(rename))
+        .route("/teams/count", post(count))
+        .route("/audit", post(kept))
+        .with_state(client)
+}
+"#,
+        ),
+    ]);
+    let rows = inventory(dir.path());
+    let effects = |path: &str| {
+        rows.iter()
+            .find(|r| r.1 == path)
+            .map(|r| r.4.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(effects("/teams"), strs(&["db_create"]));
+    assert_eq!(effects("/teams/rename"), strs(&["db_update"]));
+    assert_eq!(effects("/teams/count"), Vec::<String>::new());
+    assert_eq!(effects("/audit"), strs(&["db_create"]));
+    // the create is judged where it runs, not where it was prepared
+    let report = common::json_report(dir.path());
+    let line_of = |path: &str| {
+        report["endpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["path"] == path)
+            .map(|e| e["side_effects"][0]["line"].as_u64().unwrap())
+    };
+    assert_eq!(line_of("/teams"), Some(7));
+    assert_eq!(line_of("/audit"), Some(21));
+}
+
+/// A call graph deeper than the call depth, where every function is reached by many paths (two
+/// functions per level, each calling both of the next level: 2^n paths to level n). Followed
+/// once per function and depth left, it is audited at once; followed once per path, it would
+/// not finish. The cut at the depth bound is still reported, and what lies above it is found.
+#[test]
+fn a_deep_call_graph_of_many_paths_is_followed_once_per_function() {
+    let mut code = String::from(
+        "use axum::{extract::State, routing::post, Router};\nuse sqlx::PgPool;\n\nasync fn create(State(db): State<PgPool>) {\n    a1(&db).await;\n    b1(&db).await;\n}\n\n",
+    );
+    let levels = 64;
+    for i in 1..=levels {
+        for f in ["a", "b"] {
+            code.push_str(&format!("async fn {f}{i}(db: &PgPool) {{\n"));
+            if i == 1 && f == "a" {
+                code.push_str("    sqlx::query(\"INSERT INTO notes (body) VALUES ('x')\").execute(db).await.unwrap();\n");
+            }
+            if i < levels {
+                code.push_str(&format!(
+                    "    a{}(db).await;\n    b{}(db).await;\n",
+                    i + 1,
+                    i + 1
+                ));
+            }
+            code.push_str("}\n\n");
+        }
+    }
+    code.push_str("fn app(db: PgPool) -> Router {\n    Router::new().route(\"/notes\", post(create)).with_state(db)\n}\n");
+    let dir = tree(&[("Cargo.toml", AXUM_TOML), ("src/main.rs", &code)]);
+    let report = common::json_report(dir.path());
+    let endpoint = &report["endpoints"].as_array().unwrap()[0];
+    assert_eq!(
+        common::kinds(&endpoint["side_effects"]),
+        strs(&["db_create"])
+    );
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"]
+                .as_str()
+                .unwrap()
+                .contains("calls were followed 48 deep")),
+        "{:#?}",
+        report["diagnostics"]
+    );
+}

@@ -639,6 +639,7 @@ mod tests {
         assert!(h.bookkeeping_model("blogRepository").is_none());
         assert!(h.ledger_model("public.orders").is_some());
         assert!(h.job_model("app.background_jobs").is_some());
+        assert!(h.job_model("queue_jobs").is_some());
         // What a sign-in issues, and what it does not (an API token is a record).
         assert!(h.issued_model("auth.token").is_some());
         assert!(h.issued_model("assertion_challenges").is_some());

@@ -91,6 +91,31 @@ pub struct Summary {
     read_params: Vec<crate::facts::ParamRef>,
 }
 
+/// A function named for a read by the usual conventions: a getter (`get_config`), a predicate
+/// (`is_enabled`, `has_access`), a lookup or a listing (`find_user`, `list_members`,
+/// `count_rows`, `exists`); not one that also names a write (`get_or_create_user`).
+fn named_for_a_read(name: &str) -> bool {
+    let words = crate::facts::key::words::split(name);
+    matches!(
+        words.first().map(String::as_str),
+        Some("get" | "is" | "has" | "find" | "list" | "count" | "exists")
+    ) && !words.iter().any(|w| {
+        matches!(
+            w.as_str(),
+            "or" | "and"
+                | "create"
+                | "insert"
+                | "update"
+                | "upsert"
+                | "set"
+                | "add"
+                | "save"
+                | "delete"
+                | "remove"
+        )
+    })
+}
+
 /// Does an expression name a unique violation (`is_unique_violation()`, `23505`,
 /// `UniqueViolation`)?
 fn names_unique_violation(e: &Ex) -> bool {
@@ -311,6 +336,13 @@ const TRANSPARENT: &[&str] = &[
     "LemmyResult",
     "Pin",
     "ApubData",
+    // a value made once, on first use (`static CLIENT: Lazy<reqwest::Client>`,
+    // `OnceLock<T>`): once_cell's and std's cells
+    "Lazy",
+    "LazyLock",
+    "LazyCell",
+    "OnceLock",
+    "OnceCell",
 ];
 
 /// Methods that set a header (downstream keys), not read one.
@@ -357,6 +389,11 @@ struct Scope {
     params: Vec<String>,
     /// The project's functions that return a value made per call (see [`fresh_makers`]).
     makers: Rc<HashSet<String>>,
+    /// The names of the project's functions (a call given a generator that is one of them is a
+    /// write or a lookup of the project's, not a value made from it, unless it is a maker).
+    own_fns: Rc<HashSet<String>>,
+    /// Variables holding a generator of random values (see [`rng_param`]).
+    rngs: HashSet<String>,
     vars: HashMap<String, Res>,
     /// Type names as written for variables whose type did not resolve (derive-generated
     /// `ActiveModel`, `Entity`): what catalogue `roots` are matched against.
@@ -420,7 +457,43 @@ struct Scope {
     /// Variables holding an enum variant (`let request = NodeRequest::Keysend { .. }`, `let
     /// request = params.into()`): which, for a `match` the value reaches.
     variants: HashMap<String, VariantVal>,
+    /// Variables holding a prepared statement (`let mut stmt = conn.prepare_cached(ADD_LINK)?`):
+    /// what it runs when it is run (`stmt.execute(..)`, `client.execute(&stmt, ..)`).
+    prepared: HashMap<String, Prepared>,
+    /// The line of the `prepare` a `let` being walked binds: it runs where the variable is run.
+    deferred_prepare: Option<Line>,
 }
+
+/// A statement prepared and kept in a variable: its SQL, where and how it was prepared, and
+/// whether the walk has seen it run.
+struct Prepared {
+    sql: String,
+    line: Line,
+    callee: String,
+    run: std::cell::Cell<bool>,
+}
+
+/// rusqlite's `Connection::prepare` and `prepare_cached` (and tokio-postgres's
+/// `Client::prepare`): a statement made to be run later.
+const PREPARES: &[&str] = &["prepare", "prepare_cached"];
+
+/// The methods that run a prepared statement: rusqlite's `Statement` (`execute`, `insert`,
+/// `query_row`, `query_map`, ..), or tokio-postgres's `Client` given the statement.
+const STATEMENT_RUNS: &[&str] = &[
+    "execute",
+    "insert",
+    "query",
+    "query_row",
+    "query_one",
+    "query_opt",
+    "query_map",
+    "query_and_then",
+    "exists",
+    "raw_execute",
+    "raw_query",
+    "query_raw",
+    "execute_raw",
+];
 
 /// A row a variable holds from a lookup: the tables read (as `facts::model_key`s), whether
 /// they were read with a lock, and the fields the lookup's filter fixes to constants.
@@ -585,6 +658,8 @@ impl Scope {
             func,
             params: Vec::new(),
             makers: Rc::default(),
+            own_fns: Rc::default(),
+            rngs: HashSet::new(),
             vars: HashMap::new(),
             names: HashMap::new(),
             records: HashMap::new(),
@@ -606,6 +681,8 @@ impl Scope {
             built_sql: HashMap::new(),
             urls: HashMap::new(),
             variants: HashMap::new(),
+            prepared: HashMap::new(),
+            deferred_prepare: None,
         }
     }
 }
@@ -626,6 +703,54 @@ const FRESH_CALLS: &[&str] = &[
     "rng",
 ];
 const FRESH_METHODS: &[&str] = &["gen", "gen_range", "random", "random_range", "sample"];
+
+/// A type of random generator (`RngCore`, `CryptoRngCore`, `StdRng`, `OsRng`, `ThreadRng`, a
+/// project's `BoxRng`), by its name.
+fn rng_type(name: &str) -> bool {
+    name.contains("Rng")
+}
+
+/// A parameter (or a field a struct pattern binds) that holds a random generator: by its type
+/// (`rng: &mut (dyn RngCore + Send)`, `mut rng: BoxRng`, `impl Rng`) or, for a generic one
+/// (`rng: &mut R`), by its name (`rng`, `csprng`, `id_rng`).
+fn rng_param(name: &str, ty: Option<&Ty>) -> bool {
+    ty.is_some_and(|t| t.all().iter().any(|t| rng_type(t.last())))
+        || name == "rng"
+        || name.ends_with("_rng")
+        || name == "csprng"
+}
+
+/// The parameters of a function that hold a random generator.
+fn rng_params(params: &[Param]) -> HashSet<String> {
+    params
+        .iter()
+        .filter(|p| p.fields.is_empty() && rng_param(&p.name, p.ty.as_ref()))
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// A random generator as a value: a variable holding one (`&mut rng`), or a generator type that
+/// is its own value (`OsRng`, `rand::rngs::OsRng`). The generator itself is not a value made per
+/// call (a function given `&mut rng` may write the caller's data); what is made from it is.
+fn is_rng(e: &Ex, scope: &Scope) -> bool {
+    match bare(e) {
+        Ex::Path(p, _) if p.len() == 1 && scope.rngs.contains(&p[0]) => true,
+        Ex::Path(p, _) => p
+            .last()
+            .is_some_and(|l| rng_type(l) && l.starts_with(char::is_uppercase)),
+        _ => false,
+    }
+}
+
+/// A value made from a random generator given to the call that makes it:
+/// `Ulid::from_datetime_with_rng(clock.now(), &mut rng)`, `Alphanumeric.sample_string(&mut rng,
+/// 32)`, `TokenType::AccessToken.generate(&mut rng)`. Not a call of one of the project's
+/// functions that only takes the generator along (`repo.user().add(&mut rng, &clock, username)`
+/// writes a row keyed on what the caller sent), unless that function is a maker itself.
+fn made_with_rng(name: &str, args: &[Ex], scope: &Scope) -> bool {
+    args.iter().any(|a| is_rng(a, scope))
+        && (scope.makers.contains(name) || !scope.own_fns.contains(name))
+}
 
 /// A call being followed: its line and the name called, and whether an argument holds a value
 /// the caller makes per request.
@@ -675,16 +800,21 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
                     Visit::Skip
                 };
             }
-            Ex::Call(f, _, _) => match &**f {
+            Ex::Call(f, args, _) => match &**f {
                 Ex::Path(p, _) => {
                     let last = p.last().map(String::as_str).unwrap_or("");
                     FRESH_CALLS.contains(&last)
                         || (last == "new" && p.iter().any(|s| s == "Ulid" || s == "Nanoid"))
                         || scope.makers.contains(last)
+                        || made_with_rng(last, args, scope)
                 }
                 _ => false,
             },
-            Ex::Method(_, name, _, _) => FRESH_METHODS.contains(&name.as_str()),
+            Ex::Method(recv, name, args, _) => {
+                FRESH_METHODS.contains(&name.as_str())
+                    || is_rng(recv, scope)
+                    || made_with_rng(name, args, scope)
+            }
             // (`format!("paste:{id}")` names what it captures in its string: see
             // https://doc.rust-lang.org/std/fmt/#named-parameters)
             Ex::Macro { path, lits, .. } => {
@@ -706,7 +836,7 @@ fn fresh(e: &Ex, scope: &Scope) -> bool {
 /// String { let uuid = Uuid::new_v4(); format!("{prefix}_{uuid}") }`): their last expression is
 /// such a value. By name; not constructors and conversions (`new`, `from`, `default`), whose
 /// value is more than an id.
-fn fresh_makers(model: &Model) -> HashSet<String> {
+fn fresh_makers(model: &Model, own_fns: &Rc<HashSet<String>>) -> HashSet<String> {
     let mut out = HashSet::new();
     for def in &model.fns {
         let name = def.func.name.as_str();
@@ -720,6 +850,8 @@ fn fresh_makers(model: &Model) -> HashSet<String> {
             continue;
         };
         let mut scope = Scope::new(def.module, def.imp, None);
+        scope.own_fns = own_fns.clone();
+        scope.rngs = rng_params(&def.func.params);
         for st in &def.func.body {
             match st {
                 Stmt::Let {
@@ -1037,8 +1169,33 @@ struct Chain<'e> {
     /// What a SeaORM `ActiveModel { .. }` literal the chain starts from sets, as
     /// `Effect::update_keys` has it.
     written: Vec<(String, Option<String>)>,
+    /// The arguments a prepared statement is run with (`stmt.execute(params![..])`,
+    /// `client.execute(&stmt, &[..])` after the statement): the values it binds.
+    run_args: Option<&'e [Ex]>,
     line: Line,
     text: String,
+}
+
+impl<'e> Chain<'e> {
+    /// A chain with nothing read yet, written `text`.
+    fn blank(text: String, line: Line) -> Self {
+        Chain {
+            origin: None,
+            segs: vec![],
+            root_name: String::new(),
+            lits: vec![],
+            links: vec![],
+            root_args: &[],
+            macro_args: &[],
+            entity: None,
+            record: None,
+            root_var: None,
+            written: vec![],
+            run_args: None,
+            line,
+            text,
+        }
+    }
 }
 
 pub struct Effects<'m, 'a> {
@@ -1047,15 +1204,20 @@ pub struct Effects<'m, 'a> {
     /// The Rust sinks, each with its package names as Cargo writes them in code (`-` → `_`).
     sinks: Vec<(&'m Sink, Vec<String>)>,
     memo: RefCell<HashMap<FnId, Memo>>,
+    /// Summaries cut by the depth bound, by function and the depth left when it was entered
+    /// (see [`Effects::summary`]).
+    cut_memo: RefCell<HashMap<(FnId, usize), Rc<Summary>>>,
     /// How many calls deep to follow (`call_depth` in retrysafe.toml), as the linker does.
     max_depth: usize,
     depth: std::cell::Cell<usize>,
-    /// A summary computed under the depth bound is incomplete: not memoised.
+    /// Whether the summary under way was cut by the depth bound somewhere below it.
     truncated: std::cell::Cell<bool>,
     /// The first function not followed because calls went deeper than `max_depth`.
     cut: std::cell::Cell<Option<FnId>>,
     /// The project's functions that return a value made per call (see [`fresh_makers`]).
     makers: Rc<HashSet<String>>,
+    /// The names of the project's functions.
+    own_fns: Rc<HashSet<String>>,
     /// The statements of queries a build step generates functions for (see `generated_sql`).
     queries: &'m super::generated_sql::Queries,
 }
@@ -1067,6 +1229,8 @@ impl<'m, 'a> Effects<'m, 'a> {
         call_depth: Option<u32>,
         queries: &'m super::generated_sql::Queries,
     ) -> Self {
+        let own_fns: Rc<HashSet<String>> =
+            Rc::new(model.fns.iter().map(|d| d.func.name.clone()).collect());
         Effects {
             model,
             catalog,
@@ -1078,11 +1242,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .map(|s| (s, s.packages.iter().map(|p| norm(p)).collect()))
                 .collect(),
             memo: RefCell::new(HashMap::new()),
+            cut_memo: RefCell::new(HashMap::new()),
             max_depth: call_depth.map_or(crate::link::calls::DEFAULT_CALL_DEPTH, |d| d as usize),
             depth: std::cell::Cell::new(0),
             truncated: std::cell::Cell::new(false),
             cut: std::cell::Cell::new(None),
-            makers: Rc::new(fresh_makers(model)),
+            makers: Rc::new(fresh_makers(model, &own_fns)),
+            own_fns,
         }
     }
 
@@ -1095,6 +1261,11 @@ impl<'m, 'a> Effects<'m, 'a> {
         Location::new(self.model.file_of(m), line)
     }
 
+    /// What function `f` does, memoised. A summary that the depth bound cut somewhere below is
+    /// incomplete, and what it holds depends on how many calls deep were left when `f` was
+    /// entered and on nothing else: it is kept by function and that depth, so a function
+    /// reached by many paths is walked once per depth at most, not once per path (which is
+    /// exponential in a large, deep call graph). A complete summary serves every depth.
     pub fn summary(&self, f: FnId) -> Rc<Summary> {
         match self.memo.borrow().get(&f) {
             Some(Memo::Done(s)) => return s.clone(),
@@ -1116,11 +1287,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                 ..Summary::default()
             });
         }
+        let left = self.max_depth - self.depth.get();
+        if let Some(s) = self.cut_memo.borrow().get(&(f, left)) {
+            self.truncated.set(true);
+            return s.clone();
+        }
         let outer_truncated = self.truncated.replace(false);
         self.memo.borrow_mut().insert(f, Memo::Busy);
         self.depth.set(self.depth.get() + 1);
         let mut scope = Scope::new(def.module, def.imp, Some(f));
         scope.makers = self.makers.clone();
+        scope.own_fns = self.own_fns.clone();
         self.bind_params(&def.func.params, &mut scope);
         scope.params = def
             .func
@@ -1139,11 +1316,13 @@ impl<'m, 'a> Effects<'m, 'a> {
             });
         }
         self.stmts(&def.func.body, &mut scope, &mut out);
+        self.unrun_statements(&scope, &mut out);
         finish(&mut out);
         let s = Rc::new(out);
         self.depth.set(self.depth.get() - 1);
         if self.truncated.get() {
             self.memo.borrow_mut().remove(&f);
+            self.cut_memo.borrow_mut().insert((f, left), s.clone());
         } else {
             self.memo.borrow_mut().insert(f, Memo::Done(s.clone()));
         }
@@ -1155,20 +1334,27 @@ impl<'m, 'a> Effects<'m, 'a> {
     pub fn closure_summary(&self, module: ModId, imp: Option<ImplId>, ex: &Ex) -> Summary {
         let mut scope = Scope::new(module, imp, None);
         scope.makers = self.makers.clone();
+        scope.own_fns = self.own_fns.clone();
         let mut out = Summary::default();
         if let Ex::Closure { params, body, .. } = ex {
             self.bind_params(params, &mut scope);
             self.walk(body, &mut scope, &mut out, false);
         }
+        self.unrun_statements(&scope, &mut out);
         finish(&mut out);
         out
     }
 
     fn bind_params(&self, params: &[Param], scope: &mut Scope) {
         for p in params {
+            mark(
+                &mut scope.rngs,
+                &p.name,
+                p.fields.is_empty() && rng_param(&p.name, p.ty.as_ref()),
+            );
             if p.name == "self" {
                 if let Some(i) = scope.imp {
-                    scope.vars.insert("self".into(), self.model.impl_type(i));
+                    scope.vars.insert("self".into(), self.self_type(i));
                 }
                 continue;
             }
@@ -1178,7 +1364,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 } else {
                     ty.clone()
                 };
-                match self.resolve_ty(&ty, scope.module, scope.imp) {
+                let r = self.resolve_ty(&ty, scope.module, scope.imp);
+                if !p.fields.is_empty() {
+                    if let Some(r) = r {
+                        self.bind_fields(&r, &p.fields, scope);
+                    }
+                    continue;
+                }
+                match r {
                     Some(r) => {
                         scope.vars.insert(p.name.clone(), r);
                     }
@@ -1188,6 +1381,45 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
             }
         }
+    }
+
+    /// The names a struct pattern binds (`CallContext { mut repo, clock, .. }`, the struct of
+    /// type `ty`): each has the type its field declares (as written, when it does not resolve).
+    fn bind_fields(&self, ty: &Res, fields: &[(String, String)], scope: &mut Scope) {
+        let Res::Type(m, name) = ty else { return };
+        let Some(declared) = self.model.modules[*m].fields.get(name) else {
+            return;
+        };
+        for (field, bound) in fields {
+            scope.vars.remove(bound);
+            scope.names.remove(bound);
+            let Some((_, t)) = declared.iter().find(|(n, _)| n == field) else {
+                continue;
+            };
+            mark(&mut scope.rngs, bound, rng_param(field, Some(t)));
+            match self.resolve_ty(t, *m, None) {
+                Some(r) => {
+                    scope.vars.insert(bound.clone(), r);
+                }
+                None => {
+                    scope.names.insert(bound.clone(), t.last().to_string());
+                }
+            }
+        }
+    }
+
+    /// What `self` is in the methods of impl `i`: the impl's type; in a blanket impl
+    /// (`impl<T: JobRepository + ?Sized> JobRepositoryExt for T`), a value of the trait its
+    /// type parameter is bounded by, whose methods `self.schedule(..)` runs.
+    fn self_type(&self, i: ImplId) -> Res {
+        let imp = &self.model.impls[i];
+        imp.imp
+            .blanket
+            .iter()
+            .flatten()
+            .map(|b| self.model.resolve(imp.module, b))
+            .find(|r| matches!(r, Res::Trait(..)))
+            .unwrap_or_else(|| self.model.impl_type(i))
     }
 
     /// Whether `ty` (written in module `m`) is one of the [`TRANSPARENT`] wrappers, also
@@ -1259,6 +1491,28 @@ impl<'m, 'a> Effects<'m, 'a> {
         None
     }
 
+    /// The type of a `static` a path names (`SMTP_CLIENT`, `crate::config::SMTP_CLIENT`), as
+    /// declared, through the cells and wrappers that hold it (`Lazy<Option<AsyncSmtpTransport<
+    /// Tokio1Executor>>>` is a lettre transport): a type of the project, or of a crate the code
+    /// depends on (not `std`'s atomics and maps, nor a primitive).
+    fn static_type(&self, p: &[String], scope: &Scope) -> Option<Res> {
+        let Res::Const(m, name) = self.resolve(p, scope) else {
+            return None;
+        };
+        let ty = self.model.modules[m].static_types.get(&name)?;
+        match self.resolve_ty(ty, m, None)? {
+            r @ (Res::Type(..) | Res::Trait(..)) => Some(r),
+            Res::Ext(full)
+                if full
+                    .first()
+                    .is_some_and(|c| self.model.crate_of(m).deps.contains_key(&norm(c))) =>
+            {
+                Some(Res::Ext(full))
+            }
+            _ => None,
+        }
+    }
+
     fn ret_type(&self, f: FnId) -> Option<Res> {
         let def = &self.model.fns[f];
         let ty = def.func.ret.as_ref()?;
@@ -1288,7 +1542,10 @@ impl<'m, 'a> Effects<'m, 'a> {
             return None;
         }
         match e {
-            Ex::Path(p, _) if p.len() == 1 => scope.vars.get(&p[0]).cloned(),
+            Ex::Path(p, _) if p.len() == 1 && scope.vars.contains_key(&p[0]) => {
+                scope.vars.get(&p[0]).cloned()
+            }
+            Ex::Path(p, _) => self.static_type(p, scope),
             Ex::Field(b, f) => {
                 let t = self.type_of(b, scope, depth + 1)?;
                 self.field_type(&t, f)
@@ -1337,7 +1594,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     _ => None,
                 }
             }
-            Ex::Method(recv, name, _, _) => {
+            Ex::Method(recv, name, args, _) => {
                 let t = self.type_of(recv, scope, depth + 1)?;
                 if matches!(
                     name.as_str(),
@@ -1363,18 +1620,43 @@ impl<'m, 'a> Effects<'m, 'a> {
                         | "wrap_err"
                         | "unwrap_or_else"
                         | "unwrap_or_default"
+                        // a cell's value, made on first use (`OnceLock`, `OnceCell`, `Lazy`)
+                        | "get_or_init"
+                        | "get_or_try_init"
+                        | "force"
+                        | "wait"
                 ) {
                     return Some(t);
                 }
                 match &t {
                     // a trait object's method (`locator.integration()` on `Arc<dyn
                     // ServiceLocator>`): the type the trait declares it returns
+                    // (a supertrait's method on a trait object: `repo.user_email()` on `Box<dyn
+                    // Repository>` where `trait Repository: RepositoryAccess`)
+                    // (a `get()` the type does not define is its cell's: `STORE.get()` on a
+                    // `static STORE: OnceLock<Store>`)
                     Res::Type(..) | Res::Trait(..) => {
                         let fns = self.model.methods_of(&t, name);
-                        fns.first().and_then(|&f| self.ret_type(f))
+                        match fns
+                            .first()
+                            .copied()
+                            .or_else(|| self.model.trait_method(&t, name))
+                        {
+                            Some(f) => self.ret_type(f),
+                            None if name == "get" && args.is_empty() => Some(t),
+                            None => None,
+                        }
                     }
-                    // a value from an external crate keeps that crate as its origin
-                    Res::Ext(p) => p.first().map(|c| Res::Ext(vec![c.clone()])),
+                    // A project trait's method implemented for a crate's type (an extension
+                    // trait: `impl ContextExt for async_graphql::Context<'_> { fn state(&self)
+                    // -> &BoxState { .. } }`): the type that impl declares it returns. Any other
+                    // value from an external crate keeps that crate as its origin.
+                    Res::Ext(p) => self
+                        .model
+                        .methods_of(&t, name)
+                        .first()
+                        .and_then(|&f| self.ret_type(f))
+                        .or_else(|| p.first().map(|c| Res::Ext(vec![c.clone()]))),
                     _ => None,
                 }
             }
@@ -1640,6 +1922,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     ty,
                     init,
                     diverge,
+                    fields,
                     ..
                 } => {
                     let start = out.effects.len();
@@ -1650,6 +1933,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .as_deref()
                         .and_then(joined_futures)
                         .filter(|futures| names.len() > 1 && futures.len() == names.len());
+                    // `let mut stmt = conn.prepare_cached(SQL)?;`: the statement runs where
+                    // `stmt` is run
+                    let prepared = init
+                        .as_deref()
+                        .filter(|_| names.len() == 1)
+                        .and_then(|e| self.prepared_statement(e, scope));
                     if let Some(futures) = joined {
                         for (name, future) in names.iter().zip(futures) {
                             let mark = Mark::of(out);
@@ -1660,7 +1949,30 @@ impl<'m, 'a> Effects<'m, 'a> {
                             };
                         }
                     } else if let Some(e) = init {
+                        let outer = scope.deferred_prepare.take();
+                        scope.deferred_prepare = prepared.as_ref().map(|p| p.1);
                         self.walk(e, scope, out, false);
+                        scope.deferred_prepare = outer;
+                    }
+                    for name in names.iter() {
+                        if let Some(p) = scope.prepared.remove(name) {
+                            // an earlier statement of that name, never run: judged where it was
+                            // prepared
+                            let mut gone = Scope::new(scope.module, scope.imp, scope.func);
+                            gone.prepared.insert(name.clone(), p);
+                            self.unrun_statements(&gone, out);
+                        }
+                    }
+                    if let Some((sql, line, callee)) = prepared {
+                        scope.prepared.insert(
+                            names[0].clone(),
+                            Prepared {
+                                sql,
+                                line,
+                                callee,
+                                run: std::cell::Cell::new(false),
+                            },
+                        );
                     }
                     // `let exists = existing.is_some();`: whether the lookup found its row
                     let tested = match init.as_deref() {
@@ -1894,6 +2206,19 @@ impl<'m, 'a> Effects<'m, 'a> {
                             (None, None) => {
                                 scope.vars.remove(&names[0]);
                             }
+                        }
+                    }
+                    // `let CallContext { mut repo, .. } = ctx;`: each name has its field's type
+                    if !fields.is_empty() {
+                        let t = ty
+                            .as_ref()
+                            .and_then(|t| self.resolve_ty(t, scope.module, scope.imp))
+                            .or_else(|| init.as_deref().and_then(|e| self.type_of(e, scope, 0)));
+                        for (_, bound) in fields {
+                            scope.vars.remove(bound);
+                        }
+                        if let Some(t) = t {
+                            self.bind_fields(&t, fields, scope);
                         }
                     }
                 }
@@ -2234,29 +2559,30 @@ impl<'m, 'a> Effects<'m, 'a> {
         if !binds.is_empty() {
             return binds;
         }
-        let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
         // rusqlite's `conn.execute("INSERT ..", params![a, b])` (also a tuple, an array, or the
         // values one by one): what follows the statement in the method's arguments.
+        let positional = |rest: &'c [Ex]| -> Vec<&'c Ex> {
+            match rest {
+                // every positional value, literals too (`params!["note", &id]`)
+                [Ex::Macro { path, args, .. }] if path.last().is_some_and(|m| m == "params") => {
+                    args.iter().collect()
+                }
+                // bound by name, not by position
+                [Ex::Macro { path, .. }] if path.last().is_some_and(|m| m == "named_params") => {
+                    Vec::new()
+                }
+                [Ex::List(items)] => items.iter().collect(),
+                _ => rest.iter().collect(),
+            }
+        };
+        if let Some(args) = c.run_args {
+            return positional(args);
+        }
+        let sql_at = c.root_args.iter().position(|a| matches!(a, Ex::Lit(_)));
         let in_link = || {
             c.links.iter().find_map(|(_, args, _)| {
                 let i = args.iter().position(|a| matches!(a, Ex::Lit(_)))?;
-                let rest = &args[i + 1..];
-                Some(match rest {
-                    // every positional value, literals too (`params!["note", &id]`)
-                    [Ex::Macro { path, args, .. }]
-                        if path.last().is_some_and(|m| m == "params") =>
-                    {
-                        args.iter().collect()
-                    }
-                    // bound by name, not by position
-                    [Ex::Macro { path, .. }]
-                        if path.last().is_some_and(|m| m == "named_params") =>
-                    {
-                        Vec::new()
-                    }
-                    [Ex::List(items)] => items.iter().collect(),
-                    _ => rest.iter().collect::<Vec<&Ex>>(),
-                })
+                Some(positional(&args[i + 1..]))
             })
         };
         match sql_at {
@@ -2930,6 +3256,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         match e {
             Ex::Call(func, args, line) => {
+                let before = out.effects.len();
                 if !in_chain {
                     self.sink_check(e, scope, out);
                 }
@@ -2954,6 +3281,30 @@ impl<'m, 'a> Effects<'m, 'a> {
                     {
                         out.unfollowed.push((
                             format!("`{}`", p.join("::")),
+                            self.location(scope.module, *line),
+                        ));
+                    }
+                    // `o2_enterprise::enterprise::actions::register_app(..)`, a function of the
+                    // project's whose code is not in view (a path dependency not in the
+                    // checkout, a stub crate, a module a build step writes): not followed, and
+                    // said so.
+                    // (Not a query a build step generates from a SQL file the audit reads, nor
+                    // a function named for a read: `get_config()`.)
+                    if fns.is_empty()
+                        && out.effects.len() == before
+                        && out.unfollowed.len() < 8
+                        && matches!(r, Res::Unknown | Res::Ext(_))
+                        && let Some((krate, full)) = self.model.unreadable_fn(scope.module, p)
+                        && !full.last().is_some_and(|f| named_for_a_read(f))
+                        && !full
+                            .windows(2)
+                            .any(|w| self.queries.contains_key(&(w[0].clone(), w[1].clone())))
+                    {
+                        out.unfollowed.push((
+                            format!(
+                                "`{}` (a function of crate `{krate}`, whose code is not in view)",
+                                full.join("::")
+                            ),
                             self.location(scope.module, *line),
                         ));
                     }
@@ -3046,8 +3397,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 // followed into the project's own code, which reaches no write the catalogue
                 // knows (a map the process keeps, a store it does not know): a create nothing
                 // here judges, not nothing. (A synchronous one builds a value in process:
-                // `create_path(..)`, `create_recorder(..)`.)
-                if called.iter().any(|&f| self.model.fns[f].func.is_async)
+                // `create_path(..)`, `create_recorder(..)`. Nor a factory: given nothing, it
+                // returns a trait object, `repository_factory.create()` → `Box<dyn
+                // Repository>`, whose methods the calls on it are followed into.)
+                let factory = args.is_empty()
+                    && !called.is_empty()
+                    && called
+                        .iter()
+                        .all(|&f| matches!(self.ret_type(f), Some(Res::Trait(..))));
+                if !factory
+                    && called.iter().any(|&f| self.model.fns[f].func.is_async)
                     && out.effects.len() == before
                     && out.unfollowed.len() == unfollowed_before
                     && out.unfollowed.len() < 8
@@ -3357,19 +3716,8 @@ impl<'m, 'a> Effects<'m, 'a> {
         links.reverse();
         calls.reverse();
         let mut c = Chain {
-            origin: None,
-            segs: vec![],
-            root_name: String::new(),
-            lits: vec![],
             links,
-            root_args: &[],
-            macro_args: &[],
-            entity: None,
-            record: None,
-            root_var: None,
-            written: vec![],
-            line: 0,
-            text: String::new(),
+            ..Chain::blank(String::new(), 0)
         };
         let from_type = |c: &mut Chain, t: Option<Res>| {
             if let Some(Res::Ext(p)) = t {
@@ -3551,8 +3899,62 @@ impl<'m, 'a> Effects<'m, 'a> {
         c.entity.filter(|_| finds)
     }
 
+    /// The statement an argument gives, as written, or the text of a constant it names
+    /// (`sqlx::query(UPSERT_SET)` with `const UPSERT_SET: &str = "INSERT .."`), or of one built
+    /// at run time (`sqlx::query(&sql)` after `let sql = format!(..)`).
+    fn statement(&self, e: &Ex, scope: &Scope) -> Option<String> {
+        match e {
+            Ex::Lit(s) => Some(s.clone()),
+            Ex::Path(p, _) if p.len() == 1 && scope.built_sql.contains_key(&p[0]) => {
+                scope.built_sql.get(&p[0]).cloned()
+            }
+            Ex::Path(..) => super::consts::text(self.model, scope.module, scope.imp, e, []),
+            _ => None,
+        }
+    }
+
+    /// A statement prepared to be run later (`conn.prepare_cached(queries::ADD_LINK)?`, `let
+    /// Ok(stmt) = tx.prepare(SQL) else { .. }`, through `.unwrap()`, `.map_err(..)`, ..): its
+    /// SQL and the `prepare`'s line. Only text that reads as SQL.
+    fn prepared_statement(&self, e: &Ex, scope: &Scope) -> Option<(String, Line, String)> {
+        let mut cur = bare(e);
+        for _ in 0..8 {
+            let Ex::Method(recv, name, args, line) = cur else {
+                return None;
+            };
+            if PREPARES.contains(&name.as_str()) {
+                let sql = self.statement(args.first()?, scope)?;
+                let is_sql = classify(&sql).is_some() || crate::link::calls::is_select(&sql);
+                return is_sql.then(|| (sql, *line, self.chain(cur, scope).text));
+            }
+            if !matches!(
+                name.as_str(),
+                "unwrap" | "expect" | "map_err" | "context" | "with_context" | "wrap_err" | "ok"
+            ) {
+                return None;
+            }
+            cur = bare(recv);
+        }
+        None
+    }
+
+    /// The prepared statements of a walk that were never seen run (handed to a function, kept
+    /// for later): each is judged where it was prepared, so a write is not lost.
+    fn unrun_statements(&self, scope: &Scope, out: &mut Summary) {
+        let mut unrun: Vec<&Prepared> = scope
+            .prepared
+            .values()
+            .filter(|p| !p.run.get() && classify(&p.sql).is_some())
+            .collect();
+        unrun.sort_by_key(|p| p.line);
+        for p in unrun {
+            let c = Chain::blank(p.callee.clone(), p.line);
+            self.sql_effect(&c, &p.sql, p.line, scope, out);
+        }
+    }
+
     fn sink_check(&self, e: &Ex, scope: &Scope, out: &mut Summary) {
-        let c = self.chain(e, scope);
+        let mut c = self.chain(e, scope);
         if c.segs.is_empty() {
             return;
         }
@@ -3758,17 +4160,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             || (c.segs.len() == c.links.len() + 1
                 && self.catalog.sql.calls.iter().any(|x| x == root_last));
         let mut sql: Option<(String, Line)> = None;
-        // the statement as written, or the text of a constant it names
-        // (`sqlx::query(UPSERT_SET)` with `const UPSERT_SET: &str = "INSERT .."`)
-        let statement = |e: &Ex| match e {
-            Ex::Lit(s) => Some(s.clone()),
-            // a statement built at run time (`sqlx::query(&sql)` after `let sql = format!(..)`)
-            Ex::Path(p, _) if p.len() == 1 && scope.built_sql.contains_key(&p[0]) => {
-                scope.built_sql.get(&p[0]).cloned()
-            }
-            Ex::Path(..) => super::consts::text(self.model, scope.module, scope.imp, e, []),
-            _ => None,
-        };
+        let statement = |e: &Ex| self.statement(e, scope);
         if sql_root {
             sql = c
                 .lits
@@ -3776,6 +4168,51 @@ impl<'m, 'a> Effects<'m, 'a> {
                 .cloned()
                 .or_else(|| c.root_args.first().and_then(statement))
                 .map(|s| (s, c.line));
+        }
+        // A prepared statement runs where it is run (`conn.prepare_cached(SQL)?.execute(params)`,
+        // `stmt.execute(params)` on a variable holding one, tokio-postgres's
+        // `client.execute(&stmt, &[..])`), with the values given there; one a `let` keeps is
+        // judged where the variable is run.
+        if sql.is_none() {
+            let prepared_var = |e: &Ex| match bare(e) {
+                Ex::Path(p, _) if p.len() == 1 => scope.prepared.get(&p[0]),
+                _ => None,
+            };
+            let run_after = |from: usize| {
+                c.links[from..]
+                    .iter()
+                    .find(|(n, ..)| STATEMENT_RUNS.contains(n))
+                    .map(|(_, args, line)| (*args, *line))
+            };
+            if let Some((i, s)) = c.links.iter().enumerate().find_map(|(i, (n, args, _))| {
+                PREPARES
+                    .contains(n)
+                    .then(|| args.first().and_then(statement))
+                    .flatten()
+                    .map(|s| (i, s))
+            }) {
+                match run_after(i + 1) {
+                    Some((args, line)) => {
+                        sql = Some((s, line));
+                        c.run_args = Some(args);
+                    }
+                    None if scope.deferred_prepare == Some(c.links[i].2) => return,
+                    None => sql = Some((s, c.links[i].2)),
+                }
+            } else if let Some(p) = c.root_var.as_deref().and_then(|v| scope.prepared.get(v))
+                && let Some((args, line)) = run_after(0)
+            {
+                p.run.set(true);
+                sql = Some((p.sql.clone(), line));
+                c.run_args = Some(args);
+            } else if let Some((p, args, line)) = c.links.iter().find_map(|(n, args, line)| {
+                let p = prepared_var(args.first()?)?;
+                STATEMENT_RUNS.contains(n).then_some((p, &args[1..], *line))
+            }) {
+                p.run.set(true);
+                sql = Some((p.sql.clone(), line));
+                c.run_args = Some(args);
+            }
         }
         for (name, args, line) in &c.links {
             if sql.is_none()
@@ -3851,21 +4288,27 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             return;
         };
-        let target = crate::link::calls::sql_table(&s);
-        match classify(&s) {
+        self.sql_effect(&c, &s, line, scope, out);
+    }
+
+    /// What a statement run by chain `c` at `line` does: a write of its table (of the kind its
+    /// SQL says, with what it binds), or a read a later create of that table follows.
+    fn sql_effect(&self, c: &Chain<'_>, s: &str, line: Line, scope: &Scope, out: &mut Summary) {
+        let target = crate::link::calls::sql_table(s);
+        match classify(s) {
             Some((kind, upsert, relative)) => {
                 // `SET balance = $1` bound to `wallet.balance + body.amount`, `wallet` a row
                 // looked up: a read-modify-write, which a repeat applies again
                 let relative =
-                    relative || kind == EffectKind::DbUpdate && read_modify_write(&c, &s, scope);
+                    relative || kind == EffectKind::DbUpdate && read_modify_write(c, s, scope);
                 // a statement built at run time whose conflict clause is a hole (see
                 // `crate::sql::open_conflict`): whether a repeat writes a second row is not known
                 let open = kind == EffectKind::DbCreate
-                    && crate::sql::open_conflict(&s)
+                    && crate::sql::open_conflict(s)
                     && scope.built_sql.values().any(|b| *b == s);
                 // an upsert matched on a value made per call matches nothing on a retry
                 let (per_call, unless_missing) = if upsert && !open {
-                    self.conflict_bound_fresh(&c, &s, scope)
+                    self.conflict_bound_fresh(c, s, scope)
                 } else {
                     (false, false)
                 };
@@ -3886,14 +4329,14 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let prechecked = kind == EffectKind::DbCreate
                     && target.as_ref().is_some_and(|t| out.reads.contains(t));
                 let data_keys = (kind == EffectKind::DbCreate)
-                    .then(|| self.inserted_keys(&c, &s, scope))
+                    .then(|| self.inserted_keys(c, s, scope))
                     .flatten();
                 // the columns bound to a parameter (`VALUES ($1, ..)` with `.bind(code)`): a
                 // caller that passes a value it makes per call writes a new one there
                 let key_params = match (&data_keys, kind) {
                     (Some(_), EffectKind::DbCreate) => {
-                        let binds = Self::binds(&c);
-                        crate::sql::sql_insert_binds(&s)
+                        let binds = Self::binds(c);
+                        crate::sql::sql_insert_binds(s)
                             .into_iter()
                             .filter_map(|(col, i)| {
                                 Some((col, self.param_of(binds.get(i)?, scope)?))
@@ -3904,7 +4347,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 };
                 // `INSERT INTO t .. SELECT .. WHERE NOT EXISTS (..)`: only what is not there.
                 let find_or_create =
-                    kind == EffectKind::DbCreate && crate::sql::sql_inserts_if_absent(&s);
+                    kind == EffectKind::DbCreate && crate::sql::sql_inserts_if_absent(s);
                 out.effects.push(Effect {
                     find_or_create,
                     // the columns bound to what this request does not make: a repeat sends them
@@ -3915,9 +4358,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                     update_keys: match kind {
                         EffectKind::DbUpdate => {
                             // (a column set to a bound value: that value, by its name)
-                            let binds = Self::binds(&c);
-                            let bound = crate::sql::sql_set_binds(&s);
-                            let mut keys = crate::sql::sql_set_values(&s);
+                            let binds = Self::binds(c);
+                            let bound = crate::sql::sql_set_binds(s);
+                            let mut keys = crate::sql::sql_set_values(s);
                             for (column, value) in keys.iter_mut().filter(|(_, v)| v.is_none()) {
                                 *value = bound
                                     .iter()
@@ -3927,7 +4370,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                             }
                             keys
                         }
-                        EffectKind::DbCreate => crate::sql::sql_insert_values(&s),
+                        EffectKind::DbCreate => crate::sql::sql_insert_values(s),
                         _ => vec![],
                     },
                     kind,
@@ -3942,7 +4385,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     upsert,
                     upsert_unless_missing: unless_missing,
                     relative,
-                    shifts_range: relative && crate::sql::sql_shifts_range(&s),
+                    shifts_range: relative && crate::sql::sql_shifts_range(s),
                     prechecked,
                     target,
                     fails_request: true,
@@ -3951,14 +4394,14 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             // `SELECT .. FROM t WHERE key = $1` bound to a value this request just made
             // (`Uuid::new_v4()`): it never finds an earlier run's row, so it guards nothing.
-            None if crate::link::calls::is_select(&s) && self.selects_by_fresh(&c, &s, scope) => {}
+            None if crate::link::calls::is_select(s) && self.selects_by_fresh(c, s, scope) => {}
             // `SELECT .. FROM t`: a read that a later create of `t` follows
-            None if crate::link::calls::is_select(&s) => {
-                if crate::sql::sql_locks(&s) {
+            None if crate::link::calls::is_select(s) => {
+                if crate::sql::sql_locks(s) {
                     out.locked_reads.extend(target.clone());
                 }
                 out.reads.extend(target);
-                out.read_filters.extend(crate::sql::sql_where_constants(&s));
+                out.read_filters.extend(crate::sql::sql_where_constants(s));
             }
             None => {}
         }

@@ -41,6 +41,9 @@ pub enum Item {
     Const {
         name: String,
         value: Ex,
+        /// A `static`'s declared type (`Lazy<Option<AsyncSmtpTransport<Tokio1Executor>>>`):
+        /// what a use of it elsewhere holds.
+        ty: Option<Ty>,
     },
     /// `macro_rules! name { (..) => { .. }; .. }`.
     MacroRules(Box<MacroRules>),
@@ -221,6 +224,10 @@ pub struct Param {
     /// The pattern destructures the type (`Json(body): Json<T>`): `name` has its first generic
     /// argument's type.
     pub unwrap: bool,
+    /// The pattern destructures a struct, the parameter's type (`CallContext { mut repo, clock,
+    /// .. }: CallContext`) or, under `unwrap`, its first generic argument (`State(AppState { db,
+    /// .. }): State<AppState>`): each field and the name it binds, which has the field's type.
+    pub fields: Vec<(String, String)>,
 }
 
 /// A type as far as resolution needs it: its path and generic arguments. References, `mut`,

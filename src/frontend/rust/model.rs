@@ -20,6 +20,10 @@ pub struct Crate {
     pub name: String,
     /// Dependencies by the name code uses, mapped to their package name (both `-` → `_`).
     pub deps: HashMap<String, String>,
+    /// Of those, the path dependencies (`o2_enterprise = { path = "src/enterprise/o2_enterprise"
+    /// }`, directly or through `[workspace.dependencies]`) whose directory holds no source in the
+    /// checkout: code of the project's that the audit cannot read.
+    pub absent_deps: HashSet<String>,
     /// Integration tests and benches: their routers are test fixtures.
     pub is_test: bool,
 }
@@ -44,6 +48,8 @@ pub struct Module<'a> {
     /// Each trait's supertraits, as written.
     pub trait_supers: HashMap<String, Vec<Vec<String>>>,
     pub consts: HashMap<String, &'a Ex>,
+    /// The declared types of the statics defined here.
+    pub static_types: HashMap<String, &'a Ty>,
     /// The axum-extra typed paths of the types defined here (`#[typed_path("/users/{id}")]`).
     pub typed_paths: HashMap<String, &'a str>,
     /// The diesel tables of the types defined here (`#[diesel(table_name = users)]`).
@@ -170,6 +176,8 @@ struct Manifest {
     lib_path: Option<String>,
     bin_paths: Vec<String>,
     deps: HashMap<String, String>,
+    /// The path dependencies: the name code uses, and the directory (from the scanned root).
+    path_deps: Vec<(String, String)>,
 }
 
 fn dep_tables(v: &toml::Value) -> Vec<&toml::value::Table> {
@@ -225,6 +233,7 @@ fn read_manifest(
     v: &toml::Value,
     dir: &str,
     workspace: &HashMap<String, String>,
+    workspace_paths: &HashMap<String, String>,
 ) -> Option<Manifest> {
     let name = v.get("package")?.get("name")?.as_str()?.to_string();
     let mut m = Manifest {
@@ -255,9 +264,38 @@ fn read_manifest(
                 .or_else(|| workspace.get(&norm(key)).cloned())
                 .unwrap_or_else(|| norm(key));
             m.deps.insert(norm(key), package);
+            let path = match spec.get("path").and_then(|p| p.as_str()) {
+                Some(p) => Some(join(dir, p)),
+                None if spec.get("workspace").and_then(|w| w.as_bool()) == Some(true) => {
+                    workspace_paths.get(&norm(key)).cloned()
+                }
+                None => None,
+            };
+            if let Some(path) = path {
+                m.path_deps.push((norm(key), path));
+            }
         }
     }
     Some(m)
+}
+
+/// `[workspace.dependencies]` path dependencies: code name -> directory from the scanned root.
+fn workspace_paths(manifests: &[(String, toml::Value)]) -> HashMap<String, String> {
+    let mut out = HashMap::default();
+    for (dir, v) in manifests {
+        if let Some(t) = v
+            .get("workspace")
+            .and_then(|w| w.get("dependencies"))
+            .and_then(|d| d.as_table())
+        {
+            for (key, spec) in t {
+                if let Some(p) = spec.get("path").and_then(|p| p.as_str()) {
+                    out.insert(norm(key), join(dir, p));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// `[workspace.dependencies]` renames: code name -> package name.
@@ -315,10 +353,19 @@ impl<'a> Model<'a> {
             .filter_map(|d| Some((d.clone(), manifest_toml(root, d, &mut diagnostics)?)))
             .collect();
         let workspace = workspace_deps(&tomls);
+        let paths = workspace_paths(&tomls);
         let manifests: Vec<Manifest> = tomls
             .iter()
-            .filter_map(|(d, v)| read_manifest(v, d, &workspace))
+            .filter_map(|(d, v)| read_manifest(v, d, &workspace, &paths))
             .collect();
+        // (a directory holds source when a file in view is under it)
+        let absent = |m: &Manifest| -> HashSet<String> {
+            m.path_deps
+                .iter()
+                .filter(|(_, dir)| dirs.binary_search(dir).is_err())
+                .map(|(name, _)| name.clone())
+                .collect()
+        };
 
         let mut model = Model {
             files,
@@ -383,6 +430,7 @@ impl<'a> Model<'a> {
                 model.crates.push(Crate {
                     name: code_name.clone(),
                     deps: deps.clone(),
+                    absent_deps: absent(m),
                     is_test,
                 });
                 let c = model.crates.len() - 1;
@@ -405,6 +453,7 @@ impl<'a> Model<'a> {
             model.crates.push(Crate {
                 name: pkg.map(|m| norm(&m.name)).unwrap_or_default(),
                 deps: pkg.map(|m| m.deps.clone()).unwrap_or_default(),
+                absent_deps: pkg.map(absent).unwrap_or_default(),
                 is_test: is_test_path(&f.rel),
             });
             let c = model.crates.len() - 1;
@@ -565,6 +614,7 @@ impl<'a> Model<'a> {
             traits: HashMap::default(),
             trait_supers: HashMap::default(),
             consts: HashMap::default(),
+            static_types: HashMap::default(),
             typed_paths: HashMap::default(),
             diesel_tables: HashMap::default(),
             uses: Vec::new(),
@@ -628,8 +678,11 @@ impl<'a> Model<'a> {
                     }
                 }
             }
-            Item::Const { name, value } => {
+            Item::Const { name, value, ty } => {
                 self.modules[m].consts.insert(name.clone(), value);
+                if let Some(t) = ty {
+                    self.modules[m].static_types.insert(name.clone(), t);
+                }
             }
             Item::Type {
                 name,
@@ -1084,10 +1137,102 @@ impl<'a> Model<'a> {
         out
     }
 
+    /// A call of path `p` in module `m` into the project's own code that the audit cannot read:
+    /// a function of a path dependency whose directory is not in the checkout
+    /// (`o2_enterprise::enterprise::actions::register_app(..)`), or one another crate of the
+    /// project has no code in view for (a stub standing in for a private crate), named directly
+    /// or through a `use`. The crate, and the path in full. Only a path to a function
+    /// (`krate::module::function`, every segment after the crate in lower case), not a type's
+    /// associated function, nor a crate from a registry, nor a module of the crate's own that a
+    /// build step writes (`crate::prisma::..`, read by the names its calls use).
+    pub fn unreadable_fn(&self, m: ModId, p: &[String]) -> Option<(String, Vec<String>)> {
+        let head = p.first()?;
+        let mut full: Vec<String> = p.to_vec();
+        if let Some(u) = self.modules[m]
+            .uses
+            .iter()
+            .find(|u| u.alias == *head && !(u.path.len() == 1 && u.path[0] == u.alias))
+        {
+            full = u.path.clone();
+            full.extend(p[1..].iter().cloned());
+        }
+        let lower = |s: &String| s.starts_with(|c: char| c.is_ascii_lowercase() || c == '_');
+        let own = self.crate_of(m).name.clone();
+        // (a re-export on the way, `pub use o2_enterprise::enterprise::datasets;` in a crate in
+        // view, is followed to the crate it names)
+        let mut ctx = m;
+        for _ in 0..4 {
+            if full.len() < 2 || !full[1..].iter().all(lower) {
+                return None;
+            }
+            if self.crate_of(ctx).absent_deps.contains(&full[0]) {
+                return Some((full[0].clone(), full));
+            }
+            let root = match self.resolve(ctx, &full[..1]) {
+                Res::Mod(root)
+                    if self.modules[root].parent.is_none()
+                        && self.crates[self.modules[root].krate].name != own =>
+                {
+                    root
+                }
+                _ => return None,
+            };
+            if self.resolve(ctx, &full) != Res::Unknown {
+                return None;
+            }
+            // the module where the path stops resolving, and the name it does not find there
+            let (mut at, mut i) = (root, 1);
+            while i + 1 < full.len() {
+                match self.resolve(ctx, &full[..=i]) {
+                    Res::Mod(x) => (at, i) = (x, i + 1),
+                    _ => break,
+                }
+            }
+            let reexport = self.modules[at].uses.iter().find(|u| {
+                u.alias == full[i]
+                    && u.path.len() > 1
+                    && !matches!(u.path[0].as_str(), "crate" | "self" | "super")
+            });
+            match reexport {
+                Some(u) => {
+                    let mut next = u.path.clone();
+                    next.extend(full[i + 1..].iter().cloned());
+                    (full, ctx) = (next, at);
+                }
+                None => return Some((self.crates[self.modules[root].krate].name.clone(), full)),
+            }
+        }
+        None
+    }
+
     /// The blanket impls whose every bound `ty` implements.
     pub fn blanket_for(&self, ty: &Res) -> Vec<ImplId> {
         if self.blanket_impls.is_empty() {
             return Vec::new();
+        }
+        // A trait object or a bounded generic implements its trait and the supertraits: an
+        // extension trait's blanket impl (`impl<T: JobRepository + ?Sized> JobRepositoryExt for
+        // T`) gives it its methods. Bounds outside the project (`Send`, `Sized`) say nothing of
+        // which impl it is.
+        if let Res::Trait(..) = ty {
+            let implemented = self.supertraits(ty);
+            return self
+                .blanket_impls
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    let imp = &self.impls[i];
+                    let bounds: Vec<Res> = imp
+                        .imp
+                        .blanket
+                        .iter()
+                        .flatten()
+                        .map(|b| self.resolve(imp.module, b))
+                        .filter(|r| matches!(r, Res::Trait(..)))
+                        .collect();
+                    !bounds.is_empty() && bounds.iter().all(|b| implemented.contains(b))
+                })
+                .collect();
         }
         let implemented: Vec<Res> = self
             .impls_of(ty)
@@ -1147,6 +1292,45 @@ impl<'a> Model<'a> {
             i += 1;
         }
         vec![]
+    }
+
+    /// The declaration of method `name` a trait object or a bounded generic of trait `ty`
+    /// answers to: the trait's own, else a supertrait's (`dyn Repository` where `trait
+    /// Repository: RepositoryAccess` declares `user_email`), breadth first. What it declares it
+    /// returns is what the call returns, whichever impl runs.
+    pub fn trait_method(&self, ty: &Res, name: &str) -> Option<FnId> {
+        self.supertraits(ty).into_iter().find_map(|t| {
+            let Res::Trait(tm, tn) = t else { return None };
+            self.modules[tm]
+                .traits
+                .get(&tn)
+                .into_iter()
+                .flatten()
+                .copied()
+                .find(|&f| self.fns[f].func.name == name)
+        })
+    }
+
+    /// Trait `ty` and its supertraits in the project, breadth first, each once (none for
+    /// anything but a trait).
+    pub fn supertraits(&self, ty: &Res) -> Vec<Res> {
+        if !matches!(ty, Res::Trait(..)) {
+            return Vec::new();
+        }
+        let mut queue = vec![ty.clone()];
+        let mut i = 0;
+        while i < queue.len() && queue.len() < 32 {
+            if let Res::Trait(tm, tn) = queue[i].clone() {
+                for s in self.modules[tm].trait_supers.get(&tn).into_iter().flatten() {
+                    let r = self.resolve(tm, s);
+                    if matches!(r, Res::Trait(..)) && !queue.contains(&r) {
+                        queue.push(r);
+                    }
+                }
+            }
+            i += 1;
+        }
+        queue
     }
 
     fn own_implementations(&self, ty: &Res, name: &str) -> Vec<FnId> {

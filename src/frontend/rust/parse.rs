@@ -488,14 +488,23 @@ fn param_of(pat: &syn::Pat, ty: Option<&syn::Type>) -> Param {
     let mut names = Vec::new();
     pat_names(pat, &mut names, 0);
     let destructured = matches!(pat, syn::Pat::TupleStruct(_));
+    // a struct pattern, the whole parameter's or the one an extractor's tuple pattern holds:
+    // the names it binds have its fields' types, not the struct's
+    let inner = match pat {
+        syn::Pat::TupleStruct(t) if t.elems.len() == 1 => &t.elems[0],
+        p => p,
+    };
+    let fields = struct_fields(inner);
+    let is_struct = matches!(inner, syn::Pat::Struct(_));
     Param {
-        name: if names.len() == 1 {
+        name: if names.len() == 1 && !is_struct {
             names.remove(0)
         } else {
             "_".into()
         },
         ty,
         unwrap: destructured,
+        fields,
     }
 }
 
@@ -1724,10 +1733,12 @@ impl Lower {
             syn::Item::Const(c) => Item::Const {
                 name: c.ident.to_string(),
                 value: self.expr(&c.expr),
+                ty: None,
             },
             syn::Item::Static(s) => Item::Const {
                 name: s.ident.to_string(),
                 value: self.expr(&s.expr),
+                ty: Some(lower_ty(&s.ty)),
             },
             syn::Item::Struct(s) => Item::Type {
                 name: s.ident.to_string(),
@@ -1806,6 +1817,7 @@ impl Lower {
                     name: "self".into(),
                     ty: None,
                     unwrap: false,
+                    fields: Vec::new(),
                 },
                 syn::FnArg::Typed(t) => param_of(&t.pat, Some(&t.ty)),
             })
