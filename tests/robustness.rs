@@ -731,3 +731,52 @@ fn deep_nesting_in_every_position_is_a_diagnostic() {
         );
     }
 }
+
+/// A call graph deeper than the call depth, where every function is reached by many paths (two
+/// functions per level, each calling both of the next: 2^n paths to level n), in TypeScript as
+/// `rust_frontend`'s twin test has it in Rust. Followed once per function and depth left, it is
+/// audited at once; followed once per path, it would not finish. The cut is reported, and the
+/// insert above it is found.
+#[test]
+fn a_deep_typescript_call_graph_of_many_paths_is_followed_once_per_function() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::write(
+        root.join("package.json"),
+        r#"{"name":"deep","dependencies":{"express":"^4.19.2","pg":"^8.12.0"}}"#,
+    )
+    .unwrap();
+    let mut code = String::from(
+        "import express from 'express';\nimport { Pool } from 'pg';\n\nconst pool = new Pool();\nconst app = express();\n\napp.post('/notes', async (req, res) => {\n  await a1();\n  await b1();\n  res.status(201).end();\n});\n\n",
+    );
+    let levels = 64;
+    for i in 1..=levels {
+        for f in ["a", "b"] {
+            code.push_str(&format!("async function {f}{i}() {{\n"));
+            if i == 1 && f == "a" {
+                code.push_str("  await pool.query(\"INSERT INTO notes (body) VALUES ('x')\");\n");
+            }
+            if i < levels {
+                code.push_str(&format!("  await a{}();\n  await b{}();\n", i + 1, i + 1));
+            }
+            code.push_str("}\n\n");
+        }
+    }
+    fs::write(root.join("src/app.ts"), code).unwrap();
+    let report = common::json_report(root);
+    let endpoint = &report["endpoints"].as_array().unwrap()[0];
+    assert_eq!(common::kinds(&endpoint["side_effects"]), vec!["db_create"]);
+    assert!(
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["message"]
+                .as_str()
+                .unwrap()
+                .contains("calls were followed 48 deep")),
+        "{:#?}",
+        report["diagnostics"]
+    );
+}

@@ -231,6 +231,9 @@ pub struct Calls<'a> {
     res: &'a Resolver<'a>,
     catalog: &'a Catalog,
     memo: RefCell<HashMap<(ModId, FnId), Memo>>,
+    /// Summaries cut by the depth bound, by function and the depth left when it was entered
+    /// (see [`Calls::summary`]).
+    cut_memo: RefCell<HashMap<((ModId, FnId), usize), Rc<Summary>>>,
     /// Whether a function only wraps what it is given (see [`Calls::only_wraps`]).
     wraps: RefCell<HashMap<(ModId, FnId), bool>>,
     /// Method name -> every class method of that name, for calls on values of unknown type.
@@ -248,7 +251,7 @@ pub struct Calls<'a> {
     /// How many calls deep to follow (`call_depth` in retrysafe.toml).
     max_depth: usize,
     depth: std::cell::Cell<usize>,
-    /// A summary computed under the depth bound is incomplete: not memoised.
+    /// Whether the summary under way was cut by the depth bound somewhere below it.
     truncated: std::cell::Cell<bool>,
     /// The first function not followed because calls went deeper than `max_depth`.
     cut: std::cell::Cell<Option<(ModId, FnId)>>,
@@ -891,6 +894,25 @@ fn value_name(v: &Val) -> Option<String> {
         Val::Member(_, n) if !n.is_empty() && n != "length" => Some(format!("v:{n}")),
         _ => None,
     }
+}
+
+/// Prisma's arguments of a create or an upsert (`{ data, select }`, `{ where, create, update }`):
+/// the record is their `data` or `create`. An object with other keys is the record itself, one
+/// whose column may be named `data` (Sequelize's `Collective.create({ name, data: {..} })`).
+fn prisma_args(fields: &[(String, Val)]) -> bool {
+    const ARGS: &[&str] = &[
+        "data",
+        "create",
+        "update",
+        "where",
+        "select",
+        "include",
+        "omit",
+        "skipDuplicates",
+        "relationLoadStrategy",
+    ];
+    fields.iter().any(|(k, _)| k == "data" || k == "create")
+        && fields.iter().all(|(k, _)| ARGS.contains(&k.as_str()))
 }
 
 /// A whole value the request holds (a parameter, a field of one): what an update given it writes
@@ -1652,6 +1674,7 @@ impl<'a> Calls<'a> {
             res,
             catalog,
             memo: RefCell::new(HashMap::new()),
+            cut_memo: RefCell::new(HashMap::new()),
             wraps: RefCell::new(HashMap::new()),
             by_name,
             subclasses,
@@ -2234,6 +2257,11 @@ impl<'a> Calls<'a> {
         self.cut.get().map(|at| (at, self.max_depth))
     }
 
+    /// What function `f` does, memoised. A summary the depth bound cut somewhere below is
+    /// incomplete, and what it holds depends on how many calls deep were left when `f` was
+    /// entered: it is kept by function and that depth, so a function many paths reach is
+    /// walked once per depth at most, not once per path (exponential in a deep call graph
+    /// whose functions share callees). A complete summary serves every depth.
     pub fn summary(&self, m: ModId, f: FnId) -> Rc<Summary> {
         match self.memo.borrow().get(&(m, f)) {
             Some(Memo::Done(s)) => return s.clone(),
@@ -2255,6 +2283,11 @@ impl<'a> Calls<'a> {
                 ..Summary::default()
             });
         }
+        let left = self.max_depth - self.depth.get();
+        if let Some(s) = self.cut_memo.borrow().get(&((m, f), left)) {
+            self.truncated.set(true);
+            return s.clone();
+        }
         let outer_truncated = self.truncated.replace(false);
         self.memo.borrow_mut().insert((m, f), Memo::Busy);
         self.depth.set(self.depth.get() + 1);
@@ -2262,6 +2295,7 @@ impl<'a> Calls<'a> {
         self.depth.set(self.depth.get() - 1);
         if self.truncated.get() {
             self.memo.borrow_mut().remove(&(m, f));
+            self.cut_memo.borrow_mut().insert(((m, f), left), s.clone());
         } else {
             self.memo.borrow_mut().insert((m, f), Memo::Done(s.clone()));
         }
@@ -4409,7 +4443,7 @@ impl<'a> Calls<'a> {
             // it writes over the caller's
             Some(obj) => {
                 let inner = matches!(cs.args.iter().find(|a| matches!(a, Val::Obj(_))),
-                    Some(Val::Obj(fields)) if fields.iter().any(|(k, _)| k == "data" || k == "create"));
+                    Some(Val::Obj(fields)) if prisma_args(fields));
                 let spread = cs
                     .spread_args
                     .iter()
@@ -4421,7 +4455,7 @@ impl<'a> Calls<'a> {
             None => {
                 let first = cs.args.first();
                 let inner = match first {
-                    Some(Val::Obj(fields)) => fields
+                    Some(Val::Obj(fields)) if prisma_args(fields) => fields
                         .iter()
                         .find(|(k, _)| k == "data" || k == "create")
                         .map(|(_, v)| v),
@@ -4441,6 +4475,7 @@ impl<'a> Calls<'a> {
             first => first,
         };
         let obj = match first {
+            Val::Obj(fields) if !prisma_args(fields) => fields,
             Val::Obj(fields) => match fields.iter().find(|(k, _)| k == "data" || k == "create") {
                 Some((_, Val::Obj(data))) => data,
                 Some((_, Val::Arr(items))) => match items.first() {
