@@ -227,13 +227,16 @@ const GENERIC_METHODS: &[&str] = &[
     "update", "remove", "add", "validate", "parse", "init",
 ];
 
+/// A function and the calls deep still left when it was entered (see [`Calls::summary`]).
+type CutKey = ((ModId, FnId), usize);
+
 pub struct Calls<'a> {
     res: &'a Resolver<'a>,
     catalog: &'a Catalog,
     memo: RefCell<HashMap<(ModId, FnId), Memo>>,
     /// Summaries cut by the depth bound, by function and the depth left when it was entered
     /// (see [`Calls::summary`]).
-    cut_memo: RefCell<HashMap<((ModId, FnId), usize), Rc<Summary>>>,
+    cut_memo: RefCell<HashMap<CutKey, Rc<Summary>>>,
     /// Whether a function only wraps what it is given (see [`Calls::only_wraps`]).
     wraps: RefCell<HashMap<(ModId, FnId), bool>>,
     /// Method name -> every class method of that name, for calls on values of unknown type.
