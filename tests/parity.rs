@@ -408,3 +408,10 @@ fn a_tested_insert_that_skips_existing_rows_is_a_claim_in_both_languages() {
 fn a_delete_that_fails_when_the_row_is_gone_consumes_it_in_both_languages() {
     assert_twins("express-prisma-consumed-rows", "axum-sqlx-consumed-rows");
 }
+
+/// A program run (`execFile` through `promisify`, execa, docker-cli-js, `spawn`; std's and tokio's
+/// `Command`) is an external call of unknown impact in both languages, never "no side effect".
+#[test]
+fn a_program_run_is_an_effect_in_both_languages() {
+    assert_twins("express-process-runs", "axum-process-runs");
+}

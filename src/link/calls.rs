@@ -5161,13 +5161,17 @@ impl<'a> Calls<'a> {
                     })
                     .unwrap_or_default();
                 let offset = full.len().saturating_sub(cs.path.len());
+                // (a named import called itself is that export, never the package's default:
+                // `import { parseCommandString } from 'execa'` is not `execa(..)`)
+                let named_itself = cs.path.is_empty() && full.len() > cs.path.len();
                 let full_hops: Vec<usize> = std::iter::once(offset)
                     .chain(cs.hops.iter().map(|h| h + offset))
+                    .filter(|&h| !named_itself || h < full.len())
                     .collect();
                 if full.len() > cs.path.len() {
                     package_call = Some(full.join("."));
                 }
-                sink.call_matches(&cs.path, &cs.hops).is_some()
+                (!named_itself && sink.call_matches(&cs.path, &cs.hops).is_some())
                     || (!full.is_empty() && sink.call_matches(&full, &full_hops).is_some())
                     // `this.save()` in a model's method: the method called on the model.
                     || (this_class.is_some()

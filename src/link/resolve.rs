@@ -1304,6 +1304,15 @@ impl<'m> Resolver<'m> {
                 {
                     return r;
                 }
+                // `util.promisify(exec)` (https://nodejs.org/api/util.html#utilpromisifyoriginal):
+                // the function it is given, called with a callback of its own; a package's
+                // function stays that package's (`execAsync(cmd)` is child_process's `exec`).
+                if let Some(first) = args.first()
+                    && promisify(&self.resolve_d(m, callee, d))
+                    && let r @ Resolved::Package { .. } = self.resolve_d(m, first, d)
+                {
+                    return r;
+                }
                 for a in args {
                     if let r @ Resolved::Func(..) = self.resolve_d(m, a, d) {
                         return r;
@@ -2478,6 +2487,22 @@ impl<'m> Resolver<'m> {
             }
             _ => None,
         }
+    }
+}
+
+/// Node's `util.promisify` (`util.promisify`, `import { promisify } from 'node:util'`).
+fn promisify(r: &Resolved) -> bool {
+    match r {
+        Resolved::Package { spec, name, path } => {
+            matches!(spec.as_str(), "util" | "node:util")
+                && name
+                    .iter()
+                    .filter(|n| *n != "default")
+                    .chain(path.iter())
+                    .map(String::as_str)
+                    .eq(["promisify"])
+        }
+        _ => false,
     }
 }
 
