@@ -281,6 +281,21 @@ fn read_manifest(
 
 /// `[workspace.dependencies]` path dependencies: code name -> directory from the scanned root.
 fn workspace_paths(manifests: &[(String, toml::Value)]) -> HashMap<String, String> {
+    workspace_field(manifests, "path", join)
+}
+
+/// `[workspace.dependencies]` renames: code name -> package name.
+fn workspace_deps(manifests: &[(String, toml::Value)]) -> HashMap<String, String> {
+    workspace_field(manifests, "package", |_, p| norm(p))
+}
+
+/// Each `[workspace.dependencies]` entry that sets `field`, by its code name, with the value
+/// `value` makes of the manifest's folder and the field.
+fn workspace_field(
+    manifests: &[(String, toml::Value)],
+    field: &str,
+    value: impl Fn(&str, &str) -> String,
+) -> HashMap<String, String> {
     let mut out = HashMap::default();
     for (dir, v) in manifests {
         if let Some(t) = v
@@ -289,27 +304,8 @@ fn workspace_paths(manifests: &[(String, toml::Value)]) -> HashMap<String, Strin
             .and_then(|d| d.as_table())
         {
             for (key, spec) in t {
-                if let Some(p) = spec.get("path").and_then(|p| p.as_str()) {
-                    out.insert(norm(key), join(dir, p));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// `[workspace.dependencies]` renames: code name -> package name.
-fn workspace_deps(manifests: &[(String, toml::Value)]) -> HashMap<String, String> {
-    let mut out = HashMap::default();
-    for (_, v) in manifests {
-        if let Some(t) = v
-            .get("workspace")
-            .and_then(|w| w.get("dependencies"))
-            .and_then(|d| d.as_table())
-        {
-            for (key, spec) in t {
-                if let Some(p) = spec.get("package").and_then(|p| p.as_str()) {
-                    out.insert(norm(key), norm(p));
+                if let Some(p) = spec.get(field).and_then(|p| p.as_str()) {
+                    out.insert(norm(key), value(dir, p));
                 }
             }
         }
