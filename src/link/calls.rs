@@ -874,9 +874,12 @@ fn update_keys(cs: &CallSite, kind: EffectKind) -> Vec<(String, Option<String>)>
         if fields.iter().any(|(k, _)| k == "where") && !fields.iter().any(|(k, _)| k == "data") {
             continue;
         }
-        let inner = fields
-            .iter()
-            .find(|(k, _)| matches!(k.as_str(), "data" | "$set" | "set" | "values"));
+        let inner = fields.iter().find(|(k, _)| match k.as_str() {
+            // (Prisma's `data`, not a column of that name: see `prisma_args`)
+            "data" => prisma_args(fields),
+            "$set" | "set" | "values" => true,
+            _ => false,
+        });
         match inner {
             Some((_, Val::Obj(data))) => {
                 out.extend(data.iter().map(|(k, v)| (k.clone(), written(v))))

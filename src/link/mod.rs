@@ -61,9 +61,6 @@ pub(crate) fn display(v: &Val) -> String {
     }
 }
 
-/// Is `var`, the source of a [`Resolved::Default`], a read of the environment (`process.env.X`,
-/// `import.meta.env.X`, `Bun.env.X`, `Deno.env.get('X')`, `env('X')`), rather than another value
-/// the code gives a literal fallback (`config.server.basePath || ''`)?
 /// The variable an environment read names: `process.env.API_PREFIX`, `process.env['API_PREFIX']`,
 /// `import.meta.env.BASE`, `Bun.env.X`, `Deno.env.get('X')`, `env('X')`.
 pub(crate) fn env_name(var: &str) -> Option<&str> {
@@ -86,6 +83,9 @@ pub(crate) fn env_name(var: &str) -> Option<&str> {
     ident(name).then_some(name)
 }
 
+/// Is `var`, the source of a [`Resolved::Default`], a read of the environment (`process.env.X`,
+/// `import.meta.env.X`, `Bun.env.X`, `Deno.env.get('X')`, `env('X')`), rather than another value
+/// the code gives a literal fallback (`config.server.basePath || ''`)?
 pub(crate) fn reads_environment(var: &str) -> bool {
     ["process.env", "import.meta.env", "Bun.env", "Deno.env"]
         .iter()

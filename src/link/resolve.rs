@@ -1100,15 +1100,16 @@ impl<'m> Resolver<'m> {
     fn resolve_str_d(&self, m: ModId, v: &Val, depth: usize) -> Resolved {
         match self.resolve_d(m, v, depth) {
             r @ (Resolved::Opaque | Resolved::Package { .. } | Resolved::Env(_)) => {
+                let fallback = self.modules[m].fallback(v);
                 // (a value the project's example environment file gives the variable first)
                 let read = match &r {
-                    Resolved::Env(var) => Some(var.clone()),
-                    _ => self.modules[m].fallback(v).map(|f| f.expr.clone()),
+                    Resolved::Env(var) => Some(var.as_str()),
+                    _ => fallback.map(|f| f.expr.as_str()),
                 };
-                if let Some(ex) = read.and_then(|var| self.env_example(m, &var)) {
+                if let Some(ex) = read.and_then(|var| self.env_example(m, var)) {
                     return ex;
                 }
-                match self.modules[m].fallback(v) {
+                match fallback {
                     Some(f) => Resolved::Default {
                         value: f.literal.clone(),
                         var: f.expr.clone(),
