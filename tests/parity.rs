@@ -393,6 +393,17 @@ fn a_test_against_the_value_the_request_writes_guards_a_retry_in_both_languages(
     assert_twins("express-change-guards", "axum-change-guards");
 }
 
+/// A lookup that refuses a repeat: a count kept in a variable and tested later, and helpers
+/// that fail when the row exists, called one after the other before the create (a helper that may
+/// return before its test, or a count against a limit, refuses nothing).
+#[test]
+fn a_helper_that_refuses_a_found_row_guards_what_follows_in_both_languages() {
+    assert_twins(
+        "express-prisma-refusing-lookups",
+        "axum-sqlx-refusing-lookups",
+    );
+}
+
 /// An insert that skips a row already there (`onConflictDoNothing().returning()`, diesel's
 /// `on_conflict_do_nothing()`), its outcome tested before the email: only the request that wrote
 /// the row goes on, in both languages; untested, the email repeats.

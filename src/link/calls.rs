@@ -2631,20 +2631,21 @@ impl<'a> Calls<'a> {
             let mut chain_creates: Vec<(usize, &[String], Location)> = Vec::new();
             let inherited: Vec<Location> = callback_after.get(&g).cloned().unwrap_or_default();
             for cs in &facts.calls {
-                // The lookup a call runs behind: its own test (`if (found) throw`), else a call
-                // before it of a function that throws when its lookup finds the row.
-                let call_guard = cs
-                    .guarded
-                    .clone()
-                    .map(|g| (g, cs.refused.map(|l| self.location(m, l))))
-                    .or_else(|| {
-                        refusals_here
-                            .iter()
-                            .rfind(|(blocks, line, ..)| {
-                                *line < cs.line && cs.blocks.starts_with(blocks)
-                            })
-                            .map(|(_, _, model, at)| (model.clone(), Some(at.clone())))
-                    });
+                // The lookups a call runs behind: its own test (`if (found) throw`), else the
+                // calls before it of functions that throw when their lookup finds the row (each
+                // of them: `assertNameFree(..)` then `assertNoVariableNamed(..)`, the create of
+                // either model's row is behind its own).
+                let call_guards: Vec<(String, Option<Location>)> = match cs.guarded.clone() {
+                    Some(g) => vec![(g, cs.refused.map(|l| self.location(m, l)))],
+                    None => refusals_here
+                        .iter()
+                        .rev()
+                        .filter(|(blocks, line, ..)| {
+                            *line < cs.line && cs.blocks.starts_with(blocks)
+                        })
+                        .map(|(_, _, model, at)| (model.clone(), Some(at.clone())))
+                        .collect(),
+                };
                 if let (Some(method), Some(branch)) = (method, &cs.branch)
                     && !branch.iter().any(|b| b == method)
                 {
@@ -2895,8 +2896,8 @@ impl<'a> Calls<'a> {
                     if replaces_set(&e) {
                         deleted.push(e.target.clone());
                     }
-                    if let Some((g, at)) = call_guard.clone() {
-                        guarded.push((true, own.len(), g, at));
+                    for (g, at) in &call_guards {
+                        guarded.push((true, own.len(), g.clone(), at.clone()));
                     }
                     for g in &cs.found {
                         found.push((true, own.len(), g, cs));
@@ -3259,8 +3260,8 @@ impl<'a> Calls<'a> {
                         }
                         e.prechecked |=
                             e.kind == EffectKind::DbCreate && prechecked(&read, &e.target);
-                        if let Some((g, at)) = call_guard.clone() {
-                            guarded.push((false, out.effects.len(), g, at));
+                        for (g, at) in &call_guards {
+                            guarded.push((false, out.effects.len(), g.clone(), at.clone()));
                         }
                         for g in &cs.found {
                             found.push((false, out.effects.len(), g, cs));

@@ -86,6 +86,14 @@ pub struct Summary {
     /// The calls of this function's walk made so far to functions that refuse unless they win a
     /// claim (see `refuses_unless`), in order.
     claim_calls: Vec<(&'static str, Location)>,
+    /// The function fails when a lookup of its own body finds the row (`if existing.is_some() {
+    /// return Err(Conflict) }`, every call reaching the test, or a call whose error it hands
+    /// on): the lookup and where it is tested. What a caller does after a call of it that
+    /// fails the caller in turn runs only when the lookup missed.
+    pub refuses_found: Option<(Lookup, Location)>,
+    /// The calls of this function's walk made so far to functions that fail when their lookup
+    /// finds the row (see `refuses_found`), in order.
+    refusal_calls: Vec<(Lookup, Location)>,
     /// Reads of a table a parameter names (see `Effect::target_param`): the caller's argument
     /// names it.
     read_params: Vec<crate::facts::ParamRef>,
@@ -1776,6 +1784,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     g.apply_each(&mut out.effects[p.start..], at);
                 }
                 claim_call(out, &p, &mut claimed_from);
+                self.refusal_call(out, &p, scope, &mut guards);
                 settle_statement(out, p, &mut creates_here);
             }
             let fails = match s {
@@ -1851,6 +1860,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 before: creates_here.clone(),
                 guards: guards.len(),
                 claim_calls: out.claim_calls.len(),
+                refusal_calls: out.refusal_calls.len(),
             });
             // `let saved = match find(..).await? { Some(row) => update, None => insert };`: the
             // test is the initializer's, as the statement's own would be.
@@ -1923,6 +1933,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     init,
                     diverge,
                     fields,
+                    quota,
                     ..
                 } => {
                     let start = out.effects.len();
@@ -1986,7 +1997,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                         }
                         _ => None,
                     };
-                    let lookup = if let Some(l) = before.lookup(out) {
+                    let lookup = if *quota {
+                        // (`let full = count(..) >= 10`: a bound, not a row found)
+                        None
+                    } else if let Some(l) = before.lookup(out) {
                         Some(l)
                     } else if let Some(Ex::Path(p, _)) = init.as_deref()
                         && p.len() == 1
@@ -2255,6 +2269,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                 g.apply_each(&mut out.effects[p.start..], at);
             }
             claim_call(out, &p, &mut claimed_from);
+            self.refusal_call(out, &p, scope, &mut guards);
             settle_statement(out, p, &mut creates_here);
         }
         for (g, at, start) in &guards {
@@ -2274,6 +2289,43 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
         }
         scope.blocks -= 1;
+    }
+
+    /// A statement that ends in `?` on calls of functions that fail when their lookup finds the
+    /// row (`assert_name_free(&db, name).await?;`): the statements after it run only when each
+    /// lookup missed, as after `if existing.is_some() { return Err(..) }`; in the function's own
+    /// statements, the function fails in turn.
+    fn refusal_call(
+        &self,
+        out: &mut Summary,
+        p: &Settle,
+        scope: &Scope,
+        guards: &mut Vec<(Guard, Location, usize)>,
+    ) {
+        if !p.fails {
+            return;
+        }
+        let calls = out
+            .refusal_calls
+            .get(p.refusal_calls..)
+            .unwrap_or_default()
+            .to_vec();
+        for ((tables, locked, filter), at) in calls {
+            if scope.blocks == 1 && scope.func.is_some() {
+                out.refuses_found
+                    .get_or_insert_with(|| ((tables.clone(), locked, filter.clone()), at.clone()));
+            }
+            if guards.len() < 64 {
+                let guard = Guard::Missing {
+                    tables,
+                    locked,
+                    refuses: true,
+                    filter,
+                    updated: Vec::new(),
+                };
+                guards.push((guard, at, out.effects.len()));
+            }
+        }
     }
 
     /// An `if` on what a lookup found (`if existing.is_some() { return Err(..) }`, `if let
@@ -2379,6 +2431,22 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .target
                         .as_deref()
                         .is_some_and(|t| updated.contains(&crate::facts::model_key(t)));
+                }
+                // In the function's own statements, before any other way out of it: every call
+                // that finds the row fails.
+                if *then_exits
+                    && found_when_true
+                    && *then_refuses
+                    && scope.blocks == 1
+                    && let Some(f) = scope.func
+                    && self.model.fns[f]
+                        .func
+                        .early_return
+                        .is_none_or(|r| r >= *line)
+                {
+                    out.refuses_found.get_or_insert_with(|| {
+                        ((tables.clone(), locked, filter.clone()), at.clone())
+                    });
                 }
                 if *then_exits && found_when_true {
                     after.push((missing(*then_refuses, updated.into_iter().collect()), at));
@@ -2724,6 +2792,9 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         if !speculative && let Some(r) = &sub.refuses_unless {
             out.claim_calls.push(r.clone());
+        }
+        if !speculative && let Some(r) = &sub.refuses_found {
+            out.refusal_calls.push(r.clone());
         }
         out.key_reads.extend(sub.key_reads.iter().cloned());
         out.reads.extend(sub.reads.iter().cloned());
@@ -4937,6 +5008,9 @@ struct Settle {
     claim_calls: usize,
     /// How many of the block's guards came before it.
     guards: usize,
+    /// How many of the walk's calls to functions that fail when their lookup finds the row came
+    /// before it.
+    refusal_calls: usize,
 }
 
 /// A statement that ends in `?` on a call that fails unless it wins a claim

@@ -198,6 +198,11 @@ pub struct Func {
     /// Parameters a `let` binds again or an assignment replaces (`let command =
     /// upgrade(command)`): past that, the name no longer holds the caller's value.
     pub shadowed: Vec<String>,
+    /// The line of the first statement of the body that may return before the body's end (a
+    /// `return` in it, outside closures), other than one that returns only when a parameter is
+    /// `None` (`let Some(name) = name else { return Ok(()) };`): a test after it does not run
+    /// on every call.
+    pub early_return: Option<Line>,
 }
 
 /// Lines of a retry construct: a loop that counts attempts, or a closure given to a retry
@@ -269,6 +274,9 @@ pub enum Stmt {
         fields: Vec<(String, String)>,
         /// The initialiser ends in `?` (see [`Stmt::Expr`]).
         fails: bool,
+        /// The initialiser compares a number with a bound other than none or one (`let full =
+        /// count(..).await? >= 10`): what it holds says nothing of whether a row exists.
+        quota: bool,
     },
     /// An expression statement, and whether a failure of it fails the function: its expression
     /// ends in `?` (`insert(..).await?;`, `query.execute(db).await.map_err(e)?.rows_affected()`),

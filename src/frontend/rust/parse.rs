@@ -704,6 +704,96 @@ fn gate_test(e: &Expr, depth: usize) -> Option<(String, bool)> {
     }
 }
 
+/// See [`Func::early_return`].
+fn early_return(stmts: &[syn::Stmt], params: &[Param]) -> Option<Line> {
+    use syn::visit::Visit;
+    #[derive(Default)]
+    struct Returns(bool);
+    impl<'ast> Visit<'ast> for Returns {
+        // (`return Err(..)` fails the caller too)
+        fn visit_expr_return(&mut self, r: &'ast syn::ExprReturn) {
+            let err = matches!(r.expr.as_deref(), Some(Expr::Call(c))
+                if matches!(&*c.func, Expr::Path(p) if p.path.is_ident("Err")));
+            self.0 |= !err;
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let param = |e: &Expr| {
+        let mut e = e;
+        while let Expr::Reference(r) = e {
+            e = &r.expr;
+        }
+        matches!(e, Expr::Path(p) if p.path.get_ident().is_some_and(|i| params.iter().any(|q| i == q.name.as_str())))
+    };
+    for s in stmts {
+        // `let Some(name) = name else { return .. };`, `if name.is_none() { return .. }`
+        let on_absence = match s {
+            syn::Stmt::Local(l) => l
+                .init
+                .as_ref()
+                .is_some_and(|i| i.diverge.is_some() && param(&i.expr)),
+            syn::Stmt::Expr(Expr::If(i), _) => {
+                i.else_branch.is_none()
+                    && matches!(&*i.cond, Expr::MethodCall(m)
+                        if m.method == "is_none" && m.args.is_empty() && param(&m.receiver))
+            }
+            _ => false,
+        };
+        if on_absence {
+            continue;
+        }
+        let mut r = Returns::default();
+        r.visit_stmt(s);
+        if r.0 {
+            let line = match s {
+                syn::Stmt::Local(l) => line_of(l.let_token.span),
+                syn::Stmt::Expr(e, _) => line_of(syn::spanned::Spanned::span(e)),
+                syn::Stmt::Macro(m) => line_of(syn::spanned::Spanned::span(&m.mac.path)),
+                syn::Stmt::Item(_) => continue,
+            };
+            return Some(line);
+        }
+    }
+    None
+}
+
+/// A number compared with a bound other than none or one (`count >= 10`, `(total > 500)`): not
+/// a test of whether a row exists (see `gate_test`).
+fn compares_with_quota(e: &Expr) -> bool {
+    let int = |e: &Expr| match e {
+        Expr::Lit(l) => match &l.lit {
+            syn::Lit::Int(i) => i.base10_parse::<u64>().ok(),
+            _ => None,
+        },
+        _ => None,
+    };
+    let mut e = e;
+    while let Expr::Paren(p) = e {
+        e = &p.expr;
+    }
+    let Expr::Binary(b) = e else { return false };
+    let Some(n) = int(&b.right).or_else(|| int(&b.left)) else {
+        return false;
+    };
+    use syn::BinOp::*;
+    match b.op {
+        Eq(_) | Ne(_) => n > 1,
+        Lt(_) | Le(_) | Gt(_) | Ge(_) => !matches!(
+            (b.op, n, int(&b.right).is_some()),
+            (Gt(_), 0, true)
+                | (Ge(_), 1, true)
+                | (Lt(_), 1, true)
+                | (Le(_), 0, true)
+                | (Lt(_), 0, false)
+                | (Le(_), 1, false)
+                | (Gt(_), 1, false)
+                | (Ge(_), 0, false)
+        ),
+        _ => false,
+    }
+}
+
 /// An `if` on what a call returned, not bound to a name (`if email_taken(&db, &e).await? {`,
 /// `if !exists(..)`, `if find(..).await?.is_none()`): whether the test holds when the call
 /// found nothing. The effects' walk binds the call's outcome to a name of its own
@@ -1870,6 +1960,7 @@ impl Lower {
             *fails = true;
         }
         let retry_spans = std::mem::replace(&mut self.retry_spans, outer_spans);
+        let early_return = block.and_then(|b| early_return(&b.stmts, &params));
         let (key_obs, key_calls) = match block {
             Some(b) if !in_test && (self.idem_impl || self.mentions_idem(sig, b)) => {
                 super::keyscan::scan(sig, b)
@@ -1891,6 +1982,7 @@ impl Lower {
             builds_routes: false,
             rebound,
             shadowed,
+            early_return,
         };
         f.builds_routes = builds_routes(&f);
         f
@@ -1996,6 +2088,10 @@ impl Lower {
                         fails: l.init.as_ref().is_some_and(|i| {
                             ends_in_try(&i.expr) || (i.diverge.is_some() && pat_is_ok(&l.pat, 0))
                         }),
+                        quota: l
+                            .init
+                            .as_ref()
+                            .is_some_and(|i| compares_with_quota(&i.expr)),
                     });
                 }
                 syn::Stmt::Item(i) => {
@@ -2047,6 +2143,7 @@ impl Lower {
                     diverge: None,
                     fields: vec![],
                     fails: false,
+                    quota: false,
                 });
                 cur = Ex::Path(vec![CHAIN_VAR.to_string()], line_of(m.method.span()));
             }
@@ -2173,6 +2270,7 @@ impl Lower {
                     diverge: None,
                     fields: struct_fields(&f.pat),
                     fails: false,
+                    quota: false,
                 }];
                 self.loops.push(!matches!(&*f.expr, Expr::Range(_)));
                 body.extend(self.block(&f.body));
@@ -2338,6 +2436,7 @@ impl Lower {
                     diverge: None,
                     fields: struct_fields(&l.pat),
                     fails: false,
+                    quota: false,
                 }])
             }
             Expr::Await(a) => self.expr(&a.base),

@@ -505,7 +505,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.scopes.len()
     }
 
-    fn find(&self, name: &str) -> Option<usize> {
+    pub(super) fn find(&self, name: &str) -> Option<usize> {
         self.find_from(self.cur, name)
     }
 

@@ -455,7 +455,9 @@ impl<'t> Evaluator<'t, '_> {
                     returns_before = true;
                     break;
                 }
-                returns_before |= self.text(b).contains("return");
+                // (`if (!name) return;` on a parameter: a caller that passes no value has no
+                // row to look up, and one that passes it reaches the test)
+                returns_before |= self.text(b).contains("return") && !self.returns_when_absent(b);
                 before = b.prev_named_sibling();
             }
             let f = self.cur_fn();
@@ -584,6 +586,43 @@ impl<'t> Evaluator<'t, '_> {
 
     /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
     /// it read.
+    /// A constant that holds a test (`const taken = (await prisma.user.count(..)) > 0`, `const
+    /// exists = (await findFirst(..)) !== null`), tested later (`if (taken) throw ..`): the test
+    /// it holds, read as if written in the condition.
+    fn bound_test(&self, n: Node<'t>) -> Option<Node<'t>> {
+        if n.kind() != "identifier" {
+            return None;
+        }
+        let name = self.text(n);
+        let scope = self.find(name)?;
+        let super::eval::Decl::Var(decl) = self.decls.get(&(scope, name.to_string()))? else {
+            return None;
+        };
+        // (a `const`: nothing assigns it after)
+        let declaration = decl.parent()?;
+        if declaration.kind() != "lexical_declaration"
+            || declaration.child(0).map(|k| self.text(k)) != Some("const")
+            || decl.child_by_field_name("name")?.kind() != "identifier"
+        {
+            return None;
+        }
+        let mut value = decl.child_by_field_name("value")?;
+        while value.kind() == "parenthesized_expression" {
+            value = value.named_child(0)?;
+        }
+        let test = match value.kind() {
+            "binary_expression" => matches!(
+                self.binary(value)?.0,
+                "===" | "!==" | "==" | "!=" | ">" | "<" | ">=" | "<="
+            ),
+            "unary_expression" => {
+                value.child_by_field_name("operator").map(|o| self.text(o)) == Some("!")
+            }
+            _ => false,
+        };
+        test.then_some(value)
+    }
+
     pub(super) fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<(String, Val)> {
         self.read_leaf(n, Read::Lookup)
     }
@@ -632,9 +671,18 @@ impl<'t> Evaluator<'t, '_> {
                     ("===" | "==", "0") | ("<", "1") | ("<=", "0") => false,
                     _ => return None,
                 };
+                // (`(await prisma.user.count(..)) > 0`: the count awaited in parentheses)
+                let mut count = count;
+                while matches!(
+                    count.kind(),
+                    "parenthesized_expression" | "await_expression" | "non_null_expression"
+                ) {
+                    count = count.named_child(0)?;
+                }
                 let (model, _) = self.counted(count)?;
                 Some((model, found))
             }
+            "identifier" if let Some(test) = self.bound_test(n) => self.count_test(test, depth + 1),
             _ => self.counted(n).map(|(model, _)| (model, true)),
         }
     }
@@ -920,6 +968,9 @@ impl<'t> Evaluator<'t, '_> {
         if let Some((_, found)) = self.count_test(n, 0) {
             return (Some(found), Some(!found));
         }
+        if let Some(test) = self.bound_test(n) {
+            return self.lookup_polarity(test, depth + 1);
+        }
         match n.kind() {
             "parenthesized_expression" | "await_expression" | "non_null_expression" => {
                 match n.named_child(0) {
@@ -1139,6 +1190,10 @@ impl<'t> Evaluator<'t, '_> {
                     _ => None,
                 }
             }
+            "identifier" => {
+                let test = self.bound_test(n)?;
+                self.state_test(test, depth + 1)
+            }
             "member_expression" => {
                 let mut obj = n.child_by_field_name("object")?;
                 // (`issue!.priority`: the row, asserted present)
@@ -1202,6 +1257,49 @@ impl<'t> Evaluator<'t, '_> {
         root.kind() == "identifier" && matches!(self.lookup(self.text(root)), Val::Param(..))
     }
 
+    /// `if (!name) return;` (`if (name == null) return`, `if (!dto.email) { return }`): the
+    /// statement returns nothing, and only when a value of a parameter is absent.
+    fn returns_when_absent(&mut self, stmt: Node<'t>) -> bool {
+        if stmt.kind() != "if_statement" || stmt.child_by_field_name("alternative").is_some() {
+            return false;
+        }
+        let Some(mut cond) = stmt.child_by_field_name("condition") else {
+            return false;
+        };
+        while cond.kind() == "parenthesized_expression" {
+            match cond.named_child(0) {
+                Some(c) => cond = c,
+                None => return false,
+            }
+        }
+        let value = match cond.kind() {
+            "unary_expression"
+                if cond.child_by_field_name("operator").map(|o| self.text(o)) == Some("!") =>
+            {
+                cond.child_by_field_name("argument")
+            }
+            "binary_expression" => match self.binary(cond) {
+                Some(("==" | "===", l, r)) if matches!(r.kind(), "null" | "undefined") => Some(l),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(value) = value else { return false };
+        let absent = match value.kind() {
+            "identifier" => matches!(self.lookup(self.text(value)), Val::Param(..)),
+            _ => self.presence_test(value),
+        };
+        // the consequence: `return;` alone, or in a block
+        let bare = |n: Node<'t>| n.kind() == "return_statement" && n.named_child_count() == 0;
+        absent
+            && stmt.child_by_field_name("consequence").is_some_and(|c| {
+                bare(c)
+                    || c.kind() == "statement_block"
+                        && c.named_child_count() == 1
+                        && c.named_child(0).is_some_and(bare)
+            })
+    }
+
     /// The condition tests a row looked up earlier (`existing`, `!found`, `await X.findFirst(..)`):
     /// the model it read, and the row's value (`Unknown` for a call in the condition itself).
     pub(super) fn is_lookup_guard(&mut self, cond: Node<'t>) -> Option<(String, Val)> {
@@ -1228,6 +1326,10 @@ impl<'t> Evaluator<'t, '_> {
                 && let Some((model, _)) = self.count_test(n, 0)
             {
                 count = Some((model, Val::Unknown));
+            }
+            if let Some(test) = self.bound_test(n) {
+                stack.push(test);
+                continue;
             }
             if let Some(found) = self.is_lookup_leaf(n) {
                 // a lookup the front end sees is taken before what a function returned
