@@ -1591,7 +1591,7 @@ impl Mounter<'_> {
                         format!(
                             "{what} {}: they are listed at `{DEFAULT_PATH}`, marked `path_complete: false`",
                             if paths.is_empty() {
-                                "are served by no GraphQL server the audit recognises (Apollo, graphql-yoga, Mercurius, NestJS)"
+                                "are served by no GraphQL server the audit recognises (Apollo, express-graphql, graphql-yoga, Mercurius, NestJS)"
                             } else {
                                 "may be served by more than one GraphQL server"
                             }
