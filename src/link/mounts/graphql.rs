@@ -1,4 +1,4 @@
-//! GraphQL mutations in TypeScript/JavaScript: every resolver of a field of the `Mutation` type is
+//! GraphQL mutations in TypeScript/JavaScript: every resolver of a field of the mutation type is
 //! one endpoint, `POST <graphql path>#<field>` (`protocol: "graphql"`), its resolver the handler,
 //! so that effects, keys and rules apply to it as to any route.
 //!
@@ -8,14 +8,26 @@
 //!   name. Guards and interceptors (`@UseGuards`, `@UseInterceptors`) on the class and the method,
 //!   and the bootstrap's global ones, are its middleware. Nest serves GraphQL at the `path` of
 //!   `GraphQLModule.forRoot({ .. })` (or what `forRootAsync`'s `useFactory` / `useClass` returns),
-//!   `/graphql` by default; the global prefix applies only with `useGlobalPrefix: true`.
+//!   `/graphql` by default; the global prefix applies only with `useGlobalPrefix: true`. Each
+//!   `forRoot` is a server; one whose options read a parameter of the function it is written in
+//!   (`static register(options)` of a dynamic module: `path: options.path`) is one server per call
+//!   of that function, read with that call's arguments. A server with `include: [Module, ..]`
+//!   serves only the resolver classes those modules' `@Module({ providers })` list (spread arrays
+//!   and `{ useClass }` read), one without every resolver; a resolver no server serves is listed
+//!   at `/graphql`, incomplete, with a diagnostic.
 //! - Resolver maps (`{ Mutation: { createOrder: (parent, args, ctx) => .. } }`) given to a
 //!   server: Apollo Server (`new ApolloServer({ resolvers | schema })`, at the path
 //!   `app.use(path, expressMiddleware(server))` mounts it under, `applyMiddleware({ path })`
 //!   (`/graphql` by default), or `/` for `startStandaloneServer`), graphql-yoga (`createYoga({
 //!   schema, graphqlEndpoint })`, `/graphql` by default), Mercurius (`register(mercurius, { schema,
-//!   resolvers, path })`, `/graphql` by default, under the plugin's prefix). A schema is
-//!   `makeExecutableSchema` / `createSchema` / `buildSubgraphSchema({ typeDefs, resolvers })`.
+//!   resolvers, path })`, `/graphql` by default, under the plugin's prefix), Express middleware
+//!   given the schema at the path `app.use` mounts it under (Apollo Server 1's `graphqlExpress({
+//!   schema })` or `graphqlExpress((req) => ({ schema, context }))`, `express-graphql`'s
+//!   `graphqlHTTP({ schema })`). A schema is `makeExecutableSchema` / `createSchema` /
+//!   `buildSubgraphSchema({ typeDefs, resolvers })`. The mutation type is `Mutation` unless the
+//!   `typeDefs` beside the resolvers (or Mercurius' SDL `schema`) name another in `schema {
+//!   mutation: T }`: read from string and template literals, `gql`-tagged templates, arrays of
+//!   them and what a project function returns, through imports (`.graphql` files are not read).
 //!   Resolver maps are followed through imports, arrays, merges (`merge(a, b)`,
 //!   `mergeResolvers([a, b])`, `Object.assign`) and functions that return them; a member may be a
 //!   reference to a function written elsewhere, or an object with a `resolve` function.
@@ -37,6 +49,9 @@ use std::collections::{BTreeMap, BTreeSet};
 const DEFAULT_PATH: &str = "/graphql";
 /// Values followed deeper than this are not resolver maps the audit can read.
 const MAX_DEPTH: usize = 16;
+/// The most values read for one list of type definitions or of providers (lists that hold each
+/// other twice over would otherwise be read exponentially often).
+const MAX_VISITS: usize = 4096;
 
 /// Apollo's Express integrations.
 fn is_express_middleware(spec: &str, name: &str) -> bool {
@@ -61,15 +76,29 @@ fn package_name(r: &Resolved) -> Option<(&str, &str)> {
     Some((spec.as_str(), last))
 }
 
+/// Express (and Connect) middleware that serves the schema of its options (an object, or a
+/// function of the request that returns one): Apollo Server 1's `graphqlExpress` /
+/// `graphqlConnect` (`apollo-server-express`), `graphqlHTTP` of `express-graphql` (its default
+/// export before 0.12).
+fn is_schema_middleware(spec: &str, name: &str) -> bool {
+    (spec == "apollo-server-express" && matches!(name, "graphqlExpress" | "graphqlConnect"))
+        || (spec == "express-graphql" && matches!(name, "graphqlHTTP" | "express-graphql"))
+}
+
 /// Is `v`, mounted with `use` or `register`, a GraphQL server the inventory reads (Apollo's
-/// `expressMiddleware(server)`, the Mercurius plugin)?
+/// `expressMiddleware(server)`, `graphqlExpress(options)`, `graphqlHTTP(options)`, the
+/// Mercurius plugin)?
 pub(crate) fn mounted_server(res: &Resolver, m: ModId, v: &Val) -> bool {
     let r = match v {
         Val::Call(callee, _) => res.resolve(m, callee),
         v => res.resolve(m, v),
     };
     match package_name(&r) {
-        Some((spec, name)) => is_express_middleware(spec, name) || spec == "mercurius",
+        Some((spec, name)) => {
+            is_express_middleware(spec, name)
+                || is_schema_middleware(spec, name)
+                || spec == "mercurius"
+        }
         None => false,
     }
 }
@@ -97,14 +126,11 @@ fn context_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Option<(ModId, Val)
         .and_then(|(om, o)| field(o, "context").map(|c| (*om, c.clone())))
 }
 
-/// A server's `schema` and `resolvers` options, each with the module it is written in.
+/// A server's options, with the module they are written in: their `schema`, `resolvers` and
+/// `typeDefs` are read by [`Mounter::gql_maps`].
 fn schema_of(opts: &Option<(ModId, Vec<(String, Val)>)>) -> Vec<(ModId, Val)> {
     opts.iter()
-        .flat_map(|(om, o)| {
-            ["schema", "resolvers"]
-                .into_iter()
-                .filter_map(|k| field(o, k).map(|v| (*om, v.clone())))
-        })
+        .map(|(om, o)| (*om, Val::Obj(o.clone())))
         .collect()
 }
 
@@ -121,9 +147,49 @@ type Served = ((ModId, u32), GqlPath, &'static str, Option<At>, Vec<At>);
 /// A mutation field found in a resolver map.
 struct Field {
     name: String,
+    /// The type it is a field of: the schema's mutation type (`Mutation` unless the schema
+    /// names another).
+    ty: String,
     resolver: (ModId, Val),
     /// Where the map that holds it is written (when the resolver is not located).
     at: (ModId, u32),
+}
+
+/// A NestJS GraphQL server (`GraphQLModule.forRoot`).
+struct NestServer {
+    path: GqlPath,
+    /// The resolver classes of the modules its `include` lists (their `providers`); None without
+    /// `include`: every resolver of the application.
+    serves: Option<BTreeSet<(ModId, usize)>>,
+}
+
+/// A call of a project function: the function (module, id), and the module and arguments of the
+/// call.
+struct Caller {
+    function: (ModId, FnId),
+    module: ModId,
+    args: Vec<Val>,
+}
+
+/// The parameter a value reads, and the members read from it: `options.path` in a function
+/// `f(options)` is (f, 0, [`path`]).
+fn param_root(v: &Val) -> Option<(FnId, usize, Vec<&str>)> {
+    let mut names = Vec::new();
+    let mut cur = v;
+    for _ in 0..MAX_DEPTH {
+        match cur {
+            Val::Member(inner, name) => {
+                names.push(name.as_str());
+                cur = inner;
+            }
+            Val::Param(f, i) => {
+                names.reverse();
+                return Some((*f, *i, names));
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 impl Mounter<'_> {
@@ -313,6 +379,31 @@ impl Mounter<'_> {
                         mt.middleware.clone(),
                     ));
                 }
+            } else if is_schema_middleware(spec, name) {
+                // `graphqlExpress({ schema })`, `graphqlExpress((req) => ({ schema, context }))`
+                let opts = args
+                    .first()
+                    .and_then(|o| self.res.object_or_returned(mt.module, o));
+                if opts.is_none() {
+                    self.diagnostics.push(Diagnostic::new(
+                        self.modules()[mt.module].file.clone(),
+                        mt.line,
+                        format!(
+                            "the options of `{name}` cannot be read: the schema it serves at `{}` is not listed",
+                            mt.prefix
+                        ),
+                    ));
+                }
+                out.push(Server {
+                    module: mt.module,
+                    line: mt.line,
+                    path: mt.prefix.clone(),
+                    complete: mt.prefix_complete,
+                    framework: mt.framework,
+                    context: context_of(&opts),
+                    schema: schema_of(&opts),
+                    middleware: mt.middleware.clone(),
+                });
             } else if spec == "mercurius" {
                 let opts = self.gql_options(mt.module, mt.options.as_ref());
                 let (path, complete) = match &opts {
@@ -388,10 +479,12 @@ impl Mounter<'_> {
     }
 
     /// The mutation fields a resolver map (or schema, list, merge of them) holds; `seen` holds
-    /// the maps already read.
+    /// the maps already read. `root` is the name of the mutation type in effect (`Mutation`, or
+    /// what the `schema { mutation: .. }` of the type definitions beside the map names).
     fn gql_maps(
         &self,
         (m, v): (ModId, &Val),
+        root: &str,
         d: usize,
         seen: &mut BTreeSet<(ModId, String)>,
         out: &mut Vec<Field>,
@@ -403,7 +496,7 @@ impl Mounter<'_> {
         match &v {
             Val::Arr(items) => {
                 for i in items {
-                    self.gql_maps((m, i), d + 1, seen, out);
+                    self.gql_maps((m, i), root, d + 1, seen, out);
                 }
             }
             // graphql-js: `new GraphQLSchema({ query, mutation })`.
@@ -418,18 +511,23 @@ impl Mounter<'_> {
                 }
             }
             Val::Obj(fields) => {
-                if !seen.insert((m, format!("{fields:?}"))) {
+                if !seen.insert((m, format!("{root}:{fields:?}"))) {
                     return;
                 }
+                // `{ typeDefs, resolvers }` (`makeExecutableSchema`, `new ApolloServer`, a
+                // module of a subgraph): the mutation type the type definitions name.
+                let named = self.mutation_root(m, fields);
+                let root = named.as_deref().unwrap_or(root);
                 for (k, fv) in fields {
                     match k.as_str() {
-                        "Mutation" => {
+                        k if k == root => {
                             let start = out.len();
-                            self.gql_mutation_map((m, fv), d + 1, out);
-                            self.namespaced(m, fields, start, d, out);
+                            self.gql_mutation_map((m, fv), root, d + 1, out);
+                            self.namespaced(m, fields, root, start, d, out);
                         }
-                        // `{ typeDefs, resolvers }` modules (`buildSubgraphSchema([..])`).
-                        "resolvers" => self.gql_maps((m, fv), d + 1, seen, out),
+                        // `{ typeDefs, resolvers }` modules (`buildSubgraphSchema([..])`), a
+                        // server's options (`{ schema }`, `{ typeDefs, resolvers }`).
+                        "resolvers" | "schema" => self.gql_maps((m, fv), root, d + 1, seen, out),
                         _ => {}
                     }
                 }
@@ -439,20 +537,70 @@ impl Mounter<'_> {
                 // `mergeResolvers([a, b])`: what the arguments hold.
                 Resolved::Package { .. } | Resolved::Opaque => {
                     for a in args {
-                        self.gql_maps((m, a), d + 1, seen, out);
+                        self.gql_maps((m, a), root, d + 1, seen, out);
                     }
                 }
                 // A function of the project that builds the map: what it returns.
                 Resolved::Func(fm, f) => {
                     for r in self.modules()[fm].functions[f].returns.clone() {
-                        self.gql_maps((fm, &r), d + 1, seen, out);
+                        self.gql_maps((fm, &r), root, d + 1, seen, out);
                     }
                 }
                 _ => {}
             },
             other => {
                 if let Resolved::Obj(om, fields) = self.res.resolve(m, other) {
-                    self.gql_maps((om, &Val::Obj(fields)), d + 1, seen, out);
+                    self.gql_maps((om, &Val::Obj(fields)), root, d + 1, seen, out);
+                }
+            }
+        }
+    }
+
+    /// The mutation type named by the `schema { mutation: T }` definition of an object's type
+    /// definitions: its `typeDefs` (graphql-tools, Apollo, graphql-yoga) or, for Mercurius, its
+    /// `schema` given as SDL. None when they cannot be read or name none (then the type is
+    /// `Mutation`, GraphQL's default, or the one already in effect).
+    fn mutation_root(&self, m: ModId, fields: &[(String, Val)]) -> Option<String> {
+        ["typeDefs", "schema"].into_iter().find_map(|k| {
+            let (mut texts, mut left) = (Vec::new(), MAX_VISITS);
+            self.sdl_texts((m, field(fields, k)?), 0, &mut left, &mut texts);
+            texts.iter().find_map(|t| schema_mutation_type(t))
+        })
+    }
+
+    /// The SDL texts a type definitions value holds: string and template literals (the literal
+    /// parts of a template), `gql`-tagged templates, arrays of them, `mergeTypeDefs([..])` and
+    /// what a project function returns, followed through imports.
+    fn sdl_texts(&self, (m, v): (ModId, &Val), d: usize, left: &mut usize, out: &mut Vec<String>) {
+        if d > MAX_DEPTH || *left == 0 {
+            return;
+        }
+        *left -= 1;
+        let (m, v) = self.deref_export(m, v.clone());
+        match &v {
+            Val::Str(s) => out.push(s.clone()),
+            Val::Arr(items) | Val::Template(items) => {
+                for i in items {
+                    self.sdl_texts((m, i), d + 1, left, out);
+                }
+            }
+            Val::Call(callee, args) => match self.res.resolve(m, callee) {
+                Resolved::Package { .. } | Resolved::Opaque => {
+                    for a in args {
+                        self.sdl_texts((m, a), d + 1, left, out);
+                    }
+                }
+                Resolved::Func(fm, f) => {
+                    for r in &self.modules()[fm].functions[f].returns {
+                        self.sdl_texts((fm, r), d + 1, left, out);
+                    }
+                }
+                _ => {}
+            },
+            Val::Obj(_) | Val::Func(_) | Val::Unknown => {}
+            other => {
+                if let Resolved::Str(s) = self.res.resolve(m, other) {
+                    out.push(s);
                 }
             }
         }
@@ -468,13 +616,14 @@ impl Mounter<'_> {
         &self,
         m: ModId,
         map: &[(String, Val)],
+        root: &str,
         start: usize,
         d: usize,
         out: &mut Vec<Field>,
     ) {
         let types: Vec<&(String, Val)> = map
             .iter()
-            .filter(|(k, _)| k.len() > "Mutation".len() && k.ends_with("Mutation"))
+            .filter(|(k, _)| k != root && k.len() > "Mutation".len() && k.ends_with("Mutation"))
             .collect();
         if types.is_empty() {
             return;
@@ -507,7 +656,7 @@ impl Mounter<'_> {
                 continue;
             };
             let mut inner = Vec::new();
-            self.gql_mutation_map((m, tv), d + 1, &mut inner);
+            self.gql_mutation_map((m, tv), root, d + 1, &mut inner);
             let ns = f.name.clone();
             let n = inner.len();
             out.splice(
@@ -521,8 +670,8 @@ impl Mounter<'_> {
         }
     }
 
-    /// The members of a `Mutation` map: each a field.
-    fn gql_mutation_map(&self, (m, v): (ModId, &Val), d: usize, out: &mut Vec<Field>) {
+    /// The members of the map of mutation type `root`: each a field.
+    fn gql_mutation_map(&self, (m, v): (ModId, &Val), root: &str, d: usize, out: &mut Vec<Field>) {
         if d > MAX_DEPTH {
             return;
         }
@@ -532,7 +681,7 @@ impl Mounter<'_> {
                 for (k, fv) in fields {
                     // `{ ...orderMutations, .. }`: the members of the map spread here
                     if k == crate::program::SPREAD {
-                        self.gql_mutation_map((m, fv), d + 1, out);
+                        self.gql_mutation_map((m, fv), root, d + 1, out);
                         continue;
                     }
                     // `createOrder: { resolve(parent, args) {..} }`
@@ -545,6 +694,7 @@ impl Mounter<'_> {
                     };
                     out.push(Field {
                         name: k.clone(),
+                        ty: root.to_string(),
                         resolver,
                         at: (m, 0),
                     });
@@ -553,19 +703,19 @@ impl Mounter<'_> {
             Val::Call(callee, args) => match self.res.resolve(m, callee) {
                 Resolved::Package { .. } | Resolved::Opaque => {
                     for a in args {
-                        self.gql_mutation_map((m, a), d + 1, out);
+                        self.gql_mutation_map((m, a), root, d + 1, out);
                     }
                 }
                 Resolved::Func(fm, f) => {
                     for r in self.modules()[fm].functions[f].returns.clone() {
-                        self.gql_mutation_map((fm, &r), d + 1, out);
+                        self.gql_mutation_map((fm, &r), root, d + 1, out);
                     }
                 }
                 _ => {}
             },
             other => {
                 if let Resolved::Obj(om, fields) = self.res.resolve(m, other) {
-                    self.gql_mutation_map((om, &Val::Obj(fields)), d + 1, out);
+                    self.gql_mutation_map((om, &Val::Obj(fields)), root, d + 1, out);
                 }
             }
         }
@@ -645,6 +795,7 @@ impl Mounter<'_> {
             };
             out.push(Field {
                 name,
+                ty: "Mutation".into(),
                 resolver: resolver.unwrap_or((fm, fv)),
                 at,
             });
@@ -730,58 +881,173 @@ impl Mounter<'_> {
             middleware,
             branch: None,
             protocol: Protocol::Graphql,
-            handler_name: Some(format!("Mutation.{}", f.name)),
+            handler_name: Some(format!("{}.{}", f.ty, f.name)),
             path_complete: complete,
             steps: vec![],
             file: None,
         });
     }
 
-    /// Where NestJS serves GraphQL: `GraphQLModule.forRoot`'s `path` (or `forRootAsync`'s), under
-    /// the global prefix with `useGlobalPrefix: true`. None when the tree configures none.
-    fn nest_graphql_path(&mut self) -> Option<(GqlPath, ModId)> {
-        let modules = self.modules();
-        let mut found: Vec<(ModId, u32, String, Option<Fields>)> = Vec::new();
-        for (m, module) in modules.iter().enumerate() {
-            if module.is_test {
+    /// Every `GraphQLModule.forRoot(..)` / `forRootAsync(..)` call of `@nestjs/graphql` in the
+    /// tree: its module, line, which of the two, and its argument.
+    fn nest_root_calls(&self) -> Vec<(ModId, u32, String, Option<Val>)> {
+        let mut found = Vec::new();
+        for (m, cs) in self.tree_calls() {
+            let Resolved::Package { spec, name, path } = self.res.resolve(m, &cs.callee) else {
+                continue;
+            };
+            if spec != "@nestjs/graphql" || name.as_deref() != Some("GraphQLModule") {
                 continue;
             }
-            for facts in &module.functions {
-                for cs in &facts.calls {
-                    let Resolved::Package { spec, name, path } = self.res.resolve(m, &cs.callee)
-                    else {
-                        continue;
-                    };
-                    if spec != "@nestjs/graphql" || name.as_deref() != Some("GraphQLModule") {
-                        continue;
-                    }
-                    let [call] = path.as_slice() else { continue };
-                    let opts = match call.as_str() {
-                        "forRoot" => self.gql_options(m, cs.args.first()),
-                        "forRootAsync" => self.nest_async_options(m, cs.args.first()),
-                        _ => continue,
-                    };
-                    found.push((m, cs.line, call.clone(), opts));
-                }
+            let [call] = path.as_slice() else { continue };
+            if matches!(call.as_str(), "forRoot" | "forRootAsync") {
+                found.push((m, cs.line, call.clone(), cs.args.first().cloned()));
             }
         }
-        let (m, line, call, opts) = found.into_iter().next()?;
+        found
+    }
+
+    /// The NestJS GraphQL servers of the tree: one per `GraphQLModule.forRoot` (or
+    /// `forRootAsync`), or, where its options read a parameter of the function it is written in
+    /// (a dynamic module's `static register(options)` returning `{ imports: [GraphQLModule.forRoot({
+    /// path: options.path, include: options.include })] }`), one per call of that function, with
+    /// the arguments of that call. None when the tree configures none.
+    fn nest_servers(&mut self) -> Option<Vec<NestServer>> {
+        let calls = self.nest_root_calls();
+        if calls.is_empty() {
+            return None;
+        }
+        let mut out = Vec::new();
+        for (m, line, call, arg) in calls {
+            let callers: Vec<Option<Caller>> = match arg
+                .as_ref()
+                .and_then(|a| self.nest_option_param(m, a, &call))
+            {
+                Some((pm, f)) => {
+                    let found = self.callers_of(pm, f);
+                    if found.is_empty() {
+                        vec![None]
+                    } else {
+                        found.into_iter().map(Some).collect()
+                    }
+                }
+                None => vec![None],
+            };
+            for caller in callers {
+                let server = self.nest_server((m, line), &call, arg.as_ref(), caller.as_ref());
+                out.push(server);
+            }
+        }
+        Some(out)
+    }
+
+    /// The function whose parameter a `GraphQLModule.forRoot` argument, or its `path` or
+    /// `include` option, reads (`options.path` in `static register(options)`), with its module.
+    fn nest_option_param(&self, m: ModId, arg: &Val, call: &str) -> Option<(ModId, FnId)> {
+        if let Some((f, ..)) = param_root(arg) {
+            return Some((m, f));
+        }
+        let (om, opts) = self.nest_root_options(m, arg, call)?;
+        ["path", "include"].into_iter().find_map(|k| {
+            let (f, ..) = param_root(field(&opts, k)?)?;
+            Some((om, f))
+        })
+    }
+
+    /// The options of a `GraphQLModule.forRoot` (the object) or `forRootAsync` (what it makes).
+    fn nest_root_options(&self, m: ModId, arg: &Val, call: &str) -> Option<Fields> {
+        match call {
+            "forRoot" => self.gql_options(m, Some(arg)),
+            _ => self.nest_async_options(m, Some(arg)),
+        }
+    }
+
+    /// The calls of function `f` of module `fm` in the tree, each with its module and arguments
+    /// (`GraphqlApiModule.register({ .. })` in a module's `imports`).
+    fn callers_of(&self, fm: ModId, f: FnId) -> Vec<Caller> {
+        let full = &self.modules()[fm].functions[f].name;
+        let short = full.rsplit('.').next().unwrap_or(full);
+        let mut out = Vec::new();
+        for (m, cs) in self.tree_calls() {
+            let named = match &cs.callee {
+                Val::Func(g) => m == fm && *g == f,
+                v => v.name_it_goes_by().as_deref() == Some(short),
+            };
+            if named
+                && matches!(self.res.resolve(m, &cs.callee), Resolved::Func(rm, g) if (rm, g) == (fm, f))
+            {
+                out.push(Caller {
+                    function: (fm, f),
+                    module: m,
+                    args: cs.args.clone(),
+                });
+            }
+        }
+        out
+    }
+
+    /// `v` with the parameter of `caller`'s function it reads replaced by what the caller passes
+    /// (`options.path` with `register({ path: '/admin-api' })`: `'/admin-api'`, in the caller's
+    /// module); `v` itself when it reads none, or what is passed cannot be read.
+    fn bound(&self, m: ModId, v: &Val, caller: Option<&Caller>) -> (ModId, Val) {
+        let (Some(c), Some((f, i, names))) = (caller, param_root(v)) else {
+            return (m, v.clone());
+        };
+        let Some(arg) = c.args.get(i).filter(|_| c.function == (m, f)) else {
+            return (m, v.clone());
+        };
+        let mut at = (c.module, arg.clone());
+        for name in names {
+            let Resolved::Obj(om, fields) = self.res.resolve(at.0, &at.1) else {
+                return (m, v.clone());
+            };
+            let Some(next) = field(&fields, name) else {
+                return (m, v.clone());
+            };
+            at = (om, next.clone());
+        }
+        at
+    }
+
+    /// One NestJS GraphQL server: its path (`path`, `/graphql` by default, under the global
+    /// prefix with `useGlobalPrefix: true`) and the resolvers its `include` restricts it to, the
+    /// options read with the arguments of `caller` where it is given.
+    fn nest_server(
+        &mut self,
+        (m, line): (ModId, u32),
+        call: &str,
+        arg: Option<&Val>,
+        caller: Option<&Caller>,
+    ) -> NestServer {
+        let modules = self.modules();
         let file = modules[m].file.clone();
+        let opts = arg.and_then(|a| {
+            let (am, av) = self.bound(m, a, caller);
+            self.nest_root_options(am, &av, call)
+        });
         let Some((om, opts)) = opts else {
             self.diagnostics.push(Diagnostic::new(
                 file,
                 line,
                 format!("the options of `GraphQLModule.{call}` cannot be read: the GraphQL mutations are listed at `{DEFAULT_PATH}`, marked `path_complete: false`"),
             ));
-            return Some(((DEFAULT_PATH.to_string(), false), m));
+            return NestServer {
+                path: (DEFAULT_PATH.to_string(), false),
+                serves: None,
+            };
         };
-        let p = field(&opts, "path").cloned();
-        let (mut path, mut complete) = self.gql_path(
-            om,
-            p.as_ref(),
-            (m, line),
-            &format!("the `path` of `GraphQLModule.{call}`"),
-        );
+        let (mut path, mut complete) = match field(&opts, "path") {
+            Some(p) => {
+                let (pm, p) = self.bound(om, p, caller);
+                self.gql_path(
+                    pm,
+                    Some(&p),
+                    (m, line),
+                    &format!("the `path` of `GraphQLModule.{call}`"),
+                )
+            }
+            None => (DEFAULT_PATH.to_string(), true),
+        };
         if matches!(field(&opts, "useGlobalPrefix"), Some(Val::Bool(true)))
             && let Some(bm) = self.bootstrap_for(&file)
             && let Some(b) = modules[bm].nest_bootstrap.as_ref()
@@ -790,7 +1056,88 @@ impl Mounter<'_> {
             path = normalize_path(&global, &path);
             complete &= read;
         }
-        Some(((path, complete), m))
+        let serves = field(&opts, "include").and_then(|i| {
+            let (im, iv) = self.bound(om, i, caller);
+            let read = self.nest_included(im, &iv);
+            if read.is_none() {
+                self.diagnostics.push(Diagnostic::new(
+                    file.clone(),
+                    line,
+                    format!(
+                        "the `include` of `GraphQLModule.{call}` at `{path}` cannot be read: every resolver is listed there"
+                    ),
+                ));
+            }
+            read
+        });
+        NestServer {
+            path: (path, complete),
+            serves,
+        }
+    }
+
+    /// The resolver classes the modules of an `include` list provide (`@Module({ providers })`,
+    /// arrays spread into it, `{ provide, useClass }`): what Nest restricts that server to. None
+    /// when the list cannot be read.
+    fn nest_included(&self, m: ModId, v: &Val) -> Option<BTreeSet<(ModId, usize)>> {
+        let (m, v) = self.deref_export(m, v.clone());
+        let Val::Arr(items) = &v else { return None };
+        let mut out = BTreeSet::new();
+        let mut left = MAX_VISITS;
+        for item in items {
+            let Resolved::Class(km, k) = self.res.resolve(m, item) else {
+                return None;
+            };
+            for d in &self.modules()[km].classes[k].decorators {
+                if d.name != "Module" {
+                    continue;
+                }
+                if let Some(providers) = d
+                    .args
+                    .first()
+                    .and_then(|o| crate::program::field(o, "providers"))
+                {
+                    self.provided_classes(km, &providers, (0, &mut left), &mut out);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// The classes a `providers` list holds.
+    fn provided_classes(
+        &self,
+        m: ModId,
+        v: &Val,
+        (d, left): (usize, &mut usize),
+        out: &mut BTreeSet<(ModId, usize)>,
+    ) {
+        if d > MAX_DEPTH || *left == 0 {
+            return;
+        }
+        *left -= 1;
+        let (m, v) = self.deref_export(m, v.clone());
+        match &v {
+            Val::Arr(items) => {
+                for i in items {
+                    self.provided_classes(m, i, (d + 1, left), out);
+                }
+            }
+            Val::Obj(fields) => {
+                if let Some(c) = field(fields, "useClass") {
+                    self.provided_classes(m, c, (d + 1, left), out);
+                }
+            }
+            other => match self.res.resolve(m, other) {
+                Resolved::Class(cm, c) => {
+                    out.insert((cm, c));
+                }
+                Resolved::Obj(om, fields) => {
+                    self.provided_classes(om, &Val::Obj(fields), (d + 1, left), out)
+                }
+                _ => {}
+            },
+        }
     }
 
     /// `forRootAsync({ useFactory })`: what the factory returns; `useClass` / `useExisting`: what
@@ -838,12 +1185,12 @@ impl Mounter<'_> {
     fn gql_classes(&mut self, servers_path: &mut dyn FnMut(&mut Self, ModId) -> GqlPath) {
         let namespaces = self.nest_field_resolvers();
         let modules = self.modules();
-        let mut nest_path: Option<Option<(GqlPath, ModId)>> = None;
+        let mut nest_servers: Option<Option<Vec<NestServer>>> = None;
         for (m, module) in modules.iter().enumerate() {
             if module.is_test {
                 continue;
             }
-            for class in &module.classes {
+            for (c, class) in module.classes.iter().enumerate() {
                 // NestJS finds `@Mutation` methods in any provider, `@Resolver()` or not (a
                 // class without it still shows in the generated schema).
                 let Some((spec, resolver_line)) = class
@@ -884,6 +1231,8 @@ impl Mounter<'_> {
                         class_mw.extend(d.args.iter().map(|a| (m, a.clone())));
                     }
                 }
+                // The paths of the servers that serve the class.
+                let mut class_bases: Option<Vec<GqlPath>> = None;
                 for (f, ds, mutation, name) in self.decorated_fields(m, class, "Mutation", &spec) {
                     let mut middleware = class_mw.clone();
                     for d in ds {
@@ -898,33 +1247,40 @@ impl Mounter<'_> {
                     } else {
                         Vec::new()
                     };
-                    let base = if nest {
-                        let np = match &nest_path {
-                            Some(p) => p.clone(),
-                            None => {
-                                let p = self.nest_graphql_path();
-                                if p.is_none() {
-                                    self.diagnostics.push(Diagnostic::new(
-                                        module.file.clone(),
-                                        resolver_line,
-                                        format!("no `GraphQLModule.forRoot` is found: the mutations of `{}` and the other resolvers are listed at `{DEFAULT_PATH}`, marked `path_complete: false`", class.name),
-                                    ));
+                    let bases = if nest {
+                        if class_bases.is_none() {
+                            let servers = match nest_servers.take() {
+                                Some(s) => s,
+                                None => {
+                                    let s = self.nest_servers();
+                                    if s.is_none() {
+                                        self.diagnostics.push(Diagnostic::new(
+                                            module.file.clone(),
+                                            resolver_line,
+                                            format!("no `GraphQLModule.forRoot` is found: the mutations of `{}` and the other resolvers are listed at `{DEFAULT_PATH}`, marked `path_complete: false`", class.name),
+                                        ));
+                                    }
+                                    s
                                 }
-                                nest_path = Some(p.clone());
-                                p
-                            }
-                        };
-                        np.map(|p| p.0)
-                            .unwrap_or_else(|| (DEFAULT_PATH.to_string(), false))
+                            };
+                            class_bases =
+                                Some(self.nest_bases(servers.as_deref(), (m, c), resolver_line));
+                            nest_servers = Some(servers);
+                        }
+                        class_bases.clone().unwrap_or_default()
                     } else {
-                        servers_path(self, m)
+                        vec![servers_path(self, m)]
                     };
                     let operations = if operations.is_empty() {
                         vec![(name, m, *f, mutation.line)]
                     } else {
                         operations
                     };
-                    for (name, om, of, line) in operations {
+                    for ((name, om, of, line), base) in operations
+                        .iter()
+                        .flat_map(|op| bases.iter().map(move |b| (op, b)))
+                    {
+                        let (om, of, line) = (*om, *of, *line);
                         self.routes.push(RawRoute {
                             method: "POST".into(),
                             path: format!("{}#{name}", base.0),
@@ -945,6 +1301,52 @@ impl Mounter<'_> {
                 }
             }
         }
+    }
+
+    /// The paths a NestJS resolver class `(m, c)` is served at: those of the servers without
+    /// `include` and of those whose `include` lists a module that provides it; `/graphql`,
+    /// incomplete, when no server is configured or none serves it.
+    fn nest_bases(
+        &mut self,
+        servers: Option<&[NestServer]>,
+        (m, c): (ModId, usize),
+        line: u32,
+    ) -> Vec<GqlPath> {
+        let Some(servers) = servers else {
+            return vec![(DEFAULT_PATH.to_string(), false)];
+        };
+        let mut bases: Vec<GqlPath> = servers
+            .iter()
+            .filter(|s| s.serves.as_ref().is_none_or(|set| set.contains(&(m, c))))
+            .map(|s| s.path.clone())
+            .collect();
+        bases.sort();
+        // one path: complete only where every server at it is
+        bases.dedup_by(|later, kept| {
+            let same = later.0 == kept.0;
+            if same {
+                kept.1 &= later.1;
+            }
+            same
+        });
+        if bases.is_empty() {
+            let mut paths: Vec<&str> = servers.iter().map(|s| s.path.0.as_str()).collect();
+            paths.sort();
+            paths.dedup();
+            let paths: Vec<String> = paths.into_iter().map(code).collect();
+            let module = &self.modules()[m];
+            self.diagnostics.push(Diagnostic::new(
+                module.file.clone(),
+                line,
+                format!(
+                    "`{}` is provided by no module that the `include` of a GraphQL server lists (the servers at {}): Nest serves its mutations on none of them; they are listed at `{DEFAULT_PATH}`, marked `path_complete: false`",
+                    module.classes[c].name,
+                    paths.join(", ")
+                ),
+            ));
+            bases.push((DEFAULT_PATH.to_string(), false));
+        }
+        bases
     }
 
     /// The methods of `class` (of module `m`) decorated `@<decorator>` from package `spec`: each
@@ -1080,6 +1482,7 @@ impl Mounter<'_> {
                     for r in self.returns_of(m, f) {
                         out.push(Field {
                             name: name.clone(),
+                            ty: "Mutation".into(),
                             resolver: pothos_resolve(self, r).unwrap_or((m, Val::Unknown)),
                             at,
                         });
@@ -1104,6 +1507,7 @@ impl Mounter<'_> {
                 {
                     out.push(Field {
                         name,
+                        ty: "Mutation".into(),
                         resolver: pothos_resolve(self, (om, fv)).unwrap_or((m, Val::Unknown)),
                         at,
                     });
@@ -1154,7 +1558,7 @@ impl Mounter<'_> {
         for s in &servers {
             let mut fields = Vec::new();
             for v in &s.schema {
-                self.gql_maps((v.0, &v.1), 0, &mut seen, &mut fields);
+                self.gql_maps((v.0, &v.1), "Mutation", 0, &mut seen, &mut fields);
             }
             seen.clear();
             let context = s.context.as_ref().and_then(|c| self.context_object(c));
@@ -1187,7 +1591,7 @@ impl Mounter<'_> {
                         format!(
                             "{what} {}: they are listed at `{DEFAULT_PATH}`, marked `path_complete: false`",
                             if paths.is_empty() {
-                                "are served by no GraphQL server the audit recognises (Apollo, graphql-yoga, Mercurius, NestJS)"
+                                "are served by no GraphQL server the audit recognises (Apollo, express-graphql, graphql-yoga, Mercurius, NestJS)"
                             } else {
                                 "may be served by more than one GraphQL server"
                             }
@@ -1211,7 +1615,7 @@ impl Mounter<'_> {
                 .chain(module.cjs_whole.iter())
             {
                 if matches!(v, Val::Obj(fs) if fs.iter().any(|(k, _)| k == "Mutation")) {
-                    self.gql_maps((m, v), 0, &mut BTreeSet::new(), &mut fields);
+                    self.gql_maps((m, v), "Mutation", 0, &mut BTreeSet::new(), &mut fields);
                 }
             }
             fields.retain(|f| {
@@ -1264,6 +1668,107 @@ fn pothos_resolve(me: &Mounter, (m, v): (ModId, Val)) -> Option<(ModId, Val)> {
     })
 }
 
+/// The tokens of GraphQL SDL: names and punctuators; comments, strings (descriptions) and
+/// commas are left out.
+fn sdl_tokens(sdl: &str) -> Vec<&str> {
+    let b = sdl.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'#' {
+            while i < b.len() && b[i] != b'\n' {
+                i += 1;
+            }
+        } else if b[i..].starts_with(b"\"\"\"") {
+            i = sdl[i + 3..]
+                .find("\"\"\"")
+                .map_or(b.len(), |e| i + 3 + e + 3);
+        } else if c == b'"' {
+            i += 1;
+            while i < b.len() && b[i] != b'"' && b[i] != b'\n' {
+                i += if b[i] == b'\\' { 2 } else { 1 };
+            }
+            i += 1;
+        } else if c == b'_' || c.is_ascii_alphanumeric() {
+            let start = i;
+            while i < b.len() && (b[i] == b'_' || b[i].is_ascii_alphanumeric()) {
+                i += 1;
+            }
+            out.push(&sdl[start..i]);
+        } else {
+            if b"{}():=@|&".contains(&c) {
+                out.push(&sdl[i..i + 1]);
+            }
+            i += 1;
+        }
+    }
+    out
+}
+
+/// The mutation type a schema definition of GraphQL SDL names (`schema { query: RootQuery
+/// mutation: RootMutation }`, also `extend schema`, with directives): None when the text has
+/// none (GraphQL's default, `Mutation`, applies).
+fn schema_mutation_type(sdl: &str) -> Option<String> {
+    let t = sdl_tokens(sdl);
+    let (mut braces, mut parens) = (0usize, 0usize);
+    let mut i = 0;
+    while i < t.len() {
+        match t[i] {
+            "{" => braces += 1,
+            "}" => braces = braces.saturating_sub(1),
+            "(" => parens += 1,
+            ")" => parens = parens.saturating_sub(1),
+            // The keyword, not a type named `schema` nor a use of such a type.
+            "schema"
+                if braces == 0
+                    && parens == 0
+                    && !matches!(
+                        i.checked_sub(1).map(|p| t[p]),
+                        Some(
+                            "type"
+                                | "interface"
+                                | "input"
+                                | "enum"
+                                | "union"
+                                | "scalar"
+                                | "="
+                                | "|"
+                                | "@"
+                                | "implements"
+                                | "&"
+                                | ":"
+                        )
+                    ) =>
+            {
+                // Its directives, then `{ operation: Type .. }`.
+                let mut j = i + 1;
+                let mut depth = 0usize;
+                while j < t.len() && !(depth == 0 && t[j] == "{") {
+                    match t[j] {
+                        "(" => depth += 1,
+                        ")" => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    j += 1;
+                }
+                let mut k = j + 1;
+                while k + 2 < t.len() && t[k] != "}" {
+                    if t[k] == "mutation" && t[k + 1] == ":" {
+                        return Some(t[k + 2].to_string());
+                    }
+                    k += 1;
+                }
+                i = k;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
 /// The field a `@Mutation(..)` names: its string argument (schema first) or its `name` option.
 fn mutation_name(d: &DecoratorFacts) -> Option<String> {
     d.args.iter().find_map(|a| match a {
@@ -1290,7 +1795,7 @@ fn export_of<'m>(module: &'m Module, name: &str) -> Option<&'m Val> {
 
 #[cfg(test)]
 mod tests {
-    use super::mutation_name;
+    use super::{mutation_name, schema_mutation_type};
     use crate::program::{DecoratorFacts, Val};
 
     fn mutation(args: Vec<Val>) -> DecoratorFacts {
@@ -1320,5 +1825,37 @@ mod tests {
         // `@Mutation(() => Boolean, { nullable: true })`
         let other = Val::Obj(vec![("nullable".into(), Val::Bool(true))]);
         assert_eq!(mutation_name(&mutation(vec![Val::Func(1), other])), None);
+    }
+
+    #[test]
+    fn the_mutation_type_a_schema_definition_names() {
+        let sdl = "schema {\n  query: RootQuery\n  mutation: RootMutation\n}\n";
+        assert_eq!(schema_mutation_type(sdl).as_deref(), Some("RootMutation"));
+        // Descriptions, comments, commas, directives and `extend schema`.
+        let sdl = r#"
+            """ The schema (it has no schema { mutation: Nope } of its own) """
+            # schema { mutation: Commented }
+            type Query { schema: String, "a field" mutation: Int }
+            directive @auth(role: String = "x") on OBJECT
+            extend schema @link(url: "https://specs.apollo.dev/federation/v2.0", import: ["@key"]) {
+              query: Query, mutation: Operations
+            }
+        "#;
+        assert_eq!(schema_mutation_type(sdl).as_deref(), Some("Operations"));
+        // A schema definition without a mutation, a type named after the keyword, no schema.
+        assert_eq!(schema_mutation_type("schema { query: Q }"), None);
+        assert_eq!(
+            schema_mutation_type("type schema { mutation: Int }\nunion U = schema | Q"),
+            None
+        );
+        assert_eq!(schema_mutation_type("type Mutation { a: Int }"), None);
+        // Cut short: no panic.
+        assert_eq!(schema_mutation_type("schema { mutation:"), None);
+        assert_eq!(schema_mutation_type("schema @x(\"unterminated"), None);
+        // Text that is not ASCII (in comments, descriptions, stray characters) is skipped whole.
+        assert_eq!(
+            schema_mutation_type("# café\n«» schema { \"Änderungen\" mutation: Root }").as_deref(),
+            Some("Root")
+        );
     }
 }
