@@ -955,6 +955,19 @@ fn expires(method: &str, args: &[Val]) -> bool {
         })
 }
 
+/// A call that hands out an entity's repository: `dataSource.getRepository(User)`, or TypeORM's
+/// `getRepository(User)` imported from the package.
+fn repository_getter(callee: &Val) -> bool {
+    match callee {
+        Val::Member(_, getter) => REPOSITORY_GETTERS.contains(&getter.as_str()),
+        Val::Import {
+            spec,
+            name: Some(getter),
+        } => spec == "typeorm" && REPOSITORY_GETTERS.contains(&getter.as_str()),
+        _ => false,
+    }
+}
+
 fn freshly_built(v: &Val) -> bool {
     match v {
         Val::New(..) | Val::Instance(_) => true,
@@ -3885,6 +3898,70 @@ impl<'a> Calls<'a> {
         encoder.then(|| self.built_record(m, v).cloned()).flatten()
     }
 
+    /// What an instance made with `new` holds: its constructor's record and the fields set on
+    /// it afterwards (see `Module::new_fields`).
+    fn instance_fields(&self, m: ModId, v: &Val, line: u32) -> Vec<(String, Val)> {
+        let mut fields = self.built_record(m, v).cloned().unwrap_or_default();
+        fields.extend(
+            self.res.modules[m]
+                .new_fields
+                .iter()
+                .filter(|(at, ..)| *at == line)
+                .map(|(_, k, v)| (k.clone(), v.clone())),
+        );
+        fields
+    }
+
+    /// The columns of the natural primary key of the entity a TypeORM `save` writes
+    /// (`@PrimaryColumn() token`), found from the instance saved (`new Device()`), the entity
+    /// handed to an entity manager (`manager.save(Device, {..})`) or the repository's
+    /// (`getRepository(Device)`); none when the entity's key is generated.
+    fn natural_primary_key(&self, m: ModId, cs: &CallSite) -> Vec<String> {
+        let entity = cs
+            .args
+            .iter()
+            .take(2)
+            .find_map(|a| match a {
+                Val::New(ctor, _) => Some(ctor.as_ref()),
+                Val::Class(_) => Some(a),
+                _ => None,
+            })
+            .or_else(|| {
+                // the repository the call is made on: held (`const repo = getRepository(X)`) or
+                // called in the chain (`getRepository(X).save(..)`)
+                let chained = match &cs.callee {
+                    Val::Member(receiver, _) => receiver.as_ref(),
+                    _ => &cs.root,
+                };
+                [&cs.root, chained].into_iter().find_map(|r| match r {
+                    Val::Call(callee, args) if repository_getter(callee) => args.first(),
+                    _ => None,
+                })
+            });
+        let Some(entity) = entity else {
+            return Vec::new();
+        };
+        let (m2, c) = match entity {
+            Val::Class(c) => (m, *c),
+            v => match self.res.resolve(m, v) {
+                Resolved::Class(m2, c) => (m2, c),
+                _ => return Vec::new(),
+            },
+        };
+        let fields = &self.res.modules[m2].classes[c].field_decorators;
+        if fields
+            .iter()
+            .any(|(_, d)| d.name == "PrimaryGeneratedColumn")
+        {
+            return Vec::new();
+        }
+        fields
+            .iter()
+            .filter(|(_, d)| d.name == "PrimaryColumn")
+            .map(|(f, _)| f.clone())
+            .collect()
+    }
+
     /// The record an instance was built with (`Model.build({..})`, `new Model({..})`).
     fn built_record<'v>(&'v self, m: ModId, v: &'v Val) -> Option<&'v Vec<(String, Val)>> {
         let args = match v {
@@ -4256,9 +4333,9 @@ impl<'a> Calls<'a> {
             Some(base) => base,
             None => &cs.root,
         };
+        // (`dataSource.getRepository(User)`, or TypeORM's own `getRepository(User)` imported)
         if let Val::Call(callee, args) = root
-            && let Val::Member(_, getter) = callee.as_ref()
-            && REPOSITORY_GETTERS.contains(&getter.as_str())
+            && repository_getter(callee)
         {
             return self.entity_name(m, args.first()?);
         }
@@ -5126,7 +5203,12 @@ impl<'a> Calls<'a> {
             if !by_origin && !by_name {
                 continue;
             }
-            if sink.root_is_object && cs.hops.first() == Some(&0) {
+            // (TypeORM 0.2's `getRepository(User).save(..)`, imported from the package: a
+            // function that hands out the object)
+            if sink.root_is_object
+                && cs.hops.first() == Some(&0)
+                && !(by_origin && REPOSITORY_GETTERS.contains(&cs.root_name.as_str()))
+            {
                 continue;
             }
             if declared_only
@@ -5238,6 +5320,16 @@ impl<'a> Calls<'a> {
             // key (`id: undefined`, a duplicate inserted).
             // (Also the rows of a lookup mapped or filtered: `found.map((j) => ({ ...j, at }))`.)
             let looked_up = |v: &Val| {
+                // `Object.assign(found, body)` answers `found`
+                let v = match v {
+                    Val::Call(f, args)
+                        if matches!(f.as_ref(), Val::Member(o, a)
+                            if a == "assign" && matches!(o.as_ref(), Val::Global(g) if g == "Object")) =>
+                    {
+                        args.first().unwrap_or(v)
+                    }
+                    v => v,
+                };
                 let v = match v {
                     Val::Call(f, _) if matches!(f.as_ref(), Val::Member(_, m) if matches!(m.as_str(), "map" | "filter")) => {
                         match f.as_ref() {
@@ -5289,15 +5381,48 @@ impl<'a> Calls<'a> {
             // when it is missing (https://typeorm.io/docs/working-with-entity-manager/repository-api):
             // given an id the request names (`manager.save(Audience, { id: audienceId, .. })`), a
             // repeat writes the same row. Not an id made for this call (`randomUUID()`).
+            // So does one of an instance made here (`const device = new Device(); device.token =
+            // body.token; repo.save(device)`) or a literal whose entity's primary key is a
+            // natural one (`@PrimaryColumn() token`, not `@PrimaryGeneratedColumn()`), given
+            // that key.
+            let instance: Option<Vec<(String, Val)>> = (last == "save"
+                && sink.id.starts_with("typeorm"))
+            .then(|| {
+                cs.args.iter().take(2).find_map(|a| match a {
+                    Val::New(_, line) => Some(self.instance_fields(m, a, *line)),
+                    _ => None,
+                })
+            })
+            .flatten();
+            let natural_key = if last == "save" && sink.id.starts_with("typeorm") {
+                self.natural_primary_key(m, cs)
+            } else {
+                Vec::new()
+            };
+            let given = |fields: &[(String, Val)], key: &str| {
+                fields
+                    .iter()
+                    .any(|(k, v)| k == key && !matches!(v, Val::Unknown) && !made_per_call(v))
+            };
             let keyed_save = last == "save"
                 && sink.id.starts_with("typeorm")
-                && cs.args.iter().take(2).any(|a| {
+                && (cs.args.iter().take(2).any(|a| {
                     matches!(a, Val::Obj(f) if f.iter().any(|(k, v)| {
                         matches!(k.as_str(), "id" | "_id")
                             && !matches!(v, Val::Unknown)
                             && !made_per_call(v)
                     }))
-                });
+                }) || !natural_key.is_empty()
+                    && cs
+                        .args
+                        .iter()
+                        .take(2)
+                        .filter_map(|a| match a {
+                            Val::Obj(f) => Some(f.as_slice()),
+                            Val::New(..) => instance.as_deref(),
+                            _ => None,
+                        })
+                        .any(|fields| natural_key.iter().all(|k| given(fields, k))));
             let upsert = sink.upsert
                 || keyed_save
                 || cs.args.iter().any(|a| option_given(a, &sink.upsert_option));
@@ -5308,9 +5433,11 @@ impl<'a> Calls<'a> {
             };
             // `doc.save(cb)` of a document built with `new Model({..})`: the record it was
             // built with is what the create writes.
-            let built = (kind == EffectKind::DbCreate && last == "save" && freshly_built(&cs.root))
-                .then(|| self.built_record(m, &cs.root))
-                .flatten();
+            let built: Option<Vec<(String, Val)>> =
+                (kind == EffectKind::DbCreate && last == "save" && freshly_built(&cs.root))
+                    .then(|| self.built_record(m, &cs.root).cloned())
+                    .flatten()
+                    .or(instance.filter(|_| kind == EffectKind::DbCreate));
             let label = if sink.label.is_empty() {
                 &sink.id
             } else {
@@ -5336,7 +5463,7 @@ impl<'a> Calls<'a> {
                 relative,
                 relative_fields,
                 target: target.clone(),
-                data_keys: match built {
+                data_keys: match &built {
                     Some(fields) => Some(repeated_keys(fields)),
                     None => Self::data_keys(cs),
                 },
@@ -5350,7 +5477,7 @@ impl<'a> Calls<'a> {
                     .find_map(|(_, v)| param_ref(m, v))
                     .map(Box::new),
                 made_args: made_fields(&cs.args).into(),
-                key_params: match built {
+                key_params: match &built {
                     Some(fields) => key_params(m, fields),
                     None => Self::record_params(m, cs).1,
                 },

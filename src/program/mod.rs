@@ -1271,6 +1271,10 @@ pub struct Module {
     /// `schema.statics.findByEmail = fn`): (the value, the name, the function). At most
     /// [`MAX_FALLBACKS`].
     pub statics: Vec<(Val, String, Val)>,
+    /// Fields set on an instance the module makes (`const device = new Device(); device.token =
+    /// body.token`), by the line of its `new`: what a `save(device)` writes besides the
+    /// constructor's argument. At most [`MAX_NEW_FIELDS`].
+    pub new_fields: Vec<(u32, String, Val)>,
     /// Interfaces and object type aliases (`interface Modules { orders: OrdersModule }`, `type
     /// Context = Core & { userId?: string }`), by name: the parts of each, an object type's
     /// fields with their declared types (unknown where the type is not read: `email: string`),
@@ -1294,6 +1298,9 @@ impl Module {
 
 /// Most fallbacks a module notes.
 pub const MAX_FALLBACKS: usize = 64;
+
+/// The most fields set on instances a module makes that it keeps (see `Module::new_fields`).
+pub const MAX_NEW_FIELDS: usize = 1024;
 
 /// A value written with a literal fallback: `A || 'lit'`, `A ?? 'lit'`.
 #[derive(Debug, Clone, PartialEq)]

@@ -2903,6 +2903,16 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 return;
             }
             Some(Binding::Val(Val::Call(callee, _))) if project_callee(callee) => Vec::new(),
+            // An instance made here (`new Device()`): it stays that instance; what is set on
+            // it is kept beside it, by the line of its `new`.
+            Some(Binding::Val(Val::New(_, at))) => {
+                if self.module.new_fields.len() < crate::program::MAX_NEW_FIELDS {
+                    self.module
+                        .new_fields
+                        .push((*at, prop.to_string(), v.clone()));
+                }
+                return;
+            }
             _ => return,
         };
         fields.push((prop.to_string(), v.clone()));
