@@ -250,6 +250,17 @@ const GENERIC_METHODS: &[&str] = &[
 
 /// Crates whose values live in the process (channels, maps, caches, hashers, the web framework
 /// itself): a `send` or `create` on one of them writes nowhere a retry would notice.
+/// A message built where it is sent: a struct literal (`Envelope { message, .. }`) or an enum
+/// variant (`Command::Pay(req)`, `Message::Api(Api::PaymentRequest(p))`), not a plain value.
+fn built_message(e: &Ex) -> bool {
+    match e {
+        Ex::Struct(..) => true,
+        Ex::Call(f, _, _) => matches!(&**f, Ex::Path(p, _)
+            if p.len() >= 2 && p.last().is_some_and(|l| l.starts_with(|c: char| c.is_ascii_uppercase()))),
+        _ => false,
+    }
+}
+
 const IN_PROCESS_CRATES: &[&str] = &[
     "tokio",
     "tokio_stream",
@@ -1579,12 +1590,24 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
                 _ => None,
             },
-            Ex::Call(func, _, _) => {
+            Ex::Call(func, args, _) => {
                 let Ex::Path(p, _) = &**func else { return None };
                 let r = self.resolve(p, scope);
                 let fns = self.fns_of(&r);
                 if let Some(&f) = fns.first() {
                     return self.ret_type(f);
+                }
+                // `Arc::clone(&state)`, `Arc::make_mut(&mut sender)`, `Rc::new(x)`: the value
+                // behind the pointer, as a variable's type is read through it
+                if let Res::Ext(full) = &r
+                    && let [.., ptr, f] = full.as_slice()
+                    && matches!(ptr.as_str(), "Arc" | "Rc")
+                    && matches!(
+                        f.as_str(),
+                        "new" | "clone" | "make_mut" | "get_mut" | "as_ref"
+                    )
+                {
+                    return self.type_of(args.first()?, scope, depth + 1);
                 }
                 match r {
                     Res::Assoc(ty, name)
@@ -2433,10 +2456,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                         .is_some_and(|t| updated.contains(&crate::facts::model_key(t)));
                 }
                 // In the function's own statements, before any other way out of it: every call
-                // that finds the row fails.
+                // that finds the row fails. (Of a row the function looked up itself: what a
+                // call tested in the condition answers, `if let Some(q) = quota_reached(..)? {`,
+                // says no more than that it read something.)
                 if *then_exits
                     && found_when_true
                     && *then_refuses
+                    && skip == 0
                     && scope.blocks == 1
                     && let Some(f) = scope.func
                     && self.model.fns[f]
@@ -3569,6 +3595,45 @@ impl<'m, 'a> Effects<'m, 'a> {
                     out.unfollowed.push((
                         format!(
                             "`{}` (a method of a value whose type the code does not show)",
+                            name_in_text(recv, name)
+                        ),
+                        self.location(scope.module, *line),
+                    ));
+                }
+                // A message handed to another task over an in-process channel or to an actor
+                // (`sender.send(Envelope { message, .. }).await`, `addr.send(PayInvoice { .. })`):
+                // the work is done where it is received, a loop this sender is not tied to in the
+                // code, so what the call leads to is not known, not nothing. Only a message the
+                // request builds here (a struct or a variant), on a value whose type is a
+                // channel's sender or an actor's address, or not shown.
+                if !followed
+                    && !matched
+                    && out.unfollowed.len() < 8
+                    && matches!(
+                        name.as_str(),
+                        "send"
+                            | "try_send"
+                            | "send_async"
+                            | "blocking_send"
+                            | "do_send"
+                            | "send_timeout"
+                            | "unbounded_send"
+                    )
+                    && match &ty {
+                        None => true,
+                        Some(Res::Ext(full)) => full.last().is_some_and(|l| {
+                            matches!(
+                                l.as_str(),
+                                "Sender" | "UnboundedSender" | "SyncSender" | "Addr" | "Recipient"
+                            )
+                        }),
+                        _ => false,
+                    }
+                    && args.first().is_some_and(built_message)
+                {
+                    out.unfollowed.push((
+                        format!(
+                            "`{}` (a message handed to another task or actor, whose handling is not followed)",
                             name_in_text(recv, name)
                         ),
                         self.location(scope.module, *line),
