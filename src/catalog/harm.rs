@@ -640,6 +640,10 @@ mod tests {
         assert!(h.ledger_model("public.orders").is_some());
         assert!(h.job_model("app.background_jobs").is_some());
         assert!(h.job_model("queue_jobs").is_some());
+        // A queue library's own table, with its schema (pg-boss, Graphile Worker)
+        assert!(h.job_model("pgboss.job").is_some());
+        assert!(h.job_model("graphile_worker.jobs").is_some());
+        assert!(h.job_model("job").is_none());
         // What a sign-in issues, and what it does not (an API token is a record).
         assert!(h.issued_model("auth.token").is_some());
         assert!(h.issued_model("assertion_challenges").is_some());

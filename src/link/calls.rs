@@ -1552,11 +1552,25 @@ pub fn sql_table(sql: &str) -> Option<String> {
         .iter()
         .position(|w| matches!(w.to_ascii_uppercase().as_str(), "INTO" | "UPDATE" | "FROM"))?;
     let name = words.get(at + 1)?.trim_matches(|c| c == '"' || c == '`');
+    // (the schema of a queue library's own tables stays: `pgboss.job` is pg-boss's job table,
+    // not the application's `job`)
+    let schema = name
+        .rsplit_once('.')
+        .map(|(s, _)| s.trim_matches(|c| c == '"' || c == '`'));
+    let library = schema.is_some_and(|s| {
+        matches!(
+            s.to_ascii_lowercase().as_str(),
+            "pgboss" | "graphile_worker"
+        )
+    });
+    let name = if library {
+        name
+    } else {
+        name.rsplit('.').next().unwrap_or(name)
+    };
     let name = name
-        .rsplit('.')
-        .next()
-        .unwrap_or(name)
-        .trim_matches(|c| c == '"' || c == '`');
+        .trim_matches(|c| c == '"' || c == '`')
+        .replace("\".\"", ".");
     (!name.is_empty() && !name.starts_with('$')).then(|| name.to_ascii_lowercase())
 }
 

@@ -938,6 +938,72 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         }
     }
 
+    /// Whether a condition holds in production, when it tests only which environment the code
+    /// runs in: a flag named for it (`isDev`, `isDevelopment`, `__DEV__`, `isProd`,
+    /// `config.isProduction`) or `process.env.NODE_ENV` compared with a literal
+    /// (`'production'`, `'development'`, `'test'`), negated or not.
+    pub(super) fn production_test(&self, n: Node, depth: usize) -> Option<bool> {
+        if depth > 8 {
+            return None;
+        }
+        let flag = |name: &str| -> Option<bool> {
+            let name = name.trim_start_matches('_').trim_end_matches('_');
+            let key: String = name
+                .chars()
+                .filter(|c| *c != '_')
+                .collect::<String>()
+                .to_ascii_lowercase();
+            match key.as_str() {
+                "isdev" | "isdevelopment" | "dev" | "development" | "isdevmode" | "devmode"
+                | "indevelopment" => Some(false),
+                "isprod" | "isproduction" | "prod" | "production" | "isprodmode"
+                | "inproduction" => Some(true),
+                _ => None,
+            }
+        };
+        let env_name = |x: Node| {
+            let t = self.text(x);
+            t.ends_with("NODE_ENV") || t.ends_with("APP_ENV")
+        };
+        let env_value = |v: &str| -> Option<bool> {
+            match v.to_ascii_lowercase().as_str() {
+                "production" | "prod" => Some(true),
+                "development" | "dev" | "test" | "local" => Some(false),
+                _ => None,
+            }
+        };
+        match n.kind() {
+            "parenthesized_expression" => self.production_test(n.named_child(0)?, depth + 1),
+            "unary_expression" if n.field("operator").map(|o| self.text(o)) == Some("!") => self
+                .production_test(n.field("argument")?, depth + 1)
+                .map(|p| !p),
+            "identifier" => flag(self.text(n)),
+            "member_expression" => {
+                let p = n.field("property")?;
+                flag(self.text(p))
+            }
+            "binary_expression" => {
+                let op = self.text(n.field("operator")?);
+                let (l, r) = (n.field("left")?, n.field("right")?);
+                let lit = if env_name(l) && r.kind() == "string" {
+                    r
+                } else if env_name(r) && l.kind() == "string" {
+                    l
+                } else {
+                    return None;
+                };
+                // whether `NODE_ENV === lit` holds in production
+                let holds = env_value(&self.string_value(lit))?;
+                match op {
+                    "===" | "==" => Some(holds),
+                    "!==" | "!=" => Some(!holds),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
+
     pub(super) fn string_value(&self, n: Node) -> String {
         let t = self.text(n);
         if t.len() >= 2 && (t.starts_with('"') || t.starts_with('\'') || t.starts_with('`')) {
@@ -2366,6 +2432,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 // a condition the code shows (a string): the branch it picks
                 if let Some(Val::Str(t)) = &tested_value {
                     return if t.is_empty() { b } else { a };
+                }
+                // `isDev ? '' : '/api/v2'`, `process.env.NODE_ENV === 'production' ? a : b`: the
+                // service audited is the one deployed, in production.
+                if let Some(in_production) = cond.and_then(|c| self.production_test(c, 0)) {
+                    return if in_production { a } else { b };
                 }
                 // `process.env.BASE ? process.env.BASE : '/x'`: the environment's value, or the
                 // code's default.
