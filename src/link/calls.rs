@@ -1402,14 +1402,15 @@ fn from_select(cs: &CallSite) -> bool {
     n >= 2 && cs.path[n - 1] == "select" && cs.path[n - 2] == "from"
 }
 
+/// (An upsert behind the lookup is one too, as TypeORM's `save` of an entity given its key is:
+/// what runs after it runs only when the lookup missed.)
 fn find_or_create(looked_up: &str, updated: &HashSet<String>, e: &mut Effect) {
     if e.kind == EffectKind::DbCreate
-        && !e.upsert
         && let Some(t) = e.target.as_deref().map(model_key)
         && model_key(looked_up) == t
     {
         e.find_or_create = true;
-        e.upsert = updated.contains(&t);
+        e.upsert |= updated.contains(&t);
     }
 }
 
