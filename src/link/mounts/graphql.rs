@@ -171,6 +171,18 @@ struct Caller {
     args: Vec<Val>,
 }
 
+/// The paths in order, each once: complete only where every server at it is.
+fn merge_paths(paths: &mut Vec<GqlPath>) {
+    paths.sort();
+    paths.dedup_by(|later, kept| {
+        let same = later.0 == kept.0;
+        if same {
+            kept.1 &= later.1;
+        }
+        same
+    });
+}
+
 /// The parameter a value reads, and the members read from it: `options.path` in a function
 /// `f(options)` is (f, 0, [`path`]).
 fn param_root(v: &Val) -> Option<(FnId, usize, Vec<&str>)> {
@@ -1320,15 +1332,7 @@ impl Mounter<'_> {
             .filter(|s| s.serves.as_ref().is_none_or(|set| set.contains(&(m, c))))
             .map(|s| s.path.clone())
             .collect();
-        bases.sort();
-        // one path: complete only where every server at it is
-        bases.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                kept.1 &= later.1;
-            }
-            same
-        });
+        merge_paths(&mut bases);
         if bases.is_empty() {
             let mut paths: Vec<&str> = servers.iter().map(|s| s.path.0.as_str()).collect();
             paths.sort();
@@ -1544,15 +1548,7 @@ impl Mounter<'_> {
             .iter()
             .map(|s| (s.path.clone(), s.complete))
             .collect();
-        paths.sort();
-        // one path: complete only where every server at it is
-        paths.dedup_by(|later, kept| {
-            let same = later.0 == kept.0;
-            if same {
-                kept.1 &= later.1;
-            }
-            same
-        });
+        merge_paths(&mut paths);
         let mut seen = BTreeSet::new();
         let mut reached: BTreeSet<(ModId, String)> = BTreeSet::new();
         for s in &servers {
