@@ -205,6 +205,11 @@ pub struct Effect {
     /// client sends no id; an upsert for a `PUT`, `PATCH` or `DELETE`, whose client names the row.
     #[serde(skip)]
     pub upsert_unless_missing: bool,
+    /// Link facts: an upsert the ORM makes by reading the row first and then inserting or
+    /// updating it (TypeORM's `save` of an entity given its key): not atomic, so behind a lookup
+    /// it is a find-or-create like a plain create.
+    #[serde(skip)]
+    pub reads_then_writes: bool,
     /// A create done only when a lookup of the same model finds nothing (find-or-create by
     /// hand): a sequential retry finds the row, two concurrent ones can both create.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -1402,15 +1402,16 @@ fn from_select(cs: &CallSite) -> bool {
     n >= 2 && cs.path[n - 1] == "select" && cs.path[n - 2] == "from"
 }
 
-/// (An upsert behind the lookup is one too, as TypeORM's `save` of an entity given its key is:
-/// what runs after it runs only when the lookup missed.)
+/// (So is an upsert the ORM makes by reading the row first, TypeORM's `save` of an entity given
+/// its key: what runs after it runs only when the lookup missed. An atomic upsert is not.)
 fn find_or_create(looked_up: &str, updated: &HashSet<String>, e: &mut Effect) {
     if e.kind == EffectKind::DbCreate
+        && (!e.upsert || e.reads_then_writes)
         && let Some(t) = e.target.as_deref().map(model_key)
         && model_key(looked_up) == t
     {
         e.find_or_create = true;
-        e.upsert |= updated.contains(&t);
+        e.upsert = e.reads_then_writes || updated.contains(&t);
     }
 }
 
@@ -5475,6 +5476,7 @@ impl<'a> Calls<'a> {
                 location: location.clone(),
                 upsert: upsert && !per_call,
                 upsert_unless_missing: unless_missing,
+                reads_then_writes: keyed_save && !sink.upsert,
                 relative,
                 relative_fields,
                 target: target.clone(),
