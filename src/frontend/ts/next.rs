@@ -584,8 +584,6 @@ impl<'t> Evaluator<'t, '_> {
         }
     }
 
-    /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
-    /// it read.
     /// A constant that holds a test (`const taken = (await prisma.user.count(..)) > 0`, `const
     /// exists = (await findFirst(..)) !== null`), tested later (`if (taken) throw ..`): the test
     /// it holds, read as if written in the condition.
@@ -623,6 +621,8 @@ impl<'t> Evaluator<'t, '_> {
         test.then_some(value)
     }
 
+    /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
+    /// it read.
     pub(super) fn is_lookup_leaf(&mut self, n: Node<'t>) -> Option<(String, Val)> {
         self.read_leaf(n, Read::Lookup)
     }
