@@ -47,6 +47,15 @@ pub fn kinds(v: &serde_json::Value) -> Vec<String> {
     k
 }
 
+/// Whether one of a JSON report's diagnostics mentions `needle`.
+pub fn mentions_diagnostic(report: &serde_json::Value, needle: &str) -> bool {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|d| d["message"].as_str().unwrap().contains(needle))
+}
+
 pub fn json_report(path: &Path) -> serde_json::Value {
     let out = json_check(path).output().expect("run retrysafe");
     assert_eq!(

@@ -1269,25 +1269,12 @@ impl<'a> Model<'a> {
     /// `S: Storage`): the method of that name in each `impl Trait for T` of the workspace.
     pub fn implementations(&self, ty: &Res, name: &str) -> Vec<FnId> {
         // The trait, then its supertraits (`dyn Db` where `trait Db: BaseDb` and the method is
-        // `BaseDb`'s), breadth first, each once.
-        let mut queue = vec![ty.clone()];
-        let mut i = 0;
-        while i < queue.len() && queue.len() < 32 {
-            let found = self.own_implementations(&queue[i], name);
-            if !found.is_empty() {
-                return found;
-            }
-            if let Res::Trait(tm, tn) = queue[i].clone() {
-                for s in self.modules[tm].trait_supers.get(&tn).into_iter().flatten() {
-                    let r = self.resolve(tm, s);
-                    if matches!(r, Res::Trait(..)) && !queue.contains(&r) {
-                        queue.push(r);
-                    }
-                }
-            }
-            i += 1;
-        }
-        vec![]
+        // `BaseDb`'s), breadth first: the first that has implementations of the method.
+        self.supertraits(ty)
+            .iter()
+            .map(|t| self.own_implementations(t, name))
+            .find(|found| !found.is_empty())
+            .unwrap_or_default()
     }
 
     /// The declaration of method `name` a trait object or a bounded generic of trait `ty`
