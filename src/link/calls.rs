@@ -5488,10 +5488,18 @@ impl<'a> Calls<'a> {
                 update_param: (kind == EffectKind::DbUpdate && !relative)
                     .then(|| update_param(m, &cs.args))
                     .flatten(),
+                // (or the whole argument object, handed on by a client wrapper: `createRefund(params)
+                // { return this.stripe.refunds.create(params) }`)
                 spread_param: cs
                     .spread_args
                     .iter()
                     .find_map(|(_, v)| param_ref(m, v))
+                    .or_else(|| {
+                        cs.args
+                            .first()
+                            .filter(|_| sink.kind == EffectKind::Payment)
+                            .and_then(|a| param_ref(m, a))
+                    })
                     .map(Box::new),
                 made_args: made_fields(&cs.args).into(),
                 key_params: match &built {
