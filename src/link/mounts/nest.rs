@@ -230,7 +230,14 @@ impl Mounter<'_> {
     /// of that name (`ConfigService` reads `process.env` too) at the read's own default.
     fn config_value(&mut self, m: ModId, v: &Val) -> Option<ConfigValue> {
         let (key, default) = self.config_read(m, v)?;
-        for factory in self.config_factories() {
+        // The factories nearest the read first: in a monorepo each app registers its own `app`
+        // namespace (`apps/main/src/config`, `apps/gateway/src/config`).
+        let mut factories = self.config_factories();
+        let file = self.modules()[m].file.clone();
+        factories.sort_by_key(|f| {
+            std::cmp::Reverse(common_dirs(&file, &self.modules()[f.module].file))
+        });
+        for factory in factories {
             let path: &[String] = match &factory.namespace {
                 Some(ns) if key.first() == Some(ns) => &key[1..],
                 Some(_) => continue,
@@ -284,6 +291,32 @@ impl Mounter<'_> {
         })
     }
 
+    /// A template whose holes are configuration reads or strings, as one configuration value: the
+    /// pieces joined, the first environment variable a piece reads, every source named.
+    fn config_template(&mut self, m: ModId, parts: &[Val]) -> Option<ConfigValue> {
+        let (mut value, mut env, mut sources) = (String::new(), None, Vec::new());
+        let mut read = false;
+        for part in parts {
+            match self.config_value(m, part) {
+                Some(c) => {
+                    value.push_str(&c.value);
+                    env = env.or(c.env);
+                    sources.push(c.source);
+                    read = true;
+                }
+                None => {
+                    let [s] = self.strings(m, part)?.try_into().ok()?;
+                    value.push_str(&s);
+                }
+            }
+        }
+        read.then(|| ConfigValue {
+            value,
+            env,
+            source: sources.join(" and "),
+        })
+    }
+
     /// The global prefix of a bootstrap: a literal or a constant, or a configuration value, with
     /// a diagnostic when it is a default the deployment may change or when it cannot be read
     /// (the routes are then listed without it, or under the prefix `[[mount]]` gives). False
@@ -302,7 +335,12 @@ impl Mounter<'_> {
             return (list.into_iter().next().unwrap_or_default(), true);
         }
         let file = self.modules()[bm].file.clone();
-        if let Some(c) = self.config_value(bm, g) {
+        // (or a template around one: `` `api/${config.get('app.apiVersion')}` ``)
+        let config = match g {
+            Val::Template(parts) => self.config_template(bm, parts),
+            _ => self.config_value(bm, g),
+        };
+        if let Some(c) = config {
             if let Some(var) = &c.env {
                 self.diagnostics.push(Diagnostic::new(
                     file,
@@ -813,6 +851,20 @@ impl Mounter<'_> {
     }
 }
 
+/// How many leading directories two files share.
+fn common_dirs(a: &str, b: &str) -> usize {
+    let dirs = |f: &str| -> Vec<String> {
+        let mut d: Vec<String> = f.split('/').map(String::from).collect();
+        d.pop();
+        d
+    };
+    dirs(a)
+        .iter()
+        .zip(dirs(b).iter())
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::pattern_matches;
@@ -830,3 +882,4 @@ mod tests {
         assert!(!pattern_matches("/", "/auth"));
     }
 }
+
