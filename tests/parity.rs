@@ -426,3 +426,11 @@ fn a_delete_that_fails_when_the_row_is_gone_consumes_it_in_both_languages() {
 fn a_program_run_is_an_effect_in_both_languages() {
     assert_twins("express-process-runs", "axum-process-runs");
 }
+
+/// Usage metering (a `saveUsage`/`save_usage` helper's Redis hash increments) and a rate limiter's
+/// window counter (`incr` of a `ratelimit:` key) are bookkeeping in both languages; an increment
+/// of a balance's hash field (`credits`) stays a record a person holds.
+#[test]
+fn usage_metering_and_rate_limit_counters_are_bookkeeping_in_both_languages() {
+    assert_twins("express-usage-metering", "axum-usage-metering");
+}

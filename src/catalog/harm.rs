@@ -674,6 +674,9 @@ mod tests {
         assert!(h.bookkeeping_function("createSession").is_none());
         assert!(h.bookkeeping_function("trackShipment").is_none());
         assert!(h.bookkeeping_function("bulkCreateTrackerEntries").is_none());
+        assert!(h.bookkeeping_function("saveAiUsage").is_some());
+        assert!(h.bookkeeping_function("record_api_usage").is_some());
+        assert!(h.bookkeeping_function("getUsageLimits").is_none());
     }
 
     #[test]

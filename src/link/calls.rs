@@ -396,6 +396,29 @@ fn relative_fields(args: &[Val], ops: &[String]) -> Vec<String> {
     out
 }
 
+/// The counter a Redis increment moves, by its name: a hash's field (`hincrby(key, 'calls', 1)`),
+/// or the last named segment of the key (`` incr(`views:${id}`) `` is `views`).
+fn redis_counter(method: &str, args: &[Val]) -> Option<String> {
+    let lower = method.to_ascii_lowercase();
+    if lower.starts_with("hincr") {
+        return args.get(1).and_then(|f| f.as_str()).map(String::from);
+    }
+    let pieces: Vec<&str> = match args.first()? {
+        Val::Str(s) => vec![s.as_str()],
+        Val::Template(parts) => parts
+            .iter()
+            .map(|p| p.as_str().unwrap_or("\0"))
+            .collect(),
+        _ => return None,
+    };
+    pieces
+        .concat()
+        .split([':', '.', '/', '\0'])
+        .rev()
+        .find(|seg| seg.chars().any(|c| c.is_ascii_alphabetic()))
+        .map(String::from)
+}
+
 /// Strips SQL comments and returns the upper-cased words of a statement.
 fn sql_words(sql: &str) -> Vec<String> {
     let mut clean = String::with_capacity(sql.len());
@@ -5321,7 +5344,9 @@ impl<'a> Calls<'a> {
                 || (cs.saves_grown == Some(false)
                     || cs.saves_grown == Some(true) && !sink.id.starts_with("typeorm"));
             let relative_fields = if relative {
-                relative_fields(&cs.args, &self.catalog.relative_update.keys)
+                let mut fields = relative_fields(&cs.args, &self.catalog.relative_update.keys);
+                fields.extend(redis_counter(last, &cs.args).filter(|_| sink.id == "redis-incr"));
+                fields
             } else {
                 Vec::new()
             };

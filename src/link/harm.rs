@@ -255,7 +255,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 && detail.is_none()
                 && let Some((f, p, what)) = e.via.iter().rev().find_map(|f| {
                     harm.bookkeeping_function(f)
-                        .map(|p| (f, p, "a logging, audit or tracking function"))
+                        .map(|p| (f, p, "a logging, audit, tracking or metering function"))
                         .or_else(|| {
                             harm.derived_function(f).map(|p| {
                                 (f, p, "a function that re-derives state (an index, embeddings) from what is already written")

@@ -4267,6 +4267,13 @@ impl<'m, 'a> Effects<'m, 'a> {
                 location,
                 upsert: sink.upsert || keyed_save,
                 relative,
+                relative_fields: c
+                    .links
+                    .iter()
+                    .filter(|_| relative)
+                    .find_map(|(n, args, _)| redis_counter(n, args))
+                    .into_iter()
+                    .collect(),
                 target,
                 target_param: target_param.map(Box::new),
                 // the keys of the record not made for this call: a repeat writes them again
@@ -4844,6 +4851,47 @@ fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
 /// (the field of that name of a value the code holds, turned over, the operation's only
 /// operand): a repeat changes it again
 /// (https://docs.rs/diesel/latest/diesel/query_builder/struct.UpdateStatement.html#method.set).
+/// The counter a Redis increment moves, by its name: a hash's field (`hincr(key, "calls", 1)`),
+/// or the last named segment of the key (`incr(format!("views:{id}"), 1)` is `views`). As the
+/// TypeScript front end reads `hincrby`/`incr`.
+fn redis_counter(method: &str, args: &[Ex]) -> Option<String> {
+    let lit = |e: &Ex| -> Option<String> {
+        match e {
+            Ex::Lit(s) => Some(s.clone()),
+            Ex::Macro { path, lits, .. } if path.last().is_some_and(|p| p == "format") => {
+                lits.first().cloned()
+            }
+            _ => None,
+        }
+    };
+    if method.starts_with("hincr") {
+        return args.get(1).and_then(lit);
+    }
+    if !(method.starts_with("incr") || method.starts_with("decr")) {
+        return None;
+    }
+    // (the holes of a `format!` string, `{id}`, are no names)
+    let key = lit(args.first()?)?;
+    let mut plain = String::new();
+    let mut depth = 0usize;
+    for ch in key.chars() {
+        match ch {
+            '{' => {
+                depth += 1;
+                plain.push(':');
+            }
+            '}' => depth = depth.saturating_sub(1),
+            _ if depth == 0 => plain.push(ch),
+            _ => {}
+        }
+    }
+    plain
+        .split([':', '.', '/'])
+        .rev()
+        .find(|seg| seg.chars().any(|c| c.is_ascii_alphabetic()))
+        .map(String::from)
+}
+
 fn diesel_relative(c: &Chain<'_>) -> bool {
     diesel_assignments(c).any(|(p, value)| match value {
         Ex::Other(parts) => {
