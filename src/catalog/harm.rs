@@ -100,6 +100,8 @@ struct Functions {
     #[serde(default)]
     derived: Vec<String>,
     #[serde(default)]
+    metering: Vec<String>,
+    #[serde(default)]
     credential: Vec<String>,
     #[serde(default)]
     message: Vec<String>,
@@ -195,6 +197,8 @@ pub struct Harm {
     record_set: GlobSet,
     bookkeeping_set: GlobSet,
     bookkeeping_functions: Patterns,
+    /// Usage metering: a counter incremented through one of these counts what was used.
+    metering_functions: Patterns,
     /// Matched on a function's own name (`index_pending_collab`, not its type's).
     derived_functions: Patterns,
     credential_functions: Patterns,
@@ -310,6 +314,7 @@ impl Harm {
         harm.bookkeeping_functions =
             Patterns::new(&file.functions.bookkeeping, "bookkeeping function")?;
         harm.derived_functions = Patterns::new(&file.functions.derived, "derived function")?;
+        harm.metering_functions = Patterns::new(&file.functions.metering, "metering function")?;
         harm.credential_functions =
             Patterns::new(&file.functions.credential, "credential function")?;
         harm.message_functions = Patterns::new(&file.functions.message, "message function")?;
@@ -384,6 +389,11 @@ impl Harm {
     /// The bookkeeping pattern a function's name matches (`flushAuditEvents`, `log_activity`).
     pub fn bookkeeping_function(&self, name: &str) -> Option<&str> {
         self.bookkeeping_functions.first(name)
+    }
+
+    /// The metering pattern a function's name matches (`saveAiUsage`, `record_api_usage`).
+    pub fn metering_function(&self, name: &str) -> Option<&str> {
+        self.metering_functions.first(name)
     }
 
     /// The pattern a function's own name matches when it re-derives state from rows that are
@@ -674,9 +684,10 @@ mod tests {
         assert!(h.bookkeeping_function("createSession").is_none());
         assert!(h.bookkeeping_function("trackShipment").is_none());
         assert!(h.bookkeeping_function("bulkCreateTrackerEntries").is_none());
-        assert!(h.bookkeeping_function("saveAiUsage").is_some());
-        assert!(h.bookkeeping_function("record_api_usage").is_some());
-        assert!(h.bookkeeping_function("getUsageLimits").is_none());
+        assert!(h.metering_function("saveAiUsage").is_some());
+        assert!(h.metering_function("record_api_usage").is_some());
+        assert!(h.metering_function("getUsageLimits").is_none());
+        assert!(h.bookkeeping_function("saveAiUsage").is_none());
     }
 
     #[test]

@@ -255,7 +255,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 && detail.is_none()
                 && let Some((f, p, what)) = e.via.iter().rev().find_map(|f| {
                     harm.bookkeeping_function(f)
-                        .map(|p| (f, p, "a logging, audit, tracking or metering function"))
+                        .map(|p| (f, p, "a logging, audit or tracking function"))
                         .or_else(|| {
                             harm.derived_function(f).map(|p| {
                                 (f, p, "a function that re-derives state (an index, embeddings) from what is already written")
@@ -266,6 +266,23 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 impact = Impact::Bookkeeping;
                 detail = Some(format!(
                     "made through `{f}`, {what} (function pattern `{p}`): a duplicate harms nobody"
+                ));
+            }
+            // A counter incremented through a usage-metering function (`saveUsage →
+            // hincrby(key, 'tokensUsed', n)`): it counts what the request used.
+            if matches!(impact, Impact::Record | Impact::Unknown)
+                && detail.is_none()
+                && e.kind == EffectKind::DbUpdate
+                && e.relative
+                && let Some((f, p)) = e
+                    .via
+                    .iter()
+                    .rev()
+                    .find_map(|f| harm.metering_function(f).map(|p| (f, p)))
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(format!(
+                    "a counter incremented through `{f}`, a usage-metering function (function pattern `{p}`): it counts what the request used, and a repeat that runs the work again used it again"
                 ));
             }
             // A webhook receiver that books the provider's payment into a ledger credits or
