@@ -434,3 +434,15 @@ fn a_program_run_is_an_effect_in_both_languages() {
 fn usage_metering_and_rate_limit_counters_are_bookkeeping_in_both_languages() {
     assert_twins("express-usage-metering", "axum-usage-metering");
 }
+
+/// A secret the request proves it knows (the current password checked against the stored hash:
+/// bcrypt's `compare`, the `bcrypt` crate's `verify`) and then replaces: a retry fails the check,
+/// so the notice after it is guarded (racy: medium) in both languages; a check of a secret the
+/// request does not change guards nothing.
+#[test]
+fn a_checked_secret_the_request_replaces_guards_what_follows_in_both_languages() {
+    assert_twins(
+        "express-prisma-password-change",
+        "axum-sqlx-password-change",
+    );
+}

@@ -925,6 +925,18 @@ fn value_name(v: &Val) -> Option<String> {
     }
 }
 
+/// The fields a caller's object gives an update that writes it (`updateUser({ password: hash },
+/// id)`), joined to those the update sets itself (its `updatedAt`), as [`update_keys`] reads
+/// them: a constant, a value the request holds by its name, or a value not known.
+fn set_fields(e: &mut Effect, fields: &[(String, Val)]) {
+    for (k, v) in fields {
+        if !e.update_keys.iter().any(|(k2, _)| k2 == k) {
+            e.update_keys
+                .push((k.clone(), constant(v).or_else(|| value_name(v))));
+        }
+    }
+}
+
 /// Prisma's arguments of a create or an upsert (`{ data, select }`, `{ where, create, update }`):
 /// the record is their `data` or `create`. An object with other keys is the record itself, one
 /// whose column may be named `data` (Sequelize's `Collective.create({ name, data: {..} })`).
@@ -4629,6 +4641,9 @@ impl<'a> Calls<'a> {
                 e.relative = true;
                 e.relative_fields = relative_fields(std::slice::from_ref(&v), keys);
             }
+            // `updateUser({ password: hash }, id)`: the fields the caller's object sets join
+            // those the update writes itself (its `updatedAt`), as `update_keys` reads them.
+            Bound::Val(Val::Obj(fields)) => set_fields(e, &fields),
             Bound::Val(v) => e.update_param = param_ref(m, &v),
             Bound::Unknown => {}
         }
@@ -4655,6 +4670,10 @@ impl<'a> Calls<'a> {
                     e.data_keys = None;
                 }
                 Bound::Val(Val::Obj(fields)) => {
+                    // (an update's: the fields it sets, `.set({ ...values, updatedAt })`)
+                    if e.kind == EffectKind::DbUpdate {
+                        set_fields(e, &fields);
+                    }
                     // (the keys of a record that spreads the parameter join its own)
                     let keys = e.data_keys.get_or_insert_with(Vec::new);
                     for k in repeated_keys(&fields) {
@@ -5511,7 +5530,12 @@ impl<'a> Calls<'a> {
                 },
                 data_param: Self::record_params(m, cs).0.filter(|_| built.is_none()),
                 update_param: (kind == EffectKind::DbUpdate && !relative)
-                    .then(|| update_param(m, &cs.args))
+                    .then(|| {
+                        // (or the values spread from one: `.set({ ...updatableUser, updatedAt })`)
+                        update_param(m, &cs.args).or_else(|| {
+                            cs.spread_args.iter().find_map(|(_, v)| param_ref(m, v))
+                        })
+                    })
                     .flatten(),
                 // (or the whole argument object, handed on by a client wrapper: `createRefund(params)
                 // { return this.stripe.refunds.create(params) }`)

@@ -37,11 +37,17 @@ fn holds(test: &str, value: &str) -> Option<bool> {
             _ => None,
         }
     };
+    // `hash:v:NAME`: the stored hash verifies the request's `NAME` (a current password checked
+    // before a new one is written). Any other value written there, a new hash, fails it; the
+    // same value written back (`NAME` itself) passes.
+    let verifies = |lit: &str| -> Option<bool> { Some(lit.eq_ignore_ascii_case(value)) };
     match test.split_once(':') {
         None if test == "truthy" => truthy,
         None if test == "falsy" => truthy.map(|t| !t),
         Some(("eq", lit)) => equals(lit),
         Some(("ne", lit)) => equals(lit).map(|e| !e),
+        Some(("hash", lit)) => verifies(lit),
+        Some(("nothash", lit)) => verifies(lit).map(|v| !v),
         _ => None,
     }
 }
@@ -55,13 +61,14 @@ pub fn apply(endpoints: &mut [Endpoint]) {
             .filter(|u| u.kind == EffectKind::DbUpdate && !u.relative)
             .filter_map(|u| Some((model_key(u.target.as_deref()?), u)))
             .flat_map(|(model, u)| {
-                u.update_keys.iter().filter_map(move |(k, v)| {
-                    Some((
+                // (a value not known, a fresh hash: `?`, which only a secret check reads)
+                u.update_keys.iter().map(move |(k, v)| {
+                    (
                         model.clone(),
                         k.to_ascii_lowercase(),
-                        v.clone()?,
+                        v.clone().unwrap_or_else(|| "?".into()),
                         format!("`{}` at {}", u.callee, u.location),
-                    ))
+                    )
                 })
             })
             .collect();

@@ -10,6 +10,7 @@ use crate::facts::Diagnostic;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::punctuated::Punctuated;
+use std::collections::HashMap;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
@@ -59,6 +60,7 @@ pub fn parse_file(rel: &str, text: &str) -> (FileIr, Vec<Diagnostic>) {
                 bound: Vec::new(),
                 let_bound: Vec::new(),
                 loops: Vec::new(),
+                secret_checks: HashMap::new(),
             };
             ir.items = lower.items(&file.items);
             ir.schema_sql = super::schema_sql::collect(rel, &file);
@@ -1306,23 +1308,41 @@ fn variant_arms(m: &syn::ExprMatch) -> Option<(String, String, ArmVariants)> {
 /// "paid"` (`ne:paid`), `order.status == Status::Paid` (`eq:Status.Paid`),
 /// `invite.accepted_at.is_some()` (`truthy`), `!user.active` (`falsy`); the first such test of an
 /// `a || b` or `a && b` chain.
-fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
+fn field_test(
+    e: &Expr,
+    secrets: &HashMap<String, (String, String, String)>,
+) -> Option<((String, String, String), Option<bool>)> {
     fn flip(test: &str) -> String {
         match test.split_once(':') {
             Some(("eq", v)) => format!("ne:{v}"),
             Some(("ne", v)) => format!("eq:{v}"),
+            Some(("hash", v)) => format!("nothash:{v}"),
+            Some(("nothash", v)) => format!("hash:{v}"),
             _ if test == "truthy" => "falsy".into(),
             _ => "truthy".into(),
         }
     }
-    fn single(e: &Expr, depth: usize) -> Option<(String, String, String)> {
+    let single = |e: &Expr, depth: usize| -> Option<(String, String, String)> {
+        single_test(e, depth, secrets)
+    };
+    fn single_test(
+        e: &Expr,
+        depth: usize,
+        secrets: &HashMap<String, (String, String, String)>,
+    ) -> Option<(String, String, String)> {
         if depth > 8 {
             return None;
         }
+        if let Some(check) = secret_check(e, 0) {
+            return Some(check);
+        }
         match e {
-            Expr::Paren(p) => single(&p.expr, depth + 1),
+            Expr::Paren(p) => single_test(&p.expr, depth + 1, secrets),
             Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => {
-                single(&u.expr, depth + 1).map(|(v, f, t)| (v, f, flip(&t)))
+                single_test(&u.expr, depth + 1, secrets).map(|(v, f, t)| (v, f, flip(&t)))
+            }
+            Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+                secrets.get(&p.path.segments[0].ident.to_string()).cloned()
             }
             Expr::Binary(b) if matches!(b.op, syn::BinOp::Eq(_) | syn::BinOp::Ne(_)) => {
                 // The other side a constant, or a value the request holds by its name
@@ -1399,6 +1419,103 @@ fn field_test(e: &Expr) -> Option<((String, String, String), Option<bool>)> {
         }
     }
     None
+}
+
+/// Functions and methods that check a secret against its stored hash: the `bcrypt` crate's
+/// `verify`, and the names projects give such helpers.
+const SECRET_CHECKS: &[&str] = &[
+    "verify",
+    "verify_password",
+    "verify_password_hash",
+    "verify_hash",
+    "check_password",
+    "compare_password",
+    "compare_passwords",
+    "validate_password",
+    "password_matches",
+    "matches_password",
+    "is_valid_password",
+    "is_password_valid",
+];
+
+/// Names a handler gives what the request sent (`Json(body)`, `Form(input)`): not a stored row.
+const REQUEST_VARS: &[&str] = &[
+    "body", "payload", "req", "request", "input", "form", "params", "data", "dto", "json",
+];
+
+/// Words that name a stored secret's field (`password`, `password_hash`, `hashed_secret`).
+const SECRET_FIELD_WORDS: &[&str] = &["password", "passwd", "hash", "secret", "pin"];
+
+/// A check of a secret the request holds against a looked-up row's stored one
+/// (`bcrypt::verify(&body.current_password, &user.password_hash)?`, `.unwrap_or(false)`,
+/// `user.verify_password(&body.password)`): the row's variable, the stored field, and the test
+/// as `Effect::state_guard` writes it, `hash:v:NAME`. As the TypeScript front end reads one.
+fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
+    if depth > 8 {
+        return None;
+    }
+    match e {
+        Expr::Paren(p) => secret_check(&p.expr, depth + 1),
+        Expr::Try(t) => secret_check(&t.expr, depth + 1),
+        Expr::Await(a) => secret_check(&a.base, depth + 1),
+        Expr::MethodCall(m)
+            if matches!(
+                m.method.to_string().as_str(),
+                "unwrap" | "unwrap_or" | "unwrap_or_default" | "is_ok" | "expect"
+            ) && secret_check(&m.receiver, depth + 1).is_some() =>
+        {
+            secret_check(&m.receiver, depth + 1)
+        }
+        Expr::Call(c) => {
+            let Expr::Path(f) = &*c.func else { return None };
+            let name = f.path.segments.last()?.ident.to_string();
+            if !SECRET_CHECKS.contains(&name.as_str()) {
+                return None;
+            }
+            // The stored one: a field named for a secret, of a row rather than of what the
+            // request sent (`body.current_password` names a password too), a hash first.
+            let args: Vec<&Expr> = c.args.iter().collect();
+            let candidates: Vec<(usize, String, String)> = args
+                .iter()
+                .enumerate()
+                .filter_map(|(i, a)| {
+                    let (var, field) = test_field(a)?;
+                    let lower = field.to_ascii_lowercase();
+                    SECRET_FIELD_WORDS
+                        .iter()
+                        .any(|w| lower.contains(w))
+                        .then_some((i, var, field))
+                })
+                .collect();
+            let stored_rank = |(_, var, field): &&(usize, String, String)| {
+                let lower = field.to_ascii_lowercase();
+                let hashed = ["hash", "digest", "crypt"].iter().any(|w| lower.contains(w));
+                let sent = REQUEST_VARS.contains(&var.as_str());
+                (hashed, !sent)
+            };
+            let (i, var, field) = candidates.iter().max_by_key(stored_rank)?.clone();
+            if REQUEST_VARS.contains(&var.as_str()) {
+                return None;
+            }
+            let name = args
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .find_map(|(_, a)| value_name(a, 0))?;
+            Some((var, field, format!("hash:v:{name}")))
+        }
+        // `user.verify_password(&body.password)`: a method of the row, over its password.
+        Expr::MethodCall(m) if SECRET_CHECKS.contains(&m.method.to_string().as_str()) => {
+            let Expr::Path(p) = &*m.receiver else { return None };
+            if p.path.segments.len() != 1 || m.args.len() != 1 {
+                return None;
+            }
+            let var = p.path.segments[0].ident.to_string();
+            let name = value_name(&m.args[0], 0)?;
+            Some((var, "password".into(), format!("hash:v:{name}")))
+        }
+        _ => None,
+    }
 }
 
 /// Does a block leave the function: end in `return ..`, `Err(..)?`, or `bail!`?
@@ -1683,6 +1800,9 @@ struct Lower {
     /// of a collection (`for x in xs`), rather than around a condition or a counter (`loop`,
     /// `while`, `for attempt in 0..5`), where a `continue` tries again.
     loops: Vec<bool>,
+    /// Locals of the function being lowered that hold a secret check's outcome (`let valid =
+    /// bcrypt::verify(&body.current, &user.password_hash)?;`), as [`secret_check`] reads it.
+    secret_checks: HashMap<String, (String, String, String)>,
 }
 
 /// Words that name retrying in a loop header or a wrapper's name.
@@ -1931,7 +2051,9 @@ impl Lower {
         let outer_spans = std::mem::take(&mut self.retry_spans);
         let outer_bound = std::mem::take(&mut self.bound);
         let outer_let_bound = std::mem::take(&mut self.let_bound);
+        let outer_secrets = std::mem::take(&mut self.secret_checks);
         let mut body = block.map(|b| self.block(b)).unwrap_or_default();
+        self.secret_checks = outer_secrets;
         let bound = std::mem::replace(&mut self.bound, outer_bound);
         let let_bound = std::mem::replace(&mut self.let_bound, outer_let_bound);
         let shadowed: Vec<String> = params
@@ -2054,6 +2176,14 @@ impl Lower {
                 syn::Stmt::Local(l) => {
                     let mut names = Vec::new();
                     pat_names(&l.pat, &mut names, 0);
+                    for n in &names {
+                        self.secret_checks.remove(n);
+                    }
+                    if let (syn::Pat::Ident(id), Some(init)) = (&l.pat, &l.init)
+                        && let Some(check) = secret_check(&init.expr, 0)
+                    {
+                        self.secret_checks.insert(id.ident.to_string(), check);
+                    }
                     self.bound.extend(names.iter().cloned());
                     self.let_bound.extend(names.iter().cloned());
                     // a `let mut` may hold something else later: bound again
@@ -2323,7 +2453,13 @@ impl Lower {
                     .then_some(false)
                 });
                 let line = line_of(i.if_token.span);
-                if let Some((var, failed_when_true)) = gate_test(&i.cond, 0) {
+                // (a secret check first: its local is no claim's outcome)
+                let field = field_test(&i.cond, &self.secret_checks);
+                let secret = field
+                    .as_ref()
+                    .is_some_and(|((_, _, t), _)| t.starts_with("hash:") || t.starts_with("nothash:"));
+                let gate = if secret { None } else { gate_test(&i.cond, 0) };
+                if let Some((var, failed_when_true)) = gate {
                     Ex::Gate {
                         var,
                         failed_when_true,
@@ -2332,7 +2468,7 @@ impl Lower {
                         line,
                         parts: v,
                     }
-                } else if let Some(((var, field, test), any)) = field_test(&i.cond) {
+                } else if let Some(((var, field, test), any)) = field {
                     Ex::FieldTest(Box::new(FieldTest {
                         var,
                         field,

@@ -616,9 +616,60 @@ impl<'t> Evaluator<'t, '_> {
             "unary_expression" => {
                 value.child_by_field_name("operator").map(|o| self.text(o)) == Some("!")
             }
+            // `const valid = await bcrypt.compare(dto.oldPassword, user.password)`
+            "await_expression" | "call_expression" => {
+                let mut call = value;
+                if call.kind() == "await_expression" {
+                    call = call.named_child(0)?;
+                }
+                call.kind() == "call_expression" && secret_check_name(call, self.src).is_some()
+            }
             _ => false,
         };
         test.then_some(value)
+    }
+
+    /// A check of a secret the request holds against a looked-up row's stored one
+    /// (`bcrypt.compare(dto.oldPassword, user.password)`, `argon2.verify(user.passwordHash,
+    /// body.current)`, `user.comparePassword(body.password)`): the model, the stored field, and
+    /// the test as `Effect::state_guard` writes it, `hash:v:NAME` (the stored hash verifies the
+    /// request's `NAME`). A request that writes a new secret into that field makes the check
+    /// fail on its retry.
+    fn secret_check(&mut self, call: Node<'t>) -> Option<(String, String, String)> {
+        secret_check_name(call, self.src)?;
+        let callee = call.child_by_field_name("function")?;
+        let args: Vec<Node<'t>> = {
+            let list = call.child_by_field_name("arguments")?;
+            let mut c = list.walk();
+            list.named_children(&mut c).collect()
+        };
+        // `user.comparePassword(plain)`: a method of the row, over its password.
+        if callee.kind() == "member_expression"
+            && let Some(obj) = callee.child_by_field_name("object")
+            && obj.kind() == "identifier"
+            && let Some((model, _)) = self.is_lookup_leaf(obj)
+        {
+            let [plain] = args.as_slice() else { return None };
+            let name = value_name(*plain, self.src)?;
+            return Some((model, "password".into(), format!("hash:v:{name}")));
+        }
+        let mut stored = None;
+        let mut plain = None;
+        for a in &args {
+            if a.kind() == "member_expression"
+                && let Some(obj) = a.child_by_field_name("object")
+                && obj.kind() == "identifier"
+                && let Some(field) = a.child_by_field_name("property").map(|p| self.text(p).to_string())
+                && SECRET_FIELD_WORDS.iter().any(|w| field.to_ascii_lowercase().contains(w))
+                && let Some((model, _)) = self.is_lookup_leaf(obj)
+            {
+                stored = Some((model, field));
+            } else if plain.is_none() {
+                plain = value_name(*a, self.src);
+            }
+        }
+        let ((model, field), name) = (stored?, plain?);
+        Some((model, field, format!("hash:v:{name}")))
     }
 
     /// A looked-up row itself (a binding of a lookup's result, or the lookup call): the model
@@ -1130,6 +1181,8 @@ impl<'t> Evaluator<'t, '_> {
                     t => match t.split_once(':') {
                         Some(("eq", l)) => format!("ne:{l}"),
                         Some(("ne", l)) => format!("eq:{l}"),
+                        Some(("hash", l)) => format!("nothash:{l}"),
+                        Some(("nothash", l)) => format!("hash:{l}"),
                         _ => return None,
                     },
                 };
@@ -1194,6 +1247,7 @@ impl<'t> Evaluator<'t, '_> {
                 let test = self.bound_test(n)?;
                 self.state_test(test, depth + 1)
             }
+            "call_expression" => self.secret_check(n).map(|(m, f, t)| (m, f, t, None)),
             "member_expression" => {
                 let mut obj = n.child_by_field_name("object")?;
                 // (`issue!.priority`: the row, asserted present)
@@ -1629,6 +1683,46 @@ const NOT_A_ROW: &[&str] = &[
 /// The name of a value a condition compares a row's field with, when it is one the request holds
 /// (`priority`, `body.email`, `dto.assigneeId!`, `input?.status`): the identifier or the last
 /// property. Not a call's result, nor `this`.
+/// Functions and methods that check a secret against its stored hash: bcrypt's and bcryptjs's
+/// `compare`, argon2's `verify`, and the names projects give such helpers.
+const SECRET_CHECKS: &[&str] = &[
+    "compare",
+    "compareSync",
+    "verify",
+    "verifySync",
+    "comparePassword",
+    "comparePasswords",
+    "comparePasswordHash",
+    "compareHash",
+    "verifyPassword",
+    "verifyPasswordHash",
+    "verifyHash",
+    "checkPassword",
+    "validatePassword",
+    "isPasswordValid",
+    "isValidPassword",
+    "isPasswordCorrect",
+    "passwordMatches",
+    "matchPassword",
+    "matchesPassword",
+];
+
+/// Words that name a stored secret's field (`password`, `passwordHash`, `encryptedPassword`,
+/// `hashed_secret`, `pin_hash`).
+const SECRET_FIELD_WORDS: &[&str] = &["password", "passwd", "hash", "secret", "pin"];
+
+/// The name of a secret check a call makes, if it makes one (see [`SECRET_CHECKS`]).
+fn secret_check_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
+    let callee = call.child_by_field_name("function")?;
+    let name = match callee.kind() {
+        "identifier" => callee,
+        "member_expression" => callee.child_by_field_name("property")?,
+        _ => return None,
+    };
+    let name = src.get(name.byte_range())?;
+    SECRET_CHECKS.contains(&name).then_some(name)
+}
+
 fn value_name(node: Node, src: &str) -> Option<String> {
     let mut n = node;
     for _ in 0..8 {
