@@ -11,6 +11,50 @@ pub fn code(s: &str) -> String {
     }
 }
 
+/// Functions and methods that check a secret against its stored hash: bcrypt's `compare` and
+/// `verify`, argon2's `verify`, and the names projects give such helpers (`comparePassword`,
+/// `verify_password`), in either spelling: lower case, underscores dropped.
+const SECRET_CHECKS: &[&str] = &[
+    "compare",
+    "comparesync",
+    "verify",
+    "verifysync",
+    "comparepassword",
+    "comparepasswords",
+    "comparepasswordhash",
+    "comparehash",
+    "verifypassword",
+    "verifypasswordhash",
+    "verifyhash",
+    "checkpassword",
+    "validatepassword",
+    "ispasswordvalid",
+    "isvalidpassword",
+    "ispasswordcorrect",
+    "passwordmatches",
+    "matchpassword",
+    "matchespassword",
+];
+
+/// Is `name` (a function's or method's) one that checks a secret against its stored hash?
+pub fn names_secret_check(name: &str) -> bool {
+    let n: String = name
+        .chars()
+        .filter(|c| *c != '_')
+        .collect::<String>()
+        .to_ascii_lowercase();
+    SECRET_CHECKS.contains(&n.as_str())
+}
+
+/// Does a field's name name a stored secret (`password`, `passwordHash`, `encrypted_password`,
+/// `hashed_secret`, `pin_hash`)?
+pub fn names_secret_field(field: &str) -> bool {
+    let f = field.to_ascii_lowercase();
+    ["password", "passwd", "hash", "secret", "pin"]
+        .iter()
+        .any(|w| f.contains(w))
+}
+
 /// A URL as the code writes it, reduced to its path: `https://api.x.com/v1/orders?x=1` →
 /// `/v1/orders`, `` `${API}/orders/${order.id}` `` → `{API}/orders/{id}`.
 pub fn url_path(raw: &str) -> String {

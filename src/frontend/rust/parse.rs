@@ -1421,30 +1421,10 @@ fn field_test(
     None
 }
 
-/// Functions and methods that check a secret against its stored hash: the `bcrypt` crate's
-/// `verify`, and the names projects give such helpers.
-const SECRET_CHECKS: &[&str] = &[
-    "verify",
-    "verify_password",
-    "verify_password_hash",
-    "verify_hash",
-    "check_password",
-    "compare_password",
-    "compare_passwords",
-    "validate_password",
-    "password_matches",
-    "matches_password",
-    "is_valid_password",
-    "is_password_valid",
-];
-
 /// Names a handler gives what the request sent (`Json(body)`, `Form(input)`): not a stored row.
 const REQUEST_VARS: &[&str] = &[
     "body", "payload", "req", "request", "input", "form", "params", "data", "dto", "json",
 ];
-
-/// Words that name a stored secret's field (`password`, `password_hash`, `hashed_secret`).
-const SECRET_FIELD_WORDS: &[&str] = &["password", "passwd", "hash", "secret", "pin"];
 
 /// A check of a secret the request holds against a looked-up row's stored one
 /// (`bcrypt::verify(&body.current_password, &user.password_hash)?`, `.unwrap_or(false)`,
@@ -1469,7 +1449,7 @@ fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
         Expr::Call(c) => {
             let Expr::Path(f) = &*c.func else { return None };
             let name = f.path.segments.last()?.ident.to_string();
-            if !SECRET_CHECKS.contains(&name.as_str()) {
+            if !crate::text::names_secret_check(&name) {
                 return None;
             }
             // The stored one: a field named for a secret, of a row rather than of what the
@@ -1480,11 +1460,7 @@ fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
                 .enumerate()
                 .filter_map(|(i, a)| {
                     let (var, field) = test_field(a)?;
-                    let lower = field.to_ascii_lowercase();
-                    SECRET_FIELD_WORDS
-                        .iter()
-                        .any(|w| lower.contains(w))
-                        .then_some((i, var, field))
+                    crate::text::names_secret_field(&field).then_some((i, var, field))
                 })
                 .collect();
             let stored_rank = |(_, var, field): &&(usize, String, String)| {
@@ -1505,7 +1481,7 @@ fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
             Some((var, field, format!("hash:v:{name}")))
         }
         // `user.verify_password(&body.password)`: a method of the row, over its password.
-        Expr::MethodCall(m) if SECRET_CHECKS.contains(&m.method.to_string().as_str()) => {
+        Expr::MethodCall(m) if crate::text::names_secret_check(&m.method.to_string()) => {
             let Expr::Path(p) = &*m.receiver else { return None };
             if p.path.segments.len() != 1 || m.args.len() != 1 {
                 return None;

@@ -660,7 +660,7 @@ impl<'t> Evaluator<'t, '_> {
                 && let Some(obj) = a.child_by_field_name("object")
                 && obj.kind() == "identifier"
                 && let Some(field) = a.child_by_field_name("property").map(|p| self.text(p).to_string())
-                && SECRET_FIELD_WORDS.iter().any(|w| field.to_ascii_lowercase().contains(w))
+                && crate::text::names_secret_field(&field)
                 && let Some((model, _)) = self.is_lookup_leaf(obj)
             {
                 stored = Some((model, field));
@@ -1683,35 +1683,7 @@ const NOT_A_ROW: &[&str] = &[
 /// The name of a value a condition compares a row's field with, when it is one the request holds
 /// (`priority`, `body.email`, `dto.assigneeId!`, `input?.status`): the identifier or the last
 /// property. Not a call's result, nor `this`.
-/// Functions and methods that check a secret against its stored hash: bcrypt's and bcryptjs's
-/// `compare`, argon2's `verify`, and the names projects give such helpers.
-const SECRET_CHECKS: &[&str] = &[
-    "compare",
-    "compareSync",
-    "verify",
-    "verifySync",
-    "comparePassword",
-    "comparePasswords",
-    "comparePasswordHash",
-    "compareHash",
-    "verifyPassword",
-    "verifyPasswordHash",
-    "verifyHash",
-    "checkPassword",
-    "validatePassword",
-    "isPasswordValid",
-    "isValidPassword",
-    "isPasswordCorrect",
-    "passwordMatches",
-    "matchPassword",
-    "matchesPassword",
-];
-
-/// Words that name a stored secret's field (`password`, `passwordHash`, `encryptedPassword`,
-/// `hashed_secret`, `pin_hash`).
-const SECRET_FIELD_WORDS: &[&str] = &["password", "passwd", "hash", "secret", "pin"];
-
-/// The name of a secret check a call makes, if it makes one (see [`SECRET_CHECKS`]).
+/// The name of a secret check a call makes, if it makes one (see `text::names_secret_check`).
 fn secret_check_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
     let callee = call.child_by_field_name("function")?;
     let name = match callee.kind() {
@@ -1720,7 +1692,7 @@ fn secret_check_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
         _ => return None,
     };
     let name = src.get(name.byte_range())?;
-    SECRET_CHECKS.contains(&name).then_some(name)
+    crate::text::names_secret_check(name).then_some(name)
 }
 
 fn value_name(node: Node, src: &str) -> Option<String> {
