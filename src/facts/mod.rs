@@ -226,6 +226,11 @@ pub struct Effect {
     /// order holds however often it runs.
     #[serde(skip)]
     pub shifts_range: bool,
+    /// Link facts: a key-value increment whose key the same function gives a time to live
+    /// (`incr(key)` then `expire(key, 60)`): a window counter (a rate limit, a throttle), which
+    /// counts requests.
+    #[serde(skip)]
+    pub window: bool,
     /// Link facts: columns a create gives a constant (`VALUES (1)`): every retry writes the same
     /// value, as if the client sent it.
     #[serde(skip)]

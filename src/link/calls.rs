@@ -980,6 +980,9 @@ fn is_model_registration(callee: &Val) -> bool {
 /// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
 /// A key-value write that gives the key a time to live (`setex`, `set(k, v, 'EX', 60)`, `{ EX:
 /// 60 }`, `expire`): a session, a one-time code, a cache entry that lapses, not a record kept.
+/// Key-value calls that give a key a time to live (Redis's `EXPIRE` family).
+pub(crate) const EXPIRES: &[&str] = &["expire", "pexpire", "expireat", "pexpireat"];
+
 fn expires(method: &str, args: &[Val]) -> bool {
     const TTL: &[&str] = &["EX", "PX", "EXAT", "PXAT", "ex", "px"];
     matches!(method, "setex" | "setEx" | "psetex" | "expire")
@@ -2857,6 +2860,16 @@ impl<'a> Calls<'a> {
                     ));
                 }
                 for mut e in self.effects_of(m, cs, prepared) {
+                    // `incr(key)` with `expire(key, ttl)` on the same key here: a window.
+                    e.window = e.relative
+                        && e.kind == EffectKind::DbUpdate
+                        && cs.args.first().is_some_and(|key| {
+                            facts.calls.iter().any(|c| {
+                                c.path.last().is_some_and(|l| {
+                                    EXPIRES.contains(&l.to_ascii_lowercase().as_str())
+                                }) && c.args.first() == Some(key)
+                            })
+                        });
                     // The front end read the key this call passes from the syntax: it knows a
                     // domain id and a key derived from the inbound one.
                     // A raw HTTP write (`fetch`, `axios`) to a provider: the key header it

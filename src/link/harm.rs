@@ -211,6 +211,15 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 ));
             } else if e.kind == EffectKind::DbUpdate
                 && e.relative
+                && e.window
+                && harm.value_fields(&moved_fields(e)).is_none()
+            {
+                impact = Impact::Bookkeeping;
+                detail = Some(
+                    "a counter whose key the same code gives a time to live: a window (a rate limit, a throttle) that counts requests, which a repeat is one more of".into(),
+                );
+            } else if e.kind == EffectKind::DbUpdate
+                && e.relative
                 && e.shifts_range
                 && let fields = moved_fields(e)
                 && !fields.is_empty()

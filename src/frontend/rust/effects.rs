@@ -97,6 +97,10 @@ pub struct Summary {
     /// Reads of a table a parameter names (see `Effect::target_param`): the caller's argument
     /// names it.
     read_params: Vec<crate::facts::ParamRef>,
+    /// This function's own key-value calls on a key written as a name or a `format!`: the
+    /// effect's index, the key, and whether the call gives it a time to live (see
+    /// `Effect::window`).
+    kv_keys: Vec<(usize, String, bool)>,
 }
 
 /// A function named for a read by the usual conventions: a getter (`get_config`), a predicate
@@ -1336,6 +1340,7 @@ impl<'m, 'a> Effects<'m, 'a> {
         }
         self.stmts(&def.func.body, &mut scope, &mut out);
         self.unrun_statements(&scope, &mut out);
+        mark_windows(&mut out);
         finish(&mut out);
         let s = Rc::new(out);
         self.depth.set(self.depth.get() - 1);
@@ -1360,6 +1365,7 @@ impl<'m, 'a> Effects<'m, 'a> {
             self.walk(body, &mut scope, &mut out, false);
         }
         self.unrun_statements(&scope, &mut out);
+        mark_windows(&mut out);
         finish(&mut out);
         out
     }
@@ -4252,6 +4258,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 true => EffectKind::DbCreate,
                 false => sink.kind,
             };
+            // (the key of a key-value call: `incr(&key, 1)`, `expire(&key, 60)`)
+            if let Some(key) = c
+                .links
+                .iter()
+                .find(|(n, ..)| sink.calls.iter().any(|p| p == n))
+                .and_then(|(n, args, _)| Some((*n, kv_key(args.first()?)?)))
+            {
+                let expires = crate::link::calls::EXPIRES.contains(&key.0);
+                out.kv_keys.push((out.effects.len(), key.1, expires));
+            }
             out.effects.push(Effect {
                 find_or_create,
                 prechecked,
@@ -5160,6 +5176,39 @@ fn settle_statement(out: &mut Summary, s: Settle, creates_here: &mut Vec<Locatio
         if e.orders_what_follows() && creates_here.len() < 64 && !creates_here.contains(&e.location)
         {
             creates_here.push(e.location.clone());
+        }
+    }
+}
+
+/// The key of a key-value call, written as a name or a `format!` string (`&key`,
+/// `format!("ratelimit:{ip}")`), to compare with the key of another call in the same function.
+fn kv_key(e: &Ex) -> Option<String> {
+    match bare(e) {
+        Ex::Path(segs, _) => Some(segs.join("::")),
+        Ex::Lit(s) => Some(format!("\"{s}\"")),
+        Ex::Macro { path, lits, .. } if path.last().is_some_and(|p| p == "format") => {
+            lits.first().map(|l| format!("format!({l})"))
+        }
+        _ => None,
+    }
+}
+
+/// An increment whose key the same function gives a time to live (`incr(&key, 1)` and
+/// `expire(&key, 60)`): a window counter (see `Effect::window`).
+fn mark_windows(out: &mut Summary) {
+    let expiring: Vec<String> = out
+        .kv_keys
+        .iter()
+        .filter(|(_, _, expires)| *expires)
+        .map(|(_, k, _)| k.clone())
+        .collect();
+    for (i, key, _) in std::mem::take(&mut out.kv_keys) {
+        if expiring.contains(&key)
+            && let Some(e) = out.effects.get_mut(i)
+            && e.relative
+            && e.kind == EffectKind::DbUpdate
+        {
+            e.window = true;
         }
     }
 }
