@@ -46,6 +46,16 @@ pub fn names_secret_check(name: &str) -> bool {
     SECRET_CHECKS.contains(&n.as_str())
 }
 
+/// Does the name of what a request sent name the secret it holds now, as a change of it sends
+/// it (`oldPassword`, `current_password`, `existingPin`): the proof a change replaces. A plain
+/// `password` is also what a sign-in or a confirmation of another change sends.
+pub fn names_current_secret(name: &str) -> bool {
+    let n = name.to_ascii_lowercase();
+    ["old", "current", "existing", "previous"]
+        .iter()
+        .any(|w| n.contains(w))
+}
+
 /// Does a field's name name a stored secret (`password`, `passwordHash`, `encrypted_password`,
 /// `hashed_secret`, `pin_hash`)?
 pub fn names_secret_field(field: &str) -> bool {

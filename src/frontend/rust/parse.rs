@@ -1477,7 +1477,8 @@ fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
                 .iter()
                 .enumerate()
                 .filter(|(j, _)| *j != i)
-                .find_map(|(_, a)| value_name(a, 0))?;
+                .find_map(|(_, a)| value_name(a, 0))
+                .filter(|n| crate::text::names_current_secret(n))?;
             Some((var, field, format!("hash:v:{name}")))
         }
         // `user.verify_password(&body.password)`: a method of the row, over its password.
@@ -1487,7 +1488,7 @@ fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
                 return None;
             }
             let var = p.path.segments[0].ident.to_string();
-            let name = value_name(&m.args[0], 0)?;
+            let name = value_name(&m.args[0], 0).filter(|n| crate::text::names_current_secret(n))?;
             Some((var, "password".into(), format!("hash:v:{name}")))
         }
         _ => None,

@@ -650,7 +650,7 @@ impl<'t> Evaluator<'t, '_> {
             && let Some((model, _)) = self.is_lookup_leaf(obj)
         {
             let [plain] = args.as_slice() else { return None };
-            let name = value_name(*plain, self.src)?;
+            let name = value_name(*plain, self.src).filter(|n| crate::text::names_current_secret(n))?;
             return Some((model, "password".into(), format!("hash:v:{name}")));
         }
         let mut stored = None;
@@ -669,6 +669,10 @@ impl<'t> Evaluator<'t, '_> {
             }
         }
         let ((model, field), name) = (stored?, plain?);
+        // (the current secret, sent to prove a change: not a sign-in's or a confirmation's)
+        if !crate::text::names_current_secret(&name) {
+            return None;
+        }
         Some((model, field, format!("hash:v:{name}")))
     }
 
