@@ -1404,11 +1404,12 @@ fn field_of_created(v: &Val) -> bool {
                 return true;
             }
             Val::Call(callee, _) => match callee.as_ref() {
+                // (or named for one: `workos.organizations.createOrganization(..)`)
                 Val::Member(_, m)
                     if matches!(
                         m.as_str(),
                         "insert" | "insertInto" | "create" | "createOne" | "save" | "insertOne"
-                    ) =>
+                    ) || crate::catalog::names_a_create(m) =>
                 {
                     return true;
                 }
@@ -2519,10 +2520,17 @@ impl<'a> Calls<'a> {
                     && let Some(t) = self.res.table_name(m, a).or_else(|| match a {
                         Val::Import { name: Some(n), .. } if n != "default" => Some(n.clone()),
                         // `trx.insert(schema.users)` with the schema module handed in as a
-                        // parameter: the table the project exports as `users`.
+                        // parameter, or imported as a namespace the resolver cannot follow (`import
+                        // { schema } from '@/lib/db'` of a workspace package): the table the
+                        // project exports as `users`, else that name.
                         Val::Member(base, n) if matches!(base.as_ref(), Val::Param(..)) => {
                             self.res.drizzle_table_named(n).cloned()
                         }
+                        Val::Member(base, n) if matches!(base.as_ref(), Val::Import { .. }) => self
+                            .res
+                            .drizzle_table_named(n)
+                            .cloned()
+                            .or_else(|| Some(n.clone())),
                         _ => None,
                     })
                 {

@@ -1406,7 +1406,7 @@ fn fresh_at(v: &Val, depth: usize) -> bool {
 fn fresh_callee(callee: &Val, depth: usize) -> bool {
     const MAKERS: &[&str] = &[
         "random", "uuid", "nanoid", "cuid", "ulid", "v4", "v7", "generate", "token", "now",
-        "createId",
+        "createId", "newId", "makeId", "genId", "newKey",
     ];
     const ID_PACKAGES: &[&str] = &["uuid", "nanoid", "cuid", "@paralleldrive/cuid2", "ulid"];
     if depth > 8 {
