@@ -405,10 +405,7 @@ fn redis_counter(method: &str, args: &[Val]) -> Option<String> {
     }
     let pieces: Vec<&str> = match args.first()? {
         Val::Str(s) => vec![s.as_str()],
-        Val::Template(parts) => parts
-            .iter()
-            .map(|p| p.as_str().unwrap_or("\0"))
-            .collect(),
+        Val::Template(parts) => parts.iter().map(|p| p.as_str().unwrap_or("\0")).collect(),
         _ => return None,
     };
     pieces
@@ -5553,9 +5550,8 @@ impl<'a> Calls<'a> {
                 update_param: (kind == EffectKind::DbUpdate && !relative)
                     .then(|| {
                         // (or the values spread from one: `.set({ ...updatableUser, updatedAt })`)
-                        update_param(m, &cs.args).or_else(|| {
-                            cs.spread_args.iter().find_map(|(_, v)| param_ref(m, v))
-                        })
+                        update_param(m, &cs.args)
+                            .or_else(|| cs.spread_args.iter().find_map(|(_, v)| param_ref(m, v)))
                     })
                     .flatten(),
                 // (or the whole argument object, handed on by a client wrapper: `createRefund(params)

@@ -283,11 +283,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                 && detail.is_none()
                 && e.kind == EffectKind::DbUpdate
                 && e.relative
-                && let Some((f, p)) = e
-                    .via
-                    .iter()
-                    .rev()
-                    .find_map(|f| harm.metering_function(f).map(|p| (f, p)))
+                && let Some((f, p)) = through(e, |f| harm.metering_function(f))
             {
                 impact = Impact::Bookkeeping;
                 detail = Some(format!(
@@ -322,11 +318,7 @@ pub fn apply(endpoints: &mut [Endpoint], harm: &Harm) {
                         | EffectKind::ExternalCall
                 )
                 && detail.is_none()
-                && let Some((f, p)) = e
-                    .via
-                    .iter()
-                    .rev()
-                    .find_map(|f| harm.credential_function(f).map(|p| (f, p)))
+                && let Some((f, p)) = through(e, |f| harm.credential_function(f))
             {
                 impact = Impact::Requested;
                 detail = Some(format!(
@@ -471,6 +463,15 @@ fn deletes_its_target(ep: &Endpoint) -> Option<String> {
 
 /// The fields a relative update changes by their old value: those the call shows, or, for raw
 /// SQL, the columns it sets to no constant.
+/// The innermost function an effect is made through whose name `pattern` matches, with the
+/// pattern (`saveUsage`, `*usage`).
+fn through<'e, 'h>(
+    e: &'e Effect,
+    pattern: impl Fn(&str) -> Option<&'h str>,
+) -> Option<(&'e String, &'h str)> {
+    e.via.iter().rev().find_map(|f| pattern(f).map(|p| (f, p)))
+}
+
 fn moved_fields(e: &Effect) -> Vec<String> {
     if e.relative_fields.is_empty() {
         e.update_keys

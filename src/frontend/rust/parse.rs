@@ -9,8 +9,8 @@ use super::ir::*;
 use crate::facts::Diagnostic;
 use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
-use syn::punctuated::Punctuated;
 use std::collections::HashMap;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Token};
 
@@ -1465,7 +1465,9 @@ fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
                 .collect();
             let stored_rank = |(_, var, field): &&(usize, String, String)| {
                 let lower = field.to_ascii_lowercase();
-                let hashed = ["hash", "digest", "crypt"].iter().any(|w| lower.contains(w));
+                let hashed = ["hash", "digest", "crypt"]
+                    .iter()
+                    .any(|w| lower.contains(w));
                 let sent = REQUEST_VARS.contains(&var.as_str());
                 (hashed, !sent)
             };
@@ -1483,12 +1485,15 @@ fn secret_check(e: &Expr, depth: usize) -> Option<(String, String, String)> {
         }
         // `user.verify_password(&body.password)`: a method of the row, over its password.
         Expr::MethodCall(m) if crate::text::names_secret_check(&m.method.to_string()) => {
-            let Expr::Path(p) = &*m.receiver else { return None };
+            let Expr::Path(p) = &*m.receiver else {
+                return None;
+            };
             if p.path.segments.len() != 1 || m.args.len() != 1 {
                 return None;
             }
             let var = p.path.segments[0].ident.to_string();
-            let name = value_name(&m.args[0], 0).filter(|n| crate::text::names_current_secret(n))?;
+            let name =
+                value_name(&m.args[0], 0).filter(|n| crate::text::names_current_secret(n))?;
             Some((var, "password".into(), format!("hash:v:{name}")))
         }
         _ => None,
@@ -2432,9 +2437,9 @@ impl Lower {
                 let line = line_of(i.if_token.span);
                 // (a secret check first: its local is no claim's outcome)
                 let field = field_test(&i.cond, &self.secret_checks);
-                let secret = field
-                    .as_ref()
-                    .is_some_and(|((_, _, t), _)| t.starts_with("hash:") || t.starts_with("nothash:"));
+                let secret = field.as_ref().is_some_and(|((_, _, t), _)| {
+                    t.starts_with("hash:") || t.starts_with("nothash:")
+                });
                 let gate = if secret { None } else { gate_test(&i.cond, 0) };
                 if let Some((var, failed_when_true)) = gate {
                     Ex::Gate {

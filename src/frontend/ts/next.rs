@@ -649,8 +649,11 @@ impl<'t> Evaluator<'t, '_> {
             && obj.kind() == "identifier"
             && let Some((model, _)) = self.is_lookup_leaf(obj)
         {
-            let [plain] = args.as_slice() else { return None };
-            let name = value_name(*plain, self.src).filter(|n| crate::text::names_current_secret(n))?;
+            let [plain] = args.as_slice() else {
+                return None;
+            };
+            let name =
+                value_name(*plain, self.src).filter(|n| crate::text::names_current_secret(n))?;
             return Some((model, "password".into(), format!("hash:v:{name}")));
         }
         let mut stored = None;
@@ -659,7 +662,9 @@ impl<'t> Evaluator<'t, '_> {
             if a.kind() == "member_expression"
                 && let Some(obj) = a.child_by_field_name("object")
                 && obj.kind() == "identifier"
-                && let Some(field) = a.child_by_field_name("property").map(|p| self.text(p).to_string())
+                && let Some(field) = a
+                    .child_by_field_name("property")
+                    .map(|p| self.text(p).to_string())
                 && crate::text::names_secret_field(&field)
                 && let Some((model, _)) = self.is_lookup_leaf(obj)
             {

@@ -234,9 +234,8 @@ impl Mounter<'_> {
         // namespace (`apps/main/src/config`, `apps/gateway/src/config`).
         let mut factories = self.config_factories();
         let file = self.modules()[m].file.clone();
-        factories.sort_by_key(|f| {
-            std::cmp::Reverse(common_dirs(&file, &self.modules()[f.module].file))
-        });
+        factories
+            .sort_by_key(|f| std::cmp::Reverse(common_dirs(&file, &self.modules()[f.module].file)));
         for factory in factories {
             let path: &[String] = match &factory.namespace {
                 Some(ns) if key.first() == Some(ns) => &key[1..],
@@ -882,4 +881,3 @@ mod tests {
         assert!(!pattern_matches("/", "/auth"));
     }
 }
-
