@@ -676,6 +676,10 @@ mod tests {
         assert!(h.bookkeeping_model("order_status_history").is_some());
         assert!(h.bookkeeping_model("CurrencyExchange").is_none());
         assert!(h.bookkeeping_model("EmailVerification").is_some());
+        assert!(h.bookkeeping_model("activation_codes").is_some());
+        assert!(h.bookkeeping_model("VerificationCode").is_some());
+        assert!(h.credential_function("send_activation_code").is_some());
+        assert!(h.credential_function("sendActivationEmail").is_some());
         assert!(h.bookkeeping_function("flushAuditEvents").is_some());
         assert!(h.bookkeeping_function("record_failed_attempt").is_some());
         assert!(h.bookkeeping_function("trackSignupConversion").is_some());
