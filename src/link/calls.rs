@@ -974,12 +974,11 @@ fn is_model_registration(callee: &Val) -> bool {
     matches!(callee, Val::Member(_, g) if g == "model" || g == "define")
 }
 
-/// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
-/// A key-value write that gives the key a time to live (`setex`, `set(k, v, 'EX', 60)`, `{ EX:
-/// 60 }`, `expire`): a session, a one-time code, a cache entry that lapses, not a record kept.
 /// Key-value calls that give a key a time to live (Redis's `EXPIRE` family).
 pub(crate) const EXPIRES: &[&str] = &["expire", "pexpire", "expireat", "pexpireat"];
 
+/// A key-value write that gives the key a time to live (`setex`, `set(k, v, 'EX', 60)`, `{ EX:
+/// 60 }`, `expire`): a session, a one-time code, a cache entry that lapses, not a record kept.
 fn expires(method: &str, args: &[Val]) -> bool {
     const TTL: &[&str] = &["EX", "PX", "EXAT", "PXAT", "ex", "px"];
     matches!(method, "setex" | "setEx" | "psetex" | "expire")
@@ -1003,6 +1002,7 @@ fn repository_getter(callee: &Val) -> bool {
     }
 }
 
+/// An instance made here rather than loaded: `new Model(..)`, `Model.build(..)`.
 fn freshly_built(v: &Val) -> bool {
     match v {
         Val::New(..) | Val::Instance(_) => true,

@@ -128,5 +128,14 @@ mod tests {
         assert_eq!(holds("ne:v:status", "v:state"), None);
         assert_eq!(holds("ne:closed", "v:status"), None);
         assert_eq!(holds("truthy", "v:status"), None);
+        // `if (!(await compare(dto.oldPassword, user.password))) throw` then a new hash written
+        // (a value not known): a retry's old password fails the check.
+        assert_eq!(holds("nothash:v:oldPassword", "?"), Some(true));
+        assert_eq!(holds("hash:v:oldPassword", "v:newPassword"), Some(false));
+        // the same value written back still verifies
+        assert_eq!(holds("hash:v:oldPassword", "v:oldPassword"), Some(true));
+        // a value not known says nothing to any other test
+        assert_eq!(holds("truthy", "?"), None);
+        assert_eq!(holds("eq:paid", "?"), None);
     }
 }

@@ -461,8 +461,6 @@ fn deletes_its_target(ep: &Endpoint) -> Option<String> {
         .map(|e| e.target.clone().unwrap_or_else(|| e.callee.clone()))
 }
 
-/// The fields a relative update changes by their old value: those the call shows, or, for raw
-/// SQL, the columns it sets to no constant.
 /// The innermost function an effect is made through whose name `pattern` matches, with the
 /// pattern (`saveUsage`, `*usage`).
 fn through<'e, 'h>(
@@ -472,6 +470,8 @@ fn through<'e, 'h>(
     e.via.iter().rev().find_map(|f| pattern(f).map(|p| (f, p)))
 }
 
+/// The fields a relative update changes by their old value: those the call shows, or, for raw
+/// SQL, the columns it sets to no constant.
 fn moved_fields(e: &Effect) -> Vec<String> {
     if e.relative_fields.is_empty() {
         e.update_keys

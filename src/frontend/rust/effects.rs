@@ -4862,11 +4862,6 @@ fn diesel_set(c: &Chain<'_>) -> Vec<(String, Option<String>)> {
         .collect()
 }
 
-/// A diesel update that sets a column from its own value: `.set(posts::count.eq(posts::count -
-/// 1))` (an operator on the column, named as the `eq` names it), `.set(blocked.eq(!row.blocked))`
-/// (the field of that name of a value the code holds, turned over, the operation's only
-/// operand): a repeat changes it again
-/// (https://docs.rs/diesel/latest/diesel/query_builder/struct.UpdateStatement.html#method.set).
 /// The counter a Redis increment moves, by its name: a hash's field (`hincr(key, "calls", 1)`),
 /// or the last named segment of the key (`incr(format!("views:{id}"), 1)` is `views`). As the
 /// TypeScript front end reads `hincrby`/`incr`.
@@ -4908,6 +4903,11 @@ fn redis_counter(method: &str, args: &[Ex]) -> Option<String> {
         .map(String::from)
 }
 
+/// A diesel update that sets a column from its own value: `.set(posts::count.eq(posts::count -
+/// 1))` (an operator on the column, named as the `eq` names it), `.set(blocked.eq(!row.blocked))`
+/// (the field of that name of a value the code holds, turned over, the operation's only
+/// operand): a repeat changes it again
+/// (https://docs.rs/diesel/latest/diesel/query_builder/struct.UpdateStatement.html#method.set).
 fn diesel_relative(c: &Chain<'_>) -> bool {
     diesel_assignments(c).any(|(p, value)| match value {
         Ex::Other(parts) => {

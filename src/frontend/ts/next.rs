@@ -1689,9 +1689,6 @@ const NOT_A_ROW: &[&str] = &[
     "body", "data", "result", "response", "headers", "query", "params", "count", "total",
 ];
 
-/// The name of a value a condition compares a row's field with, when it is one the request holds
-/// (`priority`, `body.email`, `dto.assigneeId!`, `input?.status`): the identifier or the last
-/// property. Not a call's result, nor `this`.
 /// The name of a secret check a call makes, if it makes one (see `text::names_secret_check`).
 fn secret_check_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
     let callee = call.child_by_field_name("function")?;
@@ -1704,6 +1701,9 @@ fn secret_check_name<'s>(call: Node, src: &'s str) -> Option<&'s str> {
     crate::text::names_secret_check(name).then_some(name)
 }
 
+/// The name of a value a condition compares a row's field with, when it is one the request holds
+/// (`priority`, `body.email`, `dto.assigneeId!`, `input?.status`): the identifier or the last
+/// property. Not a call's result, nor `this`.
 fn value_name(node: Node, src: &str) -> Option<String> {
     let mut n = node;
     for _ in 0..8 {
