@@ -861,6 +861,19 @@ mod tests {
     }
 
     #[test]
+    fn counters_by_name_with_values_first() {
+        let h = Harm::builtin().unwrap();
+        let f = |names: &[&str]| names.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert!(h.counter_fields(&f(&["failures"])).is_some());
+        assert!(
+            h.counter_fields(&f(&["loginAttempts", "ratelimit"]))
+                .is_some()
+        );
+        // a balance stays a value, whatever else the update counts
+        assert!(h.counter_fields(&f(&["credits", "failures"])).is_none());
+    }
+
+    #[test]
     fn derived_and_credential_functions_by_their_own_name() {
         let h = Harm::builtin().unwrap();
         assert_eq!(
