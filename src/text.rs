@@ -11,6 +11,16 @@ pub fn code(s: &str) -> String {
     }
 }
 
+/// The counter a key-value key names: its last segment with a letter in it, segments split at
+/// `:`, `.`, `/` and at the holes of a template (`\0`): `views:\0` and `user:\0:views` are
+/// `views`, `ratelimit:\0` is `ratelimit`. Both front ends read a Redis increment's key so.
+pub fn key_counter_name(key: &str) -> Option<String> {
+    key.split([':', '.', '/', '\0'])
+        .rev()
+        .find(|seg| seg.chars().any(|c| c.is_ascii_alphabetic()))
+        .map(String::from)
+}
+
 /// Functions and methods that check a secret against its stored hash: bcrypt's `compare` and
 /// `verify`, argon2's `verify`, and the names projects give such helpers (`comparePassword`,
 /// `verify_password`), in either spelling: lower case, underscores dropped.

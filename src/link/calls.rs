@@ -408,12 +408,7 @@ fn redis_counter(method: &str, args: &[Val]) -> Option<String> {
         Val::Template(parts) => parts.iter().map(|p| p.as_str().unwrap_or("\0")).collect(),
         _ => return None,
     };
-    pieces
-        .concat()
-        .split([':', '.', '/', '\0'])
-        .rev()
-        .find(|seg| seg.chars().any(|c| c.is_ascii_alphabetic()))
-        .map(String::from)
+    crate::text::key_counter_name(&pieces.concat())
 }
 
 /// Strips SQL comments and returns the upper-cased words of a statement.

@@ -4889,18 +4889,14 @@ fn redis_counter(method: &str, args: &[Ex]) -> Option<String> {
         match ch {
             '{' => {
                 depth += 1;
-                plain.push(':');
+                plain.push('\0');
             }
             '}' => depth = depth.saturating_sub(1),
             _ if depth == 0 => plain.push(ch),
             _ => {}
         }
     }
-    plain
-        .split([':', '.', '/'])
-        .rev()
-        .find(|seg| seg.chars().any(|c| c.is_ascii_alphabetic()))
-        .map(String::from)
+    crate::text::key_counter_name(&plain)
 }
 
 /// A diesel update that sets a column from its own value: `.set(posts::count.eq(posts::count -
