@@ -476,6 +476,25 @@ fn is_down_migration(rel: &str) -> bool {
         || flyway_undo
 }
 
+/// The part of a migration file that applies it: a file holding both directions (dbmate's
+/// `-- migrate:up` .. `-- migrate:down`, goose's `-- +goose Up` .. `-- +goose Down`, sql-migrate's
+/// `-- +migrate Down`) ends its schema's history where the part that undoes it begins.
+fn up_section(text: &str) -> &str {
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let marker = line.trim().to_ascii_lowercase();
+        let marker: String = marker.split_whitespace().collect::<Vec<_>>().join(" ");
+        if matches!(
+            marker.as_str(),
+            "-- migrate:down" | "--migrate:down" | "-- +goose down" | "-- +migrate down"
+        ) {
+            return &text[..at];
+        }
+        at += line.len();
+    }
+    text
+}
+
 /// A template's holes (`${table}`) as a name the parser reads, so the statement around them is
 /// read; a constraint on a table whose name is a hole names no model anyone writes.
 fn fill_holes(text: &str) -> String {
@@ -560,7 +579,7 @@ pub fn constraints(files: &[&SourceFile]) -> (Vec<UniqueConstraint>, Vec<Diagnos
         .collect();
     files.sort_by(|a, b| a.rel.cmp(&b.rel));
     for f in files {
-        let stmts = match statements(&f.text) {
+        let stmts = match statements(up_section(&f.text)) {
             Ok(s) => s,
             Err(e) => {
                 diagnostics.push(Diagnostic::new(
@@ -667,6 +686,34 @@ mod tests {
         assert_eq!(
             comma_separated_constraints("CREATE TABLE t(a INT, UNIQUE(a))"),
             None
+        );
+    }
+
+    #[test]
+    fn a_file_of_both_directions_is_read_up_to_the_part_that_undoes_it() {
+        let dbmate = file(
+            "db/migrations/20240101000000_categories.sql",
+            "-- migrate:up\nCREATE TABLE categories (id SERIAL PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n\n\
+             -- migrate:down\nDROP TABLE categories;\n",
+        );
+        let goose = file(
+            "db/migrations/20240201000000_tags.sql",
+            "-- +goose Up\nCREATE TABLE tags (id SERIAL PRIMARY KEY, label TEXT NOT NULL UNIQUE);\n\
+             -- +goose Down\nDROP TABLE tags;\n",
+        );
+        let (c, d) = constraints(&[&dbmate, &goose]);
+        for (model, column) in [("categories", "name"), ("tags", "label")] {
+            assert!(
+                c.iter()
+                    .any(|c| c.model == model && c.columns == [column] && !c.generated),
+                "{model}: {c:?}"
+            );
+        }
+        assert!(d.is_empty(), "{d:?}");
+        // (a file without a marker is read whole)
+        assert_eq!(
+            up_section("CREATE TABLE t (a INT);"),
+            "CREATE TABLE t (a INT);"
         );
     }
 
