@@ -1130,6 +1130,21 @@ pub fn link(res: &Resolver, rest: &mut Vec<RawRoute>, mounts: &[Mount]) -> Linke
 
     // REST routes that hand over to an adapter: the host of the adapter calls in their handlers.
     let mut hosts: BTreeMap<(ModId, FnId), (&'static str, Vec<At>)> = BTreeMap::new();
+    // A `pages/api` file that makes a Next.js adapter is its endpoint, however its default
+    // export wraps the adapter's handler (`withRateLimit(opts, (req, res) => nextApiHandler(req,
+    // res))`): the file's own route is the procedures.
+    let next_adapter_files: HashSet<ModId> = calls
+        .iter()
+        .filter(|(.., adapter, _)| matches!(adapter, Adapter::Next | Adapter::OpenApiNext))
+        .map(|(m, ..)| *m)
+        .filter(|m| {
+            matches!(
+                super::next::file_route(res, &res.modules[*m].file),
+                Some(super::next::FileRoute::Pages(_))
+            )
+        })
+        .collect();
+    rest.retain(|r| !(r.framework == "nextjs" && next_adapter_files.contains(&r.module)));
     rest.retain(|r| match res.resolve(r.handler_module, &r.handler) {
         p @ Resolved::Package { .. } => Adapter::of_resolved(&p).is_none(),
         Resolved::Func(hm, hf) => {
