@@ -203,6 +203,26 @@ pub fn named_like_signature(name: &str) -> bool {
         .any(|w| name.contains(w))
 }
 
+/// A column whose value a create makes up for its row by its nature: an id, a token, a secret,
+/// an API key.
+pub fn names_a_made_value(col: &str) -> bool {
+    matches!(
+        col.replace(['_', '-'], "").to_ascii_lowercase().as_str(),
+        "id" | "uuid"
+            | "guid"
+            | "token"
+            | "tokenhash"
+            | "secret"
+            | "secrethash"
+            | "keyhash"
+            | "nonce"
+            | "salt"
+            | "apikey"
+            | "accesstoken"
+            | "refreshtoken"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -446,3 +446,24 @@ fn a_checked_secret_the_request_replaces_guards_what_follows_in_both_languages()
         "axum-sqlx-password-change",
     );
 }
+
+/// A record the caller builds from the request's body and hands on whole (`{ ...dto, archived:
+/// false }` spread into a service's `create(data)`; `NewProject { archived: false, ..input }`
+/// into a function's `insert_into(..).values(&new)`): the body's keys are the record's, so a
+/// unique constraint on one of them stops the retry in both languages.
+#[test]
+fn a_record_built_from_the_body_by_the_caller_is_keyed_by_it_in_both_languages() {
+    assert_twins("nestjs-caller-dto-spreads", "axum-diesel-struct-update");
+}
+
+/// A unique violation answered by leaving the handler (`if (error.code === 'P2002') throw ..` in
+/// a `catch`; `if is_unique_violation(&e) { return Err(..) }` in an `if let Err(e)`), whatever
+/// else is only logged, stops the email after the insert in both languages; the opposite test
+/// lets the duplicate through.
+#[test]
+fn a_duplicate_answered_by_leaving_stops_what_follows_in_both_languages() {
+    assert_twins(
+        "express-prisma-invite-conflicts",
+        "axum-sqlx-invite-conflicts",
+    );
+}

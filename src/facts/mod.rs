@@ -359,6 +359,10 @@ pub struct Effect {
     /// (`values` in `createWithCtx(ctx, values)`): the caller's argument shows its keys.
     #[serde(skip)]
     pub data_param: Option<ParamRef>,
+    /// Link facts: keys the record writes with a value made per call (`{ ...args.data, id:
+    /// cuid() }`): what the spread parameter's fields bring does not give them back.
+    #[serde(skip)]
+    pub made_keys: Vec<String>,
     /// Link facts: what an update writes is a parameter of a function (`updateUser(filter,
     /// update)` running `User.updateOne(filter, update)`, or `data: update`): the caller's
     /// argument may be relative (`{ $inc: { credits: 5 } }`).

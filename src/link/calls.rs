@@ -717,8 +717,28 @@ fn registers_listener(cs: &CallSite) -> bool {
 fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
     fields
         .iter()
-        .filter_map(|(k, v)| param_ref(m, v).map(|r| (k.clone(), r)))
+        .filter_map(|(k, v)| {
+            param_ref(m, v)
+                .or_else(|| connected_param(m, v))
+                .map(|r| (k.clone(), r))
+        })
         .collect()
+}
+
+/// A Prisma relation connected by the caller's value (`team: { connect: { id: teamId } }`,
+/// https://www.prisma.io/docs/orm/prisma-client/queries/relation-queries#connect-an-existing-record):
+/// the foreign key the row writes is that value.
+fn connected_param(m: ModId, v: &Val) -> Option<ParamRef> {
+    let Val::Obj(rel) = v.plain() else {
+        return None;
+    };
+    let [(k, Val::Obj(by))] = rel.as_slice() else {
+        return None;
+    };
+    match (k.as_str(), by.as_slice()) {
+        ("connect", [(_, key)]) => param_ref(m, key),
+        _ => None,
+    }
 }
 
 /// Methods of a subclass that a base class's method runs as its steps (see
@@ -960,6 +980,17 @@ fn repeated_keys(fields: &[(String, Val)]) -> Vec<String> {
     fields
         .iter()
         .filter(|(_, v)| !made_per_call(v))
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+/// The keys of a record written with a value made per call, which a retry writes anew whatever
+/// the caller's object (spread into the record) gives for them.
+fn made_keys(fields: Option<&Vec<(String, Val)>>) -> Vec<String> {
+    fields
+        .into_iter()
+        .flatten()
+        .filter(|(_, v)| made_per_call(v))
         .map(|(k, _)| k.clone())
         .collect()
 }
@@ -2553,14 +2584,17 @@ impl<'a> Calls<'a> {
             }
             // The record's keys that are parameters, or the parameter the record is: what the
             // caller's arguments say of them (see `bind_record`).
-            let mut builder_params: HashMap<usize, RecordParams> = HashMap::new();
+            let mut builder_params: HashMap<usize, (RecordParams, Vec<String>)> = HashMap::new();
             for c in &facts.calls {
                 if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
                     && let Some((_, keys)) = drizzle.get_mut(&c.group)
                     && keys.is_none()
                 {
                     *keys = Self::data_keys(c);
-                    builder_params.insert(c.group, Self::record_params(m, c));
+                    builder_params.insert(
+                        c.group,
+                        (Self::record_params(m, c), made_keys(Self::record(c))),
+                    );
                 }
             }
             let caught_groups: HashSet<usize> = facts
@@ -2663,6 +2697,17 @@ impl<'a> Calls<'a> {
                 let mut b = blocks;
                 while let [rest @ .., last] = b
                     && facts.rethrow_blocks.contains(last)
+                {
+                    b = rest;
+                }
+                b
+            };
+            // (a create's duplicate also out of those whose `catch` throws on a unique violation)
+            let escaped_duplicate = |blocks: &'a [usize]| -> &'a [usize] {
+                let mut b = blocks;
+                while let [rest @ .., last] = b
+                    && (facts.rethrow_blocks.contains(last)
+                        || facts.unique_rethrow_blocks.contains(last))
                 {
                     b = rest;
                 }
@@ -2928,9 +2973,10 @@ impl<'a> Calls<'a> {
                             e.data_keys = keys.clone();
                         }
                         // (the write's own first argument is the table, not the record)
-                        if let Some((record, keyed)) = builder_params.get(&cs.group) {
+                        if let Some(((record, keyed), made)) = builder_params.get(&cs.group) {
                             e.data_param = record.clone();
                             e.key_params = keyed.clone();
+                            e.made_keys = made.clone();
                         }
                     }
                     if e.kind == EffectKind::DbCreate
@@ -3549,7 +3595,12 @@ impl<'a> Calls<'a> {
                     }
                     e.runs_after(&after);
                     if e.orders_what_follows() && creates_here.len() < 64 {
-                        creates_here.push((escaped(&cs.blocks[..]), cs.line, e.location.clone()));
+                        let blocks = if e.kind == EffectKind::DbCreate {
+                            escaped_duplicate(&cs.blocks[..])
+                        } else {
+                            escaped(&cs.blocks[..])
+                        };
+                        creates_here.push((blocks, cs.line, e.location.clone()));
                     }
                 }
                 if fails_here
@@ -4586,9 +4637,9 @@ impl<'a> Calls<'a> {
     fn record_params(m: ModId, cs: &CallSite) -> RecordParams {
         match Self::record(cs) {
             // `data: { ...input, role: 'member' }`: the caller's object says the keys `input`
-            // brings (see `bind_record`; the front end keeps the spread in `spread_args`), unless
-            // the record also writes a value made per call (`slug: uuid()`), which may be what
-            // it writes over the caller's
+            // brings (see `bind_record`; the front end keeps the spread in `spread_args`), but
+            // not a key the record writes with a value made per call (`slug: uuid()`, see
+            // `made_keys`)
             Some(obj) => {
                 let inner = matches!(cs.args.iter().find(|a| matches!(a, Val::Obj(_))),
                     Some(Val::Obj(fields)) if prisma_args(fields));
@@ -4596,8 +4647,7 @@ impl<'a> Calls<'a> {
                     .spread_args
                     .iter()
                     .filter(|(i, _)| (*i == crate::program::RECORD_SPREAD) == inner)
-                    .find_map(|(_, v)| param_ref(m, v))
-                    .filter(|_| !obj.iter().any(|(_, v)| made_per_call(v)));
+                    .find_map(|(_, v)| param_ref(m, v));
                 (spread, key_params(m, obj))
             }
             None => {
@@ -4666,13 +4716,32 @@ impl<'a> Calls<'a> {
         let args = cs.args.as_slice();
         // `{ ...found, name }` of a row the caller looked up, as `found` itself (below)
         let loaded = crate::program::loads_row;
+        // (the callee's keys that are parameters, bound below; those the caller's own object
+        // gives are already the caller's)
+        let callee_keys = std::mem::take(&mut e.key_params);
         if let Some(r) = e.data_param.take() {
+            // `createAccount(args)` running `prisma.account.create(args)`, given `{ data: {
+            // email, .. } }`: the record is the arguments' `data` (its spreads are kept apart,
+            // at `RECORD_SPREAD`)
+            let (bound, spread_at) = match bind_param(&r, m2, f2, args) {
+                Bound::Val(Val::Obj(fields)) if r.path.is_empty() && prisma_args(&fields) => {
+                    let data = fields
+                        .into_iter()
+                        .find(|(k, _)| k == "data" || k == "create")
+                        .map(|(_, v)| v);
+                    (
+                        data.map_or(Bound::Unknown, Bound::Val),
+                        crate::program::RECORD_SPREAD,
+                    )
+                }
+                bound => (bound, r.index),
+            };
             let copies_loaded = r.path.is_empty()
                 && cs
                     .spread_args
                     .iter()
-                    .any(|(i, v)| *i == r.index && loaded(v));
-            match bind_param(&r, m2, f2, args) {
+                    .any(|(i, v)| *i == spread_at && loaded(v));
+            match bound {
                 Bound::Val(Val::Obj(_))
                     if copies_loaded
                         && e.kind == EffectKind::DbCreate
@@ -4687,14 +4756,29 @@ impl<'a> Calls<'a> {
                     if e.kind == EffectKind::DbUpdate {
                         set_fields(e, &fields);
                     }
-                    // (the keys of a record that spreads the parameter join its own)
+                    // (the keys of a record that spreads the parameter join its own, but for
+                    // those it writes with a value made per call)
                     let keys = e.data_keys.get_or_insert_with(Vec::new);
                     for k in repeated_keys(&fields) {
-                        if !keys.contains(&k) {
+                        if !keys.contains(&k) && !e.made_keys.contains(&k) {
                             keys.push(k);
                         }
                     }
-                    e.key_params.extend(key_params(m, &fields));
+                    e.key_params.extend(
+                        key_params(m, &fields)
+                            .into_iter()
+                            .filter(|(k, _)| !e.made_keys.contains(k)),
+                    );
+                    // `create({ ...dto, archived: false })`: the caller's object spreads its own
+                    // parameter, whose keys its caller (or its declared type) shows in turn.
+                    if r.path.is_empty() {
+                        e.made_keys.extend(made_keys(Some(&fields)));
+                        e.data_param = cs
+                            .spread_args
+                            .iter()
+                            .filter(|(i, _)| *i == spread_at)
+                            .find_map(|(_, v)| param_ref(m, v));
+                    }
                 }
                 // `this.extensions.save(extension)` of a row the caller looked up
                 // (`findOne(..)`, then a field set): a helper's `repo.save(entity)` writes it
@@ -4712,7 +4796,7 @@ impl<'a> Calls<'a> {
                 Bound::Unknown => {}
             }
         }
-        for (k, r) in std::mem::take(&mut e.key_params) {
+        for (k, r) in callee_keys {
             match bind_param(&r, m2, f2, args) {
                 // Made up per call: not a value a retry repeats.
                 Bound::Val(v) if fresh_random(&v) => {
@@ -5542,6 +5626,7 @@ impl<'a> Calls<'a> {
                     None => Self::data_keys(cs),
                 },
                 data_param: Self::record_params(m, cs).0.filter(|_| built.is_none()),
+                made_keys: made_keys(Self::record(cs).filter(|_| built.is_none())),
                 update_param: (kind == EffectKind::DbUpdate && !relative)
                     .then(|| {
                         // (or the values spread from one: `.set({ ...updatableUser, updatedAt })`)

@@ -109,11 +109,11 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                     match &e.data_keys {
                         Some(keys) => c.columns.iter().all(|col| supplies(keys, col)),
                         // What the insert writes is not in view: a constraint on the row's
-                        // own id alone stops a repeat only when the request is seen to send
-                        // the id (ids are made per call: `Uuid::new_v4()` in the caller);
-                        // a natural key (`(org, name)`) is taken as written.
+                        // own id (or an API key, a token) stops a repeat only when the request
+                        // is seen to send it (ids are made per call: `Uuid::new_v4()` in the
+                        // caller); a natural key (`(org, name)`) is taken as written.
                         None => {
-                            !lone_id(c)
+                            !made_by_nature(c)
                                 || c.columns.iter().all(|col| supplies(&e.request_keys, col))
                         }
                     }
@@ -197,16 +197,14 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
     }
 }
 
-/// A constraint on a row's own id alone (`id`, `uuid`, `_id`): the primary key of most tables;
-/// or on a value a create makes up for the row by its nature (a share link's `token`, an API
-/// key's `key_hash`, a `secret`, a `nonce`): a new one each call unless the request is seen to
-/// send it.
-fn lone_id(c: &UniqueConstraint) -> bool {
-    matches!(c.columns.as_slice(), [col] if matches!(
-        col.replace(['_', '-'], "").to_ascii_lowercase().as_str(),
-        "id" | "uuid" | "guid" | "token" | "tokenhash" | "secret" | "secrethash" | "keyhash"
-            | "nonce" | "salt" | "apikey" | "accesstoken" | "refreshtoken"
-    ))
+/// A constraint on a row's own id (`id`, `uuid`, `_id`): the primary key of most tables; or on a
+/// value a create makes up for the row by its nature (a share link's `token`, an API key's
+/// `key_hash`, a `secret`, a `nonce`), alone or beside the caller's (`UNIQUE (team_id,
+/// api_key)`): a new one each call unless the request is seen to send it.
+fn made_by_nature(c: &UniqueConstraint) -> bool {
+    c.columns
+        .iter()
+        .any(|col| crate::text::names_a_made_value(col))
 }
 
 fn truthy(v: Option<&Val>) -> bool {

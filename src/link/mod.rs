@@ -675,7 +675,8 @@ fn dto_keys(res: &Resolver, effects: &mut [Effect], m: usize, f: usize) {
             if matches!(
                 k.to_ascii_lowercase().as_str(),
                 "id" | "_id" | "uuid" | "guid"
-            ) {
+            ) || e.made_keys.contains(&k)
+            {
                 continue;
             }
             let keys = e.data_keys.get_or_insert_with(Vec::new);

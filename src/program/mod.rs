@@ -1078,6 +1078,10 @@ pub struct FnFacts {
     /// The body blocks of its `try`s whose `catch` only throws again: a failure in one leaves
     /// the `try`, so what follows the `try` runs only when the calls in it succeeded.
     pub rethrow_blocks: Vec<usize>,
+    /// The body blocks of its `try`s whose `catch` throws when the error is a unique violation
+    /// (`if (e.code === 'P2002') throw new ConflictException()`): a create's duplicate leaves the
+    /// `try`, whatever else the `catch` swallows.
+    pub unique_rethrow_blocks: Vec<usize>,
     /// The function throws when a lookup of its own body found the row (`const found = await
     /// prisma.user.findFirst(..); if (found) throw new ConflictError()`, a helper
     /// `assertEmailFree(email)`): the model and the test's line. What a caller does after it runs

@@ -2794,6 +2794,37 @@ impl<'m, 'a> Effects<'m, 'a> {
                     }
                 }
             }
+            // the row a callee inserts whole (`.values(&new)`), as the caller builds it
+            let mut keyed_here = false;
+            if let Some(r) = e.data_param.take()
+                && let Some(arg) = self.argument(f, &r, site)
+                && e.data_keys.is_none()
+            {
+                match values_keys(bare(arg), scope) {
+                    Some(mut keys) => {
+                        // (the request's: not a value a call here made, `activity.id()`; and
+                        // a row's id a call made is no key a retry sends again)
+                        e.request_keys = Vec::new();
+                        match bare(arg) {
+                            Ex::Struct(_, values, fields) => {
+                                for (f, v) in fields.iter().zip(values.iter()) {
+                                    if !made_here(v, scope, 0) {
+                                        e.request_keys.push(f.clone());
+                                    } else if crate::text::names_a_made_value(f) {
+                                        keys.retain(|k| k != f);
+                                    }
+                                }
+                                e.request_keys.retain(|k| keys.contains(k));
+                            }
+                            // (a variable bound to one: its values are not in view)
+                            _ => keys.retain(|k| !crate::text::names_a_made_value(k)),
+                        }
+                        e.data_keys = Some(keys);
+                        keyed_here = true;
+                    }
+                    None => e.data_param = self.param_of(arg, scope),
+                }
+            }
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative && !certain.contains(&e.kind);
@@ -2815,7 +2846,9 @@ impl<'m, 'a> Effects<'m, 'a> {
             }
             // A value this call makes (`insert_user(db, Uuid::new_v4(), ..)`) may be what the
             // callee's create is keyed on: its keys are no longer known to be the request's.
-            if site.fresh_args {
+            // (Not the keys of a row this call's own argument builds, read field by field
+            // above: another argument made here, the connection, is no column.)
+            if site.fresh_args && !keyed_here {
                 e.request_keys.clear();
             }
             e.prechecked |= e.kind == EffectKind::DbCreate
@@ -4295,6 +4328,16 @@ impl<'m, 'a> Effects<'m, 'a> {
                 // the keys of the record not made for this call: a repeat writes them again
                 // (as a raw insert's bound columns, below)
                 request_keys: data_keys.clone().unwrap_or_default(),
+                // `.values(&new)` of a parameter: the row as the caller builds it (see
+                // `Effects::call_effects`)
+                data_param: (sink.kind == EffectKind::DbCreate && data_keys.is_none())
+                    .then(|| {
+                        c.links
+                            .iter()
+                            .find(|(n, ..)| *n == "values")
+                            .and_then(|(_, args, _)| self.param_of(args.first()?, scope))
+                    })
+                    .flatten(),
                 data_keys,
                 sink_impact: sink.impact,
                 args: arg_fields(&c),

@@ -1513,6 +1513,53 @@ fn block_exits(b: &syn::Block) -> bool {
     }
 }
 
+/// `if let Err(e) = insert(..).await { if is_unique_violation(&e) { return Err(..) } .. }`: the
+/// statement leaves the function with an error when its call's error is a unique violation,
+/// whatever else it swallows: a duplicate fails the request there. Not `if !is_unique(..)`,
+/// which lets the duplicate through.
+fn leaves_on_unique_violation(i: &syn::ExprIf) -> bool {
+    fn test_names_unique(e: &Expr, depth: usize) -> bool {
+        match e {
+            _ if depth > 16 => false,
+            Expr::Paren(p) => test_names_unique(&p.expr, depth + 1),
+            Expr::Reference(r) => test_names_unique(&r.expr, depth + 1),
+            Expr::Call(c) => matches!(&*c.func, Expr::Path(p)
+                if p.path.segments.last().is_some_and(|s| names_unique(&s.ident.to_string()))),
+            Expr::MethodCall(m) => {
+                names_unique(&m.method.to_string()) || test_names_unique(&m.receiver, depth + 1)
+            }
+            Expr::Macro(m) => names_unique(&m.mac.tokens.to_string()),
+            Expr::Binary(b) => match b.op {
+                syn::BinOp::Eq(_) => {
+                    let named = |e: &Expr| match e {
+                        Expr::Lit(l) => {
+                            matches!(&l.lit, syn::Lit::Str(s) if names_unique(&s.value()))
+                        }
+                        Expr::Path(p) => p
+                            .path
+                            .segments
+                            .iter()
+                            .any(|s| names_unique(&s.ident.to_string())),
+                        _ => false,
+                    };
+                    named(&b.left) || named(&b.right)
+                }
+                syn::BinOp::And(_) => {
+                    test_names_unique(&b.left, depth + 1) || test_names_unique(&b.right, depth + 1)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+    let Expr::Let(l) = &*i.cond else { return false };
+    pat_is_err(&l.pat, 0)
+        && i.then_branch.stmts.iter().any(|s| {
+            matches!(s, syn::Stmt::Expr(Expr::If(j), _)
+                if test_names_unique(&j.cond, 0) && block_exit(&j.then_branch) == Some(true))
+        })
+}
+
 /// A name or string that means a unique violation: the codes the TypeScript side knows, and
 /// sea-orm's `SqlErr::UniqueConstraintViolation` (diesel's `UniqueViolation` and sqlx's
 /// `is_unique_violation` are among the former).
@@ -2211,7 +2258,10 @@ impl Lower {
                         out.push(Stmt::Item(Box::new(i)));
                     }
                 }
-                syn::Stmt::Expr(e, _) => out.push(Stmt::Expr(self.expr(e), ends_in_try(e))),
+                syn::Stmt::Expr(e, _) => out.push(Stmt::Expr(
+                    self.expr(e),
+                    ends_in_try(e) || matches!(e, Expr::If(i) if leaves_on_unique_violation(i)),
+                )),
                 syn::Stmt::Macro(m) => out.push(Stmt::Expr(self.mac(&m.mac), false)),
             }
         }
@@ -2405,6 +2455,13 @@ impl Lower {
                 {
                     let inner = std::mem::replace(&mut **init, Ex::Other(vec![]));
                     **init = Ex::Caught(Box::new(inner));
+                }
+                // (and one that leaves the function on it fails the request with the duplicate)
+                if leaves_on_unique_violation(i)
+                    && let Ex::Block(stmts) = &mut cond
+                    && let Some(Stmt::Let { fails, .. }) = stmts.first_mut()
+                {
+                    *fails = true;
                 }
                 // `if let Err(e) = res { .. }` runs on a failure; `if let Ok(x) = res { .. } else
                 // { .. }`'s `else` does.

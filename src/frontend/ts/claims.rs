@@ -133,13 +133,14 @@ pub const DELETES_OR_FAILS: &str =
     "a Prisma `delete` (it throws `P2025` when the row is already gone, failing the request)";
 
 impl<'t> Evaluator<'t, '_> {
-    /// A statement deleting one row with Prisma's `delete({ where })`, which throws `P2025` when
+    /// A statement deleting one row with Prisma's `delete({ where })` (or returning it), which throws `P2025` when
     /// the row is not there (https://www.prisma.io/docs/orm/reference/prisma-client-reference#delete),
     /// the failure caught nowhere in the function (no enclosing `try`, no `.catch`): a retry
     /// fails there, so what follows runs once, for the request that deleted the row.
     pub(super) fn deletes_or_fails(&mut self, stmt: Node<'t>) -> bool {
         let expr = match stmt.kind() {
-            "expression_statement" => stmt.named_child(0),
+            // (`return await prisma.invite.delete(..)` in a helper: the helper fails in turn)
+            "expression_statement" | "return_statement" => stmt.named_child(0),
             "lexical_declaration" | "variable_declaration" => {
                 let mut cursor = stmt.walk();
                 let decls: Vec<Node<'t>> = stmt.named_children(&mut cursor).collect();

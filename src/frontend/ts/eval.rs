@@ -1279,11 +1279,23 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let always_throws = handler
             .and_then(|h| h.field("body"))
             .is_some_and(|b| super::next::throws(b, self.src));
+        let throws_on_unique = !always_throws
+            && handler
+                .and_then(|h| h.field("body"))
+                .is_some_and(|b| throws_on_unique_violation(b, self.src));
         if let Some(body) = node.field("body") {
             if always_throws {
                 let f = self.cur_fn();
                 if self.module.functions[f].rethrow_blocks.len() < 64 {
                     self.module.functions[f].rethrow_blocks.push(body.id());
+                }
+            }
+            if throws_on_unique {
+                let f = self.cur_fn();
+                if self.module.functions[f].unique_rethrow_blocks.len() < 64 {
+                    self.module.functions[f]
+                        .unique_rethrow_blocks
+                        .push(body.id());
                 }
             }
             let saved = (self.unique_catch, self.in_try, self.swallowed);
@@ -1581,6 +1593,13 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let saved_found = self.found.clone();
         let saved_claim = self.claimed;
         let saved_branch = self.branch.clone();
+        // (nor the `try` around a call that names a function declared further down: the body
+        // runs in its own frame, where that `catch` is not)
+        let saved_try = (self.unique_catch, self.in_try, self.swallowed, self.failure);
+        if !inline {
+            (self.unique_catch, self.in_try, self.swallowed, self.failure) =
+                (false, false, false, false);
+        }
         // A body walked while a call is being read (a function declared further down, hoisted
         // when the call names it) starts chains of its own, not links of that call's.
         let saved_chain = self.chain_group.take();
@@ -1707,6 +1726,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         self.claimed = saved_claim;
         self.branch = saved_branch;
         self.chain_group = saved_chain;
+        (self.unique_catch, self.in_try, self.swallowed, self.failure) = saved_try;
         self.cur = prev;
         id
     }
@@ -4090,6 +4110,31 @@ fn names_alias_or_import(v: &Val) -> bool {
         Val::Obj(fields) => fields.iter().any(|(_, f)| names_alias_or_import(f)),
         _ => false,
     }
+}
+
+/// A `catch` body that throws when the error is a unique violation: an `if` directly in it whose
+/// test names one positively (`e.code === 'P2002'`, `err instanceof UniqueConstraintError`) and
+/// whose branch ends by throwing. Not `if (e.code !== 'P2002') throw e`, which lets the duplicate
+/// through.
+fn throws_on_unique_violation(body: Node, src: &str) -> bool {
+    let mut cursor = body.walk();
+    body.named_children(&mut cursor).any(|st| {
+        if st.kind() != "if_statement" {
+            return false;
+        }
+        let (Some(cond), Some(then)) = (
+            st.child_by_field_name("condition"),
+            st.child_by_field_name("consequence"),
+        ) else {
+            return false;
+        };
+        let test = &src[cond.byte_range()];
+        crate::text::names_unique_violation(test)
+            && !test.contains("!=")
+            && !test.trim_start_matches('(').trim_start().starts_with('!')
+            && !test.contains("||")
+            && super::next::throws(then, src)
+    })
 }
 
 #[cfg(test)]
