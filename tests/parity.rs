@@ -467,3 +467,11 @@ fn a_duplicate_answered_by_leaving_stops_what_follows_in_both_languages() {
         "axum-sqlx-invite-conflicts",
     );
 }
+
+/// The id of a row the request's own value finds (`teams.findBySlug(slug)`, `find_by_slug(&db,
+/// &slug)`) keys a create as the request's value does: a unique constraint on it stops the email
+/// after the insert in both languages; the id of a row the request created keys nothing.
+#[test]
+fn the_id_of_a_row_the_request_finds_keys_a_create_in_both_languages() {
+    assert_twins("express-prisma-looked-up-keys", "axum-sqlx-looked-up-keys");
+}

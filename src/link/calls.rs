@@ -720,9 +720,49 @@ fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
         .filter_map(|(k, v)| {
             param_ref(m, v)
                 .or_else(|| connected_param(m, v))
+                .or_else(|| looked_up_param(m, v))
                 .map(|r| (k.clone(), r))
         })
         .collect()
+}
+
+/// The id of a row a lookup found by the caller's value (`workspace.id` after `const workspace =
+/// await this.authz.authorizeUserAccessToWorkspace({ user, slug })`, `(await getTeam(teamId)).id`):
+/// a retry finds the same row, so the id is as much the request's as that value. Only a call
+/// named for reading (`find`, `get`, `fetch`, `load`, `authorize`, ..), never one that creates.
+fn looked_up_param(m: ModId, v: &Val) -> Option<ParamRef> {
+    const READS: &[&str] = &[
+        "find",
+        "get",
+        "fetch",
+        "load",
+        "read",
+        "lookup",
+        "authorize",
+        "require",
+    ];
+    let Val::Member(row, field) = v.plain() else {
+        return None;
+    };
+    if !matches!(field.to_ascii_lowercase().as_str(), "id" | "_id" | "uuid") {
+        return None;
+    }
+    let Val::Call(callee, args) = row.plain() else {
+        return None;
+    };
+    let Val::Member(_, name) = callee.plain() else {
+        return None;
+    };
+    let lower = name.to_ascii_lowercase();
+    if !READS.iter().any(|r| lower.starts_with(r)) || crate::catalog::names_a_create(name) {
+        return None;
+    }
+    args.iter().find_map(|a| {
+        param_ref(m, a).or_else(|| match a.plain() {
+            Val::Obj(fields) => fields.iter().find_map(|(_, v)| param_ref(m, v)),
+            _ => None,
+        })
+    })
 }
 
 /// A Prisma relation connected by the caller's value (`team: { connect: { id: teamId } }`,
