@@ -727,9 +727,10 @@ fn key_params(m: ModId, fields: &[(String, Val)]) -> Vec<(String, ParamRef)> {
 }
 
 /// The id of a row a lookup found by the caller's value (`workspace.id` after `const workspace =
-/// await this.authz.authorizeUserAccessToWorkspace({ user, slug })`, `(await getTeam(teamId)).id`):
-/// a retry finds the same row, so the id is as much the request's as that value. Only a call
-/// named for reading (`find`, `get`, `fetch`, `load`, `authorize`, ..), never one that creates.
+/// await this.authz.authorizeUserAccessToWorkspace({ user, slug })`, `(await
+/// this.teams.findBySlug(slug)).id`): a retry finds the same row, so the id is as much the
+/// request's as that value. Only a method named for reading (`find`, `get`, `fetch`, `load`,
+/// `authorize`, ..), never one that creates.
 fn looked_up_param(m: ModId, v: &Val) -> Option<ParamRef> {
     const READS: &[&str] = &[
         "find",
@@ -2732,22 +2733,13 @@ impl<'a> Calls<'a> {
                 .filter(|g| !facts.rethrow_catches.contains(g))
                 .collect();
             // A call's blocks as far as its failure goes: out of the `try`s around it whose
-            // `catch` only throws again.
-            let escaped = |blocks: &'a [usize]| -> &'a [usize] {
-                let mut b = blocks;
-                while let [rest @ .., last] = b
-                    && facts.rethrow_blocks.contains(last)
-                {
-                    b = rest;
-                }
-                b
-            };
-            // (a create's duplicate also out of those whose `catch` throws on a unique violation)
-            let escaped_duplicate = |blocks: &'a [usize]| -> &'a [usize] {
+            // `catch` only throws again (and, for a create's duplicate, out of those whose `catch`
+            // throws on a unique violation).
+            let escaped = |blocks: &'a [usize], duplicate: bool| -> &'a [usize] {
                 let mut b = blocks;
                 while let [rest @ .., last] = b
                     && (facts.rethrow_blocks.contains(last)
-                        || facts.unique_rethrow_blocks.contains(last))
+                        || duplicate && facts.unique_rethrow_blocks.contains(last))
                 {
                     b = rest;
                 }
@@ -3635,11 +3627,7 @@ impl<'a> Calls<'a> {
                     }
                     e.runs_after(&after);
                     if e.orders_what_follows() && creates_here.len() < 64 {
-                        let blocks = if e.kind == EffectKind::DbCreate {
-                            escaped_duplicate(&cs.blocks[..])
-                        } else {
-                            escaped(&cs.blocks[..])
-                        };
+                        let blocks = escaped(&cs.blocks[..], e.kind == EffectKind::DbCreate);
                         creates_here.push((blocks, cs.line, e.location.clone()));
                     }
                 }
@@ -3666,7 +3654,7 @@ impl<'a> Calls<'a> {
                     if lookups_here.len() < 256 {
                         lookups_here.push((model.clone(), filter));
                     }
-                    refusals_here.push((escaped(&cs.blocks[..]), cs.line, model, at));
+                    refusals_here.push((escaped(&cs.blocks[..], false), cs.line, model, at));
                 }
             }
             let updated: HashSet<String> = own[own_start..]

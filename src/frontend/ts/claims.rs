@@ -133,10 +133,11 @@ pub const DELETES_OR_FAILS: &str =
     "a Prisma `delete` (it throws `P2025` when the row is already gone, failing the request)";
 
 impl<'t> Evaluator<'t, '_> {
-    /// A statement deleting one row with Prisma's `delete({ where })` (or returning it), which throws `P2025` when
-    /// the row is not there (https://www.prisma.io/docs/orm/reference/prisma-client-reference#delete),
-    /// the failure caught nowhere in the function (no enclosing `try`, no `.catch`): a retry
-    /// fails there, so what follows runs once, for the request that deleted the row.
+    /// A statement deleting one row with Prisma's `delete({ where })` (or returning that delete),
+    /// which throws `P2025` when the row is not there
+    /// (https://www.prisma.io/docs/orm/reference/prisma-client-reference#delete), the failure
+    /// caught nowhere in the function (no enclosing `try`, no `.catch`): a retry fails there, so
+    /// what follows runs once, for the request that deleted the row.
     pub(super) fn deletes_or_fails(&mut self, stmt: Node<'t>) -> bool {
         let expr = match stmt.kind() {
             // (`return await prisma.invite.delete(..)` in a helper: the helper fails in turn)
