@@ -263,10 +263,36 @@ pub fn sql_conflict_binds(sql: &str) -> Vec<usize> {
         .collect()
 }
 
+/// The named parameters of a statement (`:name`, as cornucopia and clorinde write them; not a
+/// `::type` cast), in the order they first appear: the order of the generated `bind`'s values.
+fn named_params(sql: &str) -> Vec<String> {
+    let bytes = sql.as_bytes();
+    let mut out: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b':' && bytes.get(i + 1) != Some(&b':') && (i == 0 || bytes[i - 1] != b':') {
+            let name: String = sql[i + 1..]
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                .collect();
+            if !name.is_empty() && !name.starts_with(|c: char| c.is_ascii_digit()) {
+                if !out.contains(&name) {
+                    out.push(name.clone());
+                }
+                i += name.len();
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
 /// The columns of an `INSERT INTO t (a, b) VALUES (..)`, each with its value as written and the
-/// index (from 0) of the bound parameter it takes, by `$n` or by the order of the `?`s.
+/// index (from 0) of the bound parameter it takes, by `$n`, by the order of the `?`s, or by the
+/// order named parameters first appear in (`:name`).
 fn sql_insert_bound(sql: &str) -> Option<Vec<(String, String, Option<usize>)>> {
     let mut next = 0usize;
+    let named = named_params(sql);
     Some(
         sql_insert_columns(sql)?
             .into_iter()
@@ -280,8 +306,23 @@ fn sql_insert_bound(sql: &str) -> Option<Vec<(String, String, Option<usize>)>> {
                 } else if value == "?" {
                     next += 1;
                     Some(next - 1)
+                } else if let Some(name) = value.strip_prefix(':') {
+                    named.iter().position(|n| n == name)
                 } else {
-                    None
+                    // the one parameter of an expression over it (`encode(digest($5,
+                    // 'sha256'), 'hex')`): a value made from it is made when it is
+                    let inner = named_params(&value);
+                    let numbered: Vec<&str> = value
+                        .split('$')
+                        .skip(1)
+                        .map(|r| r.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
+                        .filter(|n| !n.is_empty())
+                        .collect();
+                    match (inner.as_slice(), numbered.as_slice()) {
+                        ([name], []) => named.iter().position(|n| n == name),
+                        ([], [n]) => n.parse::<usize>().ok().and_then(|n| n.checked_sub(1)),
+                        _ => None,
+                    }
                 };
                 (column, value, bound)
             })
@@ -430,6 +471,18 @@ pub fn sql_locks(sql: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn named_parameters_bind_in_the_order_they_first_appear() {
+        let sql = "INSERT INTO api_keys (team_id, name, api_key) VALUES (:team_id, :name, \
+                   encode(digest(:api_key, 'sha256'), 'hex')) RETURNING id::text";
+        // (the key is the third value the generated `bind` takes; `::text` is a cast)
+        assert_eq!(
+            sql_inserted_keys(sql, |i| i == 2),
+            Some(vec!["team_id".to_string(), "name".to_string()])
+        );
+        assert_eq!(named_params(sql), ["team_id", "name", "api_key"]);
+    }
 
     #[test]
     fn an_anti_join_inserts_only_what_is_missing() {

@@ -2650,6 +2650,18 @@ impl<'m, 'a> Effects<'m, 'a> {
     /// The values bound to a chain's placeholders: sqlx's `.bind(..)`s in order, else what
     /// follows the statement in `query!(sql, ..)`.
     fn binds<'c>(c: &'c Chain<'_>) -> Vec<&'c Ex> {
+        // cornucopia's and clorinde's generated `.bind(&client, &a, &b, ..)`: the client, then
+        // the statement's parameters in order
+        if let [(_, args, _)] = c
+            .links
+            .iter()
+            .filter(|(n, ..)| *n == "bind")
+            .collect::<Vec<_>>()
+            .as_slice()
+            && args.len() > 1
+        {
+            return args[1..].iter().collect();
+        }
         let binds: Vec<&Ex> = c
             .links
             .iter()
