@@ -297,27 +297,23 @@ fn sql_insert_bound(sql: &str) -> Option<Vec<(String, String, Option<usize>)>> {
         sql_insert_columns(sql)?
             .into_iter()
             .map(|(column, value)| {
-                // `$1` (PostgreSQL), `?1` (SQLite's numbered parameters)
-                let numbered = value
-                    .strip_prefix('$')
-                    .or_else(|| value.strip_prefix('?').filter(|n| !n.is_empty()));
-                let bound = if let Some(n) = numbered {
-                    n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
-                } else if value == "?" {
+                // `?` in order, `?1` (SQLite's numbered parameters); else the one parameter the
+                // value is or is an expression over (`$1`, `:name`, `$1::uuid`,
+                // `encode(digest(:api_key, 'sha256'), 'hex')`): a value made from it is made
+                // when it is
+                let inner = named_params(&value);
+                let numbered: Vec<&str> = value
+                    .split('$')
+                    .skip(1)
+                    .map(|r| r.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
+                    .filter(|n| !n.is_empty())
+                    .collect();
+                let bound = if value == "?" {
                     next += 1;
                     Some(next - 1)
-                } else if let Some(name) = value.strip_prefix(':') {
-                    named.iter().position(|n| n == name)
+                } else if let Some(n) = value.strip_prefix('?').filter(|n| !n.is_empty()) {
+                    n.parse::<usize>().ok().and_then(|n| n.checked_sub(1))
                 } else {
-                    // the one parameter of an expression over it (`encode(digest($5,
-                    // 'sha256'), 'hex')`): a value made from it is made when it is
-                    let inner = named_params(&value);
-                    let numbered: Vec<&str> = value
-                        .split('$')
-                        .skip(1)
-                        .map(|r| r.split(|c: char| !c.is_ascii_digit()).next().unwrap_or(""))
-                        .filter(|n| !n.is_empty())
-                        .collect();
                     match (inner.as_slice(), numbered.as_slice()) {
                         ([name], []) => named.iter().position(|n| n == name),
                         ([], [n]) => n.parse::<usize>().ok().and_then(|n| n.checked_sub(1)),

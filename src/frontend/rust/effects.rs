@@ -940,6 +940,29 @@ fn record_keys(values: &[Ex], names: &[String], scope: &Scope) -> Vec<String> {
         .collect()
 }
 
+/// The row a caller builds for a callee that inserts it whole (a struct literal, a variable bound
+/// to one, diesel's `col.eq(v)` tuple): the columns a retry writes again (see [`values_keys`]),
+/// and those of them that are the request's: not a value a call here made (`activity.id()`); a
+/// row's id a call made, or one whose value is not in view, is no key a retry sends again.
+fn caller_row(arg: &Ex, scope: &Scope) -> Option<(Vec<String>, Vec<String>)> {
+    let mut keys = values_keys(bare(arg), scope)?;
+    let mut request = Vec::new();
+    match bare(arg) {
+        Ex::Struct(_, values, fields) => {
+            for (f, v) in fields.iter().zip(values.iter()) {
+                if !made_here(v, scope, 0) {
+                    request.push(f.clone());
+                } else if crate::text::names_a_made_value(f) {
+                    keys.retain(|k| k != f);
+                }
+            }
+            request.retain(|k| keys.contains(k));
+        }
+        _ => keys.retain(|k| !crate::text::names_a_made_value(k)),
+    }
+    Some((keys, request))
+}
+
 /// The columns a diesel `.values(..)` writes with a value the caller would send again:
 /// `(pages::space_id.eq(id), pages::slug_id.eq(nanoid!()))` → `space_id`; a struct literal, or a
 /// variable bound to one (`&page`), by its fields. `None` where they cannot be seen.
@@ -2792,18 +2815,12 @@ impl<'m, 'a> Effects<'m, 'a> {
                     None => e.target_param = self.param_of(arg, scope).map(Box::new),
                 }
                 // the row it inserts, as the caller builds it: the fields a retry sends again
-                if e.kind == EffectKind::DbCreate && e.data_keys.is_none() {
-                    let keys = match arg {
-                        Ex::Struct(_, values, fields) if values.len() == fields.len() => {
-                            Some(record_keys(values, fields, scope))
-                        }
-                        Ex::Path(p, _) if p.len() == 1 => scope.literals.get(&p[0]).cloned(),
-                        _ => None,
-                    };
-                    if let Some(keys) = keys {
-                        e.request_keys = keys.clone();
-                        e.data_keys = Some(keys);
-                    }
+                if e.kind == EffectKind::DbCreate
+                    && e.data_keys.is_none()
+                    && let Some((data, request)) = caller_row(arg, scope)
+                {
+                    e.request_keys = request;
+                    e.data_keys = Some(data);
                 }
             }
             // the row a callee inserts whole (`.values(&new)`), as the caller builds it
@@ -2812,26 +2829,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                 && let Some(arg) = self.argument(f, &r, site)
                 && e.data_keys.is_none()
             {
-                match values_keys(bare(arg), scope) {
-                    Some(mut keys) => {
-                        // (the request's: not a value a call here made, `activity.id()`; and
-                        // a row's id a call made is no key a retry sends again)
-                        e.request_keys = Vec::new();
-                        match bare(arg) {
-                            Ex::Struct(_, values, fields) => {
-                                for (f, v) in fields.iter().zip(values.iter()) {
-                                    if !made_here(v, scope, 0) {
-                                        e.request_keys.push(f.clone());
-                                    } else if crate::text::names_a_made_value(f) {
-                                        keys.retain(|k| k != f);
-                                    }
-                                }
-                                e.request_keys.retain(|k| keys.contains(k));
-                            }
-                            // (a variable bound to one: its values are not in view)
-                            _ => keys.retain(|k| !crate::text::names_a_made_value(k)),
-                        }
-                        e.data_keys = Some(keys);
+                match caller_row(arg, scope) {
+                    Some((data, request)) => {
+                        e.request_keys = request;
+                        e.data_keys = Some(data);
                         keyed_here = true;
                     }
                     None => e.data_param = self.param_of(arg, scope),
