@@ -54,35 +54,29 @@ pub fn sql_shifts_range(sql: &str) -> bool {
     };
     let (set_part, where_part) = (set_part.as_str(), where_part.as_str());
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    // `c = c + n` / `c = c - n`
-    let moved: Vec<&str> = set_part
-        .split(',')
-        .filter_map(|a| a.split_once('='))
-        .filter_map(|(c, value)| {
-            let c = c.trim().trim_matches('"');
-            let v = value.trim().trim_matches('"');
-            let after = v.strip_prefix(c)?.trim_start();
-            (!c.is_empty()
-                && c.chars().all(word)
-                && (after.starts_with('+') || after.starts_with('-')))
-            .then_some(c)
-        })
-        .collect();
+    // `c + n` / `c - n`: the column moved by its own value
+    let shifts = |c: &str, value: &str| {
+        let v = value.trim().trim_matches('"');
+        v.strip_prefix(c)
+            .map(str::trim_start)
+            .is_some_and(|after| after.starts_with('+') || after.starts_with('-'))
+    };
     // A point: a bound value or a number, not another column (`usage < usage_limit` caps a
     // counter).
     let point = |v: &str| {
         let v = v.trim_start_matches(['(', ' ']);
         v.starts_with(['?', '$', ':', '@']) || v.starts_with(|c: char| c.is_ascii_digit())
     };
-    let bounded = |c: &str| {
-        where_part.match_indices(c).any(|(i, _)| {
-            let before = where_part[..i].chars().next_back();
-            let after = &where_part[i + c.len()..];
+    // `text` bounds column `c` by a range (`>`, `>=`, `<`, `<=` a point)
+    let bounded = |text: &str, c: &str| {
+        text.match_indices(c).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = &text[i + c.len()..];
             if before.is_some_and(word) || after.chars().next().is_some_and(word) {
                 return false;
             }
             let next = after.trim_start();
-            let prev = where_part[..i].trim_end();
+            let prev = text[..i].trim_end();
             let op = |t: &str| t.trim_start_matches(['<', '>', '=']).to_string();
             if next.starts_with('>') || (next.starts_with('<') && !next.starts_with("<>")) {
                 point(&op(next))
@@ -94,6 +88,41 @@ pub fn sql_shifts_range(sql: &str) -> bool {
             }
         })
     };
+    let mut moved: Vec<&str> = Vec::new();
+    // (`SET pos = CASE WHEN pos = $1 AND id = $2 THEN $3 WHEN $1 < $3 AND pos > $1 AND pos <=
+    // $3 THEN pos - 1 .. ELSE pos END`: a move by cases, each case that shifts the column
+    // bounding it by a range of its own)
+    let mut by_cases = false;
+    for (c, value) in set_part.split(',').filter_map(|a| a.split_once('=')) {
+        let c = c.trim().trim_matches('"');
+        if c.is_empty() || !c.chars().all(word) {
+            continue;
+        }
+        let unquoted = value.replace('"', "");
+        if let Some(body) = unquoted.trim().strip_prefix("CASE ") {
+            let (body, otherwise) = body.rsplit_once(" ELSE ").unwrap_or((body, ""));
+            // (every row no case names, shifted: bounded by nothing)
+            if shifts(c, otherwise.trim().trim_end_matches("END")) {
+                return false;
+            }
+            let arms: Vec<(&str, &str)> = body
+                .split("WHEN ")
+                .filter_map(|arm| arm.split_once(" THEN "))
+                .collect();
+            let shifting: Vec<&(&str, &str)> = arms
+                .iter()
+                .filter(|(_, v)| shifts(c, v.trim().trim_end_matches(" END")))
+                .collect();
+            if !shifting.is_empty() {
+                if !shifting.iter().all(|(cond, _)| bounded(cond, c)) {
+                    return false;
+                }
+                by_cases = true;
+            }
+        } else if shifts(c, value) {
+            moved.push(c);
+        }
+    }
     // One row pinned by its id is moved, not a range shifted.
     let pinned = where_part.match_indices("ID").any(|(i, _)| {
         !where_part[..i].chars().next_back().is_some_and(word)
@@ -102,7 +131,7 @@ pub fn sql_shifts_range(sql: &str) -> bool {
                 .trim_start()
                 .starts_with('=')
     });
-    !moved.is_empty() && !pinned && moved.iter().all(|c| bounded(c))
+    (!moved.is_empty() || by_cases) && !pinned && moved.iter().all(|c| bounded(where_part, c))
 }
 
 /// The columns an `UPDATE .. SET` writes, each with the value when it is a constant, as
@@ -516,6 +545,17 @@ mod tests {
         ));
         assert!(!sql_shifts_range(
             "UPDATE plans SET used = used + 1 WHERE used < quota"
+        ));
+        // A move by cases: each case that shifts the column bounds it by a range of its own.
+        assert!(sql_shifts_range(
+            "UPDATE list SET index = CASE WHEN index = $1 AND id = $2 THEN $3 WHEN $1 < $3 AND index > $1 AND index <= $3 THEN index - 1 WHEN $1 > $3 AND index >= $3 AND index < $1 THEN index + 1 ELSE index END WHERE \"boardId\" = $4"
+        ));
+        // (a case that shifts every row of the board, bounded by nothing)
+        assert!(!sql_shifts_range(
+            "UPDATE list SET index = CASE WHEN id = $1 THEN $2 ELSE index + 1 END WHERE board_id = $3"
+        ));
+        assert!(!sql_shifts_range(
+            "UPDATE list SET index = CASE WHEN id = $1 THEN $2 WHEN kind = 'x' THEN index + 1 ELSE index END WHERE board_id = $3"
         ));
     }
 
