@@ -4491,6 +4491,16 @@ impl<'a> Calls<'a> {
         if manager && cs.args.len() >= 2 {
             return self.entity_name(m, &cs.args[0]);
         }
+        // `em.persistAndFlush(em.create(Patient, data))`: the entity the manager made, or the
+        // one it found (`em.findOneOrFail(Patient, { id })`).
+        if manager
+            && let Some(Val::Call(f, args)) = cs.args.first()
+            && matches!(f.as_ref(), Val::Member(_, c)
+                if c == "create" || c.starts_with("find") || self.catalog.is_lookup(c))
+            && args.len() >= 2
+        {
+            return self.entity_name(m, &args[0]);
+        }
         // Mongoose's `new TeamInvite({..}).save()`, or `const doc = new User({..});
         // doc.save(cb)` (https://mongoosejs.com/docs/models.html#constructing-documents): the
         // model the document is made from.
@@ -4698,6 +4708,19 @@ impl<'a> Calls<'a> {
         // TypeORM's `manager.save(User, {..})` names the entity (a class) first.
         let first = match cs.args.first()? {
             Val::Class(_) | Val::Import { .. } | Val::Global(_) => cs.args.get(1)?,
+            // An entity the ORM made from a record (MikroORM's `em.create(Patient, data)`,
+            // TypeORM's `repo.create(data)`), then persisted or saved: that record.
+            Val::Call(f, args) if matches!(f.as_ref(), Val::Member(_, c) if c == "create") => {
+                match args.as_slice() {
+                    [
+                        Val::Class(_) | Val::Import { .. } | Val::Global(_),
+                        data,
+                        ..,
+                    ] => data,
+                    [data @ Val::Obj(_)] => data,
+                    _ => return None,
+                }
+            }
             first => first,
         };
         let obj = match first {
@@ -5533,7 +5556,12 @@ impl<'a> Calls<'a> {
                     matches!(k.as_str(), "id" | "_id") && matches!(v, Val::Unknown)
                 }))
             };
-            let saves_loaded = last == "save"
+            // MikroORM's `em.persist(entity)`/`persistAndFlush(entity)` of an entity a lookup
+            // returned flushes its changes: an update, as TypeORM's `save` of one is
+            // (https://mikro-orm.io/docs/entity-manager#persist-and-flush).
+            let persists =
+                sink.id.starts_with("mikro-orm") && matches!(last, "persist" | "persistAndFlush");
+            let saves_loaded = (last == "save" || persists)
                 && (cs.args.iter().take(2).any(looked_up)
                     || cs
                         .spread_args

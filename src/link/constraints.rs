@@ -869,6 +869,12 @@ impl Collector<'_> {
             .find(|d| matches!(d.name.as_str(), "Entity" | "Table" | "Schema"));
         let Some(entity) = entity else { return };
         let source = match entity.name.as_str() {
+            "Entity"
+                if matches!(&entity.callee, Val::Import { spec, .. }
+                    if spec.starts_with("@mikro-orm/")) =>
+            {
+                "mikro-orm"
+            }
             "Entity" => "typeorm",
             // @nestjs/mongoose: `@Schema() class User { @Prop({ unique: true }) email }`
             "Schema" => "mongoose",
@@ -894,10 +900,18 @@ impl Collector<'_> {
                 _ => false,
             };
             if unique {
+                // (MikroORM names them in its options: `@Unique({ properties: ['orgId', 'key']
+                // })`, https://mikro-orm.io/docs/defining-entities#indexes)
                 let cols = d
                     .args
                     .iter()
                     .find(|a| matches!(a, Val::Arr(_)))
+                    .or_else(|| {
+                        d.args
+                            .iter()
+                            .find(|a| matches!(a, Val::Obj(_)))
+                            .and_then(|o| field(o, "properties"))
+                    })
                     .map(strings)
                     .unwrap_or_default();
                 self.push(
@@ -950,7 +964,8 @@ impl Collector<'_> {
             for d in &ds {
                 let unique = match d.name.as_str() {
                     "PrimaryColumn" | "PrimaryGeneratedColumn" | "PrimaryKey" | "Unique" => true,
-                    "Column" | "Index" | "Prop" => {
+                    // (MikroORM's `@Property({ unique: true })`)
+                    "Column" | "Index" | "Prop" | "Property" => {
                         truthy(field(&opts(d), "unique")) || truthy(field(&opts(d), "primary"))
                     }
                     _ => false,
