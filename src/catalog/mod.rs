@@ -135,6 +135,8 @@ struct SinksFile {
     #[serde(default)]
     runs_only: Vec<RunsOnly>,
     #[serde(default)]
+    handler_makers: Vec<HandlerMaker>,
+    #[serde(default)]
     message_ids: MessageIds,
 }
 
@@ -183,6 +185,18 @@ pub struct PackageController {
     /// The receiver's signature check, as reports name it.
     pub label: String,
     pub docs: String,
+}
+
+/// A package export that makes a request handler from what it is given (better-auth's
+/// `toNodeHandler(auth)`): calling the function it returns serves a request with those, and runs
+/// the callbacks they were made from.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HandlerMaker {
+    pub id: String,
+    pub packages: Vec<String>,
+    /// The export called (`default` for a default import).
+    pub exports: Vec<String>,
 }
 
 /// A library call that runs only the callbacks at some field paths of the options it is given
@@ -268,6 +282,7 @@ pub struct Catalog {
     pub key_options: Vec<String>,
     pub served_methods: Vec<ServedMethods>,
     pub runs_only: Vec<RunsOnly>,
+    pub handler_makers: Vec<HandlerMaker>,
     /// Webhook controllers packages serve (`rules/webhooks.toml` `[[controller]]`).
     pub controllers: Vec<PackageController>,
     /// Fields that carry a published message's id (`messageId`, `event_id`).
@@ -373,6 +388,7 @@ impl Catalog {
             key_options: Vec::new(),
             served_methods: sinks.served_methods,
             runs_only: sinks.runs_only,
+            handler_makers: sinks.handler_makers,
             controllers: webhooks.controller,
             message_id_fields: sinks.message_ids.fields,
             harm: harm::Harm::builtin()?,
@@ -453,6 +469,13 @@ impl Catalog {
             .iter()
             .find(|s| exported_by(&s.packages, &s.exports, spec, export))
             .map(|s| s.methods.as_slice())
+    }
+
+    /// Does `export` of package `spec` make a request handler from what it is given?
+    pub fn makes_handler(&self, spec: &str, export: &str) -> bool {
+        self.handler_makers
+            .iter()
+            .any(|s| exported_by(&s.packages, &s.exports, spec, export))
     }
 
     /// The field paths of the callbacks a library call runs, when `export` of package `spec`

@@ -3218,6 +3218,28 @@ impl<'a> Calls<'a> {
                 // (`handlers.create({ ctx: buildContext(auth) })`, which calls `ctx.authorize`).
                 let library = callees == 1 && !matches!(targets[0].0, Resolved::Func(..));
                 let only = if library { self.runs_only(m, cs) } else { None };
+                // A request handler a package made (`const handle = toNodeHandler(auth);
+                // handle(req, res)`, `[[handler_makers]]`), called: it serves the request with
+                // what it was made from, and runs the callbacks of the options `auth` was made
+                // from.
+                if library
+                    && let Val::Call(maker, made_from) = &cs.callee
+                    && self.res.origin(m, maker).is_some_and(|(spec, name, path)| {
+                        path.last()
+                            .or(name.as_ref())
+                            .is_some_and(|export| self.catalog.makes_handler(&spec, export))
+                    })
+                {
+                    let mut carried = Vec::new();
+                    for a in made_from {
+                        self.handler_functions(m, a, &mut carried);
+                    }
+                    for (_, m2, g, _) in carried {
+                        if !(m2 == m && defined_here.contains(&g)) {
+                            targets.push((Resolved::Func(m2, g), false));
+                        }
+                    }
+                }
                 // `Object.keys(handlers)`, `JSON.stringify(config)`: the language's own
                 // functions that read what they are given run none of its functions.
                 let inert = inert_builtin(&cs.callee);
@@ -3248,6 +3270,14 @@ impl<'a> Calls<'a> {
                         if answered {
                             callback_caught.insert(*af);
                         }
+                        continue;
+                    }
+                    // A function of this body that it hands back (`return { after:
+                    // createAuthMiddleware(async (ctx) => ..) }`): the value made of it runs it
+                    // where that value is used, not here.
+                    if let Val::Func(af) = a
+                        && defined_here.contains(af)
+                    {
                         continue;
                     }
                     if matches!(a, Val::Func(_) | Val::Import { .. } | Val::Member(..)) {
@@ -5105,7 +5135,7 @@ impl<'a> Calls<'a> {
         let only = export.and_then(|e| self.catalog.runs_only(&spec, e));
         let mut carried = Vec::new();
         for a in args {
-            self.carried_functions(m, a, ("", false), 0, &mut carried);
+            self.handler_functions(m, a, &mut carried);
         }
         let mut out: Vec<(ModId, FnId)> = carried
             .into_iter()
@@ -5168,7 +5198,20 @@ impl<'a> Calls<'a> {
             return None;
         }
         match v {
-            Val::Call(..) => Some((m, v)),
+            // (a project function returning the call it makes: `initAuth()` returning
+            // `betterAuth(options)`)
+            Val::Call(callee, _) => match self.res.resolve(m, callee) {
+                Resolved::Func(m2, g) => {
+                    let returns = &self.res.modules[m2].functions[g].returns;
+                    match returns.as_slice() {
+                        [r @ (Val::Call(..) | Val::Import { .. } | Val::Member(..))] => {
+                            self.made_by_call(m2, r, depth + 1).or(Some((m, v)))
+                        }
+                        _ => Some((m, v)),
+                    }
+                }
+                _ => Some((m, v)),
+            },
             Val::Member(inner, _) => self.made_by_call(m, inner, depth + 1),
             Val::Import {
                 spec,
@@ -5197,8 +5240,28 @@ impl<'a> Calls<'a> {
         depth: usize,
         out: &mut Vec<(String, ModId, FnId, bool)>,
     ) {
+        self.carried_functions_in(m, v, (path, made), depth, false, out);
+    }
+
+    /// [`Self::carried_functions`] of what serves a request (a package's handler made from an
+    /// instance): read through the instance a package's factory made from options too (`auth`
+    /// of `betterAuth(options)`, made where a project function returns it), and through the
+    /// lists a project function returns (`plugins: createPlugins()`).
+    fn handler_functions(&self, m: ModId, v: &Val, out: &mut Vec<(String, ModId, FnId, bool)>) {
+        self.carried_functions_in(m, v, ("", false), 0, true, out);
+    }
+
+    fn carried_functions_in(
+        &self,
+        m: ModId,
+        v: &Val,
+        (path, made): (&str, bool),
+        depth: usize,
+        instances: bool,
+        out: &mut Vec<(String, ModId, FnId, bool)>,
+    ) {
         const MAX_CARRIED: usize = 64;
-        if depth > 4 || out.len() >= MAX_CARRIED {
+        if depth > 8 || out.len() >= MAX_CARRIED {
             return;
         }
         let field = |k: &str| match path {
@@ -5209,12 +5272,12 @@ impl<'a> Calls<'a> {
             Val::Func(g) => out.push((path.to_string(), m, *g, made)),
             Val::Obj(fields) => {
                 for (k, x) in fields {
-                    self.carried_functions(m, x, (&field(k), made), depth + 1, out);
+                    self.carried_functions_in(m, x, (&field(k), made), depth + 1, instances, out);
                 }
             }
             Val::Arr(items) => {
                 for x in items {
-                    self.carried_functions(m, x, (path, made), depth + 1, out);
+                    self.carried_functions_in(m, x, (path, made), depth + 1, instances, out);
                 }
             }
             Val::Call(callee, args)
@@ -5222,7 +5285,7 @@ impl<'a> Calls<'a> {
             {
                 if self.res.origin(m, callee).is_some() {
                     for x in args {
-                        self.carried_functions(m, x, (path, made), depth + 1, out);
+                        self.carried_functions_in(m, x, (path, made), depth + 1, instances, out);
                     }
                 }
             }
@@ -5232,10 +5295,53 @@ impl<'a> Calls<'a> {
                     Resolved::Func(m2, g) => out.push((path.to_string(), m2, g, made)),
                     Resolved::Obj(m2, fields) => {
                         for (k, x) in &fields {
-                            self.carried_functions(m2, x, (&field(k), made), depth + 1, out);
+                            self.carried_functions_in(
+                                m2,
+                                x,
+                                (&field(k), made),
+                                depth + 1,
+                                instances,
+                                out,
+                            );
                         }
                     }
-                    _ => {}
+                    _ if !instances => {}
+                    _ => match self.made_by_call(m, v, 0) {
+                        // What a project function returns (`plugins: createPlugins()`, a list
+                        // of plugins made from callbacks).
+                        Some((m2, Val::Call(callee, _))) if matches!(v, Val::Call(..)) => {
+                            if let Resolved::Func(m3, g) = self.res.resolve(m2, callee) {
+                                for r in &self.res.modules[m3].functions[g].returns {
+                                    self.carried_functions_in(
+                                        m3,
+                                        r,
+                                        (path, true),
+                                        depth + 1,
+                                        instances,
+                                        out,
+                                    );
+                                }
+                            }
+                        }
+                        // An instance a package's factory made, or a member of one (`auth`,
+                        // `auth.handler` of `betterAuth(options)`, made where a project
+                        // function returns it): the functions of the options it was made from.
+                        Some((m2, Val::Call(callee, args)))
+                            if self.res.origin(m2, callee).is_some() =>
+                        {
+                            for x in args {
+                                self.carried_functions_in(
+                                    m2,
+                                    x,
+                                    (path, made),
+                                    depth + 1,
+                                    instances,
+                                    out,
+                                );
+                            }
+                        }
+                        _ => {}
+                    },
                 }
             }
         }

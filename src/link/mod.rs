@@ -263,6 +263,14 @@ pub fn link_ts(
                         .cloned()
                         .map(|e| request_message_id(e, catalog)),
                 );
+                // A callback a package's handler runs is a call of that handler's: its name
+                // heads the way to what it reaches (`sendMagicLink` → `sendEmail`).
+                let name = &modules[m].functions[f].name;
+                if callback && !name.is_empty() && name != "anonymous" {
+                    for e in &mut effects[before..] {
+                        e.via.insert(0, name.clone());
+                    }
+                }
                 request_keys(&mut effects[before..], m, f);
                 dto_keys(&res, &mut effects[before..], m, f);
                 content_hashes.extend(s.content_hashes.iter().cloned());

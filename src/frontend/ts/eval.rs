@@ -2481,9 +2481,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 {
                     return a;
                 }
-                if nothing(self, no) {
+                // (`cond ? [plugin(..)] : []`: an empty list is nothing to add)
+                let empty = |n: Node<'t>| n.kind() == "array" && n.named_child_count() == 0;
+                if nothing(self, no) || empty(no) {
                     a
-                } else if nothing(self, yes) {
+                } else if nothing(self, yes) || empty(yes) {
                     b
                 } else {
                     // `config.pathPrefix ? `/${config.pathPrefix}` : ''`: the value when it is
