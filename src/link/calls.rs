@@ -4738,16 +4738,25 @@ impl<'a> Calls<'a> {
         // TypeORM's `manager.save(User, {..})` names the entity (a class) first.
         let first = match cs.args.first()? {
             Val::Class(_) | Val::Import { .. } | Val::Global(_) => cs.args.get(1)?,
-            // An entity the ORM made from a record (MikroORM's `em.create(Patient, data)`,
-            // TypeORM's `repo.create(data)`), then persisted or saved: that record.
+            // An entity the ORM made from a record (MikroORM's `em.create(Patient, {..})`,
+            // TypeORM's `repo.create({..})`), then persisted or saved: that record, when all of
+            // it is in view (not `{ ...payload, password }`).
             Val::Call(f, args) if matches!(f.as_ref(), Val::Member(_, c) if c == "create") => {
-                match args.as_slice() {
+                let data = match args.as_slice() {
                     [
                         Val::Class(_) | Val::Import { .. } | Val::Global(_),
                         data,
                         ..,
                     ] => data,
-                    [data @ Val::Obj(_)] => data,
+                    [data] => data,
+                    _ => return None,
+                };
+                match data {
+                    Val::Obj(fields)
+                        if !fields.iter().any(|(k, _)| k == crate::program::SPREAD) =>
+                    {
+                        data
+                    }
                     _ => return None,
                 }
             }

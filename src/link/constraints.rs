@@ -15,6 +15,11 @@ use std::collections::BTreeMap;
 
 /// Does the create's data supply column `c`? Relations count (`author: { connect }` for `authorId`).
 fn supplies(keys: &[String], c: &str) -> bool {
+    // An index on an expression over a column (`(("flags" ->> 'providerId'))`, `lower(email)`):
+    // the record gives it when it gives that column.
+    if c.contains(['(', '>']) {
+        return expression_columns(c).iter().any(|col| supplies(keys, col));
+    }
     let base = c
         .strip_suffix("Id")
         .or_else(|| c.strip_suffix("_id"))
@@ -23,6 +28,29 @@ fn supplies(keys: &[String], c: &str) -> bool {
     let norm = |s: &str| s.replace('_', "").to_ascii_lowercase();
     let (c, base) = (norm(c), norm(base));
     keys.iter().map(|k| norm(k)).any(|k| k == c || k == base)
+}
+
+/// The columns an index expression reads: its identifiers, less the functions it calls and its
+/// string literals (`(("flags" ->> 'providerId'))` reads `flags`, `lower(email)` reads `email`).
+fn expression_columns(expr: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = expr;
+    while let Some(i) = rest.find(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '\'') {
+        rest = &rest[i..];
+        if let Some(lit) = rest.strip_prefix('\'') {
+            rest = lit.find('\'').map_or("", |j| &lit[j + 1..]);
+            continue;
+        }
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let (word, after) = rest.split_at(end);
+        if !after.trim_start().starts_with('(') {
+            out.push(word.to_string());
+        }
+        rest = after;
+    }
+    out
 }
 
 /// Links every unprotected create to the best caller-keyed constraint on its model, and adds the
@@ -1105,6 +1133,20 @@ fn collect_module(c: &mut Collector, m: ModId, module: &Module) {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_columns_an_index_expression_reads() {
+        assert_eq!(
+            super::expression_columns("((\"flags\" ->> 'providerId'))"),
+            vec!["flags"]
+        );
+        assert_eq!(super::expression_columns("lower(email)"), vec!["email"]);
+        assert!(super::supplies(
+            &["flags".to_string()],
+            "((\"flags\" ->> 'providerId'))"
+        ));
+        assert!(!super::supplies(&["name".to_string()], "lower(email)"));
+    }
     use super::*;
     use crate::facts::{Effect, Location};
 
