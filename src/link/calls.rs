@@ -5316,10 +5316,10 @@ impl<'a> Calls<'a> {
                     }
                     _ if !instances => {}
                     _ => match self.made_by_call(m, v, 0) {
-                        // What a project function returns (`plugins: createPlugins()`, a list
-                        // of plugins made from callbacks).
-                        Some((m2, Val::Call(callee, _))) if matches!(v, Val::Call(..)) => {
-                            if let Resolved::Func(m3, g) = self.res.resolve(m2, callee) {
+                        Some((m2, Val::Call(callee, args))) => match self.res.resolve(m2, callee) {
+                            // What a project function returns (`plugins: createPlugins()`, a
+                            // list of plugins made from callbacks).
+                            Resolved::Func(m3, g) => {
                                 for r in &self.res.modules[m3].functions[g].returns {
                                     self.carried_functions_in(
                                         m3,
@@ -5331,24 +5331,24 @@ impl<'a> Calls<'a> {
                                     );
                                 }
                             }
-                        }
-                        // An instance a package's factory made, or a member of one (`auth`,
-                        // `auth.handler` of `betterAuth(options)`, made where a project
-                        // function returns it): the functions of the options it was made from.
-                        Some((m2, Val::Call(callee, args)))
-                            if self.res.origin(m2, callee).is_some() =>
-                        {
-                            for x in args {
-                                self.carried_functions_in(
-                                    m2,
-                                    x,
-                                    (path, made),
-                                    depth + 1,
-                                    instances,
-                                    out,
-                                );
+                            // An instance a package's factory made, or a member of one (`auth`,
+                            // `auth.handler` of `betterAuth(options)`, made where a project
+                            // function returns it): the functions of the options it was made
+                            // from.
+                            _ if self.res.origin(m2, callee).is_some() => {
+                                for x in args {
+                                    self.carried_functions_in(
+                                        m2,
+                                        x,
+                                        (path, made),
+                                        depth + 1,
+                                        instances,
+                                        out,
+                                    );
+                                }
                             }
-                        }
+                            _ => {}
+                        },
                         _ => {}
                     },
                 }
