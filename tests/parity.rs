@@ -214,6 +214,14 @@ fn a_soft_delete_then_a_create_replaces_in_both_languages() {
     assert_twins("express-soft-deletes", "axum-soft-deletes");
 }
 
+/// Rows retired (`status: 'inactive'`, `revokedAt: new Date()`) before a create of the same model
+/// are rotated, as a soft delete replaces them; a flag that only ranks rows (`isDefault: false`)
+/// retires nothing.
+#[test]
+fn a_retire_then_a_create_rotates_in_both_languages() {
+    assert_twins("express-rotated-links", "axum-rotated-links");
+}
+
 #[test]
 fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
     assert_twins("express-state-guards", "axum-state-guards");

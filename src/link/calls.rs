@@ -1219,7 +1219,10 @@ fn made_by_maker(v: &Val) -> bool {
 }
 
 /// An update that marks rows deleted (`SET deleted = true`, `deletedAt: new Date()`,
-/// `is_deleted = true`): a soft delete, which hides them as a delete removes them.
+/// `is_deleted = true`): a soft delete, which hides them as a delete removes them. So does one
+/// that retires them (`status: 'inactive'`, `revokedAt: new Date()`, `SET active = false`): the
+/// rows that count are those still valid, and a create after it rotates them (a new invite
+/// link, a new API key). Not a flag that only ranks rows (`isDefault = false`).
 pub fn soft_deletes(e: &Effect) -> bool {
     e.kind == EffectKind::DbUpdate
         && !e.relative
