@@ -1232,10 +1232,37 @@ pub fn soft_deletes(e: &Effect) -> bool {
                 .filter(char::is_ascii_alphanumeric)
                 .collect::<String>()
                 .to_ascii_lowercase();
-            matches!(
-                k.as_str(),
+            let v = v.as_deref();
+            match k.as_str() {
                 "deleted" | "isdeleted" | "deletedat" | "removed" | "isremoved" | "removedat"
-            ) && matches!(v.as_deref(), Some("b:true" | "now"))
+                | "revoked" | "isrevoked" | "revokedat" | "expired" | "isexpired"
+                | "invalidated" | "isinvalidated" | "invalidatedat" | "deactivatedat"
+                | "disabledat" => matches!(v, Some("b:true" | "now")),
+                "active" | "isactive" | "enabled" | "isenabled" | "valid" | "isvalid" => {
+                    v == Some("b:false")
+                }
+                // (a string, or an enum's member: `m:LinkStatus.Inactive`)
+                "status" | "state" => v.is_some_and(|v| {
+                    let name = match v.strip_prefix("m:") {
+                        Some(member) => member.rsplit('.').next().unwrap_or(""),
+                        None => v.strip_prefix("s:").unwrap_or(""),
+                    };
+                    matches!(
+                        name.to_ascii_lowercase().as_str(),
+                        "inactive"
+                            | "deactivated"
+                            | "revoked"
+                            | "expired"
+                            | "disabled"
+                            | "invalid"
+                            | "invalidated"
+                            | "superseded"
+                            | "replaced"
+                            | "deleted"
+                    )
+                }),
+                _ => false,
+            }
         })
 }
 
@@ -2629,7 +2656,15 @@ impl<'a> Calls<'a> {
             // The record's keys that are parameters, or the parameter the record is: what the
             // caller's arguments say of them (see `bind_record`).
             let mut builder_params: HashMap<usize, (RecordParams, Vec<String>)> = HashMap::new();
+            // The fields a builder's `.set({..})` writes, each with its value when it is a
+            // constant (`status: 'inactive'`), as `update_keys` reads them.
+            let mut builder_sets: HashMap<usize, Vec<(String, Option<String>)>> = HashMap::new();
             for c in &facts.calls {
+                if c.path.last().is_some_and(|l| l == "set") && drizzle.contains_key(&c.group) {
+                    builder_sets
+                        .entry(c.group)
+                        .or_insert_with(|| update_keys(c, EffectKind::DbUpdate));
+                }
                 if matches!(c.path.last().map(String::as_str), Some("values" | "set"))
                     && let Some((_, keys)) = drizzle.get_mut(&c.group)
                     && keys.is_none()
@@ -3027,6 +3062,12 @@ impl<'a> Calls<'a> {
                     // (Raw SQL keeps the columns its text sets.)
                     if matches!(e.kind, EffectKind::DbUpdate | EffectKind::DbCreate) {
                         let keys = match drizzle.get(&cs.group) {
+                            Some(_)
+                                if e.kind == EffectKind::DbUpdate
+                                    && let Some(set) = builder_sets.get(&cs.group) =>
+                            {
+                                set.clone()
+                            }
                             Some((_, Some(keys))) => {
                                 keys.iter().map(|k| (k.clone(), None)).collect()
                             }
