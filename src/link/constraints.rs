@@ -15,11 +15,6 @@ use std::collections::BTreeMap;
 
 /// Does the create's data supply column `c`? Relations count (`author: { connect }` for `authorId`).
 fn supplies(keys: &[String], c: &str) -> bool {
-    // An index on an expression over a column (`(("flags" ->> 'providerId'))`, `lower(email)`):
-    // the record gives it when it gives that column.
-    if c.contains(['(', '>']) {
-        return expression_columns(c).iter().any(|col| supplies(keys, col));
-    }
     let base = c
         .strip_suffix("Id")
         .or_else(|| c.strip_suffix("_id"))
@@ -30,12 +25,30 @@ fn supplies(keys: &[String], c: &str) -> bool {
     keys.iter().map(|k| norm(k)).any(|k| k == c || k == base)
 }
 
-/// The columns an index expression reads: its identifiers, less the functions it calls and its
-/// string literals (`(("flags" ->> 'providerId'))` reads `flags`, `lower(email)` reads `email`).
+/// Does a record of `keys` give column `col` of constraint `c`? An index on an expression over
+/// one column (`(("flags" ->> 'providerId'))`, `lower(email)`) is given with that column, unless
+/// the index is partial (`WHERE "type" = 'Sticker'`: it stops only some rows' duplicates).
+fn gives(keys: &[String], c: &UniqueConstraint, col: &str) -> bool {
+    if supplies(keys, col) {
+        return true;
+    }
+    if c.partial || !col.contains(['(', '>']) {
+        return false;
+    }
+    match expression_columns(col).as_slice() {
+        [one] => supplies(keys, one),
+        _ => false,
+    }
+}
+
+/// The columns an index expression reads: its identifiers, less the functions it calls, the
+/// types it casts to and its string literals (`(("flags" ->> 'providerId'))` reads `flags`,
+/// `lower(email)` reads `email`, `COALESCE(parent_id, '0'::UUID)` reads `parent_id`).
 fn expression_columns(expr: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = expr;
     while let Some(i) = rest.find(|c: char| c.is_ascii_alphabetic() || c == '_' || c == '\'') {
+        let cast = rest[..i].trim_end().ends_with("::");
         rest = &rest[i..];
         if let Some(lit) = rest.strip_prefix('\'') {
             rest = lit.find('\'').map_or("", |j| &lit[j + 1..]);
@@ -45,7 +58,7 @@ fn expression_columns(expr: &str) -> Vec<String> {
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .unwrap_or(rest.len());
         let (word, after) = rest.split_at(end);
-        if !after.trim_start().starts_with('(') {
+        if !after.trim_start().starts_with('(') && !cast {
             out.push(word.to_string());
         }
         rest = after;
@@ -135,7 +148,7 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
                         return c.columns.iter().all(|col| supplies(&e.request_keys, col));
                     }
                     match &e.data_keys {
-                        Some(keys) => c.columns.iter().all(|col| supplies(keys, col)),
+                        Some(keys) => c.columns.iter().all(|col| gives(keys, c, col)),
                         // What the insert writes is not in view: a constraint on the row's
                         // own id (or an API key, a token) stops a repeat only when the request
                         // is seen to send it (ids are made per call: `Uuid::new_v4()` in the
@@ -1141,11 +1154,12 @@ mod tests {
             vec!["flags"]
         );
         assert_eq!(super::expression_columns("lower(email)"), vec!["email"]);
-        assert!(super::supplies(
-            &["flags".to_string()],
-            "((\"flags\" ->> 'providerId'))"
-        ));
-        assert!(!super::supplies(&["name".to_string()], "lower(email)"));
+        assert_eq!(
+            super::expression_columns(
+                "COALESCE(parent_group_id, '00000000-0000-0000-0000-000000000000'::UUID)"
+            ),
+            vec!["parent_group_id"]
+        );
     }
     use super::*;
     use crate::facts::{Effect, Location};
