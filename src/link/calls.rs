@@ -5359,8 +5359,11 @@ impl<'a> Calls<'a> {
                         }
                     }
                     _ if !instances => {}
-                    _ => match self.made_by_call(m, v, 0) {
-                        Some((m2, Val::Call(callee, args))) => match self.res.resolve(m2, callee) {
+                    _ => {
+                        let Some((m2, Val::Call(callee, args))) = self.made_by_call(m, v, 0) else {
+                            return;
+                        };
+                        match self.res.resolve(m2, callee) {
                             // What a project function returns (`plugins: createPlugins()`, a
                             // list of plugins made from callbacks).
                             Resolved::Func(m3, g) => {
@@ -5392,9 +5395,8 @@ impl<'a> Calls<'a> {
                                 }
                             }
                             _ => {}
-                        },
-                        _ => {}
-                    },
+                        }
+                    }
                 }
             }
         }
