@@ -48,8 +48,13 @@ fn key(name: &str) -> String {
 }
 
 /// The column an index entry keys on: a name, or the one column a case or space folding of it
-/// reads (`lower("email")` keys on `email`, more strictly than the column itself).
-fn column_of(ic: &IndexColumn) -> String {
+/// reads (`lower("email")` keys on `email`, more strictly than the column itself). In an index
+/// over every row (`partial` false), also the one column another expression of it reads
+/// through functions and casts (`COALESCE(parent_id, '0'::uuid)`): a record that gives that
+/// column gives the key. A partial index keeps its expression (it stops only some rows'
+/// duplicates), and so does a JSON field (`(doc ->> 'slug')`: a document without it keys
+/// nothing).
+fn column_of(ic: &IndexColumn, partial: bool) -> String {
     match &ic.column.expr {
         Expr::Identifier(i) => i.value.clone(),
         e => {
@@ -63,12 +68,71 @@ fn column_of(ic: &IndexColumn) -> String {
                     && inner.chars().all(|c| c.is_alphanumeric() || c == '_'))
                 .then(|| inner.to_string())
             });
-            folded.unwrap_or_else(|| text.trim_matches('"').to_string())
+            let read = || {
+                let mut cols = Vec::new();
+                (reads_columns(e, &mut cols, 0) && cols.len() == 1).then(|| cols.remove(0))
+            };
+            folded
+                .or_else(|| (!partial).then(read).flatten())
+                .unwrap_or_else(|| text.trim_matches('"').to_string())
         }
     }
 }
 
-/// A column whose value the database makes up at insert.
+/// Adds the columns expression `e` reads to `cols` (each once): through functions, operators,
+/// casts and parentheses; false for any other form (a subquery, a `CASE`), whose reads are not
+/// known.
+fn reads_columns(e: &Expr, cols: &mut Vec<String>, depth: usize) -> bool {
+    use sqlparser::ast::{BinaryOperator, FunctionArg, FunctionArgExpr, FunctionArguments};
+    if depth > 32 {
+        return false;
+    }
+    let mut add = |c: &str| {
+        if !cols.iter().any(|x| x == c) {
+            cols.push(c.to_string());
+        }
+    };
+    match e {
+        Expr::Identifier(i) => {
+            add(&i.value);
+            true
+        }
+        Expr::CompoundIdentifier(parts) => parts.last().is_some_and(|i| {
+            add(&i.value);
+            true
+        }),
+        Expr::Value(_) => true,
+        Expr::Nested(inner) | Expr::Cast { expr: inner, .. } => {
+            reads_columns(inner, cols, depth + 1)
+        }
+        // (not a JSON field, `doc ->> 'slug'`: a document without it keys nothing)
+        Expr::BinaryOp { op, .. }
+            if matches!(
+                op,
+                BinaryOperator::Arrow
+                    | BinaryOperator::LongArrow
+                    | BinaryOperator::HashArrow
+                    | BinaryOperator::HashLongArrow
+                    | BinaryOperator::HashMinus
+            ) =>
+        {
+            false
+        }
+        Expr::BinaryOp { left, right, .. } => {
+            reads_columns(left, cols, depth + 1) && reads_columns(right, cols, depth + 1)
+        }
+        Expr::Function(f) => match &f.args {
+            FunctionArguments::None => true,
+            FunctionArguments::List(list) => list.args.iter().all(|a| match a {
+                FunctionArg::Unnamed(FunctionArgExpr::Expr(x)) => reads_columns(x, cols, depth + 1),
+                _ => false,
+            }),
+            FunctionArguments::Subquery(_) => false,
+        },
+        _ => false,
+    }
+}
+
 fn is_generated(col: &ColumnDef) -> bool {
     let ty = col.data_type.to_string().to_ascii_uppercase();
     if ty.contains("SERIAL") {
@@ -283,7 +347,7 @@ impl Schema {
     fn add_constraint(&mut self, table: &str, c: &TableConstraint, here: &Location) {
         let u = match c {
             TableConstraint::Unique(u) => {
-                let columns: Vec<String> = u.columns.iter().map(column_of).collect();
+                let columns: Vec<String> = u.columns.iter().map(|c| column_of(c, false)).collect();
                 Unique {
                     name: u.name.as_ref().map(|n| n.value.clone()).or_else(|| {
                         Some(format!("{}_{}_key", last_part(table), columns.join("_")))
@@ -299,7 +363,7 @@ impl Schema {
                     .as_ref()
                     .map(|n| n.value.clone())
                     .or_else(|| Some(format!("{}_pkey", last_part(table)))),
-                columns: p.columns.iter().map(column_of).collect(),
+                columns: p.columns.iter().map(|c| column_of(c, false)).collect(),
                 partial: false,
                 location: here.clone(),
             },
@@ -368,7 +432,10 @@ impl Schema {
                 }
                 let u = Unique {
                     name: index,
-                    columns: columns.iter().map(column_of).collect(),
+                    columns: columns
+                        .iter()
+                        .map(|c| column_of(c, predicate.is_some()))
+                        .collect(),
                     partial: predicate.is_some(),
                     location: here.clone(),
                 };
@@ -804,6 +871,32 @@ mod tests {
         let cols: Vec<_> = found.iter().map(|c| c.columns.clone()).collect();
         assert!(cols.contains(&vec!["email".to_string()]), "{cols:?}");
         assert!(!cols.iter().flatten().any(|c| c == "doc"), "{cols:?}");
+    }
+
+    #[test]
+    fn an_index_over_one_column_through_functions_keys_on_it() {
+        let f = file(
+            "migrations/1_init/migration.sql",
+            "CREATE TABLE groups (id UUID, org_id UUID, parent_id UUID, name TEXT, kind TEXT);\n\
+             CREATE UNIQUE INDEX groups_sibling ON groups (org_id, COALESCE(parent_id, \
+             '00000000-0000-0000-0000-000000000000'::UUID), name);\n\
+             CREATE UNIQUE INDEX groups_kind ON groups (COALESCE(parent_id, org_id)) WHERE kind = 'x';",
+        );
+        let (found, _) = constraints(&[&f]);
+        let cols: Vec<_> = found.iter().map(|c| c.columns.clone()).collect();
+        assert!(
+            cols.contains(&vec![
+                "org_id".to_string(),
+                "parent_id".to_string(),
+                "name".to_string()
+            ]),
+            "{cols:?}"
+        );
+        // (two columns, and a partial index: kept as written)
+        assert!(
+            !cols.iter().any(|c| c == &vec!["parent_id".to_string()]),
+            "{cols:?}"
+        );
     }
 
     #[test]
