@@ -106,18 +106,15 @@ fn reads_columns(e: &Expr, cols: &mut Vec<String>, depth: usize) -> bool {
             reads_columns(inner, cols, depth + 1)
         }
         // (not a JSON field, `doc ->> 'slug'`: a document without it keys nothing)
-        Expr::BinaryOp { op, .. }
-            if matches!(
-                op,
+        Expr::BinaryOp {
+            op:
                 BinaryOperator::Arrow
-                    | BinaryOperator::LongArrow
-                    | BinaryOperator::HashArrow
-                    | BinaryOperator::HashLongArrow
-                    | BinaryOperator::HashMinus
-            ) =>
-        {
-            false
-        }
+                | BinaryOperator::LongArrow
+                | BinaryOperator::HashArrow
+                | BinaryOperator::HashLongArrow
+                | BinaryOperator::HashMinus,
+            ..
+        } => false,
         Expr::BinaryOp { left, right, .. } => {
             reads_columns(left, cols, depth + 1) && reads_columns(right, cols, depth + 1)
         }
