@@ -228,6 +228,11 @@ fn a_state_the_request_changes_guards_a_retry_in_both_languages() {
 }
 
 #[test]
+fn a_state_set_through_a_helper_guards_what_a_nested_test_encloses_in_both_languages() {
+    assert_twins("express-payout-callbacks", "axum-payout-callbacks");
+}
+
+#[test]
 fn a_lookup_that_refuses_a_repeat_is_judged_alike_in_both_languages() {
     assert_twins("nestjs-typeorm-guards", "axum-lookup-guards");
 }

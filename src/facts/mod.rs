@@ -311,12 +311,12 @@ pub struct Effect {
     /// `.forUpdate()`, `.setLock('pessimistic_write')`): the check and the create are atomic.
     #[serde(skip)]
     pub lookup_locked: bool,
-    /// Link facts: runs only while a looked-up row is in some state: the model, the field
-    /// tested, and where.
+    /// Link facts: runs only while looked-up rows are in some states: for each test around it
+    /// (nested ones outermost first, see [`nested_guard`]), the model, the field tested, and where.
     #[serde(skip)]
     /// The test is as `CallSite::state_guard` of the TypeScript front end writes it
     /// (`f:ne:pending`: the effect runs where `row.status !== 'pending'` is false).
-    pub state_guard: Option<(Vec<String>, String, String, Location)>,
+    pub state_guard: Vec<(Vec<String>, String, String, Location)>,
     /// Link facts: for an update, the fields it sets (`data`, `$set`, the values object), each
     /// with the value written when it is a constant (`s:paid`, `b:true`, `now`, `m:Status.Paid`)
     /// or a value the request holds, by its name (`v:priority` for `body.priority`); `*` with
@@ -368,6 +368,11 @@ pub struct Effect {
     /// argument may be relative (`{ $inc: { credits: 5 } }`).
     #[serde(skip)]
     pub update_param: Option<ParamRef>,
+    /// Link facts: the columns an update sets to a parameter of a function it is reached
+    /// through (`data: { status }` in `setStatus(id, status)`): what the caller passes is what
+    /// [`Effect::update_keys`] holds there.
+    #[serde(skip)]
+    pub written_params: Vec<(String, ParamRef)>,
     /// Link facts: a parameter the sink's argument object spreads (`pay({ lnd, ...options })`):
     /// the caller's argument shows the keys `args` lacks.
     #[serde(skip)]
@@ -933,6 +938,18 @@ impl UniqueConstraint {
             self.location
         )
     }
+}
+
+/// The state tests around an effect once one more encloses it (`inner`, inside `outer`): an
+/// effect under `if (!matches!(tx.state, Pending)) return` and then inside `if tx.intent ==
+/// Payout {..}` runs only while both hold, and either may be the one the request turns. At most
+/// four are kept, the outermost.
+pub fn nested_guard<T: PartialEq + Clone>(outer: &[T], inner: T) -> Vec<T> {
+    let mut out = outer.to_vec();
+    if out.len() < 4 && !out.contains(&inner) {
+        out.push(inner);
+    }
+    out
 }
 
 /// A model or table name reduced for matching across sources: `Users`, `user`, `user_s` → `user`.

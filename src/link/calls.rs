@@ -908,7 +908,31 @@ fn lookup_filter(cs: &CallSite) -> Vec<(String, String)> {
 /// `update(criteria, values)` or Sequelize's `update(values, { where })`; for a create, what its
 /// record holds.
 fn update_keys(cs: &CallSite, kind: EffectKind) -> Vec<(String, Option<String>)> {
-    let written = |v: &Val| constant(v).or_else(|| value_name(v));
+    written_fields(cs, kind)
+        .into_iter()
+        .map(|(k, v)| match v {
+            Some(v) => (k, constant(v).or_else(|| value_name(v))),
+            None => (k, Some("v:*".into())),
+        })
+        .collect()
+}
+
+/// The columns an update sets to a parameter of the function it is in (`data: { status }` in
+/// `setStatus(id, status)`): what is written there is the caller's argument (see
+/// `Effect::written_params`).
+fn written_params(m: ModId, cs: &CallSite) -> Vec<(String, ParamRef)> {
+    written_fields(cs, EffectKind::DbUpdate)
+        .into_iter()
+        .filter_map(|(k, v)| match v? {
+            v @ Val::Param(..) => Some((k, param_ref(m, v)?)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// What [`update_keys`] reads: each field with the value written, `*` with none when a whole
+/// value the request holds is written.
+fn written_fields(cs: &CallSite, kind: EffectKind) -> Vec<(String, Option<&Val>)> {
     // Which argument holds the values: of an update given two, the second (MongoDB's and
     // Mongoose's `updateOne(filter, update)`, `findByIdAndUpdate(id, update)`, TypeORM's
     // `update(criteria, values)`), unless it is Sequelize's options (`update(values, { where })`,
@@ -943,7 +967,7 @@ fn update_keys(cs: &CallSite, kind: EffectKind) -> Vec<(String, Option<String>)>
             // `update(id, dto)`: a value the request holds, written whole (each of its fields
             // into the column of that name).
             if kind == EffectKind::DbUpdate && whole_value(a) && cs.args.len() >= 2 {
-                out.push(("*".into(), Some("v:*".into())));
+                out.push(("*".into(), None));
             }
             continue;
         };
@@ -957,13 +981,11 @@ fn update_keys(cs: &CallSite, kind: EffectKind) -> Vec<(String, Option<String>)>
             _ => false,
         });
         match inner {
-            Some((_, Val::Obj(data))) => {
-                out.extend(data.iter().map(|(k, v)| (k.clone(), written(v))))
-            }
+            Some((_, Val::Obj(data))) => out.extend(data.iter().map(|(k, v)| (k.clone(), Some(v)))),
             // `data: dto`, `$set: body`: every field of a value the request holds.
-            Some((_, v)) if whole_value(v) => out.push(("*".into(), Some("v:*".into()))),
+            Some((_, v)) if whole_value(v) => out.push(("*".into(), None)),
             Some(_) => {}
-            None => out.extend(fields.iter().map(|(k, v)| (k.clone(), written(v)))),
+            None => out.extend(fields.iter().map(|(k, v)| (k.clone(), Some(v)))),
         }
     }
     out
@@ -1274,7 +1296,7 @@ pub fn replaces_set(e: &Effect) -> bool {
     if e.kind != EffectKind::DbDelete && !soft_deletes(e) {
         return false;
     }
-    let stale_row = e.state_guard.as_ref().is_some_and(|(models, ..)| {
+    let stale_row = e.state_guard.iter().any(|(models, ..)| {
         e.target.as_deref().is_some_and(|t| {
             let t = model_key(t);
             models.iter().any(|m| model_key(m) == t)
@@ -3076,15 +3098,23 @@ impl<'a> Calls<'a> {
                         if !keys.is_empty() || e.update_keys.is_empty() {
                             e.update_keys = keys;
                         }
+                        if e.kind == EffectKind::DbUpdate && !drizzle.contains_key(&cs.group) {
+                            e.written_params = written_params(m, cs);
+                        }
                     }
-                    if let Some((model, field, test, at)) = cs.state_guard.as_deref() {
-                        e.state_guard = Some((
-                            state_models(model, &aliased, &guard_alias),
-                            field.clone(),
-                            test.clone(),
-                            self.location(m, *at),
-                        ));
-                    }
+                    e.state_guard = cs
+                        .state_guard
+                        .iter()
+                        .flatten()
+                        .map(|(model, field, test, at)| {
+                            (
+                                state_models(model, &aliased, &guard_alias),
+                                field.clone(),
+                                test.clone(),
+                                self.location(m, *at),
+                            )
+                        })
+                        .collect();
                     e.param_gate = param_gate(m, cs);
                     if e.claimed.is_none()
                         && let Some((what, at)) = cs.claimed
@@ -3430,6 +3460,7 @@ impl<'a> Calls<'a> {
                         } else {
                             e.data_param = None;
                             e.update_param = None;
+                            e.written_params.clear();
                             e.key_params.clear();
                             e.param_gate = None;
                         }
@@ -3461,15 +3492,18 @@ impl<'a> Calls<'a> {
                         }
                         e.via.insert(0, name.clone());
                         e.via.truncate(8);
-                        if e.state_guard.is_none()
-                            && let Some((model, field, test, at)) = cs.state_guard.as_deref()
-                        {
-                            e.state_guard = Some((
+                        // (the tests around this call enclose those inside the callee)
+                        for (model, field, test, at) in cs.state_guard.iter().flatten().rev() {
+                            let outer = (
                                 state_models(model, &aliased, &guard_alias),
                                 field.clone(),
                                 test.clone(),
                                 self.location(m, *at),
-                            ));
+                            );
+                            let inner = std::mem::take(&mut e.state_guard);
+                            e.state_guard = inner
+                                .into_iter()
+                                .fold(vec![outer], |all, g| crate::facts::nested_guard(&all, g));
                         }
                         e.speculative |= speculative && !certain.contains(&e.kind);
                         e.unique_caught |= caught;
@@ -4829,6 +4863,24 @@ impl<'a> Calls<'a> {
     /// argument says whether it is relative (`{ $inc: { credits: 5 } }`, `{ $push: .. }`,
     /// Prisma's `{ increment: 1 }`), or is a parameter of the caller in turn.
     fn bind_update(&self, m: ModId, (m2, f2): (ModId, FnId), cs: &CallSite, e: &mut Effect) {
+        // A column the callee sets to its parameter, as this call writes it: the constant it
+        // passes (`setStatus(payout.id, 'failed')`), a value the request holds by its name, or
+        // this function's own parameter, bound at its callers in turn.
+        for (col, r) in std::mem::take(&mut e.written_params) {
+            let Bound::Val(v) = bind_param(&r, m2, f2, &cs.args) else {
+                continue;
+            };
+            match constant(&v).or_else(|| value_name(&v)) {
+                Some(c) => {
+                    if let Some((_, value)) = e.update_keys.iter_mut().find(|(k, _)| *k == col) {
+                        *value = Some(c);
+                    }
+                }
+                None => e
+                    .written_params
+                    .extend(param_ref(m, &v).map(|r2| (col, r2))),
+            }
+        }
         let Some(r) = e.update_param.take() else {
             return;
         };

@@ -76,29 +76,29 @@ pub fn apply(endpoints: &mut [Endpoint]) {
             continue;
         }
         for e in ep.side_effects.iter_mut() {
-            let Some((models, field, test, at)) = &e.state_guard else {
-                continue;
-            };
-            // `t:..`: the effect runs where the test is true.
-            let Some((runs, test)) = test.split_once(':') else {
-                continue;
-            };
-            let runs = runs == "t";
-            let field_key = field.to_ascii_lowercase();
-            if let Some((model, _, _, update)) = sets.iter().find(|(m, f, v, _)| {
-                // (`*`: a whole value written, its field of this name into this column)
-                let v = if f == "*" {
-                    format!("v:{field}")
-                } else if *f == field_key {
-                    v.clone()
-                } else {
-                    return false;
-                };
-                models.contains(m) && holds(test, &v) == Some(!runs)
-            }) {
-                e.state_guarded = Some(format!(
+            // (of nested tests, the first one the request turns)
+            let guarded = e.state_guard.iter().find_map(|(models, field, test, at)| {
+                // `t:..`: the effect runs where the test is true.
+                let (runs, test) = test.split_once(':')?;
+                let runs = runs == "t";
+                let field_key = field.to_ascii_lowercase();
+                let (model, _, _, update) = sets.iter().find(|(m, f, v, _)| {
+                    // (`*`: a whole value written, its field of this name into this column)
+                    let v = if f == "*" {
+                        format!("v:{field}")
+                    } else if *f == field_key {
+                        v.clone()
+                    } else {
+                        return false;
+                    };
+                    models.contains(m) && holds(test, &v) == Some(!runs)
+                })?;
+                Some(format!(
                     "`{field}` of the `{model}` row, tested at {at}, which the request sets ({update})"
-                ));
+                ))
+            });
+            if guarded.is_some() {
+                e.state_guarded = guarded;
             }
         }
     }

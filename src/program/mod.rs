@@ -600,8 +600,9 @@ pub struct CallSite {
     /// The test is written `RUNS:KIND[:LITERAL]`: `RUNS` is `t` or `f`, the value of the
     /// condition where the call runs; `KIND` is `truthy`, `falsy`, `eq` or `ne` (with the literal
     /// compared, `null` for `null`/`undefined`).
-    /// Boxed: most calls have none, and every call of every file is held at once.
-    pub state_guard: Option<Box<(String, String, String, u32)>>,
+    /// Several when such tests are nested, outermost first. Boxed: most calls have none, and
+    /// every call of every file is held at once.
+    pub state_guard: Option<Box<[(String, String, String, u32)]>>,
     /// Runs only when a parameter of a function around it tests one way (inside `if
     /// (options?.upsert) {..}`, or after `if (!notify) return`): a caller's argument may turn
     /// the branch off (see [`ParamGate`]).

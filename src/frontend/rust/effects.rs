@@ -661,9 +661,12 @@ impl Guard {
                     field,
                     test,
                 } => {
-                    e.state_guard.get_or_insert_with(|| {
-                        (tables.clone(), field.clone(), test.clone(), at.clone())
-                    });
+                    // (applied from the innermost test out: each encloses those already there)
+                    let outer = (tables.clone(), field.clone(), test.clone(), at.clone());
+                    let inner = std::mem::take(&mut e.state_guard);
+                    e.state_guard = inner
+                        .into_iter()
+                        .fold(vec![outer], |all, g| crate::facts::nested_guard(&all, g));
                 }
                 Guard::Param(gate) => {
                     e.param_gate.get_or_insert_with(|| gate.clone());
@@ -2838,6 +2841,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     None => e.data_param = self.param_of(arg, scope),
                 }
             }
+            self.bind_written(f, &mut e, site);
             e.via.insert(0, name.clone());
             e.via.truncate(8);
             e.speculative |= speculative && !certain.contains(&e.kind);
@@ -2918,6 +2922,40 @@ impl<'m, 'a> Effects<'m, 'a> {
                 }
                 out.key_obs.push(o);
             }
+        }
+    }
+
+    /// An update's column that `f` sets from one of its parameters (`.set(txn_state.eq(status))`
+    /// in `fn update_state(conn, id, status)`), as this call writes it: the constant it passes
+    /// (`update_state(conn, id, PaymentState::Completed)`), a value the request holds by its
+    /// name, or a value not known. A state guard of the caller reads what the row then holds.
+    fn bind_written(&self, f: FnId, e: &mut Effect, site: Site<'_>) {
+        if e.kind != EffectKind::DbUpdate {
+            return;
+        }
+        let def = &self.model.fns[f];
+        let params: Vec<&str> = def
+            .func
+            .params
+            .iter()
+            .filter(|p| p.name != "self")
+            .map(|p| p.name.as_str())
+            .collect();
+        for (_, value) in e.update_keys.iter_mut() {
+            let Some(index) = value
+                .as_deref()
+                .and_then(|v| v.strip_prefix("v:"))
+                .and_then(|n| params.iter().position(|p| *p == n))
+            else {
+                continue;
+            };
+            let r = crate::facts::ParamRef {
+                module: def.module,
+                function: f,
+                index,
+                path: Vec::new(),
+            };
+            *value = self.argument(f, &r, site).and_then(written_value);
         }
     }
 

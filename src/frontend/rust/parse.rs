@@ -1377,6 +1377,43 @@ fn field_test(
                 let (var, name) = test_field(e)?;
                 Some((var, name, "truthy".into()))
             }
+            // `matches!(tx.txn_state, PaymentState::Pending)`: the field equals that variant
+            // (one variant: `A | B` or a guard tests no single state)
+            Expr::Macro(m) if m.mac.path.is_ident("matches") => {
+                let (field, pat) = m
+                    .mac
+                    .parse_body_with(|input: syn::parse::ParseStream| {
+                        let field: Expr = input.parse()?;
+                        input.parse::<Token![,]>()?;
+                        let pat = syn::Pat::parse_multi(input)?;
+                        input
+                            .is_empty()
+                            .then_some(())
+                            .ok_or_else(|| input.error("guard"))?;
+                        Ok((field, pat))
+                    })
+                    .ok()?;
+                let path = match &pat {
+                    syn::Pat::Path(p) => &p.path,
+                    syn::Pat::TupleStruct(p) => &p.path,
+                    syn::Pat::Struct(p) => &p.path,
+                    _ => return None,
+                };
+                let n = path.segments.len();
+                if n < 2 {
+                    return None;
+                }
+                let (var, name) = test_field(&field)?;
+                Some((
+                    var,
+                    name,
+                    format!(
+                        "eq:{}.{}",
+                        path.segments[n - 2].ident,
+                        path.segments[n - 1].ident
+                    ),
+                ))
+            }
             _ => None,
         }
     }

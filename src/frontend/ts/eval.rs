@@ -162,8 +162,8 @@ pub struct Evaluator<'t, 'c> {
     /// Under such a condition whose other branch throws (`if (existing) throw ..`): the line
     /// of the test. A repeat of the request fails there (see `CallSite::refused`).
     pub(super) refused: Option<u32>,
-    /// Under a test of a looked-up row's state (see `CallSite::state_guard`).
-    pub(super) state_guard: Option<(String, String, String, u32)>,
+    /// Under tests of a looked-up row's state, outermost first (see `CallSite::state_guard`).
+    pub(super) state_guard: Vec<(String, String, String, u32)>,
     /// Under a test of a parameter's truthiness (see `CallSite::param_gate`).
     pub(super) param_gate: Option<crate::program::ParamGate>,
     /// The refusing guard in force at the end of the block last walked.
@@ -395,7 +395,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             alias_functions: HashMap::default(),
             assigned: Vec::new(),
             refused: None,
-            state_guard: None,
+            state_guard: Vec::new(),
             param_gate: None,
             block_guard: None,
             found: Vec::new(),
@@ -1583,7 +1583,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
         let saved_state = if inline {
             self.state_guard.clone()
         } else {
-            self.state_guard.take()
+            std::mem::take(&mut self.state_guard)
         };
         let saved_gate = if inline {
             self.param_gate.clone()
@@ -3778,7 +3778,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: self.state_guard.clone().map(Box::new),
+            state_guard: (!self.state_guard.is_empty())
+                .then(|| self.state_guard.clone().into_boxed_slice()),
             param_gate: self.param_gate.clone().map(Box::new),
             open_args,
             found: self.found.clone(),
@@ -3962,7 +3963,8 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: self.state_guard.clone().map(Box::new),
+            state_guard: (!self.state_guard.is_empty())
+                .then(|| self.state_guard.clone().into_boxed_slice()),
             param_gate: self.param_gate.clone().map(Box::new),
             open_args: true,
             found: self.found.clone(),

@@ -330,7 +330,7 @@ impl<'t> Evaluator<'t, '_> {
             self.found = with(&saved_found, &found_when_true);
         }
         if let Some(st) = region(true) {
-            self.state_guard = Some(st);
+            self.state_guard = crate::facts::nested_guard(&saved_state, st);
         }
         // `if (options?.upsert) {..}`: what runs there runs only where a caller passes a truthy
         // `upsert` (see `CallSite::param_gate`).
@@ -386,7 +386,10 @@ impl<'t> Evaluator<'t, '_> {
             _ => saved_claim,
         };
         // The other branch runs in the other state.
-        self.state_guard = region(false).or_else(|| saved_state.clone());
+        self.state_guard = match region(false) {
+            Some(st) => crate::facts::nested_guard(&saved_state, st),
+            None => saved_state.clone(),
+        };
         self.param_gate = gated(false);
         if let Some(a) = alternative {
             if guard.is_some() {
@@ -430,7 +433,7 @@ impl<'t> Evaluator<'t, '_> {
         };
         // `if (order.status !== 'pending') return`: what follows runs in the other state.
         self.state_guard = match region(false) {
-            Some(st) if leaves => Some(st),
+            Some(st) if leaves => crate::facts::nested_guard(&saved_state, st),
             _ => saved_state,
         };
         self.param_gate = if leaves {
