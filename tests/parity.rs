@@ -233,6 +233,11 @@ fn a_state_set_through_a_helper_guards_what_a_nested_test_encloses_in_both_langu
 }
 
 #[test]
+fn a_row_found_in_a_finished_state_ends_a_retry_in_both_languages() {
+    assert_twins("express-transfer-keys", "axum-transfer-keys");
+}
+
+#[test]
 fn a_lookup_that_refuses_a_repeat_is_judged_alike_in_both_languages() {
     assert_twins("nestjs-typeorm-guards", "axum-lookup-guards");
 }

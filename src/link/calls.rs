@@ -3789,6 +3789,9 @@ impl<'a> Calls<'a> {
                         .map(|a| aliased(a)),
                 );
                 let mut matched = None;
+                // (an atomic upsert of the model behind the guard is no find-or-create, but it
+                // too leaves the row a retry's lookup finds)
+                let mut upserted = None;
                 for candidate in candidates {
                     // A lookup filtered on a constant the create writes otherwise (`status:
                     // 'PENDING'` looked up, `status: 'PAID'` created) misses the row on a retry.
@@ -3801,12 +3804,21 @@ impl<'a> Calls<'a> {
                             e.find_or_create && locked_here.contains(&model_key(&candidate));
                         // (a create of another model, found or created behind a guard of its
                         // own, says nothing of this lookup)
-                        if e.find_or_create
-                            && e.target.as_deref().map(model_key) == Some(model_key(&candidate))
-                        {
+                        let creates_it = e.kind == EffectKind::DbCreate
+                            && e.target.as_deref().map(model_key) == Some(model_key(&candidate));
+                        if creates_it && e.find_or_create {
                             matched.get_or_insert(candidate);
+                        } else if creates_it && e.upsert {
+                            upserted.get_or_insert(candidate);
                         }
                     }
+                }
+                if let Some(looked_up) = upserted.filter(|_| !e.find_or_create) {
+                    created_when_missed.push((
+                        model_key(&model),
+                        looked_up,
+                        format!("`{}` at {}", e.callee, e.location),
+                    ));
                 }
                 // What a function returned guards only as the lookup it was found to be: a
                 // create found behind another guard says nothing of this one.

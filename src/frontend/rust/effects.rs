@@ -606,7 +606,8 @@ impl Guard {
     fn mark_path(&self, effects: &mut [Effect], at: &Location) {
         if let Guard::Missing { tables, .. } = self
             && let Some(create) = effects.iter().find(|e| {
-                e.find_or_create
+                // (an atomic upsert behind the guard too leaves the row a retry finds)
+                (e.find_or_create || (e.kind == EffectKind::DbCreate && e.upsert))
                     && e.target
                         .as_deref()
                         .is_some_and(|t| tables.contains(&crate::facts::model_key(t)))

@@ -830,6 +830,45 @@ fn call_test(e: &Expr, depth: usize) -> Option<bool> {
     }
 }
 
+/// The name an `if` gives the row it found: `existing` in `if let Some(existing) = ..`.
+fn found_row(cond: &Expr) -> Option<String> {
+    let Expr::Let(l) = cond else { return None };
+    let syn::Pat::TupleStruct(t) = &*l.pat else {
+        return None;
+    };
+    if !t.path.segments.last().is_some_and(|s| s.ident == "Some") {
+        return None;
+    }
+    match t.elems.iter().collect::<Vec<_>>().as_slice() {
+        [syn::Pat::Ident(i)] => Some(i.ident.to_string()),
+        _ => None,
+    }
+}
+
+/// A block that does nothing but leave when `row` is in some state (besides logging): `{ if
+/// existing.status == Status::Done { info!(..); return Ok(existing) } }`. How it leaves.
+fn leaves_in_state(
+    b: &syn::Block,
+    row: &str,
+    secrets: &HashMap<String, (String, String, String)>,
+) -> Option<bool> {
+    let stmts: Vec<&syn::Stmt> = b
+        .stmts
+        .iter()
+        .filter(|s| !matches!(s, syn::Stmt::Macro(_)))
+        .collect();
+    let [syn::Stmt::Expr(Expr::If(inner), _)] = stmts.as_slice() else {
+        return None;
+    };
+    if inner.else_branch.is_some() {
+        return None;
+    }
+    let ((var, _, _), _) = field_test(&inner.cond, secrets)?;
+    (var == row)
+        .then(|| block_exit(&inner.then_branch))
+        .flatten()
+}
+
 /// How a block leaves the function, if it does: `Some(true)` with an error (`return Err(..)`,
 /// `Err(..)?`, `bail!`), `Some(false)` otherwise (`return Ok(..)`, `return`).
 fn block_exit(b: &syn::Block) -> Option<bool> {
@@ -2535,6 +2574,22 @@ impl Lower {
                     t.starts_with("hash:") || t.starts_with("nothash:")
                 });
                 let gate = if secret { None } else { gate_test(&i.cond, 0) };
+                // `if let Some(existing) = find(..)? { if existing.status == Done { return
+                // Ok(existing) } }`: a retry finds the row the first run finished and leaves, as
+                // after `if existing.is_some() { return .. }` (refused only where the row is in
+                // that state, so never refusing every call that finds it).
+                let exit = match exit {
+                    None if i.else_branch.is_none()
+                        && (gate.is_some() || call_test(&i.cond, 0).is_some()) =>
+                    {
+                        found_row(&i.cond)
+                            .and_then(|row| {
+                                leaves_in_state(&i.then_branch, &row, &self.secret_checks)
+                            })
+                            .map(|_| false)
+                    }
+                    exit => exit,
+                };
                 if let Some((var, failed_when_true)) = gate {
                     Ex::Gate {
                         var,

@@ -482,8 +482,14 @@ impl<'t> Evaluator<'t, '_> {
             Some(_) if leaves => None,
             _ => saved_refused,
         };
+        // `if (existing) { if (existing.status === 'completed') return ..; }`: a retry finds
+        // the row the first run completed and leaves, as after `if (existing && ..) return`.
+        let leaves_when_found = leaves
+            || (when_true == Some(true)
+                && alternative.is_none()
+                && consequence.is_some_and(|c| self.leaves_in_state(c, guard.as_deref())));
         self.guarded = match missed_when_false {
-            Some(g) if leaves => Some(g),
+            Some(g) if leaves_when_found => Some(g),
             _ => saved_guard,
         };
         if self.guarded.is_none()
@@ -497,6 +503,32 @@ impl<'t> Evaluator<'t, '_> {
         } else {
             saved_found
         };
+    }
+
+    /// A block that does nothing but leave when the row `model` found is in some state: `{ if
+    /// (existing.status === 'completed') return res.json(existing); }`.
+    fn leaves_in_state(&mut self, block: Node<'t>, model: Option<&str>) -> bool {
+        let Some(model) = model else { return false };
+        if block.kind() != "statement_block" {
+            return false;
+        }
+        let mut cursor = block.walk();
+        let stmts: Vec<Node> = block
+            .named_children(&mut cursor)
+            .filter(|c| c.kind() != "comment")
+            .collect();
+        let [inner] = stmts.as_slice() else {
+            return false;
+        };
+        inner.kind() == "if_statement"
+            && inner.child_by_field_name("alternative").is_none()
+            && inner
+                .child_by_field_name("consequence")
+                .is_some_and(|c| exits(c, self.src))
+            && inner
+                .child_by_field_name("condition")
+                .and_then(|c| self.state_test(c, 0))
+                .is_some_and(|(m, ..)| m == model)
     }
 
     /// A condition that tests a parameter (or a member of one) for truthiness: `options?.upsert`,
