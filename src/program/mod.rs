@@ -553,6 +553,10 @@ pub const REPOSITORY_GETTERS: &[&str] = &[
     "withRepository",
 ];
 
+/// A test of a looked-up row's state, as `CallSite::state_guard` writes it: the model, the
+/// field, the test and its line.
+pub type StateTest = (String, String, String, u32);
+
 /// One call in a function body, decomposed for sink matching and call following.
 #[derive(Debug, Clone)]
 pub struct CallSite {
@@ -602,7 +606,7 @@ pub struct CallSite {
     /// compared, `null` for `null`/`undefined`).
     /// Several when such tests are nested, outermost first. Boxed: most calls have none, and
     /// every call of every file is held at once.
-    pub state_guard: Option<Box<[(String, String, String, u32)]>>,
+    pub state_guard: Option<Box<[StateTest]>>,
     /// Runs only when a parameter of a function around it tests one way (inside `if
     /// (options?.upsert) {..}`, or after `if (!notify) return`): a caller's argument may turn
     /// the branch off (see [`ParamGate`]).

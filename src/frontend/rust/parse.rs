@@ -836,7 +836,7 @@ fn found_row(cond: &Expr) -> Option<String> {
     let syn::Pat::TupleStruct(t) = &*l.pat else {
         return None;
     };
-    if !t.path.segments.last().is_some_and(|s| s.ident == "Some") {
+    if t.path.segments.last().is_none_or(|s| s.ident != "Some") {
         return None;
     }
     match t.elems.iter().collect::<Vec<_>>().as_slice() {
