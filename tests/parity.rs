@@ -238,6 +238,11 @@ fn a_row_found_in_a_finished_state_ends_a_retry_in_both_languages() {
 }
 
 #[test]
+fn a_key_on_the_tables_own_id_is_made_per_call_in_both_languages() {
+    assert_twins("express-mysql-base-model", "axum-diesel-own-ids");
+}
+
+#[test]
 fn a_lookup_that_refuses_a_repeat_is_judged_alike_in_both_languages() {
     assert_twins("nestjs-typeorm-guards", "axum-lookup-guards");
 }

@@ -1700,6 +1700,33 @@ fn call_url(cs: &CallSite) -> Option<String> {
     })
 }
 
+/// The table of a statement built with it from a field of `this` (`INSERT into
+/// ${this.table} SET ?` in a base model's static method): `this.table`, named where a caller
+/// names the class (see `Calls::bind_subclass_field`).
+fn this_table(sql: &str, built: Option<&Val>) -> Option<String> {
+    let Some(Val::Template(pieces)) = built else {
+        return None;
+    };
+    let words: Vec<&str> = sql
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let at = words
+        .iter()
+        .position(|w| matches!(w.to_ascii_uppercase().as_str(), "INTO" | "UPDATE" | "FROM"))?;
+    let hole: usize = words.get(at + 1)?.strip_prefix('$')?.parse().ok()?;
+    let piece = pieces
+        .iter()
+        .filter(|p| !matches!(p, Val::Str(_)))
+        .nth(hole.checked_sub(1)?)?;
+    match piece {
+        Val::Member(this, field) if matches!(this.as_ref(), Val::This(_)) => {
+            Some(format!("{THIS_FIELD}{field}"))
+        }
+        _ => None,
+    }
+}
+
 pub fn sql_table(sql: &str) -> Option<String> {
     let words: Vec<&str> = sql
         .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
@@ -4118,6 +4145,19 @@ impl<'a> Calls<'a> {
                 _ => return None,
             },
         };
+        // A name the class itself is given (`Application.table = 'applications'`, `static
+        // table = 'applications'`), read as `this.table` in a static method it inherits.
+        if let Some(name) = self.res.class_chain(m3, c3).find_map(|(mc, cc)| {
+            let class = &self.res.modules[mc].classes[cc];
+            class
+                .statics
+                .iter()
+                .find(|(n, _)| n == field)
+                .map(|(_, v)| v.clone())
+                .or_else(|| class.field(field).and_then(Val::as_str).map(str::to_string))
+        }) {
+            return Some(name);
+        }
         // The base class registers the model under a name the instance's class gives.
         let own = self
             .res
@@ -6103,8 +6143,11 @@ impl<'a> Calls<'a> {
                     target: if function.is_some() {
                         None
                     } else {
-                        sql_table(sql)
+                        sql_table(sql).or_else(|| this_table(sql, cs.args.first()))
                     },
+                    on_this: function.is_none()
+                        && sql_table(sql).is_none()
+                        && this_table(sql, cs.args.first()).is_some(),
                     ..Effect::default()
                 });
             }

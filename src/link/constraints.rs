@@ -206,10 +206,24 @@ pub fn apply(endpoints: &mut [Endpoint], constraints: &[UniqueConstraint]) {
 /// value a create makes up for the row by its nature (a share link's `token`, an API key's
 /// `key_hash`, a `secret`, a `nonce`), alone or beside the caller's (`UNIQUE (team_id,
 /// api_key)`): a new one each call unless the request is seen to send it.
+/// So is a key that is only a column named for the table's own id (`applications.application_sid`,
+/// `users.user_id`, Twilio's style of string ids); beside another column (`(environmentId,
+/// subscriberId)`) such a name is a caller's id in a scope.
 fn made_by_nature(c: &UniqueConstraint) -> bool {
+    let own_id = |col: &str| {
+        let col = col.replace(['_', '-'], "").to_ascii_lowercase();
+        // (the table as written or reduced: `user_permissions_sid`, `application_sid`)
+        [c.model.to_ascii_lowercase(), model_key(&c.model)]
+            .iter()
+            .any(|own| {
+                col.strip_prefix(own.replace(['_', '-'], "").as_str())
+                    .is_some_and(|rest| matches!(rest, "id" | "sid" | "uuid" | "guid"))
+            })
+    };
     c.columns
         .iter()
         .any(|col| crate::text::names_a_made_value(col))
+        || matches!(c.columns.as_slice(), [col] if own_id(col))
 }
 
 fn truthy(v: Option<&Val>) -> bool {

@@ -1209,6 +1209,11 @@ pub struct ClassFacts {
     pub router: Option<RouterId>,
     /// Accessors (`get router() { return this.app; }`): reading the member runs the method.
     pub getters: Vec<String>,
+    /// Strings assigned to the class itself after it is declared (`Application.table =
+    /// 'applications'`): what `this.table` is in a static method the class inherits, called on
+    /// it (`Application.make(obj)`). Kept apart from `fields`, which `this` reads where it is
+    /// written: there it is whichever class the call names.
+    pub statics: Vec<(String, String)>,
 }
 
 impl ClassFacts {

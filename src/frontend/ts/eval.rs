@@ -2988,6 +2988,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             return;
         };
         let mut fields = match self.scopes[i].vars.get(name) {
+            Some(Binding::Val(Val::Class(c))) => {
+                let c = *c;
+                if let Val::Str(s) = v
+                    && self.module.classes[c].statics.len() < 16
+                {
+                    self.module.classes[c]
+                        .statics
+                        .push((prop.to_string(), s.clone()));
+                }
+                return;
+            }
             Some(Binding::Val(Val::Obj(fields))) if fields.len() < 64 => fields.clone(),
             // A row a lookup returned (`const user = await User.findById(id)`), its fields
             // set before `user.save()`, stays that row.
