@@ -334,9 +334,13 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
 
 /// A write that sets a field to a value computed from that field of a row the code read
 /// (`update({ data: { balance: wallet.balance + amount } })`, `{ content: note.content + ' #x' }`):
-/// a read-modify-write, which a repeat applies again.
+/// a read-modify-write, which a repeat applies again. So is one the database computes from the
+/// column itself (Drizzle's `.set({ count: sql\`${table.count} - 1\` })`).
 fn read_modify_write(v: &Val, depth: usize) -> bool {
     let reads = |field: &str, v: &Val| {
+        if column_arithmetic(field, v) {
+            return true;
+        }
         let parts: &[Val] = match (crate::program::arith_parts(v), v) {
             (Some(xs), _) => xs,
             (None, Val::Template(parts)) => parts,
@@ -353,6 +357,29 @@ fn read_modify_write(v: &Val, depth: usize) -> bool {
                 .any(|(k, x)| reads(k, x) || read_modify_write(x, depth + 1)),
             _ => false,
         }
+}
+
+/// A value a `sql` template tag computes from the column `field` it is written to, with an
+/// operator after the column (`` sql`${userRecords.flaggedRecordsCount} - 1` ``, as Drizzle
+/// documents increments): the new value depends on the old one.
+fn column_arithmetic(field: &str, v: &Val) -> bool {
+    let Val::Call(tag, args) = v else {
+        return false;
+    };
+    let tag_name = match tag.as_ref() {
+        Val::Member(_, n) => Some(n.clone()),
+        other => other.name_it_goes_by(),
+    };
+    let [Val::Template(parts)] = args.as_slice() else {
+        return false;
+    };
+    if tag_name.as_deref() != Some("sql") {
+        return false;
+    }
+    parts.windows(2).any(|w| {
+        matches!(&w[0], Val::Member(_, col) if col == field)
+            && matches!(&w[1], Val::Str(op) if ["+", "-", "*", "||"].iter().any(|o| op.trim_start().starts_with(o)))
+    })
 }
 
 /// An options object that gives one of `keys` a value other than `false`.
@@ -2708,7 +2735,23 @@ impl<'a> Calls<'a> {
             // The fields a builder's `.set({..})` writes, each with its value when it is a
             // constant (`status: 'inactive'`), as `update_keys` reads them.
             let mut builder_sets: HashMap<usize, Vec<(String, Option<String>)>> = HashMap::new();
+            // The fields such a `.set({..})` computes from themselves (`sql\`${t.count} - 1\``):
+            // a relative update.
+            let mut builder_moves: HashMap<usize, Vec<String>> = HashMap::new();
             for c in &facts.calls {
+                if c.path.last().is_some_and(|l| l == "set")
+                    && drizzle.contains_key(&c.group)
+                    && let Some(Val::Obj(fields)) = c.args.first()
+                {
+                    let moved: Vec<String> = fields
+                        .iter()
+                        .filter(|(k, v)| column_arithmetic(k, v))
+                        .map(|(k, _)| k.clone())
+                        .collect();
+                    if !moved.is_empty() {
+                        builder_moves.insert(c.group, moved);
+                    }
+                }
                 if c.path.last().is_some_and(|l| l == "set") && drizzle.contains_key(&c.group) {
                     builder_sets
                         .entry(c.group)
@@ -3108,6 +3151,12 @@ impl<'a> Calls<'a> {
                     e.unique_caught |=
                         caught_groups.contains(&cs.group) || callback_caught.contains(&g);
                     e.on_failure |= cs.on_failure;
+                    if e.kind == EffectKind::DbUpdate
+                        && let Some(moved) = builder_moves.get(&cs.group)
+                    {
+                        e.relative = true;
+                        e.relative_fields = moved.clone();
+                    }
                     // (Raw SQL keeps the columns its text sets.)
                     if matches!(e.kind, EffectKind::DbUpdate | EffectKind::DbCreate) {
                         let keys = match drizzle.get(&cs.group) {
