@@ -11,7 +11,7 @@
 //! !== priority) notify(..)` on an endpoint that sets `priority`; `data: dto` writes `dto.x`
 //! into `x`): the retry finds the row already holding it.
 
-use crate::facts::{EffectKind, Endpoint, model_key};
+use crate::facts::{EffectKind, Endpoint, Location, model_key};
 
 /// Whether a row whose field holds `value` (as `update_keys` writes it) passes `test` (`truthy`,
 /// `falsy`, `eq:LIT`, `ne:LIT`); `None` when it cannot be told.
@@ -54,13 +54,23 @@ fn holds(test: &str, value: &str) -> Option<bool> {
 
 pub fn apply(endpoints: &mut [Endpoint]) {
     for ep in endpoints.iter_mut() {
-        // What each model's absolute updates set: (model, field, value, the update's call and place).
-        let sets: Vec<(String, String, String, String)> = ep
+        // What each model's absolute updates set: (model, field, value, the update's call and
+        // place, the tests joined with others that it runs under: `if (goal.active && goal.total
+        // >= goal.amount) { update({ active: false }) }` sets the state only on the request that
+        // meets the rest of its condition, unless the effect runs under that same test).
+        type Set = (String, String, String, String, Vec<Location>);
+        let sets: Vec<Set> = ep
             .side_effects
             .iter()
             .filter(|u| u.kind == EffectKind::DbUpdate && !u.relative)
             .filter_map(|u| Some((model_key(u.target.as_deref()?), u)))
             .flat_map(|(model, u)| {
+                let partial: Vec<Location> = u
+                    .state_guard
+                    .iter()
+                    .filter(|(.., test, _)| test.starts_with(['T', 'F']))
+                    .map(|(.., at)| at.clone())
+                    .collect();
                 // (a value not known, a fresh hash: `?`, which only a secret check reads)
                 u.update_keys.iter().map(move |(k, v)| {
                     (
@@ -68,6 +78,7 @@ pub fn apply(endpoints: &mut [Endpoint]) {
                         k.to_ascii_lowercase(),
                         v.clone().unwrap_or_else(|| "?".into()),
                         format!("`{}` at {}", u.callee, u.location),
+                        partial.clone(),
                     )
                 })
             })
@@ -78,11 +89,17 @@ pub fn apply(endpoints: &mut [Endpoint]) {
         for e in ep.side_effects.iter_mut() {
             // (of nested tests, the first one the request turns)
             let guarded = e.state_guard.iter().find_map(|(models, field, test, at)| {
-                // `t:..`: the effect runs where the test is true.
+                // `t:..`: the effect runs where the test is true (`T:..`, with others).
                 let (runs, test) = test.split_once(':')?;
-                let runs = runs == "t";
+                let runs = runs.eq_ignore_ascii_case("t");
                 let field_key = field.to_ascii_lowercase();
-                let (model, _, _, update) = sets.iter().find(|(m, f, v, _)| {
+                let (model, _, _, update, _) = sets.iter().find(|(m, f, v, _, partial)| {
+                    if !partial
+                        .iter()
+                        .all(|p| e.state_guard.iter().any(|(.., at)| at == p))
+                    {
+                        return false;
+                    }
                     // (`*`: a whole value written, its field of this name into this column)
                     let v = if f == "*" {
                         format!("v:{field}")

@@ -2522,7 +2522,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let state = |runs: bool| Guard::State {
                     tables: tables.clone(),
                     field: t.field.clone(),
-                    test: format!("{}:{}", if runs { "t" } else { "f" }, t.test),
+                    // (upper case: one of several tests the condition joins)
+                    test: format!(
+                        "{}:{}",
+                        match (runs, t.any.is_some()) {
+                            (true, false) => "t",
+                            (true, true) => "T",
+                            (false, false) => "f",
+                            (false, true) => "F",
+                        },
+                        t.test
+                    ),
                 };
                 // `if opts.notify { .. }` on a parameter: a caller may turn it off
                 let param = |runs: bool| {

@@ -315,7 +315,14 @@ impl<'t> Evaluator<'t, '_> {
                     None => true,
                 };
                 sure.then(|| {
-                    let r = if runs { "t" } else { "f" };
+                    // (upper case: the test is one of several the condition joins, so what runs
+                    // there needs more than it)
+                    let r = match (runs, combo.is_some()) {
+                        (true, false) => "t",
+                        (true, true) => "T",
+                        (false, false) => "f",
+                        (false, true) => "F",
+                    };
                     (model, field, format!("{r}:{test}"), at)
                 })
             })
