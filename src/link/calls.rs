@@ -3254,10 +3254,16 @@ impl<'a> Calls<'a> {
                         } else {
                             named
                         };
+                        // (one of the class the receiver is declared to be is that method; the
+                        // others stay guesses: what the declared class's own method reaches
+                        // may be out of view)
                         if !chosen.is_empty() {
                             targets = chosen
                                 .into_iter()
-                                .map(|(m2, f2)| (Resolved::Func(m2, f2), true))
+                                .map(|(m2, f2)| {
+                                    let typed = self.declared_receiver(m, cs, (m2, f2));
+                                    (Resolved::Func(m2, f2), !typed)
+                                })
                                 .collect();
                         }
                     }
@@ -4583,6 +4589,36 @@ impl<'a> Calls<'a> {
     /// class in the project defines it, or a few do and the name is distinctive (two words or
     /// more: `sendEmailWithHtml` on a provider the request carries, one of a Gmail and an
     /// Outlook class); each speculative.
+    /// A method found by its name alone whose class is the one the receiver is declared to be:
+    /// the receiver is what a project function returns (`const solana = await
+    /// Solana.getInstance(network)`, a lookup in a map of instances), and that function declares
+    /// it returns an instance of the method's class (`: Promise<Solana>`). The call is that
+    /// method, not a guess.
+    fn declared_receiver(&self, m: ModId, cs: &CallSite, (m2, f2): (ModId, FnId)) -> bool {
+        let Val::Member(receiver, _) = &cs.callee else {
+            return false;
+        };
+        let Val::Call(made_by, _) = receiver.as_ref() else {
+            return false;
+        };
+        let Resolved::Func(m3, g) = self.res.resolve(m, made_by) else {
+            return false;
+        };
+        let Some(declared) = &self.res.modules[m3].functions[g].return_type else {
+            return false;
+        };
+        let (Resolved::Class(mc, cc) | Resolved::Instance(mc, cc)) = self.res.resolve(m3, declared)
+        else {
+            return false;
+        };
+        let Some(owner) = self.res.modules[m2].functions[f2].class else {
+            return false;
+        };
+        self.res
+            .class_chain(mc, cc)
+            .any(|(mx, cx)| mx == m2 && cx == owner)
+    }
+
     fn by_name_alone(&self, cs: &CallSite) -> Vec<(ModId, FnId)> {
         let Some(method) = cs.path.last() else {
             return Vec::new();
