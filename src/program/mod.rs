@@ -602,7 +602,8 @@ pub struct CallSite {
     /// return`, inside `if (!user.verified) {..}`): the model, the field tested and the test's
     /// line. When the request itself changes that field, a retry takes the other branch.
     /// The test is written `RUNS:KIND[:LITERAL]`: `RUNS` is `t` or `f`, the value of the
-    /// condition where the call runs; `KIND` is `truthy`, `falsy`, `eq` or `ne` (with the literal
+    /// condition where the call runs (`T` or `F` when the condition joins the test with others
+    /// by `&&`/`||`: the call needs more than this test); `KIND` is `truthy`, `falsy`, `eq` or `ne` (with the literal
     /// compared, `null` for `null`/`undefined`).
     /// Several when such tests are nested, outermost first. Boxed: most calls have none, and
     /// every call of every file is held at once.
