@@ -952,6 +952,14 @@ pub fn nested_guard<T: PartialEq + Clone>(outer: &[T], inner: T) -> Vec<T> {
     out
 }
 
+/// `guards` (tests already around an effect, outermost first) inside one more test, `outer`.
+pub fn enclose<T: PartialEq + Clone>(guards: &mut Vec<T>, outer: T) {
+    let inner = std::mem::take(guards);
+    *guards = inner
+        .into_iter()
+        .fold(vec![outer], |all, g| nested_guard(&all, g));
+}
+
 /// A model or table name reduced for matching across sources: `Users`, `user`, `user_s` → `user`.
 pub fn model_key(name: &str) -> String {
     let n: String = name

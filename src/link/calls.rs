@@ -1734,14 +1734,7 @@ fn this_table(sql: &str, built: Option<&Val>) -> Option<String> {
     let Some(Val::Template(pieces)) = built else {
         return None;
     };
-    let words: Vec<&str> = sql
-        .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
-        .filter(|w| !w.is_empty())
-        .collect();
-    let at = words
-        .iter()
-        .position(|w| matches!(w.to_ascii_uppercase().as_str(), "INTO" | "UPDATE" | "FROM"))?;
-    let hole: usize = words.get(at + 1)?.strip_prefix('$')?.parse().ok()?;
+    let hole: usize = table_word(sql)?.strip_prefix('$')?.parse().ok()?;
     let piece = pieces
         .iter()
         .filter(|p| !matches!(p, Val::Str(_)))
@@ -1754,15 +1747,17 @@ fn this_table(sql: &str, built: Option<&Val>) -> Option<String> {
     }
 }
 
-pub fn sql_table(sql: &str) -> Option<String> {
-    let words: Vec<&str> = sql
+/// The word after a statement's first `INTO`, `UPDATE` or `FROM`: its table as written.
+fn table_word(sql: &str) -> Option<&str> {
+    let mut words = sql
         .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
-        .filter(|w| !w.is_empty())
-        .collect();
-    let at = words
-        .iter()
-        .position(|w| matches!(w.to_ascii_uppercase().as_str(), "INTO" | "UPDATE" | "FROM"))?;
-    let name = words.get(at + 1)?.trim_matches(|c| c == '"' || c == '`');
+        .filter(|w| !w.is_empty());
+    words.find(|w| matches!(w.to_ascii_uppercase().as_str(), "INTO" | "UPDATE" | "FROM"))?;
+    words.next()
+}
+
+pub fn sql_table(sql: &str) -> Option<String> {
+    let name = table_word(sql)?.trim_matches(|c| c == '"' || c == '`');
     // (the schema of a queue library's own tables stays: `pgboss.job` is pg-boss's job table,
     // not the application's `job`)
     let schema = name
@@ -3582,10 +3577,7 @@ impl<'a> Calls<'a> {
                                 test.clone(),
                                 self.location(m, *at),
                             );
-                            let inner = std::mem::take(&mut e.state_guard);
-                            e.state_guard = inner
-                                .into_iter()
-                                .fold(vec![outer], |all, g| crate::facts::nested_guard(&all, g));
+                            crate::facts::enclose(&mut e.state_guard, outer);
                         }
                         e.speculative |= speculative && !certain.contains(&e.kind);
                         e.unique_caught |= caught;

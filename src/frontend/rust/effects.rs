@@ -664,10 +664,7 @@ impl Guard {
                 } => {
                     // (applied from the innermost test out: each encloses those already there)
                     let outer = (tables.clone(), field.clone(), test.clone(), at.clone());
-                    let inner = std::mem::take(&mut e.state_guard);
-                    e.state_guard = inner
-                        .into_iter()
-                        .fold(vec![outer], |all, g| crate::facts::nested_guard(&all, g));
+                    crate::facts::enclose(&mut e.state_guard, outer);
                 }
                 Guard::Param(gate) => {
                     e.param_gate.get_or_insert_with(|| gate.clone());
