@@ -370,15 +370,39 @@ fn column_arithmetic(field: &str, v: &Val) -> bool {
         Val::Member(_, n) => Some(n.clone()),
         other => other.name_it_goes_by(),
     };
-    let [Val::Template(parts)] = args.as_slice() else {
-        return false;
-    };
     if tag_name.as_deref() != Some("sql") {
         return false;
+    }
+    let parts = match args.as_slice() {
+        [Val::Template(parts)] => parts.as_slice(),
+        // (a template without holes is its text)
+        [text @ Val::Str(_)] => std::slice::from_ref(text),
+        _ => return false,
+    };
+    // (or the column by its name: Kysely's `sql\`count + 1\``)
+    if let Some(Val::Str(head)) = parts.first()
+        && computes_from_itself(field, head)
+    {
+        return true;
     }
     parts.windows(2).any(|w| {
         matches!(&w[0], Val::Member(_, col) if col == field)
             && matches!(&w[1], Val::Str(op) if ["+", "-", "*", "||"].iter().any(|o| op.trim_start().starts_with(o)))
+    })
+}
+
+/// SQL that computes a column from its own value: `credits + 1`, `"credits" - :n` for `credits`.
+fn computes_from_itself(field: &str, sql: &str) -> bool {
+    let sql = sql.trim();
+    let rest = ["\"", "`", ""].iter().find_map(|q| {
+        let quoted = format!("{q}{field}{q}");
+        sql.get(..quoted.len())
+            .filter(|head| head.eq_ignore_ascii_case(&quoted))
+            .map(|_| &sql[quoted.len()..])
+    });
+    rest.is_some_and(|r| {
+        let r = r.trim_start();
+        ["+", "-", "*", "||"].iter().any(|o| r.starts_with(o))
     })
 }
 
@@ -2733,14 +2757,25 @@ impl<'a> Calls<'a> {
             // The fields such a `.set({..})` computes from themselves (`sql\`${t.count} - 1\``):
             // a relative update.
             let mut builder_moves: HashMap<usize, Vec<String>> = HashMap::new();
+            // (TypeORM's query builder writes the SQL as a function's string, `.set({ credits: ()
+            // => 'credits + 1' })`)
+            let set_sql = |v: &Val| match v {
+                Val::Func(g) => self.res.modules[m].functions[*g]
+                    .returns
+                    .iter()
+                    .find_map(|r| r.as_str().map(str::to_string)),
+                _ => None,
+            };
             for c in &facts.calls {
                 if c.path.last().is_some_and(|l| l == "set")
-                    && drizzle.contains_key(&c.group)
                     && let Some(Val::Obj(fields)) = c.args.first()
                 {
                     let moved: Vec<String> = fields
                         .iter()
-                        .filter(|(k, v)| column_arithmetic(k, v))
+                        .filter(|(k, v)| {
+                            column_arithmetic(k, v)
+                                || set_sql(v).is_some_and(|sql| computes_from_itself(k, &sql))
+                        })
                         .map(|(k, _)| k.clone())
                         .collect();
                     if !moved.is_empty() {
