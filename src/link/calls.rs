@@ -387,9 +387,13 @@ fn column_arithmetic(field: &str, v: &Val) -> bool {
     }
     parts.windows(2).any(|w| {
         matches!(&w[0], Val::Member(_, col) if col == field)
-            && matches!(&w[1], Val::Str(op) if ["+", "-", "*", "||"].iter().any(|o| op.trim_start().starts_with(o)))
+            && matches!(&w[1], Val::Str(op) if ARITHMETIC.iter().any(|o| op.trim_start().starts_with(o)))
     })
 }
+
+/// The operators after a column that make its new value depend on its old one. Not `||`: on
+/// `jsonb` it merges (`flags || :patch::jsonb` writes the same keys again), on text it appends.
+const ARITHMETIC: &[&str] = &["+", "-", "*"];
 
 /// SQL that computes a column from its own value: `credits + 1`, `"credits" - :n` for `credits`.
 fn computes_from_itself(field: &str, sql: &str) -> bool {
@@ -402,7 +406,7 @@ fn computes_from_itself(field: &str, sql: &str) -> bool {
     });
     rest.is_some_and(|r| {
         let r = r.trim_start();
-        ["+", "-", "*", "||"].iter().any(|o| r.starts_with(o))
+        ARITHMETIC.iter().any(|o| r.starts_with(o))
     })
 }
 
