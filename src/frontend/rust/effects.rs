@@ -2942,18 +2942,18 @@ impl<'m, 'a> Effects<'m, 'a> {
             return;
         }
         let def = &self.model.fns[f];
-        let params: Vec<&str> = def
-            .func
-            .params
-            .iter()
-            .filter(|p| p.name != "self")
-            .map(|p| p.name.as_str())
-            .collect();
         for (_, value) in e.update_keys.iter_mut() {
+            // (the parameter's position as a call passes it, the receiver aside)
             let Some(index) = value
                 .as_deref()
                 .and_then(|v| v.strip_prefix("v:"))
-                .and_then(|n| params.iter().position(|p| *p == n))
+                .and_then(|n| {
+                    def.func
+                        .params
+                        .iter()
+                        .filter(|p| p.name != "self")
+                        .position(|p| p.name == n)
+                })
             else {
                 continue;
             };
