@@ -952,6 +952,18 @@ pub fn nested_guard<T: PartialEq + Clone>(outer: &[T], inner: T) -> Vec<T> {
     out
 }
 
+/// How a state test marks where an effect runs: `t` where the condition is true, `f` where it is
+/// false; upper case when the condition joins the test with others by `&&`/`||`, so that what
+/// runs there needs more than this test (see `link::guards`).
+pub fn state_runs(runs: bool, joined: bool) -> &'static str {
+    match (runs, joined) {
+        (true, false) => "t",
+        (true, true) => "T",
+        (false, false) => "f",
+        (false, true) => "F",
+    }
+}
+
 /// `guards` (tests already around an effect, outermost first) inside one more test, `outer`.
 pub fn enclose<T: PartialEq + Clone>(guards: &mut Vec<T>, outer: T) {
     let inner = std::mem::take(guards);

@@ -334,13 +334,9 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
 
 /// A write that sets a field to a value computed from that field of a row the code read
 /// (`update({ data: { balance: wallet.balance + amount } })`, `{ content: note.content + ' #x' }`):
-/// a read-modify-write, which a repeat applies again. So is one the database computes from the
-/// column itself (Drizzle's `.set({ count: sql\`${table.count} - 1\` })`).
+/// a read-modify-write, which a repeat applies again.
 fn read_modify_write(v: &Val, depth: usize) -> bool {
     let reads = |field: &str, v: &Val| {
-        if column_arithmetic(field, v) {
-            return true;
-        }
         let parts: &[Val] = match (crate::program::arith_parts(v), v) {
             (Some(xs), _) => xs,
             (None, Val::Template(parts)) => parts,
@@ -4616,10 +4612,6 @@ impl<'a> Calls<'a> {
         })
     }
 
-    /// A method call on a value of unknown type, resolved by the method's name when exactly one
-    /// class in the project defines it, or a few do and the name is distinctive (two words or
-    /// more: `sendEmailWithHtml` on a provider the request carries, one of a Gmail and an
-    /// Outlook class); each speculative.
     /// A method found by its name alone whose class is the one the receiver is declared to be:
     /// the receiver is what a project function returns (`const solana = await
     /// Solana.getInstance(network)`, a lookup in a map of instances), and that function declares
@@ -4650,6 +4642,10 @@ impl<'a> Calls<'a> {
             .any(|(mx, cx)| mx == m2 && cx == owner)
     }
 
+    /// A method call on a value of unknown type, resolved by the method's name when exactly one
+    /// class in the project defines it, or a few do and the name is distinctive (two words or
+    /// more: `sendEmailWithHtml` on a provider the request carries, one of a Gmail and an
+    /// Outlook class); each speculative.
     fn by_name_alone(&self, cs: &CallSite) -> Vec<(ModId, FnId)> {
         let Some(method) = cs.path.last() else {
             return Vec::new();
@@ -6222,6 +6218,8 @@ impl<'a> Calls<'a> {
                 } else {
                     vec![]
                 };
+                // (a base model's `${this.table}`: named where a caller names the class)
+                let of_this = this_table(sql, cs.args.first());
                 out.push(Effect {
                     data_keys,
                     key_params,
@@ -6259,11 +6257,9 @@ impl<'a> Calls<'a> {
                     target: if function.is_some() {
                         None
                     } else {
-                        sql_table(sql).or_else(|| this_table(sql, cs.args.first()))
+                        sql_table(sql).or_else(|| of_this.clone())
                     },
-                    on_this: function.is_none()
-                        && sql_table(sql).is_none()
-                        && this_table(sql, cs.args.first()).is_some(),
+                    on_this: function.is_none() && sql_table(sql).is_none() && of_this.is_some(),
                     ..Effect::default()
                 });
             }

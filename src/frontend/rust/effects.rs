@@ -2519,15 +2519,9 @@ impl<'m, 'a> Effects<'m, 'a> {
                 let state = |runs: bool| Guard::State {
                     tables: tables.clone(),
                     field: t.field.clone(),
-                    // (upper case: one of several tests the condition joins)
                     test: format!(
                         "{}:{}",
-                        match (runs, t.any.is_some()) {
-                            (true, false) => "t",
-                            (true, true) => "T",
-                            (false, false) => "f",
-                            (false, true) => "F",
-                        },
+                        crate::facts::state_runs(runs, t.any.is_some()),
                         t.test
                     ),
                 };

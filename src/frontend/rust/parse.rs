@@ -1438,20 +1438,14 @@ fn field_test(
                     syn::Pat::Struct(p) => &p.path,
                     _ => return None,
                 };
-                let n = path.segments.len();
-                if n < 2 {
-                    return None;
-                }
+                // (the variant as `==` compares with it)
+                let variant = test_constant(&Expr::Path(syn::ExprPath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: path.clone(),
+                }))?;
                 let (var, name) = test_field(&field)?;
-                Some((
-                    var,
-                    name,
-                    format!(
-                        "eq:{}.{}",
-                        path.segments[n - 2].ident,
-                        path.segments[n - 1].ident
-                    ),
-                ))
+                Some((var, name, format!("eq:{variant}")))
             }
             _ => None,
         }

@@ -163,7 +163,7 @@ pub struct Evaluator<'t, 'c> {
     /// of the test. A repeat of the request fails there (see `CallSite::refused`).
     pub(super) refused: Option<u32>,
     /// Under tests of a looked-up row's state, outermost first (see `CallSite::state_guard`).
-    pub(super) state_guard: Vec<(String, String, String, u32)>,
+    pub(super) state_guard: Vec<crate::program::StateTest>,
     /// Under a test of a parameter's truthiness (see `CallSite::param_gate`).
     pub(super) param_gate: Option<crate::program::ParamGate>,
     /// The refusing guard in force at the end of the block last walked.
@@ -3789,8 +3789,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: (!self.state_guard.is_empty())
-                .then(|| self.state_guard.clone().into_boxed_slice()),
+            state_guard: site_state_guard(&self.state_guard),
             param_gate: self.param_gate.clone().map(Box::new),
             open_args,
             found: self.found.clone(),
@@ -3974,8 +3973,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             claimed: self.claimed,
             guarded: self.guarded.clone(),
             refused: self.refused,
-            state_guard: (!self.state_guard.is_empty())
-                .then(|| self.state_guard.clone().into_boxed_slice()),
+            state_guard: site_state_guard(&self.state_guard),
             param_gate: self.param_gate.clone().map(Box::new),
             open_args: true,
             found: self.found.clone(),
@@ -4150,6 +4148,13 @@ fn throws_on_unique_violation(body: Node, src: &str) -> bool {
             && !test.contains("||")
             && super::next::throws(then, src)
     })
+}
+
+/// The state tests a call runs under, as `CallSite::state_guard` keeps them.
+fn site_state_guard(
+    tests: &[crate::program::StateTest],
+) -> Option<Box<[crate::program::StateTest]>> {
+    (!tests.is_empty()).then(|| tests.into())
 }
 
 #[cfg(test)]

@@ -315,14 +315,7 @@ impl<'t> Evaluator<'t, '_> {
                     None => true,
                 };
                 sure.then(|| {
-                    // (upper case: the test is one of several the condition joins, so what runs
-                    // there needs more than it)
-                    let r = match (runs, combo.is_some()) {
-                        (true, false) => "t",
-                        (true, true) => "T",
-                        (false, false) => "f",
-                        (false, true) => "F",
-                    };
+                    let r = crate::facts::state_runs(runs, combo.is_some());
                     (model, field, format!("{r}:{test}"), at)
                 })
             })
