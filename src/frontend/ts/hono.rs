@@ -28,8 +28,14 @@ fn named(v: &Val, names: &[&str]) -> bool {
 }
 
 impl<'t> Evaluator<'t, '_> {
+    /// `new Hono()`, also of the class a module of the project exports under Hono's own name: a
+    /// re-export, an instantiation that fixes its type parameters (`export const Hono =
+    /// HonoBase<Env>`) or a subclass of the same name.
     pub(super) fn hono_create(&mut self, c: &Chain, node: Node<'t>) -> Option<Val> {
-        named(&c.val, &["Hono", "OpenAPIHono"])
+        const CLASSES: &[&str] = &["Hono", "OpenAPIHono"];
+        let own =
+            matches!(&c.val, Val::Import { name: Some(n), .. } if CLASSES.contains(&n.as_str()));
+        (own || named(&c.val, CLASSES))
             .then(|| Val::Router(self.new_router(RouterKind::Router, "hono", node)))
     }
 
