@@ -656,6 +656,9 @@ const WRITE_VERBS: &[(&str, &[&str])] = &[
             "loader",
             "resolver",
             "validator",
+            // TypeORM's `createQueryRunner()`, `createEntityManager()`: a handle to run queries
+            "runner",
+            "manager",
         ],
     ),
     (

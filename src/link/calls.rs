@@ -4348,6 +4348,23 @@ impl<'a> Calls<'a> {
     }
 
     /// The record an instance was built with (`Model.build({..})`, `new Model({..})`).
+    /// The record of `Entity.create({..})` that a chained `.save()` (`cs`) inserts: the
+    /// argument of the call before it in the chain.
+    fn chained_record(&self, m: ModId, cs: &CallSite) -> Option<Vec<(String, Val)>> {
+        let made = &cs.path[..cs.path.len().checked_sub(1)?];
+        let create = self.res.modules[m]
+            .functions
+            .iter()
+            .flat_map(|f| f.calls.iter())
+            .find(|c| c.group == cs.group && c.line <= cs.line && c.path == made)?;
+        match create.args.first()? {
+            Val::Obj(fields) if !fields.iter().any(|(k, _)| k == crate::program::SPREAD) => {
+                Some(fields.clone())
+            }
+            _ => None,
+        }
+    }
+
     fn built_record<'v>(&'v self, m: ModId, v: &'v Val) -> Option<&'v Vec<(String, Val)>> {
         let args = match v {
             Val::Call(_, args) => args.as_slice(),
@@ -4755,11 +4772,7 @@ impl<'a> Calls<'a> {
             return self.entity_name(m, args.first()?);
         }
         let manager = cs.path.len() >= 2 && cs.path[cs.path.len() - 2] == "manager"
-            || cs.path.len() == 1
-                && matches!(
-                    model_key(&cs.root_name).as_str(),
-                    "manager" | "entitymanager" | "em" | "transactionalentitymanager"
-                );
+            || cs.path.len() == 1 && crate::program::entity_manager_name(&cs.root_name);
         if manager && cs.args.len() >= 2 {
             return self.entity_name(m, &cs.args[0]);
         }
@@ -5696,7 +5709,11 @@ impl<'a> Calls<'a> {
         // `prisma.order.create` → `order`; `Order.create` → `Order`; `this.create` in a method of
         // class `Order` → `Order` (the caller may call it on a subclass: see `rebind_this`).
         let this_class = this_call(cs).map(|c| self.res.modules[m].classes[c].name.clone());
-        let target = match cs.path.len() {
+        // (`Order.create({..}).save()` writes what `Order.create` made: the model before it)
+        let made_then_saved = cs
+            .path
+            .ends_with(&["create".to_string(), "save".to_string()]);
+        let target = match cs.path.len() - usize::from(made_then_saved) {
             _ if this_class.is_some() => this_class.clone(),
             0 => None,
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
@@ -5953,10 +5970,11 @@ impl<'a> Calls<'a> {
                 && !freshly_built(&cs.root)
                 // TypeORM's `Entity.create({..})` / `repo.create({..})` makes an instance and
                 // stores nothing (https://typeorm.io/docs/working-with-entity-manager/repository-api):
-                // its `save()` inserts it.
+                // its `save()` inserts it, also in one chain (`Entity.create({..}).save()`).
                 && !(sink.id.starts_with("typeorm")
-                    && matches!(&cs.root, Val::Call(f, _)
-                        if matches!(f.as_ref(), Val::Member(_, c) if c == "create")))
+                    && (matches!(&cs.root, Val::Call(f, _)
+                        if matches!(f.as_ref(), Val::Member(_, c) if c == "create"))
+                                || made_then_saved))
             {
                 EffectKind::DbUpdate
             } else if sink.keyed
@@ -6027,6 +6045,11 @@ impl<'a> Calls<'a> {
                 (kind == EffectKind::DbCreate && last == "save" && freshly_built(&cs.root))
                     .then(|| self.built_record(m, &cs.root).cloned())
                     .flatten()
+                    .or_else(|| {
+                        (kind == EffectKind::DbCreate && made_then_saved)
+                            .then(|| self.chained_record(m, cs))
+                            .flatten()
+                    })
                     .or(instance.filter(|_| kind == EffectKind::DbCreate));
             let label = if sink.label.is_empty() {
                 &sink.id

@@ -980,9 +980,17 @@ impl Collector<'_> {
                         && matches!(d.args.first(), Some(Val::Member(_, n)) if n.starts_with("UUIDV"))
             });
             let generated = sequenced || defaulted;
+            // TypeORM's owning side of a one-to-one (`@OneToOne(() => Project) @JoinColumn()
+            // project`) keeps its foreign key unique: one row per project
+            // (https://typeorm.io/docs/relations/one-to-one-relations).
+            let one_to_one = source == "typeorm"
+                && ["OneToOne", "JoinColumn"]
+                    .iter()
+                    .all(|n| ds.iter().any(|d| d.name == *n));
             for d in &ds {
                 let unique = match d.name.as_str() {
                     "PrimaryColumn" | "PrimaryGeneratedColumn" | "PrimaryKey" | "Unique" => true,
+                    "JoinColumn" => one_to_one,
                     // (MikroORM's `@Property({ unique: true })`)
                     "Column" | "Index" | "Prop" | "Property" => {
                         truthy(field(&opts(d), "unique")) || truthy(field(&opts(d), "primary"))

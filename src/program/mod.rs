@@ -479,6 +479,16 @@ pub fn query_receiver(v: &Val) -> Option<&Val> {
     None
 }
 
+/// A name TypeORM's entity manager goes by (`manager`, `queryRunner.manager`, `em`,
+/// `entityManager`): its reads and writes take the entity class first (`manager.findOne(User,
+/// { where })`, `manager.save(User, {..})`).
+pub fn entity_manager_name(name: &str) -> bool {
+    matches!(
+        crate::facts::model_key(name).as_str(),
+        "manager" | "entitymanager" | "em" | "transactionalentitymanager"
+    )
+}
+
 /// The repository a TypeORM query builder was made from (`repo.createQueryBuilder('u')
 /// .where(..)` → `repo`), or the entity it was given (`manager.createQueryBuilder(User, 'u')` →
 /// `User`): what the builder's `getOne()` reads.

@@ -903,6 +903,19 @@ impl<'t> Evaluator<'t, '_> {
                     // type names it (the linker reads what that type's method looks up).
                     let name = match model {
                         Val::TypeRef(t) => t.name_it_goes_by(),
+                        // TypeORM's `queryRunner.manager.findOne(Reaction, { where })`: the entity
+                        m if m
+                            .name_it_goes_by()
+                            .is_some_and(|n| crate::program::entity_manager_name(&n))
+                            && let Val::Call(_, args) = &row
+                            && args.len() >= 2
+                            && let Some(entity) = match &args[0] {
+                                Val::Class(c) => Some(self.module.classes[*c].name.clone()),
+                                a => a.name_it_goes_by(),
+                            } =>
+                        {
+                            Some(entity)
+                        }
                         // `dataSource.getRepository(Credential).findOneBy(..)`: the entity
                         Val::Call(getter, args)
                             if matches!(getter.as_ref(), Val::Member(_, g)
