@@ -3569,9 +3569,17 @@ impl<'m, 'a> Effects<'m, 'a> {
                         }
                     }
                 }
+                // (only methods of the crates this one can call)
+                let callable: Option<Vec<FnId>> =
+                    self.model.methods_by_name.get(name.as_str()).map(|c| {
+                        c.iter()
+                            .copied()
+                            .filter(|&f| self.model.can_call(scope.module, f))
+                            .collect()
+                    });
                 if called.is_empty()
                     && !matches!(ty, Some(Res::Ext(_)))
-                    && let Some(cands) = self.model.methods_by_name.get(name.as_str())
+                    && let Some(cands) = callable.as_ref().filter(|c| !c.is_empty())
                     && let Some((f, speculative)) = match cands.as_slice() {
                         [one] if !GENERIC_METHODS.contains(&name.as_str()) => Some((*one, true)),
                         // the arguments' types single it out: what the call runs
@@ -3659,7 +3667,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     && (!GENERIC_METHODS.contains(&name.as_str())
                         || WORK_METHODS.contains(&name.as_str()))
                     && out.unfollowed.len() < 8
-                    && let Some(cands) = self.model.methods_by_name.get(name.as_str())
+                    && let Some(cands) = &callable
                     && (cands.len() >= 2
                         && (cands.len() <= 16 || crate::catalog::names_a_write(name)))
                     && cands.iter().any(|&f| !self.summary(f).effects.is_empty())
@@ -3682,7 +3690,7 @@ impl<'m, 'a> Effects<'m, 'a> {
                     && ty.is_none()
                     && out.unfollowed.len() < 8
                     && crate::catalog::names_a_write(name)
-                    && !self.model.methods_by_name.contains_key(name.as_str())
+                    && callable.as_ref().is_none_or(|c| c.is_empty())
                 {
                     out.unfollowed.push((
                         format!(

@@ -270,7 +270,8 @@ pub enum Stmt {
         /// The `else` of a `let .. else`.
         diverge: Option<Box<Ex>>,
         /// A struct pattern's fields and the names they bind (`let Options { mounts, cfg: c } =
-        /// ..` gives `mounts`→`mounts`, `cfg`→`c`); empty for other patterns.
+        /// ..` gives `mounts`→`mounts`, `cfg`→`c`; an enum variant's are `Variant.field`,
+        /// `Variant.0`); empty for other patterns.
         fields: Vec<(String, String)>,
         /// The initialiser ends in `?` (see [`Stmt::Expr`]).
         fails: bool,

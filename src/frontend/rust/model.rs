@@ -818,6 +818,14 @@ impl<'a> Model<'a> {
             .is_some_and(|names| names.contains(&norm(package)))
     }
 
+    /// Can code of module `m` call function `f`: `f` is in `m`'s crate or in a crate of the
+    /// project that `m`'s crate depends on (a method found by its name alone in another binary
+    /// of the workspace is not what runs).
+    pub fn can_call(&self, m: ModId, f: FnId) -> bool {
+        let k = self.modules[self.fns[f].module].krate;
+        k == self.modules[m].krate || self.depends_on(m, &self.crates[k].name)
+    }
+
     /// The package an external crate name stands for in module `m`'s crate.
     pub fn package_of(&self, m: ModId, code_name: &str) -> String {
         self.crate_of(m)

@@ -466,21 +466,65 @@ fn struct_fields(p: &syn::Pat) -> Vec<(String, String)> {
         syn::Pat::Type(t) => &*t.pat,
         p => p,
     };
-    let syn::Pat::Struct(s) = p else {
-        return vec![];
+    // An enum's variant (`Client::Bitcoind { rpc, .. }`, `Self::Esplora(client)`): its fields
+    // are named `Variant.field` (`Variant.0` for a tuple variant's), as the enum declares them.
+    let variant = |path: &syn::Path| {
+        let n = path.segments.len();
+        let upper = |i: usize| {
+            path.segments[i]
+                .ident
+                .to_string()
+                .starts_with(|c: char| c.is_ascii_uppercase())
+        };
+        (n >= 2 && upper(n - 1) && upper(n - 2)).then(|| path.segments[n - 1].ident.to_string())
     };
-    s.fields
-        .iter()
-        .filter_map(|f| {
-            let syn::Member::Named(field) = &f.member else {
-                return None;
-            };
-            let syn::Pat::Ident(i) = &*f.pat else {
-                return None;
-            };
-            Some((field.to_string(), i.ident.to_string()))
-        })
-        .collect()
+    let bound = |p: &syn::Pat| match p {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+        _ => None,
+    };
+    match p {
+        syn::Pat::Struct(s) => {
+            let prefix = variant(&s.path)
+                .map(|v| format!("{v}."))
+                .unwrap_or_default();
+            s.fields
+                .iter()
+                .filter_map(|f| {
+                    let syn::Member::Named(field) = &f.member else {
+                        return None;
+                    };
+                    Some((format!("{prefix}{field}"), bound(&f.pat)?))
+                })
+                .collect()
+        }
+        syn::Pat::TupleStruct(t) => match variant(&t.path) {
+            Some(v) => t
+                .elems
+                .iter()
+                .enumerate()
+                .filter_map(|(i, e)| Some((format!("{v}.{i}"), bound(e)?)))
+                .collect(),
+            None => vec![],
+        },
+        _ => vec![],
+    }
+}
+
+/// An expression that reads a value without doing anything (`self.inner()`, `&state.client`,
+/// `*wallet`): read again where a `match` arm binds the fields of what it found.
+fn reads_only(e: &syn::Expr, depth: usize) -> bool {
+    depth < 8
+        && match e {
+            syn::Expr::Path(_) => true,
+            syn::Expr::Field(f) => reads_only(&f.base, depth + 1),
+            syn::Expr::Reference(r) => reads_only(&r.expr, depth + 1),
+            syn::Expr::Paren(p) => reads_only(&p.expr, depth + 1),
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)) => {
+                reads_only(&u.expr, depth + 1)
+            }
+            syn::Expr::MethodCall(m) => m.args.is_empty() && reads_only(&m.receiver, depth + 1),
+            _ => false,
+        }
 }
 
 /// A parameter: `name: Ty`, or `Extractor(name): Extractor<Inner>` (the name then has the inner
@@ -2071,7 +2115,21 @@ impl Lower {
             },
             syn::Item::Enum(s) => Item::Type {
                 name: s.ident.to_string(),
-                fields: vec![],
+                // each variant's fields, as `Variant.field` (`Variant.0`): what a pattern on the
+                // variant binds (see `struct_fields`)
+                fields: s
+                    .variants
+                    .iter()
+                    .flat_map(|v| {
+                        v.fields.iter().enumerate().map(move |(i, f)| {
+                            let name = match &f.ident {
+                                Some(n) => format!("{}.{n}", v.ident),
+                                None => format!("{}.{i}", v.ident),
+                            };
+                            (name, lower_ty(&f.ty))
+                        })
+                    })
+                    .collect(),
                 entity: None,
                 alias: None,
                 typed_path: None,
@@ -2620,6 +2678,7 @@ impl Lower {
             Expr::Match(m) => {
                 let mut arms = Vec::with_capacity(m.arms.len() * 2);
                 let mut unique = false;
+                let read_again = reads_only(&m.expr, 0);
                 for arm in &m.arms {
                     pat_names(&arm.pat, &mut self.bound, 0);
                     unique |= pat_names_unique(&arm.pat, 0);
@@ -2627,6 +2686,34 @@ impl Lower {
                         arms.push(self.expr(&g.guard));
                     }
                     let body = self.expr(&arm.body);
+                    // `Client::Bitcoind { rpc, .. } => rpc.send(..)`: each name the variant's
+                    // pattern binds has its field's type (the scrutinee read again, as a `let`
+                    // of that pattern would)
+                    let pat = match &arm.pat {
+                        syn::Pat::Guard(g) => &*g.pat,
+                        p => p,
+                    };
+                    let fields = if read_again {
+                        struct_fields(pat)
+                    } else {
+                        vec![]
+                    };
+                    let body = if fields.iter().any(|(f, _)| f.contains('.')) {
+                        Ex::Block(vec![
+                            Stmt::Let {
+                                names: fields.iter().map(|(_, b)| b.clone()).collect(),
+                                ty: None,
+                                init: Some(Box::new(self.expr(&m.expr))),
+                                diverge: None,
+                                fields,
+                                fails: false,
+                                quota: false,
+                            },
+                            Stmt::Expr(body, false),
+                        ])
+                    } else {
+                        body
+                    };
                     let err = match &arm.pat {
                         syn::Pat::Guard(g) => pat_is_err(&g.pat, 0),
                         p => pat_is_err(p, 0),
