@@ -105,6 +105,9 @@ struct RouterData<'a> {
     /// a schema-dump binary): not served, so not a root. Cleared when it is passed on, returned
     /// or used as an endpoint.
     docs_only: bool,
+    /// Made for a parameter of the function evaluated on its own (`fn extend(scope: Scope) ->
+    /// Scope`): the router a caller gives, under whatever prefix that caller adds.
+    given: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -385,10 +388,24 @@ impl<'m, 'a> Routes<'m, 'a> {
                 if r.consumed || r.docs_only {
                     continue;
                 }
+                // A router the function is given, and no call in view gives it one (it is
+                // handed to code not in view, `scope.extend(register)` of another crate's
+                // trait): its routes are under a prefix the audit does not know.
+                if r.given && !r.entries.is_empty() {
+                    let def = &model.fns[f];
+                    self.diagnostics.insert(Diagnostic::new(
+                        model.file_of(def.module),
+                        def.func.line,
+                        format!(
+                            "`{}` registers routes on the router it is given, but no call in view gives it one: they are listed at their own paths, without any prefix its caller adds, and marked `path_complete: false`",
+                            def.func.name
+                        ),
+                    ));
+                }
                 for e in &r.entries {
                     let mut e = e.clone();
                     e.path = join_path(&r.prefix, &e.path);
-                    e.path_complete &= r.prefix_complete;
+                    e.path_complete &= r.prefix_complete && !r.given;
                     e.middleware.extend(r.pending.iter().cloned());
                     out.push(e);
                 }
@@ -688,6 +705,7 @@ impl<'m, 'a> Routes<'m, 'a> {
             line,
             consumed: false,
             docs_only: false,
+            given: false,
         });
         V::Handle(self.arena.len() - 1)
     }
@@ -815,7 +833,11 @@ impl<'m, 'a> Routes<'m, 'a> {
             },
             _ => return V::Unknown,
         };
-        self.new_router(kind, String::new(), m, 0)
+        let v = self.new_router(kind, String::new(), m, 0);
+        if let V::Handle(h) = v {
+            self.arena[h].given = true;
+        }
+        v
     }
 
     fn block(&mut self, stmts: &'a [Stmt], frame: &mut Frame<'a>) -> V<'a> {
