@@ -498,3 +498,8 @@ fn a_duplicate_answered_by_leaving_stops_what_follows_in_both_languages() {
 fn the_id_of_a_row_the_request_finds_keys_a_create_in_both_languages() {
     assert_twins("express-prisma-looked-up-keys", "axum-sqlx-looked-up-keys");
 }
+
+#[test]
+fn a_stripe_object_created_under_the_inbound_key_is_judged_alike_in_both_languages() {
+    assert_twins("express-stripe-invoice-keys", "axum-stripe-invoice-keys");
+}
