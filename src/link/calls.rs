@@ -4347,7 +4347,6 @@ impl<'a> Calls<'a> {
             .collect()
     }
 
-    /// The record an instance was built with (`Model.build({..})`, `new Model({..})`).
     /// The record of `Entity.create({..})` that a chained `.save()` (`cs`) inserts: the
     /// argument of the call before it in the chain.
     fn chained_record(&self, m: ModId, cs: &CallSite) -> Option<Vec<(String, Val)>> {
@@ -4365,6 +4364,7 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// The record an instance was built with (`Model.build({..})`, `new Model({..})`).
     fn built_record<'v>(&'v self, m: ModId, v: &'v Val) -> Option<&'v Vec<(String, Val)>> {
         let args = match v {
             Val::Call(_, args) => args.as_slice(),
@@ -5972,9 +5972,9 @@ impl<'a> Calls<'a> {
                 // stores nothing (https://typeorm.io/docs/working-with-entity-manager/repository-api):
                 // its `save()` inserts it, also in one chain (`Entity.create({..}).save()`).
                 && !(sink.id.starts_with("typeorm")
-                    && (matches!(&cs.root, Val::Call(f, _)
-                        if matches!(f.as_ref(), Val::Member(_, c) if c == "create"))
-                                || made_then_saved))
+                    && (made_then_saved
+                        || matches!(&cs.root, Val::Call(f, _)
+                            if matches!(f.as_ref(), Val::Member(_, c) if c == "create"))))
             {
                 EffectKind::DbUpdate
             } else if sink.keyed
