@@ -503,3 +503,11 @@ fn the_id_of_a_row_the_request_finds_keys_a_create_in_both_languages() {
 fn a_stripe_object_created_under_the_inbound_key_is_judged_alike_in_both_languages() {
     assert_twins("express-stripe-invoice-keys", "axum-stripe-invoice-keys");
 }
+
+#[test]
+fn a_balance_computed_from_the_row_read_is_a_relative_update_in_both_languages() {
+    assert_twins(
+        "hono-drizzle-read-modify-write",
+        "axum-sqlx-read-modify-write",
+    );
+}

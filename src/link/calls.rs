@@ -336,23 +336,26 @@ fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
 /// (`update({ data: { balance: wallet.balance + amount } })`, `{ content: note.content + ' #x' }`):
 /// a read-modify-write, which a repeat applies again.
 fn read_modify_write(v: &Val, depth: usize) -> bool {
-    let reads = |field: &str, v: &Val| {
-        let parts: &[Val] = match (crate::program::arith_parts(v), v) {
-            (Some(xs), _) => xs,
-            (None, Val::Template(parts)) => parts,
-            _ => return false,
-        };
-        parts
-            .iter()
-            .any(|p| crate::program::row_field(p) == Some(field))
-    };
     depth <= 4
         && match v {
             Val::Obj(fields) => fields
                 .iter()
-                .any(|(k, x)| reads(k, x) || read_modify_write(x, depth + 1)),
+                .any(|(k, x)| from_row_field(k, x) || read_modify_write(x, depth + 1)),
             _ => false,
         }
+}
+
+/// A value computed from the same field of a row the request looked up (`balance:
+/// wallet.balance + amount`, `existing[0].balance + amount` of a Drizzle select).
+fn from_row_field(field: &str, v: &Val) -> bool {
+    let parts: &[Val] = match (crate::program::arith_parts(v), v) {
+        (Some(xs), _) => xs,
+        (None, Val::Template(parts)) => parts,
+        _ => return false,
+    };
+    parts
+        .iter()
+        .any(|p| crate::program::row_field(p) == Some(field))
 }
 
 /// A value a `sql` template tag computes from the column `field` it is written to, with an
@@ -2774,6 +2777,7 @@ impl<'a> Calls<'a> {
                         .iter()
                         .filter(|(k, v)| {
                             column_arithmetic(k, v)
+                                || from_row_field(k, v)
                                 || set_sql(v).is_some_and(|sql| computes_from_itself(k, &sql))
                         })
                         .map(|(k, _)| k.clone())

@@ -301,14 +301,43 @@ pub fn row_field(v: &Val) -> Option<&str> {
 }
 
 /// The result of a call that loads rows (`findUnique`, `findOne`, `findById`, `first`,
-/// `getOne`, `executeTakeFirst`, ..).
+/// `getOne`, `executeTakeFirst`, ..), or the first row of a Drizzle select
+/// (`(await db.select().from(t).where(..).limit(1))[0]`).
 pub fn loads_row(v: &Val) -> bool {
+    if let Val::Member(rows, i) = v
+        && i == "0"
+        && drizzle_select_from(rows).is_some()
+    {
+        return true;
+    }
     matches!(v, Val::Call(callee, _) if matches!(callee.as_ref(), Val::Member(_, method)
     if method.starts_with("find")
         || matches!(
             method.as_str(),
             "first" | "getOne" | "getOneOrFail" | "executeTakeFirst" | "executeTakeFirstOrThrow"
         )))
+}
+
+/// The table a Drizzle select chain reads: `db.select().from(users).where(..).limit(1)` →
+/// `users` (the table as its value is named).
+pub fn drizzle_select_from(v: &Val) -> Option<String> {
+    let mut cur = v;
+    let mut table = None;
+    for _ in 0..16 {
+        let Val::Call(callee, args) = cur else {
+            return None;
+        };
+        let Val::Member(obj, method) = callee.as_ref() else {
+            return None;
+        };
+        match method.as_str() {
+            "from" => table = args.first().and_then(Val::name_it_goes_by),
+            "select" | "selectDistinct" | "selectDistinctOn" => return table,
+            _ => {}
+        }
+        cur = obj;
+    }
+    None
 }
 
 /// The key under which an object literal keeps a value it spreads that another module defines

@@ -471,6 +471,10 @@ struct Scope {
     /// fields it gives a value the caller would send again (see [`record_keys`]), what a
     /// diesel `insert_into(t).values(&page)` writes.
     literals: HashMap<String, Vec<String>>,
+    /// Variables holding a column of a row a lookup found combined with another value (`let
+    /// new_balance = existing.balance + amount;`): the column. An `UPDATE .. SET` of that column
+    /// to the variable is computed from the old value.
+    row_sums: HashMap<String, String>,
     /// Variables bound to a statement built at run time (`let sql = format!("INSERT INTO {table}
     /// ..")`): its text, the holes written `$1`, `$2`, .. (see `super::consts::format_statement`).
     built_sql: HashMap<String, String>,
@@ -699,6 +703,7 @@ impl Scope {
             blocks: 0,
             lookups: HashMap::new(),
             absent_selects: HashSet::new(),
+            row_sums: HashMap::new(),
             made: HashSet::new(),
             sets: HashMap::new(),
             literals: HashMap::new(),
@@ -1129,17 +1134,36 @@ fn made_here(e: &Ex, scope: &Scope, depth: usize) -> bool {
 /// row the request looked up (`wallet.balance + body.amount`).
 fn read_modify_write(c: &Chain, sql: &str, scope: &Scope) -> bool {
     let binds = Effects::binds(c);
-    let row_field = |e: &Ex, column: &str| {
-        let e = match e {
+    crate::sql::sql_set_binds(sql)
+        .iter()
+        .any(|(column, i)| match binds.get(*i) {
+            // (or a variable holding it: `let new_balance = existing.balance + amount;`)
+            Some(Ex::Path(p, _)) if p.len() == 1 => scope.row_sums.get(&p[0]) == Some(column),
+            Some(e) => row_operand(e, scope).as_ref() == Some(column),
+            None => false,
+        })
+}
+
+/// The column of a row a lookup found that `e` combines with another value (`existing.balance +
+/// amount`: `balance`).
+fn row_operand(e: &Ex, scope: &Scope) -> Option<String> {
+    let Ex::Other(operands) = e else { return None };
+    if operands.len() != 2 {
+        return None;
+    }
+    operands.iter().find_map(|o| {
+        let o = match o {
             Ex::Other(inner) if inner.len() == 1 => &inner[0],
-            e => e,
+            o => o,
         };
-        matches!(e, Ex::Field(base, f) if f == column
-            && matches!(&**base, Ex::Path(p, _) if p.len() == 1 && scope.lookups.contains_key(&p[0])))
-    };
-    crate::sql::sql_set_binds(sql).iter().any(|(column, i)| {
-        matches!(binds.get(*i), Some(Ex::Other(operands))
-            if operands.len() == 2 && operands.iter().any(|o| row_field(o, column)))
+        match o {
+            Ex::Field(base, f)
+                if matches!(&**base, Ex::Path(p, _) if p.len() == 1 && scope.lookups.contains_key(&p[0])) =>
+            {
+                Some(f.clone())
+            }
+            _ => None,
+        }
     })
 }
 
@@ -2145,6 +2169,10 @@ impl<'m, 'a> Effects<'m, 'a> {
                         );
                         let absent = init.as_deref().is_some_and(|e| tests_absence(e, scope));
                         mark(&mut scope.absent_selects, name, absent);
+                        match init.as_deref().and_then(|e| row_operand(e, scope)) {
+                            Some(column) => scope.row_sums.insert(name.clone(), column),
+                            None => scope.row_sums.remove(name),
+                        };
                         let made = init.as_deref().is_some_and(|e| made_here(e, scope, 0));
                         mark(&mut scope.made, name, made);
                         // (only a name bound once: what it holds is what this `let` says)

@@ -845,7 +845,7 @@ impl<'t> Evaluator<'t, '_> {
                     }
                     v => v,
                 };
-                if !count && let Some(table) = drizzle_select_from(query) {
+                if !count && let Some(table) = crate::program::drizzle_select_from(query) {
                     return Some((table, row.clone()));
                 }
                 if let Some(table) = from_select(query, read) {
@@ -1606,28 +1606,6 @@ fn from_select(v: &Val, read: Read) -> Option<String> {
         Read::List if !single => Some(table),
         _ => None,
     }
-}
-
-/// The table a Drizzle select chain reads: `db.select().from(users).where(..).limit(1)` →
-/// `users` (the table as its value is named).
-fn drizzle_select_from(v: &Val) -> Option<String> {
-    let mut cur = v;
-    let mut table = None;
-    for _ in 0..16 {
-        let Val::Call(callee, args) = cur else {
-            return None;
-        };
-        let Val::Member(obj, method) = callee.as_ref() else {
-            return None;
-        };
-        match method.as_str() {
-            "from" => table = args.first().and_then(Val::name_it_goes_by),
-            "select" | "selectDistinct" | "selectDistinctOn" => return table,
-            _ => {}
-        }
-        cur = obj;
-    }
-    None
 }
 
 /// The statement is one of `kinds`, or a block whose last statement ends in one.
