@@ -62,6 +62,10 @@ pub struct Sink {
     pub root_is_object: bool,
     #[serde(default)]
     pub write_method: bool,
+    /// The call sends a GraphQL document (graphql-request's `client.request(document,
+    /// variables)`): it writes only when the document's operation is a `mutation`.
+    #[serde(default)]
+    pub graphql_mutation: bool,
     /// The call before the matched ones names the model it writes (prisma-client-rust's
     /// `client.user().create(..)`: `user`), when nothing else in the call names a table.
     #[serde(default)]

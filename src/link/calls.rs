@@ -319,6 +319,48 @@ fn write_method(args: &[Val]) -> bool {
     })
 }
 
+/// The operation a GraphQL document names: the first word of its first definition (`mutation
+/// CreateReceiver(..) {..}`; a document that opens with `{` is a query), past comments and
+/// fragments.
+fn graphql_operation(document: &str) -> Option<&str> {
+    let mut rest = document;
+    loop {
+        rest = rest.trim_start();
+        if let Some(comment) = rest.strip_prefix('#') {
+            rest = comment.split_once('\n').map_or("", |(_, r)| r);
+            continue;
+        }
+        if rest.starts_with('{') {
+            return Some("query");
+        }
+        let word_end = rest
+            .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+            .unwrap_or(rest.len());
+        let word = &rest[..word_end];
+        match word {
+            "query" | "mutation" | "subscription" => return Some(word),
+            // a fragment before the operation: past its selection set
+            "fragment" => {
+                let mut depth = 0usize;
+                let mut end = None;
+                for (i, c) in rest.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 1 => {
+                            end = Some(i + 1);
+                            break;
+                        }
+                        '}' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                }
+                rest = &rest[end?..];
+            }
+            _ => return None,
+        }
+    }
+}
+
 fn has_key(v: &Val, keys: &[String], depth: usize) -> bool {
     if depth > 6 {
         return false;
@@ -1247,6 +1289,28 @@ fn objection_query(cs: &CallSite) -> Option<usize> {
     let n = cs.path.len();
     (0..n.saturating_sub(1))
         .find(|&i| matches!(cs.path[i].as_str(), "query" | "$query") && cs.hops.contains(&(i + 1)))
+}
+
+/// The relation an Objection chain works on (`user.$relatedQuery('sessions').insert(..)`,
+/// `Person.relatedQuery('pets').for(1).insert(..)`,
+/// https://vincit.github.io/objection.js/api/model/instance-methods.html#relatedquery): its
+/// name, which names the related rows.
+fn objection_relation(v: &Val, depth: usize) -> Option<String> {
+    if depth > 12 {
+        return None;
+    }
+    match v {
+        Val::Member(inner, _) => objection_relation(inner, depth + 1),
+        Val::Call(callee, args) => match (callee.as_ref(), args.first()) {
+            (Val::Member(_, q), Some(Val::Str(relation)))
+                if q == "$relatedQuery" || q == "relatedQuery" =>
+            {
+                Some(relation.clone())
+            }
+            (c, _) => objection_relation(c, depth + 1),
+        },
+        _ => None,
+    }
 }
 
 /// A lookup by a value this request just made (`where key = ${randomUUID()}`, `{ where: { token:
@@ -5206,6 +5270,51 @@ impl<'a> Calls<'a> {
         }
     }
 
+    /// Whether `v`, an argument of a GraphQL client's request in module `m`, is a document whose
+    /// operation is a mutation: written here or imported, as a string, a tagged template
+    /// (`` gql`mutation ..` ``), request options holding one (`{ document, variables }`), or the
+    /// parsed document a code generator writes (`{ kind: 'Document', definitions: [{ operation:
+    /// 'mutation', .. }] }`).
+    fn graphql_mutation(&self, m: ModId, v: &Val) -> bool {
+        fn document(res: &Resolver, m: ModId, v: &Val, depth: usize) -> Option<bool> {
+            if depth > 6 {
+                return None;
+            }
+            match v {
+                Val::Str(text) => graphql_operation(text).map(|op| op == "mutation"),
+                Val::Template(pieces) => {
+                    let text: String = pieces
+                        .iter()
+                        .map(|p| match p {
+                            Val::Str(s) => s.as_str(),
+                            _ => " ",
+                        })
+                        .collect();
+                    graphql_operation(&text).map(|op| op == "mutation")
+                }
+                // a tag (`gql`, `graphql`) or parser (`parse(..)`) given the text
+                Val::Call(_, args) => args.first().and_then(|a| document(res, m, a, depth + 1)),
+                Val::Obj(fields) => fields.iter().find_map(|(k, x)| match (k.as_str(), x) {
+                    ("operation", Val::Str(op)) => Some(op == "mutation"),
+                    ("document" | "query" | "mutation" | "definitions", _) => {
+                        document(res, m, x, depth + 1)
+                    }
+                    _ => None,
+                }),
+                Val::Arr(items) => items.first().and_then(|x| document(res, m, x, depth + 1)),
+                Val::Import { .. } => {
+                    let (wm, written) = res.written_value(m, v);
+                    if matches!(written, Val::Import { .. }) {
+                        return None;
+                    }
+                    document(res, wm, &written, depth + 1)
+                }
+                _ => None,
+            }
+        }
+        document(self.res, m, v, 0) == Some(true)
+    }
+
     /// The parameter (or a member of one) of the function of module `m` that decides the method
     /// of a generic request whose options are `args` (see `Effect::method_param`): the options
     /// object's `method`, or the `method` of the object a project function returns for them
@@ -5719,6 +5828,8 @@ impl<'a> Calls<'a> {
             .ends_with(&["create".to_string(), "save".to_string()]);
         let target = match cs.path.len() - usize::from(made_then_saved) {
             _ if this_class.is_some() => this_class.clone(),
+            // Objection's `user.$relatedQuery('sessions').insert(..)`: the relation's rows
+            _ if let Some(relation) = objection_relation(&cs.callee, 0) => Some(relation),
             0 => None,
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
             // Objection's `Person.query().insert(..)`, and `Person.query().whereIn('id',
@@ -5889,6 +6000,11 @@ impl<'a> Calls<'a> {
                     None => continue,
                 },
             };
+            // A GraphQL client's request writes when the document it sends is a mutation.
+            if sink.graphql_mutation && !cs.args.iter().take(3).any(|a| self.graphql_mutation(m, a))
+            {
+                continue;
+            }
             let last = match cs.path.last() {
                 Some(l) => l.as_str(),
                 None if this_class.is_some() => cs.root_name.as_str(),
@@ -6358,6 +6474,34 @@ fn supabase_rpc(cs: &CallSite, origin: Option<&str>) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_graphql_documents_operation_is_its_first_definitions() {
+        assert_eq!(
+            graphql_operation(
+                "mutation CreateTransfer($i: In!) { createTransfer(input: $i) { id } }"
+            ),
+            Some("mutation")
+        );
+        assert_eq!(
+            graphql_operation("# a comment\n  query GetBalance { balance }"),
+            Some("query")
+        );
+        assert_eq!(graphql_operation("{ viewer { id } }"), Some("query"));
+        // fragments written first are skipped over, nested selections included
+        assert_eq!(
+            graphql_operation(
+                "fragment F on T { a { b } }\nfragment G on T { c }\nmutation M { m { ...F } }"
+            ),
+            Some("mutation")
+        );
+        assert_eq!(
+            graphql_operation("subscription S { s }"),
+            Some("subscription")
+        );
+        assert_eq!(graphql_operation("select * from users"), None);
+        assert_eq!(graphql_operation("fragment F on T { a "), None);
+    }
 
     fn effect(kind: EffectKind, upsert: bool, line: u32) -> Effect {
         Effect {

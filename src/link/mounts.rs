@@ -342,6 +342,10 @@ pub struct Mounter<'a> {
     pub diagnostics: Vec<Diagnostic>,
     /// NestJS configuration factories, found once when a configuration value is first read.
     nest_config: Option<Vec<nest::ConfigFactory>>,
+    /// NestJS controllers by (module, class name), each with the bootstrap whose root module
+    /// imports the module that lists it; found once, when a controller has no bootstrap in a
+    /// folder around it.
+    nest_served: Option<std::collections::HashMap<(ModId, String), ModId>>,
     /// The module of the first router or prefix cut at the resolver's depth limit.
     depth_cut: std::cell::Cell<Option<ModId>>,
     /// What a server passes its resolvers' parameters (a GraphQL server's context).
@@ -400,6 +404,7 @@ impl<'a> Mounter<'a> {
             mounts: Vec::new(),
             diagnostics: Vec::new(),
             nest_config: None,
+            nest_served: None,
             depth_cut: std::cell::Cell::new(None),
             bindings: Vec::new(),
             ts_rest_registered: Vec::new(),

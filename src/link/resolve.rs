@@ -174,6 +174,10 @@ pub struct Resolver<'m> {
     /// Hono context variables: each name a middleware sets (`c.set('db', drizzle(..))`) with the
     /// values set, in the modules that set them.
     context_vars: std::sync::OnceLock<FxHashMap<String, Vec<(ModId, Val)>>>,
+    /// awilix registrations: each name a container registers (`container.register({ userService:
+    /// asClass(UserService) })`, `container.register('db', asFunction(makeDb))`) with the
+    /// resolvers registered under it, in the modules that register them.
+    awilix: std::sync::OnceLock<FxHashMap<String, Vec<(ModId, Val)>>>,
 }
 
 /// Most functions an object is read for as a table of them (see [`Resolver::function_table`]).
@@ -286,6 +290,16 @@ fn parent_dir(file: &str) -> &str {
 
 pub use crate::paths::join;
 
+/// The callee of a value one of two as a parameter decides (see [`crate::program::WHEN`]).
+fn is_when(callee: &Val) -> bool {
+    matches!(callee, Val::Global(g) if g == crate::program::WHEN)
+}
+
+/// awilix, or a module of it (`awilix/lib/container`).
+fn is_awilix(spec: &str) -> bool {
+    spec == "awilix" || spec.starts_with("awilix/")
+}
+
 /// `process.env.X` (and members of it).
 fn env_rooted(v: &Val) -> bool {
     match v {
@@ -321,6 +335,7 @@ impl<'m> Resolver<'m> {
             depth_cut: Mutex::new(None),
             drizzle_tables: std::sync::OnceLock::new(),
             context_vars: std::sync::OnceLock::new(),
+            awilix: std::sync::OnceLock::new(),
             manifest_problems: Mutex::new(Vec::new()),
             specs: Mutex::new(FxHashMap::default()),
             star_mods: (0..modules.len())
@@ -1197,6 +1212,13 @@ impl<'m> Resolver<'m> {
                 if let Val::This(Some(c)) = inner.as_ref() {
                     return self.class_member(m, *c, prop, d);
                 }
+                // `container.cradle.userService` on an awilix container: what it registers
+                if let Val::Member(container, cradle) = inner.as_ref()
+                    && cradle == "cradle"
+                    && let Some(r) = self.awilix_resolved(m, container, prop, d)
+                {
+                    return r;
+                }
                 if env_rooted(v) {
                     return Resolved::Env(super::display(v));
                 }
@@ -1277,6 +1299,15 @@ impl<'m> Resolver<'m> {
                     && !matches!(self.context_var(var, d + 1), Resolved::Opaque) =>
             {
                 self.context_var(var, d + 1)
+            }
+            // `container.resolve('userService')` on an awilix container: what it registers
+            Val::Call(callee, args)
+                if let Val::Member(container, p) = callee.as_ref()
+                    && p == "resolve"
+                    && let [Val::Str(name)] = args.as_slice()
+                    && let Some(r) = self.awilix_resolved(m, container, name, d) =>
+            {
+                r
             }
             Val::Call(callee, args) => {
                 // tRPC's server-side caller: the router whose procedures it runs.
@@ -1473,6 +1504,9 @@ impl<'m> Resolver<'m> {
                 Val::Param(pf, _) => *pf == f,
                 Val::Template(parts) => parts.iter().any(|p| names_param(p, f)),
                 Val::EnvDefault { value, .. } => names_param(value, f),
+                Val::Call(callee, parts) if is_when(callee) => {
+                    parts.iter().any(|p| names_param(p, f))
+                }
                 _ => false,
             }
         }
@@ -1511,7 +1545,40 @@ impl<'m> Resolver<'m> {
                 _ => None,
             }
         };
-        let parts: Vec<Val> = match r {
+        // `param ? a : b` (see `WHEN`): the side the argument given, or the parameter's literal
+        // default, picks.
+        let truthy = |i: usize| -> Option<bool> {
+            match args.get(i) {
+                Some(Val::Bool(b)) => Some(*b),
+                Some(a) => match self.resolve_d(m, a, d + 1) {
+                    Resolved::Str(s) => Some(!s.is_empty()),
+                    _ => None,
+                },
+                None => match self.modules[m2].functions[f]
+                    .param_defaults
+                    .iter()
+                    .find(|(j, _)| *j == i)
+                {
+                    Some((_, Val::Bool(b))) => Some(*b),
+                    Some(_) => None,
+                    // (no default: `undefined`)
+                    None => Some(false),
+                },
+            }
+        };
+        let mut v = r;
+        for _ in 0..8 {
+            match v {
+                Val::Call(callee, parts) if is_when(callee) => match parts.as_slice() {
+                    [Val::Param(pf, i), a, b] if *pf == f => {
+                        v = if truthy(*i)? { a } else { b };
+                    }
+                    _ => return None,
+                },
+                _ => break,
+            }
+        }
+        let parts: Vec<Val> = match v {
             Val::Template(parts) => parts.clone(),
             v => vec![v.clone()],
         };
@@ -1970,6 +2037,109 @@ impl<'m> Resolver<'m> {
             Some([(vm, v)]) => self.resolve_d(*vm, v, d + 1),
             _ => Resolved::Opaque,
         }
+    }
+
+    /// What the awilix container `container` resolves `name` to (github.com/jeffijoe/awilix:
+    /// `container.resolve(name)`, `container.cradle[name]`): the value of the one resolver the
+    /// project registers under that name. The container is one the code shows is awilix's (made
+    /// by its `createContainer` or declared an `AwilixContainer`), or one it cannot show at all in
+    /// a package that depends on awilix (awilix-express's per-request `req.container`). None when
+    /// the name is registered with no resolver or with several that differ.
+    fn awilix_resolved(&self, m: ModId, container: &Val, name: &str, d: usize) -> Option<Resolved> {
+        let regs = self.awilix.get_or_init(|| self.awilix_registrations());
+        let [(rm, resolver)] = regs.get(name)?.as_slice() else {
+            return None;
+        };
+        match self.resolve_d(m, container, d + 1) {
+            Resolved::Package { spec, .. } if is_awilix(&spec) => {}
+            Resolved::Opaque if self.declares(m, &["awilix".to_string()]) => {}
+            _ => return None,
+        }
+        let r = self.awilix_value(*rm, resolver, d + 1);
+        (!matches!(r, Resolved::Opaque)).then_some(r)
+    }
+
+    /// Every registration of an awilix container in a package that depends on awilix, by name.
+    fn awilix_registrations(&self) -> FxHashMap<String, Vec<(ModId, Val)>> {
+        let mut out: FxHashMap<String, Vec<(ModId, Val)>> = FxHashMap::default();
+        for (m, module) in self.modules.iter().enumerate() {
+            if module.is_test || !self.declares(m, &["awilix".to_string()]) {
+                continue;
+            }
+            for cs in module.functions.iter().flat_map(|f| &f.calls) {
+                let Val::Member(_, register) = &cs.callee else {
+                    continue;
+                };
+                if register != "register" {
+                    continue;
+                }
+                let named: Vec<(&str, &Val)> = match cs.args.as_slice() {
+                    [Val::Obj(fields)] => fields.iter().map(|(k, v)| (k.as_str(), v)).collect(),
+                    [Val::Str(k), v] => vec![(k.as_str(), v)],
+                    _ => continue,
+                };
+                for (k, v) in named {
+                    let resolvers = out.entry(k.to_string()).or_default();
+                    if resolvers.len() < 8 && !resolvers.iter().any(|(_, r)| r == v) {
+                        resolvers.push((m, v.clone()));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// What an awilix resolver makes: `asClass(C)` an instance of `C`, `asFunction(f)` what `f`
+    /// returns, `asValue(v)` the value; each with its lifetime and options chained
+    /// (`.singleton()`, `.scoped()`, `.inject(..)`). A project's helper around them
+    /// (`asSingletonWithLogger(UserService, logger)`) makes an instance of the class it is given.
+    fn awilix_value(&self, m: ModId, resolver: &Val, d: usize) -> Resolved {
+        let mut v = resolver;
+        while let Val::Call(callee, _) = v
+            && let Val::Member(inner, option) = callee.as_ref()
+            && matches!(
+                option.as_str(),
+                "singleton"
+                    | "scoped"
+                    | "transient"
+                    | "setLifetime"
+                    | "inject"
+                    | "disposer"
+                    | "proxy"
+                    | "classic"
+                    | "setInjectionMode"
+            )
+        {
+            v = inner;
+        }
+        let Val::Call(maker, args) = v else {
+            return Resolved::Opaque;
+        };
+        let Some(first) = args.first() else {
+            return Resolved::Opaque;
+        };
+        if let Resolved::Package { spec, name, .. } = self.resolve_d(m, maker, d)
+            && is_awilix(&spec)
+        {
+            return match name.as_deref() {
+                Some("asFunction") => {
+                    self.resolve_d(m, &Val::Call(std::sync::Arc::new(first.clone()), vec![]), d)
+                }
+                Some("asClass") => match self.resolve_d(m, first, d) {
+                    Resolved::Class(cm, c) => self.instance(cm, c),
+                    _ => Resolved::Opaque,
+                },
+                Some("asValue") => self.resolve_d(m, first, d),
+                _ => Resolved::Opaque,
+            };
+        }
+        args.iter()
+            .take(4)
+            .find_map(|a| match self.resolve_d(m, a, d) {
+                Resolved::Class(cm, c) => Some(self.instance(cm, c)),
+                _ => None,
+            })
+            .unwrap_or(Resolved::Opaque)
     }
 
     /// A static of the Mongoose model `v` names (`mongoose.model('Discussion', schema)`, here or

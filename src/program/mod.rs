@@ -270,6 +270,13 @@ pub fn package_spec(raw: &str) -> String {
 /// out gets a new one on every retry).
 pub const EITHER: &str = "||";
 
+/// `Val::Call` of [`Val::Global`] `WHEN` with `[Param(f, i), a, b]`: a value that is `a` when
+/// parameter `i` of `f` is truthy and `b` otherwise (`param ? (route += '/:id') : null` in a
+/// path helper `routerPath(path, param = true)`). The linker reads it where the function is
+/// applied to arguments it can see (or the parameter's literal default); anywhere else it is a
+/// value not known.
+pub const WHEN: &str = "?:";
+
 /// `Val::Call` of [`Val::Global`] `ARITH` with `[a, b]`: `a + b` or `a - b` on a field of a row the
 /// code read (`wallet.balance + amount`), which a write of the same field makes relative (a
 /// read-modify-write: a repeat adds again). Also a row's list grown (`[...row.tags, tag]`,
@@ -1002,6 +1009,9 @@ pub struct NestBootstrap {
     pub versioning: Option<(String, Option<Val>)>,
     pub interceptors: Vec<Val>,
     pub line: u32,
+    /// The application's root module (`NestFactory.create(AppModule)`): the controllers it
+    /// serves are those of the modules it imports, wherever their files are.
+    pub root_module: Option<Val>,
 }
 
 /// A `req.method` comparison: which methods, where, and whether it excludes them.
@@ -1096,8 +1106,8 @@ pub struct FnFacts {
     /// list a parameter carries (function, parameter index, field), a wrapper's method gate whose
     /// methods each call gives.
     pub param_method_gates: Vec<(FnId, usize, String)>,
-    /// Parameters with an object literal as their default (`options = { methods: ['GET'] }`):
-    /// (index, the default).
+    /// Parameters with an object literal or a boolean as their default (`options = { methods:
+    /// ['GET'] }`, `param = true`): (index, the default).
     pub param_defaults: Vec<(usize, Val)>,
     /// The body opens with `'use server'`: a Next.js server action.
     pub use_server: bool,

@@ -1648,7 +1648,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     _ => (pattern, false),
                 };
                 let default = default.map(|d| self.eval(d));
-                if let Some(obj @ Val::Obj(_)) = &default {
+                if let Some(obj @ (Val::Obj(_) | Val::Bool(_))) = &default {
                     self.module.functions[id]
                         .param_defaults
                         .push((i, obj.clone()));
@@ -2481,8 +2481,11 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 {
                     return a;
                 }
-                // (`cond ? [plugin(..)] : []`: an empty list is nothing to add)
-                let empty = |n: Node<'t>| n.kind() == "array" && n.named_child_count() == 0;
+                // (`cond ? [plugin(..)] : []`: an empty list is nothing to add; `...(cond ? {
+                // stripe: .. } : {})`, an empty object nothing to spread)
+                let empty = |n: Node<'t>| {
+                    matches!(n.kind(), "array" | "object") && n.named_child_count() == 0
+                };
                 if nothing(self, no) || empty(no) {
                     a
                 } else if nothing(self, yes) || empty(yes) {
@@ -2543,6 +2546,44 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                     l => l,
                 }
             }
+            // `route += '/:instanceName'` on a variable: the string it held, extended (what
+            // `route = route + ..` gives); anything else added leaves a value not known.
+            "augmented_assignment_expression"
+                if node.field("operator").map(|o| self.text(o)) == Some("+=")
+                    && node.field("left").is_some_and(|l| l.kind() == "identifier") =>
+            {
+                let Some(left) = node.field("left") else {
+                    return Val::Unknown;
+                };
+                let name = self.text(left).to_string();
+                let old = self.eval(left);
+                let r = node
+                    .field("right")
+                    .map(|n| self.eval(n))
+                    .unwrap_or(Val::Unknown);
+                let v = match (old.clone(), r) {
+                    (l, r) if concatenable(&l) && concatenable(&r) => concat(vec![l, r]),
+                    (l @ Val::Str(_), _) => concat(vec![l, Val::Unknown]),
+                    _ => Val::Unknown,
+                };
+                // (under a test of a parameter: one value or the other, as callers decide)
+                let v = match self.param_condition(node) {
+                    Some((param, holds)) => Val::Call(
+                        std::sync::Arc::new(Val::Global(crate::program::WHEN.into())),
+                        if holds {
+                            vec![param, v, old]
+                        } else {
+                            vec![param, old, v]
+                        },
+                    ),
+                    None => v,
+                };
+                if let Some(i) = self.find(&name) {
+                    self.set_in(i, &name, v.clone());
+                    self.assigned.push((i, name, v.clone()));
+                }
+                v
+            }
             // `onSubmit={() => ..}`: the handler is named after its event.
             "jsx_attribute" => {
                 let name = node.named_child(0).map(|n| self.text(n).to_string());
@@ -2575,6 +2616,55 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 self.walk_children_eval(node);
                 Val::Unknown
             }
+        }
+    }
+
+    /// The parameter of the function under way that the branch holding `node` tests, and
+    /// whether the branch runs when it is truthy: `param ? (route += x) : null`, `if (!param) {
+    /// route += x }`. None under any other condition, or none.
+    fn param_condition(&mut self, node: Node<'t>) -> Option<(Val, bool)> {
+        let mut child = node;
+        let mut parent = node.parent()?;
+        for _ in 0..6 {
+            match parent.kind() {
+                "parenthesized_expression"
+                | "expression_statement"
+                | "statement_block"
+                | "else_clause" => {}
+                "ternary_expression" | "if_statement" => break,
+                _ => return None,
+            }
+            // (a block of several statements: the one changed here, as any other)
+            child = parent;
+            parent = parent.parent()?;
+        }
+        let consequence = parent.field("consequence").map(|c| c.id());
+        let alternative = parent.field("alternative").map(|c| c.id());
+        let holds = if consequence == Some(child.id()) {
+            true
+        } else if alternative == Some(child.id()) {
+            false
+        } else {
+            return None;
+        };
+        let mut cond = parent.field("condition")?;
+        let mut negated = false;
+        loop {
+            match cond.kind() {
+                "parenthesized_expression" => cond = cond.named_child(0)?,
+                "unary_expression" if cond.field("operator").map(|o| self.text(o)) == Some("!") => {
+                    negated = !negated;
+                    cond = cond.field("argument")?;
+                }
+                _ => break,
+            }
+        }
+        if cond.kind() != "identifier" {
+            return None;
+        }
+        match self.lookup(self.text(cond)) {
+            p @ Val::Param(f, _) if f == self.cur_fn() => Some((p, holds != negated)),
+            _ => None,
         }
     }
 

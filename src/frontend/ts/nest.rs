@@ -389,6 +389,10 @@ impl<'t> Evaluator<'t, '_> {
             })
         }
         match method.as_str() {
+            // `NestFactory.create(AppModule, ..)`
+            "create" if c.root_name == "NestFactory" && c.path.len() == 1 && !args.is_empty() => {
+                boot(&mut self.module, l).root_module = Some(args[0].clone());
+            }
             "setGlobalPrefix" if !args.is_empty() => {
                 let exclude = args
                     .get(1)

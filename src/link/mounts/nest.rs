@@ -8,7 +8,7 @@ use crate::facts::{Diagnostic, Protocol};
 use crate::link::resolve::{ModId, Resolved};
 use crate::program::field;
 use crate::program::{FnId, NestBootstrap, RouterItem, RouterKind, Val};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// A configuration factory: `registerAs('app', () => ({ .. }))` (its namespace) or a plain
 /// function in `ConfigModule.forRoot({ load: [..] })` (no namespace).
@@ -121,6 +121,78 @@ impl Mounter<'_> {
                 d.is_empty() || file.starts_with(&format!("{d}/"))
             })
             .max_by_key(|i| dir_of(&modules[*i].file).len())
+    }
+
+    /// The bootstrap whose application's root module imports, directly or through other
+    /// modules, the module that lists controller `name` of module `m` (a controller of a library
+    /// folder that an app's `AppModule` imports): the first such bootstrap of the tree.
+    pub(super) fn bootstrap_importing(&mut self, m: ModId, name: &str) -> Option<ModId> {
+        if self.nest_served.is_none() {
+            let served = self.nest_served_map();
+            self.nest_served = Some(served);
+        }
+        self.nest_served
+            .as_ref()
+            .and_then(|s| s.get(&(m, name.to_string())).copied())
+    }
+
+    fn nest_served_map(&self) -> HashMap<(ModId, String), ModId> {
+        let modules = self.modules();
+        let mut out: HashMap<(ModId, String), ModId> = HashMap::new();
+        // (a class of a module, when it is one: `AppModule`, `BillingModule.forRoot(..)`)
+        let class_of = |m: ModId, v: &Val| -> Option<(ModId, usize)> {
+            let v = match v {
+                Val::Call(callee, _) => match callee.as_ref() {
+                    Val::Member(base, _) => base.as_ref(),
+                    _ => return None,
+                },
+                v => v,
+            };
+            match self.resolve(m, v) {
+                Resolved::Class(cm, ck) => Some((cm, ck)),
+                _ => None,
+            }
+        };
+        for (bm, module) in modules.iter().enumerate() {
+            let Some(root) = module
+                .nest_bootstrap
+                .as_ref()
+                .and_then(|b| b.root_module.as_ref())
+            else {
+                continue;
+            };
+            if module.is_test {
+                continue;
+            }
+            let mut stack: Vec<(ModId, usize)> = class_of(bm, root).into_iter().collect();
+            let mut seen: HashSet<(ModId, usize)> = HashSet::new();
+            while let Some((km, k)) = stack.pop() {
+                if !seen.insert((km, k)) || seen.len() > 4096 {
+                    continue;
+                }
+                for d in modules[km].classes[k]
+                    .decorators
+                    .iter()
+                    .filter(|d| d.name == "Module")
+                {
+                    let Some(options) = d.args.first() else {
+                        continue;
+                    };
+                    if let Some(Val::Arr(controllers)) = field(options, "controllers") {
+                        for c in &controllers {
+                            if let Resolved::Class(cm, ck) = self.resolve(km, c) {
+                                out.entry((cm, modules[cm].classes[ck].name.clone()))
+                                    .or_insert(bm);
+                            }
+                        }
+                    }
+                    if let Some(Val::Arr(imports)) = field(options, "imports") {
+                        stack.extend(imports.iter().filter_map(|i| class_of(km, i)));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Every configuration factory of the tree: `registerAs(namespace, factory)` calls, and the
@@ -692,6 +764,7 @@ impl Mounter<'_> {
                 // the `routePrefix` of the server that lists them; tsoa's at their own paths.
                 let boot = self
                     .bootstrap_for(&module.file)
+                    .or_else(|| self.bootstrap_importing(m, &router.name))
                     .filter(|_| router.framework == "nestjs");
                 let bootstrap = boot.and_then(|bm| modules[bm].nest_bootstrap.as_ref());
                 let ((global, global_read), excluded) = match (boot, bootstrap) {
