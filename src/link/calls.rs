@@ -536,7 +536,7 @@ fn sql_words(sql: &str) -> Vec<String> {
 fn has_self_increment(sql: &str) -> bool {
     let mut spaced = String::with_capacity(sql.len() * 2);
     for c in sql.chars() {
-        if matches!(c, '=' | ',' | '+' | '-' | '(' | ')') {
+        if matches!(c, '=' | ',' | '+' | '-' | '(' | ')' | '|') {
             spaced.push(' ');
             spaced.push(c);
             spaced.push(' ');
@@ -552,10 +552,23 @@ fn has_self_increment(sql: &str) -> bool {
         t.chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
     };
-    // `n = n + 1`
+    // `n = n + 1`, `note = note || $1` (a string or array appended to itself)
     tokens
         .windows(4)
-        .any(|w| w[1] == "=" && w[0] == w[2] && (w[3] == "+" || w[3] == "-") && column(&w[0]))
+        .any(|w| {
+            w[1] == "="
+                && w[0] == w[2]
+                && matches!(w[3].as_str(), "+" | "-" | "|")
+                && column(&w[0])
+        })
+        // `tags = array_append(tags, $1)`, `note = concat(note, $1)`
+        || tokens.windows(5).any(|w| {
+            w[1] == "="
+                && matches!(w[2].as_str(), "array_append" | "array_cat" | "concat")
+                && w[3] == "("
+                && w[4] == w[0]
+                && column(&w[0])
+        })
         // a flip: `active = NOT active`, `email = CASE WHEN email = 'inactive' THEN ..`
         || tokens
             .windows(4)
@@ -6715,6 +6728,24 @@ mod tests {
         );
         assert_eq!(
             classify_sql("UPDATE users SET name = $1 WHERE id = $2"),
+            Some((EffectKind::DbUpdate, false, false))
+        );
+        // a string or array appended to itself: a repeat appends again
+        for sql in [
+            "UPDATE orders SET note = note || $2 WHERE id = $1",
+            "UPDATE orders SET note=note||$2 WHERE id = $1",
+            "UPDATE posts SET tags = array_append(tags, $1) WHERE id = $2",
+            "UPDATE t SET log = CONCAT(log, ?) WHERE id = ?",
+        ] {
+            assert_eq!(
+                classify_sql(sql),
+                Some((EffectKind::DbUpdate, false, true)),
+                "{sql}"
+            );
+        }
+        // (a column concatenated from others is set, not moved)
+        assert_eq!(
+            classify_sql("UPDATE users SET name = first || ' ' || last WHERE id = $1"),
             Some((EffectKind::DbUpdate, false, false))
         );
         assert_eq!(

@@ -62,9 +62,16 @@ pub fn apply(endpoints: &mut [Endpoint]) {
         let sets: Vec<Set> = ep
             .side_effects
             .iter()
-            .filter(|u| u.kind == EffectKind::DbUpdate && !u.relative)
+            .filter(|u| u.kind == EffectKind::DbUpdate)
             .filter_map(|u| Some((model_key(u.target.as_deref()?), u)))
             .flat_map(|(model, u)| {
+                // (of a relative update, the fields it sets to a constant: `status =
+                // 'delivered'` beside `note = note || $2` still turns a test of the status)
+                let moved = if u.relative {
+                    super::harm::moved_fields(u)
+                } else {
+                    Vec::new()
+                };
                 let partial: Vec<Location> = u
                     .state_guard
                     .iter()
@@ -72,15 +79,22 @@ pub fn apply(endpoints: &mut [Endpoint]) {
                     .map(|(.., at)| at.clone())
                     .collect();
                 // (a value not known, a fresh hash: `?`, which only a secret check reads)
-                u.update_keys.iter().map(move |(k, v)| {
-                    (
-                        model.clone(),
-                        k.to_ascii_lowercase(),
-                        v.clone().unwrap_or_else(|| "?".into()),
-                        format!("`{}` at {}", u.callee, u.location),
-                        partial.clone(),
-                    )
-                })
+                u.update_keys
+                    .iter()
+                    .filter(move |(k, v)| {
+                        !u.relative
+                            || (v.as_deref().is_some_and(|v| !v.starts_with("v:"))
+                                && !moved.iter().any(|m| m.eq_ignore_ascii_case(k)))
+                    })
+                    .map(move |(k, v)| {
+                        (
+                            model.clone(),
+                            k.to_ascii_lowercase(),
+                            v.clone().unwrap_or_else(|| "?".into()),
+                            format!("`{}` at {}", u.callee, u.location),
+                            partial.clone(),
+                        )
+                    })
             })
             .collect();
         if sets.is_empty() {

@@ -1987,6 +1987,17 @@ impl<'m> Resolver<'m> {
                 continue;
             }
             let Val::Obj(fields) = r else { continue };
+            // `const { action } = createActionApiRoute(options, handler)` where the factory
+            // returns `{ loader, action }`, closures of its own: the function handed to the
+            // factory that the closure calls (a wrapper's handler), else the closure.
+            if let Some((_, Val::Func(g))) = fields.iter().rev().find(|(k, _)| k == prop) {
+                return self
+                    .closure_calls_param(m2, *g, f)
+                    .and_then(|i| args.get(i))
+                    .map(|a| self.resolve_d(m, a, d + 1))
+                    .filter(|r| matches!(r, Resolved::Func(..)))
+                    .unwrap_or(Resolved::Func(m2, *g));
+            }
             let _budget = SpreadBudget::enter();
             for (_, sv) in fields
                 .iter()
@@ -2004,6 +2015,29 @@ impl<'m> Resolver<'m> {
             }
         }
         Resolved::Opaque
+    }
+
+    /// The parameter of function `outer` that closure `g` (defined in it, in module `m`) calls,
+    /// directly or in a function of its own: the index of the first.
+    fn closure_calls_param(&self, m: ModId, g: FnId, outer: FnId) -> Option<usize> {
+        let fns = &self.modules[m].functions;
+        let mut stack = vec![g];
+        let mut seen = 0usize;
+        while let Some(h) = stack.pop() {
+            seen += 1;
+            if seen > 64 {
+                return None;
+            }
+            for cs in &fns[h].calls {
+                if let Val::Param(pf, i) = cs.callee
+                    && pf == outer
+                {
+                    return Some(i);
+                }
+            }
+            stack.extend(fns[h].children.iter().copied());
+        }
+        None
     }
 
     /// The value a Hono middleware sets for the context variable `name` (`c.set('db', ..)`,
