@@ -725,6 +725,32 @@ pub fn names_a_write(name: &str) -> bool {
     if PACKAGE_WRITES.contains(&name) {
         return !matches!(name, "destroy" | "enqueue" | "publish");
     }
+    // `buildAndSendEmail`, `validate_and_create_user`: verbs joined by "and", one a write
+    let joined: Vec<String> = if let Some((_, rest)) = name.split_once("_and_") {
+        vec![rest.to_string()]
+    } else {
+        name.match_indices("And")
+            .filter(|(i, _)| {
+                name[..*i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_lowercase())
+                    && name[i + 3..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| c.is_ascii_uppercase())
+            })
+            .map(|(i, _)| {
+                let rest = &name[i + 3..];
+                let mut part = rest[..1].to_ascii_lowercase();
+                part.push_str(&rest[1..]);
+                part
+            })
+            .collect()
+    };
+    if joined.iter().any(|part| names_a_write(part)) {
+        return true;
+    }
     WRITE_VERBS.iter().any(|(verb, in_process)| {
         let Some(rest) = name.strip_prefix(verb) else {
             return false;
@@ -921,6 +947,9 @@ mod tests {
             "charge",
             "pay",
             "post",
+            "buildAndSendEmail",
+            "validate_and_create_user",
+            "checkAndChargeCard",
         ] {
             assert!(names_a_write(w), "{w}");
         }
@@ -968,6 +997,10 @@ mod tests {
             "send",
             "remove",
             "delete",
+            "buildAndSendStatus",
+            "findAndCount",
+            "getAndSet",
+            "Andorra",
         ] {
             assert!(!names_a_write(n), "{n}");
         }

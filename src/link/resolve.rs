@@ -178,7 +178,13 @@ pub struct Resolver<'m> {
     /// asClass(UserService) })`, `container.register('db', asFunction(makeDb))`) with the
     /// resolvers registered under it, in the modules that register them.
     awilix: std::sync::OnceLock<FxHashMap<String, Vec<(ModId, Val)>>>,
+    /// Every `new C(..)` of the tree, by the name the class is called by there: (module, the
+    /// class as written, the arguments). At most [`MAX_NEWS_PER_NAME`] per name.
+    news: std::sync::OnceLock<FxHashMap<String, Vec<(ModId, Val, Vec<Val>)>>>,
 }
+
+/// Most `new C(..)` calls of one name read for what a constructor is given.
+const MAX_NEWS_PER_NAME: usize = 16;
 
 /// Most functions an object is read for as a table of them (see [`Resolver::function_table`]).
 const MAX_TABLE_FUNCTIONS: usize = 256;
@@ -336,6 +342,7 @@ impl<'m> Resolver<'m> {
             drizzle_tables: std::sync::OnceLock::new(),
             context_vars: std::sync::OnceLock::new(),
             awilix: std::sync::OnceLock::new(),
+            news: std::sync::OnceLock::new(),
             manifest_problems: Mutex::new(Vec::new()),
             specs: Mutex::new(FxHashMap::default()),
             star_mods: (0..modules.len())
@@ -1154,11 +1161,17 @@ impl<'m> Resolver<'m> {
                 Some((target, export)) if target != m => self.export_value(target, Some(export), d),
                 _ => Resolved::Opaque,
             },
-            Val::Param(f, i) => self
-                .params
-                .get(&(m, *f, *i))
-                .cloned()
-                .unwrap_or(Resolved::Opaque),
+            Val::Param(f, i) => match self.params.get(&(m, *f, *i)) {
+                Some(r) => r.clone(),
+                // a constructor's parameter (kept in a field, `this.userController =
+                // userController`): what the code that makes the instance passes
+                None => self.modules[m]
+                    .classes
+                    .iter()
+                    .position(|c| c.method("constructor") == Some(*f))
+                    .and_then(|c| self.constructor_arg(m, c, *i, d))
+                    .unwrap_or(Resolved::Opaque),
+            },
             // A string made of pieces, each of which this tree says.
             Val::Template(parts) => {
                 let (mut text, mut env) = (String::new(), None);
@@ -1749,6 +1762,55 @@ impl<'m> Resolver<'m> {
             }
             _ => Resolved::Opaque,
         }
+    }
+
+    /// What every `new C(..)` of the tree that makes class `c` of module `m` passes as argument
+    /// `i`, when they all pass the same function, class or instance (one composition root
+    /// wiring a controller into its routes): None when none does or they differ.
+    fn constructor_arg(&self, m: ModId, c: ClassId, i: usize, d: usize) -> Option<Resolved> {
+        if d > MAX_DEPTH {
+            return None;
+        }
+        let news = self.news.get_or_init(|| {
+            let mut out: FxHashMap<String, Vec<(ModId, Val, Vec<Val>)>> = FxHashMap::default();
+            for (nm, module) in self.modules.iter().enumerate() {
+                if module.is_test {
+                    continue;
+                }
+                for cs in module.functions.iter().flat_map(|f| &f.calls) {
+                    if !cs.is_new || !cs.path.is_empty() || cs.root_name.is_empty() {
+                        continue;
+                    }
+                    let sites = out.entry(cs.root_name.clone()).or_default();
+                    if sites.len() < MAX_NEWS_PER_NAME {
+                        sites.push((nm, cs.callee.clone(), cs.args.clone()));
+                    }
+                }
+            }
+            out
+        });
+        let mut found: Option<Resolved> = None;
+        for (nm, callee, args) in news.get(&self.modules[m].classes[c].name)? {
+            if !matches!(self.resolve_d(*nm, callee, d + 1),
+                Resolved::Class(cm, cc) if cm == m && cc == c)
+            {
+                continue;
+            }
+            let r = self.resolve_d(*nm, args.get(i)?, d + 1);
+            let id = |r: &Resolved| match r {
+                Resolved::Func(a, b) => Some((0, *a, *b)),
+                Resolved::Class(a, b) => Some((1, *a, *b)),
+                Resolved::Instance(a, b) => Some((2, *a, *b)),
+                _ => None,
+            };
+            match (&found, id(&r)) {
+                (_, None) => return None,
+                (None, Some(_)) => found = Some(r),
+                (Some(f), Some(x)) if id(f) == Some(x) => {}
+                _ => return None,
+            }
+        }
+        found
     }
 
     /// The string a member of `this` stands for in an instance of class `c`: a field set to a
