@@ -180,8 +180,11 @@ pub struct Resolver<'m> {
     awilix: std::sync::OnceLock<FxHashMap<String, Vec<(ModId, Val)>>>,
     /// Every `new C(..)` of the tree, by the name the class is called by there: (module, the
     /// class as written, the arguments). At most [`MAX_NEWS_PER_NAME`] per name.
-    news: std::sync::OnceLock<FxHashMap<String, Vec<(ModId, Val, Vec<Val>)>>>,
+    news: std::sync::OnceLock<FxHashMap<String, Vec<NewSite>>>,
 }
+
+/// A `new C(..)`: its module, the class as written and the arguments.
+type NewSite = (ModId, Val, Vec<Val>);
 
 /// Most `new C(..)` calls of one name read for what a constructor is given.
 const MAX_NEWS_PER_NAME: usize = 16;
@@ -1772,7 +1775,7 @@ impl<'m> Resolver<'m> {
             return None;
         }
         let news = self.news.get_or_init(|| {
-            let mut out: FxHashMap<String, Vec<(ModId, Val, Vec<Val>)>> = FxHashMap::default();
+            let mut out: FxHashMap<String, Vec<NewSite>> = FxHashMap::default();
             for (nm, module) in self.modules.iter().enumerate() {
                 if module.is_test {
                     continue;
