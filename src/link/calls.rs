@@ -3407,10 +3407,16 @@ impl<'a> Calls<'a> {
                     && !self.catalog.covers_package(crate::catalog::Lang::Ts, spec)
                     // (a class's own factory, `PDFDocument.create()`, `Schema.create(..)`, makes
                     // a value: the write is a method of a client the package made; a client a
-                    // project module exports, `pusher.trigger(..)`, is no factory)
+                    // project module exports, `pusher.trigger(..)`, is no factory; nor is a
+                    // project class a package's factory made, `class AliasDto extends
+                    // createZodDto(schema)`, whose `AliasDto.create(..)` parses its input)
                     && !(cs.path.len() == 1
                         && cs.path[0] == "create"
-                        && matches!(self.res.resolve(m, &cs.root), Resolved::Package { .. }))
+                        && match self.res.resolve(m, &cs.root) {
+                            Resolved::Package { .. } => true,
+                            Resolved::Class(cm, cc) => self.res.extends_package(cm, cc),
+                            _ => false,
+                        })
                 {
                     out.unfollowed.push((
                         format!(

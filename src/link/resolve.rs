@@ -1767,6 +1767,15 @@ impl<'m> Resolver<'m> {
         }
     }
 
+    /// Class `c` of module `m` extends a class a package makes or exports (`extends
+    /// createZodDto(schema)`, `extends Model`), not one of the project's.
+    pub fn extends_package(&self, m: ModId, c: ClassId) -> bool {
+        self.modules[m].classes[c]
+            .extends
+            .as_ref()
+            .is_some_and(|e| matches!(self.resolve(m, e), Resolved::Package { .. }))
+    }
+
     /// What every `new C(..)` of the tree that makes class `c` of module `m` passes as argument
     /// `i`, when they all pass the same function, class or instance (one composition root
     /// wiring a controller into its routes): None when none does or they differ.
