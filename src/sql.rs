@@ -35,13 +35,23 @@ pub fn sql_moves_state(sql: &str) -> bool {
             !before.is_some_and(word) && !after.is_some_and(word)
         })
     };
+    // `c = ..` in the `WHERE`, not `c <= ..`, `c >= ..`, `c != ..`
+    let equals = |text: &str, c: &str| {
+        text.match_indices(c).any(|(i, _)| {
+            let before = text[..i].chars().next_back();
+            let after = text[i + c.len()..].trim_start();
+            !before.is_some_and(word) && after.starts_with('=') && !after.starts_with("==")
+        })
+    };
     set_part
         .split(',')
         .filter_map(|a| a.split_once('='))
         .map(|(c, value)| (c.trim().trim_matches('"'), value))
         .filter(|(c, _)| !c.is_empty() && c.chars().all(word) && !matches!(*c, "ID" | "UPDATED_AT"))
-        // `SET n = n + 1`: a counter, which may still match its bound after one run.
-        .filter(|(c, value)| !names(value, c))
+        // `SET n = n + 1`: a counter, which may still match its bound after one run; unless
+        // the `WHERE` holds it to one value (`WHERE tenant = $1` before `SET tenant = tenant ||
+        // ..`), which the changed row no longer has.
+        .filter(|(c, value)| !names(value, c) || equals(where_part, c))
         .any(|(c, _)| names(where_part, c))
 }
 

@@ -552,14 +552,29 @@ fn has_self_increment(sql: &str) -> bool {
         t.chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
     };
-    // `n = n + 1`, `note = note || $1` (a string or array appended to itself)
-    tokens
-        .windows(4)
-        .any(|w| {
+    // `n = n + 1`, `note = note || $1` (a string or array appended to itself; not a JSON
+    // object merged into a `jsonb` column, `config = config || '{"a": 1}'`, `|| $1::jsonb`,
+    // which a repeat merges to the same value)
+    let merges_json = |next: Option<&String>| {
+        next.is_some_and(|t| {
+            t.starts_with("'{")
+                || t.contains("::json")
+                || t.starts_with("jsonb_build_object")
+                || t.starts_with("json_build_object")
+                || t.starts_with("to_jsonb")
+        })
+    };
+    (0..tokens.len().saturating_sub(3))
+        .any(|i| {
+            let w = &tokens[i..i + 4];
             w[1] == "="
                 && w[0] == w[2]
-                && matches!(w[3].as_str(), "+" | "-" | "|")
                 && column(&w[0])
+                && match w[3].as_str() {
+                    "+" | "-" => true,
+                    "|" => tokens.get(i + 4).is_some_and(|t| t == "|") && !merges_json(tokens.get(i + 5)),
+                    _ => false,
+                }
         })
         // `tags = array_append(tags, $1)`, `note = concat(note, $1)`
         || tokens.windows(5).any(|w| {
@@ -6749,6 +6764,24 @@ mod tests {
                 "{sql}"
             );
         }
+        // a JSON object merged into a `jsonb` column: the same value however often
+        for sql in [
+            "UPDATE datasets SET server_configuration = server_configuration || '{\"a\": 1}' WHERE id = $1",
+            "UPDATE t SET meta = meta || $1::jsonb WHERE id = $2",
+        ] {
+            assert_eq!(
+                classify_sql(sql),
+                Some((EffectKind::DbUpdate, false, false)),
+                "{sql}"
+            );
+        }
+        // an append to the column the `WHERE` matches by equality moves the row out of it
+        assert_eq!(
+            classify_sql(
+                "UPDATE tenant SET tenant = tenant || ' (' || id || ')' WHERE tenant = $1 AND id <> $2"
+            ),
+            Some((EffectKind::DbUpdate, false, false))
+        );
         // (a column concatenated from others is set, not moved)
         assert_eq!(
             classify_sql("UPDATE users SET name = first || ' ' || last WHERE id = $1"),

@@ -1014,6 +1014,14 @@ pub struct NestBootstrap {
     pub root_module: Option<Val>,
 }
 
+impl NestBootstrap {
+    /// It configures the application's routes (a global prefix, versioning, global
+    /// interceptors or guards), beyond making it.
+    pub fn configures(&self) -> bool {
+        self.global_prefix.is_some() || self.versioning.is_some() || !self.interceptors.is_empty()
+    }
+}
+
 /// A `req.method` comparison: which methods, where, and whether it excludes them.
 #[derive(Debug, Clone)]
 pub struct MethodCheck {

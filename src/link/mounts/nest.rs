@@ -113,7 +113,9 @@ impl Mounter<'_> {
         modules
             .iter()
             .enumerate()
-            .filter(|(_, m)| m.nest_bootstrap.is_some() && !m.is_test)
+            .filter(|(_, m)| {
+                m.nest_bootstrap.as_ref().is_some_and(|b| b.configures()) && !m.is_test
+            })
             .map(|(i, _)| i)
             .filter(|i| {
                 let d = dir_of(&modules[*i].file);
@@ -164,6 +166,19 @@ impl Mounter<'_> {
             if module.is_test {
                 continue;
             }
+            // (the application is configured where it is made, or by a bootstrap module in a
+            // folder around it: `configureVersioning(app)` of an `app.provider.ts`)
+            let serving = match module
+                .nest_bootstrap
+                .as_ref()
+                .is_some_and(|b| b.configures())
+            {
+                true => Some(bm),
+                false => self.bootstrap_for(&module.file),
+            };
+            let Some(serving) = serving else {
+                continue;
+            };
             let mut stack: Vec<(ModId, usize)> = class_of(bm, root).into_iter().collect();
             let mut seen: HashSet<(ModId, usize)> = HashSet::new();
             while let Some((km, k)) = stack.pop() {
@@ -182,7 +197,7 @@ impl Mounter<'_> {
                         for c in &controllers {
                             if let Resolved::Class(cm, ck) = self.resolve(km, c) {
                                 out.entry((cm, modules[cm].classes[ck].name.clone()))
-                                    .or_insert(bm);
+                                    .or_insert(serving);
                             }
                         }
                     }
