@@ -2634,7 +2634,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 "ternary_expression" | "if_statement" => break,
                 _ => return None,
             }
-            // (a block of several statements: the one changed here, as any other)
+            // (in a block, the statement is in the branch whatever else the block holds)
             child = parent;
             parent = parent.parent()?;
         }

@@ -156,25 +156,18 @@ impl Mounter<'_> {
             }
         };
         for (bm, module) in modules.iter().enumerate() {
-            let Some(root) = module
-                .nest_bootstrap
-                .as_ref()
-                .and_then(|b| b.root_module.as_ref())
-            else {
+            let Some(boot) = module.nest_bootstrap.as_ref().filter(|_| !module.is_test) else {
                 continue;
             };
-            if module.is_test {
+            let Some(root) = boot.root_module.as_ref() else {
                 continue;
-            }
+            };
             // (the application is configured where it is made, or by a bootstrap module in a
             // folder around it: `configureVersioning(app)` of an `app.provider.ts`)
-            let serving = match module
-                .nest_bootstrap
-                .as_ref()
-                .is_some_and(|b| b.configures())
-            {
-                true => Some(bm),
-                false => self.bootstrap_for(&module.file),
+            let serving = if boot.configures() {
+                Some(bm)
+            } else {
+                self.bootstrap_for(&module.file)
             };
             let Some(serving) = serving else {
                 continue;
