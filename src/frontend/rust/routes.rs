@@ -1654,6 +1654,11 @@ impl<'m, 'a> Routes<'m, 'a> {
                 _ => {}
             }
         }
+        // `MethodRouter::new().post(h).get(h2)` (axum's `routing::MethodRouter`): a method
+        // router with no route yet, the chain after it adds them
+        if axum && prev == "MethodRouter" && last == "new" && args.is_empty() {
+            return V::MethodRouter(Vec::new());
+        }
         if (axum && (prev == "routing" || path.len() == 1 || krate == "axum"))
             || (loco && (matches!(prev, "routing" | "prelude") || path.len() == 1))
             || (aide && prev == "routing")
