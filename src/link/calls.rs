@@ -5862,8 +5862,15 @@ impl<'a> Calls<'a> {
             .ends_with(&["create".to_string(), "save".to_string()]);
         let target = match cs.path.len() - usize::from(made_then_saved) {
             _ if this_class.is_some() => this_class.clone(),
-            // Objection's `user.$relatedQuery('sessions').insert(..)`: the relation's rows
-            _ if let Some(relation) = objection_relation(&cs.callee, 0) => Some(relation),
+            // Objection's `user.$relatedQuery('sessions').insert(..)`: the relation's rows (not
+            // `relate`, which writes a join table's row or the related row's key)
+            _ if !matches!(
+                cs.path.last().map(String::as_str),
+                Some("relate" | "unrelate")
+            ) && let Some(relation) = objection_relation(&cs.callee, 0) =>
+            {
+                Some(relation)
+            }
             0 => None,
             1 => Some(cs.root_name.clone()).filter(|r| !r.is_empty()),
             // Objection's `Person.query().insert(..)`, and `Person.query().whereIn('id',
