@@ -326,6 +326,33 @@ fn a_cycle_of_reexports_under_a_mount_is_a_diagnostic() {
     );
 }
 
+/// Constructors handing their parameter on to many `new`s of the class before (a tower of
+/// classes, sixteen `new A{k-1}(x)` in each constructor): what the first class is given is read
+/// one level deep, so the audit ends, with the route listed.
+#[test]
+fn constructors_handing_their_parameters_on_are_read_one_level_deep() {
+    let mut src = String::from(
+        "const express = require('express');\nconst app = express();\nclass A0 {\n  constructor(x) {\n    this.x = x;\n    app.post('/a', this.x.handle);\n  }\n}\n",
+    );
+    for k in 1..24 {
+        src.push_str(&format!(
+            "class A{k} {{\n  constructor(x) {{\n    this.x = x;\n"
+        ));
+        for _ in 0..16 {
+            src.push_str(&format!("    new A{}(x);\n", k - 1));
+        }
+        src.push_str("  }\n}\n");
+    }
+    src.push_str("new A23({ handle: (req, res) => res.json({}) });\nmodule.exports = app;\n");
+    let dir = app_js(&src);
+    let report = common::json_report(dir.path());
+    let paths = paths_of(&report);
+    assert!(
+        !paths.is_empty() && paths.iter().all(|p| p == "POST /a"),
+        "{paths:?}"
+    );
+}
+
 const EXPRESS_APP: &str = "const express = require('express');\nconst app = express();\napp.post('/notes', (req, res) => res.json({}));\nmodule.exports = app;\n";
 
 /// A temporary project whose only source is `src/app.js`.

@@ -189,6 +189,12 @@ type NewSite = (ModId, Val, Vec<Val>);
 /// Most `new C(..)` calls of one name read for what a constructor is given.
 const MAX_NEWS_PER_NAME: usize = 16;
 
+thread_local! {
+    /// A constructor's argument is being read on this thread (see
+    /// [`Resolver::constructor_arg`]).
+    static IN_CONSTRUCTOR_ARG: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Most functions an object is read for as a table of them (see [`Resolver::function_table`]).
 const MAX_TABLE_FUNCTIONS: usize = 256;
 const MAX_DEPTH: usize = 24;
@@ -1780,9 +1786,25 @@ impl<'m> Resolver<'m> {
     /// `i`, when they all pass the same function, class or instance (one composition root
     /// wiring a controller into its routes): None when none does or they differ.
     fn constructor_arg(&self, m: ModId, c: ClassId, i: usize, d: usize) -> Option<Resolved> {
-        if d > MAX_DEPTH {
+        // (one level: an argument that is itself a constructor's parameter is not followed to
+        // the `new`s of that class, so no shape of the tree makes this more than linear)
+        if d > MAX_DEPTH || IN_CONSTRUCTOR_ARG.with(|f| f.get()) {
             return None;
         }
+        IN_CONSTRUCTOR_ARG.with(|f| f.set(true));
+        let r = self.constructor_arg_at_news(m, c, i, d);
+        IN_CONSTRUCTOR_ARG.with(|f| f.set(false));
+        r
+    }
+
+    /// [`Self::constructor_arg`], read at the `new`s of the class.
+    fn constructor_arg_at_news(
+        &self,
+        m: ModId,
+        c: ClassId,
+        i: usize,
+        d: usize,
+    ) -> Option<Resolved> {
         let news = self.news.get_or_init(|| {
             let mut out: FxHashMap<String, Vec<NewSite>> = FxHashMap::default();
             for (nm, module) in self.modules.iter().enumerate() {
