@@ -65,26 +65,21 @@ pub fn apply(endpoints: &mut [Endpoint]) {
             .filter(|u| u.kind == EffectKind::DbUpdate)
             .filter_map(|u| Some((model_key(u.target.as_deref()?), u)))
             .flat_map(|(model, u)| {
-                // (of a relative update, the fields it sets to a constant: `status =
-                // 'delivered'` beside `note = note || $2` still turns a test of the status)
-                let moved = if u.relative {
-                    super::harm::moved_fields(u)
-                } else {
-                    Vec::new()
-                };
                 let partial: Vec<Location> = u
                     .state_guard
                     .iter()
                     .filter(|(.., test, _)| test.starts_with(['T', 'F']))
                     .map(|(.., at)| at.clone())
                     .collect();
-                // (a value not known, a fresh hash: `?`, which only a secret check reads)
+                // (a value not known, a fresh hash: `?`, which only a secret check reads; of a
+                // relative update, only the fields it sets to a constant: `status = 'delivered'`
+                // beside `note = note || $2` still turns a test of the status)
                 u.update_keys
                     .iter()
                     .filter(move |(k, v)| {
                         !u.relative
                             || (v.as_deref().is_some_and(|v| !v.starts_with("v:"))
-                                && !moved.iter().any(|m| m.eq_ignore_ascii_case(k)))
+                                && !u.relative_fields.iter().any(|m| m.eq_ignore_ascii_case(k)))
                     })
                     .map(move |(k, v)| {
                         (

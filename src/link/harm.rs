@@ -472,7 +472,7 @@ fn through<'e, 'h>(
 
 /// The fields a relative update changes by their old value: those the call shows, or, for raw
 /// SQL, the columns it sets to no constant.
-pub(crate) fn moved_fields(e: &Effect) -> Vec<String> {
+fn moved_fields(e: &Effect) -> Vec<String> {
     if e.relative_fields.is_empty() {
         e.update_keys
             .iter()
