@@ -511,3 +511,8 @@ fn a_balance_computed_from_the_row_read_is_a_relative_update_in_both_languages()
         "axum-sqlx-read-modify-write",
     );
 }
+
+#[test]
+fn a_chat_message_through_a_messaging_sdk_is_a_message_to_a_person() {
+    assert_twins("express-chat-messages", "axum-chat-messages");
+}

@@ -46,7 +46,7 @@ fn what(e: &Effect) -> &'static str {
         EffectKind::DbCreate => "creates a record",
         EffectKind::DbUpdate => "applies a relative update",
         EffectKind::Email => "sends an email",
-        EffectKind::Sms => "sends an SMS",
+        EffectKind::Sms => "sends an SMS or a chat message",
         EffectKind::QueuePublish => "publishes a message",
         EffectKind::ExternalCall => "calls an external service",
         EffectKind::FileWrite => "writes a file",
