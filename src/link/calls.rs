@@ -146,6 +146,9 @@ const EMIT_METHODS: &[&str] = &["emit", "emitAsync"];
 /// The methods that register a listener for an event name on an emitter.
 const LISTEN_METHODS: &[&str] = &["on", "once", "addListener", "prependListener"];
 
+/// Most implementations of one base class a method called by name alone is followed into.
+const MAX_SIBLINGS: usize = 8;
+
 /// Most listeners one event name may have before an emit of it is not followed (a name so common
 /// every socket and stream listens to it).
 const MAX_LISTENERS: usize = 16;
@@ -3364,7 +3367,7 @@ impl<'a> Calls<'a> {
                         // registered under that field and member, speculative. Else the methods
                         // of the name, when one class defines it or a few define a distinctive
                         // one.
-                        let named = self.by_name_alone(cs);
+                        let named = self.by_name_alone(cs, [(m, f), (m, g)]);
                         let found = match cs.path.last() {
                             Some(member) if named.len() != 1 => {
                                 let field = match cs.path.len() {
@@ -4765,7 +4768,7 @@ impl<'a> Calls<'a> {
     /// class in the project defines it, or a few do and the name is distinctive (two words or
     /// more: `sendEmailWithHtml` on a provider the request carries, one of a Gmail and an
     /// Outlook class); each speculative.
-    fn by_name_alone(&self, cs: &CallSite) -> Vec<(ModId, FnId)> {
+    fn by_name_alone(&self, cs: &CallSite, callers: [(ModId, FnId); 2]) -> Vec<(ModId, FnId)> {
         let Some(method) = cs.path.last() else {
             return Vec::new();
         };
@@ -4804,11 +4807,35 @@ impl<'a> Calls<'a> {
                 return Vec::new();
             }
         }
-        match self.by_name.get(method.as_str()) {
-            Some(v) if v.len() == 1 => v.clone(),
-            Some(v) if distinctive && v.len() <= 3 => v.clone(),
+        // (A method that calls its own name on another value hands the work on: it is not one
+        // of the candidates, `sendInvite(..) { return instances[id].sendInvite(..) }`.)
+        let Some(v) = self.by_name.get(method.as_str()) else {
+            return Vec::new();
+        };
+        let v: Vec<(ModId, FnId)> = v.iter().copied().filter(|c| !callers.contains(c)).collect();
+        match v.len() {
+            1 => v,
+            2..=3 if distinctive => v,
+            // The implementations of one base class (the channels, providers or drivers a
+            // registry keeps, `instances[name].sendInvite(..)`): each of them.
+            4..=MAX_SIBLINGS if distinctive && self.siblings(&v) => v,
             _ => Vec::new(),
         }
+    }
+
+    /// Whether every method in `candidates` belongs to a class that extends one same class of
+    /// the project.
+    fn siblings(&self, candidates: &[(ModId, FnId)]) -> bool {
+        let base = |&(m, f): &(ModId, FnId)| {
+            let c = self.res.modules[m].functions[f].class?;
+            let extends = self.res.modules[m].classes[c].extends.as_ref()?;
+            match self.res.resolve(m, extends) {
+                Resolved::Class(bm, bc) => Some((bm, bc)),
+                _ => None,
+            }
+        };
+        let first = candidates.first().and_then(base);
+        first.is_some() && candidates.iter().all(|c| base(c) == first)
     }
 
     /// Where a key middleware keeps its keys, when that is process memory: a `Map`/`Set` or an
