@@ -847,11 +847,15 @@ mod tests {
         let h = Harm::builtin().unwrap();
         assert!(h.bookkeeping_model("logs").is_some());
         assert!(h.bookkeeping_model("audit_log").is_some());
+        // a changelog of something is its change history
+        assert!(h.bookkeeping_model("user_edit_change_logs").is_some());
+        assert!(h.bookkeeping_model("CalendarObjectChangelog").is_some());
         for record in [
             "blog",
             "BlogPost",
             "catalog",
             "changelog",
+            "changelog_entries",
             "product_catalogs",
             "worklog",
             "dialog",
