@@ -534,6 +534,20 @@ impl<'a> Mounter<'a> {
                     };
                     // What the callee receives there, as the caller writes it.
                     let receiver = slot.fields.iter().fold(arg.clone(), |v, f| field_of(&v, f));
+                    // A method of an object a factory returns (`endpoint.mountHttp(app)` on
+                    // `defineEndpoint({ route, handler })`), which registers what the factory
+                    // was given: the factory's parameters are that call's arguments.
+                    let made;
+                    let item = match self.factory_call(m, &cs.callee, (tm, tf)) {
+                        Some((mf, made_args)) => {
+                            made = self
+                                .instantiate(item, (*im, tm, mf), made_args, m, (m, cs.line))
+                                .remove(0)
+                                .1;
+                            &made
+                        }
+                        None => item,
+                    };
                     // The registration as this call makes it: the callee's parameters in
                     // its method and path are this call's arguments.
                     let (_, item) = self
@@ -577,6 +591,40 @@ impl<'a> Mounter<'a> {
                 ));
             }
         }
+    }
+
+    /// The factory that made the object whose method `callee` calls, when the method `(tm, tf)`
+    /// is written inside it (`defineEndpoint(args)` returning `{ mount(app) { app.openapi(
+    /// args.route, args.handler) } }`): the factory and the arguments of the call that made the
+    /// object.
+    fn factory_call<'v>(
+        &self,
+        m: ModId,
+        callee: &'v Val,
+        (tm, tf): (ModId, FnId),
+    ) -> Option<(FnId, &'v [Val])> {
+        let Val::Member(object, _) = callee else {
+            return None;
+        };
+        let Val::Call(maker, made_args) = object.as_ref() else {
+            return None;
+        };
+        let Resolved::Func(fm, mf) = self.res.resolve(m, maker) else {
+            return None;
+        };
+        let functions = &self.modules()[tm].functions;
+        // (written in it, at most a few functions deep)
+        let mut inside = vec![mf];
+        for _ in 0..4 {
+            if inside.contains(&tf) {
+                break;
+            }
+            inside = inside
+                .iter()
+                .flat_map(|g| functions[*g].children.iter().copied())
+                .collect();
+        }
+        (fm == tm && inside.contains(&tf)).then_some((mf, made_args.as_slice()))
     }
 
     /// Registrations a function makes on a router of its enclosing scope from its parameters

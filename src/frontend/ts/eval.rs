@@ -645,9 +645,26 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                                 self.bind_pattern(left, field, scope);
                             }
                         }
+                        // `const { name, ...rest } = route`: the other fields of the value
+                        // (of an object literal, exactly those; of another value, read through
+                        // it: `rest.path` is `route.path`).
                         "rest_pattern" => {
                             if let Some(inner) = child.named_child(0) {
-                                self.bind_pattern(inner, Val::Unknown, scope);
+                                let rest = match &v {
+                                    Val::Obj(fields) => {
+                                        let named = self.pattern_keys(pattern);
+                                        Val::Obj(
+                                            fields
+                                                .iter()
+                                                .filter(|(k, _)| !named.contains(k))
+                                                .cloned()
+                                                .collect(),
+                                        )
+                                    }
+                                    Val::Unknown => Val::Unknown,
+                                    other => other.clone(),
+                                };
+                                self.bind_pattern(inner, rest, scope);
                             }
                         }
                         _ => {}
@@ -697,6 +714,23 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             }
             _ => {}
         }
+    }
+
+    /// The keys an object pattern names before its rest (`{ a, b: c, d = 1, ...rest }`: `a`,
+    /// `b`, `d`).
+    fn pattern_keys(&self, pattern: Node<'t>) -> Vec<String> {
+        let mut cursor = pattern.walk();
+        pattern
+            .named_children(&mut cursor)
+            .filter_map(|child| match child.kind() {
+                "shorthand_property_identifier_pattern" => Some(self.text(child).to_string()),
+                "pair_pattern" => child.field("key").map(|k| self.property_name(k)),
+                "object_assignment_pattern" => {
+                    child.field("left").map(|l| self.text(l).to_string())
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     fn pattern_names(&self, pattern: Node<'t>, out: &mut Vec<String>) {
@@ -2504,6 +2538,10 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                         // same value refined by calls on it: what both are, the value.
                         _ if refines(&a, &b) => return b,
                         _ if refines(&b, &a) => return a,
+                        // `extra ? { ...route, middleware } : route`: an object, or the same
+                        // object with fields added: what both hold, the object.
+                        _ if extends_object(&a, &b) => return b,
+                        _ if extends_object(&b, &a) => return a,
                         // `isBuild ? { db: undefined as never } : make()`: a placeholder on
                         // one side (nothing in it known) and a value made on the other: what
                         // runs is the value, when anything does.
@@ -3116,12 +3154,22 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     /// Member access on an abstract value.
     pub(super) fn member(&mut self, obj: Val, prop: &str) -> Val {
         match &obj {
-            Val::Obj(fields) => fields
-                .iter()
-                .rev()
-                .find(|(k, _)| k == prop)
-                .map(|(_, v)| v.clone())
-                .unwrap_or(Val::Unknown),
+            Val::Obj(fields) => match fields.iter().rev().find(|(k, _)| k == prop) {
+                Some((_, v)) => v.clone(),
+                // A field the literal does not write, of a value it spreads (`{ ...rest,
+                // operationId }` read for `path`): that value's.
+                None => match fields
+                    .iter()
+                    .rev()
+                    .find(|(k, _)| k == crate::program::SPREAD)
+                {
+                    Some((_, spread)) if !matches!(spread, Val::Import { .. }) => {
+                        let spread = spread.clone();
+                        self.member(spread, prop)
+                    }
+                    _ => Val::Unknown,
+                },
+            },
             Val::Instance(c) | Val::Class(c) | Val::This(Some(c)) => {
                 let class = &self.module.classes[*c];
                 if let Some(f) = class.method(prop) {
@@ -4083,6 +4131,17 @@ impl<'t, 'c> Evaluator<'t, 'c> {
 }
 
 /// Is `v` built by calling methods on `base` (`t.procedure.use(mw)` on `t.procedure`)?
+/// Whether `a` is the object literal `b` with fields added (`{ ...route, middleware }` beside
+/// `route`, both read as literals): every field of `b` is in `a`, with the same value.
+fn extends_object(a: &Val, b: &Val) -> bool {
+    match (a, b) {
+        (Val::Obj(more), Val::Obj(fewer)) => {
+            !fewer.is_empty() && more.len() > fewer.len() && fewer.iter().all(|f| more.contains(f))
+        }
+        _ => false,
+    }
+}
+
 fn refines(v: &Val, base: &Val) -> bool {
     let mut cur = v;
     for _ in 0..16 {
