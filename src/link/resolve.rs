@@ -181,6 +181,9 @@ pub struct Resolver<'m> {
     /// Every `new C(..)` of the tree, by the name the class is called by there: (module, the
     /// class as written, the arguments). At most [`MAX_NEWS_PER_NAME`] per name.
     news: std::sync::OnceLock<FxHashMap<String, Vec<NewSite>>>,
+    /// Effect layers: each tag class a layer of the project provides (`Layer.succeed(Tag, impl)`,
+    /// `Layer.effect(Tag, make)`) with the layers that do, in their modules.
+    effect_layers: std::sync::OnceLock<FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>>>,
 }
 
 /// A `new C(..)`: its module, the class as written and the arguments.
@@ -352,6 +355,7 @@ impl<'m> Resolver<'m> {
             context_vars: std::sync::OnceLock::new(),
             awilix: std::sync::OnceLock::new(),
             news: std::sync::OnceLock::new(),
+            effect_layers: std::sync::OnceLock::new(),
             manifest_problems: Mutex::new(Vec::new()),
             specs: Mutex::new(FxHashMap::default()),
             star_mods: (0..modules.len())
@@ -1332,6 +1336,13 @@ impl<'m> Resolver<'m> {
                 r
             }
             Val::Call(callee, args) => {
+                // `yield* Tag` in an Effect generator: the service a layer provides for it.
+                if matches!(callee.as_ref(), Val::Global(g) if g == crate::program::YIELDED) {
+                    return match args.first() {
+                        Some(tag) => self.effect_service(m, tag, d + 1),
+                        None => Resolved::Opaque,
+                    };
+                }
                 // tRPC's server-side caller: the router whose procedures it runs.
                 if let Some(parts) = self.trpc_caller(m, callee, d) {
                     return Resolved::Assembled(parts);
@@ -2187,6 +2198,97 @@ impl<'m> Resolver<'m> {
         }
         let r = self.awilix_value(*rm, resolver, d + 1);
         (!matches!(r, Resolved::Opaque)).then_some(r)
+    }
+
+    /// The service an Effect generator gets for `yield* tag` (effect.website/docs/requirements-
+    /// management/layers): the implementation of a class made by `Effect.Service` (its `effect`,
+    /// `scoped`, `sync` or `succeed` option), else what the one layer of the project that
+    /// provides the tag makes (`Layer.succeed(Tag, impl)`, `Layer.sync(Tag, () => impl)`,
+    /// `Layer.effect(Tag, Effect.gen(function* () { .. return impl }))`). Layers of test code
+    /// (a module under a folder or named for tests, fakes or mocks) are left aside; a tag
+    /// several other layers provide stays not known.
+    fn effect_service(&self, m: ModId, tag: &Val, d: usize) -> Resolved {
+        if d > MAX_DEPTH {
+            return Resolved::Opaque;
+        }
+        let Resolved::Class(cm, c) = self.resolve_d(m, tag, d) else {
+            return Resolved::Opaque;
+        };
+        if let Some(Val::Call(_, args)) = &self.modules[cm].classes[c].extends
+            && let [Val::Str(_), Val::Obj(options), ..] = args.as_slice()
+        {
+            for (k, v) in options {
+                let made = match k.as_str() {
+                    "effect" | "scoped" | "sync" => {
+                        Val::Call(std::sync::Arc::new(v.clone()), vec![])
+                    }
+                    "succeed" => v.clone(),
+                    _ => continue,
+                };
+                return self.resolve_d(cm, &made, d + 1);
+            }
+        }
+        let layers = self
+            .effect_layers
+            .get_or_init(|| self.effect_layer_registrations());
+        let [(lm, op, made)] = layers.get(&(cm, c)).map(Vec::as_slice).unwrap_or_default() else {
+            return Resolved::Opaque;
+        };
+        let made = match (op.as_str(), made) {
+            // `Layer.succeed(Tag, Tag.of({ .. }))`
+            ("succeed", Val::Call(callee, args))
+                if matches!(callee.as_ref(), Val::Member(_, of) if of == "of")
+                    && args.len() == 1 =>
+            {
+                args[0].clone()
+            }
+            ("succeed", v) => v.clone(),
+            (_, v) => Val::Call(std::sync::Arc::new(v.clone()), vec![]),
+        };
+        self.resolve_d(*lm, &made, d + 1)
+    }
+
+    /// Every layer of a package that depends on `effect` that provides a tag class of the
+    /// project, by the class: (module, `succeed`/`sync`/`effect`/`scoped`, what it is given).
+    fn effect_layer_registrations(&self) -> FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>> {
+        let mut out: FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>> = FxHashMap::default();
+        let effect = ["effect".to_string()];
+        for (m, module) in self.modules.iter().enumerate() {
+            let lower = module.file.to_ascii_lowercase();
+            if module.is_test
+                || ["test", "fake", "mock", "stub"]
+                    .iter()
+                    .any(|w| lower.contains(w))
+                || !self.declares(m, &effect)
+            {
+                continue;
+            }
+            for cs in module.functions.iter().flat_map(|f| &f.calls) {
+                let Some(op) = cs.path.last() else { continue };
+                if !matches!(op.as_str(), "succeed" | "sync" | "effect" | "scoped") {
+                    continue;
+                }
+                let [tag, made, ..] = cs.args.as_slice() else {
+                    continue;
+                };
+                let Resolved::Package { spec, name, path } = self.resolve(m, &cs.callee) else {
+                    continue;
+                };
+                let layer = (spec == "effect" && name.as_deref() == Some("Layer"))
+                    || (spec == "effect/Layer")
+                    || (spec == "effect" && path.first().is_some_and(|p| p == "Layer"));
+                if !layer {
+                    continue;
+                }
+                if let Resolved::Class(cm, c) = self.resolve(m, tag) {
+                    let list = out.entry((cm, c)).or_default();
+                    if list.len() < 8 && !list.iter().any(|(_, _, v)| v == made) {
+                        list.push((m, op.clone(), made.clone()));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// Every registration of an awilix container in a package that depends on awilix, by name.

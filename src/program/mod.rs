@@ -277,6 +277,11 @@ pub const EITHER: &str = "||";
 /// value not known.
 pub const WHEN: &str = "?:";
 
+/// `Val::Call` of [`Val::Global`] `YIELDED` with `[x]`: `yield* x` in a generator. In an Effect
+/// generator (effect.website) `yield* Tag` is the service a layer provides for that tag; the
+/// linker reads it so, and as a value not known otherwise.
+pub const YIELDED: &str = "yield*";
+
 /// `Val::Call` of [`Val::Global`] `ARITH` with `[a, b]`: `a + b` or `a - b` on a field of a row the
 /// code read (`wallet.balance + amount`), which a write of the same field makes relative (a
 /// read-modify-write: a repeat adds again). Also a row's list grown (`[...row.tags, tag]`,

@@ -2303,6 +2303,27 @@ impl<'t, 'c> Evaluator<'t, 'c> {
                 Some(c) => self.eval(c),
                 None => Val::Unknown,
             },
+            // `yield* ProjectRepository` (see `YIELDED`); a plain `yield` gives what the caller
+            // sends back, not known.
+            "yield_expression" => {
+                let delegates = (0..node.child_count())
+                    .filter_map(|i| node.child(i as u32))
+                    .any(|c| c.kind() == "*");
+                match node.named_child(0) {
+                    Some(c) if delegates => {
+                        let inner = self.eval(c);
+                        Val::Call(
+                            std::sync::Arc::new(Val::Global(crate::program::YIELDED.into())),
+                            vec![inner],
+                        )
+                    }
+                    Some(c) => {
+                        self.eval(c);
+                        Val::Unknown
+                    }
+                    None => Val::Unknown,
+                }
+            }
             // `ConfigService<AllConfig>`: the value, its type arguments aside.
             "instantiation_expression" => {
                 match node.field("function").or_else(|| node.named_child(0)) {
