@@ -20,6 +20,10 @@ type AutoImports = HashMap<String, (ModId, String)>;
 
 const EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"];
 
+/// Effect layers by the tag class they provide: (module, `succeed`/`sync`/`effect`/`scoped`,
+/// what the layer is given).
+type EffectLayers = FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>>;
+
 /// What a value is, once every import has been followed.
 #[derive(Debug, Clone)]
 pub enum Resolved {
@@ -183,7 +187,7 @@ pub struct Resolver<'m> {
     news: std::sync::OnceLock<FxHashMap<String, Vec<NewSite>>>,
     /// Effect layers: each tag class a layer of the project provides (`Layer.succeed(Tag, impl)`,
     /// `Layer.effect(Tag, make)`) with the layers that do, in their modules.
-    effect_layers: std::sync::OnceLock<FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>>>,
+    effect_layers: std::sync::OnceLock<EffectLayers>,
 }
 
 /// A `new C(..)`: its module, the class as written and the arguments.
@@ -2250,8 +2254,8 @@ impl<'m> Resolver<'m> {
 
     /// Every layer of a package that depends on `effect` that provides a tag class of the
     /// project, by the class: (module, `succeed`/`sync`/`effect`/`scoped`, what it is given).
-    fn effect_layer_registrations(&self) -> FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>> {
-        let mut out: FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>> = FxHashMap::default();
+    fn effect_layer_registrations(&self) -> EffectLayers {
+        let mut out = EffectLayers::default();
         let effect = ["effect".to_string()];
         for (m, module) in self.modules.iter().enumerate() {
             let lower = module.file.to_ascii_lowercase();

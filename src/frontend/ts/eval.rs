@@ -2307,7 +2307,7 @@ impl<'t, 'c> Evaluator<'t, 'c> {
             // sends back, not known.
             "yield_expression" => {
                 let delegates = (0..node.child_count())
-                    .filter_map(|i| node.child(i as u32))
+                    .filter_map(|i| node.child(i))
                     .any(|c| c.kind() == "*");
                 match node.named_child(0) {
                     Some(c) if delegates => {
