@@ -800,3 +800,24 @@ fn a_deep_typescript_call_graph_of_many_paths_is_followed_once_per_function() {
         report["diagnostics"]
     );
 }
+
+/// Effect layers that ask for their own tag (`Layer.effect(Repo, Effect.gen(function* () {
+/// return yield* Repo }))`) or name their tag by a `yield*` (`Layer.succeed(yield* Repo, ..)`):
+/// reading what `yield* Repo` gives ends, with the route listed.
+#[test]
+fn effect_layers_that_ask_for_their_own_tag_end() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("src")).unwrap();
+    fs::write(
+        dir.path().join("package.json"),
+        r#"{ "dependencies": { "effect": "^3.10.0", "express": "^4.19.2" } }"#,
+    )
+    .unwrap();
+    fs::write(
+        dir.path().join("src/app.js"),
+        "const express = require('express');\nconst { Context, Effect, Layer } = require('effect');\nconst app = express();\nclass Repo extends Context.Tag('Repo')() {}\nexport const RepoLive = Layer.effect(Repo, Effect.gen(function* () { const again = yield* Repo; return again; }));\nexport function* odd() { return Layer.succeed(yield* Repo, { insert: () => Effect.void }); }\napp.post('/a', async (req, res) => {\n  await Effect.runPromise(Effect.gen(function* () { const repo = yield* Repo; yield* repo.insert(req.body); }));\n  res.json({});\n});\nmodule.exports = app;\n",
+    )
+    .unwrap();
+    let report = common::json_report(dir.path());
+    assert_eq!(paths_of(&report), vec!["POST /a".to_string()]);
+}

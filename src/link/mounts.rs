@@ -537,17 +537,15 @@ impl<'a> Mounter<'a> {
                     // A method of an object a factory returns (`endpoint.mountHttp(app)` on
                     // `defineEndpoint({ route, handler })`), which registers what the factory
                     // was given: the factory's parameters are that call's arguments.
-                    let made;
-                    let item = match self.factory_call(m, &cs.callee, (tm, tf)) {
-                        Some((mf, made_args)) => {
-                            made = self
-                                .instantiate(item, (*im, tm, mf), made_args, m, (m, cs.line))
-                                .remove(0)
-                                .1;
-                            &made
-                        }
-                        None => item,
-                    };
+                    let made =
+                        self.factory_call(m, &cs.callee, (tm, tf))
+                            .and_then(|(mf, made_args)| {
+                                self.instantiate(item, (*im, tm, mf), made_args, m, (m, cs.line))
+                                    .into_iter()
+                                    .next()
+                                    .map(|(_, made)| made)
+                            });
+                    let item = made.as_ref().unwrap_or(item);
                     // The registration as this call makes it: the callee's parameters in
                     // its method and path are this call's arguments.
                     let (_, item) = self
@@ -612,6 +610,9 @@ impl<'a> Mounter<'a> {
         let Resolved::Func(fm, mf) = self.res.resolve(m, maker) else {
             return None;
         };
+        if fm != tm {
+            return None;
+        }
         let functions = &self.modules()[tm].functions;
         // (written in it, at most a few functions deep)
         let mut inside = vec![mf];
@@ -624,7 +625,7 @@ impl<'a> Mounter<'a> {
                 .flat_map(|g| functions[*g].children.iter().copied())
                 .collect();
         }
-        (fm == tm && inside.contains(&tf)).then_some((mf, made_args.as_slice()))
+        inside.contains(&tf).then_some((mf, made_args.as_slice()))
     }
 
     /// Registrations a function makes on a router of its enclosing scope from its parameters

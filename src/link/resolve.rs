@@ -20,6 +20,11 @@ type AutoImports = HashMap<String, (ModId, String)>;
 
 const EXTENSIONS: &[&str] = &["ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"];
 
+thread_local! {
+    /// Set while this thread reads the project's Effect layers (see `Resolver::effect_service`).
+    static READING_EFFECT_LAYERS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 /// Effect layers by the tag class they provide: (module, `succeed`/`sync`/`effect`/`scoped`,
 /// what the layer is given).
 type EffectLayers = FxHashMap<(ModId, ClassId), Vec<(ModId, String, Val)>>;
@@ -2212,7 +2217,9 @@ impl<'m> Resolver<'m> {
     /// (a module under a folder or named for tests, fakes or mocks) are left aside; a tag
     /// several other layers provide stays not known.
     fn effect_service(&self, m: ModId, tag: &Val, d: usize) -> Resolved {
-        if d > MAX_DEPTH {
+        // (not while the layers are being read: a tag written as `yield* ..` itself would
+        // ask for them again)
+        if d > MAX_DEPTH || READING_EFFECT_LAYERS.with(|r| r.get()) {
             return Resolved::Opaque;
         }
         let Resolved::Class(cm, c) = self.resolve_d(m, tag, d) else {
@@ -2232,9 +2239,12 @@ impl<'m> Resolver<'m> {
                 return self.resolve_d(cm, &made, d + 1);
             }
         }
-        let layers = self
-            .effect_layers
-            .get_or_init(|| self.effect_layer_registrations());
+        let layers = self.effect_layers.get_or_init(|| {
+            READING_EFFECT_LAYERS.with(|r| r.set(true));
+            let layers = self.effect_layer_registrations();
+            READING_EFFECT_LAYERS.with(|r| r.set(false));
+            layers
+        });
         let [(lm, op, made)] = layers.get(&(cm, c)).map(Vec::as_slice).unwrap_or_default() else {
             return Resolved::Opaque;
         };

@@ -4151,7 +4151,6 @@ impl<'t, 'c> Evaluator<'t, 'c> {
     }
 }
 
-/// Is `v` built by calling methods on `base` (`t.procedure.use(mw)` on `t.procedure`)?
 /// Whether `a` is the object literal `b` with fields added (`{ ...route, middleware }` beside
 /// `route`, both read as literals): every field of `b` is in `a`, with the same value.
 fn extends_object(a: &Val, b: &Val) -> bool {
@@ -4163,6 +4162,7 @@ fn extends_object(a: &Val, b: &Val) -> bool {
     }
 }
 
+/// Is `v` built by calling methods on `base` (`t.procedure.use(mw)` on `t.procedure`)?
 fn refines(v: &Val, base: &Val) -> bool {
     let mut cur = v;
     for _ in 0..16 {
